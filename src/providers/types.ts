@@ -1,0 +1,160 @@
+/**
+ * The one streaming contract every provider implements. SDK types never leave
+ * the provider file; the engine only sees these shapes.
+ */
+
+export type ProviderApi = "anthropic" | "openai-responses" | "openai-chat";
+
+export interface TextBlock {
+    type: "text";
+    text: string;
+}
+
+/** Anthropic thinking block; must be sent back unmodified in tool loops. */
+export interface ThinkingBlock {
+    type: "thinking";
+    thinking: string;
+    signature: string;
+}
+
+export interface RedactedThinkingBlock {
+    type: "redacted_thinking";
+    data: string;
+}
+
+export interface ToolCallBlock {
+    type: "tool_call";
+    id: string;
+    name: string;
+    /** Parsed arguments; `{}` when the model sent JSON that does not parse (see `inputError`). */
+    input: unknown;
+    /** The raw argument text as streamed, kept so it can be replayed verbatim. */
+    rawInput: string;
+    /** Set when `rawInput` was not a valid JSON object. */
+    inputError?: string;
+}
+
+export interface ToolResultBlock {
+    type: "tool_result";
+    toolCallId: string;
+    /** Text the model reads (JSON for structured results). */
+    content: string;
+    isError: boolean;
+}
+
+/** OpenAI Responses reasoning item, replayed (encrypted) in tool loops; other APIs drop it. */
+export interface ReasoningBlock {
+    type: "reasoning";
+    id: string;
+    encryptedContent?: string;
+    summary: string;
+}
+
+export type AssistantBlock =
+    | TextBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ReasoningBlock
+    | ToolCallBlock;
+
+export interface UserMessage {
+    role: "user";
+    content: string | Array<TextBlock | ToolResultBlock>;
+}
+
+export interface AssistantMessage {
+    role: "assistant";
+    content: AssistantBlock[];
+}
+
+export type Message = UserMessage | AssistantMessage;
+
+export interface ToolSchema {
+    name: string;
+    description: string;
+    /** JSON Schema of the input object. */
+    inputSchema: Record<string, unknown>;
+}
+
+/**
+ * Normalised token usage. `inputTokens` never includes cached tokens: providers
+ * that report a total (OpenAI) subtract the cached part before emitting.
+ */
+export interface Usage {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "cancelled" | "error";
+
+export type ProviderErrorKind =
+    | "auth"
+    | "bad_request"
+    | "context_length"
+    | "not_found"
+    | "rate_limit"
+    | "overloaded"
+    | "server"
+    | "network"
+    | "timeout"
+    | "incomplete_stream"
+    | "cancelled"
+    | "unknown";
+
+export interface ProviderError {
+    kind: ProviderErrorKind;
+    message: string;
+    status?: number;
+    /** From a `retry-after` / `retry-after-ms` header, when the server sent one. */
+    retryAfterMs?: number;
+    retryable: boolean;
+}
+
+export type StreamEvent =
+    | { type: "text_delta"; text: string }
+    | { type: "thinking_delta"; text: string }
+    | { type: "tool_call_start"; id: string; name: string }
+    | { type: "tool_call_delta"; id: string; partialJson: string }
+    | { type: "tool_call_end"; call: ToolCallBlock }
+    | { type: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
+    | { type: "error"; error: ProviderError; partial: AssistantMessage; usage: Usage };
+
+export interface ThinkingConfig {
+    budgetTokens: number;
+}
+
+export interface StreamRequest {
+    /** The id sent on the wire (any `-thinking` suffix already stripped). */
+    apiModelId: string;
+    system: string;
+    messages: Message[];
+    tools: ToolSchema[];
+    maxOutputTokens: number;
+    thinking?: ThinkingConfig;
+    /** Stable key for OpenAI prompt caching. */
+    promptCacheKey?: string;
+}
+
+/**
+ * A provider turns one request into a stream of events. Once called it never
+ * throws: failures end the stream with an `error` event.
+ */
+export interface Provider {
+    readonly api: ProviderApi;
+    stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
+}
+
+export interface ProviderEndpoint {
+    api: ProviderApi;
+    /** Undefined means the SDK default. */
+    baseUrl?: string;
+    apiKey: string;
+    /** Extra headers (user-defined providers). */
+    headers?: Record<string, string>;
+    /** Request timeout; the spec's 10 minutes by default. */
+    timeoutMs?: number;
+}
+
+export const EMPTY_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

@@ -1,0 +1,57 @@
+import type { z } from "zod";
+
+/** Closed set of failure codes a tool result can carry; the model reads `message`. */
+export type ToolErrorCode =
+    | "invalid_args"
+    | "unknown_tool"
+    | "input_too_large"
+    | "path_outside_repo"
+    | "invalid_path"
+    | "not_found"
+    | "not_a_file"
+    | "not_a_directory"
+    | "binary_file"
+    | "too_large"
+    | "invalid_regex"
+    | "denied"
+    | "cancelled"
+    | "io_error"
+    | "internal";
+
+export interface ToolError {
+    code: ToolErrorCode;
+    message: string;
+}
+
+export type ToolResult<D = unknown> = { ok: true; data: D } | { ok: false; error: ToolError };
+
+/** Who must agree before a tool runs: nobody, the edit review, or the shell review. */
+export type ApprovalPolicy = "none" | "write" | "shell";
+
+export interface ToolContext {
+    /** Absolute, real (symlink-resolved) project root. Every path is confined to it. */
+    repoRoot: string;
+    signal: AbortSignal;
+}
+
+export interface ToolDefinition<I = unknown, D = unknown> {
+    name: string;
+    description: string;
+    input: z.ZodType<I>;
+    approvalPolicy: ApprovalPolicy;
+    /** Read-only tools are the only ones offered in ask mode. */
+    readOnly: boolean;
+    execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
+}
+
+// Tools are stored heterogeneously; the registry validates input before execute.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition = ToolDefinition<any, any>;
+
+export function toolOk<D>(data: D): ToolResult<D> {
+    return { ok: true, data };
+}
+
+export function toolError(code: ToolErrorCode, message: string): ToolResult<never> {
+    return { ok: false, error: { code, message } };
+}
