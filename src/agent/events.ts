@@ -1,0 +1,84 @@
+import type { ProviderError, StopReason, Usage } from "../providers/types";
+import type { ToolError } from "../tools/types";
+import type { ApprovalDecision, ApprovalRequest } from "./approvals";
+
+/** Per request: `ask` offers read tools only, `agent` every tool. */
+export type Mode = "ask" | "agent";
+
+export const MODES: Mode[] = ["ask", "agent"];
+
+export type RunSubtype = "success" | "error_max_turns" | "error_during_execution" | "cancelled";
+
+export interface ToolCallRecord {
+    id: string;
+    name: string;
+    input: unknown;
+    ok: boolean;
+}
+
+export interface RunResult {
+    subtype: RunSubtype;
+    isError: boolean;
+    /** The model's final answer (text of the last model turn). */
+    text: string;
+    /** Why the run failed, when it did. */
+    error?: string;
+    numTurns: number;
+    durationMs: number;
+    usage: Usage;
+    costUsd: number;
+    toolCalls: ToolCallRecord[];
+}
+
+/** The one contract between the engine and every front-end (TUI, print, stream-JSON). */
+export type EngineEvent =
+    | {
+          type: "run_start";
+          sessionId: string;
+          model: string;
+          mode: Mode;
+          tools: string[];
+          cwd: string;
+      }
+    | { type: "turn_start"; turn: number }
+    | { type: "text_delta"; text: string }
+    | { type: "thinking_delta"; text: string }
+    | { type: "tool_call_start"; id: string; name: string }
+    | { type: "tool_call"; id: string; name: string; input: unknown }
+    | { type: "approval_request"; request: ApprovalRequest }
+    | { type: "approval_decision"; requestId: string; decision: ApprovalDecision }
+    | {
+          type: "tool_result";
+          id: string;
+          name: string;
+          ok: boolean;
+          /** What the model receives. */
+          content: string;
+          error?: ToolError;
+          /** Tool-specific data for display; never parsed out of `content`. */
+          details?: unknown;
+          durationMs: number;
+      }
+    | {
+          type: "retry";
+          attempt: number;
+          maxAttempts: number;
+          delayMs: number;
+          error: ProviderError;
+      }
+    | {
+          type: "turn_end";
+          turn: number;
+          stopReason: StopReason;
+          usage: Usage;
+          costUsd: number;
+      }
+    | {
+          type: "context";
+          usedTokens: number;
+          limitTokens: number;
+          usage: number;
+      }
+    | { type: "run_end"; result: RunResult };
+
+export type EngineListener = (event: EngineEvent) => void;

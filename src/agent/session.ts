@@ -1,0 +1,505 @@
+import type { ModelInfo } from "../providers/catalogue";
+import { apiModelId, calculateCost } from "../providers/catalogue";
+import type {
+    AssistantMessage,
+    Message,
+    Provider,
+    ProviderError,
+    StopReason,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolSchema,
+    Usage,
+} from "../providers/types";
+import { EMPTY_USAGE } from "../providers/types";
+import { type Logger, silentLogger, summarizeArgs } from "../storage/logger";
+import type { AnyToolDefinition, ToolContext, ToolError, ToolResult } from "../tools/types";
+import type { ApprovalRequest, Approver } from "./approvals";
+import type { EngineEvent, EngineListener, Mode, RunResult, RunSubtype, ToolCallRecord } from "./events";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep, retryDelayMs } from "./retry";
+import { buildSystemPrompt } from "./system-prompt";
+import { estimatePromptTokens } from "./tokens";
+import { repairToolPairing } from "./tool-pairing";
+
+/** The part of the tool registry the engine needs. */
+export interface ToolRunner {
+    list(): AnyToolDefinition[];
+    schemas(filter?: (tool: AnyToolDefinition) => boolean): ToolSchema[];
+    execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface SessionOptions {
+    sessionId: string;
+    repoRoot: string;
+    model: ModelInfo;
+    /** Builds (or reuses) the provider serving a model; called lazily before each request. */
+    providerFor: (model: ModelInfo) => Promise<Provider>;
+    tools: ToolRunner;
+    approver: Approver;
+    logger?: Logger;
+    retryPolicy?: RetryPolicy;
+    /** Injectable for tests, so retries need not wait in real time. */
+    sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+    random?: () => number;
+    /** Prior messages (a resumed conversation). */
+    messages?: Message[];
+}
+
+export interface RunOptions {
+    mode: Mode;
+    signal?: AbortSignal;
+    /** Model requests allowed in this run; the run ends with `error_max_turns` past it. */
+    maxTurns?: number;
+}
+
+export interface SessionState {
+    model: ModelInfo;
+    running: boolean;
+    contextUsedTokens: number;
+    contextLimitTokens: number;
+    contextUsage: number;
+    totalCostUsd: number;
+    totalUsage: Usage;
+}
+
+type RequestOutcome =
+    | { kind: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
+    | { kind: "failed"; error: ProviderError }
+    | { kind: "cancelled" };
+
+const DEFAULT_MAX_TURNS = 100;
+
+function addUsage(a: Usage, b: Usage): Usage {
+    return {
+        inputTokens: a.inputTokens + b.inputTokens,
+        outputTokens: a.outputTokens + b.outputTokens,
+        cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+        cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    };
+}
+
+function textOf(message: AssistantMessage): string {
+    return message.content
+        .flatMap((b) => (b.type === "text" ? [b.text] : []))
+        .join("")
+        .trim();
+}
+
+/** A tool result as the model reads it: the data as JSON, or the error. */
+function resultContent(result: ToolResult): string {
+    if (result.ok) return JSON.stringify(result.data);
+    if (result.error.code === "denied") {
+        return JSON.stringify({ denied: true, message: result.error.message });
+    }
+    return JSON.stringify({ error: result.error });
+}
+
+/**
+ * One conversation: the transcript, the tool loop, retries and cancellation.
+ * Front-ends subscribe to its events and answer approvals through the approver.
+ */
+export class AgentSession {
+    private readonly listeners = new Set<EngineListener>();
+    private readonly options: SessionOptions;
+    private readonly logger: Logger;
+    private readonly transcript: Message[];
+    private model: ModelInfo;
+    private running = false;
+    private contextUsedTokens = 0;
+    private totalCostUsd = 0;
+    private totalUsage: Usage = { ...EMPTY_USAGE };
+    private requestCounter = 0;
+
+    constructor(options: SessionOptions) {
+        this.options = options;
+        this.logger = options.logger ?? silentLogger;
+        this.model = options.model;
+        this.transcript = [...(options.messages ?? [])];
+    }
+
+    get sessionId(): string {
+        return this.options.sessionId;
+    }
+
+    get messages(): readonly Message[] {
+        return this.transcript;
+    }
+
+    subscribe(listener: EngineListener): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    setModel(model: ModelInfo): void {
+        this.model = model;
+    }
+
+    state(): SessionState {
+        const limit = this.model.contextLimitTokens;
+        return {
+            model: this.model,
+            running: this.running,
+            contextUsedTokens: this.contextUsedTokens,
+            contextLimitTokens: limit,
+            contextUsage: limit > 0 ? this.contextUsedTokens / limit : 0,
+            totalCostUsd: this.totalCostUsd,
+            totalUsage: this.totalUsage,
+        };
+    }
+
+    private emit(event: EngineEvent): void {
+        for (const listener of this.listeners) {
+            try {
+                listener(event);
+            } catch (error) {
+                // A broken front-end must not break the conversation.
+                this.logger.error("listener_error", { message: (error as Error).message });
+            }
+        }
+    }
+
+    private allowedTools(mode: Mode): AnyToolDefinition[] {
+        return this.options.tools.list().filter((tool) => mode === "agent" || tool.readOnly);
+    }
+
+    /** Sends one user prompt and runs the tool loop until the model stops asking for tools. */
+    async run(prompt: string, options: RunOptions): Promise<RunResult> {
+        if (this.running) throw new Error("a run is already in progress in this session");
+        this.running = true;
+        const started = performance.now();
+        const signal = options.signal ?? new AbortController().signal;
+        const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+        const allowed = this.allowedTools(options.mode);
+        const allowedNames = new Set(allowed.map((t) => t.name));
+        const schemas = this.options.tools.schemas((t) => allowedNames.has(t.name));
+        const system = buildSystemPrompt({
+            repoRoot: this.options.repoRoot,
+            mode: options.mode,
+            toolNames: [...allowedNames],
+        });
+        const toolCalls: ToolCallRecord[] = [];
+        let usage: Usage = { ...EMPTY_USAGE };
+        let costUsd = 0;
+        let turns = 0;
+        let finalText = "";
+
+        this.emit({
+            type: "run_start",
+            sessionId: this.options.sessionId,
+            model: this.model.id,
+            mode: options.mode,
+            tools: [...allowedNames],
+            cwd: this.options.repoRoot,
+        });
+        this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
+        this.transcript.push({ role: "user", content: prompt });
+
+        const finish = (subtype: RunSubtype, error?: string): RunResult => {
+            const result: RunResult = {
+                subtype,
+                isError: subtype !== "success",
+                text: finalText,
+                error,
+                numTurns: turns,
+                durationMs: Math.round(performance.now() - started),
+                usage,
+                costUsd,
+                toolCalls,
+            };
+            this.running = false;
+            this.emit({ type: "run_end", result });
+            return result;
+        };
+
+        try {
+            for (;;) {
+                if (signal.aborted) return finish("cancelled", "cancelled by the user");
+                if (turns >= maxTurns) {
+                    return finish(
+                        "error_max_turns",
+                        `stopped after ${maxTurns} model turns (--max-turns); the model still wanted to use tools`
+                    );
+                }
+                turns++;
+                this.emit({ type: "turn_start", turn: turns });
+                const outcome = await this.requestWithRetry(system, schemas, signal);
+                if (outcome.kind === "cancelled") return finish("cancelled", "cancelled by the user");
+                if (outcome.kind === "failed") return finish("error_during_execution", outcome.error.message);
+
+                this.transcript.push(outcome.message);
+                const turnCost = calculateCost(this.model.pricing, outcome.usage);
+                usage = addUsage(usage, outcome.usage);
+                costUsd += turnCost;
+                this.totalUsage = addUsage(this.totalUsage, outcome.usage);
+                this.totalCostUsd += turnCost;
+                this.recordContext(outcome.usage);
+                this.emit({
+                    type: "turn_end",
+                    turn: turns,
+                    stopReason: outcome.stopReason,
+                    usage: outcome.usage,
+                    costUsd: turnCost,
+                });
+                const text = textOf(outcome.message);
+                if (text) finalText = text;
+
+                const calls = outcome.message.content.filter(
+                    (b): b is ToolCallBlock => b.type === "tool_call"
+                );
+                if (calls.length === 0) return finish("success");
+
+                const results: ToolResultBlock[] = [];
+                for (const call of calls) {
+                    const { block, record } = await this.runToolCall(call, allowedNames, signal);
+                    results.push(block);
+                    toolCalls.push(record);
+                }
+                this.transcript.push({ role: "user", content: results });
+            }
+        } catch (error) {
+            // Defensive: the loop's parts do not throw, but a bug must end the run, not the process.
+            this.logger.error("run_failed", { message: (error as Error).message });
+            return finish("error_during_execution", `internal error: ${(error as Error).message}`);
+        }
+    }
+
+    private recordContext(usage: Usage): void {
+        const used =
+            usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
+        if (used > 0) this.contextUsedTokens = used;
+        const limit = this.model.contextLimitTokens;
+        this.emit({
+            type: "context",
+            usedTokens: this.contextUsedTokens,
+            limitTokens: limit,
+            usage: limit > 0 ? this.contextUsedTokens / limit : 0,
+        });
+    }
+
+    private async requestWithRetry(
+        system: string,
+        tools: ToolSchema[],
+        signal: AbortSignal
+    ): Promise<RequestOutcome> {
+        const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+        const sleep = this.options.sleep ?? abortableSleep;
+        for (let attempt = 1; ; attempt++) {
+            const { messages, repaired } = repairToolPairing(this.transcript);
+            if (repaired > 0) {
+                this.logger.warn("tool_pairing_repaired", { count: repaired });
+                this.transcript.splice(0, this.transcript.length, ...messages);
+            }
+            const estimate = estimatePromptTokens(system, messages, tools);
+            this.contextUsedTokens = estimate.total;
+            const outcome = await this.requestOnce(system, tools, messages, signal);
+            if (outcome.kind !== "failed") return outcome;
+            const delay = retryDelayMs(outcome.error, attempt, policy, this.options.random);
+            if (delay === null) return outcome;
+            this.logger.warn("api_retry_attempt", {
+                attempt,
+                delayMs: delay,
+                kind: outcome.error.kind,
+                status: outcome.error.status,
+                message: outcome.error.message,
+            });
+            this.emit({
+                type: "retry",
+                attempt,
+                maxAttempts: policy.maxRetries,
+                delayMs: delay,
+                error: outcome.error,
+            });
+            try {
+                await sleep(delay, signal);
+            } catch {
+                return { kind: "cancelled" };
+            }
+        }
+    }
+
+    private async requestOnce(
+        system: string,
+        tools: ToolSchema[],
+        messages: Message[],
+        signal: AbortSignal
+    ): Promise<RequestOutcome> {
+        const requestId = `req-${++this.requestCounter}`;
+        const started = performance.now();
+        this.logger.info("model_request_start", { requestId, model: this.model.id });
+        let provider: Provider;
+        try {
+            provider = await this.options.providerFor(this.model);
+        } catch (error) {
+            return {
+                kind: "failed",
+                error: { kind: "unknown", message: (error as Error).message, retryable: false },
+            };
+        }
+        let outcome: RequestOutcome | undefined;
+        const stream = provider.stream(
+            {
+                apiModelId: apiModelId(this.model.id),
+                system,
+                messages,
+                tools,
+                maxOutputTokens: this.model.maxOutputTokens,
+                thinking: this.model.thinkingBudget
+                    ? { budgetTokens: this.model.thinkingBudget }
+                    : undefined,
+                promptCacheKey: `north-${this.options.sessionId}`,
+            },
+            signal
+        );
+        for await (const event of stream) {
+            switch (event.type) {
+                case "text_delta":
+                    this.emit({ type: "text_delta", text: event.text });
+                    break;
+                case "thinking_delta":
+                    this.emit({ type: "thinking_delta", text: event.text });
+                    break;
+                case "tool_call_start":
+                    this.emit({ type: "tool_call_start", id: event.id, name: event.name });
+                    break;
+                case "done":
+                    outcome = {
+                        kind: "done",
+                        message: event.message,
+                        stopReason: event.stopReason,
+                        usage: event.usage,
+                    };
+                    break;
+                case "error":
+                    outcome =
+                        event.error.kind === "cancelled"
+                            ? { kind: "cancelled" }
+                            : { kind: "failed", error: event.error };
+                    break;
+                default:
+                    break;
+            }
+        }
+        if (!outcome) {
+            outcome = signal.aborted
+                ? { kind: "cancelled" }
+                : {
+                      kind: "failed",
+                      error: {
+                          kind: "incomplete_stream",
+                          message: "the response stream ended without a result",
+                          retryable: true,
+                      },
+                  };
+        }
+        this.logger.info("model_request_complete", {
+            requestId,
+            durationMs: Math.round(performance.now() - started),
+            outcome: outcome.kind,
+            ...(outcome.kind === "failed" ? { errorKind: outcome.error.kind, status: outcome.error.status } : {}),
+        });
+        return outcome;
+    }
+
+    private async runToolCall(
+        call: ToolCallBlock,
+        allowedNames: Set<string>,
+        signal: AbortSignal
+    ): Promise<{ block: ToolResultBlock; record: ToolCallRecord }> {
+        const started = performance.now();
+        this.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input });
+        this.logger.info("tool_call_start", { toolName: call.name, argsSummary: summarizeArgs(call.input) });
+        const result = await this.executeToolCall(call, allowedNames, signal);
+        const content = resultContent(result);
+        const durationMs = Math.round(performance.now() - started);
+        const error: ToolError | undefined = result.ok ? undefined : result.error;
+        this.emit({
+            type: "tool_result",
+            id: call.id,
+            name: call.name,
+            ok: result.ok,
+            content,
+            error,
+            details: result.ok ? result.data : undefined,
+            durationMs,
+        });
+        this.logger.info("tool_call_complete", {
+            toolName: call.name,
+            durationMs,
+            ok: result.ok,
+            ...(error ? { errorCode: error.code } : {}),
+        });
+        return {
+            block: { type: "tool_result", toolCallId: call.id, content, isError: !result.ok },
+            record: { id: call.id, name: call.name, input: call.input, ok: result.ok },
+        };
+    }
+
+    private async executeToolCall(
+        call: ToolCallBlock,
+        allowedNames: Set<string>,
+        signal: AbortSignal
+    ): Promise<ToolResult> {
+        if (signal.aborted) {
+            return { ok: false, error: { code: "cancelled", message: "cancelled by the user before it ran" } };
+        }
+        if (call.inputError) {
+            return {
+                ok: false,
+                error: {
+                    code: "invalid_args",
+                    message: `the arguments for ${call.name} were not valid JSON (${call.inputError}); call it again with a JSON object that matches its schema`,
+                },
+            };
+        }
+        const tool = this.options.tools.list().find((t) => t.name === call.name);
+        if (tool && !allowedNames.has(call.name)) {
+            return {
+                ok: false,
+                error: {
+                    code: "denied",
+                    message: `${call.name} is not available in this mode (read-only tools only); describe the change instead`,
+                },
+            };
+        }
+        if (tool && tool.approvalPolicy !== "none") {
+            const request: ApprovalRequest = {
+                id: `approval-${call.id}`,
+                kind: tool.approvalPolicy,
+                toolName: call.name,
+                toolCallId: call.id,
+                input: call.input,
+                summary: summarizeForApproval(call.input),
+            };
+            this.emit({ type: "approval_request", request });
+            let decision;
+            try {
+                decision = await this.options.approver(request, signal);
+            } catch {
+                decision = { outcome: "deny" as const, reason: "the approval was interrupted" };
+            }
+            this.emit({ type: "approval_decision", requestId: request.id, decision });
+            if (decision.outcome === "deny") {
+                return {
+                    ok: false,
+                    error: {
+                        code: "denied",
+                        message: decision.reason ?? "the user denied this call",
+                    },
+                };
+            }
+        }
+        return this.options.tools.execute(call.name, call.input, {
+            repoRoot: this.options.repoRoot,
+            signal,
+        });
+    }
+}
+
+function summarizeForApproval(input: unknown): string {
+    if (typeof input !== "object" || input === null) return "";
+    const record = input as Record<string, unknown>;
+    for (const key of ["command", "path", "file"]) {
+        if (typeof record[key] === "string") return record[key];
+    }
+    return "";
+}

@@ -1,0 +1,90 @@
+import { parseArgs } from "node:util";
+
+export interface CliArgs {
+    command: "run" | "models" | "help" | "version";
+    print: boolean;
+    prompt?: string;
+    outputFormat?: string;
+    model?: string;
+    mode?: string;
+    path?: string;
+    maxTurns?: string;
+    logLevel?: string;
+}
+
+export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
+
+const SUBCOMMANDS = new Set(["models"]);
+
+/** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
+export function parseCliArgs(argv: string[]): ArgsResult {
+    let parsed;
+    try {
+        parsed = parseArgs({
+            args: argv,
+            allowPositionals: true,
+            strict: true,
+            options: {
+                print: { type: "boolean", short: "p" },
+                "output-format": { type: "string" },
+                model: { type: "string", short: "m" },
+                mode: { type: "string" },
+                path: { type: "string" },
+                "max-turns": { type: "string" },
+                "log-level": { type: "string" },
+                version: { type: "boolean", short: "v" },
+                help: { type: "boolean", short: "h" },
+            },
+        });
+    } catch (error) {
+        return { ok: false, error: (error as Error).message };
+    }
+    const { values, positionals } = parsed;
+    if (values.help) return { ok: true, args: { command: "help", print: false } };
+    if (values.version) return { ok: true, args: { command: "version", print: false } };
+    const first = positionals[0];
+    const isSubcommand = !values.print && first !== undefined && SUBCOMMANDS.has(first);
+    const rest = isSubcommand ? positionals.slice(1) : positionals;
+    return {
+        ok: true,
+        args: {
+            command: isSubcommand ? (first as "models") : "run",
+            print: values.print ?? false,
+            prompt: rest.length > 0 ? rest.join(" ") : undefined,
+            outputFormat: values["output-format"],
+            model: values.model,
+            mode: values.mode,
+            path: values.path,
+            maxTurns: values["max-turns"],
+            logLevel: values["log-level"],
+        },
+    };
+}
+
+export const HELP_TEXT = `North — a terminal AI coding agent
+
+Usage:
+  north -p "PROMPT" [options]   answer one prompt and exit (print mode)
+  echo "PROMPT" | north -p      prompt from stdin
+  north models                  list the models North knows and which are ready
+
+Options:
+  -p, --print                   print mode: run the prompt, print the answer, exit
+      --output-format FORMAT    text (default), json, or stream-json (one JSON event per line)
+  -m, --model NAME              model alias or id (see \`north models\`), or provider:model-id
+      --mode MODE               agent (default: every tool) or ask (read-only tools)
+      --path DIR                project directory (default: the current directory's repository)
+      --max-turns N             stop after N model turns
+      --log-level LEVEL         debug, info (default), warn or error
+  -v, --version                 print the version
+  -h, --help                    show this help
+
+Environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY       keys for Claude and GPT models
+  ANTHROPIC_BASE_URL, OPENAI_BASE_URL     point a provider at another endpoint
+  NORTH_CONFIG_DIR (~/.config/north)      config.json: saved model, custom providers and models
+  NORTH_DATA_DIR (~/.north)               conversations, costs, project profiles
+  XDG_STATE_HOME (~/.local/state)         log at north/north.log
+
+Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error, 130 interrupted.
+`;

@@ -1,0 +1,49 @@
+import { HELP_TEXT, parseCliArgs } from "./args";
+
+declare const __NORTH_VERSION__: string;
+
+/**
+ * Entry point. Only argument parsing is loaded eagerly; everything heavy
+ * (engine, SDKs, UI) is imported on demand so `north --version` stays fast.
+ */
+async function main(): Promise<number> {
+    const parsed = parseCliArgs(process.argv.slice(2));
+    if (!parsed.ok) {
+        process.stderr.write(`north: ${parsed.error}\nRun \`north --help\` for usage.\n`);
+        return 2;
+    }
+    const { args } = parsed;
+    switch (args.command) {
+        case "version":
+            process.stdout.write(`${__NORTH_VERSION__}\n`);
+            return 0;
+        case "help":
+            process.stdout.write(HELP_TEXT);
+            return 0;
+        case "models": {
+            const { runModelsCommand } = await import("./models-command");
+            return runModelsCommand();
+        }
+        case "run": {
+            if (!args.print) {
+                process.stderr.write(
+                    'north: this build has print mode only: run `north -p "PROMPT"` (see `north --help`).\n'
+                );
+                return 2;
+            }
+            const { runPrintCommand } = await import("./print-command");
+            return runPrintCommand(args, __NORTH_VERSION__);
+        }
+    }
+}
+
+main().then(
+    (code) => {
+        // Exit explicitly once output is written: pooled HTTP sockets must not keep North alive.
+        process.stdout.write("", () => process.exit(code));
+    },
+    (error: unknown) => {
+        process.stderr.write(`north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
+        process.exitCode = 1;
+    }
+);

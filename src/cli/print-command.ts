@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import { fstatSync } from "node:fs";
+import { denyAll } from "../agent/approvals";
+import { MODES, type Mode } from "../agent/events";
+import { AgentSession } from "../agent/session";
+import {
+    EXIT,
+    OUTPUT_FORMATS,
+    type OutputFormat,
+    createBufferedSink,
+    createPrintRenderer,
+    exitCodeFor,
+} from "../headless/print-mode";
+import { detectRepoRoot } from "../project/repo-root";
+import { createProvider } from "../providers/index";
+import type { Provider } from "../providers/types";
+import { LOG_LEVELS, type LogLevel, createFileLogger } from "../storage/logger";
+import { logFilePath } from "../storage/paths";
+import { createReadTools } from "../tools/index";
+import { createToolRegistry } from "../tools/registry";
+import type { CliArgs } from "./args";
+import { resolveModelFromConfig } from "./model-selection";
+
+function usageError(message: string): number {
+    process.stderr.write(`north: ${message}\n`);
+    return EXIT.usage;
+}
+
+/** Reads a piped or redirected stdin; a terminal or /dev/null gives nothing. */
+async function readPipedStdin(): Promise<string> {
+    if (process.stdin.isTTY) return "";
+    try {
+        const stat = fstatSync(0);
+        if (!stat.isFIFO() && !stat.isFile() && !stat.isSocket()) return "";
+    } catch {
+        return "";
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function runPrintCommand(args: CliArgs, version: string): Promise<number> {
+    const format = (args.outputFormat ?? "text") as OutputFormat;
+    if (!OUTPUT_FORMATS.includes(format)) {
+        return usageError(`--output-format must be one of ${OUTPUT_FORMATS.join(", ")} (got "${args.outputFormat}")`);
+    }
+    const mode = (args.mode ?? "agent") as Mode;
+    if (!MODES.includes(mode)) return usageError(`--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`);
+    let maxTurns: number | undefined;
+    if (args.maxTurns !== undefined) {
+        maxTurns = Number(args.maxTurns);
+        if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+            return usageError(`--max-turns must be a positive whole number (got "${args.maxTurns}")`);
+        }
+    }
+    const logLevel = (args.logLevel ?? "info") as LogLevel;
+    if (!LOG_LEVELS.includes(logLevel)) {
+        return usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`);
+    }
+
+    const selection = resolveModelFromConfig(args.model, process.env);
+    if (!selection.ok) return usageError(selection.error);
+    const { model, endpoint } = selection;
+
+    const repo = detectRepoRoot(args.path ?? process.cwd());
+    if (!repo.ok) return usageError(`--path: ${repo.error}`);
+
+    const piped = await readPipedStdin();
+    const prompt = [args.prompt, piped.trim()].filter((p) => p && p.trim().length > 0).join("\n\n");
+    if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
+
+    const logger = createFileLogger(logFilePath(), logLevel);
+    const sessionId = randomBytes(3).toString("hex");
+    logger.info("app_start", {
+        version,
+        projectPath: repo.root,
+        cwd: process.cwd(),
+        mode: "print",
+        model: model.id,
+        sessionId,
+    });
+
+    let provider: Promise<Provider> | undefined;
+    const session = new AgentSession({
+        sessionId,
+        repoRoot: repo.root,
+        model,
+        providerFor: () => (provider ??= createProvider(endpoint)),
+        tools: createToolRegistry(createReadTools()),
+        approver: denyAll(
+            "print mode cannot ask for approval, so this call was denied; tell the user what you would have done instead"
+        ),
+        logger,
+    });
+
+    let stdoutBroken = false;
+    process.stdout.on("error", () => {
+        stdoutBroken = true; // e.g. `north -p ... | head -1`: stop writing, keep going.
+    });
+    const stdout = createBufferedSink({
+        write: (text) => {
+            if (!stdoutBroken) process.stdout.write(text);
+        },
+    });
+    const stderr = { write: (text: string) => void process.stderr.write(text) };
+    const renderer = createPrintRenderer({
+        format,
+        sessionId,
+        stdout,
+        stderr,
+        progress: format === "text" && process.stderr.isTTY === true,
+    });
+    session.subscribe((event) => renderer.onEvent(event));
+
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSigint = (): void => {
+        interrupts++;
+        if (interrupts > 1) process.exit(EXIT.interrupted);
+        controller.abort();
+    };
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigint);
+
+    const result = await session.run(prompt, { mode, signal: controller.signal, maxTurns });
+    renderer.finish(result);
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    logger.info("app_exit", { subtype: result.subtype, numTurns: result.numTurns });
+    logger.flush();
+    return exitCodeFor(result);
+}

@@ -1,0 +1,177 @@
+import type { EngineEvent, RunResult } from "../agent/events";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];
+
+export interface OutputSink {
+    write(text: string): void;
+}
+
+/** Process exit codes of print mode. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+
+export function exitCodeFor(result: RunResult): number {
+    if (result.subtype === "success") return EXIT.ok;
+    if (result.subtype === "cancelled") return EXIT.interrupted;
+    return EXIT.failure;
+}
+
+/** The final object, shaped like Claude Code's so existing scripts keep working. */
+export function resultObject(result: RunResult, sessionId: string): Record<string, unknown> {
+    return {
+        type: "result",
+        subtype: result.subtype === "cancelled" ? "error_during_execution" : result.subtype,
+        is_error: result.isError,
+        result: result.subtype === "success" ? result.text : (result.error ?? result.text),
+        session_id: sessionId,
+        num_turns: result.numTurns,
+        duration_ms: result.durationMs,
+        total_cost_usd: Number(result.costUsd.toFixed(6)),
+        usage: {
+            input_tokens: result.usage.inputTokens,
+            output_tokens: result.usage.outputTokens,
+            cache_read_input_tokens: result.usage.cacheReadTokens,
+            cache_creation_input_tokens: result.usage.cacheWriteTokens,
+        },
+        tool_calls: result.toolCalls.map((c) => ({ name: c.name, input: c.input, ok: c.ok })),
+    };
+}
+
+/** One stream-json line for an engine event, or null for events not worth a line. */
+export function streamJsonLine(event: EngineEvent, sessionId: string): Record<string, unknown> | null {
+    switch (event.type) {
+        case "run_start":
+            return {
+                type: "system",
+                subtype: "init",
+                session_id: sessionId,
+                model: event.model,
+                mode: event.mode,
+                tools: event.tools,
+                cwd: event.cwd,
+            };
+        case "text_delta":
+            return { type: "text_delta", text: event.text };
+        case "thinking_delta":
+            return { type: "thinking_delta", text: event.text };
+        case "tool_call":
+            return { type: "tool_call", id: event.id, name: event.name, input: event.input };
+        case "tool_result":
+            return {
+                type: "tool_result",
+                id: event.id,
+                name: event.name,
+                ok: event.ok,
+                duration_ms: event.durationMs,
+                content: event.content,
+            };
+        case "approval_decision":
+            return { type: "approval", request_id: event.requestId, decision: event.decision };
+        case "retry":
+            return {
+                type: "retry",
+                attempt: event.attempt,
+                max_attempts: event.maxAttempts,
+                delay_ms: event.delayMs,
+                error: event.error.message,
+            };
+        case "turn_start":
+            return { type: "turn_start", turn: event.turn };
+        case "turn_end":
+            return {
+                type: "turn_end",
+                turn: event.turn,
+                stop_reason: event.stopReason,
+                cost_usd: Number(event.costUsd.toFixed(6)),
+            };
+        case "run_end":
+            return resultObject(event.result, sessionId);
+        default:
+            return null;
+    }
+}
+
+/**
+ * Writes in large chunks: streaming thousands of one-token events must not
+ * cost one write system call each.
+ */
+export function createBufferedSink(sink: OutputSink, maxBuffered = 64 * 1024): OutputSink & { flush(): void } {
+    let buffer = "";
+    let scheduled = false;
+    const flush = (): void => {
+        scheduled = false;
+        if (buffer.length === 0) return;
+        const text = buffer;
+        buffer = "";
+        sink.write(text);
+    };
+    return {
+        write(text: string) {
+            buffer += text;
+            if (buffer.length >= maxBuffered) flush();
+            else if (!scheduled) {
+                scheduled = true;
+                setImmediate(flush);
+            }
+        },
+        flush,
+    };
+}
+
+export interface PrintRenderer {
+    onEvent(event: EngineEvent): void;
+    /** Called once the run is over; writes whatever the format prints last. */
+    finish(result: RunResult): void;
+}
+
+export interface PrintRendererOptions {
+    format: OutputFormat;
+    sessionId: string;
+    stdout: OutputSink & { flush(): void };
+    stderr: OutputSink;
+    /** Show tool progress on stderr (text mode on a terminal). */
+    progress: boolean;
+}
+
+export function createPrintRenderer(options: PrintRendererOptions): PrintRenderer {
+    const { format, sessionId, stdout, stderr } = options;
+    return {
+        onEvent(event) {
+            if (format === "stream-json") {
+                if (event.type === "run_end") return;
+                const line = streamJsonLine(event, sessionId);
+                if (line) stdout.write(JSON.stringify(line) + "\n");
+                return;
+            }
+            if (format === "text" && options.progress) {
+                if (event.type === "tool_call") stderr.write(`⚡ ${describeToolCall(event.name, event.input)}\n`);
+                if (event.type === "retry") {
+                    stderr.write(
+                        `↻ ${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (${event.attempt}/${event.maxAttempts})\n`
+                    );
+                }
+            }
+        },
+        finish(result) {
+            if (format === "stream-json" || format === "json") {
+                stdout.write(JSON.stringify(resultObject(result, sessionId)) + "\n");
+            } else if (result.subtype === "success") {
+                stdout.write(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+            } else {
+                if (result.text) stdout.write(`${result.text}\n`);
+                stderr.write(`north: ${result.error ?? result.subtype}\n`);
+            }
+            stdout.flush();
+        },
+    };
+}
+
+function describeToolCall(name: string, input: unknown): string {
+    if (typeof input !== "object" || input === null) return name;
+    const record = input as Record<string, unknown>;
+    const arg = [record.path, record.pattern, record.query, record.command].find(
+        (v): v is string => typeof v === "string"
+    );
+    return arg ? `${name} ${arg}` : name;
+}
