@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- NAME` (or no NAME for all). Every figure is a median and
+ * is printed next to a baseline measured in the same run on the same machine.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
+import { printTable, runOnce, series } from "./measure";
+
+const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+
+function makeRepo(): string {
+    const dir = mkdtempSync(join(tmpdir(), "north-bench-repo-"));
+    mkdirSync(join(dir, "src"));
+    const lines = Array.from({ length: 300 }, (_, i) => `export const value${i} = ${i}; // retry logic line ${i}`);
+    writeFileSync(join(dir, "src", "retry.ts"), lines.join("\n") + "\n");
+    writeFileSync(join(dir, "README.md"), "# bench repo\n");
+    return dir;
+}
+
+function northEnv(baseUrl: string, home: string): NodeJS.ProcessEnv {
+    return {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_API_KEY: "bench-key",
+        ANTHROPIC_BASE_URL: baseUrl,
+        NORTH_CONFIG_DIR: join(home, "config"),
+        NORTH_DATA_DIR: join(home, "data"),
+        XDG_STATE_HOME: join(home, "state"),
+    };
+}
+
+async function benchVersion(): Promise<void> {
+    const baseline = await series("node -e 0", RUNS * 2, () => runOnce(process.execPath, ["-e", "0"]));
+    const north = await series("north --version", RUNS * 2, () => runOnce(process.execPath, [NORTH, "--version"]));
+    printTable("north --version (target ≤ 1.5× node -e 0)", [baseline, north], baseline);
+}
+
+/** Runs a scripted print-mode session `RUNS` times against an instant fake server. */
+async function benchSession(title: string, label: string, turns: () => FakeTurn[], args: string[]): Promise<void> {
+    const server = await startFakeLlmServer();
+    const repo = makeRepo();
+    const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
+    try {
+        const baseline = await series("node -e 0", RUNS, () => runOnce(process.execPath, ["-e", "0"]));
+        const north = await series(label, RUNS, () => {
+            server.enqueue(...turns());
+            return runOnce(process.execPath, [NORTH, "-p", "where is the retry logic?", "--path", repo, ...args], {
+                env: northEnv(server.anthropicBaseUrl, home),
+            });
+        });
+        printTable(title, [baseline, north], baseline);
+    } finally {
+        await server.close();
+        rmSync(repo, { recursive: true, force: true });
+        rmSync(home, { recursive: true, force: true });
+    }
+}
+
+function fourTurnSession(): FakeTurn[] {
+    return [
+        { toolCalls: [{ name: "find_files", input: { pattern: "*.ts" } }], text: "Let me look." },
+        { toolCalls: [{ name: "search_text", input: { query: "retry logic" } }] },
+        { toolCalls: [{ name: "read_file", input: { path: "src/retry.ts", range: { start: 1, end: 40 } } }] },
+        { text: "The retry logic lives in src/retry.ts, lines 1-300." },
+    ];
+}
+
+function toolTurns(count: number): FakeTurn[] {
+    const turns: FakeTurn[] = [];
+    for (let i = 0; i < count; i++) {
+        turns.push({ toolCalls: [{ name: "read_file", input: { path: "src/retry.ts", range: { start: i * 10 + 1, end: i * 10 + 10 } } }] });
+    }
+    turns.push({ text: "Done." });
+    return turns;
+}
+
+async function benchTools20(): Promise<void> {
+    const server = await startFakeLlmServer();
+    const repo = makeRepo();
+    const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
+    try {
+        const run = (turns: FakeTurn[]) => () => {
+            server.enqueue(...turns);
+            return runOnce(process.execPath, [NORTH, "-p", "read it", "--path", repo, "--output-format", "json"], {
+                env: northEnv(server.anthropicBaseUrl, home),
+            });
+        };
+        const baseline = await series("node -e 0", RUNS, () => runOnce(process.execPath, ["-e", "0"]));
+        const one = await series("north -p: 1 turn, no tools", RUNS, run([{ text: "Done." }]));
+        const twenty = await series("north -p: 20 tool turns + answer", RUNS, run(toolTurns(20)));
+        printTable("20-tool-turn session (overhead target ≤ 300 ms)", [baseline, one, twenty], baseline);
+        console.log(
+            `North overhead of 20 tool turns: ${(twenty.wallMs - one.wallMs).toFixed(1)} ms over a 1-turn session; ` +
+                `${(twenty.wallMs - baseline.wallMs).toFixed(1)} ms over bare node in total`
+        );
+    } finally {
+        await server.close();
+        rmSync(repo, { recursive: true, force: true });
+        rmSync(home, { recursive: true, force: true });
+    }
+}
+
+async function benchSearchTree(): Promise<void> {
+    const { benchSearch } = await import("./search");
+    await benchSearch();
+}
+
+const BENCHES: Record<string, () => Promise<void>> = {
+    version: benchVersion,
+    session4: () =>
+        benchSession("4-turn print session (target wall ≤ 250 ms, RSS ≤ 100 MB)", "north -p: 4 turns (3 tools)", fourTurnSession, [
+            "--output-format",
+            "json",
+        ]),
+    stream20k: () =>
+        benchSession(
+            "20,000-token answer, one token per event, text mode (target ≤ 400 ms, RSS ≤ 100 MB)",
+            "north -p: 20k-token stream",
+            () => [{ text: Array.from({ length: 20_000 }, (_, i) => `tok${i} `) }],
+            []
+        ),
+    tools20: benchTools20,
+    search: benchSearchTree,
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(BENCHES);
+for (const name of names) {
+    const bench = BENCHES[name];
+    if (!bench) {
+        console.error(`unknown bench "${name}"; choose from: ${Object.keys(BENCHES).join(", ")}`);
+        process.exit(2);
+    }
+    await bench();
+}
