@@ -29,8 +29,8 @@ export function runOnce(
         });
         let stdout = "";
         let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+        child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
         if (options.input !== undefined) child.stdin?.end(options.input);
         child.on("error", reject);
         child.on("close", (code) => {

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from "../tools/types";
+import type { ApprovalPolicy, FileDiff } from "../tools/types";
 
 /** Something only the user (or a policy standing in for them) may allow. */
 export interface ApprovalRequest {
@@ -9,8 +9,17 @@ export interface ApprovalRequest {
     input: unknown;
     /** One line a front-end can show: the command, or the file being edited. */
     summary: string;
+    /** Shell: the exact command string. */
+    command?: string;
+    /** Write: the prepared changes. */
+    diffs?: FileDiff[];
 }
 
+/**
+ * `remember`: for a command, "exact" adds this exact string to the project
+ * allowlist and "all" turns on auto-approve for every command; for an edit,
+ * "all" turns on auto-accept for every edit.
+ */
 export type ApprovalDecision =
     | { outcome: "approve"; remember?: "exact" | "all" }
     | { outcome: "deny"; reason?: string };
@@ -20,5 +29,31 @@ export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promis
 
 /** Used where no front-end can ask (print mode without flags). */
 export const denyAll =
-    (reason: string): Approver =>
-    async () => ({ outcome: "deny", reason });
+    (reason: string | ((request: ApprovalRequest) => string)): Approver =>
+    async (request) => ({ outcome: "deny", reason: typeof reason === "string" ? reason : reason(request) });
+
+/**
+ * The project's standing permissions (`.north/autoaccept.json`,
+ * `.north/allowlist.json`), consulted before asking, in the spec's order:
+ * auto-approve, then the exact-match allowlist, then the user.
+ */
+export interface ApprovalSettings {
+    isShellAutoApproved(): boolean;
+    isCommandAllowed(command: string): boolean;
+    allowCommand(command: string): void;
+    enableShellAutoApprove(): void;
+    isEditsAutoAccepted(): boolean;
+    enableEditsAutoAccept(): void;
+}
+
+/** No standing permissions: everything is asked. */
+export function createNoStandingApprovals(): ApprovalSettings {
+    return {
+        isShellAutoApproved: () => false,
+        isCommandAllowed: () => false,
+        allowCommand: () => {},
+        enableShellAutoApprove: () => {},
+        isEditsAutoAccepted: () => false,
+        enableEditsAutoAccept: () => {},
+    };
+}

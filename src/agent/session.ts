@@ -13,20 +13,16 @@ import type {
 } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import { type Logger, silentLogger, summarizeArgs } from "../storage/logger";
-import type { AnyToolDefinition, ToolContext, ToolError, ToolResult } from "../tools/types";
-import type { ApprovalRequest, Approver } from "./approvals";
+import type { AnyToolDefinition, ToolError, ToolResult } from "../tools/types";
+import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import type { EngineEvent, EngineListener, Mode, RunResult, RunSubtype, ToolCallRecord } from "./events";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep, retryDelayMs } from "./retry";
 import { buildSystemPrompt } from "./system-prompt";
 import { estimatePromptTokens } from "./tokens";
+import { type ToolRunner, executeToolCall } from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
 
-/** The part of the tool registry the engine needs. */
-export interface ToolRunner {
-    list(): AnyToolDefinition[];
-    schemas(filter?: (tool: AnyToolDefinition) => boolean): ToolSchema[];
-    execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
-}
+export type { ToolRunner } from "./tool-executor";
 
 export interface SessionOptions {
     sessionId: string;
@@ -36,6 +32,8 @@ export interface SessionOptions {
     providerFor: (model: ModelInfo) => Promise<Provider>;
     tools: ToolRunner;
     approver: Approver;
+    /** Standing permissions of the project; none by default (everything is asked). */
+    approvalSettings?: ApprovalSettings;
     logger?: Logger;
     retryPolicy?: RetryPolicy;
     /** Injectable for tests, so retries need not wait in real time. */
@@ -68,6 +66,7 @@ type RequestOutcome =
     | { kind: "cancelled" };
 
 const DEFAULT_MAX_TURNS = 100;
+const NO_STANDING_APPROVALS = createNoStandingApprovals();
 
 function addUsage(a: Usage, b: Usage): Usage {
     return {
@@ -408,7 +407,14 @@ export class AgentSession {
         const started = performance.now();
         this.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input });
         this.logger.info("tool_call_start", { toolName: call.name, argsSummary: summarizeArgs(call.input) });
-        const result = await this.executeToolCall(call, allowedNames, signal);
+        const result = await executeToolCall(call, allowedNames, signal, {
+            tools: this.options.tools,
+            approver: this.options.approver,
+            settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
+            repoRoot: this.options.repoRoot,
+            logger: this.logger,
+            emit: (event) => this.emit(event),
+        });
         const content = resultContent(result);
         const durationMs = Math.round(performance.now() - started);
         const error: ToolError | undefined = result.ok ? undefined : result.error;
@@ -433,73 +439,4 @@ export class AgentSession {
             record: { id: call.id, name: call.name, input: call.input, ok: result.ok },
         };
     }
-
-    private async executeToolCall(
-        call: ToolCallBlock,
-        allowedNames: Set<string>,
-        signal: AbortSignal
-    ): Promise<ToolResult> {
-        if (signal.aborted) {
-            return { ok: false, error: { code: "cancelled", message: "cancelled by the user before it ran" } };
-        }
-        if (call.inputError) {
-            return {
-                ok: false,
-                error: {
-                    code: "invalid_args",
-                    message: `the arguments for ${call.name} were not valid JSON (${call.inputError}); call it again with a JSON object that matches its schema`,
-                },
-            };
-        }
-        const tool = this.options.tools.list().find((t) => t.name === call.name);
-        if (tool && !allowedNames.has(call.name)) {
-            return {
-                ok: false,
-                error: {
-                    code: "denied",
-                    message: `${call.name} is not available in this mode (read-only tools only); describe the change instead`,
-                },
-            };
-        }
-        if (tool && tool.approvalPolicy !== "none") {
-            const request: ApprovalRequest = {
-                id: `approval-${call.id}`,
-                kind: tool.approvalPolicy,
-                toolName: call.name,
-                toolCallId: call.id,
-                input: call.input,
-                summary: summarizeForApproval(call.input),
-            };
-            this.emit({ type: "approval_request", request });
-            let decision;
-            try {
-                decision = await this.options.approver(request, signal);
-            } catch {
-                decision = { outcome: "deny" as const, reason: "the approval was interrupted" };
-            }
-            this.emit({ type: "approval_decision", requestId: request.id, decision });
-            if (decision.outcome === "deny") {
-                return {
-                    ok: false,
-                    error: {
-                        code: "denied",
-                        message: decision.reason ?? "the user denied this call",
-                    },
-                };
-            }
-        }
-        return this.options.tools.execute(call.name, call.input, {
-            repoRoot: this.options.repoRoot,
-            signal,
-        });
-    }
-}
-
-function summarizeForApproval(input: unknown): string {
-    if (typeof input !== "object" || input === null) return "";
-    const record = input as Record<string, unknown>;
-    for (const key of ["command", "path", "file"]) {
-        if (typeof record[key] === "string") return record[key];
-    }
-    return "";
 }

@@ -55,3 +55,39 @@ export function toolOk<D>(data: D): ToolResult<D> {
 export function toolError(code: ToolErrorCode, message: string): ToolResult<never> {
     return { ok: false, error: { code, message } };
 }
+
+/** One file's change as the user reviews it. */
+export interface FileDiff {
+    /** Repo-relative POSIX path. */
+    path: string;
+    /** Unified diff text. */
+    diff: string;
+    linesAdded: number;
+    linesRemoved: number;
+    isNewFile: boolean;
+}
+
+/**
+ * What a write tool returns: the change computed but not written. The engine
+ * shows `diffs` for review and calls `apply()` only once the user (or the
+ * project's auto-accept) agreed; `discard()` undoes anything already on disk
+ * (NORTH_FILE streams content before review).
+ */
+export interface PreparedWrite {
+    kind: "prepared_write";
+    /** "Editing src/a.ts", "Creating b.ts", "Editing 3 files". */
+    summary: string;
+    diffs: FileDiff[];
+    /** Writes atomically; fails without writing if a file changed since prepare. */
+    apply(): Promise<ToolResult>;
+    discard?(): Promise<void>;
+}
+
+export function isPreparedWrite(value: unknown): value is PreparedWrite {
+    return (
+        typeof value === "object" &&
+        value !== null &&
+        (value as { kind?: unknown }).kind === "prepared_write" &&
+        typeof (value as { apply?: unknown }).apply === "function"
+    );
+}

@@ -1,10 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ApprovalRequest, Approver } from "../../src/agent/approvals";
+import {
+    type ApprovalRequest,
+    type ApprovalSettings,
+    type Approver,
+    createNoStandingApprovals,
+} from "../../src/agent/approvals";
 import type { EngineEvent } from "../../src/agent/events";
 import { AgentSession, type ToolRunner } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { Message, ToolResultBlock } from "../../src/providers/types";
-import type { AnyToolDefinition, ToolResult } from "../../src/tools/types";
+import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
 import { z } from "zod";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
 
@@ -32,12 +37,19 @@ function runner(tools: AnyToolDefinition[]): ToolRunner & { executed: string[] }
             executed.push(name);
             const found = tools.find((t) => t.name === name);
             if (!found) return { ok: false, error: { code: "unknown_tool", message: `unknown tool ${name}` } };
-            return found.execute(rawInput, ctx);
+            const parsed = found.input.safeParse(rawInput);
+            if (!parsed.success) return { ok: false, error: { code: "invalid_args", message: "bad arguments" } };
+            return found.execute(parsed.data, ctx);
         },
     };
 }
 
-function makeSession(replies: ScriptedReply[], tools: AnyToolDefinition[] = [], approver?: Approver) {
+function makeSession(
+    replies: ScriptedReply[],
+    tools: AnyToolDefinition[] = [],
+    approver?: Approver,
+    approvalSettings?: ApprovalSettings
+) {
     const provider = new ScriptedProvider(replies);
     const registry = runner(tools);
     const sleeps: number[] = [];
@@ -48,6 +60,7 @@ function makeSession(replies: ScriptedReply[], tools: AnyToolDefinition[] = [], 
         providerFor: async () => provider,
         tools: registry,
         approver: approver ?? (async () => ({ outcome: "deny", reason: "no front-end" })),
+        approvalSettings,
         sleep: async (ms) => {
             sleeps.push(ms);
         },
@@ -121,26 +134,105 @@ describe("AgentSession tool loop", () => {
         expect(res!.content).toContain("not available in this mode");
     });
 
-    it("asks the approver for write tools; a denial reaches the model as denied", async () => {
+    it("reviews prepared writes: a rejection discards and reaches the model as denied, an approval applies", async () => {
         const seen: ApprovalRequest[] = [];
+        const applied: string[] = [];
+        const discarded: string[] = [];
+        const editTool: AnyToolDefinition = {
+            name: "edit_x",
+            description: "edit",
+            input: z.object({ path: z.string() }),
+            approvalPolicy: "write",
+            readOnly: false,
+            execute: async (input: { path: string }) => ({
+                ok: true,
+                data: {
+                    kind: "prepared_write",
+                    summary: `Editing ${input.path}`,
+                    diffs: [{ path: input.path, diff: "@@", linesAdded: 1, linesRemoved: 0, isNewFile: false }],
+                    apply: async () => {
+                        applied.push(input.path);
+                        return { ok: true, data: { applied: true } };
+                    },
+                    discard: async () => {
+                        discarded.push(input.path);
+                    },
+                } satisfies PreparedWrite,
+            }),
+        };
         const approver: Approver = async (request) => {
             seen.push(request);
             return seen.length === 1 ? { outcome: "deny", reason: "not now" } : { outcome: "approve" };
         };
-        const { session, provider, registry } = makeSession(
+        const { session, provider } = makeSession(
             [
                 { blocks: [call("t1", "edit_x", { path: "a.ts" })] },
                 { blocks: [call("t2", "edit_x", { path: "b.ts" })] },
+                { blocks: [call("t3", "edit_x", { wrong: 1 })] },
                 { blocks: [text("ok")] },
             ],
-            [tool("edit_x", false)],
+            [editTool],
             approver
         );
         await session.run("edit", { mode: "agent" });
-        expect(seen.map((r) => [r.kind, r.summary])).toEqual([["write", "a.ts"], ["write", "b.ts"]]);
-        expect(registry.executed).toEqual(["edit_x"]);
-        const [denied] = toolResults(provider.requests[1]!.messages.at(-1));
-        expect(JSON.parse(denied!.content)).toEqual({ denied: true, message: "not now" });
+        expect(seen.map((r) => [r.kind, r.summary, r.diffs?.[0]?.path])).toEqual([
+            ["write", "Editing a.ts", "a.ts"],
+            ["write", "Editing b.ts", "b.ts"],
+        ]);
+        expect(applied).toEqual(["b.ts"]);
+        expect(discarded).toEqual(["a.ts"]);
+        const [rejected] = toolResults(provider.requests[1]!.messages.at(-1));
+        expect(JSON.parse(rejected!.content)).toEqual({ denied: true, message: "not now" });
+        const [ok] = toolResults(provider.requests[2]!.messages.at(-1));
+        expect(JSON.parse(ok!.content)).toEqual({ applied: true });
+        // invalid arguments never reach the user
+        const [invalid] = toolResults(provider.requests[3]!.messages.at(-1));
+        expect(invalid!.isError).toBe(true);
+    });
+
+    it("shell calls: auto-approve, then the exact allowlist, then the user; 'always' stores the exact string", async () => {
+        const allow = new Set<string>(["npm test"]);
+        let auto = false;
+        const settings: ApprovalSettings = {
+            ...createNoStandingApprovals(),
+            isShellAutoApproved: () => auto,
+            isCommandAllowed: (c) => allow.has(c),
+            allowCommand: (c) => void allow.add(c),
+            enableShellAutoApprove: () => {
+                auto = true;
+            },
+        };
+        const asked: string[] = [];
+        const approver: Approver = async (request) => {
+            asked.push(request.command!);
+            return request.command === "ls" ? { outcome: "approve", remember: "exact" } : { outcome: "approve", remember: "all" };
+        };
+        const shell: AnyToolDefinition = {
+            name: "shell_run",
+            description: "run",
+            input: z.object({ command: z.string() }),
+            approvalPolicy: "shell",
+            readOnly: false,
+            execute: async (input: { command: string }) => ({ ok: true, data: { ran: input.command } }),
+        };
+        const { session, registry } = makeSession(
+            [
+                { blocks: [call("t1", "shell_run", { command: "npm test" })] },
+                { blocks: [call("t2", "shell_run", { command: "ls" })] },
+                { blocks: [call("t3", "shell_run", { command: "ls" })] },
+                { blocks: [call("t4", "shell_run", { command: "git status" })] },
+                { blocks: [call("t5", "shell_run", { command: "rm -rf build" })] },
+                { blocks: [text("done")] },
+            ],
+            [shell],
+            approver,
+            settings
+        );
+        await session.run("run things", { mode: "agent" });
+        expect(asked).toEqual(["ls", "git status"]);
+        expect([...allow]).toEqual(["npm test", "ls"]);
+        expect(auto).toBe(true);
+        expect(registry.executed).toHaveLength(5);
     });
 
     it("stops at --max-turns with error_max_turns", async () => {

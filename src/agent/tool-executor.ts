@@ -1,0 +1,163 @@
+import type { ToolCallBlock, ToolSchema } from "../providers/types";
+import type { Logger } from "../storage/logger";
+import type { AnyToolDefinition, ToolContext, ToolResult } from "../tools/types";
+import { isPreparedWrite } from "../tools/types";
+import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
+import type { EngineEvent } from "./events";
+
+/** The part of the tool registry the engine needs. */
+export interface ToolRunner {
+    list(): AnyToolDefinition[];
+    schemas(filter?: (tool: AnyToolDefinition) => boolean): ToolSchema[];
+    execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface ToolExecutorDeps {
+    tools: ToolRunner;
+    approver: Approver;
+    settings: ApprovalSettings;
+    repoRoot: string;
+    logger: Logger;
+    emit: (event: EngineEvent) => void;
+}
+
+function denied(message: string): ToolResult<never> {
+    return { ok: false, error: { code: "denied", message } };
+}
+
+async function ask(deps: ToolExecutorDeps, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    deps.emit({ type: "approval_request", request });
+    deps.logger.info(request.kind === "shell" ? "shell_review_shown" : "write_review_shown", {
+        toolName: request.toolName,
+    });
+    let decision: ApprovalDecision;
+    try {
+        decision = await deps.approver(request, signal);
+    } catch {
+        decision = { outcome: "deny", reason: "the approval was interrupted" };
+    }
+    if (signal.aborted && decision.outcome === "approve") {
+        decision = { outcome: "deny", reason: "cancelled by the user" };
+    }
+    deps.emit({ type: "approval_decision", requestId: request.id, decision });
+    deps.logger.info(request.kind === "shell" ? "shell_review_decision" : "write_review_decision", {
+        toolName: request.toolName,
+        outcome: decision.outcome,
+        remember: decision.outcome === "approve" ? decision.remember : undefined,
+    });
+    return decision;
+}
+
+/**
+ * Runs one tool call under the mode's tool list and the approval rules.
+ * Never throws: every failure is a result the model reads.
+ */
+export async function executeToolCall(
+    call: ToolCallBlock,
+    allowedNames: Set<string>,
+    signal: AbortSignal,
+    deps: ToolExecutorDeps
+): Promise<ToolResult> {
+    if (signal.aborted) return { ok: false, error: { code: "cancelled", message: "cancelled by the user before it ran" } };
+    if (call.inputError) {
+        return {
+            ok: false,
+            error: {
+                code: "invalid_args",
+                message: `the arguments for ${call.name} were not valid JSON (${call.inputError}); call it again with a JSON object that matches its schema`,
+            },
+        };
+    }
+    const tool = deps.tools.list().find((t) => t.name === call.name);
+    const ctx: ToolContext = { repoRoot: deps.repoRoot, signal };
+    if (!tool || tool.approvalPolicy === "none") {
+        if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
+        return deps.tools.execute(call.name, call.input, ctx);
+    }
+    if (!allowedNames.has(call.name)) return notInMode(call.name);
+    // Never ask the user to approve arguments that would be rejected anyway.
+    if (!tool.input.safeParse(call.input).success) return deps.tools.execute(call.name, call.input, ctx);
+
+    if (tool.approvalPolicy === "shell") return runShellCall(call, tool, ctx, signal, deps);
+    return runWriteCall(call, ctx, signal, deps);
+}
+
+function notInMode(name: string): ToolResult<never> {
+    return denied(`${name} is not available in this mode (read-only tools only); describe the change instead`);
+}
+
+async function runShellCall(
+    call: ToolCallBlock,
+    tool: AnyToolDefinition,
+    ctx: ToolContext,
+    signal: AbortSignal,
+    deps: ToolExecutorDeps
+): Promise<ToolResult> {
+    const command = String((call.input as { command?: unknown }).command ?? "");
+    const { settings } = deps;
+    let approvedBy = "user";
+    if (settings.isShellAutoApproved()) approvedBy = "auto";
+    else if (settings.isCommandAllowed(command)) approvedBy = "allowlist";
+    else {
+        const decision = await ask(
+            deps,
+            {
+                id: `approval-${call.id}`,
+                kind: "shell",
+                toolName: call.name,
+                toolCallId: call.id,
+                input: call.input,
+                summary: command,
+                command,
+            },
+            signal
+        );
+        if (decision.outcome === "deny") return denied(decision.reason ?? "the user denied this command");
+        if (decision.remember === "exact") settings.allowCommand(command);
+        if (decision.remember === "all") settings.enableShellAutoApprove();
+    }
+    deps.logger.info("shell_run_start", { approvedBy });
+    const result = await deps.tools.execute(tool.name, call.input, ctx);
+    deps.logger.info("shell_run_complete", { ok: result.ok });
+    return result;
+}
+
+async function runWriteCall(
+    call: ToolCallBlock,
+    ctx: ToolContext,
+    signal: AbortSignal,
+    deps: ToolExecutorDeps
+): Promise<ToolResult> {
+    const prepared = await deps.tools.execute(call.name, call.input, ctx);
+    if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
+    const change = prepared.data;
+    if (!deps.settings.isEditsAutoAccepted()) {
+        const decision = await ask(
+            deps,
+            {
+                id: `approval-${call.id}`,
+                kind: "write",
+                toolName: call.name,
+                toolCallId: call.id,
+                input: call.input,
+                summary: change.summary,
+                diffs: change.diffs,
+            },
+            signal
+        );
+        if (decision.outcome === "deny") {
+            await change.discard?.().catch(() => undefined);
+            return denied(decision.reason ?? "the user rejected this edit; nothing was written");
+        }
+        if (decision.remember === "all") deps.settings.enableEditsAutoAccept();
+    }
+    deps.logger.info("write_apply_start", { files: change.diffs.length });
+    let applied: ToolResult;
+    try {
+        applied = await change.apply();
+    } catch (error) {
+        applied = { ok: false, error: { code: "io_error", message: (error as Error).message } };
+    }
+    deps.logger.info("write_apply_complete", { ok: applied.ok });
+    return applied;
+}
