@@ -39,6 +39,8 @@ export interface SessionOptions {
     /** Injectable for tests, so retries need not wait in real time. */
     sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
     random?: () => number;
+    /** A stream with no event for this long is cut and retried (default 5 minutes). */
+    streamIdleTimeoutMs?: number;
     /** Prior messages (a resumed conversation). */
     messages?: Message[];
 }
@@ -66,6 +68,7 @@ type RequestOutcome =
     | { kind: "cancelled" };
 
 const DEFAULT_MAX_TURNS = 100;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 5 * 60_000;
 const NO_STANDING_APPROVALS = createNoStandingApprovals();
 
 function addUsage(a: Usage, b: Usage): Usage {
@@ -335,6 +338,22 @@ export class AgentSession {
             };
         }
         let outcome: RequestOutcome | undefined;
+        // The SDK timeouts cover the wait for headers only; a stream that stalls
+        // afterwards is cut by this idle watchdog and retried.
+        const requestController = new AbortController();
+        const onAbort = (): void => requestController.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+        let idle = false;
+        let idleTimer: NodeJS.Timeout | undefined;
+        const armIdle = (): void => {
+            clearTimeout(idleTimer);
+            idleTimer = setTimeout(() => {
+                idle = true;
+                requestController.abort();
+            }, idleMs);
+        };
+        armIdle();
         const stream = provider.stream(
             {
                 apiModelId: apiModelId(this.model.id),
@@ -347,9 +366,10 @@ export class AgentSession {
                     : undefined,
                 promptCacheKey: `north-${this.options.sessionId}`,
             },
-            signal
+            requestController.signal
         );
         for await (const event of stream) {
+            armIdle();
             switch (event.type) {
                 case "text_delta":
                     this.emit({ type: "text_delta", text: event.text });
@@ -377,6 +397,18 @@ export class AgentSession {
                 default:
                     break;
             }
+        }
+        clearTimeout(idleTimer);
+        signal.removeEventListener("abort", onAbort);
+        if (idle && !signal.aborted) {
+            outcome = {
+                kind: "failed",
+                error: {
+                    kind: "timeout",
+                    message: `the response stream was idle for ${Math.round(idleMs / 1000)}s`,
+                    retryable: true,
+                },
+            };
         }
         if (!outcome) {
             outcome = signal.aborted

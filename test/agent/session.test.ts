@@ -268,6 +268,26 @@ describe("AgentSession retries", () => {
         expect(sleeps).toEqual([1000, 2000, 4000]);
     });
 
+    it("cuts a stream that goes idle and retries it", async () => {
+        const provider = new ScriptedProvider([{ stallUntilAbort: true }, { blocks: [text("second try")] }]);
+        const session = new AgentSession({
+            sessionId: "abc123",
+            repoRoot: "/repo",
+            model: sonnet,
+            providerFor: async () => provider,
+            tools: runner([]),
+            approver: async () => ({ outcome: "deny" }),
+            sleep: async () => {},
+            streamIdleTimeoutMs: 30,
+        });
+        const retries: EngineEvent[] = [];
+        session.subscribe((e) => e.type === "retry" && retries.push(e));
+        const result = await session.run("hi", { mode: "agent" });
+        expect(result.subtype).toBe("success");
+        expect(result.text).toBe("second try");
+        expect(retries).toHaveLength(1);
+    });
+
     it("fails at once on 401 with the provider's message", async () => {
         const { session, provider, sleeps } = makeSession([
             { error: { kind: "auth", status: 401, message: "Anthropic API 401: invalid x-api-key", retryable: false } },

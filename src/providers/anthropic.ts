@@ -1,0 +1,330 @@
+/**
+ * Anthropic Messages API provider. SDK types stay in this file; the engine
+ * only sees the shapes from `./types`.
+ */
+
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+    ContentBlockParam,
+    MessageCreateParamsStreaming,
+    MessageParam,
+    RawMessageStreamEvent,
+    StopReason as AnthropicStopReason,
+    TextBlockParam,
+    Tool,
+} from "@anthropic-ai/sdk/resources/messages";
+import { cancelledError, classifyError, incompleteStreamError } from "./errors";
+import type { ClassifyContext } from "./errors";
+import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import type {
+    AssistantBlock,
+    Message,
+    Provider,
+    ProviderEndpoint,
+    ProviderError,
+    RedactedThinkingBlock,
+    StopReason,
+    StreamEvent,
+    StreamRequest,
+    TextBlock,
+    ThinkingBlock,
+    ToolSchema,
+    Usage,
+} from "./types";
+
+const LABEL = "Anthropic API";
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
+    let client: Anthropic | undefined;
+    const getClient = (): Anthropic =>
+        (client ??= new Anthropic({
+            apiKey: endpoint.apiKey,
+            baseURL: endpoint.baseUrl,
+            maxRetries: 0,
+            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+            defaultHeaders: endpoint.headers,
+        }));
+    return {
+        api: "anthropic",
+        stream: (request, signal) => streamMessages(getClient, request, signal),
+    };
+}
+
+async function* streamMessages(
+    getClient: () => Anthropic,
+    request: StreamRequest,
+    signal: AbortSignal
+): AsyncGenerator<StreamEvent> {
+    const state = new StreamState();
+    const ctx: ClassifyContext = { label: LABEL, sdk: Anthropic, signal };
+    const fail = (error: ProviderError): StreamEvent => ({
+        type: "error",
+        error,
+        partial: snapshotMessage(state.blocks),
+        usage: { ...state.usage },
+    });
+    try {
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+            return;
+        }
+        const stream = await getClient().messages.create(buildParams(request), { signal });
+        for await (const event of untilAborted(stream, signal)) {
+            yield* state.handle(event);
+        }
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+        } else if (!state.stopped) {
+            const detail = state.openToolName
+                ? `connection closed while tool call "${state.openToolName}" was being generated`
+                : "connection closed before message_stop";
+            yield fail(incompleteStreamError(LABEL, detail));
+        } else {
+            yield {
+                type: "done",
+                message: snapshotMessage(state.blocks),
+                stopReason: state.stopReason,
+                usage: { ...state.usage },
+            };
+        }
+    } catch (err) {
+        yield fail(classifyError(err, ctx));
+    }
+}
+
+interface OpenToolCall {
+    id: string;
+    name: string;
+    json: string;
+}
+
+type OpenBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock;
+
+/** Accumulates one streamed message. */
+class StreamState {
+    readonly blocks: AssistantBlock[] = [];
+    readonly usage: Usage = emptyUsage();
+    stopReason: StopReason = "end_turn";
+    stopped = false;
+    /** Open text/thinking blocks by stream index (already in `blocks`). */
+    private readonly openBlocks = new Map<number, OpenBlock>();
+    /** Open tool calls by stream index; they join `blocks` when complete. */
+    private readonly openTools = new Map<number, OpenToolCall>();
+
+    get openToolName(): string | undefined {
+        for (const tool of this.openTools.values()) return tool.name;
+        return undefined;
+    }
+
+    *handle(event: RawMessageStreamEvent): Generator<StreamEvent> {
+        switch (event.type) {
+            case "message_start": {
+                const u = event.message.usage;
+                this.usage.inputTokens = u.input_tokens;
+                this.usage.outputTokens = u.output_tokens;
+                this.usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
+                this.usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+                break;
+            }
+            case "content_block_start": {
+                const block = event.content_block;
+                if (block.type === "text") {
+                    this.startBlock(event.index, { type: "text", text: block.text });
+                    if (block.text) yield { type: "text_delta", text: block.text };
+                } else if (block.type === "thinking") {
+                    this.startBlock(event.index, {
+                        type: "thinking",
+                        thinking: block.thinking,
+                        signature: block.signature,
+                    });
+                } else if (block.type === "redacted_thinking") {
+                    this.startBlock(event.index, { type: "redacted_thinking", data: block.data });
+                } else if (block.type === "tool_use") {
+                    this.openTools.set(event.index, { id: block.id, name: block.name, json: "" });
+                    yield { type: "tool_call_start", id: block.id, name: block.name };
+                }
+                // Server-tool blocks are never requested by North and are ignored.
+                break;
+            }
+            case "content_block_delta": {
+                const delta = event.delta;
+                if (delta.type === "input_json_delta") {
+                    const tool = this.openTools.get(event.index);
+                    if (!tool) break;
+                    tool.json += delta.partial_json;
+                    yield { type: "tool_call_delta", id: tool.id, partialJson: delta.partial_json };
+                    break;
+                }
+                const block = this.openBlocks.get(event.index);
+                if (delta.type === "text_delta" && block?.type === "text") {
+                    block.text += delta.text;
+                    yield { type: "text_delta", text: delta.text };
+                } else if (delta.type === "thinking_delta" && block?.type === "thinking") {
+                    block.thinking += delta.thinking;
+                    yield { type: "thinking_delta", text: delta.thinking };
+                } else if (delta.type === "signature_delta" && block?.type === "thinking") {
+                    block.signature += delta.signature;
+                }
+                break;
+            }
+            case "content_block_stop": {
+                this.openBlocks.delete(event.index);
+                const tool = this.openTools.get(event.index);
+                if (tool) {
+                    this.openTools.delete(event.index);
+                    const call = makeToolCall(tool.id, tool.name, tool.json);
+                    this.blocks.push(call);
+                    yield { type: "tool_call_end", call };
+                }
+                break;
+            }
+            case "message_delta": {
+                const u = event.usage;
+                this.usage.outputTokens = u.output_tokens;
+                if (u.input_tokens != null) this.usage.inputTokens = u.input_tokens;
+                if (u.cache_read_input_tokens != null) {
+                    this.usage.cacheReadTokens = u.cache_read_input_tokens;
+                }
+                if (u.cache_creation_input_tokens != null) {
+                    this.usage.cacheWriteTokens = u.cache_creation_input_tokens;
+                }
+                if (event.delta.stop_reason)
+                    this.stopReason = mapStopReason(event.delta.stop_reason);
+                break;
+            }
+            case "message_stop":
+                this.stopped = this.openTools.size === 0;
+                break;
+        }
+    }
+
+    private startBlock(index: number, block: OpenBlock): void {
+        this.blocks.push(block);
+        this.openBlocks.set(index, block);
+    }
+}
+
+function mapStopReason(reason: AnthropicStopReason): StopReason {
+    switch (reason) {
+        case "tool_use":
+            return "tool_use";
+        case "max_tokens":
+        case "model_context_window_exceeded":
+            return "max_tokens";
+        case "refusal":
+            return "refusal";
+        default:
+            return "end_turn";
+    }
+}
+
+function buildParams(request: StreamRequest): MessageCreateParamsStreaming {
+    const params: MessageCreateParamsStreaming = {
+        model: request.apiModelId,
+        max_tokens: request.maxOutputTokens,
+        messages: toAnthropicMessages(request.messages),
+        stream: true,
+    };
+    if (request.system) {
+        // Cache breakpoint on the system prompt: it is identical on every turn.
+        const system: TextBlockParam = {
+            type: "text",
+            text: request.system,
+            cache_control: EPHEMERAL,
+        };
+        params.system = [system];
+    }
+    if (request.tools.length > 0) params.tools = request.tools.map(toAnthropicTool);
+    if (request.thinking) {
+        const budget = request.thinking.budgetTokens;
+        params.thinking = { type: "enabled", budget_tokens: budget };
+        // The API requires max_tokens > budget_tokens; the budget comes on top.
+        if (params.max_tokens <= budget) params.max_tokens = budget + request.maxOutputTokens;
+    }
+    return params;
+}
+
+function toAnthropicTool(tool: ToolSchema): Tool {
+    return {
+        name: tool.name,
+        description: tool.description,
+        input_schema: { ...tool.inputSchema, type: "object" },
+    };
+}
+
+function toAnthropicMessages(messages: Message[]): MessageParam[] {
+    const out: MessageParam[] = [];
+    for (const message of messages) {
+        if (message.role === "user") {
+            if (typeof message.content === "string") {
+                out.push({ role: "user", content: message.content });
+                continue;
+            }
+            const content: ContentBlockParam[] = message.content.map((block) =>
+                block.type === "text"
+                    ? { type: "text", text: block.text }
+                    : {
+                          type: "tool_result",
+                          tool_use_id: block.toolCallId,
+                          content: block.content,
+                          is_error: block.isError,
+                      }
+            );
+            out.push({ role: "user", content });
+            continue;
+        }
+        const content: ContentBlockParam[] = [];
+        for (const block of message.content) {
+            switch (block.type) {
+                case "text":
+                    // The API rejects empty text blocks.
+                    if (block.text) content.push({ type: "text", text: block.text });
+                    break;
+                case "thinking":
+                    // Unsigned thinking (e.g. from another API) cannot be replayed.
+                    if (block.signature) {
+                        content.push({
+                            type: "thinking",
+                            thinking: block.thinking,
+                            signature: block.signature,
+                        });
+                    }
+                    break;
+                case "redacted_thinking":
+                    content.push({ type: "redacted_thinking", data: block.data });
+                    break;
+                case "tool_call":
+                    content.push({
+                        type: "tool_use",
+                        id: block.id,
+                        name: block.name,
+                        input: block.inputError === undefined ? block.input : {},
+                    });
+                    break;
+                case "reasoning":
+                    // OpenAI-only.
+                    break;
+            }
+        }
+        if (content.length > 0) out.push({ role: "assistant", content });
+    }
+    markLastUserBlockForCache(out);
+    return out;
+}
+
+/** Cache breakpoint on the newest user block, so the whole conversation prefix is reused next turn. */
+function markLastUserBlockForCache(messages: MessageParam[]): void {
+    const last = messages[messages.length - 1];
+    if (!last || last.role !== "user") return;
+    if (typeof last.content === "string") {
+        if (!last.content) return;
+        last.content = [{ type: "text", text: last.content, cache_control: EPHEMERAL }];
+        return;
+    }
+    const block = last.content[last.content.length - 1];
+    if (block && (block.type === "text" || block.type === "tool_result")) {
+        block.cache_control = EPHEMERAL;
+    }
+}

@@ -1,0 +1,280 @@
+/**
+ * OpenAI-compatible Chat Completions provider, for local servers (Ollama, LM
+ * Studio, vLLM, llama.cpp) and other compatible endpoints. SDK types stay in
+ * this file.
+ */
+
+import OpenAI from "openai";
+import type {
+    ChatCompletionChunk,
+    ChatCompletionCreateParamsStreaming,
+    ChatCompletionMessageParam,
+    ChatCompletionMessageToolCall,
+    ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import { cancelledError, classifyError, incompleteStreamError } from "./errors";
+import type { ClassifyContext } from "./errors";
+import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import type {
+    AssistantBlock,
+    Message,
+    Provider,
+    ProviderEndpoint,
+    ProviderError,
+    StopReason,
+    StreamEvent,
+    StreamRequest,
+    TextBlock,
+    ThinkingBlock,
+    ToolSchema,
+    Usage,
+} from "./types";
+
+const LABEL = "OpenAI-compatible API";
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
+    let client: OpenAI | undefined;
+    const getClient = (): OpenAI =>
+        (client ??= new OpenAI({
+            // Local servers ignore the key, but the SDK requires a non-empty one.
+            apiKey: endpoint.apiKey || "not-needed",
+            baseURL: endpoint.baseUrl,
+            maxRetries: 0,
+            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+            defaultHeaders: endpoint.headers,
+        }));
+    return {
+        api: "openai-chat",
+        stream: (request, signal) => streamChat(getClient, request, signal),
+    };
+}
+
+async function* streamChat(
+    getClient: () => OpenAI,
+    request: StreamRequest,
+    signal: AbortSignal
+): AsyncGenerator<StreamEvent> {
+    const state = new StreamState();
+    const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
+    const fail = (error: ProviderError): StreamEvent => ({
+        type: "error",
+        error,
+        partial: snapshotMessage(state.blocks),
+        usage: { ...state.usage },
+    });
+    try {
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+            return;
+        }
+        const stream = await getClient().chat.completions.create(buildParams(request), { signal });
+        for await (const chunk of untilAborted(stream, signal)) {
+            yield* state.handle(chunk);
+        }
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+        } else if (state.finishReason === undefined) {
+            const open = state.openToolName;
+            const detail = open
+                ? `connection closed while tool call "${open}" was being generated`
+                : "connection closed before finish_reason";
+            yield fail(incompleteStreamError(LABEL, detail));
+        } else {
+            yield {
+                type: "done",
+                message: snapshotMessage(state.blocks),
+                stopReason: state.stopReason(),
+                usage: { ...state.usage },
+            };
+        }
+    } catch (err) {
+        yield fail(classifyError(err, ctx));
+    }
+}
+
+interface OpenToolCall {
+    id: string;
+    name: string;
+    args: string;
+    started: boolean;
+}
+
+/**
+ * Some servers stream reasoning in a non-standard delta field
+ * (`reasoning_content`: DeepSeek, vLLM, llama.cpp; `reasoning`: Ollama, LM Studio).
+ */
+interface ReasoningDelta {
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+}
+
+/** Accumulates one streamed completion. */
+class StreamState {
+    readonly blocks: AssistantBlock[] = [];
+    readonly usage: Usage = emptyUsage();
+    finishReason: string | undefined;
+    private text: TextBlock | undefined;
+    private thinking: ThinkingBlock | undefined;
+    private toolCalls = new Map<number, OpenToolCall>();
+    private completedCalls = 0;
+
+    get openToolName(): string | undefined {
+        for (const tool of this.toolCalls.values()) return tool.name || "(unnamed)";
+        return undefined;
+    }
+
+    stopReason(): StopReason {
+        // Some local servers say "stop" even after emitting tool calls.
+        if (this.finishReason === "length") return "max_tokens";
+        if (this.completedCalls > 0) return "tool_use";
+        if (this.finishReason === "tool_calls" || this.finishReason === "function_call") {
+            return "tool_use";
+        }
+        if (this.finishReason === "content_filter") return "refusal";
+        return "end_turn";
+    }
+
+    *handle(chunk: ChatCompletionChunk): Generator<StreamEvent> {
+        if (chunk.usage) this.setUsage(chunk.usage);
+        const choice = chunk.choices[0];
+        if (!choice) return;
+        const delta = choice.delta as ChatCompletionChunk.Choice.Delta & ReasoningDelta;
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (typeof reasoning === "string" && reasoning) {
+            if (!this.thinking) {
+                this.thinking = { type: "thinking", thinking: "", signature: "" };
+                this.blocks.push(this.thinking);
+            }
+            this.thinking.thinking += reasoning;
+            yield { type: "thinking_delta", text: reasoning };
+        }
+        if (delta.content) {
+            if (!this.text) {
+                this.text = { type: "text", text: "" };
+                this.blocks.push(this.text);
+            }
+            this.text.text += delta.content;
+            yield { type: "text_delta", text: delta.content };
+        }
+        for (const part of delta.tool_calls ?? []) {
+            let tool = this.toolCalls.get(part.index);
+            if (!tool) {
+                tool = { id: "", name: "", args: "", started: false };
+                this.toolCalls.set(part.index, tool);
+            }
+            if (part.id) tool.id = part.id;
+            if (part.function?.name) tool.name = part.function.name;
+            if (!tool.started && tool.name) {
+                // Some servers never send an id; make one so results can be matched.
+                tool.id ||= `call_${part.index}_${Date.now().toString(36)}`;
+                tool.started = true;
+                yield { type: "tool_call_start", id: tool.id, name: tool.name };
+            }
+            const args = part.function?.arguments;
+            if (args) {
+                tool.args += args;
+                if (tool.started) yield { type: "tool_call_delta", id: tool.id, partialJson: args };
+            }
+        }
+        if (choice.finish_reason) {
+            this.finishReason = choice.finish_reason;
+            yield* this.closeToolCalls();
+        }
+    }
+
+    private *closeToolCalls(): Generator<StreamEvent> {
+        const indices = [...this.toolCalls.keys()].sort((a, b) => a - b);
+        for (const index of indices) {
+            const tool = this.toolCalls.get(index);
+            if (!tool?.started) continue;
+            const call = makeToolCall(tool.id, tool.name, tool.args);
+            this.blocks.push(call);
+            this.completedCalls++;
+            yield { type: "tool_call_end", call };
+        }
+        this.toolCalls.clear();
+    }
+
+    private setUsage(u: NonNullable<ChatCompletionChunk["usage"]>): void {
+        const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+        this.usage.inputTokens = Math.max(0, u.prompt_tokens - cached);
+        this.usage.outputTokens = u.completion_tokens;
+        this.usage.cacheReadTokens = cached;
+    }
+}
+
+function buildParams(request: StreamRequest): ChatCompletionCreateParamsStreaming {
+    const params: ChatCompletionCreateParamsStreaming = {
+        model: request.apiModelId,
+        messages: toChatMessages(request.system, request.messages),
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: request.maxOutputTokens,
+    };
+    if (request.tools.length > 0) params.tools = request.tools.map(toChatTool);
+    return params;
+}
+
+function toChatTool(tool: ToolSchema): ChatCompletionTool {
+    return {
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+    };
+}
+
+function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+    const out: ChatCompletionMessageParam[] = [];
+    if (system) out.push({ role: "system", content: system });
+    for (const message of messages) {
+        if (message.role === "user") {
+            if (typeof message.content === "string") {
+                out.push({ role: "user", content: message.content });
+                continue;
+            }
+            // Tool results must directly follow the assistant message that called them.
+            const text: string[] = [];
+            for (const block of message.content) {
+                if (block.type === "tool_result") {
+                    out.push({
+                        role: "tool",
+                        tool_call_id: block.toolCallId,
+                        content: block.content,
+                    });
+                } else if (block.text) {
+                    text.push(block.text);
+                }
+            }
+            if (text.length > 0) out.push({ role: "user", content: text.join("\n\n") });
+            continue;
+        }
+        const text: string[] = [];
+        const toolCalls: ChatCompletionMessageToolCall[] = [];
+        for (const block of message.content) {
+            if (block.type === "text") {
+                if (block.text) text.push(block.text);
+            } else if (block.type === "tool_call") {
+                toolCalls.push({
+                    id: block.id,
+                    type: "function",
+                    function: {
+                        name: block.name,
+                        // Local servers often re-parse arguments; never send them broken JSON.
+                        arguments:
+                            block.inputError !== undefined || block.rawInput.trim() === ""
+                                ? JSON.stringify(block.input ?? {})
+                                : block.rawInput,
+                    },
+                });
+            }
+            // thinking / redacted_thinking / reasoning blocks are not replayed here.
+        }
+        if (text.length === 0 && toolCalls.length === 0) continue;
+        out.push({
+            role: "assistant",
+            content: text.length > 0 ? text.join("") : null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        });
+    }
+    return out;
+}

@@ -1,0 +1,383 @@
+/**
+ * OpenAI Responses API provider (stateless: `store: false`, reasoning replayed
+ * as encrypted items). SDK types stay in this file.
+ */
+
+import OpenAI from "openai";
+import type {
+    FunctionTool,
+    Response as ApiResponse,
+    ResponseCreateParamsStreaming,
+    ResponseInput,
+    ResponseInputItem,
+    ResponseOutputMessage,
+    ResponseStreamEvent,
+} from "openai/resources/responses/responses";
+import {
+    cancelledError,
+    classifyError,
+    classifyStreamErrorBody,
+    incompleteStreamError,
+} from "./errors";
+import type { ClassifyContext } from "./errors";
+import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import type {
+    AssistantBlock,
+    Message,
+    Provider,
+    ProviderEndpoint,
+    ProviderError,
+    ReasoningBlock,
+    StopReason,
+    StreamEvent,
+    StreamRequest,
+    TextBlock,
+    ToolSchema,
+    Usage,
+} from "./types";
+
+const LABEL = "OpenAI API";
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provider {
+    let client: OpenAI | undefined;
+    const getClient = (): OpenAI =>
+        (client ??= new OpenAI({
+            apiKey: endpoint.apiKey,
+            baseURL: endpoint.baseUrl,
+            maxRetries: 0,
+            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+            defaultHeaders: endpoint.headers,
+        }));
+    return {
+        api: "openai-responses",
+        stream: (request, signal) => streamResponses(getClient, request, signal),
+    };
+}
+
+async function* streamResponses(
+    getClient: () => OpenAI,
+    request: StreamRequest,
+    signal: AbortSignal
+): AsyncGenerator<StreamEvent> {
+    const state = new StreamState();
+    const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
+    const fail = (error: ProviderError): StreamEvent => ({
+        type: "error",
+        error,
+        partial: snapshotMessage(state.blocks),
+        usage: { ...state.usage },
+    });
+    try {
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+            return;
+        }
+        const stream = await getClient().responses.create(buildParams(request), { signal });
+        for await (const event of untilAborted(stream, signal)) {
+            yield* state.handle(event);
+            if (state.failure) break;
+        }
+        if (signal.aborted) {
+            yield fail(cancelledError(LABEL));
+        } else if (state.failure) {
+            yield fail(state.failure);
+        } else if (!state.finished) {
+            const detail = state.openToolName
+                ? `connection closed while tool call "${state.openToolName}" was being generated`
+                : "connection closed before response.completed";
+            yield fail(incompleteStreamError(LABEL, detail));
+        } else {
+            yield {
+                type: "done",
+                message: snapshotMessage(state.blocks),
+                stopReason: state.stopReason(),
+                usage: { ...state.usage },
+            };
+        }
+    } catch (err) {
+        yield fail(classifyError(err, ctx));
+    }
+}
+
+interface OpenToolCall {
+    callId: string;
+    name: string;
+    args: string;
+}
+
+/** Accumulates one streamed response. Items stream one after another, so push order is output order. */
+class StreamState {
+    readonly blocks: AssistantBlock[] = [];
+    readonly usage: Usage = emptyUsage();
+    finished = false;
+    failure: ProviderError | undefined;
+    private incompleteReason: string | undefined;
+    private sawToolCall = false;
+    private sawRefusal = false;
+    private readonly texts = new Map<string, TextBlock>();
+    private readonly reasoning = new Map<string, { summary: string[] }>();
+    private readonly openTools = new Map<string, OpenToolCall>();
+
+    get openToolName(): string | undefined {
+        for (const tool of this.openTools.values()) return tool.name;
+        return undefined;
+    }
+
+    stopReason(): StopReason {
+        if (this.incompleteReason === "max_output_tokens") return "max_tokens";
+        if (this.incompleteReason === "content_filter") return "refusal";
+        if (this.sawToolCall) return "tool_use";
+        return this.sawRefusal ? "refusal" : "end_turn";
+    }
+
+    *handle(event: ResponseStreamEvent): Generator<StreamEvent> {
+        switch (event.type) {
+            case "response.output_item.added": {
+                const item = event.item;
+                if (item.type === "function_call") {
+                    const id = item.id ?? item.call_id;
+                    const tool = {
+                        callId: item.call_id,
+                        name: item.name,
+                        args: item.arguments ?? "",
+                    };
+                    this.openTools.set(id, tool);
+                    yield { type: "tool_call_start", id: tool.callId, name: tool.name };
+                } else if (item.type === "reasoning") {
+                    this.reasoning.set(item.id, { summary: [] });
+                }
+                break;
+            }
+            case "response.output_text.delta": {
+                this.textBlock(event.item_id).text += event.delta;
+                yield { type: "text_delta", text: event.delta };
+                break;
+            }
+            case "response.reasoning_summary_text.delta": {
+                const entry = this.reasoning.get(event.item_id);
+                const index = event.summary_index;
+                if (entry) {
+                    // A new summary part: separate it from the previous one.
+                    if (index > 0 && entry.summary[index] === undefined) {
+                        yield { type: "thinking_delta", text: "\n\n" };
+                    }
+                    entry.summary[index] = (entry.summary[index] ?? "") + event.delta;
+                }
+                yield { type: "thinking_delta", text: event.delta };
+                break;
+            }
+            case "response.reasoning_text.delta":
+                yield { type: "thinking_delta", text: event.delta };
+                break;
+            case "response.function_call_arguments.delta": {
+                const tool = this.openTools.get(event.item_id);
+                if (!tool) break;
+                tool.args += event.delta;
+                yield { type: "tool_call_delta", id: tool.callId, partialJson: event.delta };
+                break;
+            }
+            case "response.function_call_arguments.done": {
+                const tool = this.openTools.get(event.item_id);
+                if (tool) tool.args = event.arguments;
+                break;
+            }
+            case "response.output_item.done":
+                yield* this.finishItem(event.item);
+                break;
+            case "response.completed":
+            case "response.incomplete":
+                this.finish(event.response);
+                break;
+            case "response.failed": {
+                this.setUsage(event.response);
+                const error = event.response.error;
+                this.failure = classifyStreamErrorBody(LABEL, {
+                    code: error?.code,
+                    message: error?.message ?? "response failed",
+                });
+                break;
+            }
+            case "error":
+                this.failure = classifyStreamErrorBody(LABEL, event);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private *finishItem(
+        item: Extract<ResponseStreamEvent, { type: "response.output_item.done" }>["item"]
+    ): Generator<StreamEvent> {
+        if (item.type === "function_call") {
+            const key = item.id ?? item.call_id;
+            const open = this.openTools.get(key);
+            this.openTools.delete(key);
+            const call = makeToolCall(item.call_id, item.name, item.arguments ?? open?.args ?? "");
+            this.blocks.push(call);
+            this.sawToolCall = true;
+            yield { type: "tool_call_end", call };
+        } else if (item.type === "reasoning") {
+            const streamed = this.reasoning.get(item.id);
+            this.reasoning.delete(item.id);
+            const fromItem = item.summary.map((part) => part.text);
+            const summary = (fromItem.length > 0 ? fromItem : (streamed?.summary ?? []))
+                .filter(Boolean)
+                .join("\n\n");
+            const block: ReasoningBlock = { type: "reasoning", id: item.id, summary };
+            if (item.encrypted_content) block.encryptedContent = item.encrypted_content;
+            this.blocks.push(block);
+        } else if (item.type === "message") {
+            for (const part of item.content) {
+                if (part.type === "refusal") {
+                    this.sawRefusal = true;
+                    if (!this.texts.has(item.id)) this.textBlock(item.id).text = part.refusal;
+                } else if (!this.texts.has(item.id) && part.text) {
+                    // No deltas were streamed for this item: take the final text.
+                    this.textBlock(item.id).text = part.text;
+                }
+            }
+        }
+    }
+
+    private finish(response: ApiResponse): void {
+        this.setUsage(response);
+        this.incompleteReason = response.incomplete_details?.reason ?? undefined;
+        this.finished = true;
+    }
+
+    private setUsage(response: ApiResponse): void {
+        const u = response.usage;
+        if (!u) return;
+        const cached = u.input_tokens_details?.cached_tokens ?? 0;
+        const written = u.input_tokens_details?.cache_write_tokens ?? 0;
+        this.usage.inputTokens = Math.max(0, u.input_tokens - cached - written);
+        this.usage.outputTokens = u.output_tokens;
+        this.usage.cacheReadTokens = cached;
+        this.usage.cacheWriteTokens = written;
+    }
+
+    private textBlock(itemId: string): TextBlock {
+        let block = this.texts.get(itemId);
+        if (!block) {
+            block = { type: "text", text: "" };
+            this.texts.set(itemId, block);
+            this.blocks.push(block);
+        }
+        return block;
+    }
+}
+
+function buildParams(request: StreamRequest): ResponseCreateParamsStreaming {
+    const params: ResponseCreateParamsStreaming = {
+        model: request.apiModelId,
+        input: toInput(request.messages),
+        stream: true,
+        store: false,
+        include: ["reasoning.encrypted_content"],
+        max_output_tokens: request.maxOutputTokens,
+    };
+    if (request.system) params.instructions = request.system;
+    if (request.tools.length > 0) params.tools = request.tools.map(toFunctionTool);
+    if (request.promptCacheKey) params.prompt_cache_key = request.promptCacheKey;
+    if (request.thinking) {
+        params.reasoning = { effort: effortFor(request.thinking.budgetTokens), summary: "auto" };
+    }
+    return params;
+}
+
+/** The Responses API takes an effort level, not a token budget. */
+function effortFor(budgetTokens: number): "low" | "medium" | "high" {
+    if (budgetTokens <= 4096) return "low";
+    if (budgetTokens <= 16384) return "medium";
+    return "high";
+}
+
+function toFunctionTool(tool: ToolSchema): FunctionTool {
+    return {
+        type: "function",
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.inputSchema,
+        strict: false,
+    };
+}
+
+/** An assistant output message replayed as input; the API does not need its `id` when `store` is false. */
+type ReplayedOutputMessage = Omit<ResponseOutputMessage, "id"> & { id?: string };
+
+function toInput(messages: Message[]): ResponseInput {
+    const items: Array<ResponseInputItem | ReplayedOutputMessage> = [];
+    for (const message of messages) {
+        if (message.role === "user") {
+            if (typeof message.content === "string") {
+                items.push({ role: "user", content: message.content });
+                continue;
+            }
+            let text: string[] = [];
+            const flushText = (): void => {
+                if (text.length === 0) return;
+                items.push({
+                    role: "user",
+                    content: text.map((t) => ({ type: "input_text", text: t })),
+                });
+                text = [];
+            };
+            for (const block of message.content) {
+                if (block.type === "text") {
+                    text.push(block.text);
+                } else {
+                    flushText();
+                    items.push({
+                        type: "function_call_output",
+                        call_id: block.toolCallId,
+                        output: block.content,
+                    });
+                }
+            }
+            flushText();
+            continue;
+        }
+        for (const block of message.content) {
+            switch (block.type) {
+                case "text":
+                    if (block.text) {
+                        items.push({
+                            type: "message",
+                            role: "assistant",
+                            status: "completed",
+                            content: [{ type: "output_text", text: block.text, annotations: [] }],
+                        });
+                    }
+                    break;
+                case "reasoning":
+                    // Without the encrypted content a stateless request cannot resolve the item.
+                    if (block.encryptedContent) {
+                        items.push({
+                            type: "reasoning",
+                            id: block.id,
+                            summary: block.summary
+                                ? [{ type: "summary_text", text: block.summary }]
+                                : [],
+                            encrypted_content: block.encryptedContent,
+                        });
+                    }
+                    break;
+                case "tool_call":
+                    items.push({
+                        type: "function_call",
+                        call_id: block.id,
+                        name: block.name,
+                        arguments: block.rawInput,
+                    });
+                    break;
+                case "thinking":
+                case "redacted_thinking":
+                    // Anthropic-only.
+                    break;
+            }
+        }
+    }
+    // Output messages are valid input without an id; the SDK type insists on one.
+    return items as ResponseInput;
+}

@@ -1,0 +1,77 @@
+/** Small helpers shared by the provider implementations. No SDK imports. */
+
+import type { AssistantBlock, AssistantMessage, ToolCallBlock, Usage } from "./types";
+
+export function emptyUsage(): Usage {
+    return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/**
+ * Parses streamed tool arguments. Empty text means `{}`; anything that is not
+ * a JSON object yields `input: {}` plus an `inputError` the model can read.
+ */
+export function parseToolInput(raw: string): { input: unknown; inputError?: string } {
+    if (raw.trim() === "") return { input: {} };
+    let parsed: unknown;
+    try {
+        parsed = JSON.parse(raw);
+    } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        return { input: {}, inputError: `Tool arguments are not valid JSON (${reason})` };
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        const got = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : typeof parsed;
+        return { input: {}, inputError: `Tool arguments must be a JSON object, got ${got}` };
+    }
+    return { input: parsed };
+}
+
+export function makeToolCall(id: string, name: string, rawInput: string): ToolCallBlock {
+    const { input, inputError } = parseToolInput(rawInput);
+    const call: ToolCallBlock = { type: "tool_call", id, name, input, rawInput };
+    if (inputError !== undefined) call.inputError = inputError;
+    return call;
+}
+
+/** Copies the blocks so later mutation of the accumulator cannot leak into emitted messages. */
+export function snapshotMessage(blocks: AssistantBlock[]): AssistantMessage {
+    return { role: "assistant", content: blocks.map((block) => ({ ...block })) };
+}
+
+/**
+ * Iterates `source` but stops as soon as `signal` aborts, even if the source
+ * is stuck waiting for bytes. The caller checks `signal.aborted` afterwards.
+ * Breaking out calls `return()` on the source, which lets the SDK close the
+ * connection.
+ */
+export async function* untilAborted<T>(
+    source: AsyncIterable<T>,
+    signal: AbortSignal
+): AsyncGenerator<T> {
+    const iterator = source[Symbol.asyncIterator]();
+    let wake: ((result: IteratorResult<T> | "aborted") => void) | undefined;
+    const onAbort = (): void => wake?.("aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    let finished = false;
+    try {
+        while (!signal.aborted) {
+            const result = await new Promise<IteratorResult<T> | "aborted">((resolve, reject) => {
+                wake = resolve;
+                iterator.next().then(resolve, reject);
+            });
+            wake = undefined;
+            if (result === "aborted") return;
+            if (result.done) {
+                finished = true;
+                return;
+            }
+            yield result.value;
+        }
+    } finally {
+        signal.removeEventListener("abort", onAbort);
+        if (!finished) {
+            // Fire and forget: a pending read settles once the SDK sees the abort.
+            iterator.return?.().catch(() => undefined);
+        }
+    }
+}

@@ -1,0 +1,243 @@
+/**
+ * A scripted LLM server speaking the Anthropic Messages, OpenAI Responses and
+ * OpenAI Chat Completions streaming wire formats, so providers can be tested
+ * through the real SDKs without any network.
+ *
+ * Each POST to one of the three endpoints consumes the next scripted turn.
+ */
+
+import { createServer } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+import {
+    cutMidToolCall,
+    encodeReply,
+    errorBody,
+    midStreamError,
+    nextId,
+    partialReply,
+} from "./fake-llm-wire";
+import type { FakeErrorTurn, FakeTurn, Wire } from "./fake-llm-wire";
+
+export type {
+    FakeErrorTurn,
+    FakeFaultTurn,
+    FakeReplyTurn,
+    FakeToolCall,
+    FakeTurn,
+    FakeUsage,
+} from "./fake-llm-wire";
+
+export interface RecordedRequest {
+    method: string;
+    path: string;
+    headers: IncomingHttpHeaders;
+    /** Parsed JSON body (the raw text when it is not JSON). */
+    body: unknown;
+}
+
+export interface FakeLlmServer {
+    /** http://127.0.0.1:PORT */
+    url: string;
+    anthropicBaseUrl: string;
+    /** url + "/v1" */
+    openaiBaseUrl: string;
+    requests: RecordedRequest[];
+    enqueue(...turns: FakeTurn[]): void;
+    remaining(): number;
+    close(): Promise<void>;
+}
+
+const ROUTES: Record<string, Wire> = {
+    "/v1/messages": "anthropic",
+    "/v1/responses": "responses",
+    "/v1/chat/completions": "chat",
+};
+
+const BATCH_BYTES = 64 * 1024;
+
+export async function startFakeLlmServer(
+    opts: { turns?: FakeTurn[] } = {}
+): Promise<FakeLlmServer> {
+    const queue: FakeTurn[] = [...(opts.turns ?? [])];
+    const requests: RecordedRequest[] = [];
+    const sockets = new Set<Socket>();
+    const timers = new Set<NodeJS.Timeout>();
+
+    const server = createServer((req, res) => {
+        void handle(req, res).catch((err: unknown) => {
+            if (!res.headersSent) {
+                sendJson(res, 500, { error: { message: `fake server crashed: ${String(err)}` } });
+            } else {
+                res.destroy();
+            }
+        });
+    });
+    server.on("connection", (socket) => {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+    });
+
+    async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+        const text = await readBody(req);
+        const path = (req.url ?? "/").split("?")[0] ?? "/";
+        requests.push({
+            method: req.method ?? "GET",
+            path,
+            headers: req.headers,
+            body: parseJson(text),
+        });
+        const wire = req.method === "POST" ? ROUTES[path] : undefined;
+        if (!wire) {
+            sendJson(res, 404, {
+                error: { message: `fake server: no route ${req.method} ${path}` },
+            });
+            return;
+        }
+        const turn = queue.shift();
+        if (!turn) {
+            sendError(res, wire, { status: 500, message: "fake server: no scripted turn left" });
+            return;
+        }
+        const model = modelOf(parseJson(text));
+        if ("error" in turn) {
+            if (turn.error.midStream) {
+                startSse(res);
+                await writeBatched(res, midStreamError(wire, model, turn.error));
+                res.end();
+            } else {
+                sendError(res, wire, turn.error);
+            }
+            return;
+        }
+        if ("fault" in turn) {
+            startSse(res);
+            if (turn.fault === "stall") {
+                res.flushHeaders();
+                await new Promise<void>((resolve) => {
+                    const timer = setTimeout(() => {
+                        timers.delete(timer);
+                        resolve();
+                    }, turn.ms);
+                    timers.add(timer);
+                    res.on("close", () => {
+                        clearTimeout(timer);
+                        timers.delete(timer);
+                        resolve();
+                    });
+                });
+                if (!res.destroyed) res.end();
+            } else if (turn.fault === "reset_mid_stream") {
+                await writeBatched(res, partialReply(wire, model));
+                res.socket?.destroy();
+            } else {
+                await writeBatched(res, cutMidToolCall(wire, model));
+                res.end();
+            }
+            return;
+        }
+        startSse(res);
+        await writeBatched(res, encodeReply(wire, model, turn));
+        res.end();
+    }
+
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}`;
+
+    return {
+        url,
+        anthropicBaseUrl: url,
+        openaiBaseUrl: `${url}/v1`,
+        requests,
+        enqueue: (...turns) => void queue.push(...turns),
+        remaining: () => queue.length,
+        close: () =>
+            new Promise<void>((resolve) => {
+                for (const timer of timers) clearTimeout(timer);
+                for (const socket of sockets) socket.destroy();
+                server.close(() => resolve());
+            }),
+    };
+}
+
+// ---------------------------------------------------------------- plumbing
+
+function readBody(req: IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        req.on("error", reject);
+    });
+}
+
+function parseJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        return text;
+    }
+}
+
+function modelOf(body: unknown): string {
+    if (typeof body === "object" && body !== null && "model" in body) {
+        const model = (body as { model: unknown }).model;
+        if (typeof model === "string") return model;
+    }
+    return "fake-model";
+}
+
+function sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {}
+): void {
+    const payload = JSON.stringify(body);
+    res.writeHead(status, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(payload),
+        ...headers,
+    });
+    res.end(payload);
+}
+
+function startSse(res: ServerResponse): void {
+    res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+    });
+}
+
+/** Writes SSE frames in large batches, honouring backpressure. */
+async function writeBatched(res: ServerResponse, frames: string[]): Promise<void> {
+    let batch = "";
+    for (const frame of frames) {
+        batch += frame;
+        if (batch.length >= BATCH_BYTES) {
+            await write(res, batch);
+            batch = "";
+        }
+    }
+    if (batch) await write(res, batch);
+}
+
+/** Resolves once the chunk is handed to the socket (or the response died). */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+    if (res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+        res.write(chunk, () => resolve());
+    });
+}
+
+function sendError(res: ServerResponse, wire: Wire, error: FakeErrorTurn["error"]): void {
+    const headers: Record<string, string> = { ...error.headers };
+    if (wire === "anthropic") headers["request-id"] ??= nextId("req_");
+    else headers["x-request-id"] ??= nextId("req_");
+    sendJson(res, error.status, errorBody(wire, error), headers);
+}
+
+/** The opening events of a text reply: the stream has started and some text went out. */
