@@ -79,6 +79,15 @@ export type EngineEvent =
           limitTokens: number;
           usage: number;
       }
+    | {
+          type: "summary";
+          trigger: "auto" | "manual" | "overflow";
+          ok: boolean;
+          /** Messages replaced by the summary (0 when it failed). */
+          removedMessages: number;
+          message: string;
+      }
+    | { type: "warning"; message: string }
     | { type: "run_end"; result: RunResult };
 
 export type EngineListener = (event: EngineEvent) => void;

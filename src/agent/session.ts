@@ -18,6 +18,17 @@ import { type ApprovalSettings, type Approver, createNoStandingApprovals } from 
 import type { EngineEvent, EngineListener, Mode, RunResult, RunSubtype, ToolCallRecord } from "./events";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep, retryDelayMs } from "./retry";
 import { buildSystemPrompt } from "./system-prompt";
+import {
+    type ContextBlocks,
+    type StructuredSummary,
+    SUMMARY_SYSTEM_PROMPT,
+    chooseCutIndex,
+    parseSummary,
+    renderForSummary,
+    renderSummary,
+    systemWithContext,
+    withSummary,
+} from "./context";
 import { estimatePromptTokens } from "./tokens";
 import { type ToolRunner, executeToolCall } from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
@@ -43,6 +54,9 @@ export interface SessionOptions {
     streamIdleTimeoutMs?: number;
     /** Prior messages (a resumed conversation). */
     messages?: Message[];
+    rollingSummary?: StructuredSummary | null;
+    /** Rules and project profile, sent ahead of the transcript on every request. */
+    context?: ContextBlocks;
 }
 
 export interface RunOptions {
@@ -50,6 +64,8 @@ export interface RunOptions {
     signal?: AbortSignal;
     /** Model requests allowed in this run; the run ends with `error_max_turns` past it. */
     maxTurns?: number;
+    /** Attached files (already rendered), sent with this prompt only. */
+    attachedContext?: string;
 }
 
 export interface SessionState {
@@ -68,6 +84,13 @@ type RequestOutcome =
     | { kind: "cancelled" };
 
 const DEFAULT_MAX_TURNS = 100;
+/** Share of the context window at which older messages are summarised. */
+export const AUTO_SUMMARY_THRESHOLD = 0.92;
+export const DEFAULT_KEEP_LAST = 10;
+/** No single tool result may take more than this share of the context window. */
+const MAX_TOOL_RESULT_SHARE = 0.25;
+const CHARS_PER_TOKEN = 3.5;
+const SUMMARY_MAX_OUTPUT_TOKENS = 4_000;
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 5 * 60_000;
 const NO_STANDING_APPROVALS = createNoStandingApprovals();
 
@@ -111,12 +134,18 @@ export class AgentSession {
     private totalCostUsd = 0;
     private totalUsage: Usage = { ...EMPTY_USAGE };
     private requestCounter = 0;
+    private summary: StructuredSummary | null;
 
     constructor(options: SessionOptions) {
         this.options = options;
         this.logger = options.logger ?? silentLogger;
         this.model = options.model;
         this.transcript = [...(options.messages ?? [])];
+        this.summary = options.rollingSummary ?? null;
+    }
+
+    get rollingSummary(): StructuredSummary | null {
+        return this.summary;
     }
 
     get sessionId(): string {
@@ -174,11 +203,14 @@ export class AgentSession {
         const allowed = this.allowedTools(options.mode);
         const allowedNames = new Set(allowed.map((t) => t.name));
         const schemas = this.options.tools.schemas((t) => allowedNames.has(t.name));
-        const system = buildSystemPrompt({
-            repoRoot: this.options.repoRoot,
-            mode: options.mode,
-            toolNames: [...allowedNames],
-        });
+        const system = systemWithContext(
+            buildSystemPrompt({
+                repoRoot: this.options.repoRoot,
+                mode: options.mode,
+                toolNames: [...allowedNames],
+            }),
+            this.options.context ?? {}
+        );
         const toolCalls: ToolCallRecord[] = [];
         let usage: Usage = { ...EMPTY_USAGE };
         let costUsd = 0;
@@ -194,7 +226,17 @@ export class AgentSession {
             cwd: this.options.repoRoot,
         });
         this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
-        this.transcript.push({ role: "user", content: prompt });
+        this.transcript.push(
+            options.attachedContext
+                ? {
+                      role: "user",
+                      content: [
+                          { type: "text", text: options.attachedContext },
+                          { type: "text", text: prompt },
+                      ],
+                  }
+                : { role: "user", content: prompt }
+        );
 
         const finish = (subtype: RunSubtype, error?: string): RunResult => {
             const result: RunResult = {
@@ -229,11 +271,9 @@ export class AgentSession {
                 if (outcome.kind === "failed") return finish("error_during_execution", outcome.error.message);
 
                 this.transcript.push(outcome.message);
-                const turnCost = calculateCost(this.model.pricing, outcome.usage);
+                const turnCost = this.addUsage(outcome.usage);
                 usage = addUsage(usage, outcome.usage);
                 costUsd += turnCost;
-                this.totalUsage = addUsage(this.totalUsage, outcome.usage);
-                this.totalCostUsd += turnCost;
                 this.recordContext(outcome.usage);
                 this.emit({
                     type: "turn_end",
@@ -285,16 +325,38 @@ export class AgentSession {
     ): Promise<RequestOutcome> {
         const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
         const sleep = this.options.sleep ?? abortableSleep;
+        let summarisedForOverflow = false;
         for (let attempt = 1; ; attempt++) {
-            const { messages, repaired } = repairToolPairing(this.transcript);
+            const { messages: repairedTranscript, repaired } = repairToolPairing(this.transcript);
             if (repaired > 0) {
                 this.logger.warn("tool_pairing_repaired", { count: repaired });
-                this.transcript.splice(0, this.transcript.length, ...messages);
+                this.transcript.splice(0, this.transcript.length, ...repairedTranscript);
             }
-            const estimate = estimatePromptTokens(system, messages, tools);
-            this.contextUsedTokens = estimate.total;
+            let messages = withSummary(this.transcript, this.summary);
+            const limit = this.model.contextLimitTokens;
+            let estimate = estimatePromptTokens(system, messages, tools).total;
+            if (limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD) {
+                const done = await this.summarise({ keepLast: DEFAULT_KEEP_LAST, trigger: "auto", signal });
+                if (signal.aborted) return { kind: "cancelled" };
+                if (done) {
+                    messages = withSummary(this.transcript, this.summary);
+                    estimate = estimatePromptTokens(system, messages, tools).total;
+                }
+            }
+            this.contextUsedTokens = estimate;
             const outcome = await this.requestOnce(system, tools, messages, signal);
             if (outcome.kind !== "failed") return outcome;
+            if (outcome.error.kind === "context_length" && !summarisedForOverflow) {
+                // The provider counted more than we estimated: summarise once, then retry.
+                summarisedForOverflow = true;
+                const done = await this.summarise({ keepLast: DEFAULT_KEEP_LAST, trigger: "overflow", signal });
+                if (signal.aborted) return { kind: "cancelled" };
+                if (done) {
+                    attempt--;
+                    continue;
+                }
+                return outcome;
+            }
             const delay = retryDelayMs(outcome.error, attempt, policy, this.options.random);
             if (delay === null) return outcome;
             this.logger.warn("api_retry_attempt", {
@@ -319,11 +381,67 @@ export class AgentSession {
         }
     }
 
+    /**
+     * Replaces all but the last `keepLast` messages with a structured summary
+     * (the `/summarize` command and the automatic 92 % trigger share this). On
+     * failure the transcript is kept and a warning is emitted.
+     */
+    async summarise(options: {
+        keepLast?: number;
+        trigger?: "auto" | "manual" | "overflow";
+        signal?: AbortSignal;
+    }): Promise<boolean> {
+        const keepLast = options.keepLast ?? DEFAULT_KEEP_LAST;
+        const trigger = options.trigger ?? "manual";
+        const signal = options.signal ?? new AbortController().signal;
+        const report = (ok: boolean, removedMessages: number, message: string): boolean => {
+            this.emit({ type: "summary", trigger, ok, removedMessages, message });
+            if (!ok) this.emit({ type: "warning", message });
+            this.logger.info("summary", { trigger, ok, removedMessages });
+            return ok;
+        };
+        const cut = chooseCutIndex(this.transcript, keepLast);
+        if (cut === 0) return report(false, 0, "nothing to summarise: the conversation is already short");
+        const older = this.transcript.slice(0, cut);
+        const budgetChars = Math.max(20_000, Math.floor(this.model.contextLimitTokens * CHARS_PER_TOKEN * 0.5));
+        const previous = this.summary ? `${renderSummary(this.summary)}\n\n` : "";
+        const prompt = `${previous}Conversation to summarise:\n\n${renderForSummary(older, budgetChars)}`;
+        const outcome = await this.requestOnce(
+            SUMMARY_SYSTEM_PROMPT,
+            [],
+            [{ role: "user", content: prompt }],
+            signal,
+            { maxOutputTokens: SUMMARY_MAX_OUTPUT_TOKENS, thinking: false, emit: false }
+        );
+        if (outcome.kind !== "done") {
+            const why = outcome.kind === "failed" ? outcome.error.message : "cancelled";
+            return report(false, 0, `could not summarise the conversation (${why}); keeping it as is`);
+        }
+        this.addUsage(outcome.usage);
+        const parsed = parseSummary(textOf(outcome.message));
+        if (!parsed) {
+            return report(false, 0, "the summary was not valid JSON; keeping the conversation as is");
+        }
+        this.summary = parsed;
+        this.transcript.splice(0, cut);
+        const estimate = estimatePromptTokens("", withSummary(this.transcript, this.summary)).total;
+        this.contextUsedTokens = estimate;
+        return report(true, cut, `summarised ${cut} earlier messages`);
+    }
+
+    private addUsage(usage: Usage): number {
+        const cost = calculateCost(this.model.pricing, usage);
+        this.totalUsage = addUsage(this.totalUsage, usage);
+        this.totalCostUsd += cost;
+        return cost;
+    }
+
     private async requestOnce(
         system: string,
         tools: ToolSchema[],
         messages: Message[],
-        signal: AbortSignal
+        signal: AbortSignal,
+        overrides: { maxOutputTokens?: number; thinking?: false; emit?: false } = {}
     ): Promise<RequestOutcome> {
         const requestId = `req-${++this.requestCounter}`;
         const started = performance.now();
@@ -360,16 +478,19 @@ export class AgentSession {
                 system,
                 messages,
                 tools,
-                maxOutputTokens: this.model.maxOutputTokens,
-                thinking: this.model.thinkingBudget
-                    ? { budgetTokens: this.model.thinkingBudget }
-                    : undefined,
+                maxOutputTokens: overrides.maxOutputTokens ?? this.model.maxOutputTokens,
+                thinking:
+                    this.model.thinkingBudget && overrides.thinking !== false
+                        ? { budgetTokens: this.model.thinkingBudget }
+                        : undefined,
                 promptCacheKey: `north-${this.options.sessionId}`,
             },
             requestController.signal
         );
+        const emitDeltas = overrides.emit !== false;
         for await (const event of stream) {
             armIdle();
+            if (!emitDeltas && event.type !== "done" && event.type !== "error") continue;
             switch (event.type) {
                 case "text_delta":
                     this.emit({ type: "text_delta", text: event.text });
@@ -447,7 +568,7 @@ export class AgentSession {
             logger: this.logger,
             emit: (event) => this.emit(event),
         });
-        const content = resultContent(result);
+        const content = capToolResult(resultContent(result), this.model.contextLimitTokens);
         const durationMs = Math.round(performance.now() - started);
         const error: ToolError | undefined = result.ok ? undefined : result.error;
         this.emit({
@@ -471,4 +592,15 @@ export class AgentSession {
             record: { id: call.id, name: call.name, input: call.input, ok: result.ok },
         };
     }
+}
+
+/**
+ * Bounds one tool result to a share of the context window, so a single huge
+ * output (an MCP tool, a runaway command) cannot overflow the conversation.
+ */
+function capToolResult(content: string, contextLimitTokens: number): string {
+    const maxChars = Math.floor(contextLimitTokens * CHARS_PER_TOKEN * MAX_TOOL_RESULT_SHARE);
+    if (content.length <= maxChars) return content;
+    const head = content.slice(0, maxChars);
+    return `${head}\n[North: this result was ${content.length} characters, more than a quarter of the context window; it was cut to the first ${maxChars}. Ask for a narrower range or a more specific query.]`;
 }

@@ -10,6 +10,9 @@ export interface CliArgs {
     path?: string;
     maxTurns?: string;
     logLevel?: string;
+    allowEdits: boolean;
+    allowShell: boolean;
+    allowedCommands: string[];
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -32,6 +35,9 @@ export function parseCliArgs(argv: string[]): ArgsResult {
                 path: { type: "string" },
                 "max-turns": { type: "string" },
                 "log-level": { type: "string" },
+                "allow-edits": { type: "boolean" },
+                "allow-shell": { type: "boolean" },
+                "allowed-command": { type: "string", multiple: true },
                 version: { type: "boolean", short: "v" },
                 help: { type: "boolean", short: "h" },
             },
@@ -40,8 +46,13 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         return { ok: false, error: (error as Error).message };
     }
     const { values, positionals } = parsed;
-    if (values.help) return { ok: true, args: { command: "help", print: false } };
-    if (values.version) return { ok: true, args: { command: "version", print: false } };
+    const permissions = {
+        allowEdits: values["allow-edits"] ?? false,
+        allowShell: values["allow-shell"] ?? false,
+        allowedCommands: values["allowed-command"] ?? [],
+    };
+    if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
+    if (values.version) return { ok: true, args: { command: "version", print: false, ...permissions } };
     const first = positionals[0];
     const isSubcommand = !values.print && first !== undefined && SUBCOMMANDS.has(first);
     const rest = isSubcommand ? positionals.slice(1) : positionals;
@@ -57,6 +68,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
             path: values.path,
             maxTurns: values["max-turns"],
             logLevel: values["log-level"],
+            ...permissions,
         },
     };
 }
@@ -76,6 +88,9 @@ Options:
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error
+      --allow-edits             apply the model's edits without review (print mode)
+      --allow-shell             run every command the model asks for (print mode)
+      --allowed-command CMD     run exactly this command string; repeatable (print mode)
   -v, --version                 print the version
   -h, --help                    show this help
 

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { fstatSync } from "node:fs";
-import { denyAll } from "../agent/approvals";
 import { MODES, type Mode } from "../agent/events";
 import { AgentSession } from "../agent/session";
 import {
@@ -11,11 +10,13 @@ import {
     createPrintRenderer,
     exitCodeFor,
 } from "../headless/print-mode";
+import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { detectRepoRoot } from "../project/repo-root";
 import { createProvider } from "../providers/index";
 import type { Provider } from "../providers/types";
 import { LOG_LEVELS, type LogLevel, createFileLogger } from "../storage/logger";
 import { logFilePath } from "../storage/paths";
+import { createProjectApprovalSettings } from "../storage/project-settings";
 import { createReadTools } from "../tools/index";
 import { createToolRegistry } from "../tools/registry";
 import type { CliArgs } from "./args";
@@ -88,8 +89,10 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         model,
         providerFor: () => (provider ??= createProvider(endpoint)),
         tools: createToolRegistry(createReadTools()),
-        approver: denyAll(
-            "print mode cannot ask for approval, so this call was denied; tell the user what you would have done instead"
+        approver: printModeApprover,
+        approvalSettings: createPrintApprovalSettings(
+            { allowEdits: args.allowEdits, allowShell: args.allowShell, allowedCommands: args.allowedCommands },
+            createProjectApprovalSettings(repo.root)
         ),
         logger,
     });

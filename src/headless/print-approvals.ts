@@ -1,0 +1,39 @@
+import type { ApprovalRequest, ApprovalSettings, Approver } from "../agent/approvals";
+import { denyAll } from "../agent/approvals";
+
+export interface PrintPermissionFlags {
+    /** `--allow-edits`: apply every edit without review. */
+    allowEdits: boolean;
+    /** `--allow-shell`: run every command. */
+    allowShell: boolean;
+    /** `--allowed-command CMD` (repeatable): run exactly these strings. */
+    allowedCommands: string[];
+}
+
+/**
+ * Print mode cannot ask, so its permissions are the flags plus what the project
+ * already allows (`.north/autoaccept.json`, `.north/allowlist.json`). Nothing
+ * is ever added to the project's settings from print mode.
+ */
+export function createPrintApprovalSettings(
+    flags: PrintPermissionFlags,
+    project: ApprovalSettings
+): ApprovalSettings {
+    return {
+        isShellAutoApproved: () => flags.allowShell || project.isShellAutoApproved(),
+        isCommandAllowed: (command) => flags.allowedCommands.includes(command) || project.isCommandAllowed(command),
+        allowCommand: () => {},
+        enableShellAutoApprove: () => {},
+        isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
+        enableEditsAutoAccept: () => {},
+    };
+}
+
+function denialFor(request: ApprovalRequest): string {
+    if (request.kind === "shell") {
+        return `print mode cannot ask before running commands, so \`${request.command ?? ""}\` was not run. The user can allow it with --allowed-command "${request.command ?? ""}" or allow every command with --allow-shell; tell them what you wanted to run and why.`;
+    }
+    return `print mode cannot ask before editing files, so nothing was written (${request.summary}). The user can allow edits with --allow-edits; tell them what you would change.`;
+}
+
+export const printModeApprover: Approver = denyAll(denialFor);

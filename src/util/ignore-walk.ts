@@ -1,0 +1,456 @@
+/**
+ * Ignore-aware directory walking, with ripgrep's rules so that a JS walk and
+ * `rg --hidden --no-require-git --no-ignore-global` see the same files:
+ *
+ * - `ALWAYS_IGNORED_NAMES` are skipped at any depth, files and directories alike.
+ * - `.gitignore` files apply to their own directory and below (nested files too),
+ *   and `<dir>/.git/info/exclude` next to a `.git` directory. A directory holding
+ *   `.git` (a nested repository or submodule) is a boundary: gitignore and exclude
+ *   rules from above it do not apply inside it.
+ * - `.ignore` and `.rgignore` files apply like `.gitignore` but ignore the boundary.
+ * - Precedence, highest first: `.rgignore`, `.ignore`, `.gitignore`, exclude; within
+ *   each source the deepest directory with a matching rule decides, and within a file
+ *   the last matching rule. A directory that is finally ignored is never entered.
+ * - Symbolic links are never followed: symlinked files are not yielded and symlinked
+ *   directories are not entered (no cycles, no escaping the tree).
+ *
+ * Paths are repo-relative POSIX paths; nothing here imports North code.
+ */
+import { type Dirent, promises as fs } from "node:fs";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/**
+ * Names skipped everywhere even without an ignore file: version-control metadata
+ * (never source), dependency trees (node_modules, Python virtualenv) and compiler
+ * caches (__pycache__, Next.js, Turborepo) that can hold tens of thousands of
+ * files. Build outputs such as `dist` stay visible unless a project ignores them.
+ */
+export const ALWAYS_IGNORED_NAMES: readonly string[] = [
+    ".git",
+    ".hg",
+    ".svn",
+    ".jj",
+    "node_modules",
+    ".venv",
+    "__pycache__",
+    ".next",
+    ".turbo",
+];
+
+const ALWAYS_IGNORED = new Set(ALWAYS_IGNORED_NAMES);
+
+/** Ignore-file names, in the order of their precedence (highest first). */
+const IGNORE_FILES = [".rgignore", ".ignore", ".gitignore"] as const;
+
+/** How one source judged one path. */
+const enum Verdict {
+    None = 0,
+    Ignore = 1,
+    Whitelist = 2,
+}
+
+/** The ignore rules of one directory. */
+interface Level {
+    /** Repo-relative directory ("" for the root). */
+    dir: string;
+    rgignore: Ignore | null;
+    dotignore: Ignore | null;
+    gitignore: Ignore | null;
+    exclude: Ignore | null;
+    /** The directory holds `.git`: gitignore/exclude rules from above stop here. */
+    hasGit: boolean;
+    /** Its `.ignore` or `.rgignore` has a negated (`!`) pattern. */
+    dotWhitelist: boolean;
+    /** Per source, copies with some parent directories re-included (see `judge`). */
+    pinned: Map<Ignore, Map<string, Ignore>>;
+}
+
+/** Code-unit order with "/" lowest, so sorting equals a depth-first walk in name order. */
+export function comparePaths(a: string, b: string): number {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+        const ca = a.charCodeAt(i);
+        const cb = b.charCodeAt(i);
+        if (ca !== cb) {
+            if (ca === 47) return -1;
+            if (cb === 47) return 1;
+            return ca - cb;
+        }
+    }
+    return a.length - b.length;
+}
+
+function compareNames(a: string, b: string): number {
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function joinRel(dir: string, name: string): string {
+    return dir === "" ? name : `${dir}/${name}`;
+}
+
+function toAbs(root: string, rel: string): string {
+    return rel === "" ? root : path.join(root, ...rel.split("/"));
+}
+
+function compile(text: string | null): Ignore | null {
+    if (text === null || text.trim() === "") return null;
+    return ignore({ ignorecase: false }).add(text);
+}
+
+async function readText(file: string): Promise<string | null> {
+    try {
+        return await fs.readFile(file, "utf8");
+    } catch {
+        return null;
+    }
+}
+
+/** Escapes a path segment so it is a literal in a gitignore pattern. */
+function escapeGlob(segment: string): string {
+    return segment.replace(/[\\*?[\]!#]/g, "\\$&").replace(/ $/, "\\ ");
+}
+
+function test(ig: Ignore, rel: string, isDir: boolean): { ignored: boolean; unignored: boolean } {
+    try {
+        return ig.test(isDir ? `${rel}/` : rel);
+    } catch {
+        return { ignored: false, unignored: false };
+    }
+}
+
+/**
+ * What one ignore source says about `rel` itself. The `ignore` package also treats
+ * a path as ignored when its parent directory is; git does not when that parent was
+ * re-included by a deeper file or a higher-precedence source (we only get here if
+ * the walk entered it), so in that case the parents are pinned as re-included.
+ */
+function judge(level: Level, ig: Ignore, rel: string, isDir: boolean): Verdict {
+    const result = test(ig, rel, isDir);
+    if (result.unignored) return Verdict.Whitelist;
+    if (!result.ignored) return Verdict.None;
+    const slash = rel.lastIndexOf("/");
+    if (slash < 0) return Verdict.Ignore;
+    const parent = rel.slice(0, slash);
+    const parentResult = test(ig, parent, true);
+    if (!parentResult.ignored) return Verdict.Ignore;
+    let bySource = level.pinned.get(ig);
+    if (!bySource) {
+        bySource = new Map();
+        level.pinned.set(ig, bySource);
+    }
+    let pinned = bySource.get(parent);
+    if (!pinned) {
+        const parts = parent.split("/").map(escapeGlob);
+        const negations = parts.map((_, i) => `!/${parts.slice(0, i + 1).join("/")}/`);
+        pinned = ignore({ ignorecase: false }).add(ig).add(negations);
+        bySource.set(parent, pinned);
+    }
+    const own = test(pinned, rel, isDir);
+    return own.ignored ? Verdict.Ignore : own.unignored ? Verdict.Whitelist : Verdict.None;
+}
+
+function relativeTo(level: Level, rel: string): string {
+    return level.dir === "" ? rel : rel.slice(level.dir.length + 1);
+}
+
+/** The final decision for `rel` given the levels of its ancestors (root first). */
+function isIgnoredBy(levels: readonly Level[], rel: string, isDir: boolean): boolean {
+    let custom = Verdict.None;
+    let dot = Verdict.None;
+    let git = Verdict.None;
+    let exclude = Verdict.None;
+    let sawGit = false;
+    for (let i = levels.length - 1; i >= 0; i--) {
+        const level = levels[i]!;
+        const own = relativeTo(level, rel);
+        if (custom === Verdict.None && level.rgignore) {
+            custom = judge(level, level.rgignore, own, isDir);
+        }
+        if (dot === Verdict.None && level.dotignore) {
+            dot = judge(level, level.dotignore, own, isDir);
+        }
+        if (!sawGit) {
+            if (git === Verdict.None && level.gitignore) {
+                git = judge(level, level.gitignore, own, isDir);
+            }
+            if (exclude === Verdict.None && level.exclude) {
+                exclude = judge(level, level.exclude, own, isDir);
+            }
+        }
+        sawGit ||= level.hasGit;
+    }
+    const verdict = custom || dot || git || exclude;
+    return verdict === Verdict.Ignore;
+}
+
+function hasRules(level: Level): boolean {
+    return (
+        level.rgignore !== null ||
+        level.dotignore !== null ||
+        level.gitignore !== null ||
+        level.exclude !== null ||
+        level.hasGit
+    );
+}
+
+function makeLevel(
+    dir: string,
+    texts: (string | null)[],
+    exclude: string | null,
+    hasGit: boolean
+): Level {
+    const [rg, dot, git] = texts.map(compile);
+    const whitelist = /^\s*!/m;
+    return {
+        dotWhitelist: texts.slice(0, 2).some((text) => text !== null && whitelist.test(text)),
+        dir,
+        rgignore: rg ?? null,
+        dotignore: dot ?? null,
+        gitignore: git ?? null,
+        exclude: compile(exclude),
+        hasGit,
+        pinned: new Map(),
+    };
+}
+
+/** Builds the level of a directory from its (already read) entries. */
+async function levelFromEntries(root: string, dir: string, entries: Dirent[]): Promise<Level> {
+    const abs = toAbs(root, dir);
+    const wanted = new Set<string>();
+    let gitEntry: Dirent | undefined;
+    for (const entry of entries) {
+        if (entry.name === ".git") gitEntry = entry;
+        else if ((IGNORE_FILES as readonly string[]).includes(entry.name) && !entry.isDirectory()) {
+            wanted.add(entry.name);
+        }
+    }
+    if (wanted.size === 0 && !gitEntry) return makeLevel(dir, [null, null, null], null, false);
+    const texts = await Promise.all(
+        IGNORE_FILES.map((name) => (wanted.has(name) ? readText(path.join(abs, name)) : null))
+    );
+    const exclude = gitEntry?.isDirectory()
+        ? await readText(path.join(abs, ".git", "info", "exclude"))
+        : null;
+    return makeLevel(dir, texts, exclude, gitEntry !== undefined);
+}
+
+/** Builds the level of a directory without listing it. */
+async function levelFromDisk(root: string, dir: string): Promise<Level> {
+    const abs = toAbs(root, dir);
+    const texts = await Promise.all(IGNORE_FILES.map((name) => readText(path.join(abs, name))));
+    let hasGit = false;
+    let exclude: string | null = null;
+    try {
+        const stat = await fs.stat(path.join(abs, ".git"));
+        hasGit = true;
+        if (stat.isDirectory()) exclude = await readText(path.join(abs, ".git", "info", "exclude"));
+    } catch {
+        hasGit = false;
+    }
+    return makeLevel(dir, texts, exclude, hasGit);
+}
+
+/** Normalizes a repo-relative directory: "", ".", "./" and "/" mean the root. */
+function normalizeRelDir(relDir: string): string {
+    const parts = relDir.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+    return parts.join("/");
+}
+
+/** The levels of `relDir` and all its ancestors, root first. */
+async function levelsFor(root: string, relDir: string): Promise<Level[]> {
+    const dirs = [""];
+    const parts = relDir === "" ? [] : relDir.split("/");
+    for (let i = 0; i < parts.length; i++) dirs.push(parts.slice(0, i + 1).join("/"));
+    const levels = await Promise.all(dirs.map((dir) => levelFromDisk(root, dir)));
+    return levels.filter(hasRules);
+}
+
+export interface IgnoreMatcher {
+    /**
+     * Whether `relPath` is hidden: an always-ignored name or an ignore rule hits it
+     * or one of its parent directories. Components at or above `from` (a directory
+     * the caller names explicitly) are not judged; rules found there still apply.
+     */
+    isIgnored(relPath: string, isDir: boolean, from?: string): Promise<boolean>;
+    /**
+     * Whether a `.ignore`/`.rgignore` above `dir` (root included, `dir` excluded) has a
+     * negated pattern. ripgrep started in `dir` cannot see those re-inclusions.
+     */
+    hasWhitelistAbove(dir: string): Promise<boolean>;
+}
+
+/** A matcher that loads ignore files lazily and caches them for its lifetime. */
+export function createIgnoreMatcher(root: string): IgnoreMatcher {
+    const levelCache = new Map<string, Promise<Level>>();
+    const levelOf = (dir: string): Promise<Level> => {
+        let level = levelCache.get(dir);
+        if (!level) {
+            level = levelFromDisk(root, dir);
+            levelCache.set(dir, level);
+        }
+        return level;
+    };
+    return {
+        async isIgnored(relPath, isDir, from = "") {
+            const rel = normalizeRelDir(relPath);
+            if (rel === "") return false;
+            const start = normalizeRelDir(from);
+            const parts = rel.split("/");
+            const skip = start === "" ? 0 : start.split("/").length;
+            const levels: Level[] = [];
+            for (let i = 0; i < parts.length; i++) {
+                const dir = parts.slice(0, i).join("/");
+                const level = await levelOf(dir);
+                if (hasRules(level)) levels.push(level);
+                if (i < skip) continue;
+                const here = parts.slice(0, i + 1).join("/");
+                const dirHere = i < parts.length - 1 || isDir;
+                if (ALWAYS_IGNORED.has(parts[i]!)) return true;
+                if (levels.length > 0 && isIgnoredBy(levels, here, dirHere)) return true;
+            }
+            return false;
+        },
+        async hasWhitelistAbove(dir) {
+            const parts = normalizeRelDir(dir).split("/").filter((p) => p !== "");
+            for (let i = 0; i < parts.length; i++) {
+                if ((await levelOf(parts.slice(0, i).join("/"))).dotWhitelist) return true;
+            }
+            return false;
+        },
+    };
+}
+
+export interface WalkOptions {
+    signal?: AbortSignal;
+    /** Stop after this many files. */
+    maxFiles?: number;
+    /**
+     * Repo-relative directory to walk instead of the root. It is walked even if it is
+     * ignored itself; ignore files above it still apply to what lies below.
+     */
+    dir?: string;
+}
+
+interface Frame {
+    dir: string;
+    levels: Level[];
+    entries: Dirent[];
+    index: number;
+}
+
+async function readEntries(abs: string): Promise<Dirent[]> {
+    try {
+        const entries = await fs.readdir(abs, { withFileTypes: true });
+        return entries.sort((a, b) => compareNames(a.name, b.name));
+    } catch {
+        return [];
+    }
+}
+
+async function openFrame(root: string, dir: string, parentLevels: Level[]): Promise<Frame> {
+    const entries = await readEntries(toAbs(root, dir));
+    const level = await levelFromEntries(root, dir, entries);
+    const levels = hasRules(level) ? [...parentLevels, level] : parentLevels;
+    return { dir, levels, entries, index: 0 };
+}
+
+/**
+ * Yields the repo-relative POSIX paths of regular files below `root` (or `dir`),
+ * depth-first in code-unit name order (the order of `comparePaths`), skipping
+ * ignored paths and symbolic links. Unreadable directories are skipped.
+ */
+export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<string> {
+    const start = normalizeRelDir(options.dir ?? "");
+    const maxFiles = options.maxFiles ?? Infinity;
+    if (maxFiles <= 0) return;
+    const ancestors = start === "" ? [] : await levelsFor(root, parentOf(start));
+    const stack: Frame[] = [await openFrame(root, start, ancestors)];
+    // Subdirectories are listed ahead of time so the disk is kept busy.
+    const prefetch = new Map<string, Promise<Frame>>();
+    let yielded = 0;
+    while (stack.length > 0) {
+        if (options.signal?.aborted) return;
+        const frame = stack[stack.length - 1]!;
+        const entry = frame.entries[frame.index++];
+        if (!entry) {
+            stack.pop();
+            continue;
+        }
+        if (ALWAYS_IGNORED.has(entry.name) || entry.isSymbolicLink()) continue;
+        const rel = joinRel(frame.dir, entry.name);
+        if (entry.isDirectory()) {
+            const pending = prefetch.get(rel);
+            prefetch.delete(rel);
+            if (isIgnoredBy(frame.levels, rel, true)) continue;
+            stack.push(await (pending ?? openFrame(root, rel, frame.levels)));
+            queuePrefetch(root, stack[stack.length - 1]!, prefetch);
+        } else if (entry.isFile()) {
+            if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, false)) continue;
+            yield rel;
+            if (++yielded >= maxFiles) return;
+        }
+    }
+}
+
+const PREFETCH_LIMIT = 16;
+
+/** Starts listing the next few subdirectories of `frame` that are not ignored. */
+function queuePrefetch(root: string, frame: Frame, prefetch: Map<string, Promise<Frame>>): void {
+    if (prefetch.size >= PREFETCH_LIMIT) return;
+    for (let i = frame.index; i < frame.entries.length; i++) {
+        const entry = frame.entries[i]!;
+        if (!entry.isDirectory() || ALWAYS_IGNORED.has(entry.name)) continue;
+        const rel = joinRel(frame.dir, entry.name);
+        if (prefetch.has(rel) || isIgnoredBy(frame.levels, rel, true)) continue;
+        const promise = openFrame(root, rel, frame.levels);
+        promise.catch(() => undefined);
+        prefetch.set(rel, promise);
+        if (prefetch.size >= PREFETCH_LIMIT) return;
+    }
+}
+
+function parentOf(rel: string): string {
+    const slash = rel.lastIndexOf("/");
+    return slash < 0 ? "" : rel.slice(0, slash);
+}
+
+export interface DirectoryEntry {
+    name: string;
+    /** A directory, or a symbolic link to one. */
+    isDir: boolean;
+    isSymlink: boolean;
+}
+
+/**
+ * The entries of one repo-relative directory that are not ignored, sorted by name.
+ * Symbolic links are listed (never followed for ignore decisions); `isDir` tells
+ * where they point.
+ */
+export async function listDirectoryEntries(
+    root: string,
+    relDir = ""
+): Promise<DirectoryEntry[]> {
+    const dir = normalizeRelDir(relDir);
+    const ancestors = dir === "" ? [] : await levelsFor(root, parentOf(dir));
+    const frame = await openFrame(root, dir, ancestors);
+    const result: DirectoryEntry[] = [];
+    for (const entry of frame.entries) {
+        if (ALWAYS_IGNORED.has(entry.name)) continue;
+        const rel = joinRel(dir, entry.name);
+        const isDir = entry.isDirectory();
+        if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, isDir)) continue;
+        if (entry.isSymbolicLink()) {
+            let target = false;
+            try {
+                target = (await fs.stat(toAbs(root, rel))).isDirectory();
+            } catch {
+                target = false;
+            }
+            result.push({ name: entry.name, isDir: target, isSymlink: true });
+        } else if (isDir || entry.isFile()) {
+            result.push({ name: entry.name, isDir, isSymlink: false });
+        }
+    }
+    return result;
+}

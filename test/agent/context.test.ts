@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { chooseCutIndex, parseSummary, withSummary } from "../../src/agent/context";
+import type { EngineEvent } from "../../src/agent/events";
+import { AgentSession } from "../../src/agent/session";
+import { BUILTIN_MODELS, type ModelInfo } from "../../src/providers/catalogue";
+import type { Message } from "../../src/providers/types";
+import type { AnyToolDefinition } from "../../src/tools/types";
+import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+
+const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
+const tiny: ModelInfo = { ...sonnet, alias: "tiny", id: "tiny-model", contextLimitTokens: 3_000 };
+
+const SUMMARY_JSON = JSON.stringify({
+    goal: "find the retry logic",
+    decisions: ["looked at src/retry.ts"],
+    constraints: [],
+    openTasks: ["explain backoff"],
+    importantFiles: ["src/retry.ts"],
+});
+
+function history(pairs: number, size = 400): Message[] {
+    const out: Message[] = [];
+    for (let i = 0; i < pairs; i++) {
+        out.push({ role: "user", content: `question ${i} ${"x".repeat(size)}` });
+        out.push({ role: "assistant", content: [{ type: "text", text: `answer ${i} ${"y".repeat(size)}` }] });
+    }
+    return out;
+}
+
+function bigTool(chars: number): AnyToolDefinition {
+    return {
+        name: "big",
+        description: "big output",
+        input: z.object({}).passthrough(),
+        approvalPolicy: "none",
+        readOnly: true,
+        execute: async () => ({ ok: true, data: { text: "z".repeat(chars) } }),
+    };
+}
+
+function session(replies: ScriptedReply[], model: ModelInfo, messages: Message[] = [], tools: AnyToolDefinition[] = []) {
+    const provider = new ScriptedProvider(replies);
+    const s = new AgentSession({
+        sessionId: "ctx001",
+        repoRoot: "/repo",
+        model,
+        providerFor: async () => provider,
+        tools: {
+            list: () => tools,
+            schemas: () => [],
+            execute: async (name, input, ctx) => tools.find((t) => t.name === name)!.execute(input, ctx),
+        },
+        approver: async () => ({ outcome: "deny" }),
+        sleep: async () => {},
+        messages,
+    });
+    const events: EngineEvent[] = [];
+    s.subscribe((e) => events.push(e));
+    return { s, provider, events };
+}
+
+describe("auto-summary", () => {
+    it("summarises older messages at 92 % and keeps the last 10 verbatim", async () => {
+        const { s, provider, events } = session(
+            [{ blocks: [text(SUMMARY_JSON)] }, { blocks: [text("answer")] }],
+            tiny,
+            history(10)
+        );
+        const result = await s.run("and now?", { mode: "ask" });
+        expect(result.subtype).toBe("success");
+        const [summaryRequest, request] = provider.requests;
+        expect(summaryRequest!.system).toContain("condense a coding conversation");
+        expect(summaryRequest!.tools).toEqual([]);
+        // the last 10 messages verbatim, after the summary as a user message of its own
+        expect(request!.messages).toHaveLength(11);
+        expect(JSON.stringify(request!.messages[0])).toContain("Summary of the earlier conversation");
+        expect(JSON.stringify(request!.messages[0])).toContain("find the retry logic");
+        expect(s.rollingSummary?.openTasks).toEqual(["explain backoff"]);
+        const summary = events.find((e) => e.type === "summary");
+        expect(summary).toMatchObject({ trigger: "auto", ok: true, removedMessages: 11 });
+        expect(s.state().contextUsedTokens).toBeLessThan(tiny.contextLimitTokens);
+    });
+
+    it("keeps the transcript and warns when the summary is not JSON", async () => {
+        const { s, provider, events } = session(
+            [{ blocks: [text("Sure! Here is a summary: the user wants things.")] }, { blocks: [text("answer")] }],
+            tiny,
+            history(10)
+        );
+        const result = await s.run("and now?", { mode: "ask" });
+        expect(result.subtype).toBe("success");
+        expect(provider.requests[1]!.messages).toHaveLength(21);
+        expect(events.some((e) => e.type === "warning" && e.message.includes("not valid JSON"))).toBe(true);
+        expect(s.rollingSummary).toBeNull();
+    });
+
+    it("summarises once when the provider rejects the request for context length, and never loops", async () => {
+        const overflow: ScriptedReply = {
+            error: { kind: "context_length", status: 400, message: "prompt is too long", retryable: false },
+        };
+        const { s, provider } = session([overflow, { blocks: [text(SUMMARY_JSON)] }, overflow], sonnet, history(8, 10));
+        const result = await s.run("hi", { mode: "ask" });
+        expect(result.subtype).toBe("error_during_execution");
+        expect(result.error).toContain("prompt is too long");
+        expect(provider.requests).toHaveLength(3);
+        expect(provider.requests[1]!.system).toContain("condense");
+    });
+
+    it("recovers from a context-length rejection when the summary frees enough room", async () => {
+        const overflow: ScriptedReply = {
+            error: { kind: "context_length", status: 400, message: "prompt is too long", retryable: false },
+        };
+        const { s, provider } = session([overflow, { blocks: [text(SUMMARY_JSON)] }, { blocks: [text("fits now")] }], sonnet, history(8, 10));
+        const result = await s.run("hi", { mode: "ask" });
+        expect(result.text).toBe("fits now");
+        expect(provider.requests[2]!.messages.length).toBeLessThan(provider.requests[0]!.messages.length);
+    });
+
+    it("summarises after a switch to a model with a smaller context", async () => {
+        const { s, provider } = session(
+            [{ blocks: [text("first")] }, { blocks: [text(SUMMARY_JSON)] }, { blocks: [text("second")] }],
+            sonnet,
+            history(10)
+        );
+        await s.run("one", { mode: "ask" });
+        expect(provider.requests[0]!.messages).toHaveLength(21);
+        s.setModel(tiny);
+        const result = await s.run("two", { mode: "ask" });
+        expect(result.text).toBe("second");
+        expect(provider.requests[1]!.system).toContain("condense");
+        expect(provider.requests[2]!.messages.length).toBeLessThanOrEqual(11);
+    });
+
+    it("cuts a single tool result larger than the context window", async () => {
+        const { s, provider } = session(
+            [{ blocks: [call("t1", "big", {})] }, { blocks: [text("ok")] }],
+            tiny,
+            [],
+            [bigTool(1_000_000)]
+        );
+        await s.run("go", { mode: "ask" });
+        const last = provider.requests[1]!.messages.at(-1)!;
+        const content = JSON.stringify(last);
+        expect(content.length).toBeLessThan(5_000);
+        expect(content).toContain("more than a quarter of the context window");
+    });
+
+    it("a failed summary never stops the conversation when nothing can be cut", async () => {
+        const { s, events } = session([{ blocks: [text("fine")] }], tiny, [{ role: "user", content: "x".repeat(20_000) }, { role: "assistant", content: [text("y")] }]);
+        const result = await s.run("q", { mode: "ask" });
+        expect(result.subtype).toBe("success");
+        expect(events.some((e) => e.type === "warning")).toBe(true);
+    });
+});
+
+describe("context helpers", () => {
+    const toolTurn = (id: string): Message[] => [
+        { role: "assistant", content: [{ type: "tool_call", id, name: "read_file", input: {}, rawInput: "{}" }] },
+        { role: "user", content: [{ type: "tool_result", toolCallId: id, content: "{}", isError: false }] },
+    ];
+
+    it("never cuts between a tool call and its result", () => {
+        const messages: Message[] = [{ role: "user", content: "go" }, ...toolTurn("a"), ...toolTurn("b"), ...toolTurn("c")];
+        for (let keep = 1; keep <= messages.length; keep++) {
+            const cut = chooseCutIndex(messages, keep);
+            expect(messages.length - cut).toBeGreaterThanOrEqual(Math.min(keep, messages.length));
+            if (cut > 0) expect(messages[cut]!.role).toBe("assistant");
+        }
+    });
+
+    it("puts the summary first even when the kept part starts with the assistant", () => {
+        const summary = { goal: "g", decisions: [], constraints: [], openTasks: [], importantFiles: [] };
+        const sent = withSummary(toolTurn("a"), summary);
+        expect(sent[0]!.role).toBe("user");
+        expect(sent).toHaveLength(3);
+        const withPrompt = withSummary([{ role: "user", content: "hello" }], summary);
+        expect(withPrompt).toHaveLength(1);
+        expect(JSON.stringify(withPrompt[0])).toContain("hello");
+    });
+
+    it("parses fenced JSON summaries and rejects malformed ones", () => {
+        expect(parseSummary("```json\n" + SUMMARY_JSON + "\n```")?.goal).toBe("find the retry logic");
+        expect(parseSummary("{not json}")).toBeNull();
+        expect(parseSummary('{"goal": 3}')).toBeNull();
+        expect(parseSummary('{"goal": "g", "decisions": "not a list"}')).toBeNull();
+    });
+});
