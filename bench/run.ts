@@ -125,6 +125,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
         ),
     tools20: benchTools20,
     search: benchSearchTree,
+    context: async () => (await import("./context")).benchContext(),
 };
 
 const wanted = process.argv.slice(2);

@@ -29,6 +29,7 @@ import {
     systemWithContext,
     withSummary,
 } from "./context";
+import { OutputCache, digestToolOutput } from "./digest";
 import { estimatePromptTokens } from "./tokens";
 import { type ToolRunner, executeToolCall } from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
@@ -57,6 +58,8 @@ export interface SessionOptions {
     rollingSummary?: StructuredSummary | null;
     /** Rules and project profile, sent ahead of the transcript on every request. */
     context?: ContextBlocks;
+    /** Where digested outputs are kept for expand_output; one per session. */
+    outputCache?: OutputCache;
 }
 
 export interface RunOptions {
@@ -135,6 +138,7 @@ export class AgentSession {
     private totalUsage: Usage = { ...EMPTY_USAGE };
     private requestCounter = 0;
     private summary: StructuredSummary | null;
+    private readonly outputs: OutputCache;
 
     constructor(options: SessionOptions) {
         this.options = options;
@@ -142,6 +146,7 @@ export class AgentSession {
         this.model = options.model;
         this.transcript = [...(options.messages ?? [])];
         this.summary = options.rollingSummary ?? null;
+        this.outputs = options.outputCache ?? new OutputCache();
     }
 
     get rollingSummary(): StructuredSummary | null {
@@ -226,6 +231,7 @@ export class AgentSession {
             cwd: this.options.repoRoot,
         });
         this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
+        this.outputs.clear();
         this.transcript.push(
             options.attachedContext
                 ? {
@@ -568,7 +574,10 @@ export class AgentSession {
             logger: this.logger,
             emit: (event) => this.emit(event),
         });
-        const content = capToolResult(resultContent(result), this.model.contextLimitTokens);
+        const forModel: ToolResult = result.ok
+            ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, this.outputs) }
+            : result;
+        const content = capToolResult(resultContent(forModel), this.model.contextLimitTokens);
         const durationMs = Math.round(performance.now() - started);
         const error: ToolError | undefined = result.ok ? undefined : result.error;
         this.emit({

@@ -1,0 +1,130 @@
+/**
+ * Prompt-caching bench: a scripted 50-turn tool loop through `north -p`
+ * against the fake Anthropic server, then Anthropic's prefix cache simulated
+ * on the recorded request bodies (5-minute cache, breakpoints where North put
+ * `cache_control`) and priced with the catalogue.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BUILTIN_MODELS } from "../src/providers/catalogue";
+import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
+import { runOnce } from "./measure";
+
+const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
+const TURNS = 50;
+
+interface Unit {
+    text: string;
+    breakpoint: boolean;
+}
+
+function hasCacheControl(value: unknown): boolean {
+    return JSON.stringify(value).includes('"cache_control"');
+}
+
+function strip(value: unknown): string {
+    return JSON.stringify(value, (key, v: unknown) => (key === "cache_control" ? undefined : v));
+}
+
+/** Splits a Messages request into cacheable units in Anthropic's order: tools, system, messages. */
+function units(body: { tools?: unknown[]; system?: unknown; messages: unknown[] }): Unit[] {
+    const out: Unit[] = [];
+    out.push({ text: strip(body.tools ?? []), breakpoint: hasCacheControl(body.tools ?? []) });
+    out.push({ text: strip(body.system ?? ""), breakpoint: hasCacheControl(body.system ?? "") });
+    for (const message of body.messages) out.push({ text: strip(message), breakpoint: hasCacheControl(message) });
+    return out;
+}
+
+const tokens = (chars: number): number => chars / 3.5;
+
+export async function benchContext(): Promise<void> {
+    const server = await startFakeLlmServer();
+    const repo = mkdtempSync(join(tmpdir(), "north-bench-ctx-"));
+    const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
+    try {
+        mkdirSync(join(repo, "src"));
+        const lines = Array.from({ length: 2000 }, (_, i) => `export function step${i}(x: number): number { return x + ${i}; }`);
+        writeFileSync(join(repo, "src", "steps.ts"), lines.join("\n") + "\n");
+        const turns: FakeTurn[] = [];
+        for (let i = 0; i < TURNS - 1; i++) {
+            turns.push({
+                text: `Reading part ${i + 1}.`,
+                toolCalls: [{ name: "read_file", input: { path: "src/steps.ts", range: { start: i * 40 + 1, end: i * 40 + 40 } } }],
+            });
+        }
+        turns.push({ text: "All steps add their index." });
+        server.enqueue(...turns);
+        const run = await runOnce(process.execPath, [NORTH, "-p", "walk through src/steps.ts", "--path", repo, "--output-format", "json"], {
+            env: {
+                PATH: process.env.PATH,
+                HOME: home,
+                ANTHROPIC_API_KEY: "bench",
+                ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+                NORTH_CONFIG_DIR: join(home, "c"),
+                NORTH_DATA_DIR: join(home, "d"),
+                XDG_STATE_HOME: join(home, "s"),
+            },
+        });
+        if (run.code !== 0) throw new Error(`north failed: ${run.stderr}`);
+
+        const pricing = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!.pricing;
+        const cached = new Set<string>();
+        let totalInput = 0;
+        let totalRead = 0;
+        let totalWrite = 0;
+        let laterInput = 0;
+        let laterRead = 0;
+        server.requests.forEach((request, index) => {
+            const parts = units(request.body as { messages: unknown[] });
+            const prefixHashes: string[] = [];
+            const hash = createHash("sha256");
+            const prefixChars: number[] = [];
+            let chars = 0;
+            for (const part of parts) {
+                hash.update(part.text);
+                prefixHashes.push(hash.copy().digest("hex"));
+                chars += part.text.length;
+                prefixChars.push(chars);
+            }
+            let readUpTo = -1;
+            for (let i = parts.length - 1; i >= 0; i--) {
+                if (cached.has(prefixHashes[i]!)) {
+                    readUpTo = i;
+                    break;
+                }
+            }
+            let lastBreakpoint = -1;
+            parts.forEach((p, i) => {
+                if (p.breakpoint) {
+                    lastBreakpoint = i;
+                    cached.add(prefixHashes[i]!);
+                }
+            });
+            const all = tokens(chars);
+            const read = readUpTo >= 0 ? tokens(prefixChars[readUpTo]!) : 0;
+            const written = lastBreakpoint > readUpTo ? tokens(prefixChars[lastBreakpoint]!) - read : 0;
+            totalInput += all;
+            totalRead += read;
+            totalWrite += written;
+            if (index > 0) {
+                laterInput += all;
+                laterRead += read;
+            }
+        });
+        const uncachedCost = (totalInput * pricing.input) / 1e6;
+        const cachedCost =
+            ((totalInput - totalRead - totalWrite) * pricing.input + totalRead * pricing.cacheRead + totalWrite * pricing.cacheWrite) / 1e6;
+        console.log(`\n## Prompt caching over a ${TURNS}-turn tool loop (sonnet-4 prices, ${server.requests.length} requests)`);
+        console.log(`input tokens sent (≈ chars/3.5):      ${Math.round(totalInput).toLocaleString()}`);
+        console.log(`billed input, no caching (baseline):  $${uncachedCost.toFixed(4)}`);
+        console.log(`billed input, with North's caching:   $${cachedCost.toFixed(4)}  (${(cachedCost / uncachedCost).toFixed(3)}× baseline; target ≤ 0.35×)`);
+        console.log(`share read from cache after request 1: ${((laterRead / laterInput) * 100).toFixed(1)} %  (target ≥ 85 %)`);
+    } finally {
+        await server.close();
+        rmSync(repo, { recursive: true, force: true });
+        rmSync(home, { recursive: true, force: true });
+    }
+}
