@@ -1,0 +1,425 @@
+import { randomBytes } from "node:crypto";
+import {
+    closeSync,
+    copyFileSync,
+    existsSync,
+    fstatSync,
+    mkdirSync,
+    openSync,
+    readdirSync,
+    readFileSync,
+    statSync,
+    truncateSync,
+    unlinkSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
+import {
+    CURRENT_VERSION,
+    LOG_FORMAT,
+    invalidIdError,
+    isValidConversationId,
+    repoHashOf,
+    type LogHeader,
+    type StoredEntry,
+} from "./conversations/format";
+import {
+    readIndex,
+    upsertIfNewer,
+    updateIndex,
+    type ConversationSummary,
+    type IndexRecord,
+} from "./conversations/index-file";
+import { writeAll, writeFileAtomicSync } from "./conversations/io";
+import {
+    clipPrompt,
+    createLogWriter,
+    eventLine,
+    recordOf,
+    type ConversationLog,
+    type LogWriterDeps,
+} from "./conversations/log";
+import {
+    parseLog,
+    type FirstPromptOf,
+    type LoadedConversation,
+    type ParsedLog,
+} from "./conversations/replay";
+import { dataDir } from "./paths";
+
+export {
+    CURRENT_VERSION,
+    migrate,
+    repoHashOf,
+    type ConversationEvent,
+    type LoggedEvent,
+    type LogHeader,
+    type StoredEntry,
+} from "./conversations/format";
+export type { ConversationSummary } from "./conversations/index-file";
+export type { AppendResult, ConversationLog } from "./conversations/log";
+export type { FirstPromptOf, LoadedConversation } from "./conversations/replay";
+
+export interface ConversationStoreOptions {
+    /** Candidate ids (6 lowercase hex); default crypto-random. Injected by tests. */
+    randomId?: () => string;
+    /** The prompt text of a user entry, undefined for other entries; see `defaultFirstPromptOf`. */
+    firstPromptOf?: FirstPromptOf;
+    /** While streaming, the index is rewritten at most this often (ms); default 5000. */
+    indexIntervalMs?: number;
+    /** Clock (ms since epoch); injected by tests. */
+    now?: () => number;
+}
+
+export interface StartOptions {
+    /** From `newId()`; generated when omitted. */
+    id?: string;
+    repoRoot: string;
+    model: string;
+    firstPrompt?: string;
+}
+
+export type WritableCheck = { ok: true } | { ok: false; error: string };
+
+export type LoadResult =
+    | { ok: true; conversation: LoadedConversation; warnings: string[] }
+    | { ok: false; error: string };
+
+export type OpenResult =
+    | { ok: true; log: ConversationLog; conversation: LoadedConversation; warnings: string[] }
+    | { ok: false; error: string };
+
+export interface ConversationStore {
+    readonly dir: string;
+    /** Call at start: can conversations be saved here? A clear message when not. */
+    checkWritable(): WritableCheck;
+    /** A fresh 6-hex id, checked against existing logs and the index. */
+    newId(): string;
+    /** Creates `<id>.jsonl` (0600) with header and `conversation_started`; throws a clear Error when it cannot. */
+    start(options: StartOptions): ConversationLog;
+    /** Loads a conversation and opens its log for appending (resume). */
+    open(id: string): OpenResult;
+    /** Rebuilds a conversation from its log, skipping bad lines with warnings. */
+    load(id: string): LoadResult;
+    /** Newest (last updated) first; the index is repaired from the logs when stale or missing. */
+    list(filter?: { repoRoot?: string }): ConversationSummary[];
+    /** The most recently updated conversation of a repo, for `--continue`. */
+    latestForRepo(repoRoot: string): ConversationSummary | undefined;
+}
+
+const LOG_NAME = /^([0-9a-f]{6})\.jsonl$/;
+const MAX_ID_TRIES = 100;
+
+function textOf(value: unknown): string | undefined {
+    if (typeof value === "string") return value.trim() === "" ? undefined : value;
+    if (!Array.isArray(value)) return undefined;
+    for (const block of value) {
+        if (typeof block !== "object" || block === null) continue;
+        const { type, text } = block as Record<string, unknown>;
+        if (type === "text" && typeof text === "string" && text.trim() !== "") return text;
+    }
+    return undefined;
+}
+
+/** A user entry is one whose `role`, `kind` or `type` is "user"; its text is `text` or `content`. */
+export function defaultFirstPromptOf(entry: StoredEntry): string | undefined {
+    const isUser = entry.role === "user" || entry.kind === "user" || entry.type === "user";
+    if (!isUser) return undefined;
+    return textOf(entry.text) ?? textOf(entry.content) ?? "";
+}
+
+function fsErrorText(error: unknown): string {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reasons: Record<string, string> = {
+        EACCES: "permission denied",
+        EPERM: "permission denied",
+        EROFS: "read-only file system",
+        ENOTDIR: "a parent path is a file, not a directory",
+        EEXIST: "a file is in the way of the directory",
+        ENOSPC: "no space left on device",
+    };
+    const reason = code ? reasons[code] : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    return reason ? `${reason} (${message})` : message;
+}
+
+export function createConversationStore(
+    dir: string = join(dataDir(), "conversations"),
+    options: ConversationStoreOptions = {}
+): ConversationStore {
+    const indexPath = join(dir, "index.json");
+    const randomId = options.randomId ?? (() => randomBytes(3).toString("hex"));
+    const firstPromptOf = options.firstPromptOf ?? defaultFirstPromptOf;
+    const deps: LogWriterDeps = {
+        indexPath,
+        now: options.now ?? Date.now,
+        firstPromptOf,
+        indexIntervalMs: options.indexIntervalMs ?? 5000,
+    };
+    const logPath = (id: string) => join(dir, `${id}.jsonl`);
+    const ensureDir = () => mkdirSync(dir, { recursive: true, mode: 0o700 });
+
+    const writeRecord = (record: IndexRecord) => {
+        try {
+            updateIndex(indexPath, (records) => upsertIfNewer(records, record));
+        } catch {
+            // a cache: list() rebuilds it
+        }
+    };
+
+    const read = (
+        id: string
+    ): { ok: true; parsed: ParsedLog; bytes: number } | { ok: false; error: string } => {
+        if (!isValidConversationId(id)) return { ok: false, error: invalidIdError(id) };
+        let data: Buffer;
+        try {
+            data = readFileSync(logPath(id));
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+                return { ok: false, error: `no conversation with id ${id}` };
+            }
+            return { ok: false, error: `could not read conversation ${id}: ${fsErrorText(error)}` };
+        }
+        const result = parseLog(id, data, firstPromptOf);
+        return result.ok ? { ok: true, parsed: result.log, bytes: data.length } : result;
+    };
+
+    const newId = (): string => {
+        const known = readIndex(indexPath).records;
+        for (let i = 0; i < MAX_ID_TRIES; i++) {
+            const id = randomId();
+            if (isValidConversationId(id) && !known.has(id) && !existsSync(logPath(id))) return id;
+        }
+        throw new Error(`could not find a free conversation id in ${dir}`);
+    };
+
+    /** Rewrites an old-format log in the current format, keeping the original as a backup. */
+    const upgrade = (id: string, parsed: ParsedLog): void => {
+        const started = parsed.events.find((e) => e.type === "conversation_started");
+        const conv = parsed.conversation;
+        const header: LogHeader = {
+            type: "header",
+            format: LOG_FORMAT,
+            version: CURRENT_VERSION,
+            id,
+            repoRoot: started?.repoRoot ?? conv.repoRoot,
+            repoHash: started?.repoHash ?? conv.repoHash,
+            model: started?.model ?? conv.model,
+            createdAt: conv.createdAt,
+        };
+        const lines = [JSON.stringify(header) + "\n"];
+        for (const event of parsed.events) lines.push(eventLine(event, event.ts));
+        copyFileSync(logPath(id), `${logPath(id)}.v${parsed.version}.bak`);
+        writeFileAtomicSync(logPath(id), lines.join(""), true);
+    };
+
+    /** Creates a new log with O_EXCL, so two processes can never share an id. */
+    const createLogFile = (requested: string | undefined): { fd: number; id: string } => {
+        try {
+            ensureDir();
+        } catch (error) {
+            throw new Error(`cannot save conversations in ${dir}: ${fsErrorText(error)}`, {
+                cause: error,
+            });
+        }
+        for (let i = 0; ; i++) {
+            const id = requested ?? newId();
+            try {
+                return { fd: openSync(logPath(id), "ax", 0o600), id };
+            } catch (error) {
+                const taken = (error as NodeJS.ErrnoException).code === "EEXIST";
+                if (taken && requested !== undefined)
+                    throw new Error(`conversation ${id} already exists`);
+                if (!taken || i >= MAX_ID_TRIES) {
+                    throw new Error(`cannot save conversation ${id}: ${fsErrorText(error)}`, {
+                        cause: error,
+                    });
+                }
+            }
+        }
+    };
+
+    const scanRecords = (): IndexRecord[] => {
+        let names: string[];
+        try {
+            names = readdirSync(dir);
+        } catch {
+            return [];
+        }
+        const logIds = new Set(
+            names.map((n) => LOG_NAME.exec(n)?.[1]).filter((id) => id !== undefined)
+        );
+        const index = readIndex(indexPath);
+        const out: IndexRecord[] = [];
+        const fresh: IndexRecord[] = [];
+        for (const id of logIds) {
+            const cached = index.records.get(id);
+            try {
+                if (cached && statSync(logPath(id)).size === cached.logBytes) {
+                    out.push(cached);
+                    continue;
+                }
+            } catch {
+                continue;
+            }
+            const loaded = read(id);
+            if (!loaded.ok) continue;
+            const record = recordOf(loaded.parsed.conversation, loaded.bytes);
+            out.push(record);
+            fresh.push(record);
+        }
+        const gone = [...index.records.keys()].filter((id) => !logIds.has(id));
+        if (fresh.length > 0 || gone.length > 0 || index.status !== "ok") {
+            try {
+                updateIndex(indexPath, (records) => {
+                    for (const record of fresh) upsertIfNewer(records, record);
+                    for (const id of gone) if (!existsSync(logPath(id))) records.delete(id);
+                });
+            } catch {
+                // still listed from the logs; the next list() retries
+            }
+        }
+        return out;
+    };
+
+    const list = (filter: { repoRoot?: string } = {}): ConversationSummary[] => {
+        const hash =
+            filter.repoRoot === undefined ? undefined : repoHashOf(resolve(filter.repoRoot));
+        return scanRecords()
+            .filter((r) => hash === undefined || r.repoHash === hash)
+            .sort(
+                (a, b) =>
+                    b.updatedAt.localeCompare(a.updatedAt) ||
+                    b.createdAt.localeCompare(a.createdAt) ||
+                    a.id.localeCompare(b.id)
+            )
+            .map(({ logBytes: _bytes, ...summary }) => summary);
+    };
+
+    return {
+        dir,
+        checkWritable() {
+            const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+            try {
+                ensureDir();
+                closeSync(openSync(probe, "wx", 0o600));
+                unlinkSync(probe);
+                return { ok: true };
+            } catch (error) {
+                return {
+                    ok: false,
+                    error: `cannot save conversations in ${dir}: ${fsErrorText(error)}`,
+                };
+            }
+        },
+
+        newId,
+
+        start({ id: requested, repoRoot, model, firstPrompt }) {
+            if (requested !== undefined && !isValidConversationId(requested)) {
+                throw new Error(invalidIdError(requested));
+            }
+            const { fd, id } = createLogFile(requested);
+            const root = resolve(repoRoot);
+            const repoHash = repoHashOf(root);
+            const createdAt = new Date(deps.now()).toISOString();
+            const header: LogHeader = {
+                type: "header",
+                format: LOG_FORMAT,
+                version: CURRENT_VERSION,
+                id,
+                repoRoot: root,
+                repoHash,
+                model,
+                createdAt,
+            };
+            const prompt = clipPrompt(firstPrompt);
+            const started = {
+                type: "conversation_started",
+                id,
+                repoRoot: root,
+                repoHash,
+                model,
+                ...(prompt === null ? {} : { firstPrompt: prompt }),
+            };
+            let bytes: number;
+            try {
+                bytes = writeAll(fd, JSON.stringify(header) + "\n" + eventLine(started, createdAt));
+            } catch (error) {
+                closeSync(fd);
+                throw new Error(`cannot save conversation ${id}: ${fsErrorText(error)}`, {
+                    cause: error,
+                });
+            }
+            const record: IndexRecord = {
+                id,
+                repoRoot: root,
+                repoHash,
+                model,
+                firstPrompt: prompt,
+                createdAt,
+                updatedAt: createdAt,
+                messageCount: 0,
+                logBytes: bytes,
+            };
+            writeRecord(record);
+            return createLogWriter(fd, logPath(id), record, [], deps);
+        },
+
+        open(id) {
+            const loaded = read(id);
+            if (!loaded.ok) return loaded;
+            const { parsed } = loaded;
+            const warnings = [...parsed.warnings];
+            if (parsed.version > CURRENT_VERSION) {
+                return {
+                    ok: false,
+                    error: `conversation ${id} was written by a newer North (format version ${parsed.version}); update North to continue it`,
+                };
+            }
+            let fd: number | undefined;
+            let size: number;
+            try {
+                if (parsed.version < CURRENT_VERSION) {
+                    upgrade(id, parsed);
+                    warnings.push(
+                        `upgraded from format version ${parsed.version} (original kept as .bak)`
+                    );
+                } else if (parsed.tail === "torn") {
+                    truncateSync(logPath(id), parsed.cleanBytes);
+                }
+                fd = openSync(logPath(id), "a", 0o600);
+                if (parsed.version === CURRENT_VERSION && parsed.tail === "unterminated")
+                    writeAll(fd, "\n");
+                size = fstatSync(fd).size;
+            } catch (error) {
+                if (fd !== undefined) closeSync(fd);
+                return {
+                    ok: false,
+                    error: `cannot continue conversation ${id}: ${fsErrorText(error)}`,
+                };
+            }
+            const conversation = parsed.conversation;
+            const record = recordOf(conversation, size);
+            const ids = conversation.entries.map((e) => e.id);
+            return {
+                ok: true,
+                log: createLogWriter(fd, logPath(id), record, ids, deps),
+                conversation,
+                warnings,
+            };
+        },
+
+        load(id) {
+            const loaded = read(id);
+            if (!loaded.ok) return loaded;
+            const { conversation, warnings } = loaded.parsed;
+            return { ok: true, conversation, warnings };
+        },
+
+        list,
+
+        latestForRepo(repoRoot) {
+            return list({ repoRoot })[0];
+        },
+    };
+}

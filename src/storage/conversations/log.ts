@@ -1,0 +1,147 @@
+import { closeSync, fsyncSync } from "node:fs";
+import type { ConversationEvent } from "./format";
+import { upsertIfNewer, updateIndex, type IndexRecord } from "./index-file";
+import { writeAll } from "./io";
+import type { FirstPromptOf, LoadedConversation } from "./replay";
+
+export type AppendResult = { ok: true } | { ok: false; error: string };
+
+/** An open, append-only conversation log. */
+export interface ConversationLog {
+    readonly id: string;
+    /** Absolute path of `<id>.jsonl`. */
+    readonly path: string;
+    /**
+     * Writes one JSON line (with `ts`) straight to the file before returning, so a
+     * `kill -9` right after loses nothing. Never throws: a failed write is returned.
+     */
+    append(event: ConversationEvent): AppendResult;
+    /** Writes the index entry and closes the file. Does not append `conversation_ended`. */
+    close(): void;
+}
+
+export interface LogWriterDeps {
+    indexPath: string;
+    now: () => number;
+    firstPromptOf: FirstPromptOf;
+    /** The index is rewritten at most this often while streaming (user entries force it). */
+    indexIntervalMs: number;
+}
+
+const MAX_PROMPT_CHARS = 500;
+
+export function clipPrompt(prompt: string | null | undefined): string | null {
+    if (prompt === null || prompt === undefined) return null;
+    const text = prompt.trim();
+    if (text === "") return null;
+    return text.length > MAX_PROMPT_CHARS ? text.slice(0, MAX_PROMPT_CHARS) : text;
+}
+
+/** The index record for a replayed conversation whose log is `logBytes` long. */
+export function recordOf(conv: LoadedConversation, logBytes: number): IndexRecord {
+    return {
+        id: conv.id,
+        repoRoot: conv.repoRoot,
+        repoHash: conv.repoHash,
+        model: conv.model,
+        firstPrompt: clipPrompt(conv.firstPrompt),
+        createdAt: conv.createdAt,
+        updatedAt: conv.updatedAt,
+        messageCount: conv.entries.length,
+        logBytes,
+    };
+}
+
+/** Serializes an event as one line: `type`, then `ts`, then its fields. */
+export function eventLine(event: { type: string }, ts: string): string {
+    const { type, ...rest } = event;
+    return JSON.stringify({ type, ts, ...rest }) + "\n";
+}
+
+function errorText(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Wraps an fd opened for appending. `record` describes the log as it stands (its
+ * `logBytes` is the current size) and `entryIds` the ids now in the transcript.
+ */
+export function createLogWriter(
+    fd: number,
+    path: string,
+    initial: IndexRecord,
+    entryIds: Iterable<string>,
+    deps: LogWriterDeps
+): ConversationLog {
+    const record: IndexRecord = { ...initial };
+    let ids = new Set(entryIds);
+    let closed = false;
+    let lastIndexAt = deps.now();
+
+    const writeIndex = (): void => {
+        lastIndexAt = deps.now();
+        const snapshot = { ...record };
+        try {
+            updateIndex(deps.indexPath, (records) => upsertIfNewer(records, snapshot));
+        } catch {
+            // The index is a cache; list() rebuilds it from the logs.
+        }
+    };
+
+    const track = (event: ConversationEvent): boolean => {
+        switch (event.type) {
+            case "entry_added": {
+                if (!ids.has(event.entry.id)) {
+                    ids.add(event.entry.id);
+                    record.messageCount++;
+                }
+                const prompt = deps.firstPromptOf(event.entry);
+                if (prompt === undefined) return false;
+                if (record.firstPrompt === null) record.firstPrompt = clipPrompt(prompt);
+                return true;
+            }
+            case "transcript_replaced":
+                ids = new Set(event.entries.map((e) => e.id));
+                record.messageCount = event.entries.length;
+                return false;
+            case "model_changed":
+                record.model = event.model;
+                return true;
+            default:
+                return false;
+        }
+    };
+
+    return {
+        id: record.id,
+        path,
+        append(event) {
+            if (closed) return { ok: false, error: `conversation ${record.id} is closed` };
+            const ts = new Date(deps.now()).toISOString();
+            try {
+                record.logBytes += writeAll(fd, eventLine(event, ts));
+            } catch (error) {
+                return { ok: false, error: `could not save to ${path}: ${errorText(error)}` };
+            }
+            record.updatedAt = ts;
+            const urgent = track(event);
+            if (urgent || deps.now() - lastIndexAt >= deps.indexIntervalMs) writeIndex();
+            return { ok: true };
+        },
+        close() {
+            if (closed) return;
+            closed = true;
+            writeIndex();
+            try {
+                fsyncSync(fd);
+            } catch {
+                // best effort: the data is already with the OS
+            }
+            try {
+                closeSync(fd);
+            } catch {
+                // already closed
+            }
+        },
+    };
+}
