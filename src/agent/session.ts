@@ -58,8 +58,21 @@ export interface SessionOptions {
     rollingSummary?: StructuredSummary | null;
     /** Rules and project profile, sent ahead of the transcript on every request. */
     context?: ContextBlocks;
+    /** Receives every transcript change, synchronously, before it is announced (persistence). */
+    sink?: TranscriptSink;
     /** Where digested outputs are kept for expand_output; one per session. */
     outputCache?: OutputCache;
+}
+
+/**
+ * Persistence port. Called synchronously at each change, before the engine
+ * emits events about it, so what a front-end shows as done is already stored.
+ */
+export interface TranscriptSink {
+    messageAdded(message: Message): void;
+    transcriptReplaced(messages: readonly Message[]): void;
+    summarySet(summary: StructuredSummary | null): void;
+    modelChanged(modelId: string): void;
 }
 
 export interface RunOptions {
@@ -167,7 +180,14 @@ export class AgentSession {
     }
 
     setModel(model: ModelInfo): void {
+        if (model.id === this.model.id) return;
         this.model = model;
+        this.options.sink?.modelChanged(model.id);
+    }
+
+    private addMessage(message: Message): void {
+        this.transcript.push(message);
+        this.options.sink?.messageAdded(message);
     }
 
     state(): SessionState {
@@ -232,7 +252,7 @@ export class AgentSession {
         });
         this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
         this.outputs.clear();
-        this.transcript.push(
+        this.addMessage(
             options.attachedContext
                 ? {
                       role: "user",
@@ -276,7 +296,7 @@ export class AgentSession {
                 if (outcome.kind === "cancelled") return finish("cancelled", "cancelled by the user");
                 if (outcome.kind === "failed") return finish("error_during_execution", outcome.error.message);
 
-                this.transcript.push(outcome.message);
+                this.addMessage(outcome.message);
                 const turnCost = this.addUsage(outcome.usage);
                 usage = addUsage(usage, outcome.usage);
                 costUsd += turnCost;
@@ -302,7 +322,7 @@ export class AgentSession {
                     results.push(block);
                     toolCalls.push(record);
                 }
-                this.transcript.push({ role: "user", content: results });
+                this.addMessage({ role: "user", content: results });
             }
         } catch (error) {
             // Defensive: the loop's parts do not throw, but a bug must end the run, not the process.
@@ -337,6 +357,7 @@ export class AgentSession {
             if (repaired > 0) {
                 this.logger.warn("tool_pairing_repaired", { count: repaired });
                 this.transcript.splice(0, this.transcript.length, ...repairedTranscript);
+                this.options.sink?.transcriptReplaced(this.transcript);
             }
             let messages = withSummary(this.transcript, this.summary);
             const limit = this.model.contextLimitTokens;
@@ -430,6 +451,8 @@ export class AgentSession {
         }
         this.summary = parsed;
         this.transcript.splice(0, cut);
+        this.options.sink?.summarySet(parsed);
+        this.options.sink?.transcriptReplaced(this.transcript);
         const estimate = estimatePromptTokens("", withSummary(this.transcript, this.summary)).total;
         this.contextUsedTokens = estimate;
         return report(true, cut, `summarised ${cut} earlier messages`);

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 export interface CliArgs {
-    command: "run" | "models" | "help" | "version";
+    command: "run" | "models" | "list" | "help" | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
@@ -13,11 +13,14 @@ export interface CliArgs {
     allowEdits: boolean;
     allowShell: boolean;
     allowedCommands: string[];
+    /** `--resume ID` in print mode, or the id of `north resume ID`. */
+    resume?: string;
+    continue: boolean;
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
 
-const SUBCOMMANDS = new Set(["models"]);
+const SUBCOMMANDS: Record<string, CliArgs["command"]> = { models: "models", list: "list", conversations: "list" };
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
 export function parseCliArgs(argv: string[]): ArgsResult {
@@ -38,6 +41,8 @@ export function parseCliArgs(argv: string[]): ArgsResult {
                 "allow-edits": { type: "boolean" },
                 "allow-shell": { type: "boolean" },
                 "allowed-command": { type: "string", multiple: true },
+                resume: { type: "string", short: "r" },
+                continue: { type: "boolean", short: "c" },
                 version: { type: "boolean", short: "v" },
                 help: { type: "boolean", short: "h" },
             },
@@ -50,16 +55,18 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         allowEdits: values["allow-edits"] ?? false,
         allowShell: values["allow-shell"] ?? false,
         allowedCommands: values["allowed-command"] ?? [],
+        resume: values.resume,
+        continue: values.continue ?? false,
     };
     if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
     if (values.version) return { ok: true, args: { command: "version", print: false, ...permissions } };
     const first = positionals[0];
-    const isSubcommand = !values.print && first !== undefined && SUBCOMMANDS.has(first);
-    const rest = isSubcommand ? positionals.slice(1) : positionals;
+    const subcommand = !values.print && first !== undefined ? SUBCOMMANDS[first] : undefined;
+    const rest = subcommand ? positionals.slice(1) : positionals;
     return {
         ok: true,
         args: {
-            command: isSubcommand ? (first as "models") : "run",
+            command: subcommand ?? "run",
             print: values.print ?? false,
             prompt: rest.length > 0 ? rest.join(" ") : undefined,
             outputFormat: values["output-format"],
@@ -78,7 +85,9 @@ export const HELP_TEXT = `North — a terminal AI coding agent
 Usage:
   north -p "PROMPT" [options]   answer one prompt and exit (print mode)
   echo "PROMPT" | north -p      prompt from stdin
+  north -p --resume ID "PROMPT"  continue a saved conversation (--continue: this project's latest)
   north models                  list the models North knows and which are ready
+  north list                    list saved conversations, newest first (also: north conversations)
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit
@@ -88,6 +97,8 @@ Options:
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error
+  -r, --resume ID               continue conversation ID (print mode)
+  -c, --continue                continue this project's latest conversation (print mode)
       --allow-edits             apply the model's edits without review (print mode)
       --allow-shell             run every command the model asks for (print mode)
       --allowed-command CMD     run exactly this command string; repeatable (print mode)

@@ -24,6 +24,10 @@ async function main(): Promise<number> {
             const { runModelsCommand } = await import("./models-command");
             return runModelsCommand();
         }
+        case "list": {
+            const { runListCommand } = await import("./list-command");
+            return runListCommand(args);
+        }
         case "run": {
             if (!args.print) {
                 process.stderr.write(

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { fstatSync } from "node:fs";
+import { existsSync, fstatSync } from "node:fs";
+import { join } from "node:path";
 import { MODES, type Mode } from "../agent/events";
 import { AgentSession } from "../agent/session";
 import {
@@ -15,12 +15,18 @@ import { detectRepoRoot } from "../project/repo-root";
 import { createProvider } from "../providers/index";
 import type { Provider } from "../providers/types";
 import { LOG_LEVELS, type LogLevel, createFileLogger } from "../storage/logger";
-import { logFilePath } from "../storage/paths";
+import { createConversationStore } from "../storage/conversations";
+import { dataDir, logFilePath } from "../storage/paths";
 import { createProjectApprovalSettings } from "../storage/project-settings";
-import { createReadTools } from "../tools/index";
-import { createToolRegistry } from "../tools/registry";
 import type { CliArgs } from "./args";
+import {
+    type ResumeTarget,
+    createConversationSink,
+    openForResume,
+    restoreConversation,
+} from "./conversation-wiring";
 import { resolveModelFromConfig } from "./model-selection";
+import { createConversationToolset } from "./toolset";
 
 function usageError(message: string): number {
     process.stderr.write(`north: ${message}\n`);
@@ -60,11 +66,27 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         return usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`);
     }
 
-    const selection = resolveModelFromConfig(args.model, process.env);
+    const store = createConversationStore(join(dataDir(), "conversations"));
+    let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
+    if (args.resume !== undefined || args.continue) {
+        let continueRepo: string | undefined;
+        if (args.continue) {
+            const here = detectRepoRoot(args.path ?? process.cwd());
+            if (!here.ok) return usageError(`--path: ${here.error}`);
+            continueRepo = here.root;
+        }
+        const target = openForResume(store, { resumeId: args.resume, continueRepo });
+        if (!target.ok) return usageError(target.error);
+        for (const warning of target.warnings) process.stderr.write(`north: warning: ${warning}\n`);
+        resumed = target;
+    }
+
+    const selection = resolveModelFromConfig(args.model ?? resumed?.conversation.model, process.env);
     if (!selection.ok) return usageError(selection.error);
     const { model, endpoint } = selection;
 
-    const repo = detectRepoRoot(args.path ?? process.cwd());
+    const storedRoot = resumed?.conversation.repoRoot;
+    const repo = detectRepoRoot(args.path ?? (storedRoot && existsSync(storedRoot) ? storedRoot : process.cwd()));
     if (!repo.ok) return usageError(`--path: ${repo.error}`);
 
     const piped = await readPipedStdin();
@@ -72,7 +94,19 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
 
     const logger = createFileLogger(logFilePath(), logLevel);
-    const sessionId = randomBytes(3).toString("hex");
+    const warn = (message: string): void => void process.stderr.write(`north: warning: ${message}\n`);
+    let log = resumed?.log;
+    if (!log) {
+        const writable = store.checkWritable();
+        if (writable.ok) {
+            try {
+                log = store.start({ repoRoot: repo.root, model: model.id });
+            } catch (error) {
+                warn(`this conversation will not be saved: ${(error as Error).message}`);
+            }
+        } else warn(`this conversation will not be saved: ${writable.error}`);
+    }
+    const sessionId = log?.id ?? store.newId();
     logger.info("app_start", {
         version,
         projectPath: repo.root,
@@ -80,22 +114,32 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         mode: "print",
         model: model.id,
         sessionId,
+        resumed: resumed !== undefined,
     });
 
+    const restored = resumed ? restoreConversation(resumed.conversation) : undefined;
+    const toolset = createConversationToolset(repo.root);
     let provider: Promise<Provider> | undefined;
     const session = new AgentSession({
         sessionId,
         repoRoot: repo.root,
         model,
         providerFor: () => (provider ??= createProvider(endpoint)),
-        tools: createToolRegistry(createReadTools()),
+        tools: toolset.registry,
+        outputCache: toolset.outputs,
         approver: printModeApprover,
         approvalSettings: createPrintApprovalSettings(
             { allowEdits: args.allowEdits, allowShell: args.allowShell, allowedCommands: args.allowedCommands },
             createProjectApprovalSettings(repo.root)
         ),
         logger,
+        messages: restored?.messages,
+        rollingSummary: restored?.rollingSummary,
+        sink: log ? createConversationSink(log, warn) : undefined,
     });
+    if (log && resumed && resumed.conversation.model !== model.id) {
+        log.append({ type: "model_changed", model: model.id });
+    }
 
     let stdoutBroken = false;
     process.stdout.on("error", () => {
@@ -125,11 +169,16 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     };
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigint);
+    process.on("SIGHUP", onSigint);
 
     const result = await session.run(prompt, { mode, signal: controller.signal, maxTurns });
+    toolset.dispose();
+    log?.append({ type: "conversation_ended" });
+    log?.close();
     renderer.finish(result);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
     logger.info("app_exit", { subtype: result.subtype, numTurns: result.numTurns });
     logger.flush();
     return exitCodeFor(result);

@@ -1,0 +1,22 @@
+import { OutputCache } from "../agent/digest";
+import { createExpandOutputTool } from "../tools/expand-output";
+import { createReadTools } from "../tools/index";
+import { createToolRegistry } from "../tools/registry";
+import { createShellRunTool } from "../tools/shell-run";
+import { createShellService } from "../tools/shell-service";
+
+/** Every tool of one conversation, with the services they share and how to dispose of them. */
+export function createConversationToolset(repoRoot: string) {
+    const outputs = new OutputCache();
+    const shell = createShellService(repoRoot);
+    const registry = createToolRegistry([
+        ...createReadTools(),
+        createExpandOutputTool((id) => outputs.get(id)),
+        createShellRunTool(shell),
+    ]);
+    return {
+        registry,
+        outputs,
+        dispose: () => shell.dispose(),
+    };
+}
