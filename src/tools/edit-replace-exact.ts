@@ -1,0 +1,27 @@
+import { editOperations } from "./editing/files";
+import type { EditToolOptions } from "./editing/run";
+import { prepareSteps, stepFor } from "./editing/run";
+import type { ReplaceExactArgs } from "./editing/schemas";
+import { replaceExactInput } from "./editing/schemas";
+import type { PreparedWrite, ToolDefinition } from "./types";
+
+const DESCRIPTION =
+    "Replace one piece of text in a file. old_text must match the file exactly (copy it from read_file, " +
+    "without line numbers) and be unique: include surrounding lines, or pass occurrence. If there is no exact " +
+    "match, a unique match ignoring line endings, trailing whitespace, indentation or typographic quotes is " +
+    "used and reported; an ambiguous one is refused with the candidates. The user reviews the diff first.";
+
+export function createEditReplaceExactTool(
+    options: EditToolOptions = {}
+): ToolDefinition<ReplaceExactArgs, PreparedWrite> {
+    const ops = editOperations(options.ops);
+    return {
+        name: "edit_replace_exact",
+        description: DESCRIPTION,
+        input: replaceExactInput,
+        approvalPolicy: "write",
+        readOnly: false,
+        execute: (input, ctx) =>
+            prepareSteps(ctx, [stepFor({ tool: "edit_replace_exact", ...input })], ops),
+    };
+}

@@ -1,0 +1,216 @@
+/**
+ * Turns computed file contents into a `PreparedWrite`: review diffs now,
+ * and an `apply()` that re-checks every file against the bytes read at
+ * prepare time, then writes them all atomically or — if one write fails —
+ * puts back the ones already written, so a change lands whole or not at all.
+ */
+import { dirname } from "node:path";
+import type { FileDiff, PreparedWrite, ToolResult } from "../types";
+import { toolError, toolOk } from "../types";
+import { computeFileDiff } from "./diff";
+import type { EditOperations, LoadedFile } from "./files";
+import { describeError, errnoCode, readOnlyError } from "./files";
+import type { Tolerance } from "./match";
+import { encodeText } from "./text-doc";
+
+/** Mode of a file North creates. */
+const NEW_FILE_MODE = 0o644;
+
+export interface FileChange {
+    file: LoadedFile;
+    /** Decoded new content (BOM excluded; re-added on write when the file had one). */
+    newText: string;
+}
+
+/** A match that needed a tolerance, reported to the model with the result. */
+export interface ToleranceUse {
+    path: string;
+    line: number;
+    kind: Tolerance;
+    note: string;
+}
+
+export interface AppliedFile {
+    path: string;
+    linesAdded: number;
+    linesRemoved: number;
+}
+
+/** What `apply()` returns to the model. */
+export interface EditApplied {
+    applied: true;
+    files: AppliedFile[];
+    tolerance?: ToleranceUse[];
+}
+
+function summaryFor(changes: readonly FileChange[]): string {
+    const first = changes[0];
+    if (changes.length === 1 && first) {
+        return `${first.file.original === null ? "Creating" : "Editing"} ${first.file.relPath}`;
+    }
+    return `Editing ${changes.length} files`;
+}
+
+const REREAD = "nothing was written. Re-read it (read_file) and make the edit again.";
+
+/** Null when the file is still as it was at prepare time; otherwise the error. */
+async function checkUnchanged(
+    change: FileChange,
+    ops: EditOperations
+): Promise<ToolResult<never> | null> {
+    const { relPath, realPath, original } = change.file;
+    let stat;
+    try {
+        stat = await ops.stat(realPath);
+    } catch (error) {
+        if (errnoCode(error) !== "ENOENT") {
+            return toolError(
+                "io_error",
+                `Cannot check ${relPath}: ${describeError(error)}; nothing was written.`
+            );
+        }
+        if (original === null) return null;
+        return toolError(
+            "file_changed",
+            `${relPath} was deleted since this edit was prepared; ${REREAD}`
+        );
+    }
+    if (original === null) {
+        return toolError(
+            "file_changed",
+            `${relPath} was created by something else since this edit was prepared; ${REREAD}`
+        );
+    }
+    if ((stat.mode & 0o222) === 0) return readOnlyError(relPath, stat.mode);
+    try {
+        const now = stat.size === original.length ? await ops.readFile(realPath) : null;
+        if (now && now.equals(original)) return null;
+    } catch (error) {
+        return toolError(
+            "io_error",
+            `Cannot read ${relPath}: ${describeError(error)}; nothing was written.`
+        );
+    }
+    return toolError(
+        "file_changed",
+        `${relPath} changed on disk since this edit was prepared; ${REREAD}`
+    );
+}
+
+interface Written {
+    change: FileChange;
+    /** First directory created for a new file, to remove on rollback. */
+    createdDir?: string;
+}
+
+async function removeCreatedDirs(
+    filePath: string,
+    createdDir: string,
+    ops: EditOperations
+): Promise<void> {
+    let dir = dirname(filePath);
+    for (;;) {
+        try {
+            await ops.rmdir(dir);
+        } catch {
+            return;
+        }
+        if (dir === createdDir) return;
+        const parent = dirname(dir);
+        if (parent === dir) return;
+        dir = parent;
+    }
+}
+
+/** Undoes written files, newest first; returns the paths it could not restore. */
+async function rollback(written: Written[], ops: EditOperations): Promise<string[]> {
+    const failed: string[] = [];
+    for (const { change, createdDir } of [...written].reverse()) {
+        const { realPath, original, relPath } = change.file;
+        try {
+            if (original) await ops.writeFile(realPath, original, {});
+            else
+                await ops.unlink(realPath).catch((error: unknown) => {
+                    if (errnoCode(error) !== "ENOENT") throw error;
+                });
+            if (!original && createdDir) await removeCreatedDirs(realPath, createdDir, ops);
+        } catch {
+            failed.push(relPath);
+        }
+    }
+    return failed;
+}
+
+async function writeAll(
+    changes: readonly FileChange[],
+    ops: EditOperations
+): Promise<ToolResult<null>> {
+    const written: Written[] = [];
+    for (const change of changes) {
+        const entry: Written = { change };
+        try {
+            if (change.file.original === null) {
+                entry.createdDir = await ops.mkdirp(dirname(change.file.realPath));
+            }
+            const data = encodeText(change.newText, change.file.doc.bom);
+            await ops.writeFile(change.file.realPath, data, { mode: NEW_FILE_MODE });
+            written.push(entry);
+        } catch (error) {
+            // The failed write itself left its file untouched (atomic); undo the others.
+            const failed = await rollback(written, ops);
+            if (entry.createdDir)
+                await removeCreatedDirs(change.file.realPath, entry.createdDir, ops);
+            const full = errnoCode(error) === "ENOSPC" ? " (the disk is full)" : "";
+            const tail =
+                failed.length === 0
+                    ? changes.length > 1
+                        ? "No file was changed."
+                        : "The file was not changed."
+                    : `Could not restore ${failed.join(", ")}; check ${failed.length === 1 ? "it" : "them"}.`;
+            return toolError(
+                "io_error",
+                `Could not write ${change.file.relPath}: ${describeError(error)}${full}. ${tail}`
+            );
+        }
+    }
+    return toolOk(null);
+}
+
+/**
+ * A prepared write over `changes` (files whose content really changes).
+ * `apply()` succeeds once; a second call finds the files changed.
+ */
+export async function prepareWrite(
+    changes: FileChange[],
+    tolerance: ToleranceUse[],
+    ops: EditOperations
+): Promise<PreparedWrite> {
+    const diffs: FileDiff[] = [];
+    for (const c of changes) {
+        const oldText = c.file.original === null ? null : c.file.doc.text;
+        diffs.push(await computeFileDiff(c.file.relPath, oldText, c.newText));
+    }
+    return {
+        kind: "prepared_write",
+        summary: summaryFor(changes),
+        diffs,
+        async apply(): Promise<ToolResult> {
+            for (const change of changes) {
+                const problem = await checkUnchanged(change, ops);
+                if (problem) return problem;
+            }
+            const written = await writeAll(changes, ops);
+            if (!written.ok) return written;
+            const result: EditApplied = {
+                applied: true,
+                files: diffs.map((d) => ({
+                    path: d.path,
+                    linesAdded: d.linesAdded,
+                    linesRemoved: d.linesRemoved,
+                })),
+            };
+            if (tolerance.length > 0) result.tolerance = tolerance;
+            return toolOk(result);
+        },
+    };
+}

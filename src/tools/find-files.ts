@@ -1,0 +1,112 @@
+/**
+ * find_files: project files whose path matches a glob, case-insensitively, in
+ * sorted order. Ignored files (see util/ignore-walk) are never listed.
+ */
+import path from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { walkFiles } from "../util/ignore-walk";
+import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+/** A walk stops after this many files; the result then says so. */
+export const MAX_SCANNED_FILES = 200_000;
+
+const input = z.object({
+    pattern: z
+        .string()
+        .min(1)
+        .describe(
+            'Glob, e.g. "*.ts", "src/**/*.test.ts", "**/README*". Without "/" it matches file names at any depth.'
+        ),
+    limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_LIMIT)
+        .default(DEFAULT_LIMIT)
+        .describe(`Maximum paths to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
+});
+
+export type FindFilesInput = z.infer<typeof input>;
+
+export interface FindFilesResult {
+    /** Repo-relative POSIX paths, sorted. */
+    files: string[];
+    totalMatches: number;
+    truncated: boolean;
+    note?: string;
+}
+
+/**
+ * Normalizes a model-written glob: "dir/" means "dir/**"; a leading "./" or "/"
+ * anchors it at the root (so "/README.md" does not match docs/README.md).
+ */
+export function normalizeGlob(pattern: string): { glob: string; byName: boolean } {
+    let glob = pattern.trim().replace(/\\/g, "/");
+    const anchored = glob.startsWith("/") || glob.startsWith("./");
+    while (glob.startsWith("./")) glob = glob.slice(2);
+    glob = glob.replace(/^\/+/, "");
+    if (glob === "" || glob === ".") return { glob: "**", byName: false };
+    if (glob.endsWith("/")) glob += "**";
+    return { glob, byName: !anchored && !glob.includes("/") };
+}
+
+const DESCRIPTION = `Find files by glob pattern (case-insensitive; "**" spans directories). A pattern without "/" matches file names at any depth ("*.test.ts"); with "/" it matches the whole path from the project root ("src/**/*.ts"). Respects .gitignore; skips node_modules and VCS folders. Returns sorted paths and totalMatches; default limit ${DEFAULT_LIMIT}, max ${MAX_LIMIT}. When truncated, use a more specific pattern.`;
+
+export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesResult> {
+    return {
+        name: "find_files",
+        description: DESCRIPTION,
+        input,
+        approvalPolicy: "none",
+        readOnly: true,
+        async execute(args, ctx): Promise<ToolResult<FindFilesResult>> {
+            const { glob, byName } = normalizeGlob(args.pattern);
+            let isMatch: (target: string) => boolean;
+            try {
+                isMatch = picomatch(glob, { nocase: true, dot: true });
+            } catch (error) {
+                return toolError(
+                    "invalid_args",
+                    `Invalid glob "${args.pattern}": ${String(error)}`
+                );
+            }
+            const files: string[] = [];
+            let totalMatches = 0;
+            let scanned = 0;
+            for await (const rel of walkFiles(ctx.repoRoot, {
+                signal: ctx.signal,
+                maxFiles: MAX_SCANNED_FILES,
+            })) {
+                scanned++;
+                if (!isMatch(byName ? path.posix.basename(rel) : rel)) continue;
+                totalMatches++;
+                if (files.length < args.limit) files.push(rel);
+            }
+            if (ctx.signal.aborted) return toolError("cancelled", "find_files cancelled.");
+            const capped = scanned >= MAX_SCANNED_FILES;
+            const truncated = totalMatches > files.length || capped;
+            const result: FindFilesResult = { files, totalMatches, truncated };
+            const notes: string[] = [];
+            if (totalMatches > files.length) {
+                notes.push(
+                    `Showing ${files.length} of ${totalMatches} matches. Use a more specific pattern, or raise limit (max ${MAX_LIMIT}).`
+                );
+            }
+            if (capped) {
+                notes.push(
+                    `Stopped after scanning ${MAX_SCANNED_FILES} files; there may be more matches. Use a pattern with a directory prefix.`
+                );
+            }
+            if (totalMatches === 0) {
+                notes.push(
+                    `No files match "${args.pattern}". A pattern without "/" matches file names ("*.ts"); use "dir/**" for everything under a directory.`
+                );
+            }
+            if (notes.length > 0) result.note = notes.join(" ");
+            return toolOk(result);
+        },
+    };
+}

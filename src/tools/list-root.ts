@@ -1,0 +1,61 @@
+/**
+ * list_root: the entries at the top of the project, ignored ones left out,
+ * directories first (marked with a trailing "/").
+ */
+import { z } from "zod";
+import { listDirectoryEntries } from "../util/ignore-walk";
+import { type ToolDefinition, type ToolResult, toolOk } from "./types";
+
+export const MAX_ROOT_ENTRIES = 200;
+
+const input = z.object({});
+
+export type ListRootInput = z.infer<typeof input>;
+
+export interface ListRootResult {
+    /** Directories first ("src/"), then files; symbolic links end in "@". */
+    entries: string[];
+    totalEntries: number;
+    truncated: boolean;
+    note?: string;
+}
+
+const DESCRIPTION = `List the project root: directories first (ending in "/"), then files; .gitignore'd entries, node_modules and VCS folders are left out. Takes no arguments. At most ${MAX_ROOT_ENTRIES} entries; use find_files to explore deeper.`;
+
+export function createListRootTool(): ToolDefinition<ListRootInput, ListRootResult> {
+    return {
+        name: "list_root",
+        description: DESCRIPTION,
+        input,
+        approvalPolicy: "none",
+        readOnly: true,
+        async execute(_args, ctx): Promise<ToolResult<ListRootResult>> {
+            const listed = await listDirectoryEntries(ctx.repoRoot);
+            const dirs = listed.filter((e) => e.isDir && !e.isSymlink).map((e) => `${e.name}/`);
+            const files = listed.filter((e) => !e.isDir && !e.isSymlink).map((e) => e.name);
+            const links = listed.filter((e) => e.isSymlink).map((e) => `${e.name}@`);
+            const all = [...dirs, ...files, ...links];
+            const entries = all.slice(0, MAX_ROOT_ENTRIES);
+            const result: ListRootResult = {
+                entries,
+                totalEntries: all.length,
+                truncated: all.length > entries.length,
+            };
+            const notes: string[] = [];
+            if (result.truncated) {
+                notes.push(
+                    `Showing ${entries.length} of ${all.length} entries; use find_files to search.`
+                );
+            }
+            if (links.length > 0) {
+                notes.push(
+                    'Entries ending in "@" are symbolic links; find_files and search_text do not follow them.'
+                );
+            }
+            if (all.length === 0)
+                notes.push("The project root is empty (or everything in it is ignored).");
+            if (notes.length > 0) result.note = notes.join(" ");
+            return toolOk(result);
+        },
+    };
+}

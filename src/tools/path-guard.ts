@@ -1,0 +1,145 @@
+/**
+ * Confines user-supplied paths to the project root, symlinks included:
+ * normalize, check the boundary, resolve symlinks (realpath), check again.
+ * A path that does not exist yet is judged by its nearest existing ancestor,
+ * so a file cannot be created through a symlinked directory that leaves the repo.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { type ToolResult, toolError, toolOk } from "./types";
+
+export interface SafePath {
+    /** Normalized absolute path as requested (symlinks not resolved). */
+    absPath: string;
+    /** Symlink-resolved absolute path; for a missing path, its real ancestor plus the rest. */
+    realPath: string;
+    /** Repo-relative POSIX form of `absPath` ("." for the root itself). */
+    relPath: string;
+    exists: boolean;
+}
+
+export interface ResolveOptions {
+    /** Fail with `not_found` when the path does not exist. */
+    mustExist: boolean;
+}
+
+/** True when `target` is `root` or lies below it (both absolute and normalized). */
+export function isInside(root: string, target: string): boolean {
+    if (target === root) return true;
+    const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+    return target.startsWith(prefix);
+}
+
+function toRel(root: string, abs: string): string {
+    const rel = path.relative(root, abs);
+    return rel === "" ? "." : rel.split(path.sep).join("/");
+}
+
+function outside(userPath: string, detail: string): ToolResult<never> {
+    return toolError(
+        "path_outside_repo",
+        `Path "${userPath}" ${detail}. Paths must stay inside the project; use a path relative to the project root.`
+    );
+}
+
+function errorCode(error: unknown): string | undefined {
+    return typeof error === "object" && error !== null && "code" in error
+        ? String((error as { code: unknown }).code)
+        : undefined;
+}
+
+/**
+ * Resolves `userPath` (relative to `repoRoot`, or absolute inside it) and makes
+ * sure neither the path nor what its symlinks point at leaves the project.
+ * `repoRoot` must already be absolute and symlink-resolved.
+ */
+export async function resolveSafePath(
+    repoRoot: string,
+    userPath: string,
+    options: ResolveOptions
+): Promise<ToolResult<SafePath>> {
+    if (typeof userPath !== "string" || userPath.trim() === "") {
+        return toolError(
+            "invalid_path",
+            "Path is empty; give a path relative to the project root."
+        );
+    }
+    if (userPath.includes("\0")) {
+        return toolError("invalid_path", `Path ${JSON.stringify(userPath)} contains a NUL byte.`);
+    }
+    const absPath = path.resolve(repoRoot, userPath);
+    if (!isInside(repoRoot, absPath)) return outside(userPath, "is outside the project root");
+    const relPath = toRel(repoRoot, absPath);
+
+    try {
+        const realPath = await fs.realpath(absPath);
+        if (!isInside(repoRoot, realPath)) {
+            return outside(
+                userPath,
+                "goes through a symbolic link that points outside the project"
+            );
+        }
+        return toolOk({ absPath, realPath, relPath, exists: true });
+    } catch (error) {
+        const code = errorCode(error);
+        if (code === "ELOOP") {
+            return toolError("invalid_path", `Path "${userPath}" has a symbolic link loop.`);
+        }
+        if (code !== "ENOENT" && code !== "ENOTDIR") {
+            return toolError("io_error", `Cannot resolve "${userPath}": ${String(error)}`);
+        }
+    }
+
+    // Missing: judge the nearest existing ancestor (it may be a symlink out of the repo).
+    let candidate = absPath;
+    for (;;) {
+        const broken = await brokenLink(candidate);
+        if (broken !== null) {
+            return isInside(repoRoot, broken)
+                ? toolError(
+                      "invalid_path",
+                      `Path "${userPath}" goes through a broken symbolic link.`
+                  )
+                : outside(userPath, "goes through a symbolic link that points outside the project");
+        }
+        const ancestor = path.dirname(candidate);
+        if (ancestor === candidate || !isInside(repoRoot, ancestor)) {
+            return toolError("io_error", "The project root no longer exists.");
+        }
+        candidate = ancestor;
+        let realAncestor: string;
+        try {
+            realAncestor = await fs.realpath(ancestor);
+        } catch (error) {
+            const code = errorCode(error);
+            if (code === "ENOENT" || code === "ENOTDIR") continue;
+            return toolError("io_error", `Cannot resolve "${userPath}": ${String(error)}`);
+        }
+        if (!isInside(repoRoot, realAncestor)) {
+            return outside(
+                userPath,
+                "goes through a symbolic link that points outside the project"
+            );
+        }
+        if (options.mustExist) {
+            return toolError(
+                "not_found",
+                `"${relPath}" does not exist. Use find_files to look for the right path.`
+            );
+        }
+        const realPath = path.join(realAncestor, path.relative(ancestor, absPath));
+        return toolOk({ absPath, realPath, relPath, exists: false });
+    }
+}
+
+/** For a symlink whose target is missing, the (lexical) absolute target; otherwise null. */
+async function brokenLink(candidate: string): Promise<string | null> {
+    try {
+        const stat = await fs.lstat(candidate);
+        if (!stat.isSymbolicLink()) return null;
+        const target = await fs.readlink(candidate);
+        return path.resolve(path.dirname(candidate), target);
+    } catch {
+        return null;
+    }
+}

@@ -1,0 +1,278 @@
+/**
+ * read_file: a window of a text file, at most `MAX_LINES` lines or `MAX_BYTES`.
+ * The file is streamed in chunks, never loaded whole: lines outside the window
+ * are only counted (a byte scan for "\n"), so a 200 MB log costs one pass and
+ * ~1 MB of memory. Invalid UTF-8 is decoded as Latin-1, and the note says so.
+ */
+import { isUtf8 } from "node:buffer";
+import { promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { z } from "zod";
+import { resolveSafePath } from "./path-guard";
+import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+
+export const MAX_LINES = 500;
+export const MAX_BYTES = 100 * 1024;
+const BINARY_SNIFF_BYTES = 8192;
+const CHUNK_BYTES = 1024 * 1024;
+
+const input = z.object({
+    path: z.string().describe("File path relative to the project root."),
+    range: z
+        .object({
+            start: z.number().int().min(1).describe("First line, 1-based."),
+            end: z
+                .number()
+                .int()
+                .min(1)
+                .optional()
+                .describe("Last line, inclusive. Default: as far as the limits allow."),
+        })
+        .optional()
+        .describe("Lines to read. Default: from line 1."),
+});
+
+export type ReadFileInput = z.infer<typeof input>;
+
+export interface ReadFileResult {
+    path: string;
+    /** The lines, joined with "\n" (no trailing newline); "\r" is kept. */
+    content: string;
+    /** 1-based, inclusive. `endLine` < `startLine` when nothing was read. */
+    startLine: number;
+    endLine: number;
+    totalLines: number;
+    /** Requested lines remain unread (or the last line was cut). */
+    truncated: boolean;
+    note?: string;
+}
+
+export function formatSize(bytes: number): string {
+    if (bytes < 1024) return `${bytes} bytes`;
+    if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+    return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+interface Window {
+    parts: Buffer[];
+    bytes: number;
+    /** Last line read completely (start - 1 when none). */
+    through: number;
+    /** A line cut at `MAX_BYTES` (its number), or 0. */
+    cutLine: number;
+    /** Bytes of the line that was cut. */
+    cutLineBytes: number;
+    totalLines: number;
+}
+
+/** Streams the file once: collects lines `first..last` within `MAX_BYTES`, counts all lines. */
+async function scan(
+    handle: FileHandle,
+    first: number,
+    last: number,
+    signal: AbortSignal
+): Promise<Window | null> {
+    const win: Window = {
+        parts: [],
+        bytes: 0,
+        through: first - 1,
+        cutLine: 0,
+        cutLineBytes: 0,
+        totalLines: 0,
+    };
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let state: "before" | "collect" | "after" = first === 1 ? "collect" : "before";
+    let line = 1;
+    let lineBytes = 0;
+    let lineStartPart = 0;
+    let lineStartBytes = 0;
+    let position = 0;
+    let lastByte = -1;
+    for (;;) {
+        if (signal.aborted) return null;
+        const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        lastByte = chunk[bytesRead - 1]!;
+        let pos = 0;
+        while (pos < bytesRead) {
+            const nl = chunk.indexOf(10, pos);
+            const ended = nl >= 0 && nl < bytesRead;
+            const stop = ended ? nl + 1 : bytesRead;
+            lineBytes += stop - pos;
+            if (state === "collect") {
+                const piece = chunk.subarray(pos, stop);
+                if (win.bytes + piece.length <= MAX_BYTES) {
+                    win.parts.push(Buffer.from(piece));
+                    win.bytes += piece.length;
+                    if (ended) win.through = line;
+                } else if (line === first) {
+                    // One line longer than the budget: keep its head.
+                    win.parts.push(Buffer.from(piece.subarray(0, MAX_BYTES - win.bytes)));
+                    win.bytes = MAX_BYTES;
+                    win.cutLine = line;
+                    state = "after";
+                } else {
+                    // Stop before this line rather than show part of it.
+                    win.parts.length = lineStartPart;
+                    win.bytes = lineStartBytes;
+                    state = "after";
+                }
+            }
+            if (!ended) break;
+            if (line === win.cutLine) win.cutLineBytes = lineBytes;
+            line++;
+            lineBytes = 0;
+            pos = stop;
+            if (state === "before" && line === first) state = "collect";
+            else if (state === "collect" && line > last) state = "after";
+            lineStartPart = win.parts.length;
+            lineStartBytes = win.bytes;
+        }
+    }
+    if (position === 0) return win;
+    const unterminated = lastByte !== 10;
+    win.totalLines = unterminated ? line : line - 1;
+    if (unterminated && state === "collect") win.through = line;
+    if (unterminated && line === win.cutLine) win.cutLineBytes = lineBytes;
+    if (win.cutLine > 0) win.through = win.cutLine;
+    return win;
+}
+
+/** Drops an incomplete UTF-8 sequence at the end of a cut. */
+function utf8Boundary(buf: Buffer): Buffer {
+    let i = buf.length - 1;
+    while (i >= 0 && i > buf.length - 4 && (buf[i]! & 0xc0) === 0x80) i--;
+    if (i < 0) return buf;
+    const lead = buf[i]!;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    return buf.length - i < need ? buf.subarray(0, i) : buf;
+}
+
+const DESCRIPTION = `Read a text file. Returns up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default line 1), with totalLines. When truncated, call again with range {start: endLine + 1}. Use search_text to find the lines you need in big files. Fails on binary files and directories.`;
+
+export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
+    return {
+        name: "read_file",
+        description: DESCRIPTION,
+        input,
+        approvalPolicy: "none",
+        readOnly: true,
+        async execute(args, ctx): Promise<ToolResult<ReadFileResult>> {
+            const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
+            if (!resolved.ok) return resolved;
+            const { realPath, relPath } = resolved.data;
+            const first = args.range?.start ?? 1;
+            const requestedEnd = args.range?.end ?? Number.POSITIVE_INFINITY;
+            if (requestedEnd < first) {
+                return toolError(
+                    "invalid_args",
+                    `range.end (${requestedEnd}) is before range.start (${first}).`
+                );
+            }
+            const last = Math.min(requestedEnd, first + MAX_LINES - 1);
+
+            let handle: FileHandle;
+            try {
+                const stat = await fs.stat(realPath);
+                if (stat.isDirectory()) {
+                    return toolError(
+                        "not_a_file",
+                        `${relPath} is a directory. Use find_files or list_root to see files.`
+                    );
+                }
+                if (!stat.isFile())
+                    return toolError("not_a_file", `${relPath} is not a regular file.`);
+                handle = await fs.open(realPath, "r");
+            } catch (error) {
+                return toolError("io_error", `Cannot open ${relPath}: ${String(error)}`);
+            }
+            try {
+                const size = (await handle.stat()).size;
+                const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, size));
+                await handle.read(sniff, 0, sniff.length, 0);
+                if (sniff.includes(0)) {
+                    return toolError(
+                        "binary_file",
+                        `${relPath} is a binary file (${formatSize(size)}); read_file only reads text.`
+                    );
+                }
+                const win = await scan(handle, first, last, ctx.signal);
+                if (!win) return toolError("cancelled", "Read cancelled.");
+                return toolOk(present(relPath, win, first, requestedEnd));
+            } catch (error) {
+                return toolError("io_error", `Cannot read ${relPath}: ${String(error)}`);
+            } finally {
+                await handle.close().catch(() => undefined);
+            }
+        },
+    };
+}
+
+function present(
+    relPath: string,
+    win: Window,
+    first: number,
+    requestedEnd: number
+): ReadFileResult {
+    const total = win.totalLines;
+    if (total === 0) {
+        return {
+            path: relPath,
+            content: "",
+            startLine: 1,
+            endLine: 0,
+            totalLines: 0,
+            truncated: false,
+            note: "The file is empty.",
+        };
+    }
+    if (first > total) {
+        return {
+            path: relPath,
+            content: "",
+            startLine: first,
+            endLine: first - 1,
+            totalLines: total,
+            truncated: false,
+            note: `The file has ${total} lines; range.start ${first} is past the end.`,
+        };
+    }
+    let bytes: Buffer = Buffer.concat(win.parts);
+    if (win.cutLine > 0) bytes = utf8Boundary(bytes);
+    else if (bytes[bytes.length - 1] === 10) bytes = bytes.subarray(0, bytes.length - 1);
+    const notes: string[] = [];
+    let content: string;
+    if (isUtf8(bytes)) {
+        content = bytes.toString("utf8");
+        if (first === 1 && content.startsWith("\uFEFF")) content = content.slice(1);
+    } else {
+        content = bytes.toString("latin1");
+        notes.push("The file is not valid UTF-8; it was decoded as Latin-1 (ISO-8859-1).");
+    }
+    const endLine = win.through;
+    const wanted = Math.min(requestedEnd, total);
+    const truncated = endLine < wanted || win.cutLine > 0;
+    if (win.cutLine > 0) {
+        notes.unshift(
+            `Line ${win.cutLine} is ${formatSize(win.cutLineBytes)} long; only its first ${MAX_BYTES / 1024} KB are shown.` +
+                (win.cutLine < total ? ` Continue with range {start: ${win.cutLine + 1}}.` : "")
+        );
+    } else if (truncated) {
+        const why =
+            endLine - first + 1 >= MAX_LINES ? `${MAX_LINES}-line` : `${MAX_BYTES / 1024} KB`;
+        notes.unshift(
+            `Showing lines ${first}-${endLine} of ${total} (${why} limit). Continue with range {start: ${endLine + 1}}.`
+        );
+    }
+    const result: ReadFileResult = {
+        path: relPath,
+        content,
+        startLine: first,
+        endLine,
+        totalLines: total,
+        truncated,
+    };
+    if (notes.length > 0) result.note = notes.join(" ");
+    return result;
+}
