@@ -88,6 +88,13 @@ export type EngineEvent =
           message: string;
       }
     | { type: "warning"; message: string }
+    | {
+          /** A NORTH_FILE block being streamed to disk ("Writing path (N lines)"). */
+          type: "file_write";
+          path: string;
+          linesWritten: number;
+          status: "writing" | "written" | "interrupted" | "error";
+      }
     | { type: "run_end"; result: RunResult };
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -6,6 +6,7 @@ import type {
     Provider,
     ProviderError,
     StopReason,
+    TextBlock,
     ToolCallBlock,
     ToolResultBlock,
     ToolSchema,
@@ -30,8 +31,9 @@ import {
     withSummary,
 } from "./context";
 import { OutputCache, digestToolOutput } from "./digest";
+import { NorthFileRouter, continuationPrompt } from "./north-file-turn";
 import { estimatePromptTokens } from "./tokens";
-import { type ToolRunner, executeToolCall } from "./tool-executor";
+import { type ToolRunner, executeToolCall, reviewPreparedWrite } from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
 
 export type { ToolRunner } from "./tool-executor";
@@ -152,6 +154,9 @@ export class AgentSession {
     private requestCounter = 0;
     private summary: StructuredSummary | null;
     private readonly outputs: OutputCache;
+    /** Set while a run may write files through NORTH_FILE blocks (agent mode with edit tools). */
+    private northFile: NorthFileRouter | null = null;
+    private northFileRouter: NorthFileRouter | null = null;
 
     constructor(options: SessionOptions) {
         this.options = options;
@@ -236,6 +241,8 @@ export class AgentSession {
             }),
             this.options.context ?? {}
         );
+        const canWrite = allowed.some((t) => t.approvalPolicy === "write");
+        this.northFile = canWrite ? (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot)) : null;
         const toolCalls: ToolCallRecord[] = [];
         let usage: Usage = { ...EMPTY_USAGE };
         let costUsd = 0;
@@ -264,7 +271,13 @@ export class AgentSession {
                 : { role: "user", content: prompt }
         );
 
-        const finish = (subtype: RunSubtype, error?: string): RunResult => {
+        const finish = async (subtype: RunSubtype, error?: string): Promise<RunResult> => {
+            if (subtype !== "success" && this.northFile) {
+                const undone = await this.northFile.discardUnfinished();
+                if (undone.length > 0) {
+                    this.emit({ type: "warning", message: `unfinished NORTH_FILE writes undone: ${undone.join(", ")}` });
+                }
+            }
             const result: RunResult = {
                 subtype,
                 isError: subtype !== "success",
@@ -283,9 +296,9 @@ export class AgentSession {
 
         try {
             for (;;) {
-                if (signal.aborted) return finish("cancelled", "cancelled by the user");
+                if (signal.aborted) return await finish("cancelled", "cancelled by the user");
                 if (turns >= maxTurns) {
-                    return finish(
+                    return await finish(
                         "error_max_turns",
                         `stopped after ${maxTurns} model turns (--max-turns); the model still wanted to use tools`
                     );
@@ -293,8 +306,8 @@ export class AgentSession {
                 turns++;
                 this.emit({ type: "turn_start", turn: turns });
                 const outcome = await this.requestWithRetry(system, schemas, signal);
-                if (outcome.kind === "cancelled") return finish("cancelled", "cancelled by the user");
-                if (outcome.kind === "failed") return finish("error_during_execution", outcome.error.message);
+                if (outcome.kind === "cancelled") return await finish("cancelled", "cancelled by the user");
+                if (outcome.kind === "failed") return await finish("error_during_execution", outcome.error.message);
 
                 this.addMessage(outcome.message);
                 const turnCost = this.addUsage(outcome.usage);
@@ -314,7 +327,8 @@ export class AgentSession {
                 const calls = outcome.message.content.filter(
                     (b): b is ToolCallBlock => b.type === "tool_call"
                 );
-                if (calls.length === 0) return finish("success");
+                const fileNotes = this.northFile ? await this.settleNorthFiles(turns, signal) : [];
+                if (calls.length === 0 && fileNotes.length === 0) return await finish("success");
 
                 const results: ToolResultBlock[] = [];
                 for (const call of calls) {
@@ -322,12 +336,13 @@ export class AgentSession {
                     results.push(block);
                     toolCalls.push(record);
                 }
-                this.addMessage({ role: "user", content: results });
+                const notes: TextBlock[] = fileNotes.map((text) => ({ type: "text", text }));
+                this.addMessage({ role: "user", content: [...results, ...notes] });
             }
         } catch (error) {
             // Defensive: the loop's parts do not throw, but a bug must end the run, not the process.
             this.logger.error("run_failed", { message: (error as Error).message });
-            return finish("error_during_execution", `internal error: ${(error as Error).message}`);
+            return await finish("error_during_execution", `internal error: ${(error as Error).message}`);
         }
     }
 
@@ -372,6 +387,10 @@ export class AgentSession {
             }
             this.contextUsedTokens = estimate;
             const outcome = await this.requestOnce(system, tools, messages, signal);
+            if (outcome.kind !== "done" && this.northFile) {
+                // A retried answer rewrites its NORTH_FILE blocks from the start.
+                await this.northFile.finish(() => undefined);
+            }
             if (outcome.kind !== "failed") return outcome;
             if (outcome.error.kind === "context_length" && !summarisedForOverflow) {
                 // The provider counted more than we estimated: summarise once, then retry.
@@ -406,6 +425,48 @@ export class AgentSession {
                 return { kind: "cancelled" };
             }
         }
+    }
+
+    /**
+     * After a model turn: reviews each completed NORTH_FILE block, reports
+     * failures, and asks for the continuation of a cut-off block (at most 3
+     * times). Returns the notes the model reads next.
+     */
+    private async settleNorthFiles(turn: number, signal: AbortSignal): Promise<string[]> {
+        const router = this.northFile;
+        if (!router) return [];
+        const outcome = await router.finish((e) => this.emit(e));
+        const notes: string[] = [];
+        let index = 0;
+        for (const file of outcome.completed) {
+            const result = await reviewPreparedWrite(
+                file.prepared,
+                { toolName: "north_file", toolCallId: `nf-${turn}-${index++}`, input: { path: file.path } },
+                signal,
+                {
+                    approver: this.options.approver,
+                    settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
+                    logger: this.logger,
+                    emit: (e) => this.emit(e),
+                }
+            );
+            if (result.ok) notes.push(`[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`);
+            else if (result.error.code === "denied") {
+                notes.push(`[North] NORTH_FILE ${file.path}: rejected (${result.error.message}); the file was restored to what it was before.`);
+            } else notes.push(`[North] NORTH_FILE ${file.path}: not written: ${result.error.message}`);
+        }
+        for (const error of outcome.errors) {
+            notes.push(`[North] NORTH_FILE ${error.path}: failed: ${error.message}. Nothing was written.`);
+        }
+        for (const resume of outcome.interrupted) {
+            if (router.allowContinuation(resume.path)) notes.push(continuationPrompt(resume));
+            else {
+                const message = `NORTH_FILE ${resume.path} was cut off again after 3 continuations; the partial file (${resume.linesWritten} lines) was kept.`;
+                this.emit({ type: "warning", message });
+                notes.push(`[North] ${message} Finish it with small edits instead.`);
+            }
+        }
+        return notes;
     }
 
     /**
@@ -522,7 +583,8 @@ export class AgentSession {
             if (!emitDeltas && event.type !== "done" && event.type !== "error") continue;
             switch (event.type) {
                 case "text_delta":
-                    this.emit({ type: "text_delta", text: event.text });
+                    if (this.northFile) await this.northFile.feed(event.text, (e) => this.emit(e));
+                    else this.emit({ type: "text_delta", text: event.text });
                     break;
                 case "thinking_delta":
                     this.emit({ type: "thinking_delta", text: event.text });

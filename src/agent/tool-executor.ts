@@ -1,6 +1,6 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
-import type { AnyToolDefinition, ToolContext, ToolResult } from "../tools/types";
+import type { AnyToolDefinition, PreparedWrite, ToolContext, ToolResult } from "../tools/types";
 import { isPreparedWrite } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
@@ -25,7 +25,7 @@ function denied(message: string): ToolResult<never> {
     return { ok: false, error: { code: "denied", message } };
 }
 
-async function ask(deps: ToolExecutorDeps, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+async function ask(deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     deps.emit({ type: "approval_request", request });
     deps.logger.info(request.kind === "shell" ? "shell_review_shown" : "write_review_shown", {
         toolName: request.toolName,
@@ -130,16 +130,29 @@ async function runWriteCall(
 ): Promise<ToolResult> {
     const prepared = await deps.tools.execute(call.name, call.input, ctx);
     if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
-    const change = prepared.data;
+    return reviewPreparedWrite(prepared.data, { toolName: call.name, toolCallId: call.id, input: call.input }, signal, deps);
+}
+
+/**
+ * The write review: auto-accepted when the project allows it, otherwise asked;
+ * applied on approval, discarded on rejection. Shared by edit tools and
+ * NORTH_FILE blocks.
+ */
+export async function reviewPreparedWrite(
+    change: PreparedWrite,
+    origin: { toolName: string; toolCallId: string; input: unknown },
+    signal: AbortSignal,
+    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">
+): Promise<ToolResult> {
     if (!deps.settings.isEditsAutoAccepted()) {
         const decision = await ask(
             deps,
             {
-                id: `approval-${call.id}`,
+                id: `approval-${origin.toolCallId}`,
                 kind: "write",
-                toolName: call.name,
-                toolCallId: call.id,
-                input: call.input,
+                toolName: origin.toolName,
+                toolCallId: origin.toolCallId,
+                input: origin.input,
                 summary: change.summary,
                 diffs: change.diffs,
             },

@@ -1,6 +1,6 @@
 import { OutputCache } from "../agent/digest";
 import { createExpandOutputTool } from "../tools/expand-output";
-import { createReadTools } from "../tools/index";
+import { createEditTools, createReadTools } from "../tools/index";
 import { createToolRegistry } from "../tools/registry";
 import { createShellRunTool } from "../tools/shell-run";
 import { createShellService } from "../tools/shell-service";
@@ -12,6 +12,7 @@ export function createConversationToolset(repoRoot: string) {
     const registry = createToolRegistry([
         ...createReadTools(),
         createExpandOutputTool((id) => outputs.get(id)),
+        ...createEditTools(),
         createShellRunTool(shell),
     ]);
     return {

@@ -97,8 +97,8 @@ export function createDetectLanguagesTool(): ToolDefinition<DetectLanguagesInput
     return {
         name: "detect_languages",
         description:
-            "Show the project's language mix by file extension and size (percent of bytes), respecting " +
-            ".gitignore; top 10 languages, the rest as other. Data and docs (JSON, YAML, Markdown) listed apart.",
+            "The project's languages by file extension and bytes (percent), .gitignore respected; " +
+            "data and docs (JSON, YAML, Markdown) listed apart.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -25,10 +25,8 @@ export type BlockKind = (typeof BLOCK_KINDS)[number];
 
 const input = z.object({
     path: z.string().describe("File path relative to the project root."),
-    kind: z
-        .enum(BLOCK_KINDS)
-        .optional()
-        .describe("Which blocks. Default: detected from the file type (all kinds for HTML)."),
+    kind: z.enum(BLOCK_KINDS).optional().describe("Default: from the file type."),
+    startLine: z.number().int().min(1).optional().describe("Skip blocks ending before this line."),
 });
 
 export type FindBlocksInput = z.infer<typeof input>;
@@ -48,8 +46,10 @@ export interface FindBlocksResult {
     kind: BlockKind | "python_symbol" | "rust_symbol" | "go_symbol";
     blocks: BlockEntry[];
     truncated: boolean;
-    /** Blocks found, including those not returned. */
+    /** Blocks found (from startLine on), including those not returned. */
     total: number;
+    /** Where to continue (startLine) when truncated. */
+    nextLine?: number;
     note?: string;
 }
 
@@ -129,10 +129,9 @@ export function createFindBlocksTool(): ToolDefinition<FindBlocksInput, FindBloc
     return {
         name: "find_blocks",
         description:
-            "Map a file's structure as block ids and line ranges, without content: HTML sections and " +
-            "elements with ids, inline <style>/<script> with the CSS rules and JS functions inside, CSS " +
-            "selectors/@media/@keyframes, or code symbols (TS/JS, C#, PHP, Java; Python, Rust, Go when " +
-            `detected). At most ${MAX_BLOCKS} blocks. Then read a block with read_file (its range) or read_around.`,
+            "Map a file as block ids with line ranges, no content: HTML sections and inline " +
+            "<style>/<script> with the CSS rules and JS functions inside, CSS rules, or code symbols. " +
+            `At most ${MAX_BLOCKS}; if truncated, call again with startLine = nextLine.`,
         input,
         approvalPolicy: "none",
         readOnly: true,
@@ -181,7 +180,11 @@ export function createFindBlocksTool(): ToolDefinition<FindBlocksInput, FindBloc
                 symbolPrefix = SYMBOL_PREFIX[symbolParser] ?? "js";
                 docBlocks = symbolBlocks(lines, symbolParser);
             }
-            const entries = withIds(docBlocks, symbolPrefix);
+            // Ids are numbered over the whole file, so they stay the same from page to page.
+            const from = args.startLine ?? 1;
+            const entries = withIds(docBlocks, symbolPrefix).filter(
+                (entry) => entry.endLine >= from
+            );
             const result: FindBlocksResult = {
                 path: relPath,
                 totalLines: lines.length,
@@ -191,8 +194,9 @@ export function createFindBlocksTool(): ToolDefinition<FindBlocksInput, FindBloc
                 total: entries.length,
             };
             if (result.truncated) {
-                const next = entries[MAX_BLOCKS]!;
-                result.note = `Showing ${MAX_BLOCKS} of ${entries.length} blocks (through line ${next.startLine - 1}); use get_file_outline with startLine ${next.startLine} or search_text with file and lineRange for the rest.`;
+                const next = entries[MAX_BLOCKS]!.startLine;
+                result.nextLine = next;
+                result.note = `Showing ${MAX_BLOCKS} of ${entries.length} blocks; continue with startLine ${next}.`;
             } else if (entries.length === 0) {
                 result.note = "No blocks found; get_file_outline shows the file as 50-line chunks.";
             }

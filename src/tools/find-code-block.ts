@@ -22,13 +22,8 @@ const KINDS = ["function", "class", "method", "block", "any"] as const;
 
 const input = z.object({
     path: z.string().describe("File path relative to the project root."),
-    query: z.string().min(1).describe("Exact text the block must contain (case-sensitive first)."),
-    kind: z
-        .enum(KINDS)
-        .default("any")
-        .describe(
-            "Which enclosing block: function, class, method, block (any braces/indentation), any."
-        ),
+    query: z.string().min(1).describe("Text inside the block."),
+    kind: z.enum(KINDS).default("any").describe("block: any braces or indented block."),
 });
 
 export type FindCodeBlockInput = z.infer<typeof input>;
@@ -153,10 +148,8 @@ export function createFindCodeBlockTool(): ToolDefinition<FindCodeBlockInput, Fi
     return {
         name: "find_code_block",
         description:
-            "Find the functions, methods, classes or blocks that contain a text in one file: each match " +
-            "gives the innermost block's line range, kind, name and first 5 lines. Knows TS/JS, Python, " +
-            "Rust, Go, Java, C#, PHP, CSS (rules, @media), HTML (sections, inline style/script) and brace " +
-            `blocks elsewhere. At most ${MAX_CODE_BLOCKS} blocks. If the text is not in the file, use search_text.`,
+            "Find the innermost functions, methods, classes, CSS rules or HTML sections containing a " +
+            "text in one file: line range, kind, name, first 5 lines each. Not in the file: use search_text.",
         input,
         approvalPolicy: "none",
         readOnly: true,
@@ -251,8 +244,9 @@ export function createFindCodeBlockTool(): ToolDefinition<FindCodeBlockInput, Fi
                     );
                 } else {
                     const what = args.kind === "any" || args.kind === "block" ? "block" : args.kind;
+                    const wider = what === "block" ? "" : ' (kind "any" accepts every block)';
                     hints.push(
-                        `The text occurs ${where} outside any ${what}; read_around with it as anchor shows it.`
+                        `The text occurs ${where} outside any ${what}${wider}; read_around with it as anchor shows it.`
                     );
                 }
             }

@@ -21,12 +21,7 @@ const LONG_LINE_CHARS = 10_000;
 
 const input = z.object({
     path: z.string().describe("File path relative to the project root."),
-    startLine: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("Skip items that end before this line (to continue a truncated outline)."),
+    startLine: z.number().int().min(1).optional().describe("Skip items ending before this line."),
 });
 
 export type GetFileOutlineInput = z.infer<typeof input>;
@@ -64,11 +59,9 @@ export function createGetFileOutlineTool(): ToolDefinition<GetFileOutlineInput, 
     return {
         name: "get_file_outline",
         description:
-            "Outline a file with line ranges: TS/JS imports (collapsed), symbols with their methods, " +
-            "exports; Python imports, classes with methods, functions; HTML sections with inline " +
-            "<style> rules and <script> functions; CSS selectors/@media/@keyframes; Rust, Go, Java, " +
-            `C#, PHP symbols; 50-line chunks otherwise. At most ${MAX_OUTLINE_ITEMS} items; when ` +
-            "truncated, call again with startLine = nextLine. Then read ranges with read_file or read_around.",
+            "Outline a file with line ranges: imports, classes with methods, functions, exports; HTML " +
+            "sections with inline <style>/<script>; CSS rules and @media; 50-line chunks for other " +
+            `languages. At most ${MAX_OUTLINE_ITEMS} items; if truncated, call again with startLine = nextLine.`,
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -46,10 +46,9 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
     return {
         name: "get_file_symbols",
         description:
-            "List the symbols of a source file (functions, classes, interfaces, types, enums, methods, " +
-            "constants) with line ranges and signatures, without reading it. TS/JS, Python, Rust, Go, " +
-            `Java, C#, PHP; at most ${MAX_SYMBOLS}. For HTML/CSS use find_blocks; for other languages, ` +
-            "get_file_outline.",
+            "List a source file's functions, classes, interfaces, types, enums, methods and constants " +
+            `with line ranges and signatures (TS/JS, Python, Rust, Go, Java, C#, PHP; max ${MAX_SYMBOLS}). ` +
+            "HTML/CSS: use find_blocks.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -60,8 +60,8 @@ export function createGetLineCountTool(): ToolDefinition<GetLineCountInput, Line
     return {
         name: "get_line_count",
         description:
-            "Count a file's lines and bytes without reading it into context (fast on any size). " +
-            "Use before reading a file you have not seen; the hint says how to read it.",
+            "Count a file's lines and bytes without reading it (fast at any size); the hint says how " +
+            "to read it. Use before reading a file you have not seen.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -27,7 +27,7 @@ const input = z.object({
         .min(1)
         .max(MAX_LIMIT)
         .default(DEFAULT_LIMIT)
-        .describe(`Files to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
+        .describe(`Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}.`),
 });
 
 export type HotfilesInput = z.infer<typeof input>;
@@ -213,9 +213,8 @@ export function createHotfilesTool(
     return {
         name: "hotfiles",
         description:
-            `List the files changed most often in the last ${MAX_COMMITS} git commits (the project's ` +
-            "active code), with commit counts and last change dates. Without git history it lists the most " +
-            `recently modified source files and says so. Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}.`,
+            `List the files changed most often in the last ${MAX_COMMITS} git commits, with commit counts. ` +
+            "Without git history: the most recently modified source files (the result says which).",
         input,
         approvalPolicy: "none",
         readOnly: true,

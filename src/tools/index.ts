@@ -1,3 +1,11 @@
+import { createEditAfterAnchorTool } from "./edit-after-anchor";
+import { createEditApplyBatchTool } from "./edit-apply-batch";
+import { createEditBeforeAnchorTool } from "./edit-before-anchor";
+import { createEditByAnchorTool } from "./edit-by-anchor";
+import { createEditCreateFileTool } from "./edit-create-file";
+import { createEditInsertAtLineTool } from "./edit-insert-at-line";
+import { createEditReplaceBlockTool } from "./edit-replace-block";
+import { createEditReplaceExactTool } from "./edit-replace-exact";
 import { createFindFilesTool } from "./find-files";
 import { createListRootTool } from "./list-root";
 import { createReadFileTool } from "./read-file";
@@ -18,5 +26,19 @@ export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefiniti
         createFindFilesTool(),
         createSearchTextTool(options.search),
         createReadFileTool(),
+    ];
+}
+
+/** The write tools: each prepares a change the engine reviews before it is applied. */
+export function createEditTools(): AnyToolDefinition[] {
+    return [
+        createEditReplaceExactTool(),
+        createEditInsertAtLineTool(),
+        createEditAfterAnchorTool(),
+        createEditBeforeAnchorTool(),
+        createEditReplaceBlockTool(),
+        createEditByAnchorTool(),
+        createEditCreateFileTool(),
+        createEditApplyBatchTool(),
     ];
 }

@@ -143,3 +143,31 @@ async function brokenLink(candidate: string): Promise<string | null> {
         return null;
     }
 }
+
+/** Folders no tool may write into: git internals (hooks run code) and North's own permissions. */
+const PROTECTED_DIRS = [".git", ".north"];
+
+/**
+ * `resolveSafePath` for writes: also refuses `.git/` (a hook written there
+ * would run on the next commit) and `.north/` (the model must not grant
+ * itself auto-approval).
+ */
+export async function resolveWritablePath(
+    repoRoot: string,
+    userPath: string,
+    options: ResolveOptions
+): Promise<ToolResult<SafePath>> {
+    const safe = await resolveSafePath(repoRoot, userPath, options);
+    if (!safe.ok) return safe;
+    const realRel = toRel(repoRoot, safe.data.realPath);
+    for (const rel of [safe.data.relPath, realRel]) {
+        const first = rel.split("/")[0] ?? "";
+        if (PROTECTED_DIRS.includes(first)) {
+            return toolError(
+                "path_outside_repo",
+                `"${userPath}" is inside ${first}/, which North never writes to (git internals and North's own settings are off limits).`
+            );
+        }
+    }
+    return safe;
+}

@@ -15,30 +15,27 @@ const PREVIEW_CHARS = 100;
 
 const input = z.object({
     path: z.string().describe("File path relative to the project root."),
-    anchor: z
-        .string()
-        .min(1)
-        .describe("Exact text to find (case and whitespace matter); may span lines."),
+    anchor: z.string().min(1).describe("Exact text (case and whitespace matter); may span lines."),
     before: z
         .number()
         .int()
         .min(0)
         .max(MAX_CONTEXT_LINES)
         .default(12)
-        .describe(`Lines before the match (default 12, max ${MAX_CONTEXT_LINES}).`),
+        .describe(`Lines before: default 12, max ${MAX_CONTEXT_LINES}.`),
     after: z
         .number()
         .int()
         .min(0)
         .max(MAX_CONTEXT_LINES)
         .default(20)
-        .describe(`Lines after the match (default 20, max ${MAX_CONTEXT_LINES}).`),
+        .describe(`Lines after: default 20, max ${MAX_CONTEXT_LINES}.`),
     occurrence: z
         .number()
         .int()
         .min(1, "occurrence is 1-based: 1 is the first match")
         .optional()
-        .describe("Which match to use, 1-based; needed when the anchor occurs more than once."),
+        .describe("Which match, 1-based; needed when there are several."),
 });
 
 export type ReadAroundInput = z.infer<typeof input>;
@@ -91,10 +88,8 @@ export function createReadAroundTool(): ToolDefinition<ReadAroundInput, ReadArou
     return {
         name: "read_around",
         description:
-            "Read the lines around an exact anchor text in one file: `before` (default 12) and `after` " +
-            '(default 20) lines, numbered, the anchor\'s line marked with ">". If the anchor occurs on ' +
-            "several lines, pass `occurrence` (1-based); the error lists the candidates. If it does not " +
-            "occur, use search_text. Lines over 500 characters are cut (a window around the anchor).",
+            "Read the lines around an exact anchor text in a file, numbered, the anchor's line marked " +
+            '">". Several matches: pass occurrence (the error lists candidates). No match: use search_text.',
         input,
         approvalPolicy: "none",
         readOnly: true,

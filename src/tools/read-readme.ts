@@ -50,9 +50,7 @@ function cut(data: Buffer, max: number): string {
 export function createReadReadmeTool(): ToolDefinition<ReadReadmeInput, ReadmeResult> {
     return {
         name: "read_readme",
-        description:
-            "Read the project's README from the root (README.md preferred; any README.* found). " +
-            "Returns at most the first 8 KB; read_file reads the rest.",
+        description: "Read the README at the project root (README.md preferred), first 8 KB.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -190,6 +190,9 @@ describe("a 300,000-line file", () => {
         const map = await timed(async () => ok(await run(blocks, { path }, repo.ctx)));
         expect(map.value.truncated).toBe(true);
         expect(map.value.blocks).toHaveLength(300);
+        const page2 = ok(await run(blocks, { path, startLine: map.value.nextLine }, repo.ctx));
+        expect(page2.blocks[0]!.id).toBe("js-300");
+        expect(page2.blocks[0]!.startLine).toBe(map.value.nextLine);
         for (const t of [count, out, syms, map]) expect(t.ms).toBeLessThan(5000);
     });
 

@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import { writeFileAtomic } from "../../util/atomic-write";
 import type { SafePath } from "../path-guard";
-import { resolveSafePath } from "../path-guard";
+import { resolveWritablePath } from "../path-guard";
 import type { ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { TextDoc } from "./text-doc";
@@ -93,7 +93,7 @@ export async function loadFile(
     mustExist: boolean,
     ops: EditOperations
 ): Promise<ToolResult<LoadedFile>> {
-    const safe = await resolveSafePath(repoRoot, userPath, { mustExist });
+    const safe = await resolveWritablePath(repoRoot, userPath, { mustExist });
     if (!safe.ok) return safe;
     return loadResolvedFile(safe.data, mustExist, ops);
 }

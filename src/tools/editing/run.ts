@@ -3,7 +3,7 @@
  * write: every single edit tool is a batch of one, edit_apply_batch a batch
  * of many. Steps on the same file (by real path) see each other's results.
  */
-import { resolveSafePath } from "../path-guard";
+import { resolveWritablePath } from "../path-guard";
 import type { PreparedWrite, ToolContext, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import { toleranceNote } from "./diagnostics";
@@ -88,7 +88,7 @@ async function stateFor(
             `"${step.path}" ends with a slash; give the path of a file.`
         );
     }
-    const safe = await resolveSafePath(ctx.repoRoot, step.path, { mustExist: false });
+    const safe = await resolveWritablePath(ctx.repoRoot, step.path, { mustExist: false });
     if (!safe.ok) return safe;
     let state = files.get(safe.data.realPath);
     if (!state) {

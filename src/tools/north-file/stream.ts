@@ -117,6 +117,16 @@ export class NorthFileStream {
         return [...this.interrupted.values()].map((s) => s.getResumeInfo());
     }
 
+    /** Undoes every unfinished block (cancel): new files are deleted, overwritten ones restored. */
+    async discardUnfinished(): Promise<string[]> {
+        const sessions = [...this.interrupted.values()];
+        if (this.active) sessions.push(this.active);
+        this.active = null;
+        this.interrupted.clear();
+        for (const session of sessions) await session.discard().catch(() => undefined);
+        return sessions.map((s) => s.relPath);
+    }
+
     /** Stops waiting for a continuation (retries exhausted); the partial file is kept. */
     abandon(relPath: string): void {
         this.interrupted.delete(relPath);

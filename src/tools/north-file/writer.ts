@@ -15,7 +15,7 @@ import { describeError, errnoCode, readOnlyError } from "../editing/files";
 import type { EditApplied } from "../editing/prepared";
 import type { Eol } from "../editing/text-doc";
 import { decodeText } from "../editing/text-doc";
-import { resolveSafePath } from "../path-guard";
+import { resolveWritablePath } from "../path-guard";
 import type { PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
@@ -78,7 +78,7 @@ export class FileWriteSession {
         userPath: string,
         mode: FileBlockMode
     ): Promise<ToolResult<FileWriteSession>> {
-        const safe = await resolveSafePath(repoRoot, userPath, { mustExist: false });
+        const safe = await resolveWritablePath(repoRoot, userPath, { mustExist: false });
         if (!safe.ok) return safe;
         const { relPath, realPath } = safe.data;
         if (relPath === ".")

@@ -523,9 +523,3 @@ export function enclosingBlock(scan: CodeScan, line: number): BraceBlock | null 
     }
     return null;
 }
-
-/** The brace block whose `{` is event `open`. */
-export function blockAt(scan: CodeScan, open: number): { startLine: number; endLine: number } {
-    const close = scan.match[open]!;
-    return { startLine: scan.line[open]!, endLine: close < 0 ? scan.lineCount : scan.line[close]! };
-}
