@@ -13,21 +13,35 @@ const LAYERS = {
     commands: ["agent", "tools", "providers", "storage", "project", "util"],
     headless: ["commands", "agent", "tools", "providers", "storage", "project", "util"],
     ui: ["commands", "agent", "tools", "providers", "storage", "project", "util"],
-    cli: ["ui", "headless", "commands", "agent", "tools", "providers", "storage", "project", "util"],
+    cli: [
+        "ui",
+        "headless",
+        "commands",
+        "agent",
+        "tools",
+        "providers",
+        "storage",
+        "project",
+        "util",
+    ],
 };
 const ALL = Object.keys(LAYERS);
 
 function layerRules(layer) {
     const allowed = new Set(LAYERS[layer]);
     const forbidden = ALL.filter(
-        (other) => other !== layer && !allowed.has(other) && !(layer === "tools" && other === "providers")
+        (other) =>
+            other !== layer && !allowed.has(other) && !(layer === "tools" && other === "providers")
     );
     const patterns = forbidden.map((other) => ({
         group: [`../${other}/*`, `../../${other}/*`, `**/src/${other}/*`],
         message: `${layer}/ must not import ${other}/ (layers import one way; see STYLE).`,
     }));
     if (layer !== "ui") {
-        patterns.push({ group: ["ink", "react", "ink-*"], message: "Only ui/ may import ink or react." });
+        patterns.push({
+            group: ["ink", "react", "ink-*"],
+            message: "Only ui/ may import ink or react.",
+        });
     }
     if (layer === "tools") {
         // tools may type-import the provider content shapes, nothing else from providers/.

@@ -34,7 +34,8 @@ function units(body: { tools?: unknown[]; system?: unknown; messages: unknown[] 
     const out: Unit[] = [];
     out.push({ text: strip(body.tools ?? []), breakpoint: hasCacheControl(body.tools ?? []) });
     out.push({ text: strip(body.system ?? ""), breakpoint: hasCacheControl(body.system ?? "") });
-    for (const message of body.messages) out.push({ text: strip(message), breakpoint: hasCacheControl(message) });
+    for (const message of body.messages)
+        out.push({ text: strip(message), breakpoint: hasCacheControl(message) });
     return out;
 }
 
@@ -46,28 +47,43 @@ export async function benchContext(): Promise<void> {
     const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
     try {
         mkdirSync(join(repo, "src"));
-        const lines = Array.from({ length: 2000 }, (_, i) => `export function step${i}(x: number): number { return x + ${i}; }`);
+        const lines = Array.from(
+            { length: 2000 },
+            (_, i) => `export function step${i}(x: number): number { return x + ${i}; }`
+        );
         writeFileSync(join(repo, "src", "steps.ts"), lines.join("\n") + "\n");
         const turns: FakeTurn[] = [];
         for (let i = 0; i < TURNS - 1; i++) {
             turns.push({
                 text: `Reading part ${i + 1}.`,
-                toolCalls: [{ name: "read_file", input: { path: "src/steps.ts", range: { start: i * 40 + 1, end: i * 40 + 40 } } }],
+                toolCalls: [
+                    {
+                        name: "read_file",
+                        input: {
+                            path: "src/steps.ts",
+                            range: { start: i * 40 + 1, end: i * 40 + 40 },
+                        },
+                    },
+                ],
             });
         }
         turns.push({ text: "All steps add their index." });
         server.enqueue(...turns);
-        const run = await runOnce(process.execPath, [NORTH, "-p", "walk through src/steps.ts", "--path", repo, "--output-format", "json"], {
-            env: {
-                PATH: process.env.PATH,
-                HOME: home,
-                ANTHROPIC_API_KEY: "bench",
-                ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-                NORTH_CONFIG_DIR: join(home, "c"),
-                NORTH_DATA_DIR: join(home, "d"),
-                XDG_STATE_HOME: join(home, "s"),
-            },
-        });
+        const run = await runOnce(
+            process.execPath,
+            [NORTH, "-p", "walk through src/steps.ts", "--path", repo, "--output-format", "json"],
+            {
+                env: {
+                    PATH: process.env.PATH,
+                    HOME: home,
+                    ANTHROPIC_API_KEY: "bench",
+                    ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+                    NORTH_CONFIG_DIR: join(home, "c"),
+                    NORTH_DATA_DIR: join(home, "d"),
+                    XDG_STATE_HOME: join(home, "s"),
+                },
+            }
+        );
         if (run.code !== 0) throw new Error(`north failed: ${run.stderr}`);
 
         const pricing = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!.pricing;
@@ -105,7 +121,8 @@ export async function benchContext(): Promise<void> {
             });
             const all = tokens(chars);
             const read = readUpTo >= 0 ? tokens(prefixChars[readUpTo]!) : 0;
-            const written = lastBreakpoint > readUpTo ? tokens(prefixChars[lastBreakpoint]!) - read : 0;
+            const written =
+                lastBreakpoint > readUpTo ? tokens(prefixChars[lastBreakpoint]!) - read : 0;
             totalInput += all;
             totalRead += read;
             totalWrite += written;
@@ -116,12 +133,23 @@ export async function benchContext(): Promise<void> {
         });
         const uncachedCost = (totalInput * pricing.input) / 1e6;
         const cachedCost =
-            ((totalInput - totalRead - totalWrite) * pricing.input + totalRead * pricing.cacheRead + totalWrite * pricing.cacheWrite) / 1e6;
-        console.log(`\n## Prompt caching over a ${TURNS}-turn tool loop (sonnet-4 prices, ${server.requests.length} requests)`);
-        console.log(`input tokens sent (≈ chars/3.5):      ${Math.round(totalInput).toLocaleString()}`);
+            ((totalInput - totalRead - totalWrite) * pricing.input +
+                totalRead * pricing.cacheRead +
+                totalWrite * pricing.cacheWrite) /
+            1e6;
+        console.log(
+            `\n## Prompt caching over a ${TURNS}-turn tool loop (sonnet-4 prices, ${server.requests.length} requests)`
+        );
+        console.log(
+            `input tokens sent (≈ chars/3.5):      ${Math.round(totalInput).toLocaleString()}`
+        );
         console.log(`billed input, no caching (baseline):  $${uncachedCost.toFixed(4)}`);
-        console.log(`billed input, with North's caching:   $${cachedCost.toFixed(4)}  (${(cachedCost / uncachedCost).toFixed(3)}× baseline; target ≤ 0.35×)`);
-        console.log(`share read from cache after request 1: ${((laterRead / laterInput) * 100).toFixed(1)} %  (target ≥ 85 %)`);
+        console.log(
+            `billed input, with North's caching:   $${cachedCost.toFixed(4)}  (${(cachedCost / uncachedCost).toFixed(3)}× baseline; target ≤ 0.35×)`
+        );
+        console.log(
+            `share read from cache after request 1: ${((laterRead / laterInput) * 100).toFixed(1)} %  (target ≥ 85 %)`
+        );
     } finally {
         await server.close();
         rmSync(repo, { recursive: true, force: true });

@@ -19,7 +19,9 @@ export function runOnce(
     args: string[],
     options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}
 ): Promise<ProcessSample> {
-    const wrapped = HAS_TIME ? [TIME_BIN, ["-f", "__RSS_KB__%M", command, ...args]] : [command, args];
+    const wrapped = HAS_TIME
+        ? [TIME_BIN, ["-f", "__RSS_KB__%M", command, ...args]]
+        : [command, args];
     return new Promise((resolve, reject) => {
         const started = performance.now();
         const child = spawn(wrapped[0] as string, wrapped[1] as string[], {
@@ -37,7 +39,13 @@ export function runOnce(
             const wallMs = performance.now() - started;
             const match = /__RSS_KB__(\d+)/.exec(stderr);
             stderr = stderr.replace(/__RSS_KB__\d+\n?/, "");
-            resolve({ wallMs, peakRssMb: match ? Number(match[1]) / 1024 : null, code, stdout, stderr });
+            resolve({
+                wallMs,
+                peakRssMb: match ? Number(match[1]) / 1024 : null,
+                code,
+                stdout,
+                stderr,
+            });
         });
     });
 }
@@ -55,7 +63,11 @@ export interface Series {
 }
 
 /** Runs `make()` `runs` times (after one warm-up) and keeps medians. */
-export async function series(label: string, runs: number, make: () => Promise<ProcessSample>): Promise<Series> {
+export async function series(
+    label: string,
+    runs: number,
+    make: () => Promise<ProcessSample>
+): Promise<Series> {
     await make();
     const walls: number[] = [];
     const rss: number[] = [];
@@ -72,7 +84,9 @@ export async function series(label: string, runs: number, make: () => Promise<Pr
 
 export function printTable(title: string, rows: Series[], baseline: Series): void {
     console.log(`\n## ${title}`);
-    console.log(`${"".padEnd(44)}${"wall (median)".padStart(16)}${"peak RSS".padStart(12)}${"× baseline".padStart(12)}`);
+    console.log(
+        `${"".padEnd(44)}${"wall (median)".padStart(16)}${"peak RSS".padStart(12)}${"× baseline".padStart(12)}`
+    );
     for (const row of rows) {
         const rss = row.peakRssMb === null ? "n/a" : `${row.peakRssMb.toFixed(1)} MB`;
         console.log(
@@ -82,5 +96,6 @@ export function printTable(title: string, rows: Series[], baseline: Series): voi
 }
 
 export function northVersion(): string {
-    return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version as string;
+    return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+        .version as string;
 }

@@ -15,7 +15,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 function makeRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "north-bench-repo-"));
     mkdirSync(join(dir, "src"));
-    const lines = Array.from({ length: 300 }, (_, i) => `export const value${i} = ${i}; // retry logic line ${i}`);
+    const lines = Array.from(
+        { length: 300 },
+        (_, i) => `export const value${i} = ${i}; // retry logic line ${i}`
+    );
     writeFileSync(join(dir, "src", "retry.ts"), lines.join("\n") + "\n");
     writeFileSync(join(dir, "README.md"), "# bench repo\n");
     return dir;
@@ -34,23 +37,38 @@ function northEnv(baseUrl: string, home: string): NodeJS.ProcessEnv {
 }
 
 async function benchVersion(): Promise<void> {
-    const baseline = await series("node -e 0", RUNS * 2, () => runOnce(process.execPath, ["-e", "0"]));
-    const north = await series("north --version", RUNS * 2, () => runOnce(process.execPath, [NORTH, "--version"]));
+    const baseline = await series("node -e 0", RUNS * 2, () =>
+        runOnce(process.execPath, ["-e", "0"])
+    );
+    const north = await series("north --version", RUNS * 2, () =>
+        runOnce(process.execPath, [NORTH, "--version"])
+    );
     printTable("north --version (target ≤ 1.5× node -e 0)", [baseline, north], baseline);
 }
 
 /** Runs a scripted print-mode session `RUNS` times against an instant fake server. */
-async function benchSession(title: string, label: string, turns: () => FakeTurn[], args: string[]): Promise<void> {
+async function benchSession(
+    title: string,
+    label: string,
+    turns: () => FakeTurn[],
+    args: string[]
+): Promise<void> {
     const server = await startFakeLlmServer();
     const repo = makeRepo();
     const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
     try {
-        const baseline = await series("node -e 0", RUNS, () => runOnce(process.execPath, ["-e", "0"]));
+        const baseline = await series("node -e 0", RUNS, () =>
+            runOnce(process.execPath, ["-e", "0"])
+        );
         const north = await series(label, RUNS, () => {
             server.enqueue(...turns());
-            return runOnce(process.execPath, [NORTH, "-p", "where is the retry logic?", "--path", repo, ...args], {
-                env: northEnv(server.anthropicBaseUrl, home),
-            });
+            return runOnce(
+                process.execPath,
+                [NORTH, "-p", "where is the retry logic?", "--path", repo, ...args],
+                {
+                    env: northEnv(server.anthropicBaseUrl, home),
+                }
+            );
         });
         printTable(title, [baseline, north], baseline);
     } finally {
@@ -64,7 +82,14 @@ function fourTurnSession(): FakeTurn[] {
     return [
         { toolCalls: [{ name: "find_files", input: { pattern: "*.ts" } }], text: "Let me look." },
         { toolCalls: [{ name: "search_text", input: { query: "retry logic" } }] },
-        { toolCalls: [{ name: "read_file", input: { path: "src/retry.ts", range: { start: 1, end: 40 } } }] },
+        {
+            toolCalls: [
+                {
+                    name: "read_file",
+                    input: { path: "src/retry.ts", range: { start: 1, end: 40 } },
+                },
+            ],
+        },
         { text: "The retry logic lives in src/retry.ts, lines 1-300." },
     ];
 }
@@ -72,7 +97,14 @@ function fourTurnSession(): FakeTurn[] {
 function toolTurns(count: number): FakeTurn[] {
     const turns: FakeTurn[] = [];
     for (let i = 0; i < count; i++) {
-        turns.push({ toolCalls: [{ name: "read_file", input: { path: "src/retry.ts", range: { start: i * 10 + 1, end: i * 10 + 10 } } }] });
+        turns.push({
+            toolCalls: [
+                {
+                    name: "read_file",
+                    input: { path: "src/retry.ts", range: { start: i * 10 + 1, end: i * 10 + 10 } },
+                },
+            ],
+        });
     }
     turns.push({ text: "Done." });
     return turns;
@@ -85,14 +117,24 @@ async function benchTools20(): Promise<void> {
     try {
         const run = (turns: FakeTurn[]) => () => {
             server.enqueue(...turns);
-            return runOnce(process.execPath, [NORTH, "-p", "read it", "--path", repo, "--output-format", "json"], {
-                env: northEnv(server.anthropicBaseUrl, home),
-            });
+            return runOnce(
+                process.execPath,
+                [NORTH, "-p", "read it", "--path", repo, "--output-format", "json"],
+                {
+                    env: northEnv(server.anthropicBaseUrl, home),
+                }
+            );
         };
-        const baseline = await series("node -e 0", RUNS, () => runOnce(process.execPath, ["-e", "0"]));
+        const baseline = await series("node -e 0", RUNS, () =>
+            runOnce(process.execPath, ["-e", "0"])
+        );
         const one = await series("north -p: 1 turn, no tools", RUNS, run([{ text: "Done." }]));
         const twenty = await series("north -p: 20 tool turns + answer", RUNS, run(toolTurns(20)));
-        printTable("20-tool-turn session (overhead target ≤ 300 ms)", [baseline, one, twenty], baseline);
+        printTable(
+            "20-tool-turn session (overhead target ≤ 300 ms)",
+            [baseline, one, twenty],
+            baseline
+        );
         console.log(
             `North overhead of 20 tool turns: ${(twenty.wallMs - one.wallMs).toFixed(1)} ms over a 1-turn session; ` +
                 `${(twenty.wallMs - baseline.wallMs).toFixed(1)} ms over bare node in total`
@@ -112,10 +154,12 @@ async function benchSearchTree(): Promise<void> {
 const BENCHES: Record<string, () => Promise<void>> = {
     version: benchVersion,
     session4: () =>
-        benchSession("4-turn print session (target wall ≤ 250 ms, RSS ≤ 100 MB)", "north -p: 4 turns (3 tools)", fourTurnSession, [
-            "--output-format",
-            "json",
-        ]),
+        benchSession(
+            "4-turn print session (target wall ≤ 250 ms, RSS ≤ 100 MB)",
+            "north -p: 4 turns (3 tools)",
+            fourTurnSession,
+            ["--output-format", "json"]
+        ),
     stream20k: () =>
         benchSession(
             "20,000-token answer, one token per event, text mode (target ≤ 400 ms, RSS ≤ 100 MB)",

@@ -21,8 +21,7 @@ export interface ApprovalRequest {
  * "all" turns on auto-accept for every edit.
  */
 export type ApprovalDecision =
-    | { outcome: "approve"; remember?: "exact" | "all" }
-    | { outcome: "deny"; reason?: string };
+    { outcome: "approve"; remember?: "exact" | "all" } | { outcome: "deny"; reason?: string };
 
 /** A front-end answers approval requests; the engine awaits the answer. */
 export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
@@ -30,7 +29,10 @@ export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promis
 /** Used where no front-end can ask (print mode without flags). */
 export const denyAll =
     (reason: string | ((request: ApprovalRequest) => string)): Approver =>
-    async (request) => ({ outcome: "deny", reason: typeof reason === "string" ? reason : reason(request) });
+    async (request) => ({
+        outcome: "deny",
+        reason: typeof reason === "string" ? reason : reason(request),
+    });
 
 /**
  * The project's standing permissions (`.north/autoaccept.json`,

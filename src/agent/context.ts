@@ -68,7 +68,10 @@ export function chooseCutIndex(messages: readonly Message[], keepLast: number): 
  * When the kept part starts with an assistant turn, the summary becomes a user
  * message of its own so the conversation still opens with the user.
  */
-export function withSummary(messages: readonly Message[], summary: StructuredSummary | null): Message[] {
+export function withSummary(
+    messages: readonly Message[],
+    summary: StructuredSummary | null
+): Message[] {
     if (!summary) return [...messages];
     const summaryText = renderSummary(summary);
     const first = messages[0];
@@ -95,15 +98,21 @@ export function renderForSummary(messages: readonly Message[], maxChars: number)
         }
         for (const block of message.content) {
             if (block.type === "text") lines.push(`${message.role.toUpperCase()}: ${block.text}`);
-            else if (block.type === "tool_call") lines.push(`TOOL CALL ${block.name} ${block.rawInput.slice(0, 500)}`);
+            else if (block.type === "tool_call")
+                lines.push(`TOOL CALL ${block.name} ${block.rawInput.slice(0, 500)}`);
             else if (block.type === "tool_result") {
-                const text = block.content.length > 1500 ? `${block.content.slice(0, 1500)}… [cut]` : block.content;
+                const text =
+                    block.content.length > 1500
+                        ? `${block.content.slice(0, 1500)}… [cut]`
+                        : block.content;
                 lines.push(`TOOL RESULT${block.isError ? " (error)" : ""}: ${text}`);
             }
         }
     }
     const text = lines.join("\n");
-    return text.length > maxChars ? `[earliest part cut]\n${text.slice(text.length - maxChars)}` : text;
+    return text.length > maxChars
+        ? `[earliest part cut]\n${text.slice(text.length - maxChars)}`
+        : text;
 }
 
 const SUMMARY_FIELDS = ["decisions", "constraints", "openTasks", "importantFiles"] as const;

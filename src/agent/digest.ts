@@ -45,12 +45,20 @@ function note(outputId: string, what: string): Json {
     };
 }
 
-function headTail(text: string, head: number, tail: number): { text: string; omitted: number } | null {
+function headTail(
+    text: string,
+    head: number,
+    tail: number
+): { text: string; omitted: number } | null {
     const lines = text.split("\n");
     if (lines.length <= head + tail + 1) return null;
     const omitted = lines.length - head - tail;
     return {
-        text: [...lines.slice(0, head), `... ${omitted} more lines ...`, ...lines.slice(-tail)].join("\n"),
+        text: [
+            ...lines.slice(0, head),
+            `... ${omitted} more lines ...`,
+            ...lines.slice(-tail),
+        ].join("\n"),
         omitted,
     };
 }
@@ -65,7 +73,12 @@ function requestedRange(input: unknown): number | null {
  * Returns the data to send the model: the original when it is already compact,
  * or a digest carrying `outputId` and `digestNote`, the full data cached.
  */
-export function digestToolOutput(toolName: string, input: unknown, data: unknown, cache: OutputCache): unknown {
+export function digestToolOutput(
+    toolName: string,
+    input: unknown,
+    data: unknown,
+    cache: OutputCache
+): unknown {
     if (!isRecord(data)) return data;
     switch (toolName) {
         case "read_file": {
@@ -78,7 +91,10 @@ export function digestToolOutput(toolName: string, input: unknown, data: unknown
             return {
                 ...data,
                 content: cut.text,
-                ...note(id, `Showing the first ${READ_HEAD} and last ${READ_TAIL} lines; ${cut.omitted} lines in between omitted. Prefer read_file with a range of at most ${BOUNDED_RANGE_LINES} lines.`),
+                ...note(
+                    id,
+                    `Showing the first ${READ_HEAD} and last ${READ_TAIL} lines; ${cut.omitted} lines in between omitted. Prefer read_file with a range of at most ${BOUNDED_RANGE_LINES} lines.`
+                ),
             };
         }
         case "search_text": {
@@ -88,7 +104,10 @@ export function digestToolOutput(toolName: string, input: unknown, data: unknown
                 ...data,
                 matches: data.matches.slice(0, SEARCH_KEEP),
                 shownMatches: SEARCH_KEEP,
-                ...note(id, `Showing ${SEARCH_KEEP} of ${data.matches.length} returned matches (total ${String(data.totalMatches ?? data.matches.length)}).`),
+                ...note(
+                    id,
+                    `Showing ${SEARCH_KEEP} of ${data.matches.length} returned matches (total ${String(data.totalMatches ?? data.matches.length)}).`
+                ),
             };
         }
         case "find_files": {
@@ -98,7 +117,10 @@ export function digestToolOutput(toolName: string, input: unknown, data: unknown
                 ...data,
                 files: data.files.slice(0, FILES_KEEP),
                 shownFiles: FILES_KEEP,
-                ...note(id, `Showing ${FILES_KEEP} of ${data.files.length} files ... ${data.files.length - FILES_KEEP} more.`),
+                ...note(
+                    id,
+                    `Showing ${FILES_KEEP} of ${data.files.length} files ... ${data.files.length - FILES_KEEP} more.`
+                ),
             };
         }
         case "shell_run": {
@@ -109,7 +131,10 @@ export function digestToolOutput(toolName: string, input: unknown, data: unknown
             return {
                 ...data,
                 output: cut.text,
-                ...note(id, `Showing the first ${SHELL_HEAD} and last ${SHELL_TAIL} lines of output; ${cut.omitted} lines omitted.`),
+                ...note(
+                    id,
+                    `Showing the first ${SHELL_HEAD} and last ${SHELL_TAIL} lines of output; ${cut.omitted} lines omitted.`
+                ),
             };
         }
         default:

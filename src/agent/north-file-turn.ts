@@ -61,21 +61,39 @@ export class NorthFileRouter {
         return true;
     }
 
-    private handle(events: Awaited<ReturnType<NorthFileStream["push"]>>, emit: (event: EngineEvent) => void): void {
+    private handle(
+        events: Awaited<ReturnType<NorthFileStream["push"]>>,
+        emit: (event: EngineEvent) => void
+    ): void {
         for (const event of events) {
             switch (event.type) {
                 case "display_text":
                     emit({ type: "text_delta", text: event.text });
                     break;
                 case "file_started":
-                    emit({ type: "file_write", path: event.path, linesWritten: 0, status: "writing" });
+                    emit({
+                        type: "file_write",
+                        path: event.path,
+                        linesWritten: 0,
+                        status: "writing",
+                    });
                     break;
                 case "file_progress":
-                    emit({ type: "file_write", path: event.path, linesWritten: event.linesWritten, status: "writing" });
+                    emit({
+                        type: "file_write",
+                        path: event.path,
+                        linesWritten: event.linesWritten,
+                        status: "writing",
+                    });
                     break;
                 case "file_completed":
                     this.continuations.delete(event.path);
-                    emit({ type: "file_write", path: event.path, linesWritten: event.linesWritten, status: "written" });
+                    emit({
+                        type: "file_write",
+                        path: event.path,
+                        linesWritten: event.linesWritten,
+                        status: "written",
+                    });
                     this.outcome.completed.push({
                         path: event.path,
                         linesWritten: event.linesWritten,
@@ -92,7 +110,12 @@ export class NorthFileRouter {
                     this.outcome.interrupted.push(event.resume);
                     break;
                 case "file_error":
-                    emit({ type: "file_write", path: event.path, linesWritten: 0, status: "error" });
+                    emit({
+                        type: "file_write",
+                        path: event.path,
+                        linesWritten: 0,
+                        status: "error",
+                    });
                     this.outcome.errors.push({ path: event.path, message: event.error.message });
                     break;
             }

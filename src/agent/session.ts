@@ -16,7 +16,14 @@ import { EMPTY_USAGE } from "../providers/types";
 import { type Logger, silentLogger, summarizeArgs } from "../storage/logger";
 import type { AnyToolDefinition, ToolError, ToolResult } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
-import type { EngineEvent, EngineListener, Mode, RunResult, RunSubtype, ToolCallRecord } from "./events";
+import type {
+    EngineEvent,
+    EngineListener,
+    Mode,
+    RunResult,
+    RunSubtype,
+    ToolCallRecord,
+} from "./events";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep, retryDelayMs } from "./retry";
 import { buildSystemPrompt } from "./system-prompt";
 import {
@@ -242,7 +249,9 @@ export class AgentSession {
             this.options.context ?? {}
         );
         const canWrite = allowed.some((t) => t.approvalPolicy === "write");
-        this.northFile = canWrite ? (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot)) : null;
+        this.northFile = canWrite
+            ? (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot))
+            : null;
         const toolCalls: ToolCallRecord[] = [];
         let usage: Usage = { ...EMPTY_USAGE };
         let costUsd = 0;
@@ -275,7 +284,10 @@ export class AgentSession {
             if (subtype !== "success" && this.northFile) {
                 const undone = await this.northFile.discardUnfinished();
                 if (undone.length > 0) {
-                    this.emit({ type: "warning", message: `unfinished NORTH_FILE writes undone: ${undone.join(", ")}` });
+                    this.emit({
+                        type: "warning",
+                        message: `unfinished NORTH_FILE writes undone: ${undone.join(", ")}`,
+                    });
                 }
             }
             const result: RunResult = {
@@ -306,8 +318,10 @@ export class AgentSession {
                 turns++;
                 this.emit({ type: "turn_start", turn: turns });
                 const outcome = await this.requestWithRetry(system, schemas, signal);
-                if (outcome.kind === "cancelled") return await finish("cancelled", "cancelled by the user");
-                if (outcome.kind === "failed") return await finish("error_during_execution", outcome.error.message);
+                if (outcome.kind === "cancelled")
+                    return await finish("cancelled", "cancelled by the user");
+                if (outcome.kind === "failed")
+                    return await finish("error_during_execution", outcome.error.message);
 
                 this.addMessage(outcome.message);
                 const turnCost = this.addUsage(outcome.usage);
@@ -342,7 +356,10 @@ export class AgentSession {
         } catch (error) {
             // Defensive: the loop's parts do not throw, but a bug must end the run, not the process.
             this.logger.error("run_failed", { message: (error as Error).message });
-            return await finish("error_during_execution", `internal error: ${(error as Error).message}`);
+            return await finish(
+                "error_during_execution",
+                `internal error: ${(error as Error).message}`
+            );
         }
     }
 
@@ -378,7 +395,11 @@ export class AgentSession {
             const limit = this.model.contextLimitTokens;
             let estimate = estimatePromptTokens(system, messages, tools).total;
             if (limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD) {
-                const done = await this.summarise({ keepLast: DEFAULT_KEEP_LAST, trigger: "auto", signal });
+                const done = await this.summarise({
+                    keepLast: DEFAULT_KEEP_LAST,
+                    trigger: "auto",
+                    signal,
+                });
                 if (signal.aborted) return { kind: "cancelled" };
                 if (done) {
                     messages = withSummary(this.transcript, this.summary);
@@ -395,7 +416,11 @@ export class AgentSession {
             if (outcome.error.kind === "context_length" && !summarisedForOverflow) {
                 // The provider counted more than we estimated: summarise once, then retry.
                 summarisedForOverflow = true;
-                const done = await this.summarise({ keepLast: DEFAULT_KEEP_LAST, trigger: "overflow", signal });
+                const done = await this.summarise({
+                    keepLast: DEFAULT_KEEP_LAST,
+                    trigger: "overflow",
+                    signal,
+                });
                 if (signal.aborted) return { kind: "cancelled" };
                 if (done) {
                     attempt--;
@@ -441,7 +466,11 @@ export class AgentSession {
         for (const file of outcome.completed) {
             const result = await reviewPreparedWrite(
                 file.prepared,
-                { toolName: "north_file", toolCallId: `nf-${turn}-${index++}`, input: { path: file.path } },
+                {
+                    toolName: "north_file",
+                    toolCallId: `nf-${turn}-${index++}`,
+                    input: { path: file.path },
+                },
                 signal,
                 {
                     approver: this.options.approver,
@@ -450,13 +479,21 @@ export class AgentSession {
                     emit: (e) => this.emit(e),
                 }
             );
-            if (result.ok) notes.push(`[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`);
+            if (result.ok)
+                notes.push(
+                    `[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`
+                );
             else if (result.error.code === "denied") {
-                notes.push(`[North] NORTH_FILE ${file.path}: rejected (${result.error.message}); the file was restored to what it was before.`);
-            } else notes.push(`[North] NORTH_FILE ${file.path}: not written: ${result.error.message}`);
+                notes.push(
+                    `[North] NORTH_FILE ${file.path}: rejected (${result.error.message}); the file was restored to what it was before.`
+                );
+            } else
+                notes.push(`[North] NORTH_FILE ${file.path}: not written: ${result.error.message}`);
         }
         for (const error of outcome.errors) {
-            notes.push(`[North] NORTH_FILE ${error.path}: failed: ${error.message}. Nothing was written.`);
+            notes.push(
+                `[North] NORTH_FILE ${error.path}: failed: ${error.message}. Nothing was written.`
+            );
         }
         for (const resume of outcome.interrupted) {
             if (router.allowContinuation(resume.path)) notes.push(continuationPrompt(resume));
@@ -489,9 +526,13 @@ export class AgentSession {
             return ok;
         };
         const cut = chooseCutIndex(this.transcript, keepLast);
-        if (cut === 0) return report(false, 0, "nothing to summarise: the conversation is already short");
+        if (cut === 0)
+            return report(false, 0, "nothing to summarise: the conversation is already short");
         const older = this.transcript.slice(0, cut);
-        const budgetChars = Math.max(20_000, Math.floor(this.model.contextLimitTokens * CHARS_PER_TOKEN * 0.5));
+        const budgetChars = Math.max(
+            20_000,
+            Math.floor(this.model.contextLimitTokens * CHARS_PER_TOKEN * 0.5)
+        );
         const previous = this.summary ? `${renderSummary(this.summary)}\n\n` : "";
         const prompt = `${previous}Conversation to summarise:\n\n${renderForSummary(older, budgetChars)}`;
         const outcome = await this.requestOnce(
@@ -503,12 +544,20 @@ export class AgentSession {
         );
         if (outcome.kind !== "done") {
             const why = outcome.kind === "failed" ? outcome.error.message : "cancelled";
-            return report(false, 0, `could not summarise the conversation (${why}); keeping it as is`);
+            return report(
+                false,
+                0,
+                `could not summarise the conversation (${why}); keeping it as is`
+            );
         }
         this.addUsage(outcome.usage);
         const parsed = parseSummary(textOf(outcome.message));
         if (!parsed) {
-            return report(false, 0, "the summary was not valid JSON; keeping the conversation as is");
+            return report(
+                false,
+                0,
+                "the summary was not valid JSON; keeping the conversation as is"
+            );
         }
         this.summary = parsed;
         this.transcript.splice(0, cut);
@@ -638,7 +687,9 @@ export class AgentSession {
             requestId,
             durationMs: Math.round(performance.now() - started),
             outcome: outcome.kind,
-            ...(outcome.kind === "failed" ? { errorKind: outcome.error.kind, status: outcome.error.status } : {}),
+            ...(outcome.kind === "failed"
+                ? { errorKind: outcome.error.kind, status: outcome.error.status }
+                : {}),
         });
         return outcome;
     }
@@ -650,7 +701,10 @@ export class AgentSession {
     ): Promise<{ block: ToolResultBlock; record: ToolCallRecord }> {
         const started = performance.now();
         this.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input });
-        this.logger.info("tool_call_start", { toolName: call.name, argsSummary: summarizeArgs(call.input) });
+        this.logger.info("tool_call_start", {
+            toolName: call.name,
+            argsSummary: summarizeArgs(call.input),
+        });
         const result = await executeToolCall(call, allowedNames, signal, {
             tools: this.options.tools,
             approver: this.options.approver,

@@ -43,7 +43,10 @@ const SECTIONS: Array<[string, string]> = [
         "debugging",
         `Edit only when confident of the cause. On an edit mismatch, re-read once and retry once, then ask. At most 3 lint or test fix loops.`,
     ],
-    ["calling_external_apis", `Call external services or install packages only when the user asks.`],
+    [
+        "calling_external_apis",
+        `Call external services or install packages only when the user asks.`,
+    ],
     [
         "long_running_commands",
         `Never start dev servers, watchers or anything that needs Ctrl+C. Commands run non-interactively in bash with stdin closed and a timeout.`,

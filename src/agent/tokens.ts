@@ -54,7 +54,8 @@ export function estimatePromptTokens(
     let messageTokens = 0;
     for (const message of messages) messageTokens += tokensOfChars(messageChars(message));
     const toolChars = tools.reduce(
-        (sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
+        (sum, t) =>
+            sum + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
         0
     );
     const overhead = messages.length * PER_MESSAGE_OVERHEAD + tokensOfChars(toolChars);

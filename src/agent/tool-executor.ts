@@ -25,7 +25,11 @@ function denied(message: string): ToolResult<never> {
     return { ok: false, error: { code: "denied", message } };
 }
 
-async function ask(deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+async function ask(
+    deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">,
+    request: ApprovalRequest,
+    signal: AbortSignal
+): Promise<ApprovalDecision> {
     deps.emit({ type: "approval_request", request });
     deps.logger.info(request.kind === "shell" ? "shell_review_shown" : "write_review_shown", {
         toolName: request.toolName,
@@ -58,7 +62,11 @@ export async function executeToolCall(
     signal: AbortSignal,
     deps: ToolExecutorDeps
 ): Promise<ToolResult> {
-    if (signal.aborted) return { ok: false, error: { code: "cancelled", message: "cancelled by the user before it ran" } };
+    if (signal.aborted)
+        return {
+            ok: false,
+            error: { code: "cancelled", message: "cancelled by the user before it ran" },
+        };
     if (call.inputError) {
         return {
             ok: false,
@@ -76,14 +84,17 @@ export async function executeToolCall(
     }
     if (!allowedNames.has(call.name)) return notInMode(call.name);
     // Never ask the user to approve arguments that would be rejected anyway.
-    if (!tool.input.safeParse(call.input).success) return deps.tools.execute(call.name, call.input, ctx);
+    if (!tool.input.safeParse(call.input).success)
+        return deps.tools.execute(call.name, call.input, ctx);
 
     if (tool.approvalPolicy === "shell") return runShellCall(call, tool, ctx, signal, deps);
     return runWriteCall(call, ctx, signal, deps);
 }
 
 function notInMode(name: string): ToolResult<never> {
-    return denied(`${name} is not available in this mode (read-only tools only); describe the change instead`);
+    return denied(
+        `${name} is not available in this mode (read-only tools only); describe the change instead`
+    );
 }
 
 async function runShellCall(
@@ -112,7 +123,8 @@ async function runShellCall(
             },
             signal
         );
-        if (decision.outcome === "deny") return denied(decision.reason ?? "the user denied this command");
+        if (decision.outcome === "deny")
+            return denied(decision.reason ?? "the user denied this command");
         if (decision.remember === "exact") settings.allowCommand(command);
         if (decision.remember === "all") settings.enableShellAutoApprove();
     }
@@ -130,7 +142,12 @@ async function runWriteCall(
 ): Promise<ToolResult> {
     const prepared = await deps.tools.execute(call.name, call.input, ctx);
     if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
-    return reviewPreparedWrite(prepared.data, { toolName: call.name, toolCallId: call.id, input: call.input }, signal, deps);
+    return reviewPreparedWrite(
+        prepared.data,
+        { toolName: call.name, toolCallId: call.id, input: call.input },
+        signal,
+        deps
+    );
 }
 
 /**

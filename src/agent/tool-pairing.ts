@@ -31,7 +31,8 @@ export function repairToolPairing(messages: Message[]): { messages: Message[]; r
         out.push(message);
         const callIds = message.content.flatMap((b) => (b.type === "tool_call" ? [b.id] : []));
         const next = messages[i + 1];
-        const nextBlocks = next?.role === "user" && typeof next.content !== "string" ? next.content : null;
+        const nextBlocks =
+            next?.role === "user" && typeof next.content !== "string" ? next.content : null;
         if (callIds.length === 0) {
             if (nextBlocks && next && hasToolResults(next as UserMessage)) {
                 const kept = nextBlocks.filter((b) => b.type !== "tool_result");
@@ -46,7 +47,8 @@ export function repairToolPairing(messages: Message[]): { messages: Message[]; r
         if (nextBlocks) {
             for (const block of nextBlocks) {
                 if (block.type !== "tool_result") others.push(block);
-                else if (!callIds.includes(block.toolCallId) || results.has(block.toolCallId)) repaired++;
+                else if (!callIds.includes(block.toolCallId) || results.has(block.toolCallId))
+                    repaired++;
                 else results.set(block.toolCallId, block);
             }
         }
@@ -68,5 +70,7 @@ export function repairToolPairing(messages: Message[]): { messages: Message[]; r
 }
 
 function hasToolResults(message: UserMessage): boolean {
-    return typeof message.content !== "string" && message.content.some((b) => b.type === "tool_result");
+    return (
+        typeof message.content !== "string" && message.content.some((b) => b.type === "tool_result")
+    );
 }

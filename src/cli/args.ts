@@ -20,7 +20,11 @@ export interface CliArgs {
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
 
-const SUBCOMMANDS: Record<string, CliArgs["command"]> = { models: "models", list: "list", conversations: "list" };
+const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
+    models: "models",
+    list: "list",
+    conversations: "list",
+};
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
 export function parseCliArgs(argv: string[]): ArgsResult {
@@ -59,7 +63,8 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         continue: values.continue ?? false,
     };
     if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
-    if (values.version) return { ok: true, args: { command: "version", print: false, ...permissions } };
+    if (values.version)
+        return { ok: true, args: { command: "version", print: false, ...permissions } };
     const first = positionals[0];
     const subcommand = !values.print && first !== undefined ? SUBCOMMANDS[first] : undefined;
     const rest = subcommand ? positionals.slice(1) : positionals;

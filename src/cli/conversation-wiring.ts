@@ -2,10 +2,17 @@ import { existsSync } from "node:fs";
 import type { StructuredSummary } from "../agent/context";
 import type { TranscriptSink } from "../agent/session";
 import type { Message } from "../providers/types";
-import type { ConversationLog, ConversationStore, LoadedConversation } from "../storage/conversations";
+import type {
+    ConversationLog,
+    ConversationStore,
+    LoadedConversation,
+} from "../storage/conversations";
 
 /** Persists engine transcript changes as conversation log events, one entry per message. */
-export function createConversationSink(log: ConversationLog, onError: (message: string) => void): TranscriptSink {
+export function createConversationSink(
+    log: ConversationLog,
+    onError: (message: string) => void
+): TranscriptSink {
     let counter = 0;
     let failed = false;
     const nextId = (): string => `m${++counter}`;
@@ -17,7 +24,8 @@ export function createConversationSink(log: ConversationLog, onError: (message: 
     };
     const entry = (message: Message) => ({ id: nextId(), ...message });
     return {
-        messageAdded: (message) => append(log.append({ type: "entry_added", entry: entry(message) })),
+        messageAdded: (message) =>
+            append(log.append({ type: "entry_added", entry: entry(message) })),
         transcriptReplaced: (messages) =>
             append(log.append({ type: "transcript_replaced", entries: messages.map(entry) })),
         summarySet: (summary) => append(log.append({ type: "rolling_summary_set", summary })),
@@ -37,7 +45,10 @@ export function restoreConversation(conversation: LoadedConversation): {
             messages.push(rest as unknown as Message);
         }
     }
-    return { messages, rollingSummary: (conversation.rollingSummary as StructuredSummary | null) ?? null };
+    return {
+        messages,
+        rollingSummary: (conversation.rollingSummary as StructuredSummary | null) ?? null,
+    };
 }
 
 export type ResumeTarget =
@@ -52,7 +63,11 @@ export function openForResume(
     let id = request.resumeId;
     if (!id && request.continueRepo) {
         const latest = store.latestForRepo(request.continueRepo);
-        if (!latest) return { ok: false, error: `no earlier conversation in ${request.continueRepo} to continue` };
+        if (!latest)
+            return {
+                ok: false,
+                error: `no earlier conversation in ${request.continueRepo} to continue`,
+            };
         id = latest.id;
     }
     if (!id) return { ok: false, error: "no conversation given" };

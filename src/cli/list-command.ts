@@ -39,6 +39,8 @@ export function runListCommand(args: CliArgs): number {
         (c) =>
             `${c.id}  ${age(c.updatedAt, now).padStart(8)}  ${c.model.padEnd(28)}  ${c.repoRoot}\n        ${oneLine(c.firstPrompt, 90)}`
     );
-    process.stdout.write(`${lines.join("\n")}\n\nContinue one with: north -p --resume ID "PROMPT"\n`);
+    process.stdout.write(
+        `${lines.join("\n")}\n\nContinue one with: north -p --resume ID "PROMPT"\n`
+    );
     return 0;
 }

@@ -47,7 +47,9 @@ main().then(
         process.stdout.write("", () => process.exit(code));
     },
     (error: unknown) => {
-        process.stderr.write(`north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
+        process.stderr.write(
+            `north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`
+        );
         process.exitCode = 1;
     }
 );

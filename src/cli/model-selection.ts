@@ -1,15 +1,28 @@
 import type { ModelInfo, ProviderInfo } from "../providers/catalogue";
-import { buildCatalogue, resolveEndpoint, resolveModel, type ModelCatalogue } from "../providers/models";
+import {
+    buildCatalogue,
+    resolveEndpoint,
+    resolveModel,
+    type ModelCatalogue,
+} from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
 import { loadUserConfig } from "../storage/config";
 
 type Env = Record<string, string | undefined>;
 
 export type ModelSelection =
-    | { ok: true; model: ModelInfo; provider: ProviderInfo; endpoint: ProviderEndpoint; catalogue: ModelCatalogue }
+    | {
+          ok: true;
+          model: ModelInfo;
+          provider: ProviderInfo;
+          endpoint: ProviderEndpoint;
+          catalogue: ModelCatalogue;
+      }
     | { ok: false; error: string };
 
-export function loadCatalogue(env: Env): { ok: true; catalogue: ModelCatalogue; selectedModel?: string } | { ok: false; error: string } {
+export function loadCatalogue(
+    env: Env
+): { ok: true; catalogue: ModelCatalogue; selectedModel?: string } | { ok: false; error: string } {
     const config = loadUserConfig(env);
     if (!config.ok) return { ok: false, error: config.error };
     return {
@@ -29,5 +42,11 @@ export function resolveModelFromConfig(requested: string | undefined, env: Env):
     if (!resolution.ok) return resolution;
     const endpoint = resolveEndpoint(resolution.provider, env);
     if (!endpoint.ok) return endpoint;
-    return { ok: true, model: resolution.model, provider: resolution.provider, endpoint: endpoint.endpoint, catalogue };
+    return {
+        ok: true,
+        model: resolution.model,
+        provider: resolution.provider,
+        endpoint: endpoint.endpoint,
+        catalogue,
+    };
 }

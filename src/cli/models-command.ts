@@ -13,20 +13,31 @@ export function runModelsCommand(): number {
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);
         const ready = provider ? resolveEndpoint(provider, process.env).ok : false;
-        const isDefault = m.id === (loaded.selectedModel ?? catalogue.defaultModelId) || m.alias === loaded.selectedModel;
+        const isDefault =
+            m.id === (loaded.selectedModel ?? catalogue.defaultModelId) ||
+            m.alias === loaded.selectedModel;
         return [
             `${isDefault ? "*" : " "} ${m.alias}`,
             m.id,
             m.provider,
             `${Math.round(m.contextLimitTokens / 1000)}K`,
             `${formatCost(m.pricing.input)}/${formatCost(m.pricing.output)}`,
-            ready ? "ready" : provider?.apiKeyEnv ? `needs ${provider.apiKeyEnv}` : "not configured",
+            ready
+                ? "ready"
+                : provider?.apiKeyEnv
+                  ? `needs ${provider.apiKeyEnv}`
+                  : "not configured",
         ];
     });
     const header = ["  alias", "id", "provider", "context", "in/out per 1M", "status"];
     const all = [header, ...rows];
     const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
-    const lines = all.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
+    const lines = all.map((r) =>
+        r
+            .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+            .join("  ")
+            .trimEnd()
+    );
     process.stdout.write(`${lines.join("\n")}\n* = used when --model is not given\n`);
     return 0;
 }

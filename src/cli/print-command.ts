@@ -50,20 +50,27 @@ async function readPipedStdin(): Promise<string> {
 export async function runPrintCommand(args: CliArgs, version: string): Promise<number> {
     const format = (args.outputFormat ?? "text") as OutputFormat;
     if (!OUTPUT_FORMATS.includes(format)) {
-        return usageError(`--output-format must be one of ${OUTPUT_FORMATS.join(", ")} (got "${args.outputFormat}")`);
+        return usageError(
+            `--output-format must be one of ${OUTPUT_FORMATS.join(", ")} (got "${args.outputFormat}")`
+        );
     }
     const mode = (args.mode ?? "agent") as Mode;
-    if (!MODES.includes(mode)) return usageError(`--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`);
+    if (!MODES.includes(mode))
+        return usageError(`--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`);
     let maxTurns: number | undefined;
     if (args.maxTurns !== undefined) {
         maxTurns = Number(args.maxTurns);
         if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-            return usageError(`--max-turns must be a positive whole number (got "${args.maxTurns}")`);
+            return usageError(
+                `--max-turns must be a positive whole number (got "${args.maxTurns}")`
+            );
         }
     }
     const logLevel = (args.logLevel ?? "info") as LogLevel;
     if (!LOG_LEVELS.includes(logLevel)) {
-        return usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`);
+        return usageError(
+            `--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`
+        );
     }
 
     const store = createConversationStore(join(dataDir(), "conversations"));
@@ -81,12 +88,17 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         resumed = target;
     }
 
-    const selection = resolveModelFromConfig(args.model ?? resumed?.conversation.model, process.env);
+    const selection = resolveModelFromConfig(
+        args.model ?? resumed?.conversation.model,
+        process.env
+    );
     if (!selection.ok) return usageError(selection.error);
     const { model, endpoint } = selection;
 
     const storedRoot = resumed?.conversation.repoRoot;
-    const repo = detectRepoRoot(args.path ?? (storedRoot && existsSync(storedRoot) ? storedRoot : process.cwd()));
+    const repo = detectRepoRoot(
+        args.path ?? (storedRoot && existsSync(storedRoot) ? storedRoot : process.cwd())
+    );
     if (!repo.ok) return usageError(`--path: ${repo.error}`);
 
     const piped = await readPipedStdin();
@@ -94,7 +106,8 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
 
     const logger = createFileLogger(logFilePath(), logLevel);
-    const warn = (message: string): void => void process.stderr.write(`north: warning: ${message}\n`);
+    const warn = (message: string): void =>
+        void process.stderr.write(`north: warning: ${message}\n`);
     let log = resumed?.log;
     if (!log) {
         const writable = store.checkWritable();
@@ -129,7 +142,11 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         outputCache: toolset.outputs,
         approver: printModeApprover,
         approvalSettings: createPrintApprovalSettings(
-            { allowEdits: args.allowEdits, allowShell: args.allowShell, allowedCommands: args.allowedCommands },
+            {
+                allowEdits: args.allowEdits,
+                allowShell: args.allowShell,
+                allowedCommands: args.allowedCommands,
+            },
             createProjectApprovalSettings(repo.root)
         ),
         logger,

@@ -21,7 +21,8 @@ export function createPrintApprovalSettings(
 ): ApprovalSettings {
     return {
         isShellAutoApproved: () => flags.allowShell || project.isShellAutoApproved(),
-        isCommandAllowed: (command) => flags.allowedCommands.includes(command) || project.isCommandAllowed(command),
+        isCommandAllowed: (command) =>
+            flags.allowedCommands.includes(command) || project.isCommandAllowed(command),
         allowCommand: () => {},
         enableShellAutoApprove: () => {},
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),

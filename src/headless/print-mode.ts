@@ -39,7 +39,10 @@ export function resultObject(result: RunResult, sessionId: string): Record<strin
 }
 
 /** One stream-json line for an engine event, or null for events not worth a line. */
-export function streamJsonLine(event: EngineEvent, sessionId: string): Record<string, unknown> | null {
+export function streamJsonLine(
+    event: EngineEvent,
+    sessionId: string
+): Record<string, unknown> | null {
     switch (event.type) {
         case "run_start":
             return {
@@ -96,7 +99,10 @@ export function streamJsonLine(event: EngineEvent, sessionId: string): Record<st
  * Writes in large chunks: streaming thousands of one-token events must not
  * cost one write system call each.
  */
-export function createBufferedSink(sink: OutputSink, maxBuffered = 64 * 1024): OutputSink & { flush(): void } {
+export function createBufferedSink(
+    sink: OutputSink,
+    maxBuffered = 64 * 1024
+): OutputSink & { flush(): void } {
     let buffer = "";
     let scheduled = false;
     const flush = (): void => {
@@ -145,7 +151,8 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
                 return;
             }
             if (format === "text" && options.progress) {
-                if (event.type === "tool_call") stderr.write(`⚡ ${describeToolCall(event.name, event.input)}\n`);
+                if (event.type === "tool_call")
+                    stderr.write(`⚡ ${describeToolCall(event.name, event.input)}\n`);
                 if (event.type === "retry") {
                     stderr.write(
                         `↻ ${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (${event.attempt}/${event.maxAttempts})\n`

@@ -13,7 +13,8 @@ export function detectRepoRoot(startDir: string): RepoRootResult {
     let real: string;
     try {
         real = realpathSync(absolute);
-        if (!statSync(real).isDirectory()) return { ok: false, error: `${startDir} is not a directory` };
+        if (!statSync(real).isDirectory())
+            return { ok: false, error: `${startDir} is not a directory` };
     } catch {
         return { ok: false, error: `${startDir} does not exist` };
     }

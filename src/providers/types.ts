@@ -51,11 +51,7 @@ export interface ReasoningBlock {
 }
 
 export type AssistantBlock =
-    | TextBlock
-    | ThinkingBlock
-    | RedactedThinkingBlock
-    | ReasoningBlock
-    | ToolCallBlock;
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ReasoningBlock | ToolCallBlock;
 
 export interface UserMessage {
     role: "user";
@@ -157,4 +153,9 @@ export interface ProviderEndpoint {
     timeoutMs?: number;
 }
 
-export const EMPTY_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+export const EMPTY_USAGE: Usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+};

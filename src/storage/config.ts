@@ -40,20 +40,24 @@ export type UserConfig = z.infer<typeof userConfigSchema>;
 export type UserProviderConfig = z.infer<typeof providerSchema>;
 export type UserModelConfig = z.infer<typeof modelSchema>;
 
-export type ConfigLoadResult = { ok: true; config: UserConfig; path: string } | { ok: false; error: string; path: string };
+export type ConfigLoadResult =
+    { ok: true; config: UserConfig; path: string } | { ok: false; error: string; path: string };
 
 export function configFilePath(env: Record<string, string | undefined> = process.env): string {
     return join(configDir(env), "config.json");
 }
 
 /** Reads the global config; a missing file is an empty config, a broken one a clear error. */
-export function loadUserConfig(env: Record<string, string | undefined> = process.env): ConfigLoadResult {
+export function loadUserConfig(
+    env: Record<string, string | undefined> = process.env
+): ConfigLoadResult {
     const path = configFilePath(env);
     let text: string;
     try {
         text = readFileSync(path, "utf8");
     } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, config: {}, path };
+        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+            return { ok: true, config: {}, path };
         return { ok: false, path, error: `cannot read ${path}: ${(error as Error).message}` };
     }
     let json: unknown;

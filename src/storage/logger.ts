@@ -63,7 +63,12 @@ export function createFileLogger(path: string, minLevel: LogLevel = "info"): Log
         if (broken || LEVEL_ORDER[level] < LEVEL_ORDER[minLevel]) return;
         let line: string;
         try {
-            line = JSON.stringify({ timestamp: new Date().toISOString(), level, event, data: data ?? {} });
+            line = JSON.stringify({
+                timestamp: new Date().toISOString(),
+                level,
+                event,
+                data: data ?? {},
+            });
         } catch {
             line = JSON.stringify({ timestamp: new Date().toISOString(), level, event, data: {} });
         }
@@ -101,7 +106,9 @@ export function summarizeArgs(input: unknown): Record<string, unknown> {
             summary[key] = `[${typeof value === "string" ? value.length : 0} chars]`;
         } else if (typeof value === "string") {
             summary[key] =
-                value.length > MAX_SUMMARY_STRING ? `${value.slice(0, MAX_SUMMARY_STRING)}…` : value;
+                value.length > MAX_SUMMARY_STRING
+                    ? `${value.slice(0, MAX_SUMMARY_STRING)}…`
+                    : value;
         } else if (typeof value === "number" || typeof value === "boolean" || value === null) {
             summary[key] = value;
         } else summary[key] = Array.isArray(value) ? `[array ${value.length}]` : "[object]";

@@ -32,7 +32,9 @@ function writeJsonAtomic(path: string, value: unknown): void {
 }
 
 export function loadAutoAccept(repoRoot: string): AutoAcceptSettings {
-    const raw = readJson(join(northDir(repoRoot), "autoaccept.json")) as Partial<AutoAcceptSettings> | null;
+    const raw = readJson(
+        join(northDir(repoRoot), "autoaccept.json")
+    ) as Partial<AutoAcceptSettings> | null;
     return {
         editsAutoAccept: raw?.editsAutoAccept === true,
         shellAutoApprove: raw?.shellAutoApprove === true,
@@ -40,7 +42,10 @@ export function loadAutoAccept(repoRoot: string): AutoAcceptSettings {
 }
 
 export function saveAutoAccept(repoRoot: string, change: Partial<AutoAcceptSettings>): void {
-    writeJsonAtomic(join(northDir(repoRoot), "autoaccept.json"), { ...loadAutoAccept(repoRoot), ...change });
+    writeJsonAtomic(join(northDir(repoRoot), "autoaccept.json"), {
+        ...loadAutoAccept(repoRoot),
+        ...change,
+    });
 }
 
 export function loadAllowlist(repoRoot: string): string[] {
@@ -53,7 +58,9 @@ export function loadAllowlist(repoRoot: string): string[] {
 export function addToAllowlist(repoRoot: string, command: string): void {
     const current = loadAllowlist(repoRoot);
     if (current.includes(command)) return;
-    writeJsonAtomic(join(northDir(repoRoot), "allowlist.json"), { allowedCommands: [...current, command] });
+    writeJsonAtomic(join(northDir(repoRoot), "allowlist.json"), {
+        allowedCommands: [...current, command],
+    });
 }
 
 /**
@@ -74,7 +81,8 @@ export function createProjectApprovalSettings(repoRoot: string) {
     };
     return {
         isShellAutoApproved: () => sessionShellAuto || loadAutoAccept(repoRoot).shellAutoApprove,
-        isCommandAllowed: (command: string) => sessionAllowed.has(command) || loadAllowlist(repoRoot).includes(command),
+        isCommandAllowed: (command: string) =>
+            sessionAllowed.has(command) || loadAllowlist(repoRoot).includes(command),
         allowCommand: (command: string) => {
             sessionAllowed.add(command);
             persist(() => addToAllowlist(repoRoot, command));

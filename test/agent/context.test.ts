@@ -23,7 +23,10 @@ function history(pairs: number, size = 400): Message[] {
     const out: Message[] = [];
     for (let i = 0; i < pairs; i++) {
         out.push({ role: "user", content: `question ${i} ${"x".repeat(size)}` });
-        out.push({ role: "assistant", content: [{ type: "text", text: `answer ${i} ${"y".repeat(size)}` }] });
+        out.push({
+            role: "assistant",
+            content: [{ type: "text", text: `answer ${i} ${"y".repeat(size)}` }],
+        });
     }
     return out;
 }
@@ -39,7 +42,12 @@ function bigTool(chars: number): AnyToolDefinition {
     };
 }
 
-function session(replies: ScriptedReply[], model: ModelInfo, messages: Message[] = [], tools: AnyToolDefinition[] = []) {
+function session(
+    replies: ScriptedReply[],
+    model: ModelInfo,
+    messages: Message[] = [],
+    tools: AnyToolDefinition[] = []
+) {
     const provider = new ScriptedProvider(replies);
     const s = new AgentSession({
         sessionId: "ctx001",
@@ -49,7 +57,8 @@ function session(replies: ScriptedReply[], model: ModelInfo, messages: Message[]
         tools: {
             list: () => tools,
             schemas: () => [],
-            execute: async (name, input, ctx) => tools.find((t) => t.name === name)!.execute(input, ctx),
+            execute: async (name, input, ctx) =>
+                tools.find((t) => t.name === name)!.execute(input, ctx),
         },
         approver: async () => ({ outcome: "deny" }),
         sleep: async () => {},
@@ -74,7 +83,9 @@ describe("auto-summary", () => {
         expect(summaryRequest!.tools).toEqual([]);
         // the last 10 messages verbatim, after the summary as a user message of its own
         expect(request!.messages).toHaveLength(11);
-        expect(JSON.stringify(request!.messages[0])).toContain("Summary of the earlier conversation");
+        expect(JSON.stringify(request!.messages[0])).toContain(
+            "Summary of the earlier conversation"
+        );
         expect(JSON.stringify(request!.messages[0])).toContain("find the retry logic");
         expect(s.rollingSummary?.openTasks).toEqual(["explain backoff"]);
         const summary = events.find((e) => e.type === "summary");
@@ -84,22 +95,36 @@ describe("auto-summary", () => {
 
     it("keeps the transcript and warns when the summary is not JSON", async () => {
         const { s, provider, events } = session(
-            [{ blocks: [text("Sure! Here is a summary: the user wants things.")] }, { blocks: [text("answer")] }],
+            [
+                { blocks: [text("Sure! Here is a summary: the user wants things.")] },
+                { blocks: [text("answer")] },
+            ],
             tiny,
             history(10)
         );
         const result = await s.run("and now?", { mode: "ask" });
         expect(result.subtype).toBe("success");
         expect(provider.requests[1]!.messages).toHaveLength(21);
-        expect(events.some((e) => e.type === "warning" && e.message.includes("not valid JSON"))).toBe(true);
+        expect(
+            events.some((e) => e.type === "warning" && e.message.includes("not valid JSON"))
+        ).toBe(true);
         expect(s.rollingSummary).toBeNull();
     });
 
     it("summarises once when the provider rejects the request for context length, and never loops", async () => {
         const overflow: ScriptedReply = {
-            error: { kind: "context_length", status: 400, message: "prompt is too long", retryable: false },
+            error: {
+                kind: "context_length",
+                status: 400,
+                message: "prompt is too long",
+                retryable: false,
+            },
         };
-        const { s, provider } = session([overflow, { blocks: [text(SUMMARY_JSON)] }, overflow], sonnet, history(8, 10));
+        const { s, provider } = session(
+            [overflow, { blocks: [text(SUMMARY_JSON)] }, overflow],
+            sonnet,
+            history(8, 10)
+        );
         const result = await s.run("hi", { mode: "ask" });
         expect(result.subtype).toBe("error_during_execution");
         expect(result.error).toContain("prompt is too long");
@@ -109,17 +134,32 @@ describe("auto-summary", () => {
 
     it("recovers from a context-length rejection when the summary frees enough room", async () => {
         const overflow: ScriptedReply = {
-            error: { kind: "context_length", status: 400, message: "prompt is too long", retryable: false },
+            error: {
+                kind: "context_length",
+                status: 400,
+                message: "prompt is too long",
+                retryable: false,
+            },
         };
-        const { s, provider } = session([overflow, { blocks: [text(SUMMARY_JSON)] }, { blocks: [text("fits now")] }], sonnet, history(8, 10));
+        const { s, provider } = session(
+            [overflow, { blocks: [text(SUMMARY_JSON)] }, { blocks: [text("fits now")] }],
+            sonnet,
+            history(8, 10)
+        );
         const result = await s.run("hi", { mode: "ask" });
         expect(result.text).toBe("fits now");
-        expect(provider.requests[2]!.messages.length).toBeLessThan(provider.requests[0]!.messages.length);
+        expect(provider.requests[2]!.messages.length).toBeLessThan(
+            provider.requests[0]!.messages.length
+        );
     });
 
     it("summarises after a switch to a model with a smaller context", async () => {
         const { s, provider } = session(
-            [{ blocks: [text("first")] }, { blocks: [text(SUMMARY_JSON)] }, { blocks: [text("second")] }],
+            [
+                { blocks: [text("first")] },
+                { blocks: [text(SUMMARY_JSON)] },
+                { blocks: [text("second")] },
+            ],
             sonnet,
             history(10)
         );
@@ -147,7 +187,10 @@ describe("auto-summary", () => {
     });
 
     it("a failed summary never stops the conversation when nothing can be cut", async () => {
-        const { s, events } = session([{ blocks: [text("fine")] }], tiny, [{ role: "user", content: "x".repeat(20_000) }, { role: "assistant", content: [text("y")] }]);
+        const { s, events } = session([{ blocks: [text("fine")] }], tiny, [
+            { role: "user", content: "x".repeat(20_000) },
+            { role: "assistant", content: [text("y")] },
+        ]);
         const result = await s.run("q", { mode: "ask" });
         expect(result.subtype).toBe("success");
         expect(events.some((e) => e.type === "warning")).toBe(true);
@@ -156,12 +199,23 @@ describe("auto-summary", () => {
 
 describe("context helpers", () => {
     const toolTurn = (id: string): Message[] => [
-        { role: "assistant", content: [{ type: "tool_call", id, name: "read_file", input: {}, rawInput: "{}" }] },
-        { role: "user", content: [{ type: "tool_result", toolCallId: id, content: "{}", isError: false }] },
+        {
+            role: "assistant",
+            content: [{ type: "tool_call", id, name: "read_file", input: {}, rawInput: "{}" }],
+        },
+        {
+            role: "user",
+            content: [{ type: "tool_result", toolCallId: id, content: "{}", isError: false }],
+        },
     ];
 
     it("never cuts between a tool call and its result", () => {
-        const messages: Message[] = [{ role: "user", content: "go" }, ...toolTurn("a"), ...toolTurn("b"), ...toolTurn("c")];
+        const messages: Message[] = [
+            { role: "user", content: "go" },
+            ...toolTurn("a"),
+            ...toolTurn("b"),
+            ...toolTurn("c"),
+        ];
         for (let keep = 1; keep <= messages.length; keep++) {
             const cut = chooseCutIndex(messages, keep);
             expect(messages.length - cut).toBeGreaterThanOrEqual(Math.min(keep, messages.length));
@@ -170,7 +224,13 @@ describe("context helpers", () => {
     });
 
     it("puts the summary first even when the kept part starts with the assistant", () => {
-        const summary = { goal: "g", decisions: [], constraints: [], openTasks: [], importantFiles: [] };
+        const summary = {
+            goal: "g",
+            decisions: [],
+            constraints: [],
+            openTasks: [],
+            importantFiles: [],
+        };
         const sent = withSummary(toolTurn("a"), summary);
         expect(sent[0]!.role).toBe("user");
         expect(sent).toHaveLength(3);
@@ -180,7 +240,9 @@ describe("context helpers", () => {
     });
 
     it("parses fenced JSON summaries and rejects malformed ones", () => {
-        expect(parseSummary("```json\n" + SUMMARY_JSON + "\n```")?.goal).toBe("find the retry logic");
+        expect(parseSummary("```json\n" + SUMMARY_JSON + "\n```")?.goal).toBe(
+            "find the retry logic"
+        );
         expect(parseSummary("{not json}")).toBeNull();
         expect(parseSummary('{"goal": 3}')).toBeNull();
         expect(parseSummary('{"goal": "g", "decisions": "not a list"}')).toBeNull();

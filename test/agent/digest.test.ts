@@ -8,8 +8,18 @@ const ctx = { repoRoot: "/repo", signal: new AbortController().signal };
 describe("digestToolOutput", () => {
     it("digests a long read_file to 50 head + 10 tail lines and keeps the full output", () => {
         const cache = new OutputCache();
-        const full = { path: "a.ts", content: lines(400), startLine: 1, endLine: 400, totalLines: 400, truncated: false };
-        const digest = digestToolOutput("read_file", { path: "a.ts" }, full, cache) as Record<string, unknown>;
+        const full = {
+            path: "a.ts",
+            content: lines(400),
+            startLine: 1,
+            endLine: 400,
+            totalLines: 400,
+            truncated: false,
+        };
+        const digest = digestToolOutput("read_file", { path: "a.ts" }, full, cache) as Record<
+            string,
+            unknown
+        >;
         const content = String(digest.content).split("\n");
         expect(content.slice(0, 50)).toEqual(lines(50).split("\n"));
         expect(content[50]).toBe("... 340 more lines ...");
@@ -21,8 +31,21 @@ describe("digestToolOutput", () => {
 
     it("never digests a range the model bounded to 60 lines or fewer", () => {
         const cache = new OutputCache();
-        const data = { path: "a.ts", content: lines(60), startLine: 1, endLine: 60, totalLines: 400 };
-        expect(digestToolOutput("read_file", { path: "a.ts", range: { start: 1, end: 60 } }, data, cache)).toBe(data);
+        const data = {
+            path: "a.ts",
+            content: lines(60),
+            startLine: 1,
+            endLine: 60,
+            totalLines: 400,
+        };
+        expect(
+            digestToolOutput(
+                "read_file",
+                { path: "a.ts", range: { start: 1, end: 60 } },
+                data,
+                cache
+            )
+        ).toBe(data);
         const short = { path: "b.ts", content: lines(61) };
         expect(digestToolOutput("read_file", { path: "b.ts" }, short, cache)).toBe(short);
     });
@@ -30,12 +53,27 @@ describe("digestToolOutput", () => {
     it("keeps 10 search matches, 20 files, 20+10 shell lines; other tools pass through", () => {
         const cache = new OutputCache();
         const matches = Array.from({ length: 30 }, (_, i) => ({ path: "a", line: i, text: "x" }));
-        const search = digestToolOutput("search_text", {}, { matches, totalMatches: 75, truncated: true }, cache) as { matches: unknown[]; digestNote: string };
+        const search = digestToolOutput(
+            "search_text",
+            {},
+            { matches, totalMatches: 75, truncated: true },
+            cache
+        ) as { matches: unknown[]; digestNote: string };
         expect(search.matches).toHaveLength(10);
         expect(search.digestNote).toContain("total 75");
-        const files = digestToolOutput("find_files", {}, { files: Array.from({ length: 25 }, (_, i) => `f${i}`) }, cache) as { files: string[] };
+        const files = digestToolOutput(
+            "find_files",
+            {},
+            { files: Array.from({ length: 25 }, (_, i) => `f${i}`) },
+            cache
+        ) as { files: string[] };
         expect(files.files).toHaveLength(20);
-        const shell = digestToolOutput("shell_run", {}, { output: lines(100), exitCode: 0 }, cache) as { output: string };
+        const shell = digestToolOutput(
+            "shell_run",
+            {},
+            { output: lines(100), exitCode: 0 },
+            cache
+        ) as { output: string };
         expect(shell.output.split("\n")).toHaveLength(31);
         const other = { anything: lines(500) };
         expect(digestToolOutput("get_file_outline", {}, other, cache)).toBe(other);
@@ -47,7 +85,10 @@ describe("expand_output", () => {
         const cache = new OutputCache();
         const id = cache.put({ full: true });
         const tool = createExpandOutputTool((outputId) => cache.get(outputId));
-        expect(await tool.execute({ outputId: id }, ctx)).toEqual({ ok: true, data: { full: true } });
+        expect(await tool.execute({ outputId: id }, ctx)).toEqual({
+            ok: true,
+            data: { full: true },
+        });
         cache.clear();
         const expired = await tool.execute({ outputId: id }, ctx);
         expect(expired.ok).toBe(false);

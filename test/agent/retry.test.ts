@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY, abortableSleep, retryDelayMs } from "../../src/agent/retry";
 import type { ProviderError } from "../../src/providers/types";
 
-const err = (over: Partial<ProviderError>): ProviderError => ({ kind: "server", message: "x", retryable: true, ...over });
+const err = (over: Partial<ProviderError>): ProviderError => ({
+    kind: "server",
+    message: "x",
+    retryable: true,
+    ...over,
+});
 
 describe("retryDelayMs", () => {
     it("backs off ~1s, 2s, 4s with jitter and stops after 3", () => {
@@ -11,7 +16,9 @@ describe("retryDelayMs", () => {
         expect(retryDelayMs(err({}), 3, DEFAULT_RETRY_POLICY, () => 0.5)).toBe(4000);
         expect(retryDelayMs(err({}), 4, DEFAULT_RETRY_POLICY, () => 0.5)).toBeNull();
         expect(retryDelayMs(err({}), 1, DEFAULT_RETRY_POLICY, () => 0)).toBe(750);
-        expect(retryDelayMs(err({}), 1, DEFAULT_RETRY_POLICY, () => 0.999)).toBeLessThanOrEqual(1250);
+        expect(retryDelayMs(err({}), 1, DEFAULT_RETRY_POLICY, () => 0.999)).toBeLessThanOrEqual(
+            1250
+        );
     });
 
     it("uses retry-after when given and refuses absurd waits", () => {

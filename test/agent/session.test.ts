@@ -15,14 +15,21 @@ import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripte
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 
-function tool(name: string, readOnly: boolean, run?: (input: unknown, signal: AbortSignal) => Promise<ToolResult>): AnyToolDefinition {
+function tool(
+    name: string,
+    readOnly: boolean,
+    run?: (input: unknown, signal: AbortSignal) => Promise<ToolResult>
+): AnyToolDefinition {
     return {
         name,
         description: `${name} tool`,
         input: z.object({}).passthrough(),
         approvalPolicy: readOnly ? "none" : "write",
         readOnly,
-        execute: (input, ctx) => (run ? run(input, ctx.signal) : Promise.resolve({ ok: true, data: { from: name, input } })),
+        execute: (input, ctx) =>
+            run
+                ? run(input, ctx.signal)
+                : Promise.resolve({ ok: true, data: { from: name, input } }),
     };
 }
 
@@ -32,13 +39,20 @@ function runner(tools: AnyToolDefinition[]): ToolRunner & { executed: string[] }
         executed,
         list: () => tools,
         schemas: (filter) =>
-            tools.filter((t) => !filter || filter(t)).map((t) => ({ name: t.name, description: t.description, inputSchema: {} })),
+            tools
+                .filter((t) => !filter || filter(t))
+                .map((t) => ({ name: t.name, description: t.description, inputSchema: {} })),
         async execute(name, rawInput, ctx) {
             executed.push(name);
             const found = tools.find((t) => t.name === name);
-            if (!found) return { ok: false, error: { code: "unknown_tool", message: `unknown tool ${name}` } };
+            if (!found)
+                return {
+                    ok: false,
+                    error: { code: "unknown_tool", message: `unknown tool ${name}` },
+                };
             const parsed = found.input.safeParse(rawInput);
-            if (!parsed.success) return { ok: false, error: { code: "invalid_args", message: "bad arguments" } };
+            if (!parsed.success)
+                return { ok: false, error: { code: "invalid_args", message: "bad arguments" } };
             return found.execute(parsed.data, ctx);
         },
     };
@@ -78,7 +92,9 @@ function toolResults(message: Message | undefined): ToolResultBlock[] {
 
 describe("AgentSession tool loop", () => {
     it("answers without tools", async () => {
-        const { session, events } = makeSession([{ blocks: [text("Hello there")], usage: { inputTokens: 10, outputTokens: 5 } }]);
+        const { session, events } = makeSession([
+            { blocks: [text("Hello there")], usage: { inputTokens: 10, outputTokens: 5 } },
+        ]);
         const result = await session.run("hi", { mode: "agent" });
         expect(result.subtype).toBe("success");
         expect(result.text).toBe("Hello there");
@@ -86,13 +102,26 @@ describe("AgentSession tool loop", () => {
         expect(result.usage.inputTokens).toBe(10);
         // $3/M in, $15/M out
         expect(result.costUsd).toBeCloseTo((10 * 3 + 5 * 15) / 1e6, 10);
-        expect(events.map((e) => e.type)).toEqual(["run_start", "turn_start", "text_delta", "context", "turn_end", "run_end"]);
+        expect(events.map((e) => e.type)).toEqual([
+            "run_start",
+            "turn_start",
+            "text_delta",
+            "context",
+            "turn_end",
+            "run_end",
+        ]);
     });
 
     it("runs tools until the model stops and pairs every call with its result", async () => {
         const { session, provider, registry } = makeSession(
             [
-                { blocks: [text("Looking."), call("t1", "read_a", { path: "a" }), call("t2", "read_b", {})] },
+                {
+                    blocks: [
+                        text("Looking."),
+                        call("t1", "read_a", { path: "a" }),
+                        call("t2", "read_b", {}),
+                    ],
+                },
                 { blocks: [text("Done: found it.")] },
             ],
             [tool("read_a", true), tool("read_b", true)]
@@ -101,7 +130,10 @@ describe("AgentSession tool loop", () => {
         expect(result.subtype).toBe("success");
         expect(result.text).toBe("Done: found it.");
         expect(registry.executed).toEqual(["read_a", "read_b"]);
-        expect(result.toolCalls.map((c) => [c.name, c.ok])).toEqual([["read_a", true], ["read_b", true]]);
+        expect(result.toolCalls.map((c) => [c.name, c.ok])).toEqual([
+            ["read_a", true],
+            ["read_b", true],
+        ]);
         const second = provider.requests[1]!;
         const results = toolResults(second.messages.at(-1));
         expect(results.map((r) => r.toolCallId)).toEqual(["t1", "t2"]);
@@ -110,7 +142,10 @@ describe("AgentSession tool loop", () => {
 
     it("turns malformed tool arguments into an error result without running the tool", async () => {
         const { session, provider, registry } = makeSession(
-            [{ blocks: [call("t1", "read_a", {}, "Unexpected token } in JSON")] }, { blocks: [text("retrying differently")] }],
+            [
+                { blocks: [call("t1", "read_a", {}, "Unexpected token } in JSON")] },
+                { blocks: [text("retrying differently")] },
+            ],
             [tool("read_a", true)]
         );
         const result = await session.run("go", { mode: "agent" });
@@ -149,7 +184,15 @@ describe("AgentSession tool loop", () => {
                 data: {
                     kind: "prepared_write",
                     summary: `Editing ${input.path}`,
-                    diffs: [{ path: input.path, diff: "@@", linesAdded: 1, linesRemoved: 0, isNewFile: false }],
+                    diffs: [
+                        {
+                            path: input.path,
+                            diff: "@@",
+                            linesAdded: 1,
+                            linesRemoved: 0,
+                            isNewFile: false,
+                        },
+                    ],
                     apply: async () => {
                         applied.push(input.path);
                         return { ok: true, data: { applied: true } };
@@ -162,7 +205,9 @@ describe("AgentSession tool loop", () => {
         };
         const approver: Approver = async (request) => {
             seen.push(request);
-            return seen.length === 1 ? { outcome: "deny", reason: "not now" } : { outcome: "approve" };
+            return seen.length === 1
+                ? { outcome: "deny", reason: "not now" }
+                : { outcome: "approve" };
         };
         const { session, provider } = makeSession(
             [
@@ -205,7 +250,9 @@ describe("AgentSession tool loop", () => {
         const asked: string[] = [];
         const approver: Approver = async (request) => {
             asked.push(request.command!);
-            return request.command === "ls" ? { outcome: "approve", remember: "exact" } : { outcome: "approve", remember: "all" };
+            return request.command === "ls"
+                ? { outcome: "approve", remember: "exact" }
+                : { outcome: "approve", remember: "all" };
         };
         const shell: AnyToolDefinition = {
             name: "shell_run",
@@ -213,7 +260,10 @@ describe("AgentSession tool loop", () => {
             input: z.object({ command: z.string() }),
             approvalPolicy: "shell",
             readOnly: false,
-            execute: async (input: { command: string }) => ({ ok: true, data: { ran: input.command } }),
+            execute: async (input: { command: string }) => ({
+                ok: true,
+                data: { ran: input.command },
+            }),
         };
         const { session, registry } = makeSession(
             [
@@ -236,7 +286,9 @@ describe("AgentSession tool loop", () => {
     });
 
     it("stops at --max-turns with error_max_turns", async () => {
-        const loop: ScriptedReply[] = Array.from({ length: 5 }, (_, i) => ({ blocks: [call(`t${i}`, "read_a", {})] }));
+        const loop: ScriptedReply[] = Array.from({ length: 5 }, (_, i) => ({
+            blocks: [call(`t${i}`, "read_a", {})],
+        }));
         const { session, provider } = makeSession(loop, [tool("read_a", true)]);
         const result = await session.run("loop", { mode: "agent", maxTurns: 2 });
         expect(result.subtype).toBe("error_max_turns");
@@ -249,7 +301,15 @@ describe("AgentSession tool loop", () => {
 describe("AgentSession retries", () => {
     it("honours retry-after on 429 and then succeeds", async () => {
         const { session, sleeps, events } = makeSession([
-            { error: { kind: "rate_limit", status: 429, message: "Anthropic API 429: slow down", retryable: true, retryAfterMs: 2000 } },
+            {
+                error: {
+                    kind: "rate_limit",
+                    status: 429,
+                    message: "Anthropic API 429: slow down",
+                    retryable: true,
+                    retryAfterMs: 2000,
+                },
+            },
             { blocks: [text("fine")] },
         ]);
         const result = await session.run("hi", { mode: "agent" });
@@ -259,8 +319,21 @@ describe("AgentSession retries", () => {
     });
 
     it("backs off exponentially on 5xx and gives up after 3 retries", async () => {
-        const err = { error: { kind: "server" as const, status: 500, message: "API 500: boom", retryable: true } };
-        const { session, provider, sleeps } = makeSession([err, err, err, err, { blocks: [text("never")] }]);
+        const err = {
+            error: {
+                kind: "server" as const,
+                status: 500,
+                message: "API 500: boom",
+                retryable: true,
+            },
+        };
+        const { session, provider, sleeps } = makeSession([
+            err,
+            err,
+            err,
+            err,
+            { blocks: [text("never")] },
+        ]);
         const result = await session.run("hi", { mode: "agent" });
         expect(result.subtype).toBe("error_during_execution");
         expect(result.error).toContain("boom");
@@ -269,7 +342,10 @@ describe("AgentSession retries", () => {
     });
 
     it("cuts a stream that goes idle and retries it", async () => {
-        const provider = new ScriptedProvider([{ stallUntilAbort: true }, { blocks: [text("second try")] }]);
+        const provider = new ScriptedProvider([
+            { stallUntilAbort: true },
+            { blocks: [text("second try")] },
+        ]);
         const session = new AgentSession({
             sessionId: "abc123",
             repoRoot: "/repo",
@@ -290,7 +366,14 @@ describe("AgentSession retries", () => {
 
     it("fails at once on 401 with the provider's message", async () => {
         const { session, provider, sleeps } = makeSession([
-            { error: { kind: "auth", status: 401, message: "Anthropic API 401: invalid x-api-key", retryable: false } },
+            {
+                error: {
+                    kind: "auth",
+                    status: 401,
+                    message: "Anthropic API 401: invalid x-api-key",
+                    retryable: false,
+                },
+            },
         ]);
         const result = await session.run("hi", { mode: "agent" });
         expect(result.subtype).toBe("error_during_execution");
@@ -305,24 +388,38 @@ describe("AgentSession cancellation", () => {
         const controller = new AbortController();
         const slow = tool("slow", true, (_input, signal) => {
             controller.abort();
-            return Promise.resolve(signal.aborted ? { ok: false, error: { code: "cancelled", message: "stopped" } } : { ok: true, data: 1 });
+            return Promise.resolve(
+                signal.aborted
+                    ? { ok: false, error: { code: "cancelled", message: "stopped" } }
+                    : { ok: true, data: 1 }
+            );
         });
         const { session, provider, registry } = makeSession(
-            [{ blocks: [call("t1", "slow", {}), call("t2", "slow", {})] }, { blocks: [text("after")] }],
+            [
+                { blocks: [call("t1", "slow", {}), call("t2", "slow", {})] },
+                { blocks: [text("after")] },
+            ],
             [slow]
         );
         const result = await session.run("go", { mode: "agent", signal: controller.signal });
         expect(result.subtype).toBe("cancelled");
         expect(registry.executed).toEqual(["slow"]);
         const last = session.messages.at(-1)!;
-        expect(toolResults(last).map((r) => [r.toolCallId, r.isError])).toEqual([["t1", true], ["t2", true]]);
+        expect(toolResults(last).map((r) => [r.toolCallId, r.isError])).toEqual([
+            ["t1", true],
+            ["t2", true],
+        ]);
         const next = await session.run("continue", { mode: "agent" });
         expect(next.subtype).toBe("success");
         const sent = provider.requests[1]!.messages;
         // tool results, then the new prompt merged after them or as its own message: every call answered once
-        const calls = sent.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "tool_call") : []));
+        const calls = sent.flatMap((m) =>
+            m.role === "assistant" ? m.content.filter((b) => b.type === "tool_call") : []
+        );
         const answered = sent.flatMap((m) => toolResults(m));
-        expect(answered.map((r) => r.toolCallId).sort()).toEqual(calls.map((c) => (c as { id: string }).id).sort());
+        expect(answered.map((r) => r.toolCallId).sort()).toEqual(
+            calls.map((c) => (c as { id: string }).id).sort()
+        );
     });
 
     it("aborting a stalled stream ends the run as cancelled promptly", async () => {

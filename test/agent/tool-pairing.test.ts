@@ -2,8 +2,19 @@ import { describe, expect, it } from "vitest";
 import { repairToolPairing } from "../../src/agent/tool-pairing";
 import type { Message } from "../../src/providers/types";
 
-const callBlock = (id: string) => ({ type: "tool_call" as const, id, name: "read_file", input: {}, rawInput: "{}" });
-const result = (id: string) => ({ type: "tool_result" as const, toolCallId: id, content: "{}", isError: false });
+const callBlock = (id: string) => ({
+    type: "tool_call" as const,
+    id,
+    name: "read_file",
+    input: {},
+    rawInput: "{}",
+});
+const result = (id: string) => ({
+    type: "tool_result" as const,
+    toolCallId: id,
+    content: "{}",
+    isError: false,
+});
 
 describe("repairToolPairing", () => {
     it("leaves a well-formed transcript alone", () => {
@@ -24,7 +35,11 @@ describe("repairToolPairing", () => {
         const { messages: fixed, repaired } = repairToolPairing(messages);
         expect(repaired).toBe(1);
         const last = fixed[2]!;
-        expect(last.role === "user" && typeof last.content !== "string" && last.content.map((b) => b.type === "tool_result" && [b.toolCallId, b.isError])).toEqual([
+        expect(
+            last.role === "user" &&
+                typeof last.content !== "string" &&
+                last.content.map((b) => b.type === "tool_result" && [b.toolCallId, b.isError])
+        ).toEqual([
             ["a", false],
             ["b", true],
         ]);
@@ -39,7 +54,10 @@ describe("repairToolPairing", () => {
         expect(fixed).toHaveLength(2);
         const user = fixed[1]!;
         expect(user.role).toBe("user");
-        expect(typeof user.content !== "string" && user.content.map((b) => b.type)).toEqual(["tool_result", "text"]);
+        expect(typeof user.content !== "string" && user.content.map((b) => b.type)).toEqual([
+            "tool_result",
+            "text",
+        ]);
     });
 
     it("drops orphan and duplicate results", () => {

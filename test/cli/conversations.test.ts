@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+    mkdirSync,
+    mkdtempSync,
+    readFileSync,
+    readdirSync,
+    rmSync,
+    statSync,
+    writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -34,17 +42,31 @@ const json = (text: string) => JSON.parse(text.trim()) as { session_id: string; 
 
 describe("saved conversations in print mode", () => {
     it("saves each conversation (0600) and resumes it by id with the whole transcript", async () => {
-        server.enqueue({ toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: "It says milk." });
-        const first = await runNorth(["-p", "what do the notes say?", "--path", repo, "--output-format", "json"], { env });
+        server.enqueue(
+            { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+            { text: "It says milk." }
+        );
+        const first = await runNorth(
+            ["-p", "what do the notes say?", "--path", repo, "--output-format", "json"],
+            { env }
+        );
         expect(first.code).toBe(0);
         const id = json(first.stdout).session_id;
         const logPath = join(home, "data", "conversations", `${id}.jsonl`);
         expect(statSync(logPath).mode & 0o777).toBe(0o600);
         const header = JSON.parse(readFileSync(logPath, "utf8").split("\n")[0]!);
-        expect(header).toMatchObject({ type: "header", version: 1, id, repoRoot: expect.any(String) });
+        expect(header).toMatchObject({
+            type: "header",
+            version: 1,
+            id,
+            repoRoot: expect.any(String),
+        });
 
         server.enqueue({ text: "You asked about the notes." });
-        const second = await runNorth(["-p", "what did I ask before?", "--resume", id, "--output-format", "json"], { env });
+        const second = await runNorth(
+            ["-p", "what did I ask before?", "--resume", id, "--output-format", "json"],
+            { env }
+        );
         expect(second.code).toBe(0);
         expect(json(second.stdout).session_id).toBe(id);
         const sent = JSON.stringify(server.requests.at(-1)!.body);
@@ -69,10 +91,15 @@ describe("saved conversations in print mode", () => {
 
     it("skips a torn last line with a warning and loads the rest", async () => {
         server.enqueue({ text: "saved answer" });
-        const first = await runNorth(["-p", "keep this", "--path", repo, "--output-format", "json"], { env });
+        const first = await runNorth(
+            ["-p", "keep this", "--path", repo, "--output-format", "json"],
+            { env }
+        );
         const id = json(first.stdout).session_id;
         const logPath = join(home, "data", "conversations", `${id}.jsonl`);
-        writeFileSync(logPath, readFileSync(logPath, "utf8") + '{"type":"entry_added","ts":"2026', { flag: "w" });
+        writeFileSync(logPath, readFileSync(logPath, "utf8") + '{"type":"entry_added","ts":"2026', {
+            flag: "w",
+        });
         server.enqueue({ text: "resumed" });
         const run = await runNorth(["-p", "next", "--resume", id], { env });
         expect(run.code).toBe(0);
@@ -93,7 +120,9 @@ describe("saved conversations in print mode", () => {
         const blocker = join(home, "not-a-dir");
         writeFileSync(blocker, "");
         server.enqueue({ text: "still works" });
-        const run = await runNorth(["-p", "hi", "--path", repo], { env: { ...env, NORTH_DATA_DIR: blocker } });
+        const run = await runNorth(["-p", "hi", "--path", repo], {
+            env: { ...env, NORTH_DATA_DIR: blocker },
+        });
         expect(run.code).toBe(0);
         expect(run.stdout).toBe("still works\n");
         expect(run.stderr).toContain("will not be saved");
@@ -105,8 +134,12 @@ describe("saved conversations in print mode", () => {
         await runNorth(["-p", "the newer prompt", "--path", repo], { env });
         const run = await runNorth(["list"], { env });
         expect(run.code).toBe(0);
-        expect(run.stdout.indexOf("the newer prompt")).toBeLessThan(run.stdout.indexOf("the older prompt"));
-        expect(readdirSync(join(home, "data", "conversations")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(2);
+        expect(run.stdout.indexOf("the newer prompt")).toBeLessThan(
+            run.stdout.indexOf("the older prompt")
+        );
+        expect(
+            readdirSync(join(home, "data", "conversations")).filter((f) => f.endsWith(".jsonl"))
+        ).toHaveLength(2);
         mkdirSync(join(home, "x"), { recursive: true });
     });
 });

@@ -24,7 +24,11 @@ beforeEach(() => {
     writeFileSync(join(repo, "README.md"), "# demo\n");
     const isolated = isolatedHome();
     home = isolated.home;
-    baseEnv = { ...isolated.env, ANTHROPIC_API_KEY: "test-key-123", ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
+    baseEnv = {
+        ...isolated.env,
+        ANTHROPIC_API_KEY: "test-key-123",
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+    };
     server.requests.length = 0;
 });
 afterEach(() => {
@@ -38,14 +42,21 @@ const json = (text: string) => JSON.parse(text.trim()) as Record<string, unknown
 describe("north -p through the real Anthropic provider", () => {
     it("reads the repository with tools and prints the final answer", async () => {
         server.enqueue(
-            { text: "Let me read it.", toolCalls: [{ id: "toolu_1", name: "read_file", input: { path: "src/retry.ts" } }] },
+            {
+                text: "Let me read it.",
+                toolCalls: [{ id: "toolu_1", name: "read_file", input: { path: "src/retry.ts" } }],
+            },
             { text: "The retry logic is in src/retry.ts: retry() returns 3." }
         );
-        const run = await runNorth(["-p", "where is the retry logic?", "--path", repo], { env: baseEnv });
+        const run = await runNorth(["-p", "where is the retry logic?", "--path", repo], {
+            env: baseEnv,
+        });
         expect(run.stderr).toBe("");
         expect(run.code).toBe(0);
         expect(run.stdout).toBe("The retry logic is in src/retry.ts: retry() returns 3.\n");
-        const second = server.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
+        const second = server.requests[1]!.body as {
+            messages: Array<{ role: string; content: unknown }>;
+        };
         const toolResult = JSON.stringify(second.messages.at(-1));
         expect(toolResult).toContain("toolu_1");
         expect(toolResult).toContain("return 3;");
@@ -53,10 +64,16 @@ describe("north -p through the real Anthropic provider", () => {
 
     it("prints one Claude Code-shaped JSON result", async () => {
         server.enqueue(
-            { toolCalls: [{ name: "list_root", input: {} }], usage: { input: 100, output: 10, cacheRead: 50, cacheWrite: 20 } },
+            {
+                toolCalls: [{ name: "list_root", input: {} }],
+                usage: { input: 100, output: 10, cacheRead: 50, cacheWrite: 20 },
+            },
             { text: "Two entries.", usage: { input: 200, output: 20 } }
         );
-        const run = await runNorth(["-p", "what is here?", "--path", repo, "--output-format", "json"], { env: baseEnv });
+        const run = await runNorth(
+            ["-p", "what is here?", "--path", repo, "--output-format", "json"],
+            { env: baseEnv }
+        );
         expect(run.code).toBe(0);
         const result = json(run.stdout);
         expect(result).toMatchObject({
@@ -65,12 +82,20 @@ describe("north -p through the real Anthropic provider", () => {
             is_error: false,
             result: "Two entries.",
             num_turns: 2,
-            usage: { input_tokens: 300, output_tokens: 30, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 },
+            usage: {
+                input_tokens: 300,
+                output_tokens: 30,
+                cache_read_input_tokens: 50,
+                cache_creation_input_tokens: 20,
+            },
             tool_calls: [{ name: "list_root", input: {}, ok: true }],
         });
         expect(result.session_id).toMatch(/^[0-9a-f]{6}$/);
         // sonnet-4: 300 in × $3 + 30 out × $15 + 50 read × $0.30 + 20 write × $3.75, per 1M
-        expect(result.total_cost_usd).toBeCloseTo((300 * 3 + 30 * 15 + 50 * 0.3 + 20 * 3.75) / 1e6, 8);
+        expect(result.total_cost_usd).toBeCloseTo(
+            (300 * 3 + 30 * 15 + 50 * 0.3 + 20 * 3.75) / 1e6,
+            8
+        );
         expect(typeof result.duration_ms).toBe("number");
     });
 
@@ -79,21 +104,44 @@ describe("north -p through the real Anthropic provider", () => {
             { toolCalls: [{ name: "find_files", input: { pattern: "*.ts" } }] },
             { text: ["Found ", "it."] }
         );
-        const run = await runNorth(["-p", "find ts", "--path", repo, "--output-format", "stream-json"], { env: baseEnv });
+        const run = await runNorth(
+            ["-p", "find ts", "--path", repo, "--output-format", "stream-json"],
+            { env: baseEnv }
+        );
         expect(run.code).toBe(0);
         const lines = run.stdout.trim().split("\n").map(json);
-        expect(lines[0]).toMatchObject({ type: "system", subtype: "init", model: "claude-sonnet-4-20250514", mode: "agent" });
-        expect(lines.find((l) => l.type === "tool_call")).toMatchObject({ name: "find_files", input: { pattern: "*.ts" } });
+        expect(lines[0]).toMatchObject({
+            type: "system",
+            subtype: "init",
+            model: "claude-sonnet-4-20250514",
+            mode: "agent",
+        });
+        expect(lines.find((l) => l.type === "tool_call")).toMatchObject({
+            name: "find_files",
+            input: { pattern: "*.ts" },
+        });
         const toolResult = lines.find((l) => l.type === "tool_result")!;
         expect(toolResult.ok).toBe(true);
         expect(String(toolResult.content)).toContain("src/retry.ts");
-        expect(lines.filter((l) => l.type === "text_delta").map((l) => l.text).join("")).toBe("Found it.");
-        expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Found it." });
+        expect(
+            lines
+                .filter((l) => l.type === "text_delta")
+                .map((l) => l.text)
+                .join("")
+        ).toBe("Found it.");
+        expect(lines.at(-1)).toMatchObject({
+            type: "result",
+            subtype: "success",
+            result: "Found it.",
+        });
     });
 
     it("takes the prompt from stdin", async () => {
         server.enqueue({ text: "ok" });
-        const run = await runNorth(["-p", "--path", repo], { env: baseEnv, input: "summarise the repo\n" });
+        const run = await runNorth(["-p", "--path", repo], {
+            env: baseEnv,
+            input: "summarise the repo\n",
+        });
         expect(run.code).toBe(0);
         const body = server.requests[0]!.body as { messages: Array<{ content: unknown }> };
         expect(JSON.stringify(body.messages[0])).toContain("summarise the repo");
@@ -104,10 +152,15 @@ describe("north -p through the real Anthropic provider", () => {
             { toolCalls: [{ id: "t1", name: "read_file", input: { path: "../../etc/passwd" } }] },
             { text: "I cannot read that." }
         );
-        const run = await runNorth(["-p", "read /etc/passwd", "--path", repo, "--output-format", "json"], { env: baseEnv });
+        const run = await runNorth(
+            ["-p", "read /etc/passwd", "--path", repo, "--output-format", "json"],
+            { env: baseEnv }
+        );
         expect(run.code).toBe(0);
         const result = json(run.stdout);
-        expect(result.tool_calls).toEqual([{ name: "read_file", input: { path: "../../etc/passwd" }, ok: false }]);
+        expect(result.tool_calls).toEqual([
+            { name: "read_file", input: { path: "../../etc/passwd" }, ok: false },
+        ]);
         const sent = JSON.stringify(server.requests[1]!.body);
         expect(sent).toContain("path_outside_repo");
         expect(sent).not.toContain("root:x:0:0");
@@ -115,7 +168,11 @@ describe("north -p through the real Anthropic provider", () => {
 
     it("answers malformed tool arguments with an error the model can act on", async () => {
         server.enqueue(
-            { toolCalls: [{ id: "t1", name: "read_file", rawArguments: '{"path": "src/retry.ts"' }] },
+            {
+                toolCalls: [
+                    { id: "t1", name: "read_file", rawArguments: '{"path": "src/retry.ts"' },
+                ],
+            },
             { toolCalls: [{ id: "t2", name: "no_such_tool", input: {} }] },
             { toolCalls: [{ id: "t3", name: "read_file", input: { path: 42 } }] },
             { text: "gave up" }
@@ -128,7 +185,10 @@ describe("north -p through the real Anthropic provider", () => {
     });
 
     it("retries a 429 honouring retry-after, then succeeds", async () => {
-        server.enqueue({ error: { status: 429, headers: { "retry-after": "1" } } }, { text: "after the wait" });
+        server.enqueue(
+            { error: { status: 429, headers: { "retry-after": "1" } } },
+            { text: "after the wait" }
+        );
         const started = Date.now();
         const run = await runNorth(["-p", "hi", "--path", repo], { env: baseEnv });
         expect(run.code).toBe(0);
@@ -149,7 +209,9 @@ describe("north -p through the real Anthropic provider", () => {
     });
 
     it("fails at once on 401 with the provider's message and exit 1", async () => {
-        server.enqueue({ error: { status: 401, type: "authentication_error", message: "invalid x-api-key" } });
+        server.enqueue({
+            error: { status: 401, type: "authentication_error", message: "invalid x-api-key" },
+        });
         const run = await runNorth(["-p", "hi", "--path", repo], { env: baseEnv });
         expect(run.code).toBe(1);
         expect(run.stderr).toContain("invalid x-api-key");
@@ -159,11 +221,18 @@ describe("north -p through the real Anthropic provider", () => {
 
     it("stops at --max-turns with error_max_turns", async () => {
         server.enqueue({ toolCalls: [{ name: "list_root", input: {} }] });
-        const run = await runNorth(["-p", "loop", "--path", repo, "--max-turns", "1", "--output-format", "json"], {
-            env: baseEnv,
-        });
+        const run = await runNorth(
+            ["-p", "loop", "--path", repo, "--max-turns", "1", "--output-format", "json"],
+            {
+                env: baseEnv,
+            }
+        );
         expect(run.code).toBe(1);
-        expect(json(run.stdout)).toMatchObject({ subtype: "error_max_turns", is_error: true, num_turns: 1 });
+        expect(json(run.stdout)).toMatchObject({
+            subtype: "error_max_turns",
+            is_error: true,
+            num_turns: 1,
+        });
     });
 
     it("exits 130 when interrupted mid-request", async () => {
@@ -184,13 +253,29 @@ describe("north -p through the real Anthropic provider", () => {
     });
 
     it("logs JSON lines without the key or file contents", async () => {
-        server.enqueue({ toolCalls: [{ name: "read_file", input: { path: "src/retry.ts" } }] }, { text: "done" });
-        const run = await runNorth(["-p", "hi", "--path", repo, "--log-level", "debug"], { env: baseEnv });
+        server.enqueue(
+            { toolCalls: [{ name: "read_file", input: { path: "src/retry.ts" } }] },
+            { text: "done" }
+        );
+        const run = await runNorth(["-p", "hi", "--path", repo, "--log-level", "debug"], {
+            env: baseEnv,
+        });
         expect(run.code).toBe(0);
         const log = readFileSync(join(home, "state", "north", "north.log"), "utf8");
-        const events = log.trim().split("\n").map((l) => json(l).event);
+        const events = log
+            .trim()
+            .split("\n")
+            .map((l) => json(l).event);
         expect(events).toEqual(
-            expect.arrayContaining(["app_start", "user_prompt", "model_request_start", "model_request_complete", "tool_call_start", "tool_call_complete", "app_exit"])
+            expect.arrayContaining([
+                "app_start",
+                "user_prompt",
+                "model_request_start",
+                "model_request_complete",
+                "tool_call_start",
+                "tool_call_complete",
+                "app_exit",
+            ])
         );
         expect(log).not.toContain("test-key-123");
         expect(log).not.toContain("return 3;");
@@ -203,8 +288,15 @@ describe("north -p with other providers", () => {
             { toolCalls: [{ id: "call_1", name: "read_file", input: { path: "README.md" } }] },
             { text: "It is a demo." }
         );
-        const env = { ...baseEnv, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.openaiBaseUrl };
-        const run = await runNorth(["-p", "what is it?", "--path", repo, "--model", "gpt-5.1"], { env });
+        const env = {
+            ...baseEnv,
+            ANTHROPIC_API_KEY: undefined,
+            OPENAI_API_KEY: "sk-test",
+            OPENAI_BASE_URL: server.openaiBaseUrl,
+        };
+        const run = await runNorth(["-p", "what is it?", "--path", repo, "--model", "gpt-5.1"], {
+            env,
+        });
         expect(run.stderr).toBe("");
         expect(run.stdout).toBe("It is a demo.\n");
         expect(server.requests[0]!.path).toBe("/v1/responses");
@@ -218,7 +310,14 @@ describe("north -p with other providers", () => {
             join(configDir, "config.json"),
             JSON.stringify({
                 providers: { local: { api: "openai-chat", baseUrl: server.openaiBaseUrl } },
-                models: [{ alias: "qwen", id: "qwen2.5-coder:7b", provider: "local", contextLimitTokens: 32768 }],
+                models: [
+                    {
+                        alias: "qwen",
+                        id: "qwen2.5-coder:7b",
+                        provider: "local",
+                        contextLimitTokens: 32768,
+                    },
+                ],
             })
         );
         server.enqueue({ toolCalls: [{ name: "list_root", input: {} }] }, { text: "local answer" });
@@ -249,7 +348,9 @@ describe("north usage and configuration errors", () => {
     });
 
     it("rejects a bad flag value and an unknown flag with exit 2", async () => {
-        expect((await runNorth(["-p", "hi", "--output-format", "xml"], { env: baseEnv })).code).toBe(2);
+        expect(
+            (await runNorth(["-p", "hi", "--output-format", "xml"], { env: baseEnv })).code
+        ).toBe(2);
         expect((await runNorth(["-p", "hi", "--mode", "yolo"], { env: baseEnv })).code).toBe(2);
         expect((await runNorth(["-p", "hi", "--max-turns", "0"], { env: baseEnv })).code).toBe(2);
         const unknown = await runNorth(["--frobnicate"], { env: baseEnv });

@@ -30,7 +30,10 @@ afterEach(() => {
     rmSync(home, { recursive: true, force: true });
 });
 
-const edit = { name: "edit_replace_exact", input: { path: "app.ts", old_text: "retries = 3", new_text: "retries = 5" } };
+const edit = {
+    name: "edit_replace_exact",
+    input: { path: "app.ts", old_text: "retries = 3", new_text: "retries = 5" },
+};
 const lastRequest = () => JSON.stringify(server.requests.at(-1)!.body);
 
 describe("edits in print mode", () => {
@@ -45,7 +48,10 @@ describe("edits in print mode", () => {
 
     it("are applied with --allow-edits and the model gets applied: true", async () => {
         server.enqueue({ toolCalls: [edit] }, { text: "Done." });
-        const run = await runNorth(["-p", "bump retries", "--path", repo, "--allow-edits", "--output-format", "json"], { env });
+        const run = await runNorth(
+            ["-p", "bump retries", "--path", repo, "--allow-edits", "--output-format", "json"],
+            { env }
+        );
         expect(run.code).toBe(0);
         expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 5;\n");
         expect(lastRequest()).toContain('\\"applied\\":true');
@@ -54,7 +60,17 @@ describe("edits in print mode", () => {
 
     it("never write into .git or .north, even when allowed", async () => {
         server.enqueue(
-            { toolCalls: [{ name: "edit_create_file", input: { path: ".north/autoaccept.json", content: '{"shellAutoApprove":true}' } }] },
+            {
+                toolCalls: [
+                    {
+                        name: "edit_create_file",
+                        input: {
+                            path: ".north/autoaccept.json",
+                            content: '{"shellAutoApprove":true}',
+                        },
+                    },
+                ],
+            },
             { text: "no" }
         );
         const run = await runNorth(["-p", "x", "--path", repo, "--allow-edits"], { env });
@@ -65,13 +81,21 @@ describe("edits in print mode", () => {
 });
 
 describe("NORTH_FILE blocks in print mode", () => {
-    const block = '<NORTH_FILE path="src/new.ts">\nexport const a = 1;\nexport const b = 2;\n</NORTH_FILE>';
+    const block =
+        '<NORTH_FILE path="src/new.ts">\nexport const a = 1;\nexport const b = 2;\n</NORTH_FILE>';
 
     it("stream a new file to disk and keep it when edits are allowed", async () => {
-        server.enqueue({ text: ["Creating it.\n", block.slice(0, 17), block.slice(17, 40), block.slice(40)] }, { text: "Created." });
-        const run = await runNorth(["-p", "create src/new.ts", "--path", repo, "--allow-edits"], { env });
+        server.enqueue(
+            { text: ["Creating it.\n", block.slice(0, 17), block.slice(17, 40), block.slice(40)] },
+            { text: "Created." }
+        );
+        const run = await runNorth(["-p", "create src/new.ts", "--path", repo, "--allow-edits"], {
+            env,
+        });
         expect(run.code).toBe(0);
-        expect(readFileSync(join(repo, "src", "new.ts"), "utf8")).toBe("export const a = 1;\nexport const b = 2;\n");
+        expect(readFileSync(join(repo, "src", "new.ts"), "utf8")).toBe(
+            "export const a = 1;\nexport const b = 2;\n"
+        );
         expect(lastRequest()).toContain("written (2 lines) and accepted");
         expect(run.stdout).toBe("Created.\n");
     });
@@ -85,7 +109,10 @@ describe("NORTH_FILE blocks in print mode", () => {
     });
 
     it("refuse a path outside the repository", async () => {
-        server.enqueue({ text: '<NORTH_FILE path="../escape.ts">\nx\n</NORTH_FILE>' }, { text: "ok" });
+        server.enqueue(
+            { text: '<NORTH_FILE path="../escape.ts">\nx\n</NORTH_FILE>' },
+            { text: "ok" }
+        );
         const run = await runNorth(["-p", "x", "--path", repo, "--allow-edits"], { env });
         expect(run.code).toBe(0);
         expect(existsSync(join(repo, "..", "escape.ts"))).toBe(false);
@@ -94,8 +121,16 @@ describe("NORTH_FILE blocks in print mode", () => {
 
     it("keep a partial file and say so when the block is never closed, after 3 continuations", async () => {
         const open = (mode: string) => ({ text: `<NORTH_FILE path="big.ts"${mode}>\nline\n` });
-        server.enqueue(open(""), open(' mode="append"'), open(' mode="append"'), open(' mode="append"'), { text: "gave up" });
-        const run = await runNorth(["-p", "write big.ts", "--path", repo, "--allow-edits"], { env });
+        server.enqueue(
+            open(""),
+            open(' mode="append"'),
+            open(' mode="append"'),
+            open(' mode="append"'),
+            { text: "gave up" }
+        );
+        const run = await runNorth(["-p", "write big.ts", "--path", repo, "--allow-edits"], {
+            env,
+        });
         expect(run.code).toBe(0);
         expect(readFileSync(join(repo, "big.ts"), "utf8")).toBe("line\nline\nline\nline\n");
         expect(JSON.stringify(server.requests[1]!.body)).toContain('mode=\\"append\\"');
@@ -104,7 +139,10 @@ describe("NORTH_FILE blocks in print mode", () => {
 
     it("are plain text in ask mode: nothing is written", async () => {
         server.enqueue({ text: block });
-        const run = await runNorth(["-p", "show me", "--path", repo, "--mode", "ask", "--allow-edits"], { env });
+        const run = await runNorth(
+            ["-p", "show me", "--path", repo, "--mode", "ask", "--allow-edits"],
+            { env }
+        );
         expect(run.code).toBe(0);
         expect(existsSync(join(repo, "src", "new.ts"))).toBe(false);
         expect(run.stdout).toContain("<NORTH_FILE");
@@ -124,7 +162,9 @@ describe("shell commands in print mode", () => {
 
     it("run exactly the allowed strings with --allowed-command", async () => {
         server.enqueue(shell("echo ok"), shell("echo nope"), { text: "done" });
-        const run = await runNorth(["-p", "run", "--path", repo, "--allowed-command", "echo ok"], { env });
+        const run = await runNorth(["-p", "run", "--path", repo, "--allowed-command", "echo ok"], {
+            env,
+        });
         expect(run.code).toBe(0);
         const second = JSON.stringify(server.requests[1]!.body);
         expect(second).toContain("ok\\\\n");
@@ -133,9 +173,15 @@ describe("shell commands in print mode", () => {
 
     it("run everything with --allow-shell, in the project, keeping cd across calls", async () => {
         server.enqueue(shell("mkdir sub && cd sub && pwd"), shell("pwd"), { text: "done" });
-        const run = await runNorth(["-p", "run", "--path", repo, "--allow-shell", "--output-format", "json"], { env });
+        const run = await runNorth(
+            ["-p", "run", "--path", repo, "--allow-shell", "--output-format", "json"],
+            { env }
+        );
         expect(run.code).toBe(0);
         expect(lastRequest()).toContain("/sub");
-        expect(JSON.parse(run.stdout).tool_calls.map((c: { ok: boolean }) => c.ok)).toEqual([true, true]);
+        expect(JSON.parse(run.stdout).tool_calls.map((c: { ok: boolean }) => c.ok)).toEqual([
+            true,
+            true,
+        ]);
     });
 });

@@ -27,18 +27,32 @@ export class ScriptedProvider implements Provider {
         // Snapshot: the engine keeps mutating its transcript after the call.
         this.requests.push(structuredClone(request));
         const reply = this.replies.shift();
-        const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+        const usage: Usage = {
+            inputTokens: 0,
+            outputTokens: 0,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+        };
         if (!reply) {
             yield {
                 type: "error",
-                error: { kind: "bad_request", message: "scripted provider: no reply left", retryable: false },
+                error: {
+                    kind: "bad_request",
+                    message: "scripted provider: no reply left",
+                    retryable: false,
+                },
                 partial: { role: "assistant", content: [] },
                 usage,
             };
             return;
         }
         if ("error" in reply) {
-            yield { type: "error", error: reply.error, partial: { role: "assistant", content: [] }, usage };
+            yield {
+                type: "error",
+                error: reply.error,
+                partial: { role: "assistant", content: [] },
+                usage,
+            };
             return;
         }
         if ("stallUntilAbort" in reply) {
@@ -75,6 +89,11 @@ export function text(value: string): AssistantBlock {
     return { type: "text", text: value };
 }
 
-export function call(id: string, name: string, input: unknown, inputError?: string): AssistantBlock {
+export function call(
+    id: string,
+    name: string,
+    input: unknown,
+    inputError?: string
+): AssistantBlock {
     return { type: "tool_call", id, name, input, rawInput: JSON.stringify(input), inputError };
 }

@@ -1,15 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_MODELS, apiModelId, calculateCost, formatCost, isThinkingModel } from "../../src/providers/catalogue";
+import {
+    BUILTIN_MODELS,
+    apiModelId,
+    calculateCost,
+    formatCost,
+    isThinkingModel,
+} from "../../src/providers/catalogue";
 import { buildCatalogue, resolveEndpoint, resolveModel } from "../../src/providers/models";
 
 describe("model catalogue", () => {
     it("has every model of the spec, Claude models twice (fast and -thinking)", () => {
         const aliases = BUILTIN_MODELS.map((m) => m.alias);
-        for (const base of ["sonnet-4", "opus-4", "opus-4-1", "sonnet-4-5", "haiku-4-5", "opus-4-5"]) {
+        for (const base of [
+            "sonnet-4",
+            "opus-4",
+            "opus-4-1",
+            "sonnet-4-5",
+            "haiku-4-5",
+            "opus-4-5",
+        ]) {
             expect(aliases).toContain(base);
             expect(aliases).toContain(`${base}-thinking`);
         }
-        for (const gpt of ["gpt-5.1", "gpt-5.1-codex", "gpt-5.1-codex-mini", "gpt-5.1-codex-max", "gpt-5", "gpt-5-mini", "gpt-5-nano"]) {
+        for (const gpt of [
+            "gpt-5.1",
+            "gpt-5.1-codex",
+            "gpt-5.1-codex-mini",
+            "gpt-5.1-codex-max",
+            "gpt-5",
+            "gpt-5-mini",
+            "gpt-5-nano",
+        ]) {
             expect(aliases).toContain(gpt);
         }
         expect(new Set(aliases).size).toBe(aliases.length);
@@ -36,10 +57,20 @@ describe("model catalogue", () => {
     it("merges user providers and models, and accepts provider:model", () => {
         const catalogue = buildCatalogue(
             { ollama: { api: "openai-chat", baseUrl: "http://127.0.0.1:11434/v1" } },
-            [{ alias: "qwen", id: "qwen2.5-coder:14b", provider: "ollama", contextLimitTokens: 32768 }]
+            [
+                {
+                    alias: "qwen",
+                    id: "qwen2.5-coder:14b",
+                    provider: "ollama",
+                    contextLimitTokens: 32768,
+                },
+            ]
         );
         const qwen = resolveModel(catalogue, "qwen");
-        expect(qwen.ok && [qwen.model.contextLimitTokens, qwen.provider.api]).toEqual([32768, "openai-chat"]);
+        expect(qwen.ok && [qwen.model.contextLimitTokens, qwen.provider.api]).toEqual([
+            32768,
+            "openai-chat",
+        ]);
         const adhoc = resolveModel(catalogue, "ollama:llama3.1");
         expect(adhoc.ok && adhoc.model.id).toBe("llama3.1");
         const endpoint = qwen.ok ? resolveEndpoint(qwen.provider, {}) : null;
@@ -51,22 +82,39 @@ describe("model catalogue", () => {
         const provider = catalogue.providers.get("anthropic")!;
         const missing = resolveEndpoint(provider, {});
         expect(!missing.ok && missing.error).toMatch(/^ANTHROPIC_API_KEY is not set/);
-        const ok = resolveEndpoint(provider, { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" });
-        expect(ok.ok && ok.endpoint).toMatchObject({ api: "anthropic", apiKey: "k", baseUrl: "http://127.0.0.1:9" });
+        const ok = resolveEndpoint(provider, {
+            ANTHROPIC_API_KEY: "k",
+            ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+        });
+        expect(ok.ok && ok.endpoint).toMatchObject({
+            api: "anthropic",
+            apiKey: "k",
+            baseUrl: "http://127.0.0.1:9",
+        });
     });
 });
 
 describe("pricing", () => {
     it("Anthropic: input, cache read, cache write and output add up", () => {
         const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
-        const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+        const usage = {
+            inputTokens: 1_000_000,
+            outputTokens: 1_000_000,
+            cacheReadTokens: 1_000_000,
+            cacheWriteTokens: 1_000_000,
+        };
         expect(calculateCost(sonnet.pricing, usage)).toBeCloseTo(3 + 15 + 0.3 + 3.75, 10);
     });
 
     it("OpenAI: cached tokens are billed at the cached rate, the rest at the input rate", () => {
         const gpt = BUILTIN_MODELS.find((m) => m.alias === "gpt-5.1")!;
         // The provider reports 1M input of which 400K cached: normalised to 600K + 400K cached.
-        const usage = { inputTokens: 600_000, outputTokens: 0, cacheReadTokens: 400_000, cacheWriteTokens: 0 };
+        const usage = {
+            inputTokens: 600_000,
+            outputTokens: 0,
+            cacheReadTokens: 400_000,
+            cacheWriteTokens: 0,
+        };
         expect(calculateCost(gpt.pricing, usage)).toBeCloseTo(0.6 * 1.25 + 0.4 * 0.125, 10);
     });
 

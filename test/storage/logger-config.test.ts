@@ -25,8 +25,14 @@ describe("logger", () => {
         logger.info("app_start", { version: "1" });
         logger.error("boom", { n: 1 });
         logger.flush();
-        const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-        expect(lines.map((l) => [l.level, l.event])).toEqual([["info", "app_start"], ["error", "boom"]]);
+        const lines = readFileSync(path, "utf8")
+            .trim()
+            .split("\n")
+            .map((l) => JSON.parse(l));
+        expect(lines.map((l) => [l.level, l.event])).toEqual([
+            ["info", "app_start"],
+            ["error", "boom"],
+        ]);
         expect(lines[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
     });
 
@@ -44,7 +50,15 @@ describe("logger", () => {
     });
 
     it("summarises tool arguments without contents or secrets", () => {
-        expect(summarizeArgs({ path: "a.ts", content: "secret code", apiKey: "sk-1", n: 3, list: [1, 2] })).toEqual({
+        expect(
+            summarizeArgs({
+                path: "a.ts",
+                content: "secret code",
+                apiKey: "sk-1",
+                n: 3,
+                list: [1, 2],
+            })
+        ).toEqual({
             path: "a.ts",
             content: "[11 chars]",
             apiKey: "[redacted]",
@@ -59,7 +73,10 @@ describe("config", () => {
         const dir = temp();
         expect(loadUserConfig({ NORTH_CONFIG_DIR: dir })).toMatchObject({ ok: true, config: {} });
         mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, "config.json"), JSON.stringify({ models: [{ alias: "x", id: "y" }] }));
+        writeFileSync(
+            join(dir, "config.json"),
+            JSON.stringify({ models: [{ alias: "x", id: "y" }] })
+        );
         const bad = loadUserConfig({ NORTH_CONFIG_DIR: dir });
         expect(bad.ok).toBe(false);
         expect(!bad.ok && bad.error).toContain("models.0.provider");

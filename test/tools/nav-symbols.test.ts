@@ -136,6 +136,23 @@ describe("get_file_symbols", () => {
         ]);
     });
 
+    it("names anonymous default exports and assigned functions in older JavaScript", async () => {
+        const js = [
+            "export default function () {",
+            "    return 1;",
+            "}",
+            "Widget.prototype.render = function (el) {",
+            "    el.textContent = '}';",
+            "};",
+            "exports.load = async (path) => read(path);",
+        ].join("\n");
+        expect(brief((await symbols("legacy.js", js)).symbols)).toEqual([
+            "function default 1-3",
+            "function Widget.prototype.render 4-6",
+            "function exports.load 7-7",
+        ]);
+    });
+
     it("redirects HTML and CSS to find_blocks", async () => {
         for (const [rel, content] of [
             ["index.html", HTML_SOURCE],

@@ -101,6 +101,11 @@ const TS_ENUM = /^\s*(export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+([A-Za-z_$][
 const TS_NAMESPACE =
     /^\s*(export\s+)?(?:declare\s+)?(?:namespace|module)\s+([A-Za-z_$][\w$.]*|"[^"]*"|'[^']*')\s*\{/;
 const TS_VAR = /^\s*(export\s+)?(?:declare\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(.*)$/;
+const TS_DEFAULT =
+    /^\s*export\s+default\s+(?:async\s+)?(?:abstract\s+)?(function|class)\b\s*\*?\s*[({<]/;
+/** `Foo.prototype.bar = function`, `exports.run = async () =>`. */
+const JS_ASSIGNED =
+    /^\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=\s*(?:async\s+)?(?:function\b|\([^)]{0,200}\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/;
 const ARROW_START = /^(?:async\b|function\b|\(|<|[A-Za-z_$][\w$]*\s*=>)/;
 const TS_METHOD =
     /^\s*(?:(?:public|private|protected|static|async|readonly|override|abstract|declare|accessor)\s+)*(?:(?:get|set)\s+)?\*?\s*(#?[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>(]*>)?\s*\(/;
@@ -137,6 +142,14 @@ const TS_RULES: LanguageRules = {
         rx(TS_ENUM, 2, "enum", { exported: 1 }),
         rx(TS_NAMESPACE, 2, "namespace", { exported: 1, body: "top" }),
         tsVar,
+        rx(TS_DEFAULT, 1, (m) => (m[1] === "class" ? "class" : "function"), {
+            refine: (m) => ({
+                name: "default",
+                exported: true,
+                ...(m[1] === "class" ? { body: "members" } : {}),
+            }),
+        }),
+        rx(JS_ASSIGNED, 1, "function"),
     ],
     member: [
         rx(TS_METHOD, 1, "method", {
