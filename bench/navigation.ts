@@ -155,36 +155,25 @@ async function scriptedNavigation(
         if (!startLine) break;
     }
     if (!item) throw new Error(`${target} not in the outline`);
-    // search_text with file + lineRange, simulated: lines of the class that mention "retry".
+    // search_text with file + lineRange, simulated: the class's lines that log an error.
+    const query = "this.log.error(";
     const lines = text.split("\n");
     const matches: { path: string; line: number; text: string }[] = [];
     for (let n = item.startLine; n <= item.endLine; n++) {
-        if (lines[n - 1]!.includes("this.retries++"))
-            matches.push({ path: FILE, line: n, text: lines[n - 1]!.trim() });
+        const line = lines[n - 1]!;
+        if (line.includes(query)) matches.push({ path: FILE, line: n, text: line.trim() });
     }
-    const search = {
-        matches: matches.slice(0, 50),
-        totalMatches: matches.length,
-        truncated: matches.length > 50,
-    };
+    const search = { matches, totalMatches: matches.length, truncated: false };
     chars += JSON.stringify(search).length;
     steps.push(
-        `search "this.retries++" in lines ${item.startLine}-${item.endLine}: ${matches.length} matches`
+        `search "${query}" in lines ${item.startLine}-${item.endLine}: ${matches.length} matches`
     );
-    const first = matches[3] ?? matches[0]!;
-    // The anchor occurs in every class: name the occurrence the search result points at.
-    const occurrence = lines
-        .slice(0, first.line)
-        .filter((line) => line.includes("this.retries++")).length;
-    const read = data(
-        await around.execute(
-            { path: FILE, anchor: "this.retries++", before: 12, after: 20, occurrence },
-            ctx
-        )
-    );
+    // The model picks step 3's match and anchors on its unique text.
+    const anchor = /\(step \d+, part \d+\)/.exec(matches[3]!.text)![0];
+    const read = data(await around.execute({ path: FILE, anchor, before: 12, after: 20 }, ctx));
     chars += JSON.stringify(read).length;
     steps.push(
-        `read_around line ${read.matchLine} (occurrence ${occurrence}): ${read.endLine - read.startLine + 1} lines`
+        `read_around "${anchor}": line ${read.matchLine}, ${read.endLine - read.startLine + 1} lines`
     );
     return { chars, steps };
 }

@@ -170,6 +170,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
     tools20: benchTools20,
     search: benchSearchTree,
     context: async () => (await import("./context")).benchContext(),
+    shell: async () => (await import("./shell")).benchShell(),
+    edits: async () => (await import("./edits")).benchEdits(),
+    navigation: async () => (await import("./navigation")).benchNavigation(),
+    prompt: async () => (await import("./prompt-size")).benchPromptSize(),
 };
 
 const wanted = process.argv.slice(2);

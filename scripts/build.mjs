@@ -14,8 +14,13 @@ await build({
     format: "esm",
     platform: "node",
     target: "node20",
-    packages: "external",
+    // Dependencies are bundled too: one file per chunk loads far faster than hundreds of modules.
+    mainFields: ["module", "main"],
     sourcemap: "linked",
+    // Smaller code compiles faster at start-up; names are kept for readable stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
     chunkNames: "chunks/[name]-[hash]",
     define: { __NORTH_VERSION__: JSON.stringify(pkg.version) },
     logLevel: "warning",

@@ -1,5 +1,6 @@
 import { existsSync, fstatSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { MODES, type Mode } from "../agent/events";
 import { AgentSession } from "../agent/session";
 import {
@@ -48,6 +49,9 @@ async function readPipedStdin(): Promise<string> {
 }
 
 export async function runPrintCommand(args: CliArgs, version: string): Promise<number> {
+    // Zod's JIT compiles each object schema with `new Function`: slower than it saves for
+    // a handful of tool calls, and it costs start-up time.
+    z.config({ jitless: true });
     const format = (args.outputFormat ?? "text") as OutputFormat;
     if (!OUTPUT_FORMATS.includes(format)) {
         return usageError(

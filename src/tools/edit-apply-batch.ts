@@ -6,11 +6,37 @@ import { applyBatchInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
 
 const DESCRIPTION =
-    "Apply several edits, across one or more files, as one change: all or nothing. Each item is " +
-    "{tool, ...that tool's arguments} where tool is edit_replace_exact, edit_insert_at_line, edit_after_anchor, " +
-    "edit_before_anchor, edit_replace_block, edit_by_anchor or edit_create_file. Edits to the same file apply in " +
-    "order, each to the result of the previous. If any edit fails, no file changes and the error names it. " +
-    "The user reviews all diffs at once.";
+    "Apply several edits across files as one all-or-nothing change. Each item is {tool, ...that tool's " +
+    "arguments}; edits to one file apply in order. If any fails, nothing changes and the error names it.";
+
+const BATCH_TOOLS = [
+    "edit_replace_exact",
+    "edit_insert_at_line",
+    "edit_after_anchor",
+    "edit_before_anchor",
+    "edit_replace_block",
+    "edit_by_anchor",
+    "edit_create_file",
+];
+
+/** Items are validated against each tool's schema at run time; the model sees the short form. */
+const BATCH_JSON_SCHEMA = {
+    type: "object",
+    properties: {
+        edits: {
+            type: "array",
+            minItems: 1,
+            maxItems: 100,
+            items: {
+                type: "object",
+                properties: { tool: { type: "string", enum: BATCH_TOOLS } },
+                required: ["tool"],
+                additionalProperties: true,
+            },
+        },
+    },
+    required: ["edits"],
+};
 
 export function createEditApplyBatchTool(
     options: EditToolOptions = {}
@@ -19,6 +45,7 @@ export function createEditApplyBatchTool(
     return {
         name: "edit_apply_batch",
         description: DESCRIPTION,
+        inputJsonSchema: BATCH_JSON_SCHEMA,
         input: applyBatchInput,
         approvalPolicy: "write",
         readOnly: false,

@@ -24,7 +24,7 @@ export const BLOCK_KINDS = [
 export type BlockKind = (typeof BLOCK_KINDS)[number];
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
     kind: z.enum(BLOCK_KINDS).optional().describe("Default: from the file type."),
     startLine: z.number().int().min(1).optional().describe("Skip blocks ending before this line."),
 });

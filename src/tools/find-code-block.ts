@@ -21,7 +21,7 @@ const SNIPPET_LINE_CHARS = 200;
 const KINDS = ["function", "class", "method", "block", "any"] as const;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
     query: z.string().min(1).describe("Text inside the block."),
     kind: z.enum(KINDS).default("any").describe("block: any braces or indented block."),
 });

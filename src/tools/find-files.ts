@@ -53,7 +53,7 @@ export function normalizeGlob(pattern: string): { glob: string; byName: boolean 
     return { glob, byName: !anchored && !glob.includes("/") };
 }
 
-const DESCRIPTION = `Find files by glob pattern (case-insensitive; "**" spans directories). A pattern without "/" matches file names at any depth ("*.test.ts"); with "/" it matches the whole path from the project root ("src/**/*.ts"). Respects .gitignore; skips node_modules and VCS folders. Returns sorted paths and totalMatches; default limit ${DEFAULT_LIMIT}, max ${MAX_LIMIT}. When truncated, use a more specific pattern.`;
+const DESCRIPTION = `Find files by glob, case-insensitive. Without "/" the pattern matches file names at any depth ("*.test.ts"); with "/" the path from the root ("src/**/*.ts"). Respects .gitignore. Returns sorted paths and totalMatches; limit ${DEFAULT_LIMIT} by default, ${MAX_LIMIT} max.`;
 
 export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesResult> {
     return {

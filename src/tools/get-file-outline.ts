@@ -20,7 +20,7 @@ export const MAX_OUTLINE_ITEMS = 250;
 const LONG_LINE_CHARS = 10_000;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
     startLine: z.number().int().min(1).optional().describe("Skip items ending before this line."),
 });
 

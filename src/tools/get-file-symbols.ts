@@ -13,7 +13,7 @@ import { type ToolDefinition, toolOk } from "./types";
 export const MAX_SYMBOLS = 500;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
 });
 
 export type GetFileSymbolsInput = z.infer<typeof input>;

@@ -14,7 +14,7 @@ const CHUNK_BYTES = 1024 * 1024;
 export const LONG_LINE_BYTES = 10_000;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
 });
 
 export type GetLineCountInput = z.infer<typeof input>;

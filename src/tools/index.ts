@@ -6,7 +6,16 @@ import { createEditCreateFileTool } from "./edit-create-file";
 import { createEditInsertAtLineTool } from "./edit-insert-at-line";
 import { createEditReplaceBlockTool } from "./edit-replace-block";
 import { createEditReplaceExactTool } from "./edit-replace-exact";
+import { createDetectLanguagesTool } from "./detect-languages";
+import { createFindBlocksTool } from "./find-blocks";
+import { createFindCodeBlockTool } from "./find-code-block";
 import { createFindFilesTool } from "./find-files";
+import { createGetFileOutlineTool } from "./get-file-outline";
+import { createGetFileSymbolsTool } from "./get-file-symbols";
+import { createGetLineCountTool } from "./get-line-count";
+import { createHotfilesTool } from "./hotfiles";
+import { createReadAroundTool } from "./read-around";
+import { createReadReadmeTool } from "./read-readme";
 import { createListRootTool } from "./list-root";
 import { createReadFileTool } from "./read-file";
 import { type SearchTextOptions, createSearchTextTool } from "./search-text";
@@ -19,13 +28,22 @@ export interface ReadToolsOptions {
     search?: SearchTextOptions;
 }
 
-/** The read-only tools: list_root, find_files, search_text, read_file. */
+/** The read-only tools (all of ask mode's but expand_output, which needs the session's cache). */
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
     return [
         createListRootTool(),
         createFindFilesTool(),
         createSearchTextTool(options.search),
         createReadFileTool(),
+        createGetLineCountTool(),
+        createGetFileSymbolsTool(),
+        createGetFileOutlineTool(),
+        createReadReadmeTool(),
+        createDetectLanguagesTool(),
+        createHotfilesTool(),
+        createFindCodeBlockTool(),
+        createReadAroundTool(),
+        createFindBlocksTool(),
     ];
 }
 

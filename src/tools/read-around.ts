@@ -14,7 +14,7 @@ const MAX_CANDIDATES = 20;
 const PREVIEW_CHARS = 100;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
     anchor: z.string().min(1).describe("Exact text (case and whitespace matter); may span lines."),
     before: z
         .number()

@@ -17,7 +17,7 @@ const BINARY_SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 1024 * 1024;
 
 const input = z.object({
-    path: z.string().describe("File path relative to the project root."),
+    path: z.string(),
     range: z
         .object({
             start: z.number().int().min(1).describe("First line, 1-based."),

@@ -28,7 +28,8 @@ function tidySchema(node: unknown): unknown {
     if (typeof node !== "object" || node === null) return node;
     const out: JsonSchema = {};
     for (const [key, value] of Object.entries(node)) {
-        if (key === "$schema") continue;
+        // Defaults are stated in the descriptions; `$schema` is noise to the model.
+        if (key === "$schema" || key === "default") continue;
         if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
         if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
         out[key] = tidySchema(value);
@@ -86,7 +87,7 @@ export function createToolRegistry(tools: AnyToolDefinition[]): ToolRegistry {
     const schemaOf = (tool: AnyToolDefinition): JsonSchema => {
         let schema = schemaCache.get(tool.name);
         if (!schema) {
-            schema = inputSchema(tool);
+            schema = (tool.inputJsonSchema as JsonSchema | undefined) ?? inputSchema(tool);
             schemaCache.set(tool.name, schema);
         }
         return schema;

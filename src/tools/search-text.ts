@@ -24,21 +24,10 @@ const MAX_TEXT_CHARS = 300;
 const SLICE_MS = 10;
 
 const input = z.object({
-    query: z.string().min(1).describe("Text to find, matched within single lines."),
-    regex: z
-        .boolean()
-        .default(false)
-        .describe("Treat query as a JavaScript regular expression. Default false: literal text."),
-    caseSensitive: z
-        .boolean()
-        .default(false)
-        .describe("Match case exactly. Default false: case-insensitive."),
-    path: z
-        .string()
-        .optional()
-        .describe(
-            "Directory or file to search, relative to the project root. Default: everything."
-        ),
+    query: z.string().min(1).describe("Text to find within single lines."),
+    regex: z.boolean().default(false).describe("Query is a JavaScript regex."),
+    caseSensitive: z.boolean().default(false).describe("Match case."),
+    path: z.string().optional().describe("Directory or file to search."),
     limit: z
         .number()
         .int()
@@ -216,7 +205,7 @@ function isLowSurrogate(code: number): boolean {
     return code >= 0xdc00 && code <= 0xdfff;
 }
 
-const DESCRIPTION = `Search file contents for lines matching a query (literal by default; regex: true for JavaScript regex syntax). Case-insensitive unless caseSensitive: true. Respects .gitignore/.ignore; skips binary files, files over 10 MB, node_modules and VCS folders. Optional path limits the search to a directory or file. Returns matches sorted by path then line as {path, line, text} (text trimmed to ~300 chars), plus totalMatches. Default limit ${DEFAULT_LIMIT}, max ${MAX_LIMIT}; when truncated, narrow with path or a more specific query. Use read_file with a range to see context.`;
+const DESCRIPTION = `Search file contents line by line: literal text by default, or a JavaScript regex with regex: true; case-insensitive unless caseSensitive. Respects .gitignore; skips binary files. path limits it to a directory or file. Returns {path, line, text} sorted by path then line, and totalMatches; limit ${DEFAULT_LIMIT} by default, ${MAX_LIMIT} max. When truncated, narrow path or query.`;
 
 export function createSearchTextTool(
     options: SearchTextOptions = {}

@@ -41,13 +41,11 @@ export interface ShellRunDetails extends ShellRunResult {
 }
 
 const DESCRIPTION = [
-    "Run a bash command in the project and get its exit code and output (stdout and stderr merged, in order).",
-    "The working directory persists between calls: after `cd pkg`, later commands start in pkg (it always stays inside the project; `cwd` in the result says where you are).",
-    `Timeout: ${DEFAULT_SHELL_TIMEOUT_MS / 1000} s by default, up to 10 minutes with timeoutMs; on timeout the command and all its child processes are killed and timedOut is true.`,
-    "stdin is closed and pagers, editors and git prompts are disabled, so never run anything interactive.",
-    "Never start servers, watchers or other long-running processes: anything still running when the command ends is killed.",
-    "Long output keeps only the first and last 64 KB (droppedBytes counts the rest), so filter it with grep, head or tail.",
-    "Prefer the file tools for reading, searching and editing files. The user may have to approve each command.",
+    "Run a bash command in the project; returns exit code and output (stdout and stderr merged).",
+    "The working directory persists between calls (cd holds) and stays inside the project.",
+    `Timeout ${DEFAULT_SHELL_TIMEOUT_MS / 1000} s by default, up to 10 min via timeoutMs; then the command and its children are killed.`,
+    "stdin is closed: nothing interactive, no servers or watchers. Output keeps the first and last 64 KB: filter with grep/head/tail.",
+    "Prefer the file tools for reading and editing.",
 ].join(" ");
 
 export function createShellRunTool(

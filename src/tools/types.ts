@@ -45,6 +45,8 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     name: string;
     description: string;
     input: z.ZodType<I>;
+    /** JSON Schema shown to the model when the one derived from `input` would be needlessly long. */
+    inputJsonSchema?: Record<string, unknown>;
     approvalPolicy: ApprovalPolicy;
     /** Read-only tools are the only ones offered in ask mode. */
     readOnly: boolean;

@@ -36,7 +36,7 @@ describe("shell_run tool", () => {
         expect(tool.name).toBe("shell_run");
         expect(tool.approvalPolicy).toBe("shell");
         expect(tool.readOnly).toBe(false);
-        for (const words of ["bash", "persists", "60 s", "10 minutes", "stdin is closed"]) {
+        for (const words of ["bash", "persists", "60 s", "10 min", "stdin is closed"]) {
             expect(tool.description).toContain(words);
         }
         expect(tool.description).toMatch(/Never start servers, watchers/);

@@ -19,11 +19,10 @@ function describe<S extends Shape>(shape: S, docs: Partial<Record<keyof S, strin
 }
 
 const DOCS = {
-    path: "File path relative to the project root.",
-    occurrence: "Which match to use, counting from 1, when it occurs more than once.",
-    content: "Lines to write; a trailing newline is optional.",
-    anchor: "Text on the target line (a unique fragment is enough).",
-    inclusive: "Also replace the two anchor lines (default false: only the lines between).",
+    occurrence: "Which match, from 1, when there are several.",
+    content: "Lines to write.",
+    anchor: "Text on the target line.",
+    inclusive: "Also replace the anchor lines.",
 };
 
 const replaceExactShape = {
@@ -69,7 +68,6 @@ const createFileShape = {
 
 export const replaceExactInput = z.object(
     describe(replaceExactShape, {
-        path: DOCS.path,
         old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
         new_text: "The replacement text (empty to delete).",
         occurrence: DOCS.occurrence,
@@ -78,7 +76,6 @@ export const replaceExactInput = z.object(
 
 export const insertAtLineInput = z.object(
     describe(insertAtLineShape, {
-        path: DOCS.path,
         line: "1-based line to insert before; the line count plus 1 appends.",
         content: DOCS.content,
     })
@@ -86,7 +83,6 @@ export const insertAtLineInput = z.object(
 
 export const anchorInsertInput = z.object(
     describe(anchorInsertShape, {
-        path: DOCS.path,
         anchor: DOCS.anchor,
         content: DOCS.content,
         occurrence: DOCS.occurrence,
@@ -95,23 +91,19 @@ export const anchorInsertInput = z.object(
 
 export const replaceBlockInput = z.object(
     describe(replaceBlockShape, {
-        path: DOCS.path,
-        start_anchor: "Text on the line that opens the block.",
-        end_anchor: "Text on the line that closes it (the first such line after the start).",
-        content: "The new lines for the block (empty to delete them).",
+        start_anchor: "Text on the first line.",
+        end_anchor: "Text on the last line (the first such after start).",
+        content: "New lines (empty deletes).",
         inclusive: DOCS.inclusive,
-        occurrence: "Which start_anchor match to use, from 1, when it occurs more than once.",
+        occurrence: "Which start_anchor match, from 1.",
     })
 );
 
 export const byAnchorInput = z.object(
     describe(byAnchorShape, {
-        path: DOCS.path,
-        mode: "insert_before / insert_after the anchor line, replace_line (that line), replace_between (anchor .. anchor_end).",
         anchor: DOCS.anchor,
-        anchor_end:
-            "replace_between only: text on the closing line (the first such line after anchor).",
-        content: "Lines to insert, or the replacement (empty deletes, in the replace modes).",
+        anchor_end: "replace_between: text on the closing line.",
+        content: "Lines to insert, or the replacement.",
         occurrence: DOCS.occurrence,
         inclusive: DOCS.inclusive,
     })
@@ -119,7 +111,6 @@ export const byAnchorInput = z.object(
 
 export const createFileInput = z.object(
     describe(createFileShape, {
-        path: DOCS.path,
         content: "The complete file content.",
         overwrite: "Replace the file if it exists (default false).",
     })

@@ -11,11 +11,9 @@
 
 export type Dialect = "js" | "c" | "java" | "csharp" | "rust" | "go" | "php" | "css" | "scss";
 
-export const enum EventKind {
-    Open = 1,
-    Close = 2,
-    Semi = 3,
-}
+/** What an event is: `{`, `}` or `;`. */
+export const EventKind = { Open: 1, Close: 2, Semi: 3 } as const;
+export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
 export interface CodeScan {
     lineCount: number;

@@ -21,7 +21,7 @@ const MAX_SELECTOR = 120;
 /** Lines of selector text looked at before a `{`. */
 const MAX_SELECTOR_LINES = 20;
 
-export function scanCss(lines: readonly string[], scss: boolean): CodeScan {
+function scanCss(lines: readonly string[], scss: boolean): CodeScan {
     return scanCode(lines, scss ? "scss" : "css");
 }
 
@@ -114,7 +114,8 @@ export function cssRules(lines: readonly string[], scss: boolean, scan?: CodeSca
     const stack: number[] = [];
     let skipUntil = -1;
     for (let e = 0; e < s.eventCount; e++) {
-        if (s.kind[e] !== EventKind.Open) continue;
+        // Braces inside parentheses (an unquoted `url(…{…})`) open no rule.
+        if (s.kind[e] !== EventKind.Open || s.group[e]! > 0) continue;
         if (e < skipUntil) continue;
         while (stack.length > 0) {
             const close = stack[stack.length - 1]!;

@@ -1,0 +1,40 @@
+/**
+ * Size of the first request of a conversation: system prompt, every tool
+ * schema and a one-line prompt, as the Anthropic provider would send them.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSystemPrompt } from "../src/agent/system-prompt";
+import { createConversationToolset } from "../src/cli/toolset";
+
+export async function benchPromptSize(): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), "north-prompt-"));
+    const toolset = createConversationToolset(dir);
+    try {
+        console.log("\n## First request size (target ≤ 16,000 characters)");
+        for (const mode of ["agent", "ask"] as const) {
+            const tools = toolset.registry.schemas((t) => mode === "agent" || t.readOnly);
+            const system = buildSystemPrompt({
+                repoRoot: "/home/user/project",
+                mode,
+                toolNames: tools.map((t) => t.name),
+            });
+            const toolChars = JSON.stringify(
+                tools.map((t) => ({
+                    name: t.name,
+                    description: t.description,
+                    input_schema: t.inputSchema,
+                }))
+            ).length;
+            const prompt = "where is the retry logic?";
+            const total = system.length + toolChars + prompt.length;
+            console.log(
+                `${mode.padEnd(6)} ${String(tools.length).padStart(2)} tools: system ${system.length} + schemas ${toolChars} + prompt ${prompt.length} = ${total} chars ≈ ${Math.round(total / 3.5)} tokens`
+            );
+        }
+    } finally {
+        toolset.dispose();
+        rmSync(dir, { recursive: true, force: true });
+    }
+}

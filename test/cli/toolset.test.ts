@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createConversationToolset } from "../../src/cli/toolset";
+
+describe("the conversation toolset", () => {
+    it("offers exactly the spec's read-only tools in ask mode, and every tool in agent mode", () => {
+        const dir = mkdtempSync(join(tmpdir(), "north-toolset-"));
+        const toolset = createConversationToolset(dir);
+        try {
+            const readOnly = toolset.registry
+                .list()
+                .filter((t) => t.readOnly)
+                .map((t) => t.name)
+                .sort();
+            expect(readOnly).toEqual(
+                [
+                    "read_file",
+                    "search_text",
+                    "find_files",
+                    "list_root",
+                    "read_readme",
+                    "detect_languages",
+                    "hotfiles",
+                    "get_line_count",
+                    "get_file_symbols",
+                    "get_file_outline",
+                    "expand_output",
+                    "find_code_block",
+                    "read_around",
+                    "find_blocks",
+                ].sort()
+            );
+            const writers = toolset.registry
+                .list()
+                .filter((t) => !t.readOnly)
+                .map((t) => [t.name, t.approvalPolicy]);
+            expect(writers).toEqual([
+                ["edit_replace_exact", "write"],
+                ["edit_insert_at_line", "write"],
+                ["edit_after_anchor", "write"],
+                ["edit_before_anchor", "write"],
+                ["edit_replace_block", "write"],
+                ["edit_by_anchor", "write"],
+                ["edit_create_file", "write"],
+                ["edit_apply_batch", "write"],
+                ["shell_run", "shell"],
+            ]);
+        } finally {
+            toolset.dispose();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
