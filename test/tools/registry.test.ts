@@ -59,7 +59,7 @@ describe("tool registry", () => {
         expect(search.inputSchema).toMatchObject({
             type: "object",
             required: ["query"],
-            properties: { limit: { type: "integer", default: 50, maximum: 200 } },
+            properties: { limit: { type: "integer", maximum: 200 } },
         });
         expect(JSON.stringify(schemas)).not.toMatch(/\$schema|9007199254740991/);
         expect(schemas.find((s) => s.name === "list_root")!.inputSchema).toEqual({

@@ -39,7 +39,7 @@ describe("shell_run tool", () => {
         for (const words of ["bash", "persists", "60 s", "10 min", "stdin is closed"]) {
             expect(tool.description).toContain(words);
         }
-        expect(tool.description).toMatch(/Never start servers, watchers/);
+        expect(tool.description).toMatch(/no servers or watchers/);
         expect(tool.description).toMatch(/first and last 64 KB/);
     });
 
