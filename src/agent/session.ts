@@ -602,15 +602,17 @@ export class AgentSession {
         signal.addEventListener("abort", onAbort, { once: true });
         const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
         let idle = false;
-        let idleTimer: NodeJS.Timeout | undefined;
-        const armIdle = (): void => {
-            clearTimeout(idleTimer);
-            idleTimer = setTimeout(() => {
+        // One timer for the whole stream, not one per event: it fires when a full
+        // period passed without events (so the cut comes after one to two periods).
+        let eventsSeen = 0;
+        let eventsAtLastTick = -1;
+        const idleTimer = setInterval(() => {
+            if (eventsSeen === eventsAtLastTick) {
                 idle = true;
                 requestController.abort();
-            }, idleMs);
-        };
-        armIdle();
+            }
+            eventsAtLastTick = eventsSeen;
+        }, idleMs);
         const stream = provider.stream(
             {
                 apiModelId: apiModelId(this.model.id),
@@ -628,7 +630,7 @@ export class AgentSession {
         );
         const emitDeltas = overrides.emit !== false;
         for await (const event of stream) {
-            armIdle();
+            eventsSeen++;
             if (!emitDeltas && event.type !== "done" && event.type !== "error") continue;
             switch (event.type) {
                 case "text_delta":
@@ -659,7 +661,7 @@ export class AgentSession {
                     break;
             }
         }
-        clearTimeout(idleTimer);
+        clearInterval(idleTimer);
         signal.removeEventListener("abort", onAbort);
         if (idle && !signal.aborted) {
             outcome = {

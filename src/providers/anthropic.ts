@@ -13,6 +13,7 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
+import { nodeFetch } from "./node-fetch";
 import { cancelledError, classifyError, incompleteStreamError } from "./errors";
 import type { ClassifyContext } from "./errors";
 import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
@@ -40,6 +41,7 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     let client: Anthropic | undefined;
     const getClient = (): Anthropic =>
         (client ??= new Anthropic({
+            fetch: nodeFetch,
             apiKey: endpoint.apiKey,
             baseURL: endpoint.baseUrl,
             maxRetries: 0,

@@ -12,6 +12,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import { nodeFetch } from "./node-fetch";
 import { cancelledError, classifyError, incompleteStreamError } from "./errors";
 import type { ClassifyContext } from "./errors";
 import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
@@ -37,6 +38,7 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     let client: OpenAI | undefined;
     const getClient = (): OpenAI =>
         (client ??= new OpenAI({
+            fetch: nodeFetch,
             // Local servers ignore the key, but the SDK requires a non-empty one.
             apiKey: endpoint.apiKey || "not-needed",
             baseURL: endpoint.baseUrl,

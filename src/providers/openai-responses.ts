@@ -13,6 +13,7 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
+import { nodeFetch } from "./node-fetch";
 import {
     cancelledError,
     classifyError,
@@ -43,6 +44,7 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     let client: OpenAI | undefined;
     const getClient = (): OpenAI =>
         (client ??= new OpenAI({
+            fetch: nodeFetch,
             apiKey: endpoint.apiKey,
             baseURL: endpoint.baseUrl,
             maxRetries: 0,

@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { walkFiles } from "../util/ignore-walk";
 import { type LanguageCategory, languageOf } from "./structure/language";
 import { type ToolDefinition, toolError, toolOk } from "./types";

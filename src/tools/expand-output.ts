@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 
 const input = z.object({

@@ -3,7 +3,7 @@
  * content): HTML sections and inline `<style>`/`<script>` with the rules and
  * symbols inside them, stylesheet rules, or code symbols.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type DocBlock, cssBlocks, htmlBlocks, symbolBlocks } from "./structure/blocks";
 import { type ParserId, isCssParser, languageOf } from "./structure/language";
 import { readTextFile } from "./text-file";

@@ -3,7 +3,7 @@
  * section, or any brace/indented block) that contain a text, innermost
  * first, so the model can jump to the right place in one call.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type CodeScan, type Dialect, enclosingBlock, scanCode } from "./structure/code-scan";
 import { type DocBlock, documentBlocks } from "./structure/blocks";
 import { type ParserId, isCssParser, languageOf } from "./structure/language";

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import picomatch from "picomatch";
-import { z } from "zod";
+import * as z from "zod";
 import { walkFiles } from "../util/ignore-walk";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 

@@ -3,7 +3,7 @@
  * symbols with members, exports; HTML sections with inline style and script;
  * stylesheet rules; 50-line chunks otherwise), plus a compact text form.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { languageOf } from "./structure/language";
 import {
     type OutlineItem,

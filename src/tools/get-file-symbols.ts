@@ -4,7 +4,7 @@
  * patterns (TS/JS, Python, Rust, Go, Java, C#, PHP). HTML and stylesheets are
  * redirected to find_blocks; other languages to get_file_outline.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SYMBOL_PARSERS, isCssParser, languageOf } from "./structure/language";
 import { type SymbolKind, extractSymbols } from "./structure/symbols";
 import { readTextFile } from "./text-file";

@@ -4,7 +4,7 @@
  * about how to read a file of that size.
  */
 import { promises as fs } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";

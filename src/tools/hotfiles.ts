@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { languageOf } from "./structure/language";
 import { type ToolContext, type ToolDefinition, toolError, toolOk } from "./types";

@@ -2,7 +2,7 @@
  * list_root: the entries at the top of the project, ignored ones left out,
  * directories first (marked with a trailing "/").
  */
-import { z } from "zod";
+import * as z from "zod";
 import { listDirectoryEntries } from "../util/ignore-walk";
 import { type ToolDefinition, type ToolResult, toolOk } from "./types";
 

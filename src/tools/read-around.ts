@@ -3,7 +3,7 @@
  * marked with ">". One call replaces "search, then read a range". Several
  * matches need `occurrence`; without it the tool lists the candidates.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type TextMatch, findTextLines, readTextFile } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 

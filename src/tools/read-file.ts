@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 

@@ -3,7 +3,7 @@
  * case and extension accepted), at most 8 KB.
  */
 import { promises as fs } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";

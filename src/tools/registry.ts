@@ -3,7 +3,7 @@
  * turns every expected failure (unknown tool, oversized or invalid input, a
  * throw inside a tool) into a `ToolResult` error instead of an exception.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolSchema } from "../providers/types";
 import { type AnyToolDefinition, type ToolContext, type ToolResult, toolError } from "./types";
 

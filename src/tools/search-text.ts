@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
 import { type SearchQuery, compileQuery } from "./search-query";

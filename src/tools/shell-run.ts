@@ -4,7 +4,7 @@
  * still a successful result: the flags are set and the output so far is what the
  * model needs to decide what to do next.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SHELL_TIMEOUT_MS, type ShellRunResult, type ShellService } from "./shell-service";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 
 /** Format version written in every new log's header line. */
 export const CURRENT_VERSION = 1;

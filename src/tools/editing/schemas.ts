@@ -4,7 +4,7 @@
  * descriptions go on the single tools only; batch items repeat the same names
  * without them, which keeps the batch schema small. Names are snake_case.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 type Shape = Record<string, z.ZodType>;
 

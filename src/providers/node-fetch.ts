@@ -1,0 +1,102 @@
+import http from "node:http";
+import https from "node:https";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeWebStream } from "node:stream/web";
+
+/**
+ * A `fetch` for the SDKs built on node:http. Node's own fetch parses HTTP with
+ * a WebAssembly module whose background compilation holds up process exit by
+ * tens of milliseconds on every print-mode run; plain node:http has no such
+ * cost. Bodies the SDKs never send (streams, forms) go to the global fetch.
+ */
+const agents = {
+    "http:": new http.Agent({ keepAlive: true }),
+    "https:": new https.Agent({ keepAlive: true }),
+};
+
+function abortError(): Error {
+    const error = new Error("This operation was aborted");
+    error.name = "AbortError";
+    return error;
+}
+
+function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
+    const out: Record<string, string> = {};
+    if (!headers) return out;
+    if (Array.isArray(headers)) {
+        for (const [key, value] of headers) out[key!.toLowerCase()] = value!;
+    } else if (headers instanceof Headers) {
+        (headers as Headers).forEach((value, key) => (out[key.toLowerCase()] = value));
+    } else {
+        for (const [key, value] of Object.entries(headers as Record<string, string>)) {
+            if (value !== undefined) out[key.toLowerCase()] = String(value);
+        }
+    }
+    return out;
+}
+
+function bufferBody(body: RequestInit["body"]): Buffer | null | undefined {
+    if (body === undefined || body === null) return null;
+    if (typeof body === "string") return Buffer.from(body);
+    if (body instanceof Uint8Array)
+        return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    if (body instanceof ArrayBuffer) return Buffer.from(body);
+    return undefined; // a stream or form: not ours to handle
+}
+
+export function nodeFetch(
+    input: string | URL | Request,
+    init: RequestInit = {}
+): Promise<Response> {
+    const body = bufferBody(init.body);
+    const isRequest = typeof input === "object" && !(input instanceof URL);
+    if (body === undefined || isRequest) return fetch(input, init);
+    const url = new URL(String(input));
+    const agent = agents[url.protocol as keyof typeof agents];
+    if (!agent) return fetch(input, init);
+    const transport = url.protocol === "https:" ? https : http;
+    const signal = init.signal ?? undefined;
+    return new Promise<Response>((resolve, reject) => {
+        if (signal?.aborted) {
+            reject(abortError());
+            return;
+        }
+        const headers = headerRecord(init.headers);
+        if (body) headers["content-length"] = String(body.length);
+        const request = transport.request(
+            url,
+            { method: init.method ?? "GET", headers, agent },
+            (res) => {
+                const responseHeaders = new Headers();
+                const raw = res.rawHeaders;
+                for (let i = 0; i + 1 < raw.length; i += 2)
+                    responseHeaders.append(raw[i]!, raw[i + 1]!);
+                const status = res.statusCode ?? 500;
+                const noBody = status === 204 || status === 304 || init.method === "HEAD";
+                if (noBody) res.resume();
+                const stream = noBody ? null : (Readable.toWeb(res) as NodeWebStream<Uint8Array>);
+                signal?.addEventListener("abort", () => res.destroy(abortError()), { once: true });
+                resolve(
+                    new Response(stream as unknown as ReadableStream<Uint8Array> | null, {
+                        status,
+                        statusText: res.statusMessage ?? "",
+                        headers: responseHeaders,
+                    })
+                );
+            }
+        );
+        const onAbort = (): void => {
+            request.destroy(abortError());
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        request.on("error", (error) => {
+            signal?.removeEventListener("abort", onAbort);
+            reject(
+                error.name === "AbortError"
+                    ? error
+                    : new TypeError("fetch failed", { cause: error })
+            );
+        });
+        request.end(body ?? undefined);
+    });
+}
