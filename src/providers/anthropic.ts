@@ -14,7 +14,13 @@ import type {
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { nodeFetch } from "./node-fetch";
-import { cancelledError, classifyError, incompleteStreamError } from "./errors";
+import {
+    cancelledError,
+    classifyError,
+    classifyStreamErrorBody,
+    incompleteStreamError,
+} from "./errors";
+import { readSseBatches } from "./sse";
 import type { ClassifyContext } from "./errors";
 import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
 import type {
@@ -72,9 +78,29 @@ async function* streamMessages(
             yield fail(cancelledError(LABEL));
             return;
         }
-        const stream = await getClient().messages.create(buildParams(request), { signal });
-        for await (const event of untilAborted(stream, signal)) {
-            yield* state.handle(event);
+        // The SDK sends the request and turns HTTP errors into typed errors; the
+        // body is parsed here, a network chunk at a time, so deltas that arrive
+        // together are passed on as one.
+        const response = await getClient()
+            .messages.create(buildParams(request), { signal })
+            .asResponse();
+        if (!response.body) throw new Error("the response has no body");
+        for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
+            const out: StreamEvent[] = [];
+            for (const sse of batch) {
+                if (sse.event === "ping") continue;
+                const parsed = JSON.parse(sse.data) as RawMessageStreamEvent | StreamErrorBody;
+                if (parsed.type === "error") {
+                    yield fail(
+                        classifyStreamErrorBody(LABEL, (parsed as StreamErrorBody).error ?? {})
+                    );
+                    return;
+                }
+                for (const event of state.handle(parsed as RawMessageStreamEvent)) {
+                    pushCoalesced(out, event);
+                }
+            }
+            yield* out;
         }
         if (signal.aborted) {
             yield fail(cancelledError(LABEL));
@@ -94,6 +120,33 @@ async function* streamMessages(
     } catch (err) {
         yield fail(classifyError(err, ctx));
     }
+}
+
+interface StreamErrorBody {
+    type: "error";
+    error?: { type?: string; message?: string };
+}
+
+/** Appends `event`, merging it into the previous one when both are deltas of the same kind. */
+function pushCoalesced(out: StreamEvent[], event: StreamEvent): void {
+    const last = out[out.length - 1];
+    if (last && last.type === event.type) {
+        if (event.type === "text_delta" || event.type === "thinking_delta") {
+            out[out.length - 1] = {
+                type: event.type,
+                text: (last as { text: string }).text + event.text,
+            };
+            return;
+        }
+        if (event.type === "tool_call_delta" && (last as { id: string }).id === event.id) {
+            out[out.length - 1] = {
+                ...event,
+                partialJson: (last as { partialJson: string }).partialJson + event.partialJson,
+            };
+            return;
+        }
+    }
+    out.push(event);
 }
 
 interface OpenToolCall {
