@@ -1,2 +1,6 @@
 #!/usr/bin/env node
-import "../dist/cli.js";
+import module from "node:module";
+
+// Node 22.1+ can cache compiled code between runs; older versions simply skip it.
+module.enableCompileCache?.();
+await import("../dist/cli.js");

@@ -1,4 +1,4 @@
-import type { Message, UserMessage } from "../providers/types";
+import type { Message, TextBlock, UserMessage } from "../providers/types";
 
 /** The rolling summary that stands in for trimmed messages. */
 export interface StructuredSummary {
@@ -64,28 +64,30 @@ export function chooseCutIndex(messages: readonly Message[], keepLast: number): 
 }
 
 /**
- * The messages as sent: the rolling summary leads the first user message.
- * When the kept part starts with an assistant turn, the summary becomes a user
- * message of its own so the conversation still opens with the user.
+ * The messages as sent, in the spec's context order: (rules and profile are in
+ * the system prompt) attached files, then the rolling summary, then the
+ * transcript. The leading blocks join the first user message; when the kept
+ * transcript starts with an assistant turn they form a user message of their
+ * own, so the conversation still opens with the user.
  */
 export function withSummary(
     messages: readonly Message[],
-    summary: StructuredSummary | null
+    summary: StructuredSummary | null,
+    attachedFiles?: string
 ): Message[] {
-    if (!summary) return [...messages];
-    const summaryText = renderSummary(summary);
+    const leading: TextBlock[] = [];
+    if (attachedFiles) leading.push({ type: "text", text: attachedFiles });
+    if (summary) leading.push({ type: "text", text: renderSummary(summary) });
+    if (leading.length === 0) return [...messages];
     const first = messages[0];
     if (first?.role === "user" && !isToolResultMessage(first)) {
-        const content: UserMessage["content"] =
+        const rest: UserMessage["content"] =
             typeof first.content === "string"
-                ? [
-                      { type: "text", text: summaryText },
-                      { type: "text", text: first.content },
-                  ]
-                : [{ type: "text", text: summaryText }, ...first.content];
-        return [{ role: "user", content }, ...messages.slice(1)];
+                ? [{ type: "text", text: first.content }]
+                : first.content;
+        return [{ role: "user", content: [...leading, ...rest] }, ...messages.slice(1)];
     }
-    return [{ role: "user", content: summaryText }, ...messages];
+    return [{ role: "user", content: leading }, ...messages];
 }
 
 /** A plain-text rendering of messages for the summariser, capped at `maxChars` (oldest cut first). */

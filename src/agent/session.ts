@@ -89,7 +89,7 @@ export interface RunOptions {
     signal?: AbortSignal;
     /** Model requests allowed in this run; the run ends with `error_max_turns` past it. */
     maxTurns?: number;
-    /** Attached files (already rendered), sent with this prompt only. */
+    /** Attached files (already rendered), sent ahead of the summary during this run only. */
     attachedContext?: string;
 }
 
@@ -160,6 +160,8 @@ export class AgentSession {
     private totalUsage: Usage = { ...EMPTY_USAGE };
     private requestCounter = 0;
     private summary: StructuredSummary | null;
+    /** Attached files of the current run, sent ahead of the summary and transcript. */
+    private attachedFiles: string | undefined;
     private readonly outputs: OutputCache;
     /** Set while a run may write files through NORTH_FILE blocks (agent mode with edit tools). */
     private northFile: NorthFileRouter | null = null;
@@ -268,17 +270,8 @@ export class AgentSession {
         });
         this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
         this.outputs.clear();
-        this.addMessage(
-            options.attachedContext
-                ? {
-                      role: "user",
-                      content: [
-                          { type: "text", text: options.attachedContext },
-                          { type: "text", text: prompt },
-                      ],
-                  }
-                : { role: "user", content: prompt }
-        );
+        this.attachedFiles = options.attachedContext;
+        this.addMessage({ role: "user", content: prompt });
 
         const finish = async (subtype: RunSubtype, error?: string): Promise<RunResult> => {
             if (subtype !== "success" && this.northFile) {
@@ -391,7 +384,7 @@ export class AgentSession {
                 this.transcript.splice(0, this.transcript.length, ...repairedTranscript);
                 this.options.sink?.transcriptReplaced(this.transcript);
             }
-            let messages = withSummary(this.transcript, this.summary);
+            let messages = withSummary(this.transcript, this.summary, this.attachedFiles);
             const limit = this.model.contextLimitTokens;
             let estimate = estimatePromptTokens(system, messages, tools).total;
             if (limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD) {
@@ -402,7 +395,7 @@ export class AgentSession {
                 });
                 if (signal.aborted) return { kind: "cancelled" };
                 if (done) {
-                    messages = withSummary(this.transcript, this.summary);
+                    messages = withSummary(this.transcript, this.summary, this.attachedFiles);
                     estimate = estimatePromptTokens(system, messages, tools).total;
                 }
             }

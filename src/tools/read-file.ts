@@ -3,6 +3,8 @@
  * The file is streamed in chunks, never loaded whole: lines outside the window
  * are only counted (a byte scan for "\n"), so a 200 MB log costs one pass and
  * ~1 MB of memory. Invalid UTF-8 is decoded as Latin-1, and the note says so.
+ * `includeHeadTail` adds the first and last `EDGE_LINES` lines: the head is read
+ * from the start, the tail backwards from the end, each at most `EDGE_BYTES`.
  */
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";
@@ -15,6 +17,14 @@ export const MAX_LINES = 500;
 export const MAX_BYTES = 100 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 1024 * 1024;
+/** Lines in `head` and in `tail`. */
+export const EDGE_LINES = 10;
+/** Most bytes read for `head` or `tail`; a line reaching past them is cut. */
+const EDGE_BYTES = 64 * 1024;
+/** Step of the backward read for `tail`. */
+const EDGE_CHUNK_BYTES = 8 * 1024;
+/** Characters kept of a `head` or `tail` line. */
+export const EDGE_LINE_CHARS = 300;
 
 const input = z.object({
     path: z.string(),
@@ -30,6 +40,7 @@ const input = z.object({
         })
         .optional()
         .describe("Lines to read. Default: from line 1."),
+    includeHeadTail: z.boolean().optional().describe("Also return lines 1-10 and the last 10."),
 });
 
 export type ReadFileInput = z.infer<typeof input>;
@@ -45,6 +56,21 @@ export interface ReadFileResult {
     /** Requested lines remain unread (or the last line was cut). */
     truncated: boolean;
     note?: string;
+    /** With `includeHeadTail`: the first lines not already in `content`. */
+    head?: ReadFileEdge;
+    /** With `includeHeadTail`: the last lines not already in `content` or `head`. */
+    tail?: ReadFileEdge;
+}
+
+/** A few lines for orientation. */
+export interface ReadFileEdge {
+    /** 1-based number of the first line. */
+    startLine: number;
+    /**
+     * The lines, joined with "\n". A line over `EDGE_LINE_CHARS` characters is cut,
+     * "…" marking the cut; a tail line whose start is beyond `EDGE_BYTES` shows its end.
+     */
+    content: string;
 }
 
 export function formatSize(bytes: number): string {
@@ -149,7 +175,110 @@ function utf8Boundary(buf: Buffer): Buffer {
     return buf.length - i < need ? buf.subarray(0, i) : buf;
 }
 
-const DESCRIPTION = `Read a text file. Returns up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default line 1), with totalLines. When truncated, call again with range {start: endLine + 1}. Use search_text to find the lines you need in big files. Fails on binary files and directories.`;
+function decodeEdge(bytes: Buffer): string {
+    return isUtf8(bytes) ? bytes.toString("utf8") : bytes.toString("latin1");
+}
+
+/** A line's first `EDGE_LINE_CHARS` characters; "…" when it is longer or `more` follows. */
+function clipEnd(line: string, more: boolean): string {
+    if (line.length <= EDGE_LINE_CHARS && !more) return line;
+    let end = Math.min(line.length, EDGE_LINE_CHARS);
+    const code = line.charCodeAt(end - 1);
+    if (end < line.length && code >= 0xd800 && code <= 0xdbff) end--;
+    return `${line.slice(0, end)}…`;
+}
+
+/** The end of a line whose start was not read. */
+function clipStart(line: string): string {
+    let start = Math.max(0, line.length - EDGE_LINE_CHARS);
+    const code = line.charCodeAt(start);
+    if (start > 0 && code >= 0xdc00 && code <= 0xdfff) start++;
+    return `…${line.slice(start)}`;
+}
+
+/** Up to `EDGE_LINES` first lines, from at most `EDGE_BYTES` at the start. */
+async function readHead(handle: FileHandle, size: number): Promise<string[]> {
+    const buf = Buffer.alloc(Math.min(size, EDGE_BYTES));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const whole = bytesRead >= size;
+    let text = decodeEdge(whole ? buf : utf8Boundary(buf.subarray(0, bytesRead)));
+    if (text.startsWith("\uFEFF")) text = text.slice(1);
+    const lines = text.split("\n");
+    if (whole && lines[lines.length - 1] === "") lines.pop();
+    // Not the whole file: the last piece is the head of a longer line.
+    return lines
+        .slice(0, EDGE_LINES)
+        .map((line, i) => clipEnd(line, !whole && i === lines.length - 1));
+}
+
+/**
+ * Up to `EDGE_LINES` last lines, read backwards from the end in chunks until
+ * enough line breaks are seen, the start is reached, or `EDGE_BYTES` were read.
+ */
+async function readTail(handle: FileHandle, size: number): Promise<string[]> {
+    const chunks: Buffer[] = [];
+    let position = size;
+    let breaks = 0;
+    let endsWithBreak = false;
+    while (position > 0 && size - position < EDGE_BYTES && breaks < EDGE_LINES) {
+        const length = Math.min(EDGE_CHUNK_BYTES, position, EDGE_BYTES - (size - position));
+        position -= length;
+        const chunk = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(chunk, 0, length, position);
+        if (bytesRead < length) break;
+        if (chunks.length === 0) endsWithBreak = chunk[length - 1] === 10;
+        chunks.unshift(chunk);
+        for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) breaks++;
+        // The file's final "\n" ends the last line rather than starting another.
+        if (chunks.length === 1 && endsWithBreak) breaks--;
+    }
+    let bytes = Buffer.concat(chunks);
+    if (endsWithBreak) bytes = bytes.subarray(0, bytes.length - 1);
+    const fromStart = position === 0;
+    if (!fromStart) {
+        // Skip a UTF-8 sequence cut by the chunk boundary.
+        let skip = 0;
+        while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
+        bytes = bytes.subarray(skip);
+    }
+    let text = decodeEdge(bytes);
+    if (fromStart && text.startsWith("\uFEFF")) text = text.slice(1);
+    const lines = text.split("\n");
+    // The first piece is a whole line only if a line break precedes it.
+    const before = Buffer.alloc(1);
+    if (!fromStart) await handle.read(before, 0, 1, position - 1);
+    const partial = !fromStart && before[0] !== 10;
+    const kept = lines.slice(-EDGE_LINES);
+    return kept.map((line, i) =>
+        partial && i === 0 && kept.length === lines.length ? clipStart(line) : clipEnd(line, false)
+    );
+}
+
+/** Adds `head` and `tail`: lines 1-10 and the last 10, less those already shown. */
+async function addEdges(handle: FileHandle, size: number, result: ReadFileResult): Promise<void> {
+    const total = result.totalLines;
+    if (total === 0) return;
+    const shown = result.endLine >= result.startLine;
+    let headLines = 0;
+    const headWanted = Math.min(EDGE_LINES, shown ? result.startLine - 1 : total);
+    if (headWanted > 0) {
+        const lines = (await readHead(handle, size)).slice(0, headWanted);
+        headLines = lines.length;
+        if (headLines > 0) result.head = { startLine: 1, content: lines.join("\n") };
+    }
+    const tailStart = Math.max(
+        total - EDGE_LINES + 1,
+        shown ? result.endLine + 1 : 1,
+        headLines + 1
+    );
+    if (tailStart > total) return;
+    const lines = (await readTail(handle, size)).slice(-(total - tailStart + 1));
+    if (lines.length > 0) {
+        result.tail = { startLine: total - lines.length + 1, content: lines.join("\n") };
+    }
+}
+
+const DESCRIPTION = `Read a text file: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. When truncated, continue with range {start: endLine + 1}. In big files, find lines with search_text first. Fails on binary files and directories.`;
 
 export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
     return {
@@ -199,7 +328,9 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
                 }
                 const win = await scan(handle, first, last, ctx.signal);
                 if (!win) return toolError("cancelled", "Read cancelled.");
-                return toolOk(present(relPath, win, first, requestedEnd));
+                const result = present(relPath, win, first, requestedEnd);
+                if (args.includeHeadTail) await addEdges(handle, size, result);
+                return toolOk(result);
             } catch (error) {
                 return toolError("io_error", `Cannot read ${relPath}: ${String(error)}`);
             } finally {

@@ -197,6 +197,52 @@ describe("auto-summary", () => {
     });
 });
 
+describe("context order", () => {
+    it("sends rules, then the profile, then attached files, then the summary, then the transcript", async () => {
+        const provider = new ScriptedProvider([
+            { blocks: [text("ok")] },
+            { blocks: [text("again")] },
+        ]);
+        const s = new AgentSession({
+            sessionId: "ord001",
+            repoRoot: "/repo",
+            model: sonnet,
+            providerFor: async () => provider,
+            tools: {
+                list: () => [],
+                schemas: () => [],
+                execute: async () => ({ ok: true, data: null }),
+            },
+            approver: async () => ({ outcome: "deny" }),
+            messages: history(2, 5),
+            rollingSummary: {
+                goal: "GOAL-MARK",
+                decisions: [],
+                constraints: [],
+                openTasks: [],
+                importantFiles: [],
+            },
+            context: { rules: "RULES-MARK", profile: "PROFILE-MARK" },
+        });
+        await s.run("PROMPT-MARK", { mode: "ask", attachedContext: "ATTACHED-MARK" });
+        const request = provider.requests[0]!;
+        const system = request.system;
+        expect(system.indexOf("RULES-MARK")).toBeGreaterThan(0);
+        expect(system.indexOf("PROFILE-MARK")).toBeGreaterThan(system.indexOf("RULES-MARK"));
+        const sent = JSON.stringify(request.messages);
+        const order = ["ATTACHED-MARK", "GOAL-MARK", "question 0", "PROMPT-MARK"].map((m) =>
+            sent.indexOf(m)
+        );
+        expect(order.every((at) => at >= 0)).toBe(true);
+        expect([...order].sort((a, b) => a - b)).toEqual(order);
+        // attachments belong to the run they came with
+        await s.run("NEXT", { mode: "ask" });
+        expect(JSON.stringify(provider.requests[1]!.messages)).not.toContain("ATTACHED-MARK");
+        // the system prompt (the cached prefix) is byte-identical across runs
+        expect(provider.requests[1]!.system).toBe(system);
+    });
+});
+
 describe("context helpers", () => {
     const toolTurn = (id: string): Message[] => [
         {
