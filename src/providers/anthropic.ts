@@ -22,7 +22,13 @@ import {
 } from "./errors";
 import { readSseBatches } from "./sse";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import {
+    emptyUsage,
+    makeToolCall,
+    pushCoalesced,
+    snapshotMessage,
+    untilAborted,
+} from "./stream-utils";
 import type {
     AssistantBlock,
     Message,
@@ -125,28 +131,6 @@ async function* streamMessages(
 interface StreamErrorBody {
     type: "error";
     error?: { type?: string; message?: string };
-}
-
-/** Appends `event`, merging it into the previous one when both are deltas of the same kind. */
-function pushCoalesced(out: StreamEvent[], event: StreamEvent): void {
-    const last = out[out.length - 1];
-    if (last && last.type === event.type) {
-        if (event.type === "text_delta" || event.type === "thinking_delta") {
-            out[out.length - 1] = {
-                type: event.type,
-                text: (last as { text: string }).text + event.text,
-            };
-            return;
-        }
-        if (event.type === "tool_call_delta" && (last as { id: string }).id === event.id) {
-            out[out.length - 1] = {
-                ...event,
-                partialJson: (last as { partialJson: string }).partialJson + event.partialJson,
-            };
-            return;
-        }
-    }
-    out.push(event);
 }
 
 interface OpenToolCall {

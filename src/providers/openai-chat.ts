@@ -13,9 +13,22 @@ import type {
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { nodeFetch } from "./node-fetch";
-import { cancelledError, classifyError, incompleteStreamError } from "./errors";
+import {
+    cancelledError,
+    classifyError,
+    classifyStreamErrorBody,
+    incompleteStreamError,
+} from "./errors";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import {
+    emptyUsage,
+    makeToolCall,
+    parseSseJson,
+    pushCoalesced,
+    snapshotMessage,
+    untilAborted,
+} from "./stream-utils";
+import { readSseBatches } from "./sse";
 import type {
     AssistantBlock,
     Message,
@@ -70,9 +83,30 @@ async function* streamChat(
             yield fail(cancelledError(LABEL));
             return;
         }
-        const stream = await getClient().chat.completions.create(buildParams(request), { signal });
-        for await (const chunk of untilAborted(stream, signal)) {
-            yield* state.handle(chunk);
+        // The SDK sends the request and turns HTTP errors into typed errors; the body
+        // is parsed here a network chunk at a time, so deltas that arrive together
+        // are passed on as one.
+        const response = await getClient()
+            .chat.completions.create(buildParams(request), { signal })
+            .asResponse();
+        if (!response.body) throw new Error("the response has no body");
+        streaming: for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
+            const out: StreamEvent[] = [];
+            for (const sse of batch) {
+                const chunk = parseSseJson(sse.data) as
+                    | (ChatCompletionChunk & {
+                          error?: { code?: string; type?: string; message?: string };
+                      })
+                    | null;
+                if (!chunk) continue;
+                if (chunk.error && typeof chunk.error === "object") {
+                    yield* out;
+                    yield fail(classifyStreamErrorBody(LABEL, chunk.error));
+                    return;
+                }
+                for (const produced of state.handle(chunk)) pushCoalesced(out, produced);
+            }
+            yield* out;
         }
         if (signal.aborted) {
             yield fail(cancelledError(LABEL));

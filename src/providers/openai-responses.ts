@@ -21,7 +21,15 @@ import {
     incompleteStreamError,
 } from "./errors";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall, snapshotMessage, untilAborted } from "./stream-utils";
+import {
+    emptyUsage,
+    makeToolCall,
+    parseSseJson,
+    pushCoalesced,
+    snapshotMessage,
+    untilAborted,
+} from "./stream-utils";
+import { readSseBatches } from "./sse";
 import type {
     AssistantBlock,
     Message,
@@ -75,10 +83,32 @@ async function* streamResponses(
             yield fail(cancelledError(LABEL));
             return;
         }
-        const stream = await getClient().responses.create(buildParams(request), { signal });
-        for await (const event of untilAborted(stream, signal)) {
-            yield* state.handle(event);
-            if (state.failure) break;
+        // The SDK sends the request and turns HTTP errors into typed errors; the body
+        // is parsed here a network chunk at a time, so deltas that arrive together
+        // are passed on as one.
+        const response = await getClient()
+            .responses.create(buildParams(request), { signal })
+            .asResponse();
+        if (!response.body) throw new Error("the response has no body");
+        streaming: for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
+            const out: StreamEvent[] = [];
+            for (const sse of batch) {
+                const event = parseSseJson(sse.data) as
+                    | (ResponseStreamEvent & {
+                          error?: { code?: string; type?: string; message?: string };
+                      })
+                    | null;
+                if (!event) continue;
+                if (event.error && typeof event.error === "object") {
+                    yield* out;
+                    yield fail(classifyStreamErrorBody(LABEL, event.error));
+                    return;
+                }
+                for (const produced of state.handle(event)) pushCoalesced(out, produced);
+                if (state.failure) break;
+            }
+            yield* out;
+            if (state.failure) break streaming;
         }
         if (signal.aborted) {
             yield fail(cancelledError(LABEL));

@@ -1,6 +1,6 @@
 /** Small helpers shared by the provider implementations. No SDK imports. */
 
-import type { AssistantBlock, AssistantMessage, ToolCallBlock, Usage } from "./types";
+import type { AssistantBlock, AssistantMessage, StreamEvent, ToolCallBlock, Usage } from "./types";
 
 export function emptyUsage(): Usage {
     return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -74,4 +74,35 @@ export async function* untilAborted<T>(
             iterator.return?.().catch(() => undefined);
         }
     }
+}
+
+/** Appends `event`, merging it into the previous one when both are deltas of the same kind. */
+export function pushCoalesced(out: StreamEvent[], event: StreamEvent): void {
+    const last = out[out.length - 1];
+    if (last && last.type === event.type) {
+        if (event.type === "text_delta" || event.type === "thinking_delta") {
+            out[out.length - 1] = {
+                type: event.type,
+                text: (last as { text: string }).text + event.text,
+            };
+            return;
+        }
+        if (event.type === "tool_call_delta" && (last as { id: string }).id === event.id) {
+            out[out.length - 1] = {
+                ...event,
+                partialJson: (last as { partialJson: string }).partialJson + event.partialJson,
+            };
+            return;
+        }
+    }
+    out.push(event);
+}
+
+/**
+ * Parses the JSON events of an SSE body a network chunk at a time (via
+ * `readSseBatches`): `[DONE]` and pings are skipped, and a body with a
+ * top-level `error` is handed to `onError`.
+ */
+export function parseSseJson(data: string): unknown {
+    return data.startsWith("[DONE]") ? null : JSON.parse(data);
 }

@@ -30,17 +30,11 @@ const input = z.object({
     path: z.string(),
     range: z
         .object({
-            start: z.number().int().min(1).describe("First line, 1-based."),
-            end: z
-                .number()
-                .int()
-                .min(1)
-                .optional()
-                .describe("Last line, inclusive. Default: as far as the limits allow."),
+            start: z.number().int().min(1).describe("1-based."),
+            end: z.number().int().min(1).optional().describe("Inclusive."),
         })
-        .optional()
-        .describe("Lines to read. Default: from line 1."),
-    includeHeadTail: z.boolean().optional().describe("Also return lines 1-10 and the last 10."),
+        .optional(),
+    includeHeadTail: z.boolean().optional().describe("Add first/last 10 lines."),
 });
 
 export type ReadFileInput = z.infer<typeof input>;
@@ -278,7 +272,7 @@ async function addEdges(handle: FileHandle, size: number, result: ReadFileResult
     }
 }
 
-const DESCRIPTION = `Read a text file: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. When truncated, continue with range {start: endLine + 1}. In big files, find lines with search_text first. Fails on binary files and directories.`;
+const DESCRIPTION = `Read a text file: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
 
 export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
     return {

@@ -4,37 +4,52 @@
  * util/ignore-walk), skip the same ones (binary: any NUL byte; over
  * `MAX_SEARCH_FILE_BYTES`), match with the same semantics (see search-query) and
  * return the same results: sorted by path then line, text trimmed alike.
+ * `file` searches one file (JavaScript only), optionally within `lineRange`;
+ * `contextLines` is added afterwards from the kept matches' files (search-context).
  */
 import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
+import { MAX_TEXT_CHARS, attachContext } from "./search-context";
 import { type SearchQuery, compileQuery } from "./search-query";
 import { type RawMatch, cutLine, findRipgrep, runRipgrep } from "./search-ripgrep";
+import { splitLines } from "./text-file";
 import { type ToolContext, type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 
 /** Files larger than this are not searched (by either engine). */
 export const MAX_SEARCH_FILE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
-/** Characters of a matched line shown to the model. */
-const MAX_TEXT_CHARS = 300;
+const MAX_CONTEXT = 5;
 /** Longest stretch of synchronous reading before yielding to the event loop. */
 const SLICE_MS = 10;
 
 const input = z.object({
-    query: z.string().min(1).describe("Text to find within single lines."),
-    regex: z.boolean().default(false).describe("Query is a JavaScript regex."),
-    caseSensitive: z.boolean().default(false).describe("Match case."),
-    path: z.string().optional().describe("Directory or file to search."),
+    query: z.string().min(1),
+    regex: z.boolean().default(false),
+    caseSensitive: z.boolean().default(false),
+    path: z.string().optional().describe("Directory to search."),
+    file: z.string().optional().describe("One file to search."),
+    lineRange: z
+        .object({ start: z.number().int().min(1), end: z.number().int().min(1) })
+        .optional()
+        .describe("Lines to search; needs file."),
+    contextLines: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_CONTEXT)
+        .optional()
+        .describe("Context lines per match."),
     limit: z
         .number()
         .int()
         .min(1)
         .max(MAX_LIMIT)
         .default(DEFAULT_LIMIT)
-        .describe(`Maximum matches to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
+        .describe(`Max matches (default ${DEFAULT_LIMIT}).`),
 });
 
 export type SearchTextInput = z.infer<typeof input>;
@@ -45,6 +60,9 @@ export interface SearchTextMatch {
     line: number;
     /** The line, trimmed; a long line is cut to a window around the first match ("…"). */
     text: string;
+    /** With `contextLines` (see `MatchContext`): neighbouring lines, trimmed and cut alike. */
+    before?: string[];
+    after?: string[];
 }
 
 export interface SearchTextResult {
@@ -83,7 +101,19 @@ interface Hits {
     matches: RawMatch[];
 }
 
-function scanText(relPath: string, text: string, query: SearchQuery, limit: number): Hits | null {
+/** 1-based, inclusive lines. */
+interface LineSpan {
+    start: number;
+    end: number;
+}
+
+function scanText(
+    relPath: string,
+    text: string,
+    query: SearchQuery,
+    limit: number,
+    span?: LineSpan
+): Hits | null {
     const literal = query.literal;
     if (
         literal !== null ? !text.includes(literal) : query.prefilter && !query.prefilter.test(text)
@@ -97,8 +127,10 @@ function scanText(relPath: string, text: string, query: SearchQuery, limit: numb
         const nl = text.indexOf("\n", start);
         const end = nl < 0 ? text.length : nl;
         lineNo++;
-        const line = text.slice(start, end);
-        if (literal !== null ? line.includes(literal) : query.regex.test(line)) {
+        if (span && lineNo > span.end) break;
+        const skip = span !== undefined && lineNo < span.start;
+        const line = skip ? "" : text.slice(start, end);
+        if (!skip && (literal !== null ? line.includes(literal) : query.regex.test(line))) {
             hits.count++;
             if (hits.matches.length < limit) {
                 hits.matches.push({ path: relPath, line: lineNo, text: cutLine(line) });
@@ -205,7 +237,7 @@ function isLowSurrogate(code: number): boolean {
     return code >= 0xdc00 && code <= 0xdfff;
 }
 
-const DESCRIPTION = `Search file contents line by line: literal text by default, or a JavaScript regex with regex: true; case-insensitive unless caseSensitive. Respects .gitignore; skips binary files. path limits it to a directory or file. Returns {path, line, text} sorted by path then line, and totalMatches; limit ${DEFAULT_LIMIT} by default, ${MAX_LIMIT} max. When truncated, narrow path or query.`;
+const DESCRIPTION = `Search file contents by line: literal, or JavaScript regex if regex; case-insensitive unless caseSensitive. Respects .gitignore; skips binary files. Returns {path, line, text} sorted, and totalMatches. If truncated, narrow path, file, lineRange or query.`;
 
 export function createSearchTextTool(
     options: SearchTextOptions = {}
@@ -230,6 +262,15 @@ export function createSearchTextTool(
                     "query must be a single line: search_text matches within one line. Search for one line of it."
                 );
             }
+            const span = args.lineRange;
+            if (span && span.end < span.start) {
+                return toolError(
+                    "invalid_args",
+                    `lineRange.end (${span.end}) is before lineRange.start (${span.start}).`
+                );
+            }
+            const scope = scopeOf(args);
+            if (typeof scope !== "string") return scope;
             const compiled = compileQuery(args.query, args.regex, args.caseSensitive);
             if (!compiled.ok) {
                 return toolError(
@@ -238,26 +279,68 @@ export function createSearchTextTool(
                 );
             }
             const query = compiled.query;
+            const search: Search = {
+                query,
+                limit: args.limit,
+                span,
+                context: args.contextLines ?? 0,
+            };
             let dir = "";
-            if (args.path !== undefined && args.path.trim() !== "" && args.path.trim() !== ".") {
-                const resolved = await resolveSafePath(ctx.repoRoot, args.path, {
-                    mustExist: true,
-                });
+            if (scope !== "") {
+                const resolved = await resolveSafePath(ctx.repoRoot, scope, { mustExist: true });
                 if (!resolved.ok) return resolved;
                 const stat = await fs.stat(resolved.data.realPath).catch(() => null);
-                if (!stat) return toolError("io_error", `Cannot read ${args.path}.`);
+                if (!stat) return toolError("io_error", `Cannot read ${scope}.`);
                 const rel = path
                     .relative(ctx.repoRoot, resolved.data.realPath)
                     .split(path.sep)
                     .join("/");
-                if (!stat.isDirectory()) return searchOneFile(ctx, rel, query, args.limit);
+                if (!stat.isDirectory()) return searchOneFile(ctx, rel, search);
+                if (args.file !== undefined) {
+                    return toolError(
+                        "not_a_file",
+                        `${rel} is a directory; pass it as path to search a directory.`
+                    );
+                }
                 dir = rel;
+            }
+            if (span) {
+                return toolError(
+                    "invalid_args",
+                    "lineRange needs file: name the one file whose lines to search."
+                );
             }
             const outcome = await runEngines(ctx, dir, query, args.limit, await ripgrepPath());
             if (outcome === "cancelled") return toolError("cancelled", "Search cancelled.");
-            return toolOk(present(outcome.matches, outcome.totalMatches, query, outcome.engine));
+            const linesOf = (rel: string) => {
+                const read = readSearchable(path.join(ctx.repoRoot, rel));
+                return read.kind === "text" ? splitLines(read.text) : null;
+            };
+            return toolOk(
+                present(outcome.matches, outcome.totalMatches, search, outcome.engine, linesOf)
+            );
         },
     };
+}
+
+/** What to find, how many, where in a file, with how much context (0: none). */
+interface Search {
+    query: SearchQuery;
+    limit: number;
+    span: LineSpan | undefined;
+    context: number;
+}
+
+/** The path to search ("" for the project root), or an error when file and path disagree. */
+function scopeOf(args: SearchTextInput): string | ToolResult<never> {
+    const dir = args.path?.trim() ?? "";
+    const scopedDir = dir !== "" && dir !== ".";
+    if (args.file === undefined) return scopedDir ? (args.path ?? "") : "";
+    if (scopedDir) {
+        return toolError("invalid_args", "Pass file or path, not both (file is the one file).");
+    }
+    if (args.file.trim() === "") return toolError("invalid_args", "file is empty.");
+    return args.file;
 }
 
 async function runEngines(
@@ -295,8 +378,7 @@ async function runEngines(
 async function searchOneFile(
     ctx: ToolContext,
     rel: string,
-    query: SearchQuery,
-    limit: number
+    search: Search
 ): Promise<ToolResult<SearchTextResult>> {
     const read = readSearchable(path.join(ctx.repoRoot, rel));
     if (read.kind === "binary") {
@@ -312,25 +394,47 @@ async function searchOneFile(
         );
     }
     if (read.kind !== "text") return toolError("io_error", `Cannot read ${rel}.`);
-    const hits = scanText(rel, read.text, query, limit) ?? { count: 0, matches: [] };
-    return toolOk(present(hits.matches, hits.count, query, "js"));
+    const { text } = read;
+    const hits = scanText(rel, text, search.query, search.limit, search.span) ?? {
+        count: 0,
+        matches: [],
+    };
+    const result = present(hits.matches, hits.count, search, "js", () => splitLines(text));
+    const span = search.span;
+    if (span) {
+        const total = countLines(text);
+        if (span.start > total) {
+            result.note = `lineRange.start ${span.start} is past the end: ${rel} has ${total} lines.`;
+        }
+    }
+    return toolOk(result);
+}
+
+/** Lines as `scanText` numbers them: a final "\n" does not start another. */
+function countLines(text: string): number {
+    let count = 0;
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+    return text.length > 0 && !text.endsWith("\n") ? count + 1 : count;
 }
 
 function present(
     raw: RawMatch[],
     totalMatches: number,
-    query: SearchQuery,
-    engine: SearchTextResult["engine"]
+    search: Search,
+    engine: SearchTextResult["engine"],
+    linesOf: (rel: string) => readonly string[] | null
 ): SearchTextResult {
-    const matches = raw.map((m) => ({
+    const formatted: SearchTextMatch[] = raw.map((m) => ({
         path: m.path,
         line: m.line,
-        text: formatMatchText(m.text, query),
+        text: formatMatchText(m.text, search.query),
     }));
+    const matches: SearchTextMatch[] =
+        search.context > 0 ? attachContext(formatted, search.context, linesOf) : formatted;
     const truncated = totalMatches > matches.length;
     const result: SearchTextResult = { matches, totalMatches, truncated, engine };
     if (truncated) {
-        result.note = `Showing ${matches.length} of ${totalMatches} matching lines. Narrow the search with path or a more specific query, or raise limit (max ${MAX_LIMIT}).`;
+        result.note = `Showing ${matches.length} of ${totalMatches} matching lines. Narrow path, file, lineRange or the query, or raise limit (max ${MAX_LIMIT}).`;
     } else if (totalMatches === 0) {
         result.note = "No matches.";
     }

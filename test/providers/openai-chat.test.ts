@@ -31,7 +31,8 @@ describe("openai chat provider", () => {
         const c = await collect(provider, request());
         const done = doneOf(c);
         expect(c.text).toBe("Hello there, world");
-        expect(c.events.filter((e) => e.type === "text_delta").length).toBeGreaterThan(1);
+        // Deltas that arrive in one network chunk are coalesced into one event.
+        expect(c.events.filter((e) => e.type === "text_delta").length).toBeGreaterThanOrEqual(1);
         expect(done.stopReason).toBe("end_turn");
         expect(done.message.content).toEqual([{ type: "text", text: "Hello there, world" }]);
 
@@ -60,7 +61,9 @@ describe("openai chat provider", () => {
         const done = doneOf(c);
         expect(done.stopReason).toBe("tool_use");
         expect(c.events.filter((e) => e.type === "tool_call_start")).toHaveLength(2);
-        expect(c.events.filter((e) => e.type === "tool_call_delta").length).toBeGreaterThan(2);
+        expect(c.events.filter((e) => e.type === "tool_call_delta").length).toBeGreaterThanOrEqual(
+            1
+        );
         expect(done.message.content).toMatchObject([
             { type: "text", text: "Reading both." },
             { type: "tool_call", id: "call_1", input: { path: "a.ts" } },

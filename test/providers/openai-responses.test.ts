@@ -31,7 +31,8 @@ describe("openai responses provider", () => {
         const c = await collect(provider, request({ promptCacheKey: "session-42" }));
         const done = doneOf(c);
         expect(c.text).toBe("Hello there, world");
-        expect(c.events.filter((e) => e.type === "text_delta").length).toBeGreaterThan(1);
+        // Deltas that arrive in one network chunk are coalesced into one event.
+        expect(c.events.filter((e) => e.type === "text_delta").length).toBeGreaterThanOrEqual(1);
         expect(done.stopReason).toBe("end_turn");
         expect(done.message.content).toEqual([{ type: "text", text: "Hello there, world" }]);
 
@@ -56,7 +57,9 @@ describe("openai responses provider", () => {
         const c = await collect(provider, request({ tools: [READ_TOOL] }));
         const done = doneOf(c);
         expect(done.stopReason).toBe("tool_use");
-        expect(c.events.filter((e) => e.type === "tool_call_delta").length).toBeGreaterThan(1);
+        expect(c.events.filter((e) => e.type === "tool_call_delta").length).toBeGreaterThanOrEqual(
+            1
+        );
         expect(c.events.find((e) => e.type === "tool_call_start")).toEqual({
             type: "tool_call_start",
             id: "call_abc",

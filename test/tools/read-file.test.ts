@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_BYTES, createReadFileTool } from "../../src/tools/read-file";
+import { EDGE_LINE_CHARS, MAX_BYTES, createReadFileTool } from "../../src/tools/read-file";
 import { type TempRepo, expectError, expectOk, makeOutsideDir, makeRepo } from "./fixtures";
 
 const tool = createReadFileTool();
@@ -121,6 +121,106 @@ describe("read_file", () => {
             endLine: 2002,
             truncated: false,
         });
+        const started2 = performance.now();
+        const edges = expectOk(
+            await tool.execute(
+                { path: "huge.log", range: { start: 1000, end: 1001 }, includeHeadTail: true },
+                repo.ctx()
+            )
+        );
+        expect(performance.now() - started2).toBeLessThan(10_000);
+        expect(edges.content).toBe("log 1000\nlog 1001");
+        expect(edges.head).toEqual({ startLine: 1, content: lines(10, "log").join("\n") });
+        // Line 2001 is 200 MB of NULs then "tail one": only its end is shown.
+        expect(edges.tail!.startLine).toBe(2001);
+        expect(edges.tail!.content).toMatch(/^…\0+tail one\ntail two$/);
+        expect(edges.tail!.content.length).toBeLessThanOrEqual(EDGE_LINE_CHARS + 10);
+    });
+
+    it("adds head and tail around a range, without repeating lines", async () => {
+        repo = await makeRepo({
+            "h.txt": `${lines(100).join("\n")}\n`,
+            "small.txt": lines(12).join("\n"),
+            "crlf.txt": `${lines(30).join("\r\n")}\r\n`,
+            "empty.txt": "",
+        });
+        const read = async (p: string, range?: { start: number; end?: number }) =>
+            expectOk(await tool.execute({ path: p, range, includeHeadTail: true }, repo!.ctx()));
+        const mid = await read("h.txt", { start: 50, end: 52 });
+        expect(mid).toMatchObject({ content: lines(52).slice(49).join("\n"), startLine: 50 });
+        expect(mid.head).toEqual({ startLine: 1, content: lines(10).join("\n") });
+        expect(mid.tail).toEqual({ startLine: 91, content: lines(100).slice(90).join("\n") });
+        // Overlaps are clipped: only lines outside the range (and not in head) are added.
+        const wide = await read("h.txt", { start: 5, end: 95 });
+        expect(wide.head).toEqual({ startLine: 1, content: lines(4).join("\n") });
+        expect(wide.tail).toEqual({ startLine: 96, content: lines(100).slice(95).join("\n") });
+        const all = await read("h.txt", { start: 1, end: 100 });
+        expect(all.head).toBeUndefined();
+        expect(all.tail).toBeUndefined();
+        const small = await read("small.txt", { start: 6, end: 6 });
+        expect(small.head).toEqual({ startLine: 1, content: lines(5).join("\n") });
+        expect(small.tail).toEqual({ startLine: 7, content: lines(12).slice(6).join("\n") });
+        // Past the end: nothing read, so head and the rest of the tail orient.
+        const past = await read("small.txt", { start: 50 });
+        expect(past.head).toEqual({ startLine: 1, content: lines(10).join("\n") });
+        expect(past.tail).toEqual({ startLine: 11, content: "line 11\nline 12" });
+        // No range: content starts at line 1; CR is kept as in content.
+        const crlf = await read("crlf.txt");
+        expect(crlf.head).toBeUndefined();
+        expect(crlf.tail).toBeUndefined();
+        const crlfMid = await read("crlf.txt", { start: 15, end: 15 });
+        expect(crlfMid.content).toBe("line 15\r");
+        expect(crlfMid.tail).toMatchObject({ startLine: 21 });
+        expect(crlfMid.tail!.content.split("\n")).toEqual(
+            lines(30)
+                .slice(20)
+                .map((l) => `${l}\r`)
+        );
+        expect(await read("empty.txt")).not.toHaveProperty("head");
+        // Without includeHeadTail nothing is added.
+        const plain = expectOk(
+            await tool.execute({ path: "h.txt", range: { start: 50, end: 50 } }, repo.ctx())
+        );
+        expect(plain).not.toHaveProperty("head");
+        expect(plain).not.toHaveProperty("tail");
+    });
+
+    it("adds the tail of a truncated read, and cuts long head and tail lines", async () => {
+        const long = (c: string) => `${c.repeat(70_000)}é`;
+        repo = await makeRepo({
+            "big.txt": `${lines(1200).join("\n")}\n`,
+            // 10 KB lines: the tail's 64 KB reach ends inside the 5th line from the end.
+            "wide.txt": `${Array.from({ length: 40 }, (_, i) => `${i + 1}:${"w".repeat(10_000)}`).join("\n")}\n`,
+            "min.js": `${long("a")}\nmid\n${long("z")}`,
+        });
+        const big = expectOk(
+            await tool.execute({ path: "big.txt", includeHeadTail: true }, repo.ctx())
+        );
+        expect(big).toMatchObject({ endLine: 500, truncated: true });
+        expect(big.head).toBeUndefined();
+        expect(big.tail).toEqual({ startLine: 1191, content: lines(1200).slice(1190).join("\n") });
+        const wide = expectOk(
+            await tool.execute(
+                { path: "wide.txt", range: { start: 20, end: 20 }, includeHeadTail: true },
+                repo.ctx()
+            )
+        );
+        const tail = wide.tail!.content.split("\n");
+        expect(wide.tail!.startLine).toBe(41 - tail.length);
+        expect(tail.length).toBeLessThan(10);
+        expect(tail[0]).toMatch(/^…w+$/);
+        expect(tail.slice(1).every((l) => /^\d+:w+…$/.test(l))).toBe(true);
+        expect(tail[tail.length - 1]!.startsWith("40:")).toBe(true);
+        expect(tail.every((l) => l.length <= EDGE_LINE_CHARS + 1)).toBe(true);
+        const min = expectOk(
+            await tool.execute(
+                { path: "min.js", range: { start: 2, end: 2 }, includeHeadTail: true },
+                repo.ctx()
+            )
+        );
+        expect(min.content).toBe("mid");
+        expect(min.head).toEqual({ startLine: 1, content: `${"a".repeat(EDGE_LINE_CHARS)}…` });
+        expect(min.tail).toEqual({ startLine: 3, content: `…${"z".repeat(EDGE_LINE_CHARS - 1)}é` });
     });
 
     it("refuses binary files, naming their size", async () => {

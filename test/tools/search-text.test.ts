@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createToolRegistry } from "../../src/tools/registry";
 import { findRipgrep } from "../../src/tools/search-ripgrep";
 import {
     MAX_SEARCH_FILE_BYTES,
@@ -37,6 +38,11 @@ describe.each(engines)("search_text ($name engine)", ({ name, tool }) => {
             "latin1.txt": Buffer.from("caf\xe9 retry\n", "latin1"),
             "crlf.txt": "alpha retry\r\nbeta\r\n",
             "long.min.js": `${"a".repeat(5000)}retry${"b".repeat(5000)}\n`,
+            "ctx/ten.ts": "a\nb\nhit one\nc\nhit two\nd\ne\nf\ng\nhit three\n",
+            "ctx/crlf.ts": "  one\r\nhit\r\n\ttwo  \r\n",
+            // Minified: one 1 MB line; and a short match between two 1 MB lines.
+            "ctx/one-line.min.js": `${"m".repeat(500_000)}needle${"n".repeat(500_000)}`,
+            "ctx/sandwich.min.js": `${"p".repeat(1_000_000)}\nneedle\n  ${"q".repeat(1_000_000)}\n`,
         });
     });
     afterAll(() => repo.cleanup());
@@ -136,6 +142,169 @@ describe.each(engines)("search_text ($name engine)", ({ name, tool }) => {
         expect(
             expectError(await tool.execute(args("retry"), repo.ctx(controller.signal))).code
         ).toBe("cancelled");
+    });
+
+    it("searches one file, optionally within a line range", async () => {
+        const file = expectOk(
+            await tool.execute(args("retry", { file: "src/app.ts" }), repo.ctx())
+        );
+        expect(file.matches.map((m) => m.line)).toEqual([1, 3]);
+        expect(file.engine).toBe("js");
+        // path "." is the default scope, so it does not clash with file.
+        const dot = expectOk(
+            await tool.execute(args("retry", { file: "src/app.ts", path: "." }), repo.ctx())
+        );
+        expect(dot.matches).toEqual(file.matches);
+        const range = expectOk(
+            await tool.execute(
+                args("hit", { file: "ctx/ten.ts", lineRange: { start: 4, end: 9 } }),
+                repo.ctx()
+            )
+        );
+        expect(range.matches.map((m) => m.line)).toEqual([5]);
+        expect(range).toMatchObject({ totalMatches: 1, truncated: false });
+        const edges = expectOk(
+            await tool.execute(
+                args("hit", { file: "ctx/ten.ts", lineRange: { start: 3, end: 10 } }),
+                repo.ctx()
+            )
+        );
+        expect(edges.matches.map((m) => m.line)).toEqual([3, 5, 10]);
+        // An end past the last line is clamped; a path naming a file takes lineRange too.
+        const clamped = expectOk(
+            await tool.execute(
+                args("hit", { path: "ctx/ten.ts", lineRange: { start: 6, end: 500 } }),
+                repo.ctx()
+            )
+        );
+        expect(clamped.matches.map((m) => m.line)).toEqual([10]);
+        expect(clamped.note).toBeUndefined();
+        const past = expectOk(
+            await tool.execute(
+                args("hit", { file: "ctx/ten.ts", lineRange: { start: 11, end: 20 } }),
+                repo.ctx()
+            )
+        );
+        expect(past).toMatchObject({ matches: [], totalMatches: 0, truncated: false });
+        expect(past.note).toMatch(/lineRange.start 11 is past the end: ctx\/ten.ts has 10 lines/);
+        const limited = expectOk(
+            await tool.execute(
+                args("hit", { file: "ctx/ten.ts", lineRange: { start: 1, end: 10 }, limit: 1 }),
+                repo.ctx()
+            )
+        );
+        expect(limited).toMatchObject({ totalMatches: 3, truncated: true });
+    });
+
+    it("rejects bad file, lineRange and contextLines values", async () => {
+        const dir = expectError(await tool.execute(args("retry", { file: "src" }), repo.ctx()));
+        expect(dir.code).toBe("not_a_file");
+        const both = expectError(
+            await tool.execute(args("retry", { file: "src/app.ts", path: "src" }), repo.ctx())
+        );
+        expect(both).toMatchObject({ code: "invalid_args" });
+        expect(both.message).toMatch(/file or path, not both/);
+        const reversed = expectError(
+            await tool.execute(
+                args("hit", { file: "ctx/ten.ts", lineRange: { start: 5, end: 2 } }),
+                repo.ctx()
+            )
+        );
+        expect(reversed.code).toBe("invalid_args");
+        expect(reversed.message).toMatch(/lineRange.end \(2\) is before lineRange.start \(5\)/);
+        const noFile = expectError(
+            await tool.execute(args("hit", { lineRange: { start: 1, end: 5 } }), repo.ctx())
+        );
+        expect(noFile.code).toBe("invalid_args");
+        expect(noFile.message).toMatch(/lineRange needs file/);
+        const dirRange = expectError(
+            await tool.execute(
+                args("hit", { path: "ctx", lineRange: { start: 1, end: 5 } }),
+                repo.ctx()
+            )
+        );
+        expect(dirRange.code).toBe("invalid_args");
+        expect(
+            expectError(await tool.execute(args("x", { file: "nope.ts" }), repo.ctx())).code
+        ).toBe("not_found");
+        // Schema bounds are checked by the registry before execute.
+        const registry = createToolRegistry([tool]);
+        for (const bad of [
+            { contextLines: 0 },
+            { contextLines: 6 },
+            { contextLines: 1.5 },
+            { lineRange: { start: 0, end: 3 } },
+            { lineRange: { start: 2 } },
+        ]) {
+            const error = expectError(
+                await registry.execute(
+                    "search_text",
+                    { query: "hit", file: "ctx/ten.ts", ...bad },
+                    repo.ctx()
+                )
+            );
+            expect(error.code, JSON.stringify(bad)).toBe("invalid_args");
+        }
+    });
+
+    it("adds context lines, each shown once when matches are close", async () => {
+        const result = expectOk(
+            await tool.execute(args("hit", { path: "ctx", contextLines: 2 }), repo.ctx())
+        );
+        expect(result.matches).toEqual([
+            { path: "ctx/crlf.ts", line: 2, text: "hit", before: ["one"], after: ["two"] },
+            { path: "ctx/ten.ts", line: 3, text: "hit one", before: ["a", "b"], after: ["c"] },
+            { path: "ctx/ten.ts", line: 5, text: "hit two", before: [], after: ["d", "e"] },
+            { path: "ctx/ten.ts", line: 10, text: "hit three", before: ["f", "g"], after: [] },
+        ]);
+        const one = expectOk(
+            await tool.execute(
+                args("hit", {
+                    file: "ctx/ten.ts",
+                    lineRange: { start: 4, end: 6 },
+                    contextLines: 5,
+                }),
+                repo.ctx()
+            )
+        );
+        // Context may reach outside lineRange; only matches are limited to it.
+        expect(one.matches).toEqual([
+            {
+                path: "ctx/ten.ts",
+                line: 5,
+                text: "hit two",
+                before: ["a", "b", "hit one", "c"],
+                after: ["d", "e", "f", "g", "hit three"],
+            },
+        ]);
+        const plain = expectOk(await tool.execute(args("hit", { path: "ctx" }), repo.ctx()));
+        expect(plain.matches[0]).not.toHaveProperty("before");
+    });
+
+    it("cuts minified lines in matches and context to ~300 characters", async () => {
+        const single = expectOk(
+            await tool.execute(
+                args("needle", { file: "ctx/one-line.min.js", contextLines: 3 }),
+                repo.ctx()
+            )
+        );
+        expect(single.matches).toHaveLength(1);
+        expect(single.matches[0]).toMatchObject({ line: 1, before: [], after: [] });
+        expect(single.matches[0]!.text.length).toBeLessThanOrEqual(302);
+        const both = expectOk(
+            await tool.execute(args("needle", { path: "ctx", contextLines: 1 }), repo.ctx())
+        );
+        expect(both.matches.map((m) => `${m.path}:${m.line}`)).toEqual([
+            "ctx/one-line.min.js:1",
+            "ctx/sandwich.min.js:2",
+        ]);
+        expect(both.matches[1]).toEqual({
+            path: "ctx/sandwich.min.js",
+            line: 2,
+            text: "needle",
+            before: [`${"p".repeat(300)}…`],
+            after: [`${"q".repeat(300)}…`],
+        });
     });
 
     it("finds nothing in an empty repository", async () => {
@@ -255,6 +424,15 @@ describe("search_text engines agree", () => {
         ["x*", { regex: true, limit: 10 }],
         [" token ", {}],
         ["kept", {}],
+        ["token", { contextLines: 2 }],
+        ["token", { contextLines: 5, limit: 200 }],
+        ["token", { contextLines: 1, path: "lines" }],
+        ["token", { contextLines: 3, path: "enc", caseSensitive: true }],
+        ["^$", { regex: true, contextLines: 1 }],
+        ["token", { file: "crlf.txt", contextLines: 1 }],
+        ["token", { file: "src/many.ts", lineRange: { start: 10, end: 20 }, contextLines: 3 }],
+        ["token", { file: "lines/huge.js", contextLines: 1 }],
+        ["token", { file: "src/many.ts", lineRange: { start: 500, end: 600 } }],
     ];
 
     it.skipIf(!rgPath).each(queries)("%s %o gives identical results", async (query, extra) => {
@@ -277,6 +455,11 @@ describe("search_text engines agree", () => {
             expect(
                 expectOk(await rg.execute(args("a(?=b)", { regex: true }), repo.ctx())).engine
             ).toBe("js");
+            const context = expectOk(
+                await rg.execute(args("token", { contextLines: 2 }), repo.ctx())
+            );
+            expect(context.engine).toBe("ripgrep");
+            expect(context.matches.every((m) => m.before && m.after)).toBe(true);
         }
     );
 
