@@ -90,7 +90,7 @@ async function* streamChat(
             .chat.completions.create(buildParams(request), { signal })
             .asResponse();
         if (!response.body) throw new Error("the response has no body");
-        streaming: for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
+        for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
             const out: StreamEvent[] = [];
             for (const sse of batch) {
                 const chunk = parseSseJson(sse.data) as
