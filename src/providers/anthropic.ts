@@ -14,27 +14,15 @@ import type {
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { nodeFetch } from "./node-fetch";
-import {
-    cancelledError,
-    classifyError,
-    classifyStreamErrorBody,
-    incompleteStreamError,
-} from "./errors";
-import { readSseBatches } from "./sse";
+import { classifyError } from "./errors";
+import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import {
-    emptyUsage,
-    makeToolCall,
-    pushCoalesced,
-    snapshotMessage,
-    untilAborted,
-} from "./stream-utils";
+import { emptyUsage, makeToolCall } from "./stream-utils";
 import type {
     AssistantBlock,
     Message,
     Provider,
     ProviderEndpoint,
-    ProviderError,
     RedactedThinkingBlock,
     StopReason,
     StreamEvent,
@@ -66,71 +54,38 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     };
 }
 
-async function* streamMessages(
+function streamMessages(
     getClient: () => Anthropic,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
     const ctx: ClassifyContext = { label: LABEL, sdk: Anthropic, signal };
-    const fail = (error: ProviderError): StreamEvent => ({
-        type: "error",
-        error,
-        partial: snapshotMessage(state.blocks),
-        usage: { ...state.usage },
+    return streamSse<RawMessageStreamEvent>({
+        label: LABEL,
+        signal,
+        send: () => getClient().messages.create(buildParams(request), { signal }).asResponse(),
+        state: {
+            blocks: state.blocks,
+            usage: state.usage,
+            handle: (event) => state.handle(event),
+            failure: () => undefined,
+            incompleteDetail: () =>
+                state.stopped ? null : incompleteDetail(state.openToolName, "message_stop"),
+            stopReason: () => state.stopReason,
+        },
+        decode: (sse) => {
+            if (sse.event === "ping") return null;
+            const parsed = JSON.parse(sse.data) as RawMessageStreamEvent | StreamErrorEvent;
+            return parsed.type === "error" ? { streamError: parsed.error ?? {} } : parsed;
+        },
+        classify: (error) => classifyError(error, ctx),
     });
-    try {
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-            return;
-        }
-        // The SDK sends the request and turns HTTP errors into typed errors; the
-        // body is parsed here, a network chunk at a time, so deltas that arrive
-        // together are passed on as one.
-        const response = await getClient()
-            .messages.create(buildParams(request), { signal })
-            .asResponse();
-        if (!response.body) throw new Error("the response has no body");
-        for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
-            const out: StreamEvent[] = [];
-            for (const sse of batch) {
-                if (sse.event === "ping") continue;
-                const parsed = JSON.parse(sse.data) as RawMessageStreamEvent | StreamErrorBody;
-                if (parsed.type === "error") {
-                    yield fail(
-                        classifyStreamErrorBody(LABEL, (parsed as StreamErrorBody).error ?? {})
-                    );
-                    return;
-                }
-                for (const event of state.handle(parsed as RawMessageStreamEvent)) {
-                    pushCoalesced(out, event);
-                }
-            }
-            yield* out;
-        }
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-        } else if (!state.stopped) {
-            const detail = state.openToolName
-                ? `connection closed while tool call "${state.openToolName}" was being generated`
-                : "connection closed before message_stop";
-            yield fail(incompleteStreamError(LABEL, detail));
-        } else {
-            yield {
-                type: "done",
-                message: snapshotMessage(state.blocks),
-                stopReason: state.stopReason,
-                usage: { ...state.usage },
-            };
-        }
-    } catch (err) {
-        yield fail(classifyError(err, ctx));
-    }
 }
 
-interface StreamErrorBody {
+interface StreamErrorEvent {
     type: "error";
-    error?: { type?: string; message?: string };
+    error?: StreamErrorBody;
 }
 
 interface OpenToolCall {

@@ -13,28 +13,15 @@ import type {
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { nodeFetch } from "./node-fetch";
-import {
-    cancelledError,
-    classifyError,
-    classifyStreamErrorBody,
-    incompleteStreamError,
-} from "./errors";
+import { classifyError } from "./errors";
+import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import {
-    emptyUsage,
-    makeToolCall,
-    parseSseJson,
-    pushCoalesced,
-    snapshotMessage,
-    untilAborted,
-} from "./stream-utils";
-import { readSseBatches } from "./sse";
+import { emptyUsage, makeToolCall, parseSseJson } from "./stream-utils";
 import type {
     AssistantBlock,
     Message,
     Provider,
     ProviderEndpoint,
-    ProviderError,
     StopReason,
     StreamEvent,
     StreamRequest,
@@ -65,68 +52,38 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     };
 }
 
-async function* streamChat(
+function streamChat(
     getClient: () => OpenAI,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
     const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
-    const fail = (error: ProviderError): StreamEvent => ({
-        type: "error",
-        error,
-        partial: snapshotMessage(state.blocks),
-        usage: { ...state.usage },
+    return streamSse<ChatCompletionChunk>({
+        label: LABEL,
+        signal,
+        send: () =>
+            getClient().chat.completions.create(buildParams(request), { signal }).asResponse(),
+        state: {
+            blocks: state.blocks,
+            usage: state.usage,
+            handle: (chunk) => state.handle(chunk),
+            failure: () => undefined,
+            incompleteDetail: () =>
+                state.finishReason === undefined
+                    ? incompleteDetail(state.openToolName, "finish_reason")
+                    : null,
+            stopReason: () => state.stopReason(),
+        },
+        decode: (sse) => {
+            const chunk = parseSseJson(sse.data) as
+                (ChatCompletionChunk & { error?: StreamErrorBody }) | null;
+            if (chunk?.error && typeof chunk.error === "object")
+                return { streamError: chunk.error };
+            return chunk;
+        },
+        classify: (error) => classifyError(error, ctx),
     });
-    try {
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-            return;
-        }
-        // The SDK sends the request and turns HTTP errors into typed errors; the body
-        // is parsed here a network chunk at a time, so deltas that arrive together
-        // are passed on as one.
-        const response = await getClient()
-            .chat.completions.create(buildParams(request), { signal })
-            .asResponse();
-        if (!response.body) throw new Error("the response has no body");
-        for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
-            const out: StreamEvent[] = [];
-            for (const sse of batch) {
-                const chunk = parseSseJson(sse.data) as
-                    | (ChatCompletionChunk & {
-                          error?: { code?: string; type?: string; message?: string };
-                      })
-                    | null;
-                if (!chunk) continue;
-                if (chunk.error && typeof chunk.error === "object") {
-                    yield* out;
-                    yield fail(classifyStreamErrorBody(LABEL, chunk.error));
-                    return;
-                }
-                for (const produced of state.handle(chunk)) pushCoalesced(out, produced);
-            }
-            yield* out;
-        }
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-        } else if (state.finishReason === undefined) {
-            const open = state.openToolName;
-            const detail = open
-                ? `connection closed while tool call "${open}" was being generated`
-                : "connection closed before finish_reason";
-            yield fail(incompleteStreamError(LABEL, detail));
-        } else {
-            yield {
-                type: "done",
-                message: snapshotMessage(state.blocks),
-                stopReason: state.stopReason(),
-                usage: { ...state.usage },
-            };
-        }
-    } catch (err) {
-        yield fail(classifyError(err, ctx));
-    }
 }
 
 interface OpenToolCall {

@@ -14,22 +14,10 @@ import type {
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { nodeFetch } from "./node-fetch";
-import {
-    cancelledError,
-    classifyError,
-    classifyStreamErrorBody,
-    incompleteStreamError,
-} from "./errors";
+import { classifyError, classifyStreamErrorBody } from "./errors";
+import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import {
-    emptyUsage,
-    makeToolCall,
-    parseSseJson,
-    pushCoalesced,
-    snapshotMessage,
-    untilAborted,
-} from "./stream-utils";
-import { readSseBatches } from "./sse";
+import { emptyUsage, makeToolCall, parseSseJson } from "./stream-utils";
 import type {
     AssistantBlock,
     Message,
@@ -65,71 +53,35 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     };
 }
 
-async function* streamResponses(
+function streamResponses(
     getClient: () => OpenAI,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
     const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
-    const fail = (error: ProviderError): StreamEvent => ({
-        type: "error",
-        error,
-        partial: snapshotMessage(state.blocks),
-        usage: { ...state.usage },
+    return streamSse<ResponseStreamEvent>({
+        label: LABEL,
+        signal,
+        send: () => getClient().responses.create(buildParams(request), { signal }).asResponse(),
+        state: {
+            blocks: state.blocks,
+            usage: state.usage,
+            handle: (event) => state.handle(event),
+            failure: () => state.failure,
+            incompleteDetail: () =>
+                state.finished ? null : incompleteDetail(state.openToolName, "response.completed"),
+            stopReason: () => state.stopReason(),
+        },
+        decode: (sse) => {
+            const event = parseSseJson(sse.data) as
+                (ResponseStreamEvent & { error?: StreamErrorBody }) | null;
+            if (event?.error && typeof event.error === "object")
+                return { streamError: event.error };
+            return event;
+        },
+        classify: (error) => classifyError(error, ctx),
     });
-    try {
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-            return;
-        }
-        // The SDK sends the request and turns HTTP errors into typed errors; the body
-        // is parsed here a network chunk at a time, so deltas that arrive together
-        // are passed on as one.
-        const response = await getClient()
-            .responses.create(buildParams(request), { signal })
-            .asResponse();
-        if (!response.body) throw new Error("the response has no body");
-        streaming: for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
-            const out: StreamEvent[] = [];
-            for (const sse of batch) {
-                const event = parseSseJson(sse.data) as
-                    | (ResponseStreamEvent & {
-                          error?: { code?: string; type?: string; message?: string };
-                      })
-                    | null;
-                if (!event) continue;
-                if (event.error && typeof event.error === "object") {
-                    yield* out;
-                    yield fail(classifyStreamErrorBody(LABEL, event.error));
-                    return;
-                }
-                for (const produced of state.handle(event)) pushCoalesced(out, produced);
-                if (state.failure) break;
-            }
-            yield* out;
-            if (state.failure) break streaming;
-        }
-        if (signal.aborted) {
-            yield fail(cancelledError(LABEL));
-        } else if (state.failure) {
-            yield fail(state.failure);
-        } else if (!state.finished) {
-            const detail = state.openToolName
-                ? `connection closed while tool call "${state.openToolName}" was being generated`
-                : "connection closed before response.completed";
-            yield fail(incompleteStreamError(LABEL, detail));
-        } else {
-            yield {
-                type: "done",
-                message: snapshotMessage(state.blocks),
-                stopReason: state.stopReason(),
-                usage: { ...state.usage },
-            };
-        }
-    } catch (err) {
-        yield fail(classifyError(err, ctx));
-    }
 }
 
 interface OpenToolCall {
