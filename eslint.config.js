@@ -69,6 +69,15 @@ export default tseslint.config(
                 { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
             ],
             "@typescript-eslint/no-explicit-any": "error",
+            // `import { z }` keeps all of zod (every locale) in the bundle; the namespace import tree-shakes.
+            "no-restricted-syntax": [
+                "error",
+                {
+                    selector:
+                        "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'], ImportDeclaration[source.value='zod'][importKind!='type'] > ImportDefaultSpecifier",
+                    message: 'Use `import * as z from "zod"` so the bundle keeps only the parts of zod in use.',
+                },
+            ],
         },
     },
     ...ALL.map(layerRules)

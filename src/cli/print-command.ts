@@ -1,6 +1,6 @@
 import { existsSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { MODES, type Mode } from "../agent/events";
 import { AgentSession } from "../agent/session";
 import {

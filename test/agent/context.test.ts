@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { chooseCutIndex, parseSummary, withSummary } from "../../src/agent/context";
 import type { EngineEvent } from "../../src/agent/events";
 import { AgentSession } from "../../src/agent/session";

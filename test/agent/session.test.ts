@@ -10,7 +10,7 @@ import { AgentSession, type ToolRunner } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { Message, ToolResultBlock } from "../../src/providers/types";
 import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
-import { z } from "zod";
+import * as z from "zod";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;

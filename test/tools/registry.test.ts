@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { createReadTools } from "../../src/tools/index";
 import { MAX_TOOL_INPUT_BYTES, createToolRegistry } from "../../src/tools/registry";
 import { type ToolDefinition, toolOk } from "../../src/tools/types";

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { createShellRunTool } from "../../src/tools/shell-run";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
 import type { ToolContext } from "../../src/tools/types";
