@@ -75,7 +75,8 @@ export default tseslint.config(
                 {
                     selector:
                         "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'], ImportDeclaration[source.value='zod'][importKind!='type'] > ImportDefaultSpecifier",
-                    message: 'Use `import * as z from "zod"` so the bundle keeps only the parts of zod in use.',
+                    message:
+                        'Use `import * as z from "zod"` so the bundle keeps only the parts of zod in use.',
                 },
             ],
         },
