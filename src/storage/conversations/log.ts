@@ -95,9 +95,12 @@ export function createLogWriter(
                     ids.add(event.entry.id);
                     record.messageCount++;
                 }
+                // Only the first prompt is worth an index write now; later entries
+                // reach the index with the periodic or closing write.
+                if (record.firstPrompt !== null) return false;
                 const prompt = deps.firstPromptOf(event.entry);
-                if (prompt === undefined) return false;
-                if (record.firstPrompt === null) record.firstPrompt = clipPrompt(prompt);
+                if (!prompt) return false;
+                record.firstPrompt = clipPrompt(prompt);
                 return true;
             }
             case "transcript_replaced":
