@@ -86,7 +86,7 @@ export async function benchContext(): Promise<void> {
         );
         if (run.code !== 0) throw new Error(`north failed: ${run.stderr}`);
 
-        const pricing = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!.pricing;
+        const pricing = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!.pricing!;
         const cached = new Set<string>();
         let totalInput = 0;
         let totalRead = 0;

@@ -26,7 +26,8 @@ export interface RunResult {
     numTurns: number;
     durationMs: number;
     usage: Usage;
-    costUsd: number;
+    /** Null when a response came from a model without a price. */
+    costUsd: number | null;
     toolCalls: ToolCallRecord[];
 }
 
@@ -71,7 +72,7 @@ export type EngineEvent =
           turn: number;
           stopReason: StopReason;
           usage: Usage;
-          costUsd: number;
+          costUsd: number | null;
       }
     | {
           type: "context";

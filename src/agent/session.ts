@@ -67,6 +67,8 @@ export interface SessionOptions {
     rollingSummary?: StructuredSummary | null;
     /** Rules and project profile, sent ahead of the transcript on every request. */
     context?: ContextBlocks;
+    /** Told of every response's usage and cost (all-time cost tracking). */
+    usageSink?: (update: { model: ModelInfo; usage: Usage; costUsd: number | null }) => void;
     /** Receives every transcript change, synchronously, before it is announced (persistence). */
     sink?: TranscriptSink;
     /** Where digested outputs are kept for expand_output; one per session. */
@@ -99,7 +101,8 @@ export interface SessionState {
     contextUsedTokens: number;
     contextLimitTokens: number;
     contextUsage: number;
-    totalCostUsd: number;
+    /** Null once any response came from a model without a price. */
+    totalCostUsd: number | null;
     totalUsage: Usage;
 }
 
@@ -156,7 +159,7 @@ export class AgentSession {
     private model: ModelInfo;
     private running = false;
     private contextUsedTokens = 0;
-    private totalCostUsd = 0;
+    private totalCostUsd: number | null = 0;
     private totalUsage: Usage = { ...EMPTY_USAGE };
     private requestCounter = 0;
     private summary: StructuredSummary | null;
@@ -256,7 +259,7 @@ export class AgentSession {
             : null;
         const toolCalls: ToolCallRecord[] = [];
         let usage: Usage = { ...EMPTY_USAGE };
-        let costUsd = 0;
+        let costUsd: number | null = 0;
         let turns = 0;
         let finalText = "";
 
@@ -319,7 +322,7 @@ export class AgentSession {
                 this.addMessage(outcome.message);
                 const turnCost = this.addUsage(outcome.usage);
                 usage = addUsage(usage, outcome.usage);
-                costUsd += turnCost;
+                costUsd = costUsd === null || turnCost === null ? null : costUsd + turnCost;
                 this.recordContext(outcome.usage);
                 this.emit({
                     type: "turn_end",
@@ -561,10 +564,12 @@ export class AgentSession {
         return report(true, cut, `summarised ${cut} earlier messages`);
     }
 
-    private addUsage(usage: Usage): number {
+    private addUsage(usage: Usage): number | null {
         const cost = calculateCost(this.model.pricing, usage);
         this.totalUsage = addUsage(this.totalUsage, usage);
-        this.totalCostUsd += cost;
+        this.totalCostUsd =
+            this.totalCostUsd === null || cost === null ? null : this.totalCostUsd + cost;
+        this.options.usageSink?.({ model: this.model, usage, costUsd: cost });
         return cost;
     }
 

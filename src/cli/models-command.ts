@@ -21,7 +21,9 @@ export function runModelsCommand(): number {
             m.id,
             m.provider,
             `${Math.round(m.contextLimitTokens / 1000)}K`,
-            `${formatCost(m.pricing.input)}/${formatCost(m.pricing.output)}`,
+            m.pricing
+                ? `${formatCost(m.pricing.input)}/${formatCost(m.pricing.output)}`
+                : "unknown",
             ready
                 ? "ready"
                 : provider?.apiKeyEnv

@@ -27,7 +27,8 @@ export function resultObject(result: RunResult, sessionId: string): Record<strin
         session_id: sessionId,
         num_turns: result.numTurns,
         duration_ms: result.durationMs,
-        total_cost_usd: Number(result.costUsd.toFixed(6)),
+        // null, not 0, when a model without a price answered
+        total_cost_usd: result.costUsd === null ? null : Number(result.costUsd.toFixed(6)),
         usage: {
             input_tokens: result.usage.inputTokens,
             output_tokens: result.usage.outputTokens,
@@ -86,7 +87,7 @@ export function streamJsonLine(
                 type: "turn_end",
                 turn: event.turn,
                 stop_reason: event.stopReason,
-                cost_usd: Number(event.costUsd.toFixed(6)),
+                cost_usd: event.costUsd === null ? null : Number(event.costUsd.toFixed(6)),
             };
         case "run_end":
             return resultObject(event.result, sessionId);

@@ -21,7 +21,8 @@ export interface ModelInfo {
     contextLimitTokens: number;
     maxOutputTokens: number;
     thinkingBudget?: number;
-    pricing: ModelPricing;
+    /** Undefined when nobody knows the price: costs are then reported as unknown, never as 0. */
+    pricing?: ModelPricing;
 }
 
 export interface ProviderInfo {
@@ -179,14 +180,15 @@ export function apiModelId(modelId: string): string {
  * reported that way, and OpenAI, where the provider subtracts cached tokens.
  */
 export function calculateCost(
-    pricing: ModelPricing,
+    pricing: ModelPricing | undefined,
     usage: {
         inputTokens: number;
         outputTokens: number;
         cacheReadTokens: number;
         cacheWriteTokens: number;
     }
-): number {
+): number | null {
+    if (!pricing) return null;
     return (
         (usage.inputTokens * pricing.input +
             usage.outputTokens * pricing.output +
@@ -196,8 +198,9 @@ export function calculateCost(
     );
 }
 
-/** `$0.004` for small sums, `$1.50` otherwise. */
-export function formatCost(usd: number): string {
+/** `$0.004` for small sums, `$1.50` otherwise, `$?` when unknown. */
+export function formatCost(usd: number | null): string {
+    if (usd === null) return "$?";
     if (usd === 0) return "$0.00";
     if (usd < 0.1) return `$${usd.toFixed(3)}`;
     return `$${usd.toFixed(2)}`;

@@ -33,7 +33,6 @@ export interface ModelCatalogue {
     defaultModelId: string;
 }
 
-const FREE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 const UNKNOWN_CONTEXT_LIMIT = 128_000;
 const UNKNOWN_MAX_OUTPUT = 8_192;
 
@@ -64,12 +63,14 @@ export function buildCatalogue(
         contextLimitTokens: m.contextLimitTokens ?? UNKNOWN_CONTEXT_LIMIT,
         maxOutputTokens: m.maxOutputTokens ?? UNKNOWN_MAX_OUTPUT,
         thinkingBudget: m.thinkingBudget,
-        pricing: {
-            input: m.pricing?.input ?? 0,
-            output: m.pricing?.output ?? 0,
-            cacheRead: m.pricing?.cacheRead ?? m.pricing?.input ?? 0,
-            cacheWrite: m.pricing?.cacheWrite ?? m.pricing?.input ?? 0,
-        },
+        pricing: m.pricing
+            ? {
+                  input: m.pricing.input,
+                  output: m.pricing.output,
+                  cacheRead: m.pricing.cacheRead ?? m.pricing.input,
+                  cacheWrite: m.pricing.cacheWrite ?? m.pricing.input,
+              }
+            : undefined,
     }));
     const overridden = new Set(userInfos.flatMap((m) => [m.alias, m.id]));
     const builtins = BUILTIN_MODELS.filter(
@@ -111,7 +112,6 @@ export function resolveModel(catalogue: ModelCatalogue, name: string): ModelReso
                 provider: providerId,
                 contextLimitTokens: UNKNOWN_CONTEXT_LIMIT,
                 maxOutputTokens: UNKNOWN_MAX_OUTPUT,
-                pricing: FREE,
             };
             return { ok: true, model, provider };
         }

@@ -118,6 +118,29 @@ describe("pricing", () => {
         expect(calculateCost(gpt.pricing, usage)).toBeCloseTo(0.6 * 1.25 + 0.4 * 0.125, 10);
     });
 
+    it("an unknown price is unknown, not free", () => {
+        const catalogue = buildCatalogue(
+            { local: { api: "openai-chat", baseUrl: "http://127.0.0.1:1/v1" } },
+            [
+                { alias: "mystery", id: "m-1", provider: "local" },
+                { alias: "free", id: "f-1", provider: "local", pricing: { input: 0, output: 0 } },
+            ]
+        );
+        const usage = {
+            inputTokens: 10,
+            outputTokens: 10,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+        };
+        const mystery = resolveModel(catalogue, "mystery");
+        expect(mystery.ok && calculateCost(mystery.model.pricing, usage)).toBeNull();
+        const adhoc = resolveModel(catalogue, "local:whatever");
+        expect(adhoc.ok && calculateCost(adhoc.model.pricing, usage)).toBeNull();
+        const free = resolveModel(catalogue, "free");
+        expect(free.ok && calculateCost(free.model.pricing, usage)).toBe(0);
+        expect(formatCost(null)).toBe("$?");
+    });
+
     it("formats small and large sums", () => {
         expect(formatCost(0)).toBe("$0.00");
         expect(formatCost(0.0042)).toBe("$0.004");

@@ -1,0 +1,99 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCostStore } from "../../src/storage/costs";
+
+const dirs: string[] = [];
+const temp = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), "north-costs-"));
+    dirs.push(dir);
+    return dir;
+};
+afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const update = (modelId: string, costUsd: number | null) => ({
+    modelId,
+    provider: "anthropic",
+    inputTokens: 100,
+    outputTokens: 10,
+    cacheReadTokens: 5,
+    cacheWriteTokens: 1,
+    costUsd,
+});
+
+describe("all-time costs", () => {
+    it("adds usage per model and keeps the total", () => {
+        const store = createCostStore(temp());
+        store.add(update("sonnet", 0.5));
+        store.add(update("sonnet", 0.25));
+        const totals = store.add(update("opus", 1))!;
+        expect(totals.allTimeCostUsd).toBeCloseTo(1.75, 10);
+        expect(totals.byModel.sonnet).toMatchObject({
+            inputTokens: 200,
+            outputTokens: 20,
+            cacheReadTokens: 10,
+            costUsd: 0.75,
+        });
+        expect(store.breakdown().byModel.opus?.costUsd).toBe(1);
+    });
+
+    it("counts unpriced requests instead of calling them free", () => {
+        const store = createCostStore(temp());
+        const totals = store.add(update("local", null))!;
+        expect(totals.byModel.local).toMatchObject({
+            costUsd: 0,
+            unpricedRequests: 1,
+            inputTokens: 100,
+        });
+    });
+
+    it("moves a corrupt costs.json aside, warns, and starts over", () => {
+        const dir = temp();
+        writeFileSync(join(dir, "costs.json"), "{ broken");
+        const warnings: string[] = [];
+        const store = createCostStore(dir, (w) => warnings.push(w));
+        store.add(update("sonnet", 0.1));
+        expect(warnings.join("\n")).toContain("corrupt");
+        expect(readdirSync(dir).some((f) => f.startsWith("costs.json.corrupt-"))).toBe(true);
+        expect(store.breakdown().allTimeCostUsd).toBeCloseTo(0.1, 10);
+    });
+
+    it("never throws when the data directory is unusable", () => {
+        const blocker = join(temp(), "file");
+        writeFileSync(blocker, "");
+        const warnings: string[] = [];
+        const store = createCostStore(join(blocker, "data"), (w) => warnings.push(w));
+        expect(store.add(update("sonnet", 1))).toBeNull();
+        expect(warnings).toHaveLength(1);
+        expect(existsSync(join(blocker, "data"))).toBe(false);
+    });
+
+    it("two processes adding 500 updates each lose none", async () => {
+        const dir = temp();
+        const run = (model: string) =>
+            new Promise<number | null>((resolve) => {
+                const child = spawn(
+                    process.execPath,
+                    [
+                        "--import",
+                        "tsx",
+                        join(import.meta.dirname, "fixtures", "cost-writer.ts"),
+                        dir,
+                        model,
+                        "500",
+                    ],
+                    { stdio: "inherit" }
+                );
+                child.on("close", resolve);
+            });
+        expect(await Promise.all([run("a"), run("b")])).toEqual([0, 0]);
+        const totals = createCostStore(dir).breakdown();
+        expect(totals.byModel.a?.inputTokens).toBe(500);
+        expect(totals.byModel.b?.outputTokens).toBe(1000);
+        expect(totals.allTimeCostUsd).toBeCloseTo(1, 9);
+    }, 60_000);
+});
