@@ -65,6 +65,8 @@ export interface SessionOptions {
     /** Prior messages (a resumed conversation). */
     messages?: Message[];
     rollingSummary?: StructuredSummary | null;
+    /** Replaces North's system prompt (project learning uses its own). */
+    systemPrompt?: string;
     /** Rules and project profile, sent ahead of the transcript on every request. */
     context?: ContextBlocks;
     /** Told of every response's usage and cost (all-time cost tracking). */
@@ -246,11 +248,12 @@ export class AgentSession {
         const allowedNames = new Set(allowed.map((t) => t.name));
         const schemas = this.options.tools.schemas((t) => allowedNames.has(t.name));
         const system = systemWithContext(
-            buildSystemPrompt({
-                repoRoot: this.options.repoRoot,
-                mode: options.mode,
-                toolNames: [...allowedNames],
-            }),
+            this.options.systemPrompt ??
+                buildSystemPrompt({
+                    repoRoot: this.options.repoRoot,
+                    mode: options.mode,
+                    toolNames: [...allowedNames],
+                }),
             this.options.context ?? {}
         );
         const canWrite = allowed.some((t) => t.approvalPolicy === "write");
@@ -305,12 +308,6 @@ export class AgentSession {
         try {
             for (;;) {
                 if (signal.aborted) return await finish("cancelled", "cancelled by the user");
-                if (turns >= maxTurns) {
-                    return await finish(
-                        "error_max_turns",
-                        `stopped after ${maxTurns} model turns (--max-turns); the model still wanted to use tools`
-                    );
-                }
                 turns++;
                 this.emit({ type: "turn_start", turn: turns });
                 const outcome = await this.requestWithRetry(system, schemas, signal);
@@ -340,13 +337,32 @@ export class AgentSession {
                 const fileNotes = this.northFile ? await this.settleNorthFiles(turns, signal) : [];
                 if (calls.length === 0 && fileNotes.length === 0) return await finish("success");
 
+                const notes: TextBlock[] = fileNotes.map((text) => ({ type: "text", text }));
+                if (turns >= maxTurns) {
+                    // The model will not see results any more: do not run what it asked for.
+                    const skipped: ToolResultBlock[] = calls.map((c) => ({
+                        type: "tool_result",
+                        toolCallId: c.id,
+                        content: JSON.stringify({
+                            error: {
+                                code: "cancelled",
+                                message: "not run: the turn limit was reached",
+                            },
+                        }),
+                        isError: true,
+                    }));
+                    this.addMessage({ role: "user", content: [...skipped, ...notes] });
+                    return await finish(
+                        "error_max_turns",
+                        `stopped after ${maxTurns} model turns (--max-turns); the model still wanted to use tools`
+                    );
+                }
                 const results: ToolResultBlock[] = [];
                 for (const call of calls) {
                     const { block, record } = await this.runToolCall(call, allowedNames, signal);
                     results.push(block);
                     toolCalls.push(record);
                 }
-                const notes: TextBlock[] = fileNotes.map((text) => ({ type: "text", text }));
                 this.addMessage({ role: "user", content: [...results, ...notes] });
             }
         } catch (error) {
