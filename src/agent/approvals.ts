@@ -3,7 +3,8 @@ import type { ApprovalPolicy, FileDiff } from "../tools/types";
 /** Something only the user (or a policy standing in for them) may allow. */
 export interface ApprovalRequest {
     id: string;
-    kind: Exclude<ApprovalPolicy, "none">;
+    /** `plan`: a proposed plan (plan mode); a denial's reason is the user's feedback. */
+    kind: Exclude<ApprovalPolicy, "none"> | "plan";
     toolName: string;
     toolCallId: string;
     input: unknown;
@@ -13,6 +14,8 @@ export interface ApprovalRequest {
     command?: string;
     /** Write: the prepared changes. */
     diffs?: FileDiff[];
+    /** Plan: the proposed plan in Markdown. */
+    plan?: string;
 }
 
 /**

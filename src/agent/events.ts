@@ -2,10 +2,13 @@ import type { ProviderError, StopReason, Usage } from "../providers/types";
 import type { ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
 
-/** Per request: `ask` offers read tools only, `agent` every tool. */
-export type Mode = "ask" | "agent";
+/**
+ * Per request: `ask` offers read tools only, `agent` every tool, `plan` every
+ * tool but refuses changes and commands until the user accepted a plan.
+ */
+export type Mode = "ask" | "agent" | "plan";
 
-export const MODES: Mode[] = ["ask", "agent"];
+export const MODES: Mode[] = ["ask", "agent", "plan"];
 
 export type RunSubtype = "success" | "error_max_turns" | "error_during_execution" | "cancelled";
 

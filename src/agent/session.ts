@@ -40,7 +40,14 @@ import {
 import { OutputCache, digestToolOutput } from "./digest";
 import { NorthFileRouter, continuationPrompt } from "./north-file-turn";
 import { estimatePromptTokens } from "./tokens";
-import { type ToolRunner, executeToolCall, reviewPreparedWrite } from "./tool-executor";
+import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL, planOf } from "./plan";
+import {
+    type ToolExecutorDeps,
+    type ToolRunner,
+    ask,
+    executeToolCall,
+    reviewPreparedWrite,
+} from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
 
 export type { ToolRunner } from "./tool-executor";
@@ -93,6 +100,8 @@ export interface RunOptions {
     signal?: AbortSignal;
     /** Model requests allowed in this run; the run ends with `error_max_turns` past it. */
     maxTurns?: number;
+    /** Plan mode without anyone to review: end the run with the first proposed plan as its result. */
+    planOnly?: boolean;
     /** Attached files (already rendered), sent ahead of the summary during this run only. */
     attachedContext?: string;
 }
@@ -165,6 +174,8 @@ export class AgentSession {
     private totalUsage: Usage = { ...EMPTY_USAGE };
     private requestCounter = 0;
     private summary: StructuredSummary | null;
+    /** Plan mode: the plan the user accepted in this run, if any. */
+    private acceptedPlan: string | null = null;
     /** Attached files of the current run, sent ahead of the summary and transcript. */
     private attachedFiles: string | undefined;
     private readonly outputs: OutputCache;
@@ -234,7 +245,7 @@ export class AgentSession {
     }
 
     private allowedTools(mode: Mode): AnyToolDefinition[] {
-        return this.options.tools.list().filter((tool) => mode === "agent" || tool.readOnly);
+        return this.options.tools.list().filter((tool) => mode !== "ask" || tool.readOnly);
     }
 
     /** Sends one user prompt and runs the tool loop until the model stops asking for tools. */
@@ -247,6 +258,11 @@ export class AgentSession {
         const allowed = this.allowedTools(options.mode);
         const allowedNames = new Set(allowed.map((t) => t.name));
         const schemas = this.options.tools.schemas((t) => allowedNames.has(t.name));
+        if (options.mode === "plan") {
+            schemas.push(PROPOSE_PLAN_SCHEMA);
+            allowedNames.add(PROPOSE_PLAN_TOOL);
+        }
+        this.acceptedPlan = null;
         const system = systemWithContext(
             this.options.systemPrompt ??
                 buildSystemPrompt({
@@ -357,9 +373,50 @@ export class AgentSession {
                         `stopped after ${maxTurns} model turns (--max-turns); the model still wanted to use tools`
                     );
                 }
+                const planCall =
+                    options.mode === "plan" && options.planOnly
+                        ? calls.find((c) => c.name === PROPOSE_PLAN_TOOL && planOf(c.input))
+                        : undefined;
+                if (planCall) {
+                    // Nobody can review it: the plan is the result, and nothing else runs.
+                    finalText = planOf(planCall.input) ?? "";
+                    this.addMessage({
+                        role: "user",
+                        content: calls.map((c) => ({
+                            type: "tool_result",
+                            toolCallId: c.id,
+                            content: JSON.stringify(
+                                c === planCall
+                                    ? {
+                                          recorded: true,
+                                          message: "The plan was handed to the user.",
+                                      }
+                                    : {
+                                          error: {
+                                              code: "cancelled",
+                                              message: "not run: plan mode ended with the plan",
+                                          },
+                                      }
+                            ),
+                            isError: c !== planCall,
+                        })),
+                    });
+                    toolCalls.push({
+                        id: planCall.id,
+                        name: planCall.name,
+                        input: planCall.input,
+                        ok: true,
+                    });
+                    return await finish("success");
+                }
                 const results: ToolResultBlock[] = [];
                 for (const call of calls) {
-                    const { block, record } = await this.runToolCall(call, allowedNames, signal);
+                    const { block, record } = await this.runToolCall(
+                        call,
+                        allowedNames,
+                        signal,
+                        options.mode
+                    );
                     results.push(block);
                     toolCalls.push(record);
                 }
@@ -462,6 +519,56 @@ export class AgentSession {
                 return { kind: "cancelled" };
             }
         }
+    }
+
+    /** Plan mode: the user accepts the plan (changes are then allowed) or rejects it with feedback. */
+    private async reviewPlan(
+        call: ToolCallBlock,
+        signal: AbortSignal,
+        deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">
+    ): Promise<ToolResult> {
+        const plan = planOf(call.input);
+        if (!plan) {
+            return {
+                ok: false,
+                error: {
+                    code: "invalid_args",
+                    message: "propose_plan needs {plan: string} with the plan in Markdown",
+                },
+            };
+        }
+        const decision = await ask(
+            deps,
+            {
+                id: `approval-${call.id}`,
+                kind: "plan",
+                toolName: call.name,
+                toolCallId: call.id,
+                input: call.input,
+                summary:
+                    plan
+                        .split("\n")
+                        .find((line) => line.trim())
+                        ?.trim() ?? "plan",
+                plan,
+            },
+            signal
+        );
+        if (decision.outcome === "deny") {
+            return {
+                ok: true,
+                data: {
+                    accepted: false,
+                    feedback: decision.reason ?? "The user rejected the plan without comment.",
+                    next: "Revise the plan with this feedback and propose it again.",
+                },
+            };
+        }
+        this.acceptedPlan = plan;
+        return {
+            ok: true,
+            data: { accepted: true, next: "The user accepted the plan: carry it out now." },
+        };
     }
 
     /**
@@ -713,7 +820,8 @@ export class AgentSession {
     private async runToolCall(
         call: ToolCallBlock,
         allowedNames: Set<string>,
-        signal: AbortSignal
+        signal: AbortSignal,
+        mode: Mode
     ): Promise<{ block: ToolResultBlock; record: ToolCallRecord }> {
         const started = performance.now();
         this.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input });
@@ -721,14 +829,19 @@ export class AgentSession {
             toolName: call.name,
             argsSummary: summarizeArgs(call.input),
         });
-        const result = await executeToolCall(call, allowedNames, signal, {
+        const deps = {
             tools: this.options.tools,
             approver: this.options.approver,
             settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
             repoRoot: this.options.repoRoot,
             logger: this.logger,
-            emit: (event) => this.emit(event),
-        });
+            emit: (event: EngineEvent) => this.emit(event),
+            planRequired: mode === "plan" && this.acceptedPlan === null,
+        };
+        const result =
+            call.name === PROPOSE_PLAN_TOOL && mode === "plan"
+                ? await this.reviewPlan(call, signal, deps)
+                : await executeToolCall(call, allowedNames, signal, deps);
         const forModel: ToolResult = result.ok
             ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, this.outputs) }
             : result;

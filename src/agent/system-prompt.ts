@@ -54,6 +54,7 @@ const SECTIONS: Array<[string, string]> = [
 const MODE_NOTES: Record<Mode, string> = {
     ask: `Ask mode: read-only tools only. Answer the question; if a change is needed, describe it.`,
     agent: `Agent mode: you may change files and run commands through the tools.`,
+    plan: `Plan mode: explore with the read tools, then call propose_plan with a concrete plan. Changes and commands are refused until the user accepts it; then carry it out.`,
 };
 
 /**

@@ -4,6 +4,7 @@ import type { AnyToolDefinition, PreparedWrite, ToolContext, ToolResult } from "
 import { isPreparedWrite } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
+import { PLAN_REQUIRED_MESSAGE } from "./plan";
 
 /** The part of the tool registry the engine needs. */
 export interface ToolRunner {
@@ -13,6 +14,8 @@ export interface ToolRunner {
 }
 
 export interface ToolExecutorDeps {
+    /** Plan mode before a plan was accepted: changes and commands are refused. */
+    planRequired?: boolean;
     tools: ToolRunner;
     approver: Approver;
     settings: ApprovalSettings;
@@ -25,7 +28,7 @@ function denied(message: string): ToolResult<never> {
     return { ok: false, error: { code: "denied", message } };
 }
 
-async function ask(
+export async function ask(
     deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">,
     request: ApprovalRequest,
     signal: AbortSignal
@@ -83,6 +86,8 @@ export async function executeToolCall(
         return deps.tools.execute(call.name, call.input, ctx);
     }
     if (!allowedNames.has(call.name)) return notInMode(call.name);
+    if (deps.planRequired)
+        return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
     // Never ask the user to approve arguments that would be rejected anyway.
     if (!tool.input.safeParse(call.input).success)
         return deps.tools.execute(call.name, call.input, ctx);

@@ -14,6 +14,7 @@ export type ToolErrorCode =
     | "too_large"
     | "invalid_regex"
     | "denied"
+    | "plan_required"
     | "cancelled"
     | "io_error"
     | "no_match"
