@@ -1,0 +1,438 @@
+/**
+ * Connects to configured MCP servers in the background and exposes their
+ * tools as North tools named `mcp__<server>__<tool>`. Nothing here blocks the
+ * caller: servers start on creation, `status()` says where each one is, and a
+ * server that fails, crashes or stalls turns into a status and clear tool
+ * errors, never a hang or an exception.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
+import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
+import type { McpServerScope, McpServerSpec } from "./config";
+import { MAX_MCP_RESULT_BYTES, mcpResultToText } from "./content";
+import { mcpToolName } from "./names";
+import { ProcessStdioTransport } from "./stdio-transport";
+
+export type McpServerState = "starting" | "ready" | "failed" | "stopped";
+
+export interface McpServerStatus {
+    name: string;
+    transport: "stdio" | "http";
+    scope: McpServerScope;
+    state: McpServerState;
+    /** Why the server failed (state "failed"). */
+    error?: string;
+    /** The server's own tool names. */
+    tools: string[];
+    /** The same tools as North names them (`mcp__server__tool`), in the same order. */
+    toolNames: string[];
+    /** Usage notes the server sent at initialization, for the system prompt. */
+    instructions?: string;
+}
+
+/** What a successful MCP tool call returns; `text` is what the model reads. */
+export interface McpCallDetails {
+    server: string;
+    tool: string;
+    text: string;
+    truncated: boolean;
+}
+
+export type McpToolDefinition = ToolDefinition<Record<string, unknown>, McpCallDetails>;
+
+export interface McpManagerOptions {
+    clientName: string;
+    version: string;
+    /** Per tool call; progress notifications from the server extend it. Default 120 s. */
+    timeoutMs?: number;
+    /** Connect, handshake and tool listing. Default 30 s. */
+    startupTimeoutMs?: number;
+    /** Working directory of stdio servers (the repository root). */
+    cwd?: string;
+    /** Base environment of stdio servers; the entry's `env` is added. Default `process.env`. */
+    env?: Record<string, string | undefined>;
+    /** Cap on one result's text. Default 100 KB. */
+    maxResultBytes?: number;
+}
+
+export interface McpManager {
+    status(): McpServerStatus[];
+    /** Tools of every server that has listed them (also after it failed: calls then explain). */
+    tools(): McpToolDefinition[];
+    /** Resolves once every server is ready or failed. Never rejects. */
+    settled(): Promise<void>;
+    /** Called after any state or tool-list change; returns an unsubscribe. */
+    subscribe(listener: () => void): () => void;
+    /** Stops the server (if running) and starts it again in the background. */
+    restart(name: string): Promise<void>;
+    /** Stops every server (stdio children and their process groups are killed). */
+    close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+const MAX_DESCRIPTION_CHARS = 2048;
+const MAX_TOOL_PAGES = 20;
+const CLOSE_TIMEOUT_MS = 5000;
+
+interface Entry {
+    spec: McpServerSpec;
+    state: McpServerState;
+    error?: string;
+    instructions?: string;
+    tools: McpTool[];
+    client?: Client;
+    transport?: Transport;
+    started: Promise<void>;
+}
+
+const anyInput = z.record(z.string(), z.unknown());
+
+function errorText(error: unknown): string {
+    if (!(error instanceof Error)) return String(error);
+    const cause = (error as { cause?: unknown }).cause;
+    const causeText =
+        cause instanceof Error
+            ? ((cause as NodeJS.ErrnoException).code ?? cause.message)
+            : undefined;
+    return causeText && !error.message.includes(causeText)
+        ? `${error.message} (${causeText})`
+        : error.message;
+}
+
+function seconds(ms: number): string {
+    return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** The server's JSON schema, minus `$schema`, always an object with properties. */
+function inputJsonSchema(tool: McpTool): Record<string, unknown> {
+    const { $schema: _ignored, ...rest } = tool.inputSchema as Record<string, unknown>;
+    return { ...rest, type: "object", properties: rest.properties ?? {} };
+}
+
+function toolDescription(server: string, tool: McpTool): string {
+    const text = (tool.description ?? tool.title ?? "").trim();
+    if (!text) return `Tool "${tool.name}" of the MCP server "${server}".`;
+    return text.length <= MAX_DESCRIPTION_CHARS
+        ? text
+        : `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
+}
+
+/** Reads the state afresh (it changes across awaits, which narrowing does not see). */
+function stateOf(entry: Entry): McpServerState {
+    return entry.state;
+}
+
+function cleanEnv(base: Record<string, string | undefined>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(base)) if (value !== undefined) out[key] = value;
+    return out;
+}
+
+export function createMcpManager(servers: McpServerSpec[], options: McpManagerOptions): McpManager {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    const maxResultBytes = options.maxResultBytes ?? MAX_MCP_RESULT_BYTES;
+    const listeners = new Set<() => void>();
+    let closed = false;
+
+    const notify = (): void => {
+        for (const listener of [...listeners]) {
+            try {
+                listener();
+            } catch {
+                // A listener's failure must not stop the others.
+            }
+        }
+    };
+
+    const makeTransport = (spec: McpServerSpec): Transport => {
+        if (spec.transport === "http") {
+            return new StreamableHTTPClientTransport(new URL(spec.url), {
+                requestInit: { headers: spec.headers },
+            });
+        }
+        return new ProcessStdioTransport({
+            command: spec.command,
+            args: spec.args,
+            env: { ...cleanEnv(options.env ?? process.env), ...spec.env },
+            cwd: options.cwd,
+        });
+    };
+
+    /** Why `transport` went away, when it can tell (stdio exit code, stderr). */
+    const exitInfo = (transport: Transport | undefined): string =>
+        transport instanceof ProcessStdioTransport ? transport.describeExit() : "";
+
+    const withExit = (message: string, transport: Transport | undefined): string => {
+        const info = exitInfo(transport);
+        return info ? `${message}: ${info}` : message;
+    };
+
+    const listAllTools = async (client: Client): Promise<McpTool[]> => {
+        const tools: McpTool[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+            const result = await client.listTools(cursor ? { cursor } : undefined, {
+                timeout: startupTimeoutMs,
+            });
+            tools.push(...result.tools);
+            cursor = result.nextCursor;
+            if (!cursor) break;
+        }
+        return tools;
+    };
+
+    const fail = (entry: Entry, message: string): void => {
+        entry.state = "failed";
+        entry.error = message;
+        notify();
+    };
+
+    const startupError = (error: unknown, entry: Entry, transport: Transport): string => {
+        const info = exitInfo(transport);
+        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+            const base = `did not complete the MCP handshake within ${seconds(startupTimeoutMs)}`;
+            return info ? `${base} (${info})` : base;
+        }
+        if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && info) {
+            return `exited during startup: ${info}`;
+        }
+        if (info && transport instanceof ProcessStdioTransport && transport.pid === undefined) {
+            return info;
+        }
+        const base = errorText(error);
+        const missing = entry.spec.missingVars;
+        const hint = missing.length > 0 ? ` (unset variables: ${missing.join(", ")})` : "";
+        return info ? `${base}${hint}; ${info}` : `${base}${hint}`;
+    };
+
+    const start = async (entry: Entry): Promise<void> => {
+        const transport = makeTransport(entry.spec);
+        const client = new Client(
+            { name: options.clientName, version: options.version },
+            {
+                capabilities: {},
+                listChanged: {
+                    tools: {
+                        autoRefresh: false,
+                        onChanged: () => void refreshTools(entry, client),
+                    },
+                },
+            }
+        );
+        entry.client = client;
+        entry.transport = transport;
+        entry.state = "starting";
+        entry.error = undefined;
+        const current = (): boolean => entry.client === client && !closed;
+        client.onerror = () => undefined;
+        client.onclose = () => {
+            // Only news while it was up or coming up; a failure already has its reason.
+            if (!current() || (entry.state !== "ready" && entry.state !== "starting")) return;
+            const what = entry.state === "ready" ? "the server stopped" : "exited during startup";
+            fail(entry, withExit(what, transport));
+        };
+        try {
+            await client.connect(transport, { timeout: startupTimeoutMs });
+            const tools = await listAllTools(client);
+            if (!current()) return;
+            entry.tools = tools;
+            entry.instructions = client.getInstructions();
+            entry.state = "ready";
+            notify();
+        } catch (error) {
+            if (!current() || stateOf(entry) === "stopped") return;
+            fail(entry, startupError(error, entry, transport));
+            await closeClient(client, transport);
+        }
+    };
+
+    const refreshTools = async (entry: Entry, client: Client): Promise<void> => {
+        if (entry.client !== client || entry.state !== "ready") return;
+        try {
+            const tools = await listAllTools(client);
+            if (entry.client !== client || entry.state !== "ready") return;
+            entry.tools = tools;
+            notify();
+        } catch {
+            // Keep the previous list; calls to vanished tools will say so.
+        }
+    };
+
+    const entries: Entry[] = servers.map((spec) => ({
+        spec,
+        state: "starting",
+        tools: [],
+        started: Promise.resolve(),
+    }));
+    for (const entry of entries) entry.started = start(entry);
+
+    const waitStarted = async (entry: Entry, signal: AbortSignal): Promise<void> => {
+        if (entry.state !== "starting") return;
+        await new Promise<void>((resolve) => {
+            const onAbort = (): void => resolve();
+            signal.addEventListener("abort", onAbort, { once: true });
+            void entry.started.then(() => {
+                signal.removeEventListener("abort", onAbort);
+                resolve();
+            });
+        });
+    };
+
+    const callTool = async (
+        entry: Entry,
+        tool: string,
+        input: Record<string, unknown>,
+        signal: AbortSignal
+    ): Promise<ToolResult<McpCallDetails>> => {
+        const server = entry.spec.name;
+        await waitStarted(entry, signal);
+        if (signal.aborted) return toolError("cancelled", `${tool} was cancelled.`);
+        const client = entry.client;
+        if (entry.state !== "ready" || !client) {
+            const why =
+                entry.state === "stopped" ? "it was shut down" : (entry.error ?? entry.state);
+            return toolError(
+                "io_error",
+                `The MCP server "${server}" is not available (${why}). Its tools cannot be used ` +
+                    "now; carry on without them or ask the user to restart it with /mcp."
+            );
+        }
+        let result: Record<string, unknown>;
+        try {
+            result = await client.callTool({ name: tool, arguments: input }, undefined, {
+                signal,
+                timeout: timeoutMs,
+                resetTimeoutOnProgress: true,
+            });
+        } catch (error) {
+            if (signal.aborted) return toolError("cancelled", `${tool} was cancelled.`);
+            if (entry.client === client && stateOf(entry) === "failed") {
+                return toolError(
+                    "io_error",
+                    `The MCP server "${server}" stopped during the call to ${tool} (${entry.error}). ` +
+                        "Its tools are unavailable until it is restarted."
+                );
+            }
+            if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+                return toolError(
+                    "io_error",
+                    `${tool} on the MCP server "${server}" did not answer within ${seconds(timeoutMs)}; ` +
+                        "the call was cancelled. Try a smaller request or carry on without it."
+                );
+            }
+            return toolError(
+                "io_error",
+                `${tool} on the MCP server "${server}" failed: ${errorText(error)}`
+            );
+        }
+        const { text, truncated } = mcpResultToText(result, maxResultBytes);
+        if (result.isError === true) {
+            return toolError(
+                "io_error",
+                `${tool} on the MCP server "${server}" reported an error: ${text || "(no message)"}`
+            );
+        }
+        return toolOk({ server, tool, text, truncated });
+    };
+
+    const statusOf = (entry: Entry, names: Map<McpTool, string>): McpServerStatus => ({
+        name: entry.spec.name,
+        transport: entry.spec.transport,
+        scope: entry.spec.scope,
+        state: entry.state,
+        ...(entry.error !== undefined ? { error: entry.error } : {}),
+        tools: entry.tools.map((tool) => tool.name),
+        toolNames: entry.tools.map((tool) => names.get(tool) ?? ""),
+        ...(entry.instructions ? { instructions: entry.instructions } : {}),
+    });
+
+    /** Exposed names, assigned in server then tool order so clashes resolve stably. */
+    const assignNames = (): Map<McpTool, string> => {
+        const names = new Map<McpTool, string>();
+        const taken = new Set<string>();
+        for (const entry of entries) {
+            for (const tool of entry.tools) {
+                const name = mcpToolName(entry.spec.name, tool.name, taken);
+                taken.add(name);
+                names.set(tool, name);
+            }
+        }
+        return names;
+    };
+
+    return {
+        status() {
+            const names = assignNames();
+            return entries.map((entry) => statusOf(entry, names));
+        },
+        tools() {
+            const names = assignNames();
+            return entries.flatMap((entry) =>
+                entry.state === "stopped"
+                    ? []
+                    : entry.tools.map((tool): McpToolDefinition => ({
+                          name: names.get(tool) ?? tool.name,
+                          description: toolDescription(entry.spec.name, tool),
+                          input: anyInput,
+                          inputJsonSchema: inputJsonSchema(tool),
+                          approvalPolicy: "shell",
+                          readOnly: false,
+                          execute: (input, ctx) => callTool(entry, tool.name, input, ctx.signal),
+                      }))
+            );
+        },
+        async settled() {
+            await Promise.all(entries.map((entry) => entry.started));
+        },
+        subscribe(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+        },
+        async restart(name) {
+            const entry = entries.find((e) => e.spec.name === name);
+            if (!entry || closed) return;
+            const { client, transport } = entry;
+            entry.client = undefined;
+            entry.state = "starting";
+            entry.error = undefined;
+            notify();
+            if (client) await closeClient(client, transport);
+            entry.started = start(entry);
+        },
+        async close() {
+            if (closed) return;
+            closed = true;
+            await Promise.all(
+                entries.map(async (entry) => {
+                    const { client, transport } = entry;
+                    entry.state = "stopped";
+                    entry.client = undefined;
+                    if (client) await closeClient(client, transport);
+                })
+            );
+            notify();
+            listeners.clear();
+        },
+    };
+}
+
+/** Ends a session politely where the transport allows it, then closes; bounded in time. */
+async function closeClient(client: Client, transport: Transport | undefined): Promise<void> {
+    const work = (async () => {
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+            await transport.terminateSession().catch(() => undefined);
+        }
+        await client.close().catch(() => undefined);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+        work,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+}

@@ -1,0 +1,350 @@
+import { promises as fs, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+    type HookEvent,
+    type HookSettings,
+    loadHookSettings,
+    matcherMatches,
+    parseHookSettings,
+    runHooks,
+} from "../../src/agent/hooks";
+
+const dirs: string[] = [];
+afterEach(async () => {
+    for (const dir of dirs.splice(0)) await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+    const dir = realpathSync(await fs.mkdtemp(path.join(tmpdir(), "north-hooks-")));
+    dirs.push(dir);
+    return dir;
+}
+
+/** Settings with one command hook per entry for `event`. */
+function settingsFor(
+    event: HookEvent,
+    commands: Array<string | { command: string; timeout?: number; matcher?: string }>
+): HookSettings {
+    const parsed = parseHookSettings(
+        {
+            hooks: {
+                [event]: commands.map((c) =>
+                    typeof c === "string"
+                        ? { matcher: "", hooks: [{ type: "command", command: c }] }
+                        : {
+                              matcher: c.matcher ?? "",
+                              hooks: [{ type: "command", command: c.command, timeout: c.timeout }],
+                          }
+                ),
+            },
+        },
+        "test"
+    );
+    expect(parsed.warnings).toEqual([]);
+    return parsed.settings;
+}
+
+const preToolUse = {
+    session_id: "s1",
+    tool_name: "shell_run",
+    tool_input: { command: "rm -rf build" },
+};
+
+function isAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+describe("loadHookSettings", () => {
+    it("merges files, skips missing ones, and warns on invalid JSON and bad entries", async () => {
+        const dir = await tempDir();
+        const good = path.join(dir, "good.json");
+        const broken = path.join(dir, "broken.json");
+        const partial = path.join(dir, "partial.json");
+        await fs.writeFile(
+            good,
+            JSON.stringify({
+                model: "ignored",
+                hooks: { Stop: [{ hooks: [{ type: "command", command: "echo a" }] }] },
+            })
+        );
+        await fs.writeFile(broken, '{"hooks": {"Stop": [}');
+        await fs.writeFile(
+            partial,
+            JSON.stringify({
+                hooks: {
+                    Stop: [{ matcher: "", hooks: [{ type: "command", command: "echo b" }] }],
+                    SubagentStop: [],
+                    PreToolUse: [
+                        { matcher: "(", hooks: [{ type: "command", command: "x" }] },
+                        { matcher: "Bash", hooks: [{ type: "prompt", prompt: "?" }] },
+                        { matcher: "Bash", hooks: [{ type: "command", command: "echo ok" }] },
+                    ],
+                },
+            })
+        );
+        const { settings, warnings } = await loadHookSettings([
+            good,
+            path.join(dir, "missing.json"),
+            broken,
+            partial,
+        ]);
+        expect(settings.Stop?.map((g) => g.hooks[0]?.command)).toEqual(["echo a", "echo b"]);
+        expect(settings.PreToolUse).toHaveLength(1);
+        const text = warnings.join("\n");
+        expect(warnings).toHaveLength(4);
+        expect(text).toContain(`${broken}: invalid JSON`);
+        expect(text).toContain('hook event "SubagentStop" is not supported');
+        expect(text).toContain("invalid matcher regex");
+        expect(text).toContain('hook type "prompt" is not supported');
+    });
+
+    it("honours disableAllHooks", async () => {
+        const dir = await tempDir();
+        const a = path.join(dir, "a.json");
+        await fs.writeFile(
+            a,
+            JSON.stringify({
+                disableAllHooks: true,
+                hooks: { Stop: [{ hooks: [{ type: "command", command: "echo" }] }] },
+            })
+        );
+        expect((await loadHookSettings([a])).settings).toEqual({});
+    });
+});
+
+describe("matchers", () => {
+    it("match names, Claude Code aliases and anchored regexes", () => {
+        expect(matcherMatches("", "anything")).toBe(true);
+        expect(matcherMatches("*", "anything")).toBe(true);
+        expect(matcherMatches("Bash", "shell_run")).toBe(true);
+        expect(matcherMatches("Edit|Write", "edit_replace_exact")).toBe(true);
+        expect(matcherMatches("Edit|Write", "edit_create_file")).toBe(true);
+        expect(matcherMatches("Edit|Write", "read_file")).toBe(false);
+        expect(matcherMatches("read_file", "read_file")).toBe(true);
+        expect(matcherMatches("mcp__github__.*", "mcp__github__create_issue")).toBe(true);
+        expect(matcherMatches("mcp__github__.*", "mcp__gitlab__x")).toBe(false);
+        expect(matcherMatches("Read", "read_around")).toBe(true);
+        expect(matcherMatches("Rea", "read_file")).toBe(false);
+    });
+});
+
+describe("runHooks", () => {
+    it("does nothing without matching hooks", async () => {
+        const settings = settingsFor("PreToolUse", [{ command: "exit 2", matcher: "Read" }]);
+        const outcome = await runHooks(settings, "PreToolUse", preToolUse, { cwd: process.cwd() });
+        expect(outcome.runs).toEqual([]);
+        expect(outcome.block).toBeUndefined();
+    });
+
+    it("passes the event JSON on stdin and the project dir in the environment", async () => {
+        const dir = await tempDir();
+        const out = path.join(dir, "stdin.json");
+        const settings = settingsFor("PreToolUse", [
+            `cat > ${out}; echo "$CLAUDE_PROJECT_DIR" > ${out}.env`,
+        ]);
+        const outcome = await runHooks(settings, "PreToolUse", preToolUse, { cwd: dir });
+        expect(outcome.runs[0]?.exitCode).toBe(0);
+        expect(JSON.parse(await fs.readFile(out, "utf8"))).toEqual({
+            session_id: "s1",
+            transcript_path: "",
+            cwd: dir,
+            hook_event_name: "PreToolUse",
+            tool_name: "shell_run",
+            tool_input: { command: "rm -rf build" },
+        });
+        expect((await fs.readFile(`${out}.env`, "utf8")).trim()).toBe(dir);
+    });
+
+    it("exit 2 blocks with stderr as the reason", async () => {
+        const settings = settingsFor("PreToolUse", [
+            { command: "echo 'rm is not allowed here' >&2; exit 2", matcher: "Bash" },
+        ]);
+        const outcome = await runHooks(settings, "PreToolUse", preToolUse, { cwd: process.cwd() });
+        expect(outcome.block).toEqual({ reason: "rm is not allowed here" });
+        expect(outcome.warnings).toEqual([]);
+    });
+
+    it("other exit codes are non-blocking warnings", async () => {
+        const settings = settingsFor("PreToolUse", ["echo oops >&2; exit 1"]);
+        const outcome = await runHooks(settings, "PreToolUse", preToolUse, { cwd: process.cwd() });
+        expect(outcome.block).toBeUndefined();
+        expect(outcome.warnings).toEqual(['hook "echo oops >&2; exit 1" exited with code 1: oops']);
+    });
+
+    it("honours JSON decisions, permission decisions and continue: false", async () => {
+        const json = (value: unknown): string => `echo '${JSON.stringify(value)}'`;
+        const deny = settingsFor("PreToolUse", [
+            json({
+                hookSpecificOutput: {
+                    hookEventName: "PreToolUse",
+                    permissionDecision: "deny",
+                    permissionDecisionReason: "protected path",
+                },
+            }),
+        ]);
+        const cwd = process.cwd();
+        expect((await runHooks(deny, "PreToolUse", preToolUse, { cwd })).block).toEqual({
+            reason: "protected path",
+        });
+
+        const askAndAllow = settingsFor("PreToolUse", [
+            json({ hookSpecificOutput: { permissionDecision: "allow" } }),
+            json({
+                hookSpecificOutput: {
+                    permissionDecision: "ask",
+                    permissionDecisionReason: "check",
+                },
+            }),
+            json({ decision: "approve", reason: "legacy" }),
+        ]);
+        const asked = await runHooks(askAndAllow, "PreToolUse", preToolUse, { cwd });
+        expect(asked.permission).toEqual({ decision: "ask", reason: "check" });
+
+        const blockPost = settingsFor("PostToolUse", [
+            json({ decision: "block", reason: "lint failed: fix a.ts", systemMessage: "linted" }),
+        ]);
+        const post = await runHooks(
+            blockPost,
+            "PostToolUse",
+            { ...preToolUse, tool_response: { ok: true } },
+            { cwd }
+        );
+        expect(post.block).toEqual({ reason: "lint failed: fix a.ts" });
+        expect(post.systemMessages).toEqual(["linted"]);
+
+        const stop = settingsFor("Stop", [json({ continue: false, stopReason: "budget reached" })]);
+        const stopped = await runHooks(
+            stop,
+            "Stop",
+            { session_id: "s", stop_hook_active: false },
+            { cwd }
+        );
+        expect(stopped.stop).toEqual({ reason: "budget reached" });
+    });
+
+    it("adds context from JSON and from plain stdout on UserPromptSubmit and SessionStart", async () => {
+        const cwd = process.cwd();
+        const prompt = settingsFor("UserPromptSubmit", [
+            "echo 'Current branch: main'",
+            `echo '${JSON.stringify({ hookSpecificOutput: { additionalContext: "Ticket: NOR-1" } })}'`,
+        ]);
+        const outcome = await runHooks(
+            prompt,
+            "UserPromptSubmit",
+            { session_id: "s", prompt: "hi" },
+            { cwd }
+        );
+        expect(outcome.additionalContext.sort()).toEqual(["Current branch: main", "Ticket: NOR-1"]);
+
+        const start = settingsFor("SessionStart", [
+            { command: "echo 'welcome'", matcher: "startup" },
+        ]);
+        const started = await runHooks(
+            start,
+            "SessionStart",
+            { session_id: "s", source: "startup" },
+            { cwd }
+        );
+        expect(started.additionalContext).toEqual(["welcome"]);
+        const resumed = await runHooks(
+            start,
+            "SessionStart",
+            { session_id: "s", source: "resume" },
+            { cwd }
+        );
+        expect(resumed.runs).toEqual([]);
+
+        const post = settingsFor("PostToolUse", ["echo 'plain text is not context here'"]);
+        const postOutcome = await runHooks(
+            post,
+            "PostToolUse",
+            { ...preToolUse, tool_response: {} },
+            { cwd }
+        );
+        expect(postOutcome.additionalContext).toEqual([]);
+    });
+
+    it("warns about invalid JSON output and ignores it", async () => {
+        const settings = settingsFor("UserPromptSubmit", ['echo \'{"decision": "block",\'']);
+        const outcome = await runHooks(
+            settings,
+            "UserPromptSubmit",
+            { session_id: "s", prompt: "x" },
+            { cwd: process.cwd() }
+        );
+        expect(outcome.block).toBeUndefined();
+        expect(outcome.additionalContext).toEqual([]);
+        expect(outcome.warnings[0]).toMatch(/printed invalid JSON .*; its output was ignored/);
+    });
+
+    it("exit 2 on an event that cannot block becomes a message for the user", async () => {
+        const settings = settingsFor("Notification", ["echo 'no desktop' >&2; exit 2"]);
+        const outcome = await runHooks(
+            settings,
+            "Notification",
+            { session_id: "s", message: "hi" },
+            { cwd: process.cwd() }
+        );
+        expect(outcome.block).toBeUndefined();
+        expect(outcome.systemMessages).toEqual(["no desktop"]);
+    });
+
+    it("times out, kills the whole process group, and does not block", async () => {
+        const dir = await tempDir();
+        const pidFile = path.join(dir, "pid");
+        const settings = settingsFor("PreToolUse", [
+            { command: `sleep 300 & echo $! > ${pidFile}; wait`, timeout: 0.5 },
+        ]);
+        const started = Date.now();
+        const outcome = await runHooks(settings, "PreToolUse", preToolUse, { cwd: dir });
+        expect(Date.now() - started).toBeLessThan(4000);
+        expect(outcome.block).toBeUndefined();
+        expect(outcome.runs[0]?.timedOut).toBe(true);
+        expect(outcome.warnings[0]).toMatch(/timed out after 0\.\d s and was killed/);
+        const pid = Number(await fs.readFile(pidFile, "utf8"));
+        const deadline = Date.now() + 3000;
+        while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(isAlive(pid)).toBe(false);
+    });
+
+    it("runs hooks in parallel, deduplicates identical commands, and stops on abort", async () => {
+        const cwd = process.cwd();
+        const settings = settingsFor("Stop", [
+            "sleep 0.6",
+            "sleep 0.6; true",
+            "sleep 0.6; :",
+            "sleep 0.6",
+        ]);
+        const started = Date.now();
+        const outcome = await runHooks(
+            settings,
+            "Stop",
+            { session_id: "s", stop_hook_active: false },
+            { cwd }
+        );
+        expect(outcome.runs).toHaveLength(3);
+        expect(Date.now() - started).toBeLessThan(1500);
+
+        const controller = new AbortController();
+        const slow = settingsFor("Stop", ["sleep 30"]);
+        const pending = runHooks(
+            slow,
+            "Stop",
+            { session_id: "s", stop_hook_active: false },
+            {
+                cwd,
+                signal: controller.signal,
+            }
+        );
+        setTimeout(() => controller.abort(), 100);
+        const aborted = await pending;
+        expect(aborted.warnings).toEqual(['hook "sleep 30" was cancelled']);
+    });
+});
