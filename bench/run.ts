@@ -174,6 +174,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     edits: async () => (await import("./edits")).benchEdits(),
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
+    tui: async () => (await import("./tui")).benchTui(),
 };
 
 const wanted = process.argv.slice(2);

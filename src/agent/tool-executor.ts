@@ -5,6 +5,7 @@ import { isPreparedWrite } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
 import { PLAN_REQUIRED_MESSAGE } from "./plan";
+import { describeMcpCall, isMcpToolName } from "../tools/mcp/names";
 
 /** The part of the tool registry the engine needs. */
 export interface ToolRunner {
@@ -13,7 +14,15 @@ export interface ToolRunner {
     execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
 
+/** A PreToolUse hook's say: block the call, or allow / force-ask its approval. */
+export interface PreToolVerdict {
+    block?: { reason: string };
+    permission?: { decision: "allow" | "ask"; reason?: string };
+}
+
 export interface ToolExecutorDeps {
+    /** Runs PreToolUse hooks; absent when none are configured. */
+    preToolUse?: (call: ToolCallBlock, signal: AbortSignal) => Promise<PreToolVerdict | null>;
     /** Plan mode before a plan was accepted: changes and commands are refused. */
     planRequired?: boolean;
     tools: ToolRunner;
@@ -81,19 +90,20 @@ export async function executeToolCall(
     }
     const tool = deps.tools.list().find((t) => t.name === call.name);
     const ctx: ToolContext = { repoRoot: deps.repoRoot, signal };
-    if (!tool || tool.approvalPolicy === "none") {
-        if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
+    if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
+    if (tool && tool.approvalPolicy !== "none" && deps.planRequired) {
+        return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
+    }
+    // Never run hooks for, or ask the user about, arguments that would be rejected anyway.
+    if (!tool || !tool.input.safeParse(call.input).success) {
         return deps.tools.execute(call.name, call.input, ctx);
     }
-    if (!allowedNames.has(call.name)) return notInMode(call.name);
-    if (deps.planRequired)
-        return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
-    // Never ask the user to approve arguments that would be rejected anyway.
-    if (!tool.input.safeParse(call.input).success)
-        return deps.tools.execute(call.name, call.input, ctx);
-
-    if (tool.approvalPolicy === "shell") return runShellCall(call, tool, ctx, signal, deps);
-    return runWriteCall(call, ctx, signal, deps);
+    const verdict = deps.preToolUse ? await deps.preToolUse(call, signal) : null;
+    if (verdict?.block) return denied(`blocked by a PreToolUse hook: ${verdict.block.reason}`);
+    const forced = verdict?.permission?.decision;
+    if (tool.approvalPolicy === "none") return deps.tools.execute(call.name, call.input, ctx);
+    if (tool.approvalPolicy === "shell") return runShellCall(call, tool, ctx, signal, deps, forced);
+    return runWriteCall(call, ctx, signal, deps, forced);
 }
 
 function notInMode(name: string): ToolResult<never> {
@@ -107,13 +117,18 @@ async function runShellCall(
     tool: AnyToolDefinition,
     ctx: ToolContext,
     signal: AbortSignal,
-    deps: ToolExecutorDeps
+    deps: ToolExecutorDeps,
+    forced?: "allow" | "ask"
 ): Promise<ToolResult> {
-    const command = String((call.input as { command?: unknown }).command ?? "");
+    // MCP tools share the shell approval flow; "always" remembers the tool name.
+    const mcp = isMcpToolName(call.name);
+    const command = mcp ? call.name : String((call.input as { command?: unknown }).command ?? "");
+    const summary = mcp ? describeMcpCall(call.name, call.input) : command;
     const { settings } = deps;
     let approvedBy = "user";
-    if (settings.isShellAutoApproved()) approvedBy = "auto";
-    else if (settings.isCommandAllowed(command)) approvedBy = "allowlist";
+    if (forced === "allow") approvedBy = "hook";
+    else if (forced !== "ask" && settings.isShellAutoApproved()) approvedBy = "auto";
+    else if (forced !== "ask" && settings.isCommandAllowed(command)) approvedBy = "allowlist";
     else {
         const decision = await ask(
             deps,
@@ -123,8 +138,8 @@ async function runShellCall(
                 toolName: call.name,
                 toolCallId: call.id,
                 input: call.input,
-                summary: command,
-                command,
+                summary,
+                command: mcp ? undefined : command,
             },
             signal
         );
@@ -143,7 +158,8 @@ async function runWriteCall(
     call: ToolCallBlock,
     ctx: ToolContext,
     signal: AbortSignal,
-    deps: ToolExecutorDeps
+    deps: ToolExecutorDeps,
+    forced?: "allow" | "ask"
 ): Promise<ToolResult> {
     const prepared = await deps.tools.execute(call.name, call.input, ctx);
     if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
@@ -151,7 +167,8 @@ async function runWriteCall(
         prepared.data,
         { toolName: call.name, toolCallId: call.id, input: call.input },
         signal,
-        deps
+        deps,
+        forced
     );
 }
 
@@ -164,9 +181,11 @@ export async function reviewPreparedWrite(
     change: PreparedWrite,
     origin: { toolName: string; toolCallId: string; input: unknown },
     signal: AbortSignal,
-    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">
+    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">,
+    forced?: "allow" | "ask"
 ): Promise<ToolResult> {
-    if (!deps.settings.isEditsAutoAccepted()) {
+    const autoAccepted = forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
+    if (!autoAccepted) {
         const decision = await ask(
             deps,
             {

@@ -16,6 +16,8 @@ export interface CliArgs {
     /** `--resume ID` in print mode, or the id of `north resume ID`. */
     resume?: string;
     continue: boolean;
+    /** Interactive mode: run in the alternate screen (off with `--no-alt-screen`). */
+    altScreen: boolean;
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -47,6 +49,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
                 "allowed-command": { type: "string", multiple: true },
                 resume: { type: "string", short: "r" },
                 continue: { type: "boolean", short: "c" },
+                "no-alt-screen": { type: "boolean" },
                 version: { type: "boolean", short: "v" },
                 help: { type: "boolean", short: "h" },
             },
@@ -61,6 +64,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         allowedCommands: values["allowed-command"] ?? [],
         resume: values.resume,
         continue: values.continue ?? false,
+        altScreen: !(values["no-alt-screen"] ?? false),
     };
     if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
     if (values.version)
@@ -88,6 +92,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
 export const HELP_TEXT = `North — a terminal AI coding agent
 
 Usage:
+  north [PROMPT] [options]      open the chat in this repository (interactive; PROMPT is sent first)
   north -p "PROMPT" [options]   answer one prompt and exit (print mode)
   echo "PROMPT" | north -p      prompt from stdin
   north -p --resume ID "PROMPT"  continue a saved conversation (--continue: this project's latest)
@@ -102,8 +107,9 @@ Options:
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error
-  -r, --resume ID               continue conversation ID (print mode)
-  -c, --continue                continue this project's latest conversation (print mode)
+  -r, --resume ID               continue conversation ID
+  -c, --continue                continue this project's latest conversation
+      --no-alt-screen           interactive: stay in the normal screen (answers go to the scrollback)
       --allow-edits             apply the model's edits without review (print mode)
       --allow-shell             run every command the model asks for (print mode)
       --allowed-command CMD     run exactly this command string; repeatable (print mode)
@@ -111,6 +117,7 @@ Options:
   -h, --help                    show this help
 
 Environment:
+  NO_COLOR                                no colours in the interactive mode
   ANTHROPIC_API_KEY, OPENAI_API_KEY       keys for Claude and GPT models
   ANTHROPIC_BASE_URL, OPENAI_BASE_URL     point a provider at another endpoint
   NORTH_CONFIG_DIR (~/.config/north)      config.json: saved model, custom providers and models

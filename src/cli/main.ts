@@ -30,10 +30,8 @@ async function main(): Promise<number> {
         }
         case "run": {
             if (!args.print) {
-                process.stderr.write(
-                    'north: this build has print mode only: run `north -p "PROMPT"` (see `north --help`).\n'
-                );
-                return 2;
+                const { runInteractiveCommand } = await import("./interactive-command");
+                return runInteractiveCommand(args, __NORTH_VERSION__);
             }
             const { runPrintCommand } = await import("./print-command");
             return runPrintCommand(args, __NORTH_VERSION__);

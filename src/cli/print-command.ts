@@ -1,8 +1,5 @@
-import { existsSync, fstatSync } from "node:fs";
-import { join } from "node:path";
+import { fstatSync } from "node:fs";
 import * as z from "zod";
-import { MODES, type Mode } from "../agent/events";
-import { AgentSession } from "../agent/session";
 import {
     EXIT,
     OUTPUT_FORMATS,
@@ -12,22 +9,10 @@ import {
     exitCodeFor,
 } from "../headless/print-mode";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
-import { detectRepoRoot } from "../project/repo-root";
-import { createProvider } from "../providers/index";
-import type { Provider } from "../providers/types";
-import { LOG_LEVELS, type LogLevel, createFileLogger } from "../storage/logger";
-import { createConversationStore } from "../storage/conversations";
-import { dataDir, logFilePath } from "../storage/paths";
 import { createProjectApprovalSettings } from "../storage/project-settings";
 import type { CliArgs } from "./args";
-import {
-    type ResumeTarget,
-    createConversationSink,
-    openForResume,
-    restoreConversation,
-} from "./conversation-wiring";
-import { resolveModelFromConfig } from "./model-selection";
-import { createConversationToolset } from "./toolset";
+import { checkSessionFlags, prepareSession } from "./session-setup";
+import { startSession } from "./session-start";
 
 function usageError(message: string): number {
     process.stderr.write(`north: ${message}\n`);
@@ -58,9 +43,9 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             `--output-format must be one of ${OUTPUT_FORMATS.join(", ")} (got "${args.outputFormat}")`
         );
     }
-    const mode = (args.mode ?? "agent") as Mode;
-    if (!MODES.includes(mode))
-        return usageError(`--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`);
+    const flags = checkSessionFlags(args);
+    if (!flags.ok) return usageError(flags.error);
+    const { mode, logLevel } = flags;
     let maxTurns: number | undefined;
     if (args.maxTurns !== undefined) {
         maxTurns = Number(args.maxTurns);
@@ -70,97 +55,33 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             );
         }
     }
-    const logLevel = (args.logLevel ?? "info") as LogLevel;
-    if (!LOG_LEVELS.includes(logLevel)) {
-        return usageError(
-            `--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`
-        );
-    }
 
-    const store = createConversationStore(join(dataDir(), "conversations"));
-    let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
-    if (args.resume !== undefined || args.continue) {
-        let continueRepo: string | undefined;
-        if (args.continue) {
-            const here = detectRepoRoot(args.path ?? process.cwd());
-            if (!here.ok) return usageError(`--path: ${here.error}`);
-            continueRepo = here.root;
-        }
-        const target = openForResume(store, { resumeId: args.resume, continueRepo });
-        if (!target.ok) return usageError(target.error);
-        for (const warning of target.warnings) process.stderr.write(`north: warning: ${warning}\n`);
-        resumed = target;
-    }
-
-    const selection = resolveModelFromConfig(
-        args.model ?? resumed?.conversation.model,
-        process.env
-    );
-    if (!selection.ok) return usageError(selection.error);
-    const { model, endpoint } = selection;
-
-    const storedRoot = resumed?.conversation.repoRoot;
-    const repo = detectRepoRoot(
-        args.path ?? (storedRoot && existsSync(storedRoot) ? storedRoot : process.cwd())
-    );
-    if (!repo.ok) return usageError(`--path: ${repo.error}`);
+    const warn = (message: string): void =>
+        void process.stderr.write(`north: warning: ${message}\n`);
+    const prepared = prepareSession(args, warn);
+    if (!prepared.ok) return usageError(prepared.error);
 
     const piped = await readPipedStdin();
     const prompt = [args.prompt, piped.trim()].filter((p) => p && p.trim().length > 0).join("\n\n");
     if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
 
-    const logger = createFileLogger(logFilePath(), logLevel);
-    const warn = (message: string): void =>
-        void process.stderr.write(`north: warning: ${message}\n`);
-    let log = resumed?.log;
-    if (!log) {
-        const writable = store.checkWritable();
-        if (writable.ok) {
-            try {
-                log = store.start({ repoRoot: repo.root, model: model.id });
-            } catch (error) {
-                warn(`this conversation will not be saved: ${(error as Error).message}`);
-            }
-        } else warn(`this conversation will not be saved: ${writable.error}`);
-    }
-    const sessionId = log?.id ?? store.newId();
-    logger.info("app_start", {
+    const handle = startSession(prepared, {
         version,
-        projectPath: repo.root,
-        cwd: process.cwd(),
-        mode: "print",
-        model: model.id,
-        sessionId,
-        resumed: resumed !== undefined,
-    });
-
-    const restored = resumed ? restoreConversation(resumed.conversation) : undefined;
-    const toolset = createConversationToolset(repo.root);
-    let provider: Promise<Provider> | undefined;
-    const session = new AgentSession({
-        sessionId,
-        repoRoot: repo.root,
-        model,
-        providerFor: () => (provider ??= createProvider(endpoint)),
-        tools: toolset.registry,
-        outputCache: toolset.outputs,
+        frontEnd: "print",
+        logLevel,
         approver: printModeApprover,
-        approvalSettings: createPrintApprovalSettings(
-            {
-                allowEdits: args.allowEdits,
-                allowShell: args.allowShell,
-                allowedCommands: args.allowedCommands,
-            },
-            createProjectApprovalSettings(repo.root)
-        ),
-        logger,
-        messages: restored?.messages,
-        rollingSummary: restored?.rollingSummary,
-        sink: log ? createConversationSink(log, warn) : undefined,
+        approvalSettings: (repoRoot) =>
+            createPrintApprovalSettings(
+                {
+                    allowEdits: args.allowEdits,
+                    allowShell: args.allowShell,
+                    allowedCommands: args.allowedCommands,
+                },
+                createProjectApprovalSettings(repoRoot)
+            ),
+        warn,
     });
-    if (log && resumed && resumed.conversation.model !== model.id) {
-        log.append({ type: "model_changed", model: model.id });
-    }
+    const { session, sessionId, logger } = handle;
 
     let stdoutBroken = false;
     process.stdout.on("error", () => {
@@ -193,9 +114,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     process.on("SIGHUP", onSigint);
 
     const result = await session.run(prompt, { mode, signal: controller.signal, maxTurns });
-    toolset.dispose();
-    log?.append({ type: "conversation_ended" });
-    log?.close();
+    handle.close();
     renderer.finish(result);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);

@@ -1,0 +1,136 @@
+import { basename } from "node:path";
+import { EMPTY_USAGE } from "../providers/types";
+import { createApprovalBridge } from "../ui/approval-bridge";
+import type { CliArgs } from "./args";
+import { checkSessionFlags, prepareSession } from "./session-setup";
+import type { SessionHandle } from "./session-start";
+
+const EXIT_USAGE = 2;
+
+function usageError(message: string): number {
+    process.stderr.write(`north: ${message}\n`);
+    return EXIT_USAGE;
+}
+
+/** Options that only make sense when nobody can be asked. */
+function printOnlyFlag(args: CliArgs): string | null {
+    if (args.outputFormat !== undefined) return "--output-format";
+    if (args.maxTurns !== undefined) return "--max-turns";
+    if (args.allowEdits) return "--allow-edits";
+    if (args.allowShell) return "--allow-shell";
+    if (args.allowedCommands.length > 0) return "--allowed-command";
+    return null;
+}
+
+/**
+ * Loads the UI chunk. Ink decides at load time whether to draw: it draws
+ * nothing live when `CI` is set, and chalk ignores `NO_COLOR`; both are
+ * adjusted for the import only, so commands North runs see the real env.
+ */
+async function importUi(colors: boolean) {
+    const saved = {
+        CI: process.env.CI,
+        CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION,
+        FORCE_COLOR: process.env.FORCE_COLOR,
+    };
+    delete process.env.CI;
+    delete process.env.CONTINUOUS_INTEGRATION;
+    if (!colors) process.env.FORCE_COLOR = "0";
+    try {
+        return await import("../ui/run-app");
+    } finally {
+        for (const [key, value] of Object.entries(saved)) {
+            if (value === undefined) delete process.env[key];
+            else process.env[key] = value;
+        }
+    }
+}
+
+/**
+ * `north [PROMPT]`: the interactive TUI in the detected repository. The UI
+ * draws first; the engine (tools, providers, the conversation log) loads
+ * behind the first frame.
+ */
+export async function runInteractiveCommand(args: CliArgs, version: string): Promise<number> {
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+        return usageError(
+            'the interactive mode needs a terminal (stdin and stdout must be a TTY); for scripts and pipes use print mode: north -p "PROMPT"'
+        );
+    }
+    const printOnly = printOnlyFlag(args);
+    if (printOnly) return usageError(`${printOnly} is a print-mode option: use it with -p`);
+    const flags = checkSessionFlags(args);
+    if (!flags.ok) return usageError(flags.error);
+
+    const notices: Array<{ level: "info" | "warning"; text: string }> = [];
+    let warn = (message: string): void => void notices.push({ level: "warning", text: message });
+    const prepared = prepareSession(args, (message) => warn(message));
+    if (!prepared.ok) return usageError(prepared.error);
+    const { model, repoRoot } = prepared;
+    notices.unshift({
+        level: "info",
+        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · Tab ask/agent · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
+    });
+    if (prepared.resumed) {
+        notices.splice(1, 0, {
+            level: "info",
+            text: `Continuing conversation ${prepared.resumed.conversation.id}`,
+        });
+    }
+
+    const bridge = createApprovalBridge();
+    const colors = !process.env.NO_COLOR;
+    const { runInteractiveApp } = await importUi(colors);
+
+    let handle: SessionHandle | null = null;
+    let closed = false;
+    // Starts loading now; it is compiled after the first frame is on screen.
+    const engine = import("./interactive-engine").then(({ startInteractiveSession }) => {
+        handle = startInteractiveSession(prepared, {
+            version,
+            logLevel: flags.logLevel,
+            approver: bridge.approver,
+            warn: (message) => warn(message),
+        });
+        if (closed) handle.close();
+        return handle.session;
+    });
+    const code = await runInteractiveApp({
+        session: engine,
+        initialState: {
+            model,
+            running: false,
+            contextUsedTokens: 0,
+            contextLimitTokens: model.contextLimitTokens,
+            contextUsage: 0,
+            totalCostUsd: 0,
+            totalUsage: { ...EMPTY_USAGE },
+        },
+        bridge,
+        repoRoot,
+        projectName: basename(repoRoot) || repoRoot,
+        mode: flags.mode,
+        altScreen: args.altScreen,
+        colors,
+        initialPrompt: args.prompt?.trim() || undefined,
+        notices,
+        close: () => {
+            closed = true;
+            handle?.close();
+        },
+        bindWarnings: (show) => {
+            warn = show;
+        },
+    });
+    const finished = handle as SessionHandle | null;
+    if (finished) {
+        if (code === 0 && finished.log) {
+            process.stdout.write(
+                `Continue this conversation: north --resume ${finished.sessionId}\n`
+            );
+        }
+        finished.logger.info("app_exit", { mode: "interactive", code });
+        finished.logger.flush();
+    }
+    return code;
+}

@@ -1,0 +1,32 @@
+import * as z from "zod";
+import type { Approver } from "../agent/approvals";
+import type { LogLevel } from "../storage/logger";
+import { createProjectApprovalSettings } from "../storage/project-settings";
+import type { PreparedSession } from "./session-setup";
+import { type SessionHandle, startSession } from "./session-start";
+
+/**
+ * The engine half of the interactive mode, loaded after the TUI's first
+ * frame: the session, its tools and log. Approvals come from the user, with
+ * the project's standing permissions (which "always" answers extend).
+ */
+export function startInteractiveSession(
+    prepared: PreparedSession,
+    options: {
+        version: string;
+        logLevel: LogLevel;
+        approver: Approver;
+        warn: (message: string) => void;
+    }
+): SessionHandle {
+    // Zod's JIT compiles each object schema with `new Function`: slower than it saves here.
+    z.config({ jitless: true });
+    return startSession(prepared, {
+        version: options.version,
+        frontEnd: "interactive",
+        logLevel: options.logLevel,
+        approver: options.approver,
+        approvalSettings: createProjectApprovalSettings,
+        warn: options.warn,
+    });
+}

@@ -1,0 +1,91 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { MODES, type Mode } from "../agent/events";
+import { detectRepoRoot } from "../project/repo-root";
+import type { ModelInfo } from "../providers/catalogue";
+import type { ProviderEndpoint } from "../providers/types";
+import { createConversationStore } from "../storage/conversations";
+import { LOG_LEVELS, type LogLevel } from "../storage/logger";
+import { dataDir } from "../storage/paths";
+import type { CliArgs } from "./args";
+import { type ResumeTarget, openForResume } from "./conversation-wiring";
+import { resolveModelFromConfig } from "./model-selection";
+
+/**
+ * What print mode and the interactive TUI share, first part: flag checks,
+ * resuming a conversation, choosing the model and the project. Kept free of
+ * the engine and tools so the TUI can draw before they load; the session
+ * itself is built by `session-start.ts`.
+ */
+
+export type Checked<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+/** `--mode` and `--log-level`, checked. */
+export function checkSessionFlags(args: CliArgs): Checked<{ mode: Mode; logLevel: LogLevel }> {
+    const mode = (args.mode ?? "agent") as Mode;
+    if (!MODES.includes(mode))
+        return {
+            ok: false,
+            error: `--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`,
+        };
+    const logLevel = (args.logLevel ?? "info") as LogLevel;
+    if (!LOG_LEVELS.includes(logLevel)) {
+        return {
+            ok: false,
+            error: `--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${args.logLevel}")`,
+        };
+    }
+    return { ok: true, mode, logLevel };
+}
+
+export interface PreparedSession {
+    store: ReturnType<typeof createConversationStore>;
+    resumed?: Extract<ResumeTarget, { ok: true }>;
+    model: ModelInfo;
+    endpoint: ProviderEndpoint;
+    repoRoot: string;
+}
+
+/**
+ * Resolves `--resume`/`--continue`, the model and the project root. Warnings
+ * about the resumed conversation go to `warn`.
+ */
+export function prepareSession(
+    args: CliArgs,
+    warn: (message: string) => void
+): Checked<PreparedSession> {
+    const store = createConversationStore(join(dataDir(), "conversations"));
+    let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
+    if (args.resume !== undefined || args.continue) {
+        let continueRepo: string | undefined;
+        if (args.continue) {
+            const here = detectRepoRoot(args.path ?? process.cwd());
+            if (!here.ok) return { ok: false, error: `--path: ${here.error}` };
+            continueRepo = here.root;
+        }
+        const target = openForResume(store, { resumeId: args.resume, continueRepo });
+        if (!target.ok) return target;
+        for (const warning of target.warnings) warn(warning);
+        resumed = target;
+    }
+
+    const selection = resolveModelFromConfig(
+        args.model ?? resumed?.conversation.model,
+        process.env
+    );
+    if (!selection.ok) return selection;
+
+    const storedRoot = resumed?.conversation.repoRoot;
+    const repo = detectRepoRoot(
+        args.path ?? (storedRoot && existsSync(storedRoot) ? storedRoot : process.cwd())
+    );
+    if (!repo.ok) return { ok: false, error: `--path: ${repo.error}` };
+    return {
+        ok: true,
+        store,
+        resumed,
+        model: selection.model,
+        endpoint: selection.endpoint,
+        repoRoot: repo.root,
+    };
+}

@@ -1,0 +1,109 @@
+import type { ApprovalSettings, Approver } from "../agent/approvals";
+import { AgentSession } from "../agent/session";
+import type { ModelInfo } from "../providers/catalogue";
+import { createProvider } from "../providers/index";
+import type { Provider } from "../providers/types";
+import type { ConversationLog } from "../storage/conversations";
+import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
+import { logFilePath } from "../storage/paths";
+import { createConversationSink, restoreConversation } from "./conversation-wiring";
+import type { PreparedSession } from "./session-setup";
+import { createConversationToolset } from "./toolset";
+
+/**
+ * What print mode and the interactive TUI share, second part: the session
+ * with its log, logger and tools, around a prepared (checked) start. Each
+ * front-end brings its own approver.
+ */
+
+export interface SessionHandle {
+    session: AgentSession;
+    sessionId: string;
+    repoRoot: string;
+    model: ModelInfo;
+    logger: Logger;
+    /** Null when the conversation cannot be saved (the warning was given). */
+    log: ConversationLog | undefined;
+    /** Disposes the tools (running commands are killed), ends and closes the log. */
+    close(): void;
+}
+
+export interface StartSessionOptions {
+    version: string;
+    /** Written to the log's `app_start` line. */
+    frontEnd: "print" | "interactive";
+    logLevel: LogLevel;
+    approver: Approver;
+    approvalSettings: (repoRoot: string) => ApprovalSettings;
+    warn: (message: string) => void;
+}
+
+/** Opens (or continues) the conversation log and builds the session around it. */
+export function startSession(
+    prepared: PreparedSession,
+    options: StartSessionOptions
+): SessionHandle {
+    const { store, resumed, model, endpoint, repoRoot } = prepared;
+    const { warn } = options;
+    const logger = createFileLogger(logFilePath(), options.logLevel);
+    let log = resumed?.log;
+    if (!log) {
+        const writable = store.checkWritable();
+        if (writable.ok) {
+            try {
+                log = store.start({ repoRoot, model: model.id });
+            } catch (error) {
+                warn(`this conversation will not be saved: ${(error as Error).message}`);
+            }
+        } else warn(`this conversation will not be saved: ${writable.error}`);
+    }
+    const sessionId = log?.id ?? store.newId();
+    logger.info("app_start", {
+        version: options.version,
+        projectPath: repoRoot,
+        cwd: process.cwd(),
+        mode: options.frontEnd,
+        model: model.id,
+        sessionId,
+        resumed: resumed !== undefined,
+    });
+
+    const restored = resumed ? restoreConversation(resumed.conversation) : undefined;
+    const toolset = createConversationToolset(repoRoot);
+    let provider: Promise<Provider> | undefined;
+    const session = new AgentSession({
+        sessionId,
+        repoRoot,
+        model,
+        providerFor: () => (provider ??= createProvider(endpoint)),
+        tools: toolset.registry,
+        outputCache: toolset.outputs,
+        approver: options.approver,
+        approvalSettings: options.approvalSettings(repoRoot),
+        logger,
+        messages: restored?.messages,
+        rollingSummary: restored?.rollingSummary,
+        sink: log ? createConversationSink(log, warn) : undefined,
+    });
+    if (log && resumed && resumed.conversation.model !== model.id) {
+        log.append({ type: "model_changed", model: model.id });
+    }
+
+    let closed = false;
+    return {
+        session,
+        sessionId,
+        repoRoot,
+        model,
+        logger,
+        log,
+        close() {
+            if (closed) return;
+            closed = true;
+            toolset.dispose();
+            log?.append({ type: "conversation_ended" });
+            log?.close();
+            logger.flush();
+        },
+    };
+}

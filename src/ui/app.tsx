@@ -1,0 +1,213 @@
+import {
+    useCallback,
+    useLayoutEffect,
+    useReducer,
+    useRef,
+    useState,
+    useSyncExternalStore,
+} from "react";
+import type { ReactElement } from "react";
+import { Box, type DOMElement, measureElement, useApp } from "ink";
+import type { Mode } from "../agent/events";
+import type { FileIndex } from "../project/file-index";
+import { Composer } from "./composer/composer";
+import type { AppController } from "./controller";
+import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-review";
+import { useRawInput } from "./hooks/use-raw-input";
+import { useRedrawOnResize } from "./hooks/use-redraw-on-resize";
+import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-status";
+import { useTerminalSize } from "./hooks/use-terminal-size";
+import { InlineTranscript } from "./inline-transcript";
+import type { KeyEvent } from "./input/keys";
+import type { Ansi } from "./render/ansi";
+import type { LineCache } from "./render/line-cache";
+import { PendingReviewView } from "./reviews/pending-review";
+import { FOLLOWING, scrollReducer } from "./scroll-state";
+import { ScrollableTranscript } from "./scrollable-transcript";
+import { StatusLine } from "./status-line";
+import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
+
+export interface AppProps {
+    controller: AppController;
+    session: SessionStatusSource;
+    bridge: PendingReviewSource & { cancelAll(): void };
+    ansi: Ansi;
+    cache: LineCache;
+    /** Shown at the left of the status line. */
+    projectName: string;
+    initialMode: Mode;
+    /** False with --no-alt-screen: finished entries go to the terminal's scrollback. */
+    altScreen: boolean;
+    fileIndex?: FileIndex;
+}
+
+/** Rows kept free below the frame: Ink redraws everything when a frame fills the screen. */
+const SPARE_ROWS = 1;
+
+/**
+ * The root: transcript viewport on top, the pending review, the composer
+ * and the status line at the bottom. Ctrl+C cancels a run, or exits when idle.
+ */
+export function App(props: AppProps): ReactElement {
+    const { controller, ansi, cache, altScreen, fileIndex } = props;
+    const { exit } = useApp();
+    const { rows, columns } = useTerminalSize();
+    useRedrawOnResize(altScreen);
+    const transcript = useSyncExternalStore(controller.store.subscribe, controller.store.getState);
+    const busy = useSyncExternalStore(controller.subscribeBusy, controller.isBusy);
+    const status = useSessionStatus(props.session);
+    const pending = usePendingReview(props.bridge);
+    const [mode, setMode] = useState<Mode>(props.initialMode);
+    const [scroll, dispatchScroll] = useReducer(scrollReducer, FOLLOWING);
+    const width = Math.max(10, columns - 2);
+    const [viewportHeight, setViewportHeight] = useState(Math.max(1, rows - 5));
+    const viewportRef = useRef<DOMElement>(null);
+
+    const entries = transcript.entries;
+    const animate = entries.length <= ANIMATION_DISABLE_THRESHOLD;
+    const composerActive = !busy && pending === null;
+
+    // The viewport takes what the review, composer and status line leave.
+    useLayoutEffect(() => {
+        if (!altScreen || !viewportRef.current) return;
+        const { height } = measureElement(viewportRef.current);
+        if (height > 0 && height !== viewportHeight) setViewportHeight(height);
+    });
+
+    const entriesRef = useRef(entries);
+    entriesRef.current = entries;
+    const onKey = useCallback(
+        (event: KeyEvent) => {
+            const scrollBy = (delta: number) =>
+                dispatchScroll({ type: "by", delta, entries: entriesRef.current });
+            const page = Math.max(1, viewportHeight - 1);
+            if (event.type === "chord" && event.ctrl && event.letter === "c") {
+                if (controller.cancel()) dispatchScroll({ type: "bottom" });
+                else if (pending)
+                    props.bridge.cancelAll(); // a picker opened while idle
+                else exit();
+                return;
+            }
+            if (event.type === "key") {
+                if (event.name === "pageup") return scrollBy(page);
+                if (event.name === "pagedown") return scrollBy(-page);
+                if ((event.name === "up" || event.name === "down") && event.shift)
+                    return scrollBy(event.name === "up" ? 1 : -1);
+            }
+            // Arrows and G scroll while the composer is not taking keys (and no
+            // review needs them).
+            if (!busy || pending !== null) return;
+            if (event.type === "key" && event.name === "up") scrollBy(1);
+            else if (event.type === "key" && event.name === "down") scrollBy(-1);
+            else if (event.type === "key" && event.name === "end")
+                dispatchScroll({ type: "bottom" });
+            else if (event.type === "text" && (event.text === "G" || event.text === "g"))
+                dispatchScroll({ type: "bottom" });
+        },
+        [busy, pending, viewportHeight, controller, exit, props.bridge]
+    );
+    useRawInput(onKey, true);
+
+    const onSubmit = useCallback(
+        (text: string, attachments: string[]) => {
+            const command = text.trim();
+            if (command === "/quit" || command === "/exit") {
+                exit();
+                return;
+            }
+            dispatchScroll({ type: "bottom" });
+            controller.submit(text, attachments, mode);
+        },
+        [controller, mode, exit]
+    );
+    const onToggleMode = useCallback(() => setMode((m) => (m === "ask" ? "agent" : "ask")), []);
+    const onClamp = useCallback((offset: number) => dispatchScroll({ type: "clamp", offset }), []);
+    const suggest = useCallback(
+        (query: string) => (fileIndex ? fileIndex.search(query, 50) : []),
+        [fileIndex]
+    );
+    const whenSuggestionsReady = useCallback(
+        () => fileIndex?.ready() ?? Promise.resolve(),
+        [fileIndex]
+    );
+
+    const reviewHeight = Math.max(5, rows - SPARE_ROWS - 9);
+    const composerLines = Math.max(1, Math.min(10, Math.floor(rows / 4)));
+    const bottom = (
+        <>
+            {pending ? (
+                <Box flexShrink={0} width={width}>
+                    <PendingReviewView
+                        review={pending}
+                        width={width}
+                        animate={animate}
+                        height={reviewHeight}
+                    />
+                </Box>
+            ) : null}
+            <Composer
+                width={width}
+                maxLines={composerLines}
+                active={composerActive}
+                busy={busy}
+                reviewing={pending !== null}
+                mode={mode}
+                onSubmit={onSubmit}
+                onToggleMode={onToggleMode}
+                suggest={suggest}
+                whenSuggestionsReady={whenSuggestionsReady}
+            />
+            <StatusLine
+                width={width}
+                project={props.projectName}
+                scrolled={scroll.offset > 0}
+                model={status.model.id}
+                contextUsedTokens={status.contextUsedTokens}
+                contextUsage={status.contextUsage}
+                sessionCostUsd={status.totalCostUsd}
+                // All-time cost is the session's for now, until the cost store is wired in.
+                allTimeCostUsd={status.totalCostUsd}
+            />
+        </>
+    );
+
+    if (!altScreen) {
+        return (
+            <Box flexDirection="column" paddingX={1}>
+                <InlineTranscript
+                    entries={entries}
+                    cache={cache}
+                    ansi={ansi}
+                    width={width}
+                    liveHeight={Math.max(3, rows - 10)}
+                    animate={animate}
+                />
+                {bottom}
+            </Box>
+        );
+    }
+    return (
+        <Box flexDirection="column" height={Math.max(3, rows - SPARE_ROWS)} paddingX={1}>
+            <Box
+                ref={viewportRef}
+                flexDirection="column"
+                flexGrow={1}
+                flexShrink={1}
+                justifyContent="flex-end"
+                overflow="hidden"
+            >
+                <ScrollableTranscript
+                    entries={scroll.frozen ?? entries}
+                    cache={cache}
+                    ansi={ansi}
+                    width={width}
+                    height={viewportHeight}
+                    scrollOffset={scroll.offset}
+                    animate={animate}
+                    onClamp={onClamp}
+                />
+            </Box>
+            {bottom}
+        </Box>
+    );
+}

@@ -1,0 +1,180 @@
+/**
+ * Turns the engine's approval requests (and the App's own pickers) into
+ * `PendingReview`s the App renders one at a time, and resolves the engine's
+ * promise with the user's decision.
+ *
+ * One review is pending at a time; later requests wait in order. Ctrl+C
+ * (`cancelAll`) or the engine's AbortSignal answers waiting requests with a
+ * denial ("cancelled by the user") and pickers with null.
+ */
+import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+import type { PendingReview, ResolvedReview } from "./review-types";
+
+/** One choice of a picker review. */
+export type PickerOption = Extract<PendingReview, { kind: "picker" }>["options"][number];
+
+/** The reason given to the engine when the user cancels a waiting review. */
+export const CANCELLED_REASON = "cancelled by the user";
+
+/** A resolved review as the transcript remembers it, with the id it had while pending. */
+export type ResolvedReviewRecord = ResolvedReview & { id: string };
+
+export interface ApprovalBridge {
+    /** Hand to the engine; resolves once the user decides (or the run is cancelled). */
+    approver: Approver;
+    /**
+     * Called at once with the pending review (or null), then on every change.
+     * Returns an unsubscribe function.
+     */
+    subscribe(listener: (pending: PendingReview | null) => void): () => void;
+    /** Called once per review as it is resolved, for the one-line transcript record. */
+    onResolved(listener: (resolved: ResolvedReviewRecord) => void): () => void;
+    /** The review waiting for the user now, if any. */
+    current(): PendingReview | null;
+    /** Reviews waiting, the pending one included. */
+    size(): number;
+    /** Ctrl+C: deny every waiting approval ("cancelled by the user"), cancel every picker. */
+    cancelAll(): void;
+    /** Asks the user to choose one option; resolves with its id, or null when cancelled. */
+    pick(title: string, options: PickerOption[]): Promise<string | null>;
+}
+
+interface Waiting {
+    review: PendingReview;
+    /** Resolves the review as cancelled. */
+    cancel(): void;
+}
+
+/** How a decision on a request reads as a one-line transcript record. */
+export function resolvedReviewOf(
+    request: ApprovalRequest,
+    decision: ApprovalDecision
+): ResolvedReview {
+    const kind = request.kind === "shell" ? "shell" : "write";
+    let summary = request.kind === "shell" ? (request.command ?? request.summary) : request.summary;
+    if (kind === "write" && request.diffs && request.diffs.length > 0) {
+        let added = 0;
+        let removed = 0;
+        for (const diff of request.diffs) {
+            added += diff.linesAdded;
+            removed += diff.linesRemoved;
+        }
+        summary += ` (+${added} −${removed})`;
+    }
+    return { kind, summary, status: statusOf(kind, decision) };
+}
+
+function statusOf(kind: "write" | "shell", decision: ApprovalDecision): string {
+    if (decision.outcome === "deny") {
+        if (decision.reason === CANCELLED_REASON) return "cancelled";
+        return kind === "write" ? "rejected" : "denied";
+    }
+    if (kind === "write") return decision.remember === "all" ? "always" : "accepted";
+    if (decision.remember === "exact") return "always";
+    if (decision.remember === "all") return "auto";
+    return "ran";
+}
+
+export function createApprovalBridge(): ApprovalBridge {
+    const queue: Waiting[] = [];
+    const listeners = new Set<(pending: PendingReview | null) => void>();
+    const resolvedListeners = new Set<(resolved: ResolvedReviewRecord) => void>();
+    let pickerCounter = 0;
+
+    const current = (): PendingReview | null => queue[0]?.review ?? null;
+
+    const notify = (): void => {
+        const pending = current();
+        for (const listener of [...listeners]) listener(pending);
+    };
+
+    const announce = (resolved: ResolvedReviewRecord): void => {
+        for (const listener of [...resolvedListeners]) listener(resolved);
+    };
+
+    /** Removes a settled entry; notifies only when the pending review changed. */
+    const remove = (entry: Waiting): void => {
+        const at = queue.indexOf(entry);
+        if (at === -1) return;
+        queue.splice(at, 1);
+        if (at === 0) notify();
+    };
+
+    const enqueue = (entry: Waiting): void => {
+        queue.push(entry);
+        if (queue.length === 1) notify();
+    };
+
+    const approver: Approver = (request, signal) =>
+        new Promise<ApprovalDecision>((resolvePromise) => {
+            const cancelled: ApprovalDecision = { outcome: "deny", reason: CANCELLED_REASON };
+            if (signal.aborted) {
+                resolvePromise(cancelled);
+                return;
+            }
+            let settled = false;
+            const settle = (decision: ApprovalDecision): void => {
+                if (settled) return;
+                settled = true;
+                signal.removeEventListener("abort", onAbort);
+                remove(entry);
+                announce({ id: request.id, ...resolvedReviewOf(request, decision) });
+                resolvePromise(decision);
+            };
+            const onAbort = (): void => settle(cancelled);
+            const kind = request.kind === "shell" ? "shell" : "write";
+            const entry: Waiting = {
+                review: { kind, id: request.id, request, resolve: settle },
+                cancel: onAbort,
+            };
+            signal.addEventListener("abort", onAbort, { once: true });
+            enqueue(entry);
+        });
+
+    const pick = (title: string, options: PickerOption[]): Promise<string | null> =>
+        new Promise<string | null>((resolvePromise) => {
+            const id = `picker-${++pickerCounter}`;
+            let settled = false;
+            const settle = (choice: string | null): void => {
+                if (settled) return;
+                settled = true;
+                remove(entry);
+                const chosen = options.find((o) => o.id === choice);
+                announce({
+                    id,
+                    kind: "picker",
+                    summary: chosen ? `${title}: ${chosen.label}` : title,
+                    status: chosen ? "selected" : "cancelled",
+                });
+                resolvePromise(chosen ? chosen.id : null);
+            };
+            const entry: Waiting = {
+                review: { kind: "picker", id, title, options, resolve: settle },
+                cancel: () => settle(null),
+            };
+            enqueue(entry);
+        });
+
+    return {
+        approver,
+        subscribe(listener) {
+            listeners.add(listener);
+            listener(current());
+            return () => void listeners.delete(listener);
+        },
+        onResolved(listener) {
+            resolvedListeners.add(listener);
+            return () => void resolvedListeners.delete(listener);
+        },
+        current,
+        size: () => queue.length,
+        cancelAll() {
+            if (queue.length === 0) return;
+            // Take them all out first, so the App never shows a queued one as pending.
+            const all = queue.splice(0);
+            for (const entry of all) entry.cancel();
+            notify();
+        },
+        pick,
+    };
+}

@@ -1,0 +1,137 @@
+import { memo, useCallback, useEffect, useRef, useState } from "react";
+import type { ReactElement } from "react";
+import { Box, Text } from "ink";
+import type { Mode } from "../../agent/events";
+import type { KeyEvent } from "../input/keys";
+import { useRawInput } from "../hooks/use-raw-input";
+import { layoutComposer } from "./composer-layout";
+import {
+    type ComposerState,
+    type SuggestFiles,
+    composerKey,
+    createComposerState,
+    refreshSuggestions,
+} from "./composer-state";
+
+export interface ComposerProps {
+    width: number;
+    /** Most text lines shown; longer text scrolls with the cursor. */
+    maxLines: number;
+    /** Takes keys (false while a run or a review has the keyboard). */
+    active: boolean;
+    busy: boolean;
+    /** A review is waiting for an answer. */
+    reviewing: boolean;
+    mode: Mode;
+    onSubmit: (text: string, attachments: string[]) => void;
+    onToggleMode: () => void;
+    suggest: SuggestFiles;
+    /** Resolves once file suggestions can be given (first @). */
+    whenSuggestionsReady?: () => Promise<unknown>;
+}
+
+const MAX_SUGGESTIONS = 8;
+
+/** Keys the App keeps for itself whatever the composer does. */
+function isAppKey(event: KeyEvent): boolean {
+    if (event.type === "chord") return event.ctrl && event.letter === "c";
+    return event.type === "key" && (event.name === "pageup" || event.name === "pagedown");
+}
+
+function Suggestions(props: { state: ComposerState; width: number }): ReactElement | null {
+    const s = props.state.suggestions;
+    if (!s) return null;
+    if (s.items === null) return <Text dimColor> indexing files…</Text>;
+    if (s.items.length === 0) return <Text dimColor> no matching files</Text>;
+    const first = Math.max(0, Math.min(s.selected - MAX_SUGGESTIONS + 1, s.items.length));
+    const shown = s.items.slice(first, first + MAX_SUGGESTIONS);
+    return (
+        <Box flexDirection="column">
+            {shown.map((path, i) => {
+                const selected = first + i === s.selected;
+                const name = path.slice(path.lastIndexOf("/") + 1);
+                return (
+                    <Text key={path} wrap="truncate-end">
+                        <Text color={selected ? "cyan" : undefined}>{selected ? "› " : "  "}</Text>
+                        <Text bold={selected}>{name}</Text>
+                        <Text dimColor> {path}</Text>
+                    </Text>
+                );
+            })}
+        </Box>
+    );
+}
+
+/**
+ * The input box: multiline (Ctrl+J, Shift+Enter), paste, history (Up/Down on
+ * the first/last line), @ file mentions, Tab for ask ⇄ agent.
+ */
+function ComposerView(props: ComposerProps): ReactElement {
+    const { width, active, busy, reviewing, mode, suggest } = props;
+    const [state, setState] = useState(() => createComposerState());
+    const stateRef = useRef(state);
+    stateRef.current = state;
+    const propsRef = useRef(props);
+    propsRef.current = props;
+
+    const onKey = useCallback((event: KeyEvent) => {
+        if (isAppKey(event)) return;
+        const result = composerKey(stateRef.current, event, propsRef.current.suggest);
+        stateRef.current = result.state;
+        setState(result.state);
+        if (result.effect?.type === "submit")
+            propsRef.current.onSubmit(result.effect.text, result.effect.attachments);
+        else if (result.effect?.type === "toggle-mode") propsRef.current.onToggleMode();
+    }, []);
+    useRawInput(onKey, active);
+
+    // The first @ builds the file index; show the matches once it is ready.
+    const waiting = state.suggestions !== null && state.suggestions.items === null;
+    useEffect(() => {
+        if (!waiting || !props.whenSuggestionsReady) return;
+        let live = true;
+        void props.whenSuggestionsReady().then(() => {
+            if (live) setState((s) => refreshSuggestions(s, propsRef.current.suggest));
+        });
+        return () => {
+            live = false;
+        };
+    }, [waiting, props.whenSuggestionsReady, suggest]);
+
+    const inner = Math.max(1, width - 2);
+    const layout = layoutComposer(state.editor, inner, props.maxLines, active);
+    const badge = ` ${mode} `;
+    const rule = "─".repeat(Math.max(0, width - badge.length - 2));
+    const hints: string[] = [];
+    if (busy) hints.push("Ctrl+C to cancel");
+    else if (reviewing) hints.push("answer the review above");
+    if (state.attachments.length > 0) {
+        const n = state.attachments.length;
+        hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);
+    }
+    const placeholder = state.editor.text === "" && !busy && !reviewing;
+    return (
+        <Box flexDirection="column" flexShrink={0} width={width}>
+            <Text>
+                <Text dimColor>{rule}</Text>
+                <Text color={mode === "agent" ? "green" : "cyan"} bold>
+                    {badge}
+                </Text>
+                <Text dimColor>──</Text>
+            </Text>
+            {active ? <Suggestions state={state} width={width} /> : null}
+            {layout.lines.map((line, i) => (
+                <Text key={i} dimColor={!active} wrap="truncate-end">
+                    <Text color="cyan">{i === 0 ? "❯ " : "  "}</Text>
+                    {line}
+                    {placeholder && i === 0 ? (
+                        <Text dimColor> Enter to send · Ctrl+J newline · @ file · Tab mode</Text>
+                    ) : null}
+                </Text>
+            ))}
+            {hints.length > 0 ? <Text dimColor>{hints.join(" · ")}</Text> : null}
+        </Box>
+    );
+}
+
+export const Composer = memo(ComposerView);

@@ -1,0 +1,214 @@
+/**
+ * One transcript entry → pre-wrapped ANSI lines. The first line starts with
+ * the entry's glyph (❯ user, ● assistant, ⚡ tool, ⚙ command…); for entries
+ * that animate, the viewport swaps that glyph per frame and keeps the rest.
+ */
+import stringWidth from "string-width";
+import type { Entry, ReviewEntry, ToolEntry } from "../transcript/types";
+import type { Ansi } from "./ansi";
+import { renderMarkdown, wrapLines } from "./markdown";
+import { sanitizeText } from "./sanitize";
+
+export interface RenderedEntry {
+    lines: string[];
+    /** Line 0 without its glyph, for animated glyphs. */
+    firstBody: string;
+}
+
+/** Spinner frames (80 ms each) for a running tool. */
+export const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+export const SPINNER_MS = 80;
+/** The streaming pulse: magenta → #ff6ec7 → #ff8fd5 → #ffa0dc → back, 500 ms a step. */
+export const PULSE_COLORS = ["magenta", "#ff6ec7", "#ff8fd5", "#ffa0dc", "#ff8fd5", "#ff6ec7"];
+export const PULSE_MS = 500;
+
+/** Columns the glyph takes, space included, per kind (⚡ is two columns wide). */
+const GLYPH_WIDTH: Record<Entry["kind"], number> = {
+    user: 2,
+    assistant: 2,
+    thinking: 2,
+    tool: 3,
+    review: 2,
+    notice: 2,
+    command: 3,
+};
+
+/** Cuts plain text to `width` columns, with "…" when cut. */
+export function truncatePlain(text: string, width: number): string {
+    if (stringWidth(text) <= width) return text;
+    let out = "";
+    let used = 0;
+    for (const ch of text) {
+        const w = stringWidth(ch);
+        if (used + w > width - 1) break;
+        out += ch;
+        used += w;
+    }
+    return `${out}…`;
+}
+
+const pad = (glyph: string, width: number): string =>
+    glyph + " ".repeat(Math.max(0, width - stringWidth(glyph)));
+
+const REVIEW_LABELS: Record<string, string> = {
+    accepted: "Accepted",
+    always: "Always",
+    auto: "Auto-approved",
+    rejected: "Rejected",
+    ran: "Ran",
+    denied: "Denied",
+    selected: "Selected",
+    cancelled: "Cancelled",
+};
+
+const reviewOk = (entry: ReviewEntry): boolean =>
+    !["rejected", "denied", "cancelled"].includes(entry.status);
+
+function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
+    switch (entry.status) {
+        case "failed":
+            return ansi.fg("red", "✗");
+        case "denied":
+        case "cancelled":
+            return ansi.dim("⊘");
+        default:
+            return ansi.fg("yellow", "⚡");
+    }
+}
+
+/**
+ * The glyph of an entry's first line, padded to its column width. `frame`
+ * (a counter) animates streaming and running entries; undefined: still.
+ */
+export function entryGlyph(entry: Entry, ansi: Ansi, frame?: number): string {
+    const width = GLYPH_WIDTH[entry.kind];
+    let glyph: string;
+    switch (entry.kind) {
+        case "user":
+            glyph = ansi.bold(ansi.fg("cyan", "❯"));
+            break;
+        case "assistant":
+        case "thinking": {
+            const symbol = entry.kind === "assistant" ? "●" : "∴";
+            if (frame !== undefined && entry.streaming) {
+                const color = PULSE_COLORS[frame % PULSE_COLORS.length] ?? "magenta";
+                glyph = color.startsWith("#")
+                    ? ansi.hex(color, symbol)
+                    : ansi.fg("magenta", symbol);
+            } else
+                glyph = entry.kind === "assistant" ? ansi.fg("magenta", symbol) : ansi.dim(symbol);
+            break;
+        }
+        case "tool":
+            glyph =
+                frame !== undefined && entry.status === "running"
+                    ? ansi.fg("yellow", SPINNER_FRAMES[frame % SPINNER_FRAMES.length] ?? "⠋")
+                    : toolGlyph(entry, ansi);
+            break;
+        case "review":
+            glyph = reviewOk(entry)
+                ? ansi.fg("green", "✓")
+                : entry.status === "cancelled"
+                  ? ansi.dim("⊘")
+                  : ansi.fg("red", "✗");
+            break;
+        case "notice":
+            glyph =
+                entry.level === "error"
+                    ? ansi.fg("red", "✗")
+                    : entry.level === "warning"
+                      ? ansi.fg("yellow", "!")
+                      : ansi.dim("·");
+            break;
+        case "command":
+            glyph = ansi.fg("blue", "⚙");
+            break;
+    }
+    return pad(glyph, width);
+}
+
+function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
+    const clean = sanitizeText;
+    switch (entry.kind) {
+        case "user": {
+            const lines = clean(entry.text)
+                .split("\n")
+                .flatMap((line) => wrapLines(line, width));
+            if (entry.attachments.length > 0) {
+                const names = entry.attachments.join(", ");
+                lines.push(...wrapLines(ansi.dim(`📎 ${names}`), width));
+            }
+            return lines;
+        }
+        case "assistant": {
+            const lines = renderMarkdown(clean(entry.text), width, ansi);
+            if (lines.length === 0) lines.push(entry.streaming ? ansi.dim("…") : "");
+            if (entry.cancelled) lines.push(ansi.fg("yellow", "[Cancelled]"));
+            return lines;
+        }
+        case "thinking":
+            return clean(entry.text)
+                .trim()
+                .split("\n")
+                .flatMap((line) => wrapLines(ansi.dim(ansi.italic(line)), width));
+        case "tool": {
+            const quiet = entry.status === "denied" || entry.status === "cancelled";
+            const status = quiet ? ansi.dim(` (${entry.status})`) : "";
+            const title =
+                entry.status === "failed"
+                    ? clean(entry.title)
+                    : ansi.fg("gray", clean(entry.title));
+            const lines = wrapLines(title + status, width);
+            for (const raw of entry.detail) {
+                const line = clean(raw);
+                const color = entry.status === "failed" ? ansi.fg("red", line) : ansi.dim(line);
+                lines.push(...wrapLines(color, width, false));
+            }
+            return lines;
+        }
+        case "review": {
+            const label = REVIEW_LABELS[entry.status] ?? entry.status;
+            const summary = clean(entry.summary).replace(/\s+/g, " ");
+            const text = truncatePlain(`${label}: ${summary}`, width);
+            return [reviewOk(entry) ? text : ansi.dim(text)];
+        }
+        case "notice": {
+            const style =
+                entry.level === "error"
+                    ? (t: string) => ansi.fg("red", t)
+                    : entry.level === "warning"
+                      ? (t: string) => ansi.fg("yellow", t)
+                      : (t: string) => ansi.dim(t);
+            return clean(entry.text)
+                .split("\n")
+                .flatMap((line) => wrapLines(style(line), width));
+        }
+        case "command": {
+            const lines = wrapLines(ansi.bold(clean(entry.command)), width);
+            for (const line of clean(entry.result).split("\n")) {
+                if (line !== "") lines.push(...wrapLines(ansi.dim(line), width));
+            }
+            return lines;
+        }
+    }
+}
+
+/** Renders an entry for a transcript `width` columns wide. */
+export function renderEntry(entry: Entry, width: number, ansi: Ansi): RenderedEntry {
+    const glyphWidth = GLYPH_WIDTH[entry.kind];
+    const body = bodyLines(entry, Math.max(1, width - glyphWidth), ansi);
+    if (body.length === 0) body.push("");
+    const indent = " ".repeat(glyphWidth);
+    const glyph = entryGlyph(entry, ansi);
+    const firstBody = body[0] ?? "";
+    return {
+        lines: body.map((line, i) => (i === 0 ? glyph + line : indent + line)),
+        firstBody,
+    };
+}
+
+/** A blank line between entries, except inside a run of tool lines and reviews. */
+export function gapBetween(previous: Entry, next: Entry): boolean {
+    const compact = (e: Entry) => e.kind === "tool" || e.kind === "review";
+    return !(compact(previous) && compact(next));
+}

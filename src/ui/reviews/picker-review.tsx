@@ -1,0 +1,120 @@
+/**
+ * The command picker (e.g. `/model` without an argument): Up/Down move,
+ * Enter selects, Esc cancels. Long lists scroll within a window.
+ */
+import { Box, Text, useInput } from "ink";
+import { memo, useState } from "react";
+import type { ReactElement } from "react";
+import { sanitizeLine } from "./diff-review";
+
+export type PickerReviewStatus = "pending" | "selected" | "cancelled";
+
+export interface PickerReviewOption {
+    id: string;
+    label: string;
+    hint?: string;
+}
+
+export interface PickerReviewProps {
+    title: string;
+    options: readonly PickerReviewOption[];
+    status: PickerReviewStatus;
+    /** Total columns, border included. */
+    width: number;
+    /** Options visible at once (default 10). */
+    maxVisible?: number;
+    /** Index highlighted first. */
+    initialIndex?: number;
+    borderColor?: string;
+    /** Listen for Up / Down / Enter / Esc. */
+    active?: boolean;
+    /** The chosen option's id, or null when cancelled. */
+    onChoose?: (id: string | null) => void;
+}
+
+const STATUS_BADGE: Record<PickerReviewStatus, { text: string; color: string }> = {
+    pending: { text: "PENDING", color: "yellow" },
+    selected: { text: "✓ SELECTED", color: "green" },
+    cancelled: { text: "✗ CANCELLED", color: "red" },
+};
+
+/** First visible index so that `selected` stays inside a window of `size`. */
+export function windowStart(selected: number, count: number, size: number): number {
+    if (count <= size) return 0;
+    const half = Math.floor(size / 2);
+    return Math.min(Math.max(0, selected - half), count - size);
+}
+
+function PickerReviewImpl(props: PickerReviewProps): ReactElement {
+    const { title, options, status, width, maxVisible = 10, active = false } = props;
+    const pending = status === "pending";
+    const last = Math.max(0, options.length - 1);
+    const [selected, setSelected] = useState(() =>
+        Math.min(Math.max(0, props.initialIndex ?? 0), last)
+    );
+    const index = Math.min(selected, last);
+    useInput(
+        (_input, key) => {
+            if (key.upArrow) setSelected((i) => Math.max(0, Math.min(i, last) - 1));
+            else if (key.downArrow) setSelected((i) => Math.min(last, i + 1));
+            else if (key.return) {
+                const option = options[index];
+                if (option) props.onChoose?.(option.id);
+            } else if (key.escape) props.onChoose?.(null);
+        },
+        { isActive: active && pending }
+    );
+    const size = Math.max(1, maxVisible);
+    const start = windowStart(index, options.length, size);
+    const visible = options.slice(start, start + size);
+    const badge = STATUS_BADGE[status];
+    const inner = Math.max(1, width - 4);
+    return (
+        <Box
+            flexDirection="column"
+            borderStyle="round"
+            borderColor={props.borderColor ?? badge.color}
+            paddingX={1}
+            width={width}
+            flexShrink={0}
+        >
+            <Box width={inner}>
+                <Box flexGrow={1} flexShrink={1}>
+                    <Text bold wrap="truncate-end">
+                        {sanitizeLine(title)}
+                    </Text>
+                </Box>
+                <Box flexShrink={0}>
+                    <Text color={badge.color} bold>
+                        {" "}
+                        {badge.text}
+                    </Text>
+                </Box>
+            </Box>
+            {start > 0 ? <Text dimColor>↑ {start} more</Text> : null}
+            {visible.map((option, i) => {
+                const current = start + i === index;
+                return (
+                    <Text key={option.id} wrap="truncate-end">
+                        <Text color={current ? "cyan" : undefined} bold={current}>
+                            {current ? "› " : "  "}
+                            {sanitizeLine(option.label)}
+                        </Text>
+                        {option.hint ? <Text dimColor> {sanitizeLine(option.hint)}</Text> : null}
+                    </Text>
+                );
+            })}
+            {start + size < options.length ? (
+                <Text dimColor>↓ {options.length - start - size} more</Text>
+            ) : null}
+            {options.length === 0 ? <Text dimColor>(nothing to choose from)</Text> : null}
+            {pending ? (
+                <Text dimColor wrap="wrap">
+                    ↑/↓ move · Enter select · Esc cancel
+                </Text>
+            ) : null}
+        </Box>
+    );
+}
+
+export const PickerReview = memo(PickerReviewImpl);

@@ -1,0 +1,131 @@
+/**
+ * The shell review: the exact command (and where it runs), with r run /
+ * a always (this exact command) / y auto all / d deny while pending.
+ */
+import { Box, Text, useInput } from "ink";
+import { memo, useMemo } from "react";
+import type { ReactElement } from "react";
+import type { ApprovalDecision } from "../../agent/approvals";
+import { sanitizeLine } from "./diff-review";
+
+export type ShellReviewStatus = "pending" | "ran" | "always" | "auto" | "denied" | "cancelled";
+
+/** Command lines shown before the rest is cut with an indicator. */
+export const COMMAND_MAX_LINES = 40;
+
+export interface ShellReviewProps {
+    command: string;
+    /** Where it runs, when known. */
+    cwd?: string;
+    status: ShellReviewStatus;
+    /** Total columns, border included. */
+    width: number;
+    /** Border colour; the parent pulses it while pending. Defaults by status. */
+    borderColor?: string;
+    maxLines?: number;
+    /** Listen for r / a / y / d. */
+    active?: boolean;
+    onDecide?: (decision: ApprovalDecision) => void;
+}
+
+/** The decision a key stands for in a pending shell review, or null. */
+export function shellReviewKey(input: string): ApprovalDecision | null {
+    switch (input) {
+        case "r":
+            return { outcome: "approve" };
+        case "a":
+            return { outcome: "approve", remember: "exact" };
+        case "y":
+            return { outcome: "approve", remember: "all" };
+        case "d":
+            return { outcome: "deny", reason: "the user denied this command" };
+        default:
+            return null;
+    }
+}
+
+const STATUS_BADGE: Record<ShellReviewStatus, { text: string; color: string }> = {
+    pending: { text: "PENDING", color: "yellow" },
+    ran: { text: "✓ RAN", color: "green" },
+    always: { text: "✓ ALWAYS", color: "green" },
+    auto: { text: "✓ AUTO", color: "green" },
+    denied: { text: "✗ DENIED", color: "red" },
+    cancelled: { text: "✗ CANCELLED", color: "red" },
+};
+
+function ShellReviewImpl(props: ShellReviewProps): ReactElement {
+    const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
+    const pending = status === "pending";
+    const { lines, hidden } = useMemo(() => {
+        const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
+        const limit = Math.max(1, maxLines);
+        return { lines: all.slice(0, limit), hidden: Math.max(0, all.length - limit) };
+    }, [command, maxLines]);
+    useInput(
+        (input) => {
+            const decision = shellReviewKey(input);
+            if (decision) props.onDecide?.(decision);
+        },
+        { isActive: active && pending }
+    );
+    const badge = STATUS_BADGE[status];
+    const inner = Math.max(1, width - 4);
+    return (
+        <Box
+            flexDirection="column"
+            borderStyle="round"
+            borderColor={props.borderColor ?? badge.color}
+            paddingX={1}
+            width={width}
+            flexShrink={0}
+        >
+            <Box width={inner}>
+                <Box flexGrow={1} flexShrink={1}>
+                    <Text bold wrap="truncate-end">
+                        <Text color="blue">⚙ </Text>Run this command?
+                        {cwd ? <Text dimColor> in {sanitizeLine(cwd)}</Text> : null}
+                    </Text>
+                </Box>
+                <Box flexShrink={0}>
+                    <Text color={badge.color} bold>
+                        {" "}
+                        {badge.text}
+                    </Text>
+                </Box>
+            </Box>
+            {lines.map((line, i) => (
+                <Text key={i} wrap="wrap">
+                    <Text color="blue">{i === 0 ? "$ " : "  "}</Text>
+                    {line}
+                </Text>
+            ))}
+            {hidden > 0 ? (
+                <Text dimColor italic>
+                    … {hidden} more line{hidden === 1 ? "" : "s"} of this command not shown
+                </Text>
+            ) : null}
+            {pending ? (
+                <Text wrap="wrap">
+                    <Text color="green" bold>
+                        [r]
+                    </Text>{" "}
+                    run{"  "}
+                    <Text color="cyan" bold>
+                        [a]
+                    </Text>{" "}
+                    always{"  "}
+                    <Text color="yellow" bold>
+                        [y]
+                    </Text>{" "}
+                    auto all{"  "}
+                    <Text color="red" bold>
+                        [d]
+                    </Text>{" "}
+                    deny
+                </Text>
+            ) : null}
+        </Box>
+    );
+}
+
+export const ShellReview = memo(ShellReviewImpl);

@@ -1,0 +1,115 @@
+import { memo } from "react";
+import type { ReactElement } from "react";
+import { Box, Text } from "ink";
+import stringWidth from "string-width";
+
+export interface StatusLineProps {
+    width: number;
+    project: string;
+    scrolled: boolean;
+    /** The model id, with "-thinking" when extended thinking is on. */
+    model: string;
+    contextUsedTokens: number;
+    /** 0..1 of the model's context window. */
+    contextUsage: number;
+    /** Null when a model without a price answered. */
+    sessionCostUsd: number | null;
+    allTimeCostUsd: number | null;
+}
+
+/** "850", "42.5K", "1.2M". */
+export function formatTokens(tokens: number): string {
+    if (tokens < 1000) return String(Math.round(tokens));
+    if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(1).replace(/\.0$/, "")}K`;
+    return `${(tokens / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+export function formatCost(usd: number | null): string {
+    if (usd === null) return "$?";
+    return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+/** Green below 60 %, yellow to 85 %, red above. */
+export function contextColor(usage: number): "green" | "yellow" | "red" {
+    if (usage > 0.85) return "red";
+    if (usage >= 0.6) return "yellow";
+    return "green";
+}
+
+/** Which parts of the right side fit: the richest that leaves the project name some room. */
+export function statusParts(props: StatusLineProps): {
+    model: boolean;
+    tokens: boolean;
+    session: boolean;
+    allTime: boolean;
+} {
+    const percent = `${Math.round(props.contextUsage * 100)}%`;
+    const widths = {
+        scroll: props.scrolled ? 9 : 0,
+        model: stringWidth(props.model) + 1,
+        circle: 2 + percent.length + 1,
+        tokens: formatTokens(props.contextUsedTokens).length + 3,
+        session: formatCost(props.sessionCostUsd).length,
+        allTime: 3 + formatCost(props.allTimeCostUsd).length,
+    };
+    const room = props.width - Math.min(stringWidth(props.project), 12) - 1;
+    const options = [
+        { model: true, tokens: true, session: true, allTime: true },
+        { model: true, tokens: true, session: true, allTime: false },
+        { model: false, tokens: true, session: true, allTime: false },
+        { model: false, tokens: false, session: true, allTime: false },
+        { model: false, tokens: false, session: false, allTime: false },
+    ];
+    for (const option of options) {
+        const used =
+            widths.scroll +
+            widths.circle +
+            (option.model ? widths.model : 0) +
+            (option.tokens ? widths.tokens : 0) +
+            (option.session ? widths.session : 0) +
+            (option.allTime ? widths.allTime : 0);
+        if (used <= room) return option;
+    }
+    return options[options.length - 1]!;
+}
+
+function StatusLineView(props: StatusLineProps): ReactElement {
+    const percent = Math.round(props.contextUsage * 100);
+    const parts = statusParts(props);
+    return (
+        <Box width={props.width} height={1} justifyContent="space-between" flexShrink={0}>
+            <Box flexShrink={1} marginRight={1}>
+                <Text wrap="truncate" bold>
+                    {props.project}
+                </Text>
+            </Box>
+            <Box flexShrink={0}>
+                <Text wrap="truncate">
+                    {props.scrolled ? (
+                        <Text color="yellow" bold>
+                            [SCROLL]{" "}
+                        </Text>
+                    ) : null}
+                    {parts.model ? <Text dimColor>{props.model} </Text> : null}
+                    <Text color={contextColor(props.contextUsage)}>●</Text>
+                    <Text>
+                        {parts.tokens
+                            ? ` ${formatTokens(props.contextUsedTokens)} (${percent}%) `
+                            : ` ${percent}% `}
+                    </Text>
+                    {parts.session ? (
+                        <Text color="green">{formatCost(props.sessionCostUsd)}</Text>
+                    ) : null}
+                    {parts.allTime ? (
+                        <>
+                            <Text dimColor> / </Text>
+                            <Text color="blue">{formatCost(props.allTimeCostUsd)}</Text>
+                        </>
+                    ) : null}
+                </Text>
+            </Box>
+        </Box>
+    );
+}
+
+export const StatusLine = memo(StatusLineView);

@@ -1,0 +1,32 @@
+/**
+ * Which glyph animation the transcript needs now: the spinner (80 ms) while a
+ * tool runs, the pulse (500 ms) while text streams, nothing otherwise. Only the
+ * last entries are looked at: older ones have settled.
+ */
+import type { Ansi } from "./render/ansi";
+import { PULSE_MS, SPINNER_MS, entryGlyph } from "./render/entry-lines";
+import type { Entry } from "./transcript/types";
+
+/** Above this many entries animations are off (the spec's kill switch). */
+export const ANIMATION_DISABLE_THRESHOLD = 100;
+const TAIL = 12;
+
+export function animationInterval(entries: readonly Entry[]): number | null {
+    let interval: number | null = null;
+    for (let i = entries.length - 1; i >= Math.max(0, entries.length - TAIL); i--) {
+        const entry = entries[i] as Entry;
+        if (entry.kind === "tool" && entry.status === "running") return SPINNER_MS;
+        if ((entry.kind === "assistant" || entry.kind === "thinking") && entry.streaming)
+            interval = PULSE_MS;
+    }
+    return interval;
+}
+
+/** The glyph of an animated entry at time `now`, or undefined for a still one. */
+export function animatedGlyph(entry: Entry, ansi: Ansi, now: number): string | undefined {
+    if (entry.kind === "tool" && entry.status === "running")
+        return entryGlyph(entry, ansi, Math.floor(now / SPINNER_MS));
+    if ((entry.kind === "assistant" || entry.kind === "thinking") && entry.streaming)
+        return entryGlyph(entry, ansi, Math.floor(now / PULSE_MS));
+    return undefined;
+}

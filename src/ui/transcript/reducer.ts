@@ -1,0 +1,312 @@
+/**
+ * The transcript view model: a pure reducer from engine events (and the
+ * App's own entries) to the list of entries the TUI draws.
+ */
+import type { EngineEvent } from "../../agent/events";
+import type { ResolvedReview } from "../review-types";
+import type { Entry, ToolEntry, ToolStatus } from "./types";
+import { shellDetail, titleAfterApply, toolResultSuffix, toolTitle } from "./tool-display";
+
+export interface TranscriptState {
+    entries: Entry[];
+    /** Distinguishes ids after a clear, so cached lines are never mistaken for new ones. */
+    epoch: number;
+    /** Entry index of each tool call (and of each NORTH_FILE block, as `file:PATH`). */
+    toolIndex: Record<string, number>;
+    /** Entry index receiving text deltas, or -1. */
+    streamingIndex: number;
+    /** Entry index receiving thinking deltas, or -1. */
+    thinkingIndex: number;
+    /** Entry index of the last retry notice of the current request, or -1. */
+    retryIndex: number;
+    /** Index of the first entry of the current (or last) run. */
+    runStart: number;
+    busy: boolean;
+}
+
+export type TranscriptAction =
+    | { type: "engine"; event: EngineEvent }
+    | { type: "user"; text: string; attachments?: string[] }
+    | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+    | { type: "review"; review: ResolvedReview }
+    | { type: "command"; command: string; result: string }
+    | { type: "clear" }
+    /** Nothing changed, but everything must be drawn again (e.g. Markdown became available). */
+    | { type: "redraw" };
+
+export function createTranscriptState(epoch = 0): TranscriptState {
+    return {
+        entries: [],
+        epoch,
+        toolIndex: {},
+        streamingIndex: -1,
+        thinkingIndex: -1,
+        retryIndex: -1,
+        runStart: 0,
+        busy: false,
+    };
+}
+
+type EntryInit = Entry extends infer E
+    ? E extends Entry
+        ? Omit<E, "id" | "version">
+        : never
+    : never;
+
+function append(state: TranscriptState, init: EntryInit): TranscriptState {
+    const index = state.entries.length;
+    const entry = { ...init, id: `${state.epoch}:${index}`, version: 0 } as Entry;
+    return { ...state, entries: [...state.entries, entry] };
+}
+
+/** Replaces entry `index` with a changed copy (version bumped). */
+function update<E extends Entry>(
+    state: TranscriptState,
+    index: number,
+    change: (entry: E) => Partial<E>
+): TranscriptState {
+    const current = state.entries[index] as E | undefined;
+    if (!current) return state;
+    const entries = state.entries.slice();
+    entries[index] = { ...current, ...change(current), version: current.version + 1 };
+    return { ...state, entries };
+}
+
+/** Ends streaming of the answer and thinking entries. */
+function settleStreams(state: TranscriptState): TranscriptState {
+    let next = state;
+    if (next.streamingIndex !== -1) {
+        next = update(next, next.streamingIndex, () => ({ streaming: false }));
+    }
+    if (next.thinkingIndex !== -1) {
+        next = update(next, next.thinkingIndex, () => ({ streaming: false }));
+    }
+    return { ...next, streamingIndex: -1, thinkingIndex: -1 };
+}
+
+function appendText(state: TranscriptState, text: string): TranscriptState {
+    if (text === "") return state;
+    let next = state;
+    if (next.thinkingIndex !== -1) {
+        next = update(next, next.thinkingIndex, () => ({ streaming: false }));
+        next = { ...next, thinkingIndex: -1 };
+    }
+    if (next.streamingIndex !== -1) {
+        return update(next, next.streamingIndex, (e: Extract<Entry, { kind: "assistant" }>) => ({
+            text: e.text + text,
+        }));
+    }
+    const index = next.entries.length;
+    next = append(next, { kind: "assistant", text, streaming: true, cancelled: false });
+    return { ...next, streamingIndex: index, retryIndex: -1 };
+}
+
+function appendThinking(state: TranscriptState, text: string): TranscriptState {
+    if (text === "") return state;
+    if (state.thinkingIndex !== -1) {
+        return update(state, state.thinkingIndex, (e: Extract<Entry, { kind: "thinking" }>) => ({
+            text: e.text + text,
+        }));
+    }
+    const index = state.entries.length;
+    const next = append(state, { kind: "thinking", text, streaming: true });
+    return { ...next, thinkingIndex: index, retryIndex: -1 };
+}
+
+function startTool(state: TranscriptState, callId: string, name: string, input: unknown) {
+    const known = state.toolIndex[callId];
+    if (known !== undefined) {
+        return update(state, known, (e: ToolEntry) => ({
+            title: input === undefined ? e.title : toolTitle(name, input),
+        }));
+    }
+    const next = append(settleStreams(state), {
+        kind: "tool",
+        callId,
+        name,
+        title: toolTitle(name, input),
+        status: "running",
+        detail: [],
+    });
+    return {
+        ...next,
+        toolIndex: { ...next.toolIndex, [callId]: next.entries.length - 1 },
+        retryIndex: -1,
+    };
+}
+
+function finishTool(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "tool_result" }>
+): TranscriptState {
+    let next = state;
+    if (next.toolIndex[event.id] === undefined) next = startTool(next, event.id, event.name, {});
+    const index = next.toolIndex[event.id] as number;
+    return update(next, index, (e: ToolEntry): Partial<ToolEntry> => {
+        if (event.ok) {
+            return {
+                status: "done",
+                title:
+                    titleAfterApply(event.name, e.title, event.details) +
+                    toolResultSuffix(event.name, event.details),
+                detail: event.name === "shell_run" ? shellDetail(event.details) : [],
+            };
+        }
+        const code = event.error?.code;
+        const status: ToolStatus =
+            code === "denied" ? "denied" : code === "cancelled" ? "cancelled" : "failed";
+        const message = event.error?.message ?? "";
+        return { status, detail: status === "failed" && message !== "" ? [message] : [] };
+    });
+}
+
+function fileWrite(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "file_write" }>
+): TranscriptState {
+    const key = `file:${event.path}`;
+    const title = `Writing ${event.path} (${event.linesWritten} lines)`;
+    const status: ToolStatus =
+        event.status === "writing"
+            ? "running"
+            : event.status === "written"
+              ? "done"
+              : event.status === "interrupted"
+                ? "cancelled"
+                : "failed";
+    const known = state.toolIndex[key];
+    const open = known !== undefined && (state.entries[known] as ToolEntry).status === "running";
+    if (open) {
+        return update(state, known, () => ({
+            title,
+            status,
+            detail: event.status === "interrupted" ? ["interrupted"] : [],
+        }));
+    }
+    const next = append(settleStreams(state), {
+        kind: "tool",
+        callId: key,
+        name: "north_file",
+        title,
+        status,
+        detail: [],
+    });
+    return { ...next, toolIndex: { ...next.toolIndex, [key]: next.entries.length - 1 } };
+}
+
+function endRun(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "run_end" }>
+): TranscriptState {
+    const { result } = event;
+    const cancelled = result.subtype === "cancelled";
+    let next = settleStreams(state);
+    // Tools still shown as running never got a result: the run ended under them.
+    next.entries.forEach((entry, index) => {
+        if (index >= next.runStart && entry.kind === "tool" && entry.status === "running") {
+            next = update(next, index, () => ({ status: cancelled ? "cancelled" : "failed" }));
+        }
+    });
+    next = { ...next, busy: false, retryIndex: -1 };
+    if (cancelled) {
+        const last = next.entries.at(-1);
+        const lastIndex = next.entries.length - 1;
+        if (last?.kind === "assistant" && lastIndex >= next.runStart) {
+            return update(next, lastIndex, () => ({ cancelled: true }));
+        }
+        return append(next, { kind: "notice", level: "info", text: "[Cancelled]" });
+    }
+    if (result.subtype === "error_during_execution") {
+        return append(next, {
+            kind: "notice",
+            level: "error",
+            text: `Error: ${result.error ?? "the run failed"}`,
+        });
+    }
+    if (result.subtype === "error_max_turns") {
+        return append(next, {
+            kind: "notice",
+            level: "warning",
+            text: result.error ?? "stopped: too many model turns",
+        });
+    }
+    return next;
+}
+
+function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptState {
+    switch (event.type) {
+        case "run_start":
+            return { ...state, busy: true, retryIndex: -1 };
+        case "text_delta":
+            return appendText(state, event.text);
+        case "thinking_delta":
+            return appendThinking(state, event.text);
+        case "tool_call_start":
+            return startTool(state, event.id, event.name, undefined);
+        case "tool_call":
+            return startTool(state, event.id, event.name, event.input);
+        case "tool_result":
+            return finishTool(state, event);
+        case "turn_end":
+            return settleStreams(state);
+        case "file_write":
+            return fileWrite(state, event);
+        case "retry": {
+            const seconds = (event.delayMs / 1000).toFixed(1);
+            const text = `Retrying in ${seconds}s (attempt ${event.attempt}/${event.maxAttempts}): ${event.error.message}`;
+            const settled = settleStreams(state);
+            if (settled.retryIndex !== -1) {
+                return update(settled, settled.retryIndex, () => ({ text }));
+            }
+            const next = append(settled, { kind: "notice", level: "warning", text });
+            return { ...next, retryIndex: next.entries.length - 1 };
+        }
+        case "summary":
+            // A failed summary is also announced as a warning; show it once.
+            if (!event.ok) return state;
+            return append(state, { kind: "notice", level: "info", text: event.message });
+        case "warning":
+            return append(state, { kind: "notice", level: "warning", text: event.message });
+        case "run_end":
+            return endRun(state, event);
+        default:
+            return state;
+    }
+}
+
+export function transcriptReducer(
+    state: TranscriptState,
+    action: TranscriptAction
+): TranscriptState {
+    switch (action.type) {
+        case "engine":
+            return onEngineEvent(state, action.event);
+        case "user": {
+            const next = append(settleStreams(state), {
+                kind: "user",
+                text: action.text,
+                attachments: action.attachments ?? [],
+            });
+            return { ...next, runStart: next.entries.length - 1 };
+        }
+        case "notice":
+            return append(state, { kind: "notice", level: action.level, text: action.text });
+        case "review":
+            return append(state, {
+                kind: "review",
+                reviewKind: action.review.kind,
+                summary: action.review.summary,
+                status: action.review.status,
+            });
+        case "command":
+            return append(state, {
+                kind: "command",
+                command: action.command,
+                result: action.result,
+            });
+        case "clear":
+            return createTranscriptState(state.epoch + 1);
+        case "redraw":
+            return { ...state, entries: state.entries.slice() };
+    }
+}

@@ -1,0 +1,92 @@
+/**
+ * The transcript as the TUI shows it: a list of entries built from engine
+ * events plus the App's own (the user's prompts, notices, resolved reviews).
+ * Entries are immutable; every change makes a new object with a higher
+ * `version`, so the line cache knows when to re-wrap.
+ */
+
+interface EntryBase {
+    /** Stable for the entry's life. */
+    id: string;
+    /** Bumped on every change of the entry. */
+    version: number;
+}
+
+export interface UserEntry extends EntryBase {
+    kind: "user";
+    text: string;
+    /** Files attached with @, repo-relative. */
+    attachments: string[];
+}
+
+export interface AssistantEntry extends EntryBase {
+    kind: "assistant";
+    /** Markdown. */
+    text: string;
+    streaming: boolean;
+    /** The run was cancelled while (or right after) this answer streamed. */
+    cancelled: boolean;
+}
+
+export interface ThinkingEntry extends EntryBase {
+    kind: "thinking";
+    text: string;
+    streaming: boolean;
+}
+
+export type ToolStatus = "running" | "done" | "failed" | "denied" | "cancelled";
+
+export interface ToolEntry extends EntryBase {
+    kind: "tool";
+    /** The tool call id (or `file:PATH` for a NORTH_FILE block). */
+    callId: string;
+    name: string;
+    /** "Reading a.ts", "Editing 2 files (+3/-1)". */
+    title: string;
+    status: ToolStatus;
+    /** Extra lines under the title: an error, the tail of a command's output. */
+    detail: string[];
+}
+
+export interface ReviewEntry extends EntryBase {
+    kind: "review";
+    reviewKind: "write" | "shell" | "picker";
+    summary: string;
+    /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "cancelled". */
+    status: string;
+}
+
+export interface NoticeEntry extends EntryBase {
+    kind: "notice";
+    level: "info" | "warning" | "error";
+    text: string;
+}
+
+/** A slash command and its result (blue ⚙). */
+export interface CommandEntry extends EntryBase {
+    kind: "command";
+    command: string;
+    result: string;
+}
+
+export type Entry =
+    | UserEntry
+    | AssistantEntry
+    | ThinkingEntry
+    | ToolEntry
+    | ReviewEntry
+    | NoticeEntry
+    | CommandEntry;
+
+/** True while an entry may still change (it is streaming or its tool is running). */
+export function isEntryActive(entry: Entry): boolean {
+    switch (entry.kind) {
+        case "assistant":
+        case "thinking":
+            return entry.streaming;
+        case "tool":
+            return entry.status === "running";
+        default:
+            return false;
+    }
+}

@@ -1,0 +1,340 @@
+/**
+ * Runs the built `north` in a real pseudo-terminal and reads its screen
+ * through a headless terminal emulator, as a user would see it.
+ *
+ *     const north = spawnNorthPty({ env, cwd: repo });
+ *     await north.waitForText(/claude-sonnet-4/);
+ *     north.type("hello\r");
+ *     await north.waitForText("Hi there");
+ *     north.kill(); // always, in afterEach
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as nodePty from "@lydell/node-pty";
+import xtermHeadless from "@xterm/headless";
+import { type FakeLlmServer, startFakeLlmServer } from "./fake-llm-server";
+import { isolatedHome, NORTH_BIN } from "./run-north";
+
+const { Terminal } = xtermHeadless;
+type HeadlessTerminal = InstanceType<typeof Terminal>;
+
+export interface PtyExit {
+    exitCode: number;
+    signal?: number;
+}
+
+export interface PtyNorthOptions {
+    /** Arguments after `north` (no `-p`: the interactive app). */
+    args?: string[];
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    cols?: number;
+    rows?: number;
+}
+
+export interface PtyNorth {
+    /** The north process (node running bin/north.js). */
+    readonly pid: number;
+    readonly term: HeadlessTerminal;
+    /** The visible screen, one line per row, trailing spaces trimmed. */
+    screenText(): string;
+    /** Every byte North wrote to the terminal so far (decoded). */
+    output(): string;
+    /** Bytes North wrote to the terminal so far. */
+    bytesWritten(): number;
+    /** Resolves once the screen shows `match`; rejects with the screen after `timeoutMs`. */
+    waitForText(match: string | RegExp, timeoutMs?: number): Promise<void>;
+    /** Resolves once `predicate()` holds (checked after every parsed write and every 25 ms). */
+    waitFor(predicate: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
+    /** Resolves once North wrote nothing for `quietMs`. */
+    waitForQuiet(quietMs?: number, timeoutMs?: number): Promise<void>;
+    /** Sends keys as typed: "\r" Enter, "\x03" Ctrl+C, "\x1b" Esc, "\x1b[A" Up. */
+    type(keys: string): void;
+    /** Resizes both the pty (North gets SIGWINCH) and the emulator. */
+    resize(cols: number, rows: number): void;
+    /** Every write so far parsed by the emulator. */
+    flush(): Promise<void>;
+    /** Ctrl+C (North exits when idle), then waits for the exit; kills it after `timeoutMs`. */
+    exit(timeoutMs?: number): Promise<PtyExit>;
+    /** Resolves when the process exits. */
+    readonly exited: Promise<PtyExit>;
+    hasExited(): boolean;
+    /** Ends the process (SIGKILL) if still running and frees the emulator. Safe to call twice. */
+    kill(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** Spawns `node bin/north.js ARGS` in a pty of `cols`×`rows` (default 100×30). */
+export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
+    const cols = options.cols ?? 100;
+    const rows = options.rows ?? 30;
+    const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    const pty = nodePty.spawn(process.execPath, [NORTH_BIN, ...(options.args ?? [])], {
+        name: "xterm-256color",
+        cols,
+        rows,
+        cwd: options.cwd,
+        env: { TERM: "xterm-256color", COLORTERM: "truecolor", ...options.env },
+    });
+    const chunks: string[] = [];
+    let bytes = 0;
+    let lastDataAt = performance.now();
+    let exitInfo: PtyExit | undefined;
+    let disposed = false;
+    const waiters = new Set<() => void>();
+    const wake = (): void => {
+        for (const waiter of [...waiters]) waiter();
+    };
+
+    pty.onData((data) => {
+        chunks.push(data);
+        bytes += Buffer.byteLength(data);
+        lastDataAt = performance.now();
+        if (!disposed) term.write(data);
+    });
+    // Answer the app's terminal queries (cursor position, device attributes) like a real terminal.
+    term.onData((data) => {
+        if (!exitInfo) pty.write(data);
+    });
+    term.onWriteParsed(wake);
+    const exited = new Promise<PtyExit>((resolve) => {
+        pty.onExit((info) => {
+            exitInfo = { exitCode: info.exitCode, signal: info.signal };
+            resolve(exitInfo);
+            wake();
+        });
+    });
+
+    const screenText = (): string => {
+        const buffer = term.buffer.active;
+        const lines: string[] = [];
+        for (let y = 0; y < term.rows; y++) {
+            lines.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "");
+        }
+        return lines.join("\n");
+    };
+
+    const waitFor = (
+        predicate: () => boolean,
+        timeoutMs = DEFAULT_TIMEOUT_MS,
+        what = "condition"
+    ): Promise<void> =>
+        new Promise<void>((resolve, reject) => {
+            const check = (): void => {
+                let ok = false;
+                try {
+                    ok = predicate();
+                } catch {
+                    ok = false;
+                }
+                if (ok) {
+                    done();
+                    resolve();
+                }
+            };
+            const poll = setInterval(check, 25);
+            const timer = setTimeout(() => {
+                done();
+                const status = exitInfo ? ` (north exited with ${exitInfo.exitCode})` : "";
+                reject(
+                    new Error(
+                        `timed out after ${timeoutMs} ms waiting for ${what}${status}; screen:\n${screenText()}`
+                    )
+                );
+            }, timeoutMs);
+            const done = (): void => {
+                clearInterval(poll);
+                clearTimeout(timer);
+                waiters.delete(check);
+            };
+            waiters.add(check);
+            check();
+        });
+
+    const matches = (match: string | RegExp): boolean => {
+        const screen = screenText();
+        return typeof match === "string" ? screen.includes(match) : match.test(screen);
+    };
+
+    const kill = (): void => {
+        if (!exitInfo) {
+            try {
+                pty.kill("SIGKILL");
+            } catch {
+                // already gone
+            }
+        }
+        if (!disposed) {
+            disposed = true;
+            term.dispose();
+        }
+    };
+
+    return {
+        pid: pty.pid,
+        term,
+        screenText,
+        output: () => chunks.join(""),
+        bytesWritten: () => bytes,
+        waitForText: (match, timeoutMs) =>
+            waitFor(() => matches(match), timeoutMs, `${JSON.stringify(String(match))}`),
+        waitFor,
+        waitForQuiet: (quietMs = 200, timeoutMs = DEFAULT_TIMEOUT_MS) =>
+            waitFor(() => performance.now() - lastDataAt >= quietMs, timeoutMs, "quiet output"),
+        type(keys) {
+            if (!exitInfo) pty.write(keys);
+        },
+        resize(newCols, newRows) {
+            if (!exitInfo) pty.resize(newCols, newRows);
+            term.resize(newCols, newRows);
+        },
+        flush: () => new Promise<void>((resolve) => term.write("", resolve)),
+        async exit(timeoutMs = 5_000) {
+            if (!exitInfo) pty.write("\x03");
+            const timeout = new Promise<"timeout">((resolve) => {
+                const timer = setTimeout(() => resolve("timeout"), timeoutMs);
+                void exited.then(() => clearTimeout(timer));
+            });
+            const result = await Promise.race([exited, timeout]);
+            if (result === "timeout") {
+                kill();
+                throw new Error(
+                    `north did not exit within ${timeoutMs} ms; screen:\n${screenText()}`
+                );
+            }
+            await new Promise<void>((resolve) => term.write("", resolve));
+            return result;
+        },
+        exited,
+        hasExited: () => exitInfo !== undefined,
+        kill,
+    };
+}
+
+/** Reads VmRSS of a live process from /proc, in MB (null when unavailable). */
+export function rssMb(pid: number): number | null {
+    try {
+        const status = readFileSync(`/proc/${pid}/status`, "utf8");
+        const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+        return match ? Number(match[1]) / 1024 : null;
+    } catch {
+        return null;
+    }
+}
+
+// ---------------------------------------------------------------- a whole scripted session
+
+/** The status line shows the model; the default is Claude Sonnet 4. */
+export const READY_PATTERN = /claude-sonnet-4|sonnet 4/i;
+
+/**
+ * The app is up: its bottom row (the status line, drawn with the composer
+ * above it) names the model. The header may name it earlier, before input is read.
+ */
+export function isAppReady(north: PtyNorth): boolean {
+    const rows = north.screenText().split("\n");
+    const last = rows.findLast((row) => row.trim() !== "");
+    return last !== undefined && READY_PATTERN.test(last);
+}
+
+export interface NorthPtySession {
+    north: PtyNorth;
+    server: FakeLlmServer;
+    /** The project directory North runs in. */
+    repo: string;
+    env: NodeJS.ProcessEnv;
+    /** Types `text`, waits for the composer to echo it, then presses Enter. */
+    submit(text: string, timeoutMs?: number): Promise<void>;
+    /** The JSON body of the last request the fake model received. */
+    lastRequest(): string;
+    /** Kills North, closes the server, removes the temporary folders. */
+    dispose(): Promise<void>;
+}
+
+export interface NorthPtySessionOptions {
+    /** Files written into the project before North starts (relative path → content). */
+    files?: Record<string, string>;
+    args?: string[];
+    cols?: number;
+    rows?: number;
+    /** Wait for the status line before returning (default true). */
+    waitReady?: boolean;
+    /** An already running fake server to use (not closed by dispose). */
+    server?: FakeLlmServer;
+    /** Extra environment (e.g. NO_COLOR). */
+    env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A fresh project, HOME and fake model server, and `north` running
+ * interactively in a pty against them, ready for input.
+ */
+export async function startNorthSession(
+    options: NorthPtySessionOptions = {}
+): Promise<NorthPtySession> {
+    const server = options.server ?? (await startFakeLlmServer());
+    const repo = mkdtempSync(join(tmpdir(), "north-pty-repo-"));
+    for (const [path, content] of Object.entries(options.files ?? {})) {
+        mkdirSync(dirname(join(repo, path)), { recursive: true });
+        writeFileSync(join(repo, path), content);
+    }
+    const isolated = isolatedHome();
+    const env: NodeJS.ProcessEnv = {
+        ...isolated.env,
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+        ...options.env,
+    };
+    const north = spawnNorthPty({
+        args: ["--path", repo, ...(options.args ?? [])],
+        env,
+        cwd: repo,
+        cols: options.cols,
+        rows: options.rows,
+    });
+    const session: NorthPtySession = {
+        north,
+        server,
+        repo,
+        env,
+        async submit(text, timeoutMs) {
+            north.type(text);
+            await north.waitForText(text, timeoutMs);
+            north.type("\r");
+        },
+        lastRequest: () => JSON.stringify(server.requests.at(-1)?.body ?? null),
+        async dispose() {
+            north.kill();
+            if (!options.server) await server.close();
+            rmSync(repo, { recursive: true, force: true });
+            rmSync(isolated.home, { recursive: true, force: true });
+        },
+    };
+    if (options.waitReady ?? true) {
+        try {
+            await north.waitFor(
+                () => north.hasExited() || isAppReady(north),
+                20_000,
+                "the status line"
+            );
+            await north.waitForQuiet(100);
+            if (north.hasExited()) {
+                throw new Error(
+                    `north exited before showing the app; screen:\n${north.screenText()}`
+                );
+            }
+        } catch (error) {
+            await session.dispose();
+            throw error;
+        }
+    }
+    return session;
+}
+
+/** Reviews ignore keys for a moment after they appear (REVIEW_INPUT_GRACE_MS); wait past it. */
+export const REVIEW_SETTLE_MS = 400;
+
+export const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => setTimeout(resolve, ms));

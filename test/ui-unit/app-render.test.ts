@@ -1,0 +1,159 @@
+import { createElement } from "react";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { EngineEvent } from "../../src/agent/events";
+import type { SessionState } from "../../src/agent/session";
+import type { ModelInfo } from "../../src/providers/catalogue";
+import { EMPTY_USAGE } from "../../src/providers/types";
+import { App } from "../../src/ui/app";
+import { createApprovalBridge } from "../../src/ui/approval-bridge";
+import { createAppController } from "../../src/ui/controller";
+import { createAnsi } from "../../src/ui/render/ansi";
+import { createLineCache } from "../../src/ui/render/line-cache";
+import { loadMarkdown } from "../../src/ui/render/markdown";
+import { renderToFakeTerminal } from "./ink-harness";
+import { runResult } from "./helpers";
+
+beforeAll(() => loadMarkdown());
+
+const model: ModelInfo = {
+    alias: "fake",
+    id: "fake-model-1",
+    display: "Fake",
+    provider: "anthropic",
+    contextLimitTokens: 200_000,
+    maxOutputTokens: 1000,
+};
+
+/** A session that answers every prompt with `reply`, or waits for cancellation. */
+function fakeSession(reply: string | null) {
+    const listeners = new Set<(e: EngineEvent) => void>();
+    const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
+    const prompts: string[] = [];
+    const session = {
+        sessionId: "abc",
+        subscribe(listener: (e: EngineEvent) => void) {
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
+        },
+        state(): SessionState {
+            return {
+                model,
+                running: false,
+                contextUsedTokens: 42_500,
+                contextLimitTokens: 200_000,
+                contextUsage: 0.2125,
+                totalCostUsd: 0.0123,
+                totalUsage: { ...EMPTY_USAGE },
+            };
+        },
+        async run(prompt: string, options: { signal?: AbortSignal }) {
+            prompts.push(prompt);
+            emit({
+                type: "run_start",
+                sessionId: "abc",
+                model: model.id,
+                mode: "agent",
+                tools: [],
+                cwd: "/",
+            });
+            if (reply === null) {
+                await new Promise((resolve) => options.signal?.addEventListener("abort", resolve));
+                const result = runResult("cancelled");
+                emit({ type: "run_end", result });
+                return result;
+            }
+            emit({ type: "text_delta", text: reply });
+            const result = runResult("success");
+            emit({ type: "run_end", result });
+            return result;
+        },
+    };
+    return { session, prompts };
+}
+
+function mount(reply: string | null) {
+    const { session, prompts } = fakeSession(reply);
+    const bridge = createApprovalBridge();
+    const controller = createAppController({ session, bridge });
+    const ansi = createAnsi(false);
+    const term = renderToFakeTerminal(
+        createElement(App, {
+            controller,
+            session,
+            bridge,
+            ansi,
+            cache: createLineCache(ansi),
+            projectName: "demo-project",
+            initialMode: "agent",
+            altScreen: true,
+        })
+    );
+    return { term, prompts, controller };
+}
+
+let cleanup: (() => void) | null = null;
+afterEach(() => {
+    cleanup?.();
+    cleanup = null;
+});
+
+describe("App", () => {
+    it("shows the composer and status line, and sends a typed prompt", async () => {
+        const { term, prompts, controller } = mount("The answer is **42**.");
+        cleanup = () => term.instance.unmount();
+        await term.settle();
+        expect(term.lastFrame()).toContain("demo-project");
+        expect(term.lastFrame()).toContain("fake-model-1");
+        expect(term.lastFrame()).toContain("42.5K (21%)");
+        expect(term.lastFrame()).toContain("$0.0123");
+        await term.type("what is it?");
+        expect(term.lastFrame()).toContain("❯ what is it?");
+        await term.type("\r");
+        await new Promise((r) => setTimeout(r, 80));
+        expect(prompts).toEqual(["what is it?"]);
+        expect(controller.isBusy()).toBe(false);
+        expect(term.lastFrame()).toContain("The answer is 42.");
+    });
+
+    it("cycles the mode badge with Tab", async () => {
+        const { term } = mount("ok");
+        cleanup = () => term.instance.unmount();
+        await term.settle();
+        expect(term.lastFrame()).toContain(" agent ");
+        await term.type("\t");
+        expect(term.lastFrame()).toContain(" ask ");
+    });
+
+    it("cancels a run with Ctrl+C, then exits on a second Ctrl+C", async () => {
+        const { term, controller } = mount(null);
+        await term.settle();
+        await term.type("wait forever");
+        await term.type("\r");
+        expect(controller.isBusy()).toBe(true);
+        expect(term.lastFrame()).toContain("Ctrl+C to cancel");
+        await term.type("\x03");
+        await new Promise((r) => setTimeout(r, 60));
+        expect(controller.isBusy()).toBe(false);
+        expect(term.lastFrame()).toContain("[Cancelled]");
+        const exited = vi.fn();
+        void term.instance.waitUntilExit().then(exited);
+        await term.type("\x03");
+        await term.settle();
+        expect(exited).toHaveBeenCalled();
+    });
+
+    it("scrolls with PageUp and shows [SCROLL], back to following with PageDown", async () => {
+        const { term, controller } = mount("ok");
+        cleanup = () => term.instance.unmount();
+        for (let i = 0; i < 40; i++)
+            controller.store.dispatch({ type: "notice", level: "info", text: `note ${i}` });
+        await term.settle();
+        expect(term.lastFrame()).toContain("note 39");
+        await term.type("\x1b[5~");
+        expect(term.lastFrame()).toContain("[SCROLL]");
+        expect(term.lastFrame()).not.toContain("note 39");
+        await term.type("\x1b[6~");
+        expect(term.lastFrame()).not.toContain("[SCROLL]");
+        expect(term.lastFrame()).toContain("note 39");
+    });
+});

@@ -1,0 +1,33 @@
+import type { EngineEvent, RunResult } from "../../src/agent/events";
+import { EMPTY_USAGE } from "../../src/providers/types";
+import {
+    type TranscriptAction,
+    type TranscriptState,
+    createTranscriptState,
+    transcriptReducer,
+} from "../../src/ui/transcript/reducer";
+
+export function runResult(subtype: RunResult["subtype"], error?: string): RunResult {
+    return {
+        subtype,
+        isError: subtype !== "success",
+        text: "",
+        error,
+        numTurns: 1,
+        durationMs: 1,
+        usage: { ...EMPTY_USAGE },
+        costUsd: 0,
+        toolCalls: [],
+    };
+}
+
+export const ev = (event: EngineEvent): TranscriptAction => ({ type: "engine", event });
+
+export function reduce(actions: TranscriptAction[], from?: TranscriptState): TranscriptState {
+    return actions.reduce(transcriptReducer, from ?? createTranscriptState());
+}
+
+/** Strips ANSI escapes. */
+export const plain = (text: string): string =>
+    // eslint-disable-next-line no-control-regex -- matching escapes is the point
+    text.replace(/\x1b\[[0-9;]*m/g, "");

@@ -1,0 +1,599 @@
+import { EventEmitter } from "node:events";
+import { stripVTControlCharacters } from "node:util";
+import { render, Text } from "ink";
+import { useEffect, useState } from "react";
+import type { ReactElement } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
+import type { FileDiff } from "../../src/tools/types";
+import {
+    type ApprovalBridge,
+    CANCELLED_REASON,
+    createApprovalBridge,
+    resolvedReviewOf,
+    type ResolvedReviewRecord,
+} from "../../src/ui/approval-bridge";
+import type { PendingReview } from "../../src/ui/review-types";
+import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
+import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
+import { PendingReviewView, REVIEW_INPUT_GRACE_MS } from "../../src/ui/reviews/pending-review";
+import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
+import { ShellReview } from "../../src/ui/reviews/shell-review";
+
+class FakeStdout extends EventEmitter {
+    columns = 100;
+    rows = 40;
+    isTTY = true;
+    frames: string[] = [];
+    write(data: string): boolean {
+        this.frames.push(data);
+        return true;
+    }
+}
+
+class FakeStdin extends EventEmitter {
+    isTTY = true;
+    private pending: string[] = [];
+    setEncoding(): void {}
+    setRawMode(): void {}
+    resume(): void {}
+    pause(): void {}
+    ref(): void {}
+    unref(): void {}
+    read(): string | null {
+        return this.pending.shift() ?? null;
+    }
+    send(data: string): void {
+        this.pending.push(data);
+        this.emit("readable");
+    }
+}
+
+interface Rendered {
+    frame(): string;
+    frames(): number;
+    press(keys: string): Promise<void>;
+    unmount(): void;
+}
+
+const mounted: Rendered[] = [];
+afterEach(() => {
+    for (const r of mounted.splice(0)) r.unmount();
+});
+
+const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function mount(node: ReactElement): Rendered {
+    const stdout = new FakeStdout();
+    const stdin = new FakeStdin();
+    const instance = render(node, {
+        stdout: stdout as unknown as NodeJS.WriteStream,
+        stderr: new FakeStdout() as unknown as NodeJS.WriteStream,
+        stdin: stdin as unknown as NodeJS.ReadStream,
+        debug: true,
+        exitOnCtrlC: false,
+        patchConsole: false,
+    });
+    const rendered: Rendered = {
+        frame: () => stripVTControlCharacters(stdout.frames.at(-1) ?? ""),
+        frames: () => stdout.frames.length,
+        async press(keys) {
+            stdin.send(keys);
+            // A lone Esc is held briefly in case it starts a sequence.
+            await tick(keys === "\u001b" ? 120 : 30);
+        },
+        unmount: () => instance.unmount(),
+    };
+    mounted.push(rendered);
+    return rendered;
+}
+
+function fileDiff(path: string, body: string[], extra: Partial<FileDiff> = {}): FileDiff {
+    const added = body.filter((l) => l.startsWith("+")).length;
+    const removed = body.filter((l) => l.startsWith("-")).length;
+    return {
+        path,
+        diff: [`--- a/${path}`, `+++ b/${path}`, ...body].join("\n") + "\n",
+        linesAdded: added,
+        linesRemoved: removed,
+        isNewFile: false,
+        ...extra,
+    };
+}
+
+const smallDiff = fileDiff("src/app.ts", [
+    "@@ -1,3 +1,3 @@",
+    " import x from 'y';",
+    "-export const retries = 3;",
+    "+export const retries = 5;",
+    "+export const delay = 10;",
+]);
+
+function writeRequest(diffs: FileDiff[], id = "approval-1"): ApprovalRequest {
+    return {
+        id,
+        kind: "write",
+        toolName: "edit_replace_exact",
+        toolCallId: id,
+        input: {},
+        summary: diffs.length === 1 ? `Editing ${diffs[0]!.path}` : `Editing ${diffs.length} files`,
+        diffs,
+    };
+}
+
+function shellRequest(command: string, id = "approval-s1"): ApprovalRequest {
+    return {
+        id,
+        kind: "shell",
+        toolName: "shell_run",
+        toolCallId: id,
+        input: { command },
+        summary: command,
+        command,
+    };
+}
+
+describe("DiffReview", () => {
+    it("colours additions green, deletions red and hunk headers cyan, without the ---/+++ header", () => {
+        const { lines } = renderDiff([smallDiff]);
+        expect(lines.map((l) => [l.text, l.color ?? null])).toEqual([
+            ["src/app.ts  +2 −1", null],
+            ["@@ -1,3 +1,3 @@", "cyan"],
+            [" import x from 'y';", null],
+            ["-export const retries = 3;", "red"],
+            ["+export const retries = 5;", "green"],
+            ["+export const delay = 10;", "green"],
+        ]);
+    });
+
+    it("shows the summary, per-file stats, the pending badge and the keys", () => {
+        const r = mount(
+            <DiffReview
+                summary="Editing src/app.ts"
+                diffs={[smallDiff]}
+                status="pending"
+                width={80}
+            />
+        );
+        const frame = r.frame();
+        expect(frame).toContain("Editing src/app.ts");
+        expect(frame).toContain("src/app.ts  +2 −1");
+        expect(frame).toContain("PENDING");
+        expect(frame).toContain("+export const delay = 10;");
+        expect(frame).toContain("[a] accept");
+        expect(frame).toContain("[y] always");
+        expect(frame).toContain("[r] reject");
+        expect(frame).not.toContain("+++ b/src/app.ts");
+        expect(frame).toMatch(/╭─+╮/);
+    });
+
+    it("truncates a diff over 100 lines with an indicator", () => {
+        const body = ["@@ -1,0 +1,150 @@", ...Array.from({ length: 150 }, (_, i) => `+line ${i}`)];
+        const big = fileDiff("big.ts", body, { isNewFile: true });
+        const rendered = renderDiff([big]);
+        expect(rendered.lines.length).toBe(101); // file header + 100 body lines
+        expect(rendered.hidden).toBe(51);
+        const r = mount(
+            <DiffReview summary="Creating big.ts" diffs={[big]} status="pending" width={80} />
+        );
+        expect(r.frame()).toContain("… 51 more diff lines not shown (truncated)");
+        expect(r.frame()).toContain("+line 98");
+        expect(r.frame()).not.toContain("+line 99\n");
+        expect(r.frame()).toContain("big.ts (new file)  +150 −0");
+    });
+
+    it("totals several files", () => {
+        const other = fileDiff("src/b.ts", ["@@ -1 +1 @@", "-a", "+b"]);
+        const r = mount(
+            <DiffReview
+                summary="Editing 2 files"
+                diffs={[smallDiff, other]}
+                status="pending"
+                width={80}
+            />
+        );
+        expect(r.frame()).toContain("+3 −2 in 2 files");
+        expect(r.frame()).toContain("src/b.ts  +1 −1");
+        expect(r.frame()).toContain("Total +3 −2");
+    });
+
+    it("keeps control characters from the file out of the terminal", () => {
+        const evil = fileDiff("x.ts", ["@@ -1 +1 @@", "+\u001b[2Jboom\tx"]);
+        const { lines } = renderDiff([evil]);
+        expect(lines[2]!.text).toBe("+\ufffd[2Jboom    x");
+    });
+
+    it("truncates long lines to the width instead of wrapping", () => {
+        const long = fileDiff("x.ts", ["@@ -1 +1 @@", `+${"y".repeat(300)}`]);
+        const r = mount(
+            <DiffReview summary="Editing x.ts" diffs={[long]} status="pending" width={40} />
+        );
+        for (const line of r.frame().split("\n")) expect(line.length).toBeLessThanOrEqual(40);
+    });
+
+    it("answers a / y / r with accept, always, reject; other keys do nothing", async () => {
+        const cases: Array<[string, ApprovalDecision["outcome"], string | undefined]> = [
+            ["a", "approve", undefined],
+            ["y", "approve", "all"],
+            ["r", "deny", undefined],
+        ];
+        for (const [key, outcome, remember] of cases) {
+            const decisions: ApprovalDecision[] = [];
+            const r = mount(
+                <DiffReview
+                    summary="Editing src/app.ts"
+                    diffs={[smallDiff]}
+                    status="pending"
+                    width={80}
+                    active
+                    onDecide={(d) => decisions.push(d)}
+                />
+            );
+            await r.press("x");
+            await r.press("d");
+            expect(decisions).toEqual([]);
+            await r.press(key);
+            expect(decisions).toHaveLength(1);
+            expect(decisions[0]!.outcome).toBe(outcome);
+            if (decisions[0]!.outcome === "approve") expect(decisions[0]!.remember).toBe(remember);
+            r.unmount();
+        }
+    });
+
+    it("ignores keys when not active or not pending, and shows the status badge", async () => {
+        const decisions: ApprovalDecision[] = [];
+        const r = mount(
+            <DiffReview
+                summary="Editing src/app.ts"
+                diffs={[smallDiff]}
+                status="rejected"
+                width={80}
+                active
+                onDecide={(d) => decisions.push(d)}
+            />
+        );
+        await r.press("a");
+        expect(decisions).toEqual([]);
+        expect(r.frame()).toContain("✗ REJECTED");
+        expect(r.frame()).not.toContain("[a] accept");
+    });
+});
+
+describe("ShellReview", () => {
+    it("shows the command, the cwd and the keys", () => {
+        const r = mount(
+            <ShellReview command="npm test -- --run" cwd="/repo/app" status="pending" width={80} />
+        );
+        const frame = r.frame();
+        expect(frame).toContain("$ npm test -- --run");
+        expect(frame).toContain("in /repo/app");
+        expect(frame).toContain("[r] run");
+        expect(frame).toContain("[a] always");
+        expect(frame).toContain("[y] auto all");
+        expect(frame).toContain("[d] deny");
+    });
+
+    it("wraps a long command instead of hiding its end", () => {
+        const command = `echo ${"word ".repeat(30)}END`;
+        const r = mount(<ShellReview command={command} status="pending" width={40} />);
+        expect(r.frame()).toContain("END");
+    });
+
+    it("answers r / a / y / d", async () => {
+        const expected: Record<string, ApprovalDecision> = {
+            r: { outcome: "approve" },
+            a: { outcome: "approve", remember: "exact" },
+            y: { outcome: "approve", remember: "all" },
+            d: { outcome: "deny", reason: "the user denied this command" },
+        };
+        for (const [key, decision] of Object.entries(expected)) {
+            const decisions: ApprovalDecision[] = [];
+            const r = mount(
+                <ShellReview
+                    command="ls"
+                    status="pending"
+                    width={60}
+                    active
+                    onDecide={(d) => decisions.push(d)}
+                />
+            );
+            await r.press("q");
+            await r.press(key);
+            expect(decisions).toEqual([decision]);
+            r.unmount();
+        }
+    });
+});
+
+describe("PickerReview", () => {
+    const options = [
+        { id: "sonnet", label: "Claude Sonnet", hint: "claude-sonnet-4" },
+        { id: "opus", label: "Claude Opus" },
+        { id: "gpt", label: "GPT-5" },
+    ];
+
+    it("moves with Up/Down and selects with Enter", async () => {
+        const chosen: Array<string | null> = [];
+        const r = mount(
+            <PickerReview
+                title="Choose a model"
+                options={options}
+                status="pending"
+                width={60}
+                active
+                onChoose={(id) => chosen.push(id)}
+            />
+        );
+        expect(r.frame()).toContain("› Claude Sonnet claude-sonnet-4");
+        await r.press("\u001b[B");
+        await r.press("\u001b[B");
+        await r.press("\u001b[B");
+        expect(r.frame()).toContain("› GPT-5");
+        await r.press("\u001b[A");
+        expect(r.frame()).toContain("› Claude Opus");
+        await r.press("\r");
+        expect(chosen).toEqual(["opus"]);
+    });
+
+    it("cancels with Esc", async () => {
+        const chosen: Array<string | null> = [];
+        const r = mount(
+            <PickerReview
+                title="Choose"
+                options={options}
+                status="pending"
+                width={60}
+                active
+                onChoose={(id) => chosen.push(id)}
+            />
+        );
+        await r.press("\u001b");
+        expect(chosen).toEqual([null]);
+    });
+
+    it("scrolls a long list around the selection", () => {
+        expect(windowStart(0, 50, 10)).toBe(0);
+        expect(windowStart(20, 50, 10)).toBe(15);
+        expect(windowStart(49, 50, 10)).toBe(40);
+        expect(windowStart(3, 5, 10)).toBe(0);
+    });
+});
+
+describe("CostsDialog", () => {
+    const row = (provider: string, model: string, inTok: number, outTok: number, usd: number) => ({
+        provider,
+        model,
+        inputTokens: inTok,
+        outputTokens: outTok,
+        costUsd: usd,
+    });
+    const session = [
+        row("anthropic", "claude-sonnet-4", 42_500, 1200, 0.1455),
+        row("openai", "gpt-5", 900, 100, 0.002),
+        row("anthropic", "claude-opus-4", 1_200_000, 5000, 18.4),
+    ];
+
+    it("groups by provider then model, costliest first", () => {
+        const groups = groupCosts(session);
+        expect(groups.map((g) => g.provider)).toEqual(["anthropic", "openai"]);
+        expect(groups[0]!.rows.map((r) => r.model)).toEqual(["claude-opus-4", "claude-sonnet-4"]);
+        expect(groups[0]!.costUsd).toBeCloseTo(18.5455);
+        expect(formatTokens(42_500)).toBe("42.5K");
+        expect(formatTokens(1_200_000)).toBe("1.2M");
+    });
+
+    it("shows both sections with subtotals and closes on Esc or Q", async () => {
+        let closed = 0;
+        const r = mount(
+            <CostsDialog session={session} allTime={[]} width={100} onClose={() => closed++} />
+        );
+        const frame = r.frame();
+        expect(frame).toContain("Session");
+        expect(frame).toContain("All time");
+        expect(frame).toContain("Anthropic");
+        expect(frame).toContain("OpenAI");
+        expect(frame).toContain("claude-opus-4");
+        expect(frame).toContain("1.2M in · 5K out");
+        expect(frame).toContain("$18.40");
+        expect(frame).toContain("$18.55");
+        expect(frame).toContain("No usage yet.");
+        // centred: the box does not start at column 0 of a 100-column screen
+        expect(frame.split("\n")[0]).toMatch(/^ +╭/);
+        await r.press("x");
+        expect(closed).toBe(0);
+        await r.press("q");
+        await r.press("Q");
+        await r.press("\u001b");
+        expect(closed).toBe(3);
+    });
+});
+
+describe("approval bridge", () => {
+    it("queues requests one at a time and resolves each with the user's decision", async () => {
+        const bridge = createApprovalBridge();
+        const seen: Array<string | null> = [];
+        bridge.subscribe((p) => seen.push(p?.id ?? null));
+        const controller = new AbortController();
+        const first = bridge.approver(writeRequest([smallDiff], "w1"), controller.signal);
+        const second = bridge.approver(shellRequest("ls", "s1"), controller.signal);
+        expect(bridge.size()).toBe(2);
+        expect(bridge.current()?.id).toBe("w1");
+        const pending = bridge.current() as Extract<PendingReview, { kind: "write" }>;
+        pending.resolve({ outcome: "approve" });
+        pending.resolve({ outcome: "deny" }); // a second answer is ignored
+        await expect(first).resolves.toEqual({ outcome: "approve" });
+        expect(bridge.current()?.kind).toBe("shell");
+        (bridge.current() as Extract<PendingReview, { kind: "shell" }>).resolve({
+            outcome: "approve",
+            remember: "exact",
+        });
+        await expect(second).resolves.toEqual({ outcome: "approve", remember: "exact" });
+        expect(seen).toEqual([null, "w1", "s1", null]);
+    });
+
+    it("cancelAll denies every waiting request and cancels pickers", async () => {
+        const bridge = createApprovalBridge();
+        const signal = new AbortController().signal;
+        const a = bridge.approver(writeRequest([smallDiff], "w1"), signal);
+        const b = bridge.approver(shellRequest("rm -rf build", "s1"), signal);
+        const c = bridge.pick("Choose", [{ id: "x", label: "X" }]);
+        const seen: Array<string | null> = [];
+        bridge.subscribe((p) => seen.push(p?.id ?? null));
+        const resolved: ResolvedReviewRecord[] = [];
+        bridge.onResolved((r) => resolved.push(r));
+        bridge.cancelAll();
+        const cancelled = { outcome: "deny", reason: CANCELLED_REASON };
+        await expect(a).resolves.toEqual(cancelled);
+        await expect(b).resolves.toEqual(cancelled);
+        await expect(c).resolves.toBeNull();
+        expect(bridge.current()).toBeNull();
+        expect(resolved.map((r) => [r.id, r.status])).toEqual([
+            ["w1", "cancelled"],
+            ["s1", "cancelled"],
+            ["picker-1", "cancelled"],
+        ]);
+        expect(seen).toEqual(["w1", null]);
+    });
+
+    it("the engine's AbortSignal cancels its request, pending or queued", async () => {
+        const bridge = createApprovalBridge();
+        const run1 = new AbortController();
+        const run2 = new AbortController();
+        const a = bridge.approver(shellRequest("one", "s1"), run1.signal);
+        const b = bridge.approver(shellRequest("two", "s2"), run2.signal);
+        run2.abort();
+        await expect(b).resolves.toEqual({ outcome: "deny", reason: CANCELLED_REASON });
+        expect(bridge.current()?.id).toBe("s1");
+        run1.abort();
+        await expect(a).resolves.toEqual({ outcome: "deny", reason: CANCELLED_REASON });
+        expect(bridge.current()).toBeNull();
+        const c = bridge.approver(shellRequest("three", "s3"), run1.signal);
+        await expect(c).resolves.toEqual({ outcome: "deny", reason: CANCELLED_REASON });
+        expect(bridge.size()).toBe(0);
+    });
+
+    it("pick resolves with the chosen id", async () => {
+        const bridge = createApprovalBridge();
+        const choice = bridge.pick("Model", [
+            { id: "a", label: "A" },
+            { id: "b", label: "B" },
+        ]);
+        const pending = bridge.current() as Extract<PendingReview, { kind: "picker" }>;
+        expect(pending.title).toBe("Model");
+        pending.resolve("b");
+        await expect(choice).resolves.toBe("b");
+    });
+
+    it("describes resolved reviews in one line", () => {
+        const write = writeRequest([smallDiff]);
+        expect(resolvedReviewOf(write, { outcome: "approve" })).toEqual({
+            kind: "write",
+            summary: "Editing src/app.ts (+2 −1)",
+            status: "accepted",
+        });
+        expect(resolvedReviewOf(write, { outcome: "approve", remember: "all" }).status).toBe(
+            "always"
+        );
+        expect(resolvedReviewOf(write, { outcome: "deny" }).status).toBe("rejected");
+        const shell = shellRequest("ls");
+        expect(resolvedReviewOf(shell, { outcome: "approve" }).status).toBe("ran");
+        expect(resolvedReviewOf(shell, { outcome: "approve", remember: "exact" }).status).toBe(
+            "always"
+        );
+        expect(resolvedReviewOf(shell, { outcome: "approve", remember: "all" }).status).toBe(
+            "auto"
+        );
+        expect(resolvedReviewOf(shell, { outcome: "deny" }).status).toBe("denied");
+    });
+});
+
+/** Renders the bridge's pending review as the App does. */
+function Host({ bridge }: { bridge: ApprovalBridge }): ReactElement {
+    const [pending, setPending] = useState<PendingReview | null>(null);
+    useEffect(() => bridge.subscribe(setPending), [bridge]);
+    return pending ? (
+        <PendingReviewView review={pending} width={80} animate={false} />
+    ) : (
+        <Text>idle</Text>
+    );
+}
+
+describe("PendingReviewView", () => {
+    it("renders the bridge's pending review and its keys resolve the engine's promise", async () => {
+        const bridge = createApprovalBridge();
+        const signal = new AbortController().signal;
+        const edit = bridge.approver(writeRequest([smallDiff], "w1"), signal);
+        const command = bridge.approver(shellRequest("npm test", "s1"), signal);
+        const r = mount(<Host bridge={bridge} />);
+        await tick();
+        expect(r.frame()).toContain("Editing src/app.ts");
+        await tick(REVIEW_INPUT_GRACE_MS);
+        await r.press("y");
+        await expect(edit).resolves.toEqual({ outcome: "approve", remember: "all" });
+        expect(r.frame()).toContain("$ npm test");
+        // A second y right away was meant for the edit: it must not auto-approve commands.
+        await r.press("y");
+        expect(bridge.current()?.id).toBe("s1");
+        await tick(REVIEW_INPUT_GRACE_MS);
+        await r.press("d");
+        await expect(command).resolves.toEqual({
+            outcome: "deny",
+            reason: "the user denied this command",
+        });
+        expect(r.frame()).toContain("idle");
+    });
+
+    it("ignores keys typed ahead as a review appears", async () => {
+        const bridge = createApprovalBridge();
+        const r = mount(<Host bridge={bridge} />);
+        const edit = bridge.approver(writeRequest([smallDiff]), new AbortController().signal);
+        await tick();
+        await r.press("a");
+        expect(bridge.current()).not.toBeNull();
+        await tick(REVIEW_INPUT_GRACE_MS);
+        await r.press("r");
+        await expect(edit).resolves.toMatchObject({ outcome: "deny" });
+    });
+
+    it("renders a picker", async () => {
+        const bridge = createApprovalBridge();
+        const choice = bridge.pick("Choose a model", [
+            { id: "a", label: "Alpha" },
+            { id: "b", label: "Beta" },
+        ]);
+        const r = mount(
+            <PendingReviewView review={bridge.current()!} width={60} animate={false} />
+        );
+        expect(r.frame()).toContain("Choose a model");
+        await tick(REVIEW_INPUT_GRACE_MS);
+        await r.press("\u001b[B");
+        await r.press("\r");
+        await expect(choice).resolves.toBe("b");
+    });
+
+    it("fits the diff to the height it is given", () => {
+        const body = ["@@ -1,0 +1,60 @@", ...Array.from({ length: 60 }, (_, i) => `+l${i}`)];
+        const bridge = createApprovalBridge();
+        void bridge.approver(writeRequest([fileDiff("a.ts", body)]), new AbortController().signal);
+        const r = mount(
+            <PendingReviewView review={bridge.current()!} width={60} animate={false} height={20} />
+        );
+        expect(r.frame().split("\n").length).toBeLessThanOrEqual(20);
+        expect(r.frame()).toContain("more diff lines not shown");
+        bridge.cancelAll();
+    });
+
+    it("pulses the border only while animating", async () => {
+        const bridge = createApprovalBridge();
+        void bridge.approver(shellRequest("ls"), new AbortController().signal);
+        const still = mount(
+            <PendingReviewView review={bridge.current()!} width={60} animate={false} />
+        );
+        const pulsing = mount(<PendingReviewView review={bridge.current()!} width={60} animate />);
+        const [stillBefore, pulsingBefore] = [still.frames(), pulsing.frames()];
+        await tick(1400);
+        expect(still.frames()).toBe(stillBefore);
+        expect(pulsing.frames() - pulsingBefore).toBeGreaterThanOrEqual(2);
+        bridge.cancelAll();
+    });
+});
