@@ -184,7 +184,8 @@ export async function reviewPreparedWrite(
     deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">,
     forced?: "allow" | "ask"
 ): Promise<ToolResult> {
-    const autoAccepted = forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
+    const autoAccepted =
+        forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
     if (!autoAccepted) {
         const decision = await ask(
             deps,
