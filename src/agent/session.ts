@@ -38,6 +38,15 @@ import {
     withSummary,
 } from "./context";
 import { OutputCache, digestToolOutput } from "./digest";
+import {
+    type HookEvent,
+    type HookEventInputs,
+    type HookInput,
+    type HookOutcome,
+    type HookSettings,
+    hasHooks,
+    runHooks,
+} from "./hooks/index";
 import { NorthFileRouter, continuationPrompt } from "./north-file-turn";
 import { estimatePromptTokens } from "./tokens";
 import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL, planOf } from "./plan";
@@ -72,6 +81,8 @@ export interface SessionOptions {
     /** Prior messages (a resumed conversation). */
     messages?: Message[];
     rollingSummary?: StructuredSummary | null;
+    /** Claude Code-style hooks (`.north/settings.json` and friends); none when absent. */
+    hookSettings?: HookSettings;
     /** Replaces North's system prompt (project learning uses its own). */
     systemPrompt?: string;
     /** Rules and project profile, sent ahead of the transcript on every request. */
@@ -293,7 +304,6 @@ export class AgentSession {
         this.logger.info("user_prompt", { length: prompt.length, mode: options.mode });
         this.outputs.clear();
         this.attachedFiles = options.attachedContext;
-        this.addMessage({ role: "user", content: prompt });
 
         const finish = async (subtype: RunSubtype, error?: string): Promise<RunResult> => {
             if (subtype !== "success" && this.northFile) {
@@ -321,6 +331,17 @@ export class AgentSession {
             return result;
         };
 
+        const submitted = await this.runHook("UserPromptSubmit", { prompt }, signal);
+        if (submitted?.block || submitted?.stop) {
+            const reason = submitted.block?.reason ?? submitted.stop?.reason ?? "";
+            return await finish(
+                "error_during_execution",
+                `the prompt was blocked by a UserPromptSubmit hook: ${reason}`
+            );
+        }
+        const extra = submitted?.additionalContext.join("\n\n");
+        this.addMessage({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt });
+        let stopHookActive = false;
         try {
             for (;;) {
                 if (signal.aborted) return await finish("cancelled", "cancelled by the user");
@@ -351,7 +372,23 @@ export class AgentSession {
                     (b): b is ToolCallBlock => b.type === "tool_call"
                 );
                 const fileNotes = this.northFile ? await this.settleNorthFiles(turns, signal) : [];
-                if (calls.length === 0 && fileNotes.length === 0) return await finish("success");
+                if (calls.length === 0 && fileNotes.length === 0) {
+                    const stopped = await this.runHook(
+                        "Stop",
+                        { stop_hook_active: stopHookActive },
+                        signal
+                    );
+                    if (stopped?.block && !signal.aborted && turns < maxTurns) {
+                        // A Stop hook sends the model back to work with its reason.
+                        stopHookActive = true;
+                        this.addMessage({
+                            role: "user",
+                            content: `[Stop hook] ${stopped.block.reason}`,
+                        });
+                        continue;
+                    }
+                    return await finish("success");
+                }
 
                 const notes: TextBlock[] = fileNotes.map((text) => ({ type: "text", text }));
                 if (turns >= maxTurns) {
@@ -519,6 +556,31 @@ export class AgentSession {
                 return { kind: "cancelled" };
             }
         }
+    }
+
+    /**
+     * Runs the hooks of one event (nothing when none match); their warnings and
+     * messages reach the user as warning events, their runs the log.
+     */
+    async runHook<E extends HookEvent>(
+        event: E,
+        input: HookEventInputs[E],
+        signal?: AbortSignal,
+        target?: string
+    ): Promise<HookOutcome | null> {
+        const settings = this.options.hookSettings;
+        if (!settings || !hasHooks(settings, event, target)) return null;
+        const outcome = await runHooks(
+            settings,
+            event,
+            { session_id: this.options.sessionId, ...input } as HookInput<E>,
+            { cwd: this.options.repoRoot, signal }
+        );
+        for (const message of [...outcome.warnings, ...outcome.systemMessages]) {
+            this.emit({ type: "warning", message: `${event} hook: ${message}` });
+        }
+        for (const run of outcome.runs) this.logger.info("hook_run", { event, ...run });
+        return outcome;
     }
 
     /** Plan mode: the user accepts the plan (changes are then allowed) or rejects it with feedback. */
@@ -837,6 +899,15 @@ export class AgentSession {
             logger: this.logger,
             emit: (event: EngineEvent) => this.emit(event),
             planRequired: mode === "plan" && this.acceptedPlan === null,
+            preToolUse: this.options.hookSettings
+                ? (c: ToolCallBlock, s: AbortSignal) =>
+                      this.runHook(
+                          "PreToolUse",
+                          { tool_name: c.name, tool_input: c.input, tool_use_id: c.id },
+                          s,
+                          c.name
+                      )
+                : undefined,
         };
         const result =
             call.name === PROPOSE_PLAN_TOOL && mode === "plan"
@@ -845,7 +916,22 @@ export class AgentSession {
         const forModel: ToolResult = result.ok
             ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, this.outputs) }
             : result;
-        const content = capToolResult(resultContent(forModel), this.model.contextLimitTokens);
+        let content = capToolResult(resultContent(forModel), this.model.contextLimitTokens);
+        const after = await this.runHook(
+            "PostToolUse",
+            {
+                tool_name: call.name,
+                tool_input: call.input,
+                tool_response: result.ok ? result.data : result.error,
+                tool_use_id: call.id,
+            },
+            signal,
+            call.name
+        );
+        if (after?.block) content += `\n[PostToolUse hook] ${after.block.reason}`;
+        if (after?.additionalContext.length) {
+            content += `\n[PostToolUse hook] ${after.additionalContext.join("\n")}`;
+        }
         const durationMs = Math.round(performance.now() - started);
         const error: ToolError | undefined = result.ok ? undefined : result.error;
         this.emit({
