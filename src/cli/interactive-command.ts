@@ -85,8 +85,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     let handle: SessionHandle | null = null;
     let closed = false;
     // Starts loading now; it is compiled after the first frame is on screen.
-    const engine = import("./interactive-engine").then(({ startInteractiveSession }) => {
-        handle = startInteractiveSession(prepared, {
+    const engine = import("./interactive-engine").then(async ({ startInteractiveSession }) => {
+        handle = await startInteractiveSession(prepared, {
             version,
             logLevel: flags.logLevel,
             approver: bridge.approver,

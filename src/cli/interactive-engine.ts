@@ -10,7 +10,7 @@ import { type SessionHandle, startSession } from "./session-start";
  * frame: the session, its tools and log. Approvals come from the user, with
  * the project's standing permissions (which "always" answers extend).
  */
-export function startInteractiveSession(
+export async function startInteractiveSession(
     prepared: PreparedSession,
     options: {
         version: string;
@@ -18,7 +18,7 @@ export function startInteractiveSession(
         approver: Approver;
         warn: (message: string) => void;
     }
-): SessionHandle {
+): Promise<SessionHandle> {
     // Zod's JIT compiles each object schema with `new Function`: slower than it saves here.
     z.config({ jitless: true });
     return startSession(prepared, {

@@ -14,6 +14,8 @@ import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
 
+const MCP_STARTUP_WAIT_MS = 10_000;
+
 function usageError(message: string): number {
     process.stderr.write(`north: ${message}\n`);
     return EXIT.usage;
@@ -65,7 +67,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     const prompt = [args.prompt, piped.trim()].filter((p) => p && p.trim().length > 0).join("\n\n");
     if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
 
-    const handle = startSession(prepared, {
+    const handle = await startSession(prepared, {
         version,
         frontEnd: "print",
         logLevel,
@@ -82,6 +84,13 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         warn,
     });
     const { session, sessionId, logger } = handle;
+    // Print mode has one prompt: give MCP servers a bounded moment so their tools are offered.
+    if (handle.extensions.mcp) {
+        await Promise.race([
+            handle.extensions.mcp.settled(),
+            new Promise((resolve) => setTimeout(resolve, MCP_STARTUP_WAIT_MS).unref()),
+        ]);
+    }
 
     let stdoutBroken = false;
     process.stdout.on("error", () => {
@@ -113,8 +122,14 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     process.on("SIGTERM", onSigint);
     process.on("SIGHUP", onSigint);
 
-    const result = await session.run(prompt, { mode, signal: controller.signal, maxTurns });
-    handle.close();
+    // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
+    const result = await session.run(prompt, {
+        mode,
+        signal: controller.signal,
+        maxTurns,
+        planOnly: mode === "plan",
+    });
+    await handle.closeAsync();
     renderer.finish(result);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);

@@ -2,12 +2,15 @@ import type { ApprovalSettings, Approver } from "../agent/approvals";
 import { AgentSession } from "../agent/session";
 import type { ModelInfo } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
+import { resolveEndpoint } from "../providers/models";
 import type { Provider } from "../providers/types";
 import type { ConversationLog } from "../storage/conversations";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
 import { logFilePath } from "../storage/paths";
 import { createConversationSink, restoreConversation } from "./conversation-wiring";
+import { loadCatalogue } from "./model-selection";
 import type { PreparedSession } from "./session-setup";
+import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { createConversationToolset } from "./toolset";
 
 /**
@@ -24,8 +27,12 @@ export interface SessionHandle {
     logger: Logger;
     /** Null when the conversation cannot be saved (the warning was given). */
     log: ConversationLog | undefined;
+    /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
+    extensions: ProjectExtensions;
     /** Disposes the tools (running commands are killed), ends and closes the log. */
     close(): void;
+    /** `close()`, then SessionEnd hooks and a clean stop of MCP servers. */
+    closeAsync(): Promise<void>;
 }
 
 export interface StartSessionOptions {
@@ -39,10 +46,10 @@ export interface StartSessionOptions {
 }
 
 /** Opens (or continues) the conversation log and builds the session around it. */
-export function startSession(
+export async function startSession(
     prepared: PreparedSession,
     options: StartSessionOptions
-): SessionHandle {
+): Promise<SessionHandle> {
     const { store, resumed, model, endpoint, repoRoot } = prepared;
     const { warn } = options;
     const logger = createFileLogger(logFilePath(), options.logLevel);
@@ -68,15 +75,55 @@ export function startSession(
         resumed: resumed !== undefined,
     });
 
+    const extensions = await loadProjectExtensions(repoRoot, {
+        sessionId,
+        version: options.version,
+        resumed: resumed !== undefined,
+        warn,
+    });
     const restored = resumed ? restoreConversation(resumed.conversation) : undefined;
-    const toolset = createConversationToolset(repoRoot);
-    let provider: Promise<Provider> | undefined;
+    const toolset = createConversationToolset(repoRoot, extensions.extraTools);
+    // One provider per provider id, so a model switch can change provider mid-conversation.
+    const providers = new Map<string, Promise<Provider>>([
+        [model.provider, createProvider(endpoint)],
+    ]);
+    const loaded = loadCatalogue(process.env);
+    const providerFor = (wanted: ModelInfo): Promise<Provider> => {
+        let provider = providers.get(wanted.provider);
+        if (!provider) {
+            const info = loaded.ok ? loaded.catalogue.providers.get(wanted.provider) : undefined;
+            const resolved = info ? resolveEndpoint(info, process.env) : null;
+            provider = resolved?.ok
+                ? createProvider(resolved.endpoint)
+                : Promise.reject(
+                      new Error(
+                          resolved && !resolved.ok
+                              ? resolved.error
+                              : `provider "${wanted.provider}" is not configured`
+                      )
+                  );
+            providers.set(wanted.provider, provider);
+        }
+        return provider;
+    };
     const session = new AgentSession({
         sessionId,
         repoRoot,
         model,
-        providerFor: () => (provider ??= createProvider(endpoint)),
-        tools: toolset.registry,
+        providerFor,
+        tools: withMcpTools(toolset.registry, extensions.mcp),
+        context: extensions.context,
+        hookSettings: extensions.hookSettings,
+        usageSink: ({ model: used, usage, costUsd }) =>
+            void extensions.costs.add({
+                modelId: used.id,
+                provider: used.provider,
+                inputTokens: usage.inputTokens,
+                outputTokens: usage.outputTokens,
+                cacheReadTokens: usage.cacheReadTokens,
+                cacheWriteTokens: usage.cacheWriteTokens,
+                costUsd,
+            }),
         outputCache: toolset.outputs,
         approver: options.approver,
         approvalSettings: options.approvalSettings(repoRoot),
@@ -90,6 +137,14 @@ export function startSession(
     }
 
     let closed = false;
+    const close = (): void => {
+        if (closed) return;
+        closed = true;
+        toolset.dispose();
+        log?.append({ type: "conversation_ended" });
+        log?.close();
+        logger.flush();
+    };
     return {
         session,
         sessionId,
@@ -97,13 +152,11 @@ export function startSession(
         model,
         logger,
         log,
-        close() {
-            if (closed) return;
-            closed = true;
-            toolset.dispose();
-            log?.append({ type: "conversation_ended" });
-            log?.close();
-            logger.flush();
+        extensions,
+        close,
+        async closeAsync() {
+            close();
+            await extensions.close().catch(() => undefined);
         },
     };
 }

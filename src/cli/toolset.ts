@@ -1,3 +1,4 @@
+import type { AnyToolDefinition } from "../tools/types";
 import { OutputCache } from "../agent/digest";
 import { createExpandOutputTool } from "../tools/expand-output";
 import { createEditTools, createReadTools } from "../tools/index";
@@ -6,7 +7,7 @@ import { createShellRunTool } from "../tools/shell-run";
 import { createShellService } from "../tools/shell-service";
 
 /** Every tool of one conversation, with the services they share and how to dispose of them. */
-export function createConversationToolset(repoRoot: string) {
+export function createConversationToolset(repoRoot: string, extraTools: AnyToolDefinition[] = []) {
     const outputs = new OutputCache();
     const shell = createShellService(repoRoot);
     const registry = createToolRegistry([
@@ -14,6 +15,7 @@ export function createConversationToolset(repoRoot: string) {
         createExpandOutputTool((id) => outputs.get(id)),
         ...createEditTools(),
         createShellRunTool(shell),
+        ...extraTools,
     ]);
     return {
         registry,

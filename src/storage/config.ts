@@ -34,6 +34,8 @@ export const userConfigSchema = z.object({
     selectedModel: z.string().optional(),
     providers: z.record(z.string(), providerSchema).optional(),
     models: z.array(modelSchema).optional(),
+    /** MCP servers for every project, in `.mcp.json`'s shape. */
+    mcpServers: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type UserConfig = z.infer<typeof userConfigSchema>;

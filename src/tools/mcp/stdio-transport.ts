@@ -22,6 +22,25 @@ export interface ProcessStdioOptions {
     cwd?: string;
 }
 
+/** Process groups of running servers: killed when North exits, however it exits. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackServerGroup(pid: number): void {
+    liveGroups.add(pid);
+    if (exitHookInstalled) return;
+    exitHookInstalled = true;
+    process.on("exit", () => {
+        for (const group of liveGroups) {
+            try {
+                process.kill(process.platform === "win32" ? group : -group, "SIGKILL");
+            } catch {
+                // already gone
+            }
+        }
+    });
+}
+
 export class ProcessStdioTransport implements Transport {
     onclose?: () => void;
     onerror?: (error: Error) => void;
@@ -59,6 +78,7 @@ export class ProcessStdioTransport implements Transport {
                 windowsHide: true,
             });
             this.child = child;
+            if (child.pid !== undefined) trackServerGroup(child.pid);
             child.once("spawn", () => resolve());
             child.once("error", (error) => {
                 this.spawnError = error;
@@ -70,6 +90,7 @@ export class ProcessStdioTransport implements Transport {
                 }
             });
             child.once("close", (code, signal) => {
+                if (child.pid !== undefined) liveGroups.delete(child.pid);
                 this.exitCode = code;
                 this.exitSignal = signal;
                 this.markExited();

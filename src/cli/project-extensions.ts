@@ -1,0 +1,141 @@
+import { join } from "node:path";
+import type { ContextBlocks } from "../agent/context";
+import { type HookSettings, loadHookSettings, runHooks } from "../agent/hooks/index";
+import type { ToolRunner } from "../agent/session";
+import { type ContextFile, loadProjectContext } from "../project/context-files";
+import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
+import { createSkillTool, discoverSkills } from "../project/skills";
+import { loadUserConfig } from "../storage/config";
+import { type CostStore, createCostStore } from "../storage/costs";
+import { configDir, dataDir } from "../storage/paths";
+import { createProfileStore } from "../storage/profile";
+import { loadProjectMcpConfig, mergeMcpServers, parseMcpServers } from "../tools/mcp/config";
+import type { McpManager } from "../tools/mcp/manager";
+import { createToolRegistry } from "../tools/registry";
+import type { AnyToolDefinition } from "../tools/types";
+
+/** What a project and the user's setup bring beyond the built-in tools. */
+export interface ProjectExtensions {
+    context: ContextBlocks;
+    contextFiles: ContextFile[];
+    hookSettings?: HookSettings;
+    /** The `skill` tool, when there are skills. */
+    extraTools: AnyToolDefinition[];
+    customCommands: CustomCommand[];
+    costs: CostStore;
+    /** Started in the background; its tools join as servers become ready. */
+    mcp?: McpManager;
+    close(): Promise<void>;
+}
+
+/**
+ * Loads rules and context files, the learned profile, hooks (running
+ * SessionStart), skills, custom commands, and starts MCP servers without
+ * waiting for them. Problems are warnings: none of it may stop North.
+ */
+export async function loadProjectExtensions(
+    repoRoot: string,
+    options: {
+        sessionId: string;
+        version: string;
+        resumed: boolean;
+        warn: (message: string) => void;
+    }
+): Promise<ProjectExtensions> {
+    const { warn } = options;
+    const projectContext = loadProjectContext(repoRoot);
+    for (const warning of projectContext.warnings) warn(warning);
+    const profile = createProfileStore(dataDir(), repoRoot).loadProfile();
+
+    const hooks = await loadHookSettings([
+        join(repoRoot, ".north", "settings.json"),
+        join(configDir(), "settings.json"),
+        join(repoRoot, ".claude", "settings.json"),
+    ]);
+    for (const warning of hooks.warnings) warn(warning);
+    let rules = projectContext.text ?? undefined;
+    const started = await runHooks(
+        hooks.settings,
+        "SessionStart",
+        { session_id: options.sessionId, source: options.resumed ? "resume" : "startup" },
+        { cwd: repoRoot }
+    );
+    for (const message of [...started.warnings, ...started.systemMessages])
+        warn(`SessionStart hook: ${message}`);
+    if (started.additionalContext.length > 0) {
+        rules = [rules, ...started.additionalContext].filter(Boolean).join("\n\n");
+    }
+
+    const [skills, commands] = await Promise.all([
+        discoverSkills([
+            join(repoRoot, ".north", "skills"),
+            join(repoRoot, ".claude", "skills"),
+            join(dataDir(), "skills"),
+        ]),
+        discoverCustomCommands([
+            { dir: join(repoRoot, ".north", "commands"), scope: "project" },
+            { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
+            { dir: join(dataDir(), "commands"), scope: "user" },
+        ]),
+    ]);
+    for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
+
+    const userConfig = loadUserConfig();
+    const servers = mergeMcpServers(
+        await loadProjectMcpConfig(repoRoot),
+        parseMcpServers(userConfig.ok ? (userConfig.config.mcpServers ?? {}) : {}, {
+            scope: "user",
+            source: userConfig.path,
+        })
+    );
+    for (const warning of servers.warnings) warn(warning);
+    let mcp: McpManager | undefined;
+    if (servers.servers.length > 0) {
+        // The SDK is large: load it only when some server is configured.
+        const { createMcpManager } = await import("../tools/mcp/manager");
+        mcp = createMcpManager(servers.servers, {
+            clientName: "north",
+            version: options.version,
+            cwd: repoRoot,
+        });
+    }
+
+    return {
+        context: { rules, profile: profile ?? undefined },
+        contextFiles: projectContext.files,
+        hookSettings: Object.keys(hooks.settings).length > 0 ? hooks.settings : undefined,
+        extraTools:
+            skills.skills.length > 0
+                ? [createSkillTool(skills.skills) as unknown as AnyToolDefinition]
+                : [],
+        customCommands: commands.commands,
+        costs: createCostStore(dataDir(), warn),
+        mcp,
+        async close() {
+            if (hooks.settings.SessionEnd) {
+                await runHooks(
+                    hooks.settings,
+                    "SessionEnd",
+                    { session_id: options.sessionId, reason: "other" },
+                    { cwd: repoRoot }
+                );
+            }
+            await mcp?.close();
+        },
+    };
+}
+
+/** The built-in tools plus whatever MCP servers offer right now. */
+export function withMcpTools(base: ToolRunner, mcp: McpManager | undefined): ToolRunner {
+    if (!mcp) return base;
+    const mcpRegistry = (): ReturnType<typeof createToolRegistry> =>
+        createToolRegistry(mcp.tools());
+    return {
+        list: () => [...base.list(), ...mcp.tools()],
+        schemas: (filter) => [...base.schemas(filter), ...mcpRegistry().schemas(filter)],
+        execute: (name, input, ctx) =>
+            base.list().some((t) => t.name === name)
+                ? base.execute(name, input, ctx)
+                : mcpRegistry().execute(name, input, ctx),
+    };
+}
