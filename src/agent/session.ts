@@ -245,6 +245,13 @@ export class AgentSession {
     }
 
     private emit(event: EngineEvent): void {
+        if (event.type === "approval_request" && this.options.hookSettings) {
+            // Notification hooks (desktop alerts and the like) when North waits for the user.
+            void this.runHook("Notification", {
+                message: `North needs your permission to use ${event.request.toolName}`,
+                notification_type: "permission_prompt",
+            });
+        }
         for (const listener of this.listeners) {
             try {
                 listener(event);
@@ -706,6 +713,18 @@ export class AgentSession {
             this.logger.info("summary", { trigger, ok, removedMessages });
             return ok;
         };
+        const compacting = await this.runHook(
+            "PreCompact",
+            { trigger: trigger === "manual" ? "manual" : "auto", custom_instructions: "" },
+            signal,
+            trigger === "manual" ? "manual" : "auto"
+        );
+        if (compacting?.block)
+            return report(
+                false,
+                0,
+                `a PreCompact hook stopped the summary: ${compacting.block.reason}`
+            );
         const cut = chooseCutIndex(this.transcript, keepLast);
         if (cut === 0)
             return report(false, 0, "nothing to summarise: the conversation is already short");
