@@ -175,6 +175,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     tui: async () => (await import("./tui")).benchTui(),
+    project: async () => (await import("./project")).benchProject(),
 };
 
 const wanted = process.argv.slice(2);
