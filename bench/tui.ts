@@ -20,7 +20,7 @@ import * as nodePty from "@lydell/node-pty";
 import { DEFAULT_MODEL_ID } from "../src/providers/catalogue";
 import { createConversationStore } from "../src/storage/conversations";
 import { encodeReply, type FakeReplyTurn } from "../test/kit/fake-llm-wire";
-import { isAppReady, rssMb, spawnNorthPty, type PtyNorth } from "../test/kit/pty";
+import { declineLearning, isAppReady, rssMb, spawnNorthPty, type PtyNorth } from "../test/kit/pty";
 import { median } from "./measure";
 
 const LAUNCH_RUNS = Number(process.env.BENCH_TUI_LAUNCHES ?? 7);
@@ -121,6 +121,8 @@ function makeFixture(serverUrl: string): Fixture {
         NORTH_DATA_DIR: join(home, "data"),
         XDG_STATE_HOME: join(home, "state"),
     };
+    // Keys typed by the bench must reach the composer, not the first-start learning question.
+    declineLearning(join(home, "data"), repo);
     return { repo, home, env };
 }
 

@@ -2,7 +2,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import type { Provider } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import { denyAll } from "./approvals";
-import { AgentSession, type ToolRunner } from "./session";
+import { AgentSession, type SessionOptions, type ToolRunner } from "./session";
 
 export interface DiscoveryTopic {
     title: string;
@@ -69,6 +69,8 @@ export interface LearningOptions {
     signal?: AbortSignal;
     onProgress?: (percent: number, topic: string) => void;
     topics?: DiscoveryTopic[];
+    /** Told of every response's usage and cost, as a session's `usageSink`. */
+    usageSink?: SessionOptions["usageSink"];
 }
 
 export interface LearningResult {
@@ -105,6 +107,7 @@ export async function runLearningSession(options: LearningOptions): Promise<Lear
             approver: denyAll("learning is read-only"),
             logger: options.logger,
             systemPrompt: LEARNING_SYSTEM_PROMPT,
+            usageSink: options.usageSink,
         });
         const result = await session.run(`Topic: ${topic.title}. ${topic.question}`, {
             mode: "ask",

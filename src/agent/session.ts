@@ -193,11 +193,14 @@ export class AgentSession {
     /** Set while a run may write files through NORTH_FILE blocks (agent mode with edit tools). */
     private northFile: NorthFileRouter | null = null;
     private northFileRouter: NorthFileRouter | null = null;
+    /** Rules and profile; `setContext` replaces them between runs. */
+    private context: ContextBlocks;
 
     constructor(options: SessionOptions) {
         this.options = options;
         this.logger = options.logger ?? silentLogger;
         this.model = options.model;
+        this.context = options.context ?? {};
         this.transcript = [...(options.messages ?? [])];
         this.summary = options.rollingSummary ?? null;
         this.outputs = options.outputCache ?? new OutputCache();
@@ -224,6 +227,15 @@ export class AgentSession {
         if (model.id === this.model.id) return;
         this.model = model;
         this.options.sink?.modelChanged(model.id);
+    }
+
+    /**
+     * Replaces the rules and profile sent with the next runs (e.g. a profile
+     * just learned). The system prompt changes only where they are, after
+     * North's own instructions, so that prefix stays cached.
+     */
+    setContext(context: ContextBlocks): void {
+        this.context = { ...context };
     }
 
     private addMessage(message: Message): void {
@@ -288,7 +300,7 @@ export class AgentSession {
                     mode: options.mode,
                     toolNames: [...allowedNames],
                 }),
-            this.options.context ?? {}
+            this.context
         );
         const canWrite = allowed.some((t) => t.approvalPolicy === "write");
         this.northFile = canWrite

@@ -1,5 +1,8 @@
 import { basename } from "node:path";
 import { EMPTY_USAGE } from "../providers/types";
+import { createCostStore } from "../storage/costs";
+import { dataDir } from "../storage/paths";
+import { createProfileStore } from "../storage/profile";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
@@ -69,7 +72,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const { model, repoRoot } = prepared;
     notices.unshift({
         level: "info",
-        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · Tab ask/agent · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
+        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
     });
     if (prepared.resumed) {
         notices.splice(1, 0, {
@@ -78,6 +81,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         });
     }
 
+    const profiles = createProfileStore(dataDir(), repoRoot);
+    const allTime = createCostStore(dataDir(), (message) => warn(message)).breakdown();
     const bridge = createApprovalBridge();
     const colors = !process.env.NO_COLOR;
     const { runInteractiveApp } = await importUi(colors);
@@ -85,18 +90,26 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     let handle: SessionHandle | null = null;
     let closed = false;
     // Starts loading now; it is compiled after the first frame is on screen.
-    const engine = import("./interactive-engine").then(async ({ startInteractiveSession }) => {
-        handle = await startInteractiveSession(prepared, {
-            version,
-            logLevel: flags.logLevel,
-            approver: bridge.approver,
-            warn: (message) => warn(message),
-        });
-        if (closed) handle.close();
-        return handle.session;
-    });
+    const engine = import("./interactive-engine").then(
+        async ({ startInteractiveSession, createTuiEngine }) => {
+            handle = await startInteractiveSession(prepared, {
+                version,
+                logLevel: flags.logLevel,
+                approver: bridge.approver,
+                warn: (message) => warn(message),
+            });
+            if (closed) handle.close();
+            return createTuiEngine(handle, { profiles });
+        }
+    );
     const code = await runInteractiveApp({
-        session: engine,
+        engine,
+        initialCosts: { sessionUsd: 0, allTimeUsd: allTime.allTimeCostUsd },
+        models: prepared.catalogue.models,
+        learning: {
+            ask: !profiles.hasProfile() && !profiles.hasDeclined(),
+            decline: () => profiles.markDeclined(),
+        },
         initialState: {
             model,
             running: false,

@@ -5,6 +5,8 @@ import { createProjectApprovalSettings } from "../storage/project-settings";
 import type { PreparedSession } from "./session-setup";
 import { type SessionHandle, startSession } from "./session-start";
 
+export { createTuiEngine } from "./tui-engine";
+
 /**
  * The engine half of the interactive mode, loaded after the TUI's first
  * frame: the session, its tools and log. Approvals come from the user, with

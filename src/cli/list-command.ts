@@ -4,7 +4,7 @@ import { createConversationStore } from "../storage/conversations";
 import { dataDir } from "../storage/paths";
 import type { CliArgs } from "./args";
 
-function age(iso: string, now: number): string {
+export function age(iso: string, now: number): string {
     const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
     if (seconds < 60) return `${seconds}s ago`;
     if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
@@ -12,7 +12,7 @@ function age(iso: string, now: number): string {
     return `${Math.round(seconds / 86_400)}d ago`;
 }
 
-function oneLine(text: string | null, width: number): string {
+export function oneLine(text: string | null, width: number): string {
     const flat = (text ?? "").replace(/\s+/g, " ").trim();
     return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { MODES, type Mode } from "../agent/events";
 import { detectRepoRoot } from "../project/repo-root";
 import type { ModelInfo } from "../providers/catalogue";
+import type { ModelCatalogue } from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
 import { createConversationStore } from "../storage/conversations";
 import { LOG_LEVELS, type LogLevel } from "../storage/logger";
@@ -44,6 +45,8 @@ export interface PreparedSession {
     model: ModelInfo;
     endpoint: ProviderEndpoint;
     repoRoot: string;
+    /** Built-in and configured models (for `/model` and a provider switch). */
+    catalogue: ModelCatalogue;
 }
 
 /**
@@ -87,5 +90,6 @@ export function prepareSession(
         model: selection.model,
         endpoint: selection.endpoint,
         repoRoot: repo.root,
+        catalogue: selection.catalogue,
     };
 }

@@ -1,14 +1,16 @@
 import type { ApprovalSettings, Approver } from "../agent/approvals";
-import { AgentSession } from "../agent/session";
+import type { StructuredSummary } from "../agent/context";
+import { AgentSession, type SessionOptions, type ToolRunner } from "../agent/session";
 import type { ModelInfo } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
-import { resolveEndpoint } from "../providers/models";
-import type { Provider } from "../providers/types";
-import type { ConversationLog } from "../storage/conversations";
+import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers/models";
+import type { Message, Provider } from "../providers/types";
+import type { ConversationLog, ConversationStore } from "../storage/conversations";
+import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
 import { logFilePath } from "../storage/paths";
 import { createConversationSink, restoreConversation } from "./conversation-wiring";
-import { loadCatalogue } from "./model-selection";
+import { type SessionCosts, createSessionCosts } from "./session-costs";
 import type { PreparedSession } from "./session-setup";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { createConversationToolset } from "./toolset";
@@ -16,19 +18,43 @@ import { createConversationToolset } from "./toolset";
 /**
  * What print mode and the interactive TUI share, second part: the session
  * with its log, logger and tools, around a prepared (checked) start. Each
- * front-end brings its own approver.
+ * front-end brings its own approver. The TUI may switch conversations
+ * (`/new`, `/resume`): tools, providers and the shell stay, the session and
+ * its log change.
  */
 
 export interface SessionHandle {
-    session: AgentSession;
-    sessionId: string;
-    repoRoot: string;
-    model: ModelInfo;
-    logger: Logger;
+    /** The conversation now; `newConversation` and `resumeConversation` replace it. */
+    readonly session: AgentSession;
+    readonly sessionId: string;
     /** Null when the conversation cannot be saved (the warning was given). */
-    log: ConversationLog | undefined;
+    readonly log: ConversationLog | undefined;
+    repoRoot: string;
+    /** The model North started with. */
+    model: ModelInfo;
+    catalogue: ModelCatalogue;
+    store: ConversationStore;
+    logger: Logger;
+    /** Every tool, MCP ones included; shared by the conversations of this process. */
+    tools: ToolRunner;
+    /** Builds (once per provider id) the provider serving a model. */
+    providerFor(model: ModelInfo): Promise<Provider>;
     /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
     extensions: ProjectExtensions;
+    costs: {
+        /** What this process spent, per model. */
+        session: SessionCosts;
+        /** The all-time totals as of the last response (or the start). */
+        allTime(): CostBreakdown;
+        /** Records one response's usage in both; hand to anything that calls a model. */
+        record: NonNullable<SessionOptions["usageSink"]>;
+    };
+    /** Sends `profile` (a freshly learned one) with every later request, in this conversation and the next. */
+    setProfile(profile: string): void;
+    /** Ends the current conversation's log and starts a new, empty conversation. */
+    newConversation(): { warnings: string[] };
+    /** Ends the current conversation's log and continues a stored one of this project. */
+    resumeConversation(id: string): { ok: true; warnings: string[] } | { ok: false; error: string };
     /** Disposes the tools (running commands are killed), ends and closes the log. */
     close(): void;
     /** `close()`, then SessionEnd hooks and a clean stop of MCP servers. */
@@ -50,21 +76,29 @@ export async function startSession(
     prepared: PreparedSession,
     options: StartSessionOptions
 ): Promise<SessionHandle> {
-    const { store, resumed, model, endpoint, repoRoot } = prepared;
+    const { store, resumed, model, endpoint, repoRoot, catalogue } = prepared;
     const { warn } = options;
     const logger = createFileLogger(logFilePath(), options.logLevel);
+    const openLog = (modelId: string, warnings: string[]): ConversationLog | undefined => {
+        const writable = store.checkWritable();
+        if (!writable.ok) {
+            warnings.push(`this conversation will not be saved: ${writable.error}`);
+            return undefined;
+        }
+        try {
+            return store.start({ repoRoot, model: modelId });
+        } catch (error) {
+            warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
+            return undefined;
+        }
+    };
     let log = resumed?.log;
     if (!log) {
-        const writable = store.checkWritable();
-        if (writable.ok) {
-            try {
-                log = store.start({ repoRoot, model: model.id });
-            } catch (error) {
-                warn(`this conversation will not be saved: ${(error as Error).message}`);
-            }
-        } else warn(`this conversation will not be saved: ${writable.error}`);
+        const warnings: string[] = [];
+        log = openLog(model.id, warnings);
+        warnings.forEach((w) => warn(w));
     }
-    const sessionId = log?.id ?? store.newId();
+    let sessionId = log?.id ?? store.newId();
     logger.info("app_start", {
         version: options.version,
         projectPath: repoRoot,
@@ -81,17 +115,16 @@ export async function startSession(
         resumed: resumed !== undefined,
         warn,
     });
-    const restored = resumed ? restoreConversation(resumed.conversation) : undefined;
     const toolset = createConversationToolset(repoRoot, extensions.extraTools);
+    const tools = withMcpTools(toolset.registry, extensions.mcp);
     // One provider per provider id, so a model switch can change provider mid-conversation.
     const providers = new Map<string, Promise<Provider>>([
         [model.provider, createProvider(endpoint)],
     ]);
-    const loaded = loadCatalogue(process.env);
     const providerFor = (wanted: ModelInfo): Promise<Provider> => {
         let provider = providers.get(wanted.provider);
         if (!provider) {
-            const info = loaded.ok ? loaded.catalogue.providers.get(wanted.provider) : undefined;
+            const info = catalogue.providers.get(wanted.provider);
             const resolved = info ? resolveEndpoint(info, process.env) : null;
             provider = resolved?.ok
                 ? createProvider(resolved.endpoint)
@@ -106,53 +139,139 @@ export async function startSession(
         }
         return provider;
     };
-    const session = new AgentSession({
+
+    const sessionCosts = createSessionCosts();
+    let allTime = extensions.costs.breakdown();
+    const record: SessionHandle["costs"]["record"] = (update) => {
+        sessionCosts.add(update);
+        const { usage } = update;
+        const totals = extensions.costs.add({
+            modelId: update.model.id,
+            provider: update.model.provider,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            cacheReadTokens: usage.cacheReadTokens,
+            cacheWriteTokens: usage.cacheWriteTokens,
+            costUsd: update.costUsd,
+        });
+        if (totals) allTime = totals;
+    };
+
+    let context = extensions.context;
+    const buildSession = (
+        id: string,
+        sessionModel: ModelInfo,
+        sessionLog: ConversationLog | undefined,
+        restored?: { messages: Message[]; rollingSummary: StructuredSummary | null }
+    ): AgentSession =>
+        new AgentSession({
+            sessionId: id,
+            repoRoot,
+            model: sessionModel,
+            providerFor,
+            tools,
+            context,
+            hookSettings: extensions.hookSettings,
+            usageSink: record,
+            outputCache: toolset.outputs,
+            approver: options.approver,
+            approvalSettings: options.approvalSettings(repoRoot),
+            logger,
+            messages: restored?.messages,
+            rollingSummary: restored?.rollingSummary,
+            sink: sessionLog ? createConversationSink(sessionLog, warn) : undefined,
+        });
+
+    let session = buildSession(
         sessionId,
-        repoRoot,
         model,
-        providerFor,
-        tools: withMcpTools(toolset.registry, extensions.mcp),
-        context: extensions.context,
-        hookSettings: extensions.hookSettings,
-        usageSink: ({ model: used, usage, costUsd }) =>
-            void extensions.costs.add({
-                modelId: used.id,
-                provider: used.provider,
-                inputTokens: usage.inputTokens,
-                outputTokens: usage.outputTokens,
-                cacheReadTokens: usage.cacheReadTokens,
-                cacheWriteTokens: usage.cacheWriteTokens,
-                costUsd,
-            }),
-        outputCache: toolset.outputs,
-        approver: options.approver,
-        approvalSettings: options.approvalSettings(repoRoot),
-        logger,
-        messages: restored?.messages,
-        rollingSummary: restored?.rollingSummary,
-        sink: log ? createConversationSink(log, warn) : undefined,
-    });
+        log,
+        resumed ? restoreConversation(resumed.conversation) : undefined
+    );
     if (log && resumed && resumed.conversation.model !== model.id) {
         log.append({ type: "model_changed", model: model.id });
     }
+
+    const endLog = (): void => {
+        log?.append({ type: "conversation_ended" });
+        log?.close();
+    };
+
+    /** A stored conversation's model when it can still be used, else the current one. */
+    const modelFor = (stored: string, warnings: string[]): ModelInfo => {
+        const current = session.state().model;
+        if (stored === current.id) return current;
+        const found = resolveModel(catalogue, stored);
+        if (found.ok && resolveEndpoint(found.provider, process.env).ok) return found.model;
+        warnings.push(`its model ${stored} is not available here; continuing with ${current.id}`);
+        return current;
+    };
 
     let closed = false;
     const close = (): void => {
         if (closed) return;
         closed = true;
         toolset.dispose();
-        log?.append({ type: "conversation_ended" });
-        log?.close();
+        endLog();
         logger.flush();
     };
     return {
-        session,
-        sessionId,
+        get session() {
+            return session;
+        },
+        get sessionId() {
+            return sessionId;
+        },
+        get log() {
+            return log;
+        },
         repoRoot,
         model,
+        catalogue,
+        store,
         logger,
-        log,
+        tools,
+        providerFor,
         extensions,
+        costs: { session: sessionCosts, allTime: () => allTime, record },
+        setProfile(profile) {
+            context = { ...context, profile };
+            session.setContext(context);
+        },
+        newConversation() {
+            const warnings: string[] = [];
+            const current = session.state().model;
+            endLog();
+            log = openLog(current.id, warnings);
+            sessionId = log?.id ?? store.newId();
+            session = buildSession(sessionId, current, log);
+            logger.info("conversation_new", { sessionId });
+            return { warnings };
+        },
+        resumeConversation(id) {
+            if (id === sessionId) return { ok: false, error: `already in conversation ${id}` };
+            const loaded = store.load(id);
+            if (!loaded.ok) return loaded;
+            if (loaded.conversation.repoRoot !== repoRoot) {
+                return {
+                    ok: false,
+                    error: `conversation ${id} belongs to ${loaded.conversation.repoRoot}; continue it there with north --resume ${id}`,
+                };
+            }
+            const opened = store.open(id);
+            if (!opened.ok) return opened;
+            const warnings = [...opened.warnings];
+            const resumedModel = modelFor(opened.conversation.model, warnings);
+            endLog();
+            log = opened.log;
+            sessionId = id;
+            session = buildSession(id, resumedModel, log, restoreConversation(opened.conversation));
+            if (resumedModel.id !== opened.conversation.model) {
+                log.append({ type: "model_changed", model: resumedModel.id });
+            }
+            logger.info("conversation_resumed", { sessionId: id });
+            return { ok: true, warnings };
+        },
         close,
         async closeAsync() {
             close();

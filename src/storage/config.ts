@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import * as z from "zod";
+import { writeFileAtomicSync } from "./conversations/io";
+import { withFileLock } from "./file-lock";
 import { configDir } from "./paths";
 
 const pricingSchema = z.object({
@@ -76,4 +78,57 @@ export function loadUserConfig(
         return { ok: false, path, error: `${path} is invalid: ${issues}` };
     }
     return { ok: true, config: parsed.data, path };
+}
+
+/**
+ * Saves the model chosen with `/model` as `selectedModel`, keeping every other
+ * field of the file as written (unknown ones too). Locked and atomic: a
+ * reader sees the old file or the new one. A file that is not a JSON object
+ * is left alone and reported.
+ */
+export function saveSelectedModel(
+    name: string,
+    env: Record<string, string | undefined> = process.env
+): { ok: true; path: string } | { ok: false; path: string; error: string } {
+    const path = configFilePath(env);
+    try {
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        return withFileLock(path, () => {
+            let config: Record<string, unknown> = {};
+            let mode: number | undefined;
+            let text: string | null = null;
+            try {
+                text = readFileSync(path, "utf8");
+                mode = statSync(path).mode & 0o777;
+            } catch (error) {
+                if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+            }
+            if (text !== null && text.trim() !== "") {
+                let json: unknown;
+                try {
+                    json = JSON.parse(text);
+                } catch (error) {
+                    return {
+                        ok: false as const,
+                        path,
+                        error: `${path} is not valid JSON (${(error as Error).message}); it was left as is`,
+                    };
+                }
+                if (typeof json !== "object" || json === null || Array.isArray(json)) {
+                    return {
+                        ok: false as const,
+                        path,
+                        error: `${path} is not a JSON object; it was left as is`,
+                    };
+                }
+                config = json as Record<string, unknown>;
+            }
+            config.selectedModel = name;
+            writeFileAtomicSync(path, JSON.stringify(config, null, 2) + "\n", true);
+            if (mode !== undefined) chmodSync(path, mode);
+            return { ok: true as const, path };
+        });
+    } catch (error) {
+        return { ok: false, path, error: `could not write ${path}: ${(error as Error).message}` };
+    }
 }

@@ -10,7 +10,9 @@ import type { ReactElement } from "react";
 import { Box, type DOMElement, measureElement, useApp } from "ink";
 import type { Mode } from "../agent/events";
 import type { FileIndex } from "../project/file-index";
+import { type AppStateStore, createAppState } from "./app-state";
 import { Composer } from "./composer/composer";
+import type { SlashSource } from "./composer/slash-complete";
 import type { AppController } from "./controller";
 import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-review";
 import { useRawInput } from "./hooks/use-raw-input";
@@ -21,6 +23,8 @@ import { InlineTranscript } from "./inline-transcript";
 import type { KeyEvent } from "./input/keys";
 import type { Ansi } from "./render/ansi";
 import type { LineCache } from "./render/line-cache";
+import type { StatusCosts } from "./engine-port";
+import { CostsDialog } from "./reviews/costs-dialog";
 import { PendingReviewView } from "./reviews/pending-review";
 import { FOLLOWING, scrollReducer } from "./scroll-state";
 import { ScrollableTranscript } from "./scrollable-transcript";
@@ -39,6 +43,12 @@ export interface AppProps {
     /** False with --no-alt-screen: finished entries go to the terminal's scrollback. */
     altScreen: boolean;
     fileIndex?: FileIndex;
+    /** Mode, dialog and learning progress, shared with the slash commands. */
+    appState?: AppStateStore;
+    /** Commands and models for slash autocomplete. */
+    slash?: SlashSource;
+    /** The status line's session and all-time costs; the session's own total when absent. */
+    costs?: () => StatusCosts;
 }
 
 /** Rows kept free below the frame: Ink redraws everything when a frame fills the screen. */
@@ -57,7 +67,8 @@ export function App(props: AppProps): ReactElement {
     const busy = useSyncExternalStore(controller.subscribeBusy, controller.isBusy);
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
-    const [mode, setMode] = useState<Mode>(props.initialMode);
+    const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
+    const { mode, overlay, learning } = useSyncExternalStore(appState.subscribe, appState.get);
     const [scroll, dispatchScroll] = useReducer(scrollReducer, FOLLOWING);
     const width = Math.max(10, columns - 2);
     const [viewportHeight, setViewportHeight] = useState(Math.max(1, rows - 5));
@@ -65,7 +76,7 @@ export function App(props: AppProps): ReactElement {
 
     const entries = transcript.entries;
     const animate = entries.length <= ANIMATION_DISABLE_THRESHOLD;
-    const composerActive = !busy && pending === null;
+    const composerActive = !busy && pending === null && overlay === null;
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
@@ -83,6 +94,7 @@ export function App(props: AppProps): ReactElement {
             const page = Math.max(1, viewportHeight - 1);
             if (event.type === "chord" && event.ctrl && event.letter === "c") {
                 if (controller.cancel()) dispatchScroll({ type: "bottom" });
+                else if (appState.get().overlay) appState.showOverlay(null);
                 else if (pending)
                     props.bridge.cancelAll(); // a picker opened while idle
                 else exit();
@@ -104,23 +116,23 @@ export function App(props: AppProps): ReactElement {
             else if (event.type === "text" && (event.text === "G" || event.text === "g"))
                 dispatchScroll({ type: "bottom" });
         },
-        [busy, pending, viewportHeight, controller, exit, props.bridge]
+        [busy, pending, viewportHeight, controller, exit, props.bridge, appState]
     );
     useRawInput(onKey, true);
 
     const onSubmit = useCallback(
         (text: string, attachments: string[]) => {
-            const command = text.trim();
-            if (command === "/quit" || command === "/exit") {
+            if (text.trim() === "/exit") {
                 exit();
                 return;
             }
             dispatchScroll({ type: "bottom" });
-            controller.submit(text, attachments, mode);
+            controller.submit(text, attachments, appState.get().mode);
         },
-        [controller, mode, exit]
+        [controller, appState, exit]
     );
-    const onToggleMode = useCallback(() => setMode((m) => (m === "ask" ? "agent" : "ask")), []);
+    const onToggleMode = useCallback(() => appState.cycleMode(), [appState]);
+    const onCloseOverlay = useCallback(() => appState.showOverlay(null), [appState]);
     const onClamp = useCallback((offset: number) => dispatchScroll({ type: "clamp", offset }), []);
     const suggest = useCallback(
         (query: string) => (fileIndex ? fileIndex.search(query, 50) : []),
@@ -133,8 +145,21 @@ export function App(props: AppProps): ReactElement {
 
     const reviewHeight = Math.max(5, rows - SPARE_ROWS - 9);
     const composerLines = Math.max(1, Math.min(10, Math.floor(rows / 4)));
+    const costs = props.costs?.() ?? {
+        sessionUsd: status.totalCostUsd,
+        allTimeUsd: status.totalCostUsd,
+    };
     const bottom = (
         <>
+            {overlay?.kind === "costs" ? (
+                <CostsDialog
+                    session={overlay.figures.session}
+                    allTime={overlay.figures.allTime}
+                    width={width}
+                    active={pending === null}
+                    onClose={onCloseOverlay}
+                />
+            ) : null}
             {pending ? (
                 <Box flexShrink={0} width={width}>
                     <PendingReviewView
@@ -142,6 +167,7 @@ export function App(props: AppProps): ReactElement {
                         width={width}
                         animate={animate}
                         height={reviewHeight}
+                        ansi={ansi}
                     />
                 </Box>
             ) : null}
@@ -155,18 +181,20 @@ export function App(props: AppProps): ReactElement {
                 onSubmit={onSubmit}
                 onToggleMode={onToggleMode}
                 suggest={suggest}
+                slash={props.slash}
                 whenSuggestionsReady={whenSuggestionsReady}
             />
             <StatusLine
                 width={width}
                 project={props.projectName}
                 scrolled={scroll.offset > 0}
+                mode={mode}
+                learning={learning}
                 model={status.model.id}
                 contextUsedTokens={status.contextUsedTokens}
                 contextUsage={status.contextUsage}
-                sessionCostUsd={status.totalCostUsd}
-                // All-time cost is the session's for now, until the cost store is wired in.
-                allTimeCostUsd={status.totalCostUsd}
+                sessionCostUsd={costs.sessionUsd}
+                allTimeCostUsd={costs.allTimeUsd}
             />
         </>
     );

@@ -37,6 +37,8 @@ export interface ApprovalBridge {
     cancelAll(): void;
     /** Asks the user to choose one option; resolves with its id, or null when cancelled. */
     pick(title: string, options: PickerOption[]): Promise<string | null>;
+    /** Asks whether to learn the project now: true (y), false (n), null (cancelled). */
+    askLearning(): Promise<boolean | null>;
 }
 
 interface Waiting {
@@ -50,6 +52,19 @@ export function resolvedReviewOf(
     request: ApprovalRequest,
     decision: ApprovalDecision
 ): ResolvedReview {
+    if (request.kind === "plan") {
+        const status =
+            decision.outcome === "approve"
+                ? "accepted"
+                : decision.reason === CANCELLED_REASON
+                  ? "cancelled"
+                  : "rejected";
+        const feedback =
+            decision.outcome === "deny" && status === "rejected" && decision.reason
+                ? ` (feedback: ${decision.reason})`
+                : "";
+        return { kind: "plan", summary: `plan: ${request.summary}${feedback}`, status };
+    }
     const kind = request.kind === "shell" ? "shell" : "write";
     let summary = request.kind === "shell" ? (request.command ?? request.summary) : request.summary;
     if (kind === "write" && request.diffs && request.diffs.length > 0) {
@@ -122,7 +137,8 @@ export function createApprovalBridge(): ApprovalBridge {
                 resolvePromise(decision);
             };
             const onAbort = (): void => settle(cancelled);
-            const kind = request.kind === "shell" ? "shell" : "write";
+            const kind =
+                request.kind === "shell" || request.kind === "plan" ? request.kind : "write";
             const entry: Waiting = {
                 review: { kind, id: request.id, request, resolve: settle },
                 cancel: onAbort,
@@ -155,8 +171,32 @@ export function createApprovalBridge(): ApprovalBridge {
             enqueue(entry);
         });
 
+    const askLearning = (): Promise<boolean | null> =>
+        new Promise<boolean | null>((resolvePromise) => {
+            const id = `learning-${++pickerCounter}`;
+            let settled = false;
+            const settle = (answer: boolean | null): void => {
+                if (settled) return;
+                settled = true;
+                remove(entry);
+                announce({
+                    id,
+                    kind: "learning",
+                    summary: "learn this project",
+                    status: answer === null ? "cancelled" : answer ? "accepted" : "declined",
+                });
+                resolvePromise(answer);
+            };
+            const entry: Waiting = {
+                review: { kind: "learning", id, resolve: settle },
+                cancel: () => settle(null),
+            };
+            enqueue(entry);
+        });
+
     return {
         approver,
+        askLearning,
         subscribe(listener) {
             listeners.add(listener);
             listener(current());

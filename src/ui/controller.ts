@@ -13,8 +13,13 @@ export interface AppController {
     /** True from submit until the run has ended. */
     isBusy(): boolean;
     subscribeBusy(listener: () => void): () => void;
-    /** Starts a run; ignored while one is in progress. */
+    /**
+     * Runs the input's slash commands, then sends what is left to the model;
+     * ignored while a run is in progress.
+     */
     submit(text: string, attachments: string[], mode: Mode): void;
+    /** The signal of the input being processed (aborted by Ctrl+C); null when idle. */
+    currentSignal(): AbortSignal | null;
     /** Ctrl+C while busy: aborts the run and resolves waiting reviews. False when idle. */
     cancel(): boolean;
     /** Resolves when the current run (if any) has ended. */
@@ -28,6 +33,13 @@ export interface ControllerDeps {
     /** Renders attached files as the run's context block. */
     loadAttachments?: (paths: string[]) => Promise<string>;
     store?: TranscriptStore;
+    /**
+     * Runs the slash commands of an input (their entries go to the transcript)
+     * and returns the prompt left for the model, or null when nothing is left.
+     */
+    processInput?: (text: string) => Promise<string | null>;
+    /** The mode when the prompt is sent, so a `/mode` in the same input counts. */
+    currentMode?: () => Mode;
 }
 
 export function createAppController(deps: ControllerDeps): AppController {
@@ -79,6 +91,36 @@ export function createAppController(deps: ControllerDeps): AppController {
         }
     };
 
+    const handle = async (
+        text: string,
+        attachments: string[],
+        mode: Mode,
+        signal: AbortSignal
+    ): Promise<void> => {
+        let prompt: string | null = text;
+        if (deps.processInput) {
+            try {
+                prompt = await deps.processInput(text);
+            } catch (error) {
+                store.dispatch({
+                    type: "notice",
+                    level: "error",
+                    text: `Error: ${(error as Error).message}`,
+                });
+                return;
+            }
+        }
+        if (prompt === null || prompt.trim() === "") return;
+        if (signal.aborted) {
+            store.dispatch({ type: "notice", level: "info", text: "[Cancelled]" });
+            return;
+        }
+        const sent = prompt;
+        const attached = attachments.filter((path) => sent.includes(`@${path}`));
+        store.dispatch({ type: "user", text: sent, attachments: attached });
+        await run(sent, attached, deps.currentMode?.() ?? mode, signal);
+    };
+
     return {
         store,
         isBusy: () => busy,
@@ -88,11 +130,10 @@ export function createAppController(deps: ControllerDeps): AppController {
         },
         submit(text, attachments, mode) {
             if (busy) return;
-            store.dispatch({ type: "user", text, attachments });
             const controller = new AbortController();
             abort = controller;
             setBusy(true);
-            running = run(text, attachments, mode, controller.signal).finally(() => {
+            running = handle(text, attachments, mode, controller.signal).finally(() => {
                 store.flush();
                 abort = null;
                 setBusy(false);
@@ -105,6 +146,7 @@ export function createAppController(deps: ControllerDeps): AppController {
             return true;
         },
         idle: () => running,
+        currentSignal: () => abort?.signal ?? null,
         dispose() {
             abort?.abort();
             deps.bridge.cancelAll();

@@ -20,6 +20,19 @@ export type PendingReview =
           resolve: (decision: ApprovalDecision) => void;
       }
     | {
+          /** Plan mode: the model's plan; a rejection's reason is the user's feedback. */
+          kind: "plan";
+          id: string;
+          request: ApprovalRequest;
+          resolve: (decision: ApprovalDecision) => void;
+      }
+    | {
+          /** First start in a project: learn it now? (null: asked again next time). */
+          kind: "learning";
+          id: string;
+          resolve: (answer: boolean | null) => void;
+      }
+    | {
           kind: "picker";
           id: string;
           title: string;
@@ -29,8 +42,8 @@ export type PendingReview =
 
 /** How a resolved review is remembered in the transcript (one line). */
 export interface ResolvedReview {
-    kind: "write" | "shell" | "picker";
+    kind: "write" | "shell" | "picker" | "plan" | "learning";
     summary: string;
-    /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "cancelled". */
+    /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "declined", "cancelled". */
     status: string;
 }

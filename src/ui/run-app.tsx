@@ -3,14 +3,20 @@ import type { Mode } from "../agent/events";
 import type { SessionState } from "../agent/session";
 import { loadAttachments, renderAttachedFiles } from "../project/attachments";
 import { createFileIndex } from "../project/file-index";
+import type { ModelInfo } from "../providers/catalogue";
 import { App } from "./app";
+import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
+import { createTuiCommands } from "./command-context";
 import { createAppController } from "./controller";
-import { type SessionPort, createDeferredSession } from "./deferred-session";
+import { createDeferredSession } from "./deferred-session";
+import type { StatusCosts, TuiEngine } from "./engine-port";
 import { createAnsi } from "./render/ansi";
 import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
+import type { SlashSource } from "./composer/slash-complete";
 import { historyActions } from "./transcript/history";
+import { createTranscriptStore } from "./transcript/store";
 import {
     createTerminalGuard,
     installExitHooks,
@@ -18,10 +24,16 @@ import {
 } from "./terminal/terminal-guard";
 
 export interface InteractiveOptions {
-    /** The session, once the engine has loaded. */
-    session: Promise<SessionPort>;
+    /** The engine (session, commands' port), once loaded. */
+    engine: Promise<TuiEngine>;
     /** What the status line shows until then. */
     initialState: SessionState;
+    /** The all-time cost the status line shows until then. */
+    initialCosts?: StatusCosts;
+    /** Every model of the catalogue (`/model` picker and autocomplete). */
+    models: ModelInfo[];
+    /** First start in a project without a profile: ask to learn it; `decline` remembers a no. */
+    learning?: { ask: boolean; decline(): void };
     bridge: ApprovalBridge;
     repoRoot: string;
     projectName: string;
@@ -46,25 +58,77 @@ const STOP_GRACE_MS = 3000;
  * out, and the conversation is closed (running commands killed) first.
  */
 export async function runInteractiveApp(options: InteractiveOptions): Promise<number> {
-    const session = createDeferredSession(options.initialState, options.session);
+    const session = createDeferredSession(
+        options.initialState,
+        options.engine.then((engine) => engine.session())
+    );
     const ansi = createAnsi(options.colors);
     const cache = createLineCache(ansi);
     const fileIndex = createFileIndex(options.repoRoot);
+    const store = createTranscriptStore();
+    const appState = createAppState(options.mode);
+    let unmount: (() => void) | null = null;
+    const commands = createTuiCommands({
+        engine: options.engine,
+        session,
+        store,
+        appState,
+        pick: (title, choices) => options.bridge.pick(title, choices),
+        exit: () => unmount?.(),
+        models: options.models,
+        signal: () => controller.currentSignal() ?? new AbortController().signal,
+        initialCosts: options.initialCosts,
+    });
     const controller = createAppController({
         session,
         bridge: options.bridge,
+        store,
         loadAttachments: async (paths) => {
             // The symbol parsers load with the first attachment, not at start-up.
             const { outlineOf } = await import("./attachment-outline");
             return renderAttachedFiles(await loadAttachments(options.repoRoot, paths, outlineOf));
         },
+        processInput: (text) => commands.process(text),
+        currentMode: () => appState.get().mode,
     });
     for (const notice of options.notices) {
-        controller.store.dispatch({ type: "notice", level: notice.level, text: notice.text });
+        store.dispatch({ type: "notice", level: notice.level, text: notice.text });
     }
-    session.ready.then(
-        (real) => {
-            for (const action of historyActions(real.messages)) controller.store.dispatch(action);
+    if (options.learning?.ask && !options.initialPrompt) {
+        const learning = options.learning;
+        void options.bridge.askLearning().then((answer) => {
+            if (answer === true) controller.submit("/learn", [], appState.get().mode);
+            else if (answer === false) {
+                try {
+                    learning.decline();
+                    store.dispatch({
+                        type: "notice",
+                        level: "info",
+                        text: "North will not ask again in this project; /learn learns it any time.",
+                    });
+                } catch (error) {
+                    store.dispatch({
+                        type: "notice",
+                        level: "warning",
+                        text: `could not save the answer: ${(error as Error).message}`,
+                    });
+                }
+            }
+        });
+    }
+    options.engine.then(
+        (engine) => {
+            commands.addCustomCommands(engine.customCommands);
+            const real = engine.session();
+            for (const action of historyActions(real.messages)) store.dispatch(action);
+            if (engine.contextFiles.length > 0) {
+                const n = engine.contextFiles.length;
+                store.dispatch({
+                    type: "notice",
+                    level: "info",
+                    text: `loaded ${n} context ${n === 1 ? "file" : "files"}: ${engine.contextFiles.join(", ")}`,
+                });
+            }
             // `north "PROMPT"`: sent once the engine is up, after any resumed history.
             if (options.initialPrompt) controller.submit(options.initialPrompt, [], options.mode);
         },
@@ -75,12 +139,13 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 text: `North could not start the session: ${(error as Error).message}`,
             })
     );
-    options.bindWarnings?.((text) =>
-        controller.store.dispatch({ type: "notice", level: "warning", text })
-    );
+    options.bindWarnings?.((text) => store.dispatch({ type: "notice", level: "warning", text }));
+    const slash: SlashSource = {
+        commands: () => commands.registry.list(),
+        models: () => options.models,
+    };
 
     const guard = createTerminalGuard(processTerminalPort(), { altScreen: options.altScreen });
-    let unmount: (() => void) | null = null;
     const hooks = installExitHooks(
         guard,
         () => {
@@ -103,6 +168,9 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             initialMode={options.mode}
             altScreen={options.altScreen}
             fileIndex={fileIndex}
+            appState={appState}
+            slash={slash}
+            costs={commands.statusCosts}
         />,
         {
             exitOnCtrlC: false,

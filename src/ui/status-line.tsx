@@ -2,11 +2,18 @@ import { memo } from "react";
 import type { ReactElement } from "react";
 import { Box, Text } from "ink";
 import stringWidth from "string-width";
+import type { Mode } from "../agent/events";
+
+const MODE_COLORS: Record<Mode, string> = { ask: "cyan", agent: "green", plan: "magenta" };
 
 export interface StatusLineProps {
     width: number;
     project: string;
     scrolled: boolean;
+    /** The mode of the next request; shown when given. */
+    mode?: Mode;
+    /** Project learning in progress: percent and topic. */
+    learning?: { percent: number; topic: string } | null;
     /** The model id, with "-thinking" when extended thinking is on. */
     model: string;
     contextUsedTokens: number;
@@ -45,7 +52,7 @@ export function statusParts(props: StatusLineProps): {
 } {
     const percent = `${Math.round(props.contextUsage * 100)}%`;
     const widths = {
-        scroll: props.scrolled ? 9 : 0,
+        scroll: (props.scrolled ? 9 : 0) + (props.mode ? props.mode.length + 1 : 0),
         model: stringWidth(props.model) + 1,
         circle: 2 + percent.length + 1,
         tokens: formatTokens(props.contextUsedTokens).length + 3,
@@ -76,11 +83,18 @@ export function statusParts(props: StatusLineProps): {
 function StatusLineView(props: StatusLineProps): ReactElement {
     const percent = Math.round(props.contextUsage * 100);
     const parts = statusParts(props);
+    const learning = props.learning;
     return (
         <Box width={props.width} height={1} justifyContent="space-between" flexShrink={0}>
             <Box flexShrink={1} marginRight={1}>
                 <Text wrap="truncate" bold>
                     {props.project}
+                    {learning ? (
+                        <Text color="yellow" bold={false}>
+                            {" "}
+                            learning {learning.percent}% · {learning.topic}
+                        </Text>
+                    ) : null}
                 </Text>
             </Box>
             <Box flexShrink={0}>
@@ -90,6 +104,7 @@ function StatusLineView(props: StatusLineProps): ReactElement {
                             [SCROLL]{" "}
                         </Text>
                     ) : null}
+                    {props.mode ? <Text color={MODE_COLORS[props.mode]}>{props.mode} </Text> : null}
                     {parts.model ? <Text dimColor>{props.model} </Text> : null}
                     <Text color={contextColor(props.contextUsage)}>●</Text>
                     <Text>

@@ -8,11 +8,12 @@
  *     await north.waitForText("Hi there");
  *     north.kill(); // always, in afterEach
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as nodePty from "@lydell/node-pty";
 import xtermHeadless from "@xterm/headless";
+import { createProfileStore } from "../../src/storage/profile";
 import { type FakeLlmServer, startFakeLlmServer } from "./fake-llm-server";
 import { isolatedHome, NORTH_BIN } from "./run-north";
 
@@ -265,6 +266,16 @@ export interface NorthPtySessionOptions {
     server?: FakeLlmServer;
     /** Extra environment (e.g. NO_COLOR). */
     env?: NodeJS.ProcessEnv;
+    /** Let North ask to learn the project at start (default false: the question was declined). */
+    learningPrompt?: boolean;
+}
+
+/**
+ * Records that the user declined project learning in `repo`, so North does
+ * not ask at start (the question would take the keys a test types).
+ */
+export function declineLearning(dataDir: string, repo: string): void {
+    createProfileStore(dataDir, realpathSync(repo)).markDeclined();
 }
 
 /**
@@ -281,6 +292,7 @@ export async function startNorthSession(
         writeFileSync(join(repo, path), content);
     }
     const isolated = isolatedHome();
+    if (!options.learningPrompt) declineLearning(isolated.env.NORTH_DATA_DIR!, repo);
     const env: NodeJS.ProcessEnv = {
         ...isolated.env,
         ANTHROPIC_API_KEY: "test-key",

@@ -121,7 +121,11 @@ describe("App", () => {
         await term.settle();
         expect(term.lastFrame()).toContain(" agent ");
         await term.type("\t");
+        expect(term.lastFrame()).toContain(" plan ");
+        await term.type("\t");
         expect(term.lastFrame()).toContain(" ask ");
+        await term.type("\t");
+        expect(term.lastFrame()).toContain(" agent ");
     });
 
     it("cancels a run with Ctrl+C, then exits on a second Ctrl+C", async () => {

@@ -67,7 +67,11 @@ describe("composer keys", () => {
 
     it("suggests files after @ and attaches with Tab or Enter", () => {
         const open = type(["explain @ret"]).state;
-        expect(open.suggestions).toMatchObject({ query: "ret", items: ["src/retry.ts"] });
+        expect(open.suggestions).toMatchObject({
+            kind: "file",
+            query: "ret",
+            items: [{ value: "src/retry.ts", label: "retry.ts" }],
+        });
         const attached = type(["\t"], open).state;
         expect(attached.editor.text).toBe("explain @src/retry.ts ");
         expect(attached.attachments).toEqual(["src/retry.ts"]);

@@ -25,13 +25,23 @@ import {
     moveWordLeft,
     moveWordRight,
 } from "./editor";
+import {
+    type SlashSource,
+    type SuggestionItem,
+    applyCompletion,
+    slashCompletion,
+} from "./slash-complete";
 
 export interface Suggestions {
-    /** Where the "@" is. */
+    /** `file`: an @ mention; the others complete a slash command or its argument. */
+    kind: "file" | "command" | "model" | "mode";
+    /** Where the "@" (or the completed token) starts. */
     start: number;
+    /** Where the completed token ends (slash completions). */
+    end: number;
     query: string;
-    /** Matching paths, best first; null while the file index is being built. */
-    items: string[] | null;
+    /** Matches, best first; null while the file index is being built. */
+    items: SuggestionItem[] | null;
     selected: number;
 }
 
@@ -80,27 +90,46 @@ export function createComposerState(history: string[] = []): ComposerState {
     };
 }
 
-/** Recomputes the @ suggestions after the text or cursor moved. */
-export function refreshSuggestions(state: ComposerState, suggest: SuggestFiles): ComposerState {
+const fileItem = (path: string): SuggestionItem => ({
+    value: path,
+    label: path.slice(path.lastIndexOf("/") + 1),
+    hint: path,
+});
+
+/** Recomputes the suggestions (@ files, slash commands) after the text or cursor moved. */
+export function refreshSuggestions(
+    state: ComposerState,
+    suggest: SuggestFiles,
+    slash?: SlashSource
+): ComposerState {
     const mention = mentionAtCursor(state.editor);
-    if (!mention) {
+    let found: Omit<Suggestions, "selected"> | null = null;
+    if (mention) {
+        const paths = mention.start === state.dismissed ? null : suggest(mention.query);
+        found = {
+            kind: "file",
+            start: mention.start,
+            end: state.editor.cursor,
+            query: mention.query,
+            items: paths ? paths.map(fileItem) : null,
+        };
+    } else if (slash) {
+        found = slashCompletion(state.editor, slash);
+    }
+    if (!found) {
         if (!state.suggestions && state.dismissed === null) return state;
         return { ...state, suggestions: null, dismissed: null };
     }
-    if (mention.start === state.dismissed) {
+    if (found.start === state.dismissed) {
         return state.suggestions ? { ...state, suggestions: null } : state;
     }
-    const items = suggest(mention.query);
     const previous = state.suggestions;
+    const items = found.items;
     const selected =
-        previous && previous.start === mention.start && items
+        previous && previous.start === found.start && previous.kind === found.kind && items
             ? Math.min(previous.selected, Math.max(0, items.length - 1))
             : 0;
-    return {
-        ...state,
-        dismissed: null,
-        suggestions: { start: mention.start, query: mention.query, items, selected },
-    };
+    return { ...state, dismissed: null, suggestions: { ...found, selected } };
 }
 
 function edit(state: ComposerState, editor: EditorState): ComposerState {
@@ -148,8 +177,18 @@ function submit(state: ComposerState): ComposerResult {
 }
 
 function acceptSuggestion(state: ComposerState, suggestions: Suggestions): ComposerState {
-    const path = suggestions.items?.[suggestions.selected];
-    if (!path) return { ...state, suggestions: null, dismissed: suggestions.start };
+    const item = suggestions.items?.[suggestions.selected];
+    if (!item) return { ...state, suggestions: null, dismissed: suggestions.start };
+    if (suggestions.kind !== "file") {
+        const editor = applyCompletion(
+            state.editor,
+            suggestions.start,
+            suggestions.end,
+            item.value
+        );
+        return { ...edit(state, editor), suggestions: null };
+    }
+    const path = item.value;
     const editor = completeMention(state.editor, suggestions.start, path);
     const attachments = state.attachments.includes(path)
         ? state.attachments
@@ -275,11 +314,15 @@ function chordKey(
     return { state, handled: false };
 }
 
-/** Applies one key event. `suggest` looks files up for @ mentions. */
+/**
+ * Applies one key event. `suggest` looks files up for @ mentions, `slash`
+ * gives the commands and models slash autocomplete offers.
+ */
 export function composerKey(
     state: ComposerState,
     event: KeyEvent,
-    suggest: SuggestFiles
+    suggest: SuggestFiles,
+    slash?: SlashSource
 ): ComposerResult {
     // Bracketed paste: everything up to the end marker is text, Enter included.
     if (event.type === "paste-start") return { state: { ...state, paste: "" }, handled: true };
@@ -287,7 +330,7 @@ export function composerKey(
         if (event.type === "paste-end") {
             const editor = insertText(state.editor, state.paste);
             const next = { ...edit(state, editor), paste: null };
-            return { state: refreshSuggestions(next, suggest), handled: true };
+            return { state: refreshSuggestions(next, suggest, slash), handled: true };
         }
         let piece = "";
         if (event.type === "text") piece = event.text;
@@ -299,7 +342,7 @@ export function composerKey(
     if (event.type === "paste-end") return { state, handled: true };
 
     const picked = suggestionKey(state, event);
-    if (picked) return { state: refreshSuggestions(picked, suggest), handled: true };
+    if (picked) return { state: refreshSuggestions(picked, suggest, slash), handled: true };
 
     let result: ComposerResult;
     switch (event.type) {
@@ -321,5 +364,5 @@ export function composerKey(
             return { state, handled: false };
     }
     if (result.effect?.type === "submit") return result;
-    return { ...result, state: refreshSuggestions(result.state, suggest) };
+    return { ...result, state: refreshSuggestions(result.state, suggest, slash) };
 }

@@ -5,6 +5,7 @@ import type { Mode } from "../../agent/events";
 import type { KeyEvent } from "../input/keys";
 import { useRawInput } from "../hooks/use-raw-input";
 import { layoutComposer } from "./composer-layout";
+import type { SlashSource } from "./slash-complete";
 import {
     type ComposerState,
     type SuggestFiles,
@@ -26,11 +27,16 @@ export interface ComposerProps {
     onSubmit: (text: string, attachments: string[]) => void;
     onToggleMode: () => void;
     suggest: SuggestFiles;
+    /** Commands and models for slash autocomplete. */
+    slash?: SlashSource;
     /** Resolves once file suggestions can be given (first @). */
     whenSuggestionsReady?: () => Promise<unknown>;
 }
 
 const MAX_SUGGESTIONS = 8;
+
+/** The badge colour of each mode. */
+export const MODE_COLORS: Record<Mode, string> = { ask: "cyan", agent: "green", plan: "magenta" };
 
 /** Keys the App keeps for itself whatever the composer does. */
 function isAppKey(event: KeyEvent): boolean {
@@ -45,26 +51,33 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
     if (s.items.length === 0) return <Text dimColor> no matching files</Text>;
     const first = Math.max(0, Math.min(s.selected - MAX_SUGGESTIONS + 1, s.items.length));
     const shown = s.items.slice(first, first + MAX_SUGGESTIONS);
+    const more = s.items.length - first - shown.length;
     return (
         <Box flexDirection="column">
-            {shown.map((path, i) => {
+            {shown.map((item, i) => {
                 const selected = first + i === s.selected;
-                const name = path.slice(path.lastIndexOf("/") + 1);
                 return (
-                    <Text key={path} wrap="truncate-end">
+                    <Text key={item.value} wrap="truncate-end">
                         <Text color={selected ? "cyan" : undefined}>{selected ? "› " : "  "}</Text>
-                        <Text bold={selected}>{name}</Text>
-                        <Text dimColor> {path}</Text>
+                        <Text bold={selected}>{item.label}</Text>
+                        {item.hint ? <Text dimColor> {item.hint}</Text> : null}
                     </Text>
                 );
             })}
+            {more > 0 || first > 0 ? (
+                <Text dimColor>
+                    {"  "}
+                    {s.items.length} matches · ↑/↓ choose · Tab inserts · Esc closes
+                </Text>
+            ) : null}
         </Box>
     );
 }
 
 /**
  * The input box: multiline (Ctrl+J, Shift+Enter), paste, history (Up/Down on
- * the first/last line), @ file mentions, Tab for ask ⇄ agent.
+ * the first/last line), @ file mentions, slash command autocomplete, Tab
+ * for the mode (ask → agent → plan) when no suggestions are open.
  */
 function ComposerView(props: ComposerProps): ReactElement {
     const { width, active, busy, reviewing, mode, suggest } = props;
@@ -76,7 +89,12 @@ function ComposerView(props: ComposerProps): ReactElement {
 
     const onKey = useCallback((event: KeyEvent) => {
         if (isAppKey(event)) return;
-        const result = composerKey(stateRef.current, event, propsRef.current.suggest);
+        const result = composerKey(
+            stateRef.current,
+            event,
+            propsRef.current.suggest,
+            propsRef.current.slash
+        );
         stateRef.current = result.state;
         setState(result.state);
         if (result.effect?.type === "submit")
@@ -91,7 +109,10 @@ function ComposerView(props: ComposerProps): ReactElement {
         if (!waiting || !props.whenSuggestionsReady) return;
         let live = true;
         void props.whenSuggestionsReady().then(() => {
-            if (live) setState((s) => refreshSuggestions(s, propsRef.current.suggest));
+            if (live)
+                setState((s) =>
+                    refreshSuggestions(s, propsRef.current.suggest, propsRef.current.slash)
+                );
         });
         return () => {
             live = false;
@@ -114,7 +135,7 @@ function ComposerView(props: ComposerProps): ReactElement {
         <Box flexDirection="column" flexShrink={0} width={width}>
             <Text>
                 <Text dimColor>{rule}</Text>
-                <Text color={mode === "agent" ? "green" : "cyan"} bold>
+                <Text color={MODE_COLORS[mode]} bold>
                     {badge}
                 </Text>
                 <Text dimColor>──</Text>

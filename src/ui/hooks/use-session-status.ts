@@ -5,6 +5,8 @@ import type { SessionState } from "../../agent/session";
 export interface SessionStatusSource {
     subscribe(listener: (event: EngineEvent) => void): () => void;
     state(): SessionState;
+    /** Changes without an engine event (a model switch, another conversation). */
+    onStateChange?(listener: () => void): () => void;
 }
 
 const STATUS_EVENTS = new Set<EngineEvent["type"]>([
@@ -18,12 +20,15 @@ const STATUS_EVENTS = new Set<EngineEvent["type"]>([
 /** The session's model, context use and cost, refreshed on the events that change them. */
 export function useSessionStatus(session: SessionStatusSource): SessionState {
     const [status, setStatus] = useState(() => session.state());
-    useEffect(
-        () =>
-            session.subscribe((event) => {
-                if (STATUS_EVENTS.has(event.type)) setStatus(session.state());
-            }),
-        [session]
-    );
+    useEffect(() => {
+        const offEvents = session.subscribe((event) => {
+            if (STATUS_EVENTS.has(event.type)) setStatus(session.state());
+        });
+        const offState = session.onStateChange?.(() => setStatus(session.state()));
+        return () => {
+            offEvents();
+            offState?.();
+        };
+    }, [session]);
     return status;
 }

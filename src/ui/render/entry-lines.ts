@@ -58,11 +58,12 @@ const REVIEW_LABELS: Record<string, string> = {
     ran: "Ran",
     denied: "Denied",
     selected: "Selected",
+    declined: "Declined",
     cancelled: "Cancelled",
 };
 
 const reviewOk = (entry: ReviewEntry): boolean =>
-    !["rejected", "denied", "cancelled"].includes(entry.status);
+    !["rejected", "denied", "declined", "cancelled"].includes(entry.status);
 
 function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
     switch (entry.status) {
@@ -121,7 +122,7 @@ export function entryGlyph(entry: Entry, ansi: Ansi, frame?: number): string {
                       : ansi.dim("·");
             break;
         case "command":
-            glyph = ansi.fg("blue", "⚙");
+            glyph = entry.isError ? ansi.fg("red", "⚙") : ansi.fg("blue", "⚙");
             break;
     }
     return pad(glyph, width);
@@ -185,8 +186,11 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
         }
         case "command": {
             const lines = wrapLines(ansi.bold(clean(entry.command)), width);
+            const style = entry.isError
+                ? (t: string) => ansi.fg("red", t)
+                : (t: string) => ansi.dim(t);
             for (const line of clean(entry.result).split("\n")) {
-                if (line !== "") lines.push(...wrapLines(ansi.dim(line), width));
+                if (line !== "") lines.push(...wrapLines(style(line), width, false));
             }
             return lines;
         }

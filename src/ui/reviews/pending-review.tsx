@@ -7,10 +7,15 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
+import { type Ansi, createAnsi } from "../render/ansi";
 import type { PendingReview } from "../review-types";
 import { DiffReview } from "./diff-review";
+import { LearningPrompt } from "./learning-prompt";
 import { PickerReview } from "./picker-review";
+import { PlanReview } from "./plan-review";
 import { ShellReview } from "./shell-review";
+
+const PLAIN = createAnsi(false);
 
 /** The spec's pending-review pulse: yellow → #ffff87 → #ffffaf → back, 600 ms a step. */
 export const BORDER_PULSE_COLORS = ["yellow", "#ffff87", "#ffffaf", "#ffff87"] as const;
@@ -35,6 +40,8 @@ export interface PendingReviewViewProps {
     cwd?: string;
     /** Default `REVIEW_INPUT_GRACE_MS`. */
     inputGraceMs?: number;
+    /** Styles for Markdown (the plan); plain when not given. */
+    ansi?: Ansi;
 }
 
 /** Cycles the pending border colour while `active`; the timer runs only then. */
@@ -108,6 +115,31 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
                     active
                     onDecide={once<ApprovalDecision>(review.resolve)}
+                />
+            );
+        case "plan":
+            return (
+                <PlanReview
+                    key={review.id}
+                    plan={review.request.plan ?? review.request.summary}
+                    status="pending"
+                    width={width}
+                    ansi={props.ansi ?? PLAIN}
+                    borderColor={borderColor}
+                    maxLines={height === undefined ? undefined : Math.max(3, height - 4)}
+                    active
+                    inputGraceMs={inputGraceMs}
+                    onDecide={once<ApprovalDecision>(review.resolve)}
+                />
+            );
+        case "learning":
+            return (
+                <LearningPrompt
+                    key={review.id}
+                    width={width}
+                    borderColor={borderColor}
+                    active
+                    onAnswer={once<boolean | null>(review.resolve)}
                 />
             );
         case "picker":

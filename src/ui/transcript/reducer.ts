@@ -29,7 +29,7 @@ export type TranscriptAction =
     | { type: "user"; text: string; attachments?: string[] }
     | { type: "notice"; level: "info" | "warning" | "error"; text: string }
     | { type: "review"; review: ResolvedReview }
-    | { type: "command"; command: string; result: string }
+    | { type: "command"; command: string; result: string; isError?: boolean }
     | { type: "clear" }
     /** Nothing changed, but everything must be drawn again (e.g. Markdown became available). */
     | { type: "redraw" };
@@ -262,8 +262,9 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return { ...next, retryIndex: next.entries.length - 1 };
         }
         case "summary":
-            // A failed summary is also announced as a warning; show it once.
-            if (!event.ok) return state;
+            // A failed summary is also announced as a warning; show it once. `/summarize`
+            // reports its own outcome as the command's result.
+            if (!event.ok || event.trigger === "manual") return state;
             return append(state, { kind: "notice", level: "info", text: event.message });
         case "warning":
             return append(state, { kind: "notice", level: "warning", text: event.message });
@@ -303,6 +304,7 @@ export function transcriptReducer(
                 kind: "command",
                 command: action.command,
                 result: action.result,
+                isError: action.isError === true,
             });
         case "clear":
             return createTranscriptState(state.epoch + 1);

@@ -5,6 +5,8 @@
  * `version`, so the line cache knows when to re-wrap.
  */
 
+import type { ResolvedReview } from "../review-types";
+
 interface EntryBase {
     /** Stable for the entry's life. */
     id: string;
@@ -50,7 +52,7 @@ export interface ToolEntry extends EntryBase {
 
 export interface ReviewEntry extends EntryBase {
     kind: "review";
-    reviewKind: "write" | "shell" | "picker";
+    reviewKind: ResolvedReview["kind"];
     summary: string;
     /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "cancelled". */
     status: string;
@@ -67,6 +69,8 @@ export interface CommandEntry extends EntryBase {
     kind: "command";
     command: string;
     result: string;
+    /** The command failed (bad arguments, unknown alias…): its result is shown in red. */
+    isError: boolean;
 }
 
 export type Entry =

@@ -1,0 +1,56 @@
+/**
+ * The App's own state that commands change from outside React: the mode of
+ * the next requests, the dialog on top (`/costs`) and learning progress.
+ */
+import { MODES, type Mode } from "../agent/events";
+import type { CostFigures } from "./engine-port";
+
+export type Overlay = { kind: "costs"; figures: CostFigures } | null;
+
+export interface LearningProgress {
+    percent: number;
+    topic: string;
+}
+
+export interface AppState {
+    mode: Mode;
+    overlay: Overlay;
+    learning: LearningProgress | null;
+}
+
+export interface AppStateStore {
+    get(): AppState;
+    subscribe(listener: () => void): () => void;
+    setMode(mode: Mode): void;
+    /** Tab: ask → agent → plan → ask. */
+    cycleMode(): void;
+    showOverlay(overlay: Overlay): void;
+    setLearning(progress: LearningProgress | null): void;
+}
+
+/** The mode after `mode` in the Tab cycle. */
+export function nextMode(mode: Mode): Mode {
+    return MODES[(MODES.indexOf(mode) + 1) % MODES.length] ?? "agent";
+}
+
+export function createAppState(initialMode: Mode): AppStateStore {
+    let state: AppState = { mode: initialMode, overlay: null, learning: null };
+    const listeners = new Set<() => void>();
+    const set = (change: Partial<AppState>): void => {
+        state = { ...state, ...change };
+        for (const listener of [...listeners]) listener();
+    };
+    return {
+        get: () => state,
+        subscribe(listener) {
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
+        },
+        setMode: (mode) => {
+            if (mode !== state.mode) set({ mode });
+        },
+        cycleMode: () => set({ mode: nextMode(state.mode) }),
+        showOverlay: (overlay) => set({ overlay }),
+        setLearning: (learning) => set({ learning }),
+    };
+}

@@ -1,0 +1,48 @@
+/**
+ * What the TUI's slash commands need from the engine, as one narrow port:
+ * the CLI implements it around the session handle (model switch, summary,
+ * conversations, export, learning, costs); tests fake it.
+ */
+import type { CommandResult, PickerOption } from "../commands/index";
+import type { CustomCommand } from "../project/custom-commands";
+import type { SessionPort } from "./deferred-session";
+import type { CostRow } from "./reviews/costs-dialog";
+
+/** The two figures of the status line. */
+export interface StatusCosts {
+    /** This process; null once a model without a price answered. */
+    sessionUsd: number | null;
+    allTimeUsd: number | null;
+}
+
+/** The `/costs` dialog's figures. */
+export interface CostFigures extends StatusCosts {
+    session: CostRow[];
+    allTime: CostRow[];
+}
+
+export interface TuiEngine {
+    /** The conversation now; `newConversation` and `resume` replace it. */
+    session(): SessionPort;
+    conversationId(): string;
+    /** Labels of the rules and context files loaded at start. */
+    contextFiles: string[];
+    /** The project's and the user's custom commands. */
+    customCommands: CustomCommand[];
+    /** Resolves the alias, checks the key, switches and saves the choice; nothing changes on error. */
+    switchModel(name: string): Promise<CommandResult>;
+    summarize(keepLast: number | undefined, signal: AbortSignal): Promise<CommandResult>;
+    /** Ends this conversation's log and starts an empty conversation (same tools and shell). */
+    newConversation(): Promise<CommandResult>;
+    /** Saved conversations of this project, newest first, the current one left out. */
+    listConversations(): Promise<PickerOption[]>;
+    resume(id: string): Promise<CommandResult>;
+    exportMarkdown(path: string | undefined): Promise<CommandResult>;
+    /** Runs project learning with read-only tools, saves the profile and uses it from now on. */
+    learn(
+        signal: AbortSignal,
+        onProgress: (percent: number, topic: string) => void
+    ): Promise<CommandResult>;
+    costs(): CostFigures;
+    statusCosts(): StatusCosts;
+}

@@ -1,0 +1,183 @@
+/**
+ * The plan review (plan mode): the model's plan as Markdown, with a accept /
+ * r reject. Rejecting asks for feedback in a one-line input inside the
+ * review: Enter sends it as the reason the model reads, Esc sends none.
+ */
+import { Box, Text, useInput } from "ink";
+import { memo, useMemo, useRef, useState } from "react";
+import type { ReactElement } from "react";
+import type { ApprovalDecision } from "../../agent/approvals";
+import type { Ansi } from "../render/ansi";
+import { renderMarkdown } from "../render/markdown";
+import { sanitizeText } from "../render/sanitize";
+import { sanitizeLine } from "./diff-review";
+
+export type PlanReviewStatus = "pending" | "accepted" | "rejected" | "cancelled";
+
+/** Plan lines shown at once unless the parent gives fewer. */
+export const PLAN_MAX_LINES = 40;
+
+export interface PlanReviewProps {
+    /** Markdown. */
+    plan: string;
+    status: PlanReviewStatus;
+    /** Total columns, border included. */
+    width: number;
+    ansi: Ansi;
+    borderColor?: string;
+    maxLines?: number;
+    active?: boolean;
+    /** Keys this soon after the review appeared are ignored (they were typed ahead). */
+    inputGraceMs?: number;
+    onDecide?: (decision: ApprovalDecision) => void;
+}
+
+export type PlanInput = { phase: "choose" } | { phase: "feedback"; text: string };
+
+/** The named keys of Ink's `useInput` this review reads. */
+export interface PlanKey {
+    return?: boolean;
+    escape?: boolean;
+    backspace?: boolean;
+    delete?: boolean;
+    upArrow?: boolean;
+    downArrow?: boolean;
+    ctrl?: boolean;
+    meta?: boolean;
+}
+
+export interface PlanKeyResult {
+    input: PlanInput;
+    decision?: ApprovalDecision;
+    /** Lines to scroll the plan by. */
+    scroll?: number;
+}
+
+/** What one key does in a pending plan review. Pure. */
+export function planReviewKey(state: PlanInput, text: string, key: PlanKey): PlanKeyResult {
+    if (state.phase === "choose") {
+        if (key.upArrow) return { input: state, scroll: -1 };
+        if (key.downArrow) return { input: state, scroll: 1 };
+        if (text === "a") return { input: state, decision: { outcome: "approve" } };
+        if (text === "r") return { input: { phase: "feedback", text: "" } };
+        return { input: state };
+    }
+    if (key.return) {
+        const reason = state.text.trim();
+        return {
+            input: state,
+            decision: reason ? { outcome: "deny", reason } : { outcome: "deny" },
+        };
+    }
+    if (key.escape) return { input: state, decision: { outcome: "deny" } };
+    if (key.backspace || key.delete) {
+        return { input: { phase: "feedback", text: [...state.text].slice(0, -1).join("") } };
+    }
+    if (key.ctrl || key.meta || key.upArrow || key.downArrow || text === "")
+        return { input: state };
+    const typed = text.replace(/[\r\n]+/g, " ");
+    return { input: { phase: "feedback", text: state.text + typed } };
+}
+
+const STATUS_BADGE: Record<PlanReviewStatus, { text: string; color: string }> = {
+    pending: { text: "PENDING", color: "yellow" },
+    accepted: { text: "✓ ACCEPTED", color: "green" },
+    rejected: { text: "✗ REJECTED", color: "red" },
+    cancelled: { text: "✗ CANCELLED", color: "red" },
+};
+
+function PlanReviewImpl(props: PlanReviewProps): ReactElement {
+    const { plan, status, width, ansi, active = false, inputGraceMs = 0 } = props;
+    const pending = status === "pending";
+    const inner = Math.max(1, width - 4);
+    const lines = useMemo(
+        () => renderMarkdown(sanitizeText(plan), inner, ansi),
+        [plan, inner, ansi]
+    );
+    const [input, setInput] = useState<PlanInput>({ phase: "choose" });
+    // Keys may come faster than renders: each reads the state the previous one left.
+    const inputRef = useRef(input);
+    const [offset, setOffset] = useState(0);
+    const shownAt = useRef(performance.now());
+    const feedback = input.phase === "feedback";
+    // Two rows for the feedback input, one for the keys line.
+    const room = Math.max(1, (props.maxLines ?? PLAN_MAX_LINES) - (feedback ? 2 : 0));
+    const maxOffset = Math.max(0, lines.length - room);
+    const top = Math.min(offset, maxOffset);
+    useInput(
+        (text, key) => {
+            if (performance.now() - shownAt.current < inputGraceMs) return;
+            const result = planReviewKey(inputRef.current, text, key);
+            const scroll = result.scroll;
+            if (scroll) setOffset((o) => Math.max(0, Math.min(maxOffset, o + scroll)));
+            if (result.input !== inputRef.current) {
+                inputRef.current = result.input;
+                setInput(result.input);
+            }
+            if (result.decision) props.onDecide?.(result.decision);
+        },
+        { isActive: active && pending }
+    );
+    const badge = STATUS_BADGE[status];
+    const shown = lines.slice(top, top + room);
+    const below = lines.length - top - shown.length;
+    return (
+        <Box
+            flexDirection="column"
+            borderStyle="round"
+            borderColor={props.borderColor ?? badge.color}
+            paddingX={1}
+            width={width}
+            flexShrink={0}
+        >
+            <Box width={inner}>
+                <Box flexGrow={1} flexShrink={1}>
+                    <Text bold wrap="truncate-end">
+                        <Text color="cyan">◆ </Text>Proposed plan
+                        {top > 0 ? <Text dimColor> (↑ {top} more)</Text> : null}
+                    </Text>
+                </Box>
+                <Box flexShrink={0}>
+                    <Text color={badge.color} bold>
+                        {" "}
+                        {badge.text}
+                    </Text>
+                </Box>
+            </Box>
+            {shown.map((line, i) => (
+                <Text key={top + i} wrap="truncate-end">
+                    {line}
+                </Text>
+            ))}
+            {below > 0 ? (
+                <Text dimColor italic>
+                    … {below} more line{below === 1 ? "" : "s"} (↓ to scroll)
+                </Text>
+            ) : null}
+            {pending && feedback ? (
+                <>
+                    <Text bold>What should change? (Enter sends, Esc rejects without comment)</Text>
+                    <Text wrap="truncate-start">
+                        <Text color="cyan">❯ </Text>
+                        {sanitizeLine(input.text)}
+                        <Text inverse> </Text>
+                    </Text>
+                </>
+            ) : null}
+            {pending && !feedback ? (
+                <Text wrap="wrap">
+                    <Text color="green" bold>
+                        [a]
+                    </Text>{" "}
+                    accept{"  "}
+                    <Text color="red" bold>
+                        [r]
+                    </Text>{" "}
+                    reject with feedback
+                </Text>
+            ) : null}
+        </Box>
+    );
+}
+
+export const PlanReview = memo(PlanReviewImpl);
