@@ -1,3 +1,4 @@
+import { runCommandsInInput } from "../commands/index";
 import { fstatSync } from "node:fs";
 import * as z from "zod";
 import {
@@ -9,6 +10,7 @@ import {
     exitCodeFor,
 } from "../headless/print-mode";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
+import { createPrintCommandContext } from "./print-commands";
 import { createProjectApprovalSettings } from "../storage/project-settings";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
@@ -122,12 +124,50 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     process.on("SIGTERM", onSigint);
     process.on("SIGHUP", onSigint);
 
+    // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
+    let runMode = mode;
+    const commands = createPrintCommandContext({
+        session,
+        sessionId,
+        repoRoot: handle.repoRoot,
+        catalogue: prepared.catalogue,
+        store: prepared.store,
+        costs: handle.extensions.costs,
+        setMode: (next) => (runMode = next),
+    });
+    const { executed, remainingText } = await runCommandsInInput(
+        prompt,
+        commands.registry,
+        commands.ctx
+    );
+    for (const command of executed) {
+        const line = `${command.result.isError ? "✗" : "⚙"} ${command.input.trim()}: ${command.result.message}\n`;
+        if (format === "stream-json") {
+            stdout.write(
+                JSON.stringify({
+                    type: "command",
+                    input: command.input.trim(),
+                    ok: !command.result.isError,
+                    message: command.result.message,
+                }) + "\n"
+            );
+        } else if (executed.length > 0 && remainingText) stderr.write(line);
+        else stdout.write(line);
+    }
+    const failed = executed.find((c) => c.result.isError);
+    if (failed || !remainingText) {
+        stdout.flush();
+        await handle.closeAsync();
+        logger.flush();
+        return failed ? EXIT.usage : EXIT.ok;
+    }
+
     // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
-    const result = await session.run(prompt, {
-        mode,
+    const result = await session.run(remainingText, {
+        mode: runMode,
         signal: controller.signal,
         maxTurns,
-        planOnly: mode === "plan",
+        planOnly: runMode === "plan",
     });
     await handle.closeAsync();
     renderer.finish(result);
