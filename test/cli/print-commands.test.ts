@@ -73,11 +73,6 @@ describe("slash commands in print mode", () => {
         expect(tools).toContain("read_file");
         expect(tools).not.toContain("shell_run");
         const id = (await runNorth(["list"], { env })).stdout.split(" ")[0]!;
-            (await runNorth(["list"], { env })).stdout
-                .split("\n")[0]!
-                .split(" ")[0]!
-                .replace(/^/, '"') + '"'
-        );
         const exported = await runNorth(["-p", "--resume", id, "/export notes.md"], { env });
         expect(exported.code).toBe(0);
         const markdown = readFileSync(join(repo, "notes.md"), "utf8");
