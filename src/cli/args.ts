@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 export interface CliArgs {
-    command: "run" | "models" | "list" | "help" | "version";
+    command: "run" | "models" | "list" | "resume" | "help" | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
@@ -26,6 +26,7 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     models: "models",
     list: "list",
     conversations: "list",
+    resume: "resume",
 };
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
@@ -98,6 +99,7 @@ Usage:
   north -p --resume ID "PROMPT"  continue a saved conversation (--continue: this project's latest)
   north models                  list the models North knows and which are ready
   north list                    list saved conversations, newest first (also: north conversations)
+  north resume [ID]             continue a saved conversation in the chat (no ID: pick one)
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit

@@ -28,6 +28,17 @@ async function main(): Promise<number> {
             const { runListCommand } = await import("./list-command");
             return runListCommand(args);
         }
+        case "resume": {
+            // `north resume ID` continues a conversation; `north resume` opens the picker.
+            const { runInteractiveCommand } = await import("./interactive-command");
+            const id = args.prompt?.trim();
+            return runInteractiveCommand(
+                id
+                    ? { ...args, resume: id, prompt: undefined }
+                    : { ...args, prompt: "/conversations" },
+                __NORTH_VERSION__
+            );
+        }
         case "run": {
             if (!args.print) {
                 const { runInteractiveCommand } = await import("./interactive-command");
