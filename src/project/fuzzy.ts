@@ -72,7 +72,10 @@ export function createFuzzyMatcher(paths: readonly string[]): {
             const q = query.toLowerCase();
             const best: Array<{ score: number; order: number }> = [];
             for (let order = 0; order < lowered.length; order++) {
-                const score = scoreLowered(q, lowered[order]!);
+                const path = lowered[order]!;
+                // The weakest tier is a subsequence of the path: anything else cannot match.
+                if (q !== "" && !path.includes(q) && !isSubsequence(q, path)) continue;
+                const score = scoreLowered(q, path);
                 if (score === null) continue;
                 if (best.length === limit) {
                     const worst = best[best.length - 1]!;
