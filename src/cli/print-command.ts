@@ -133,6 +133,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         catalogue: prepared.catalogue,
         store: prepared.store,
         costs: handle.extensions.costs,
+        extensions: handle.extensions,
         setMode: (next) => (runMode = next),
     });
     const { executed, remainingText } = await runCommandsInInput(

@@ -10,6 +10,7 @@ import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers
 import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
+import type { ProjectExtensions } from "./project-extensions";
 
 export interface PrintCommandDeps {
     session: AgentSession;
@@ -18,6 +19,7 @@ export interface PrintCommandDeps {
     catalogue: ModelCatalogue;
     store: ConversationStore;
     costs: CostStore;
+    extensions: Pick<ProjectExtensions, "mcp" | "skills">;
     /** Set by /mode for this run's request. */
     setMode(mode: Mode): void;
 }
@@ -71,6 +73,14 @@ export function createPrintCommandContext(deps: PrintCommandDeps): {
             };
         },
         learn: async () => CHAT_ONLY("/learn"),
+        mcpServers: () =>
+            (deps.extensions.mcp?.status() ?? []).map((s) => ({
+                name: s.name,
+                state: s.state,
+                error: s.error,
+                tools: s.toolNames,
+            })),
+        skills: () => deps.extensions.skills,
         listConversations: async () =>
             deps.store.list({ repoRoot: deps.repoRoot }).map((c) => ({
                 id: c.id,

@@ -22,6 +22,7 @@ export interface ProjectExtensions {
     /** The `skill` tool, when there are skills. */
     extraTools: AnyToolDefinition[];
     customCommands: CustomCommand[];
+    skills: Array<{ name: string; description: string }>;
     costs: CostStore;
     /** Started in the background; its tools join as servers become ready. */
     mcp?: McpManager;
@@ -109,6 +110,7 @@ export async function loadProjectExtensions(
                 ? [createSkillTool(skills.skills) as unknown as AnyToolDefinition]
                 : [],
         customCommands: commands.commands,
+        skills: skills.skills.map((s) => ({ name: s.name, description: s.description })),
         costs: createCostStore(dataDir(), warn),
         mcp,
         async close() {

@@ -117,6 +117,14 @@ export function createTuiEngine(
             });
             return exportMarkdownFile(handle.repoRoot, handle.sessionId, path, markdown);
         },
+        mcpServers: () =>
+            (handle.extensions.mcp?.status() ?? []).map((s) => ({
+                name: s.name,
+                state: s.state,
+                error: s.error,
+                tools: s.toolNames,
+            })),
+        skills: () => handle.extensions.skills,
 
         async learn(signal, onProgress) {
             deps.profiles.clearDeclined();

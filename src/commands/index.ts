@@ -3,11 +3,13 @@ import { costsCommand } from "./commands/costs";
 import { exportCommand } from "./commands/export";
 import { helpCommand } from "./commands/help";
 import { learnCommand } from "./commands/learn";
+import { mcpCommand } from "./commands/mcp";
 import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
+import { skillsCommand } from "./commands/skills";
 import { summarizeCommand } from "./commands/summarize";
 import { parseCommandInvocations } from "./parse";
 import { type CommandRegistry, createCommandRegistry } from "./registry";
@@ -29,6 +31,8 @@ export const BUILTIN_COMMANDS = [
     conversationsCommand,
     resumeCommand,
     exportCommand,
+    mcpCommand,
+    skillsCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

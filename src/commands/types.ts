@@ -42,6 +42,10 @@ export interface CommandContext {
     listConversations(): Promise<PickerOption[]>;
     resume(id: string): Promise<CommandResult>;
     exportMarkdown(path?: string): Promise<CommandResult>;
+    /** MCP servers with their state and tools. */
+    mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
+    /** Skills the model can load. */
+    skills(): Array<{ name: string; description: string }>;
 }
 
 export interface CommandDefinition {

@@ -163,6 +163,8 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
             const loaded = await deps.engine;
             return loaded.exportMarkdown(path);
         },
+        mcpServers: () => engine?.mcpServers() ?? [],
+        skills: () => engine?.skills() ?? [],
     };
 
     return {

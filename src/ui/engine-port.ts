@@ -38,6 +38,8 @@ export interface TuiEngine {
     listConversations(): Promise<PickerOption[]>;
     resume(id: string): Promise<CommandResult>;
     exportMarkdown(path: string | undefined): Promise<CommandResult>;
+    mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
+    skills(): Array<{ name: string; description: string }>;
     /** Runs project learning with read-only tools, saves the profile and uses it from now on. */
     learn(
         signal: AbortSignal,

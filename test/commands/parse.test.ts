@@ -43,6 +43,8 @@ function fakeContext(
                 ? { message: "no conversation with id abcdef", isError: true }
                 : { message: "ok" },
         exportMarkdown: async () => ({ message: "exported" }),
+        mcpServers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
+        skills: () => [{ name: "release", description: "How to release" }],
         ...overrides,
     };
 }
@@ -129,6 +131,13 @@ describe("running commands", () => {
             expect(executed[0]!.result.message, input).toContain(message);
         }
         expect(ctx.calls).toEqual(["model:nope"]);
+    });
+
+    it("/mcp and /skills list what the setup brings", async () => {
+        const mcp = await runCommandsInInput("/mcp", registry, fakeContext());
+        expect(mcp.executed[0]!.result.message).toContain("github: ready\n  mcp__github__search");
+        const skills = await runCommandsInInput("/skills", registry, fakeContext());
+        expect(skills.executed[0]!.result.message).toBe("release: How to release");
     });
 
     it("/help lists every command with its usage", async () => {

@@ -129,6 +129,8 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
             allTime: [],
         }),
         statusCosts: () => ({ sessionUsd: 0.5, allTimeUsd: 2 }),
+        mcpServers: () => [],
+        skills: () => [],
     };
     return { engine, calls, active: () => active };
 }
