@@ -144,6 +144,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         }
         finished.logger.info("app_exit", { mode: "interactive", code });
         finished.logger.flush();
+        // SessionEnd hooks and a clean stop of MCP servers (the screen is already restored).
+        await finished.closeAsync();
     }
     return code;
 }
