@@ -176,6 +176,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     tui: async () => (await import("./tui")).benchTui(),
     project: async () => (await import("./project")).benchProject(),
+    sessions: async () => (await import("./sessions")).benchSessions(),
 };
 
 const wanted = process.argv.slice(2);

@@ -101,13 +101,13 @@ async function startPacedServer(): Promise<PacedServer> {
 
 // ---------------------------------------------------------------- fixtures
 
-interface Fixture {
+export interface Fixture {
     repo: string;
     home: string;
     env: NodeJS.ProcessEnv;
 }
 
-function makeFixture(serverUrl: string): Fixture {
+export function makeFixture(serverUrl: string): Fixture {
     const repo = mkdtempSync(join(tmpdir(), "north-bench-tui-repo-"));
     mkdirSync(join(repo, "src"));
     writeFileSync(join(repo, "src", "index.ts"), "export const answer = 42;\n");
@@ -127,7 +127,7 @@ function makeFixture(serverUrl: string): Fixture {
 }
 
 /** Writes a conversation of `entries` messages (alternating user / assistant) and returns its id. */
-function writeConversation(fixture: Fixture, entries: number): string {
+export function writeConversation(fixture: Fixture, entries: number): string {
     const store = createConversationStore(join(fixture.home, "data", "conversations"));
     const log = store.start({
         repoRoot: fixture.repo,
@@ -162,7 +162,7 @@ function writeConversation(fixture: Fixture, entries: number): string {
 
 // ---------------------------------------------------------------- measurements
 
-async function launch(
+export async function launch(
     fixture: Fixture,
     args: string[] = []
 ): Promise<{ north: PtyNorth; ms: number }> {
