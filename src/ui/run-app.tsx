@@ -86,7 +86,18 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         loadAttachments: async (paths) => {
             // The symbol parsers load with the first attachment, not at start-up.
             const { outlineOf } = await import("./attachment-outline");
-            return renderAttachedFiles(await loadAttachments(options.repoRoot, paths, outlineOf));
+            const files = await loadAttachments(options.repoRoot, paths, outlineOf);
+            const loaded = new Set(files.map((f) => f.path));
+            const missing = paths.filter((p) => !loaded.has(p));
+            if (missing.length > 0) {
+                // Deleted since it was picked, unreadable, or outside the project: say so.
+                store.dispatch({
+                    type: "notice",
+                    level: "warning",
+                    text: `not attached (missing or unreadable): ${missing.join(", ")}`,
+                });
+            }
+            return renderAttachedFiles(files);
         },
         processInput: (text) => commands.process(text),
         currentMode: () => appState.get().mode,

@@ -28,6 +28,10 @@ describe("fuzzy file matching", () => {
         expect(scorePath("zzz", "src/a.ts")).toBeNull();
     });
 
+    it("an @ query matching nothing gives no suggestions", () => {
+        expect(fuzzyFilter("zzqq", ["src/a.ts", "README.md", "lib/util.js"])).toEqual([]);
+    });
+
     it("is case-insensitive, matches paths, and limits results", () => {
         expect(fuzzyFilter("UI/COMP", ["src/ui/composer.tsx", "x.ts"])).toEqual([
             "src/ui/composer.tsx",
