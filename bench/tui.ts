@@ -207,6 +207,9 @@ async function bareNodeLaunch(): Promise<number> {
 }
 
 /** Median time from a key written to the pty until the screen shows it. */
+/** Longer than Ink's 33 ms frame window (maxFps 30). */
+const KEY_GAP_MS = 50;
+
 async function keystrokeEcho(north: PtyNorth): Promise<number> {
     const alphabet = "qwxzjkvbpy";
     let typed = "Zq";
@@ -215,6 +218,9 @@ async function keystrokeEcho(north: PtyNorth): Promise<number> {
     const samples: number[] = [];
     for (let i = 0; i < KEYSTROKES + 5; i++) {
         const next = typed + alphabet[i % alphabet.length];
+        // Ink redraws at most every 33 ms: a key typed inside that window waits for it,
+        // whatever the transcript holds. Typing at a human pace measures the echo itself.
+        await new Promise((resolve) => setTimeout(resolve, KEY_GAP_MS));
         const started = performance.now();
         north.type(next.slice(-1));
         await north.waitForText(next, 10_000);
