@@ -105,7 +105,7 @@ Options:
   -p, --print                   print mode: run the prompt, print the answer, exit
       --output-format FORMAT    text (default), json, or stream-json (one JSON event per line)
   -m, --model NAME              model alias or id (see \`north models\`), or provider:model-id
-      --mode MODE               agent (default: every tool) or ask (read-only tools)
+      --mode MODE               agent (default: every tool), ask (read-only tools) or plan (plan first)
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error
