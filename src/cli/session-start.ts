@@ -78,6 +78,10 @@ export async function startSession(
 ): Promise<SessionHandle> {
     const { store, resumed, model, endpoint, repoRoot, catalogue } = prepared;
     const { warn } = options;
+    // Start loading the provider's SDK now: it compiles while the project's files are read.
+    const providers = new Map<string, Promise<Provider>>([
+        [model.provider, createProvider(endpoint)],
+    ]);
     const logger = createFileLogger(logFilePath(), options.logLevel);
     const openLog = (modelId: string, warnings: string[]): ConversationLog | undefined => {
         const writable = store.checkWritable();
@@ -118,9 +122,7 @@ export async function startSession(
     const toolset = createConversationToolset(repoRoot, extensions.extraTools);
     const tools = withMcpTools(toolset.registry, extensions.mcp);
     // One provider per provider id, so a model switch can change provider mid-conversation.
-    const providers = new Map<string, Promise<Provider>>([
-        [model.provider, createProvider(endpoint)],
-    ]);
+
     const providerFor = (wanted: ModelInfo): Promise<Provider> => {
         let provider = providers.get(wanted.provider);
         if (!provider) {
