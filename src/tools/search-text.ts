@@ -10,7 +10,7 @@
 import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
-import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
+import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
 import { MAX_TEXT_CHARS, attachContext } from "./search-context";
 import { type SearchQuery, compileQuery } from "./search-query";
@@ -237,16 +237,35 @@ function isLowSurrogate(code: number): boolean {
     return code >= 0xdc00 && code <= 0xdfff;
 }
 
+/** Below this many files the built-in search beats starting ripgrep. */
+const SMALL_TREE_FILES = 500;
+
 const DESCRIPTION = `Search file contents by line: literal, or JavaScript regex if regex; case-insensitive unless caseSensitive. Respects .gitignore; skips binary files. Returns {path, line, text} sorted, and totalMatches. If truncated, narrow path, file, lineRange or query.`;
 
 export function createSearchTextTool(
     options: SearchTextOptions = {}
 ): ToolDefinition<SearchTextInput, SearchTextResult> {
     let ripgrep: Promise<string | null> | undefined;
-    const ripgrepPath = (): Promise<string | null> => {
-        if (options.ripgrepPath !== undefined) return Promise.resolve(options.ripgrepPath);
+    const smallTrees = new Map<string, Promise<boolean>>();
+    /**
+     * The engine for a project: ripgrep when it is on PATH, except in small
+     * projects, where the built-in search answers before rg has even started
+     * (both give identical results). An explicit `ripgrepPath` always wins.
+     */
+    const ripgrepPath = async (repoRoot: string): Promise<string | null> => {
+        if (options.ripgrepPath !== undefined) return options.ripgrepPath;
         ripgrep ??= findRipgrep();
-        return ripgrep;
+        const found = await ripgrep;
+        if (!found) return null;
+        let small = smallTrees.get(repoRoot);
+        if (!small) {
+            small = collectFiles(repoRoot, { maxFiles: SMALL_TREE_FILES + 1 }).then(
+                (files) => files.length <= SMALL_TREE_FILES,
+                () => false
+            );
+            smallTrees.set(repoRoot, small);
+        }
+        return (await small) ? null : found;
     };
 
     return {
@@ -310,7 +329,13 @@ export function createSearchTextTool(
                     "lineRange needs file: name the one file whose lines to search."
                 );
             }
-            const outcome = await runEngines(ctx, dir, query, args.limit, await ripgrepPath());
+            const outcome = await runEngines(
+                ctx,
+                dir,
+                query,
+                args.limit,
+                await ripgrepPath(ctx.repoRoot)
+            );
             if (outcome === "cancelled") return toolError("cancelled", "Search cancelled.");
             const linesOf = (rel: string) => {
                 const read = readSearchable(path.join(ctx.repoRoot, rel));

@@ -571,3 +571,25 @@ describe("search_text with a misbehaving ripgrep", () => {
         expect(result).toMatchObject({ engine: "js", totalMatches: 1 });
     });
 });
+
+describe("search_text engine choice", () => {
+    it("uses the built-in search in a small project and ripgrep in a large one (when rg is on PATH)", async () => {
+        const files: Record<string, string> = { "a.ts": "needle\n" };
+        const small = await makeRepo(files);
+        const largeFiles: Record<string, string> = {};
+        for (let i = 0; i < 600; i++) largeFiles[`src/f${i}.ts`] = i === 7 ? "needle\n" : "hay\n";
+        const large = await makeRepo(largeFiles);
+        try {
+            const tool = createSearchTextTool();
+            const inSmall = expectOk(await tool.execute(args("needle"), small.ctx()));
+            expect(inSmall.engine).toBe("js");
+            expect(inSmall.matches.map((m) => m.path)).toEqual(["a.ts"]);
+            const inLarge = expectOk(await tool.execute(args("needle"), large.ctx()));
+            expect(inLarge.engine).toBe(rgPath ? "ripgrep" : "js");
+            expect(inLarge.matches.map((m) => m.path)).toEqual(["src/f7.ts"]);
+        } finally {
+            small.cleanup();
+            large.cleanup();
+        }
+    });
+});
