@@ -13,7 +13,7 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { nodeFetch } from "./node-fetch";
+import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
@@ -34,20 +34,11 @@ import type {
 } from "./types";
 
 const LABEL = "Anthropic API";
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     let client: Anthropic | undefined;
-    const getClient = (): Anthropic =>
-        (client ??= new Anthropic({
-            fetch: nodeFetch,
-            apiKey: endpoint.apiKey,
-            baseURL: endpoint.baseUrl,
-            maxRetries: 0,
-            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-            defaultHeaders: endpoint.headers,
-        }));
+    const getClient = (): Anthropic => (client ??= new Anthropic(sdkClientOptions(endpoint)));
     return {
         api: "anthropic",
         stream: (request, signal) => streamMessages(getClient, request, signal),

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
+import type { ProviderEndpoint } from "./types";
 
 /**
  * A `fetch` for the SDKs built on node:http. Node's own fetch parses HTTP with
@@ -99,4 +100,22 @@ export function nodeFetch(
         });
         request.end(body ?? undefined);
     });
+}
+
+/** The spec's request timeout, for every provider. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * Client options shared by the Anthropic and OpenAI SDKs: this fetch, no SDK
+ * retries (the engine retries, with the spec's policy), the 10-minute timeout.
+ */
+export function sdkClientOptions(endpoint: ProviderEndpoint, apiKey = endpoint.apiKey) {
+    return {
+        fetch: nodeFetch,
+        apiKey,
+        baseURL: endpoint.baseUrl,
+        maxRetries: 0,
+        timeout: endpoint.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        defaultHeaders: endpoint.headers,
+    };
 }

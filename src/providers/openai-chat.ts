@@ -12,7 +12,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { nodeFetch } from "./node-fetch";
+import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
@@ -32,20 +32,14 @@ import type {
 } from "./types";
 
 const LABEL = "OpenAI-compatible API";
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
 export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     let client: OpenAI | undefined;
     const getClient = (): OpenAI =>
-        (client ??= new OpenAI({
-            fetch: nodeFetch,
+        (client ??= new OpenAI(
             // Local servers ignore the key, but the SDK requires a non-empty one.
-            apiKey: endpoint.apiKey || "not-needed",
-            baseURL: endpoint.baseUrl,
-            maxRetries: 0,
-            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-            defaultHeaders: endpoint.headers,
-        }));
+            sdkClientOptions(endpoint, endpoint.apiKey || "not-needed")
+        ));
     return {
         api: "openai-chat",
         stream: (request, signal) => streamChat(getClient, request, signal),

@@ -13,7 +13,7 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { nodeFetch } from "./node-fetch";
+import { sdkClientOptions } from "./node-fetch";
 import { classifyError, classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
@@ -34,19 +34,10 @@ import type {
 } from "./types";
 
 const LABEL = "OpenAI API";
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
 export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provider {
     let client: OpenAI | undefined;
-    const getClient = (): OpenAI =>
-        (client ??= new OpenAI({
-            fetch: nodeFetch,
-            apiKey: endpoint.apiKey,
-            baseURL: endpoint.baseUrl,
-            maxRetries: 0,
-            timeout: endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-            defaultHeaders: endpoint.headers,
-        }));
+    const getClient = (): OpenAI => (client ??= new OpenAI(sdkClientOptions(endpoint)));
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(getClient, request, signal),
