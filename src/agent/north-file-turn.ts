@@ -2,6 +2,7 @@ import { NorthFileStream } from "../tools/north-file/stream";
 import { continuationPrompt, type ResumeInfo } from "../tools/north-file/writer";
 import type { PreparedWrite } from "../tools/types";
 import type { EngineEvent } from "./events";
+import { type ToolExecutorDeps, reviewPreparedWrite } from "./tool-executor";
 
 /** At most this many automatic continuations of one cut-off NORTH_FILE block. */
 export const MAX_NORTH_FILE_CONTINUATIONS = 3;
@@ -123,4 +124,53 @@ export class NorthFileRouter {
     }
 }
 
-export { continuationPrompt };
+/**
+ * After a model turn: reviews each completed NORTH_FILE block, reports
+ * failures, and asks for the continuation of a cut-off block (at most 3
+ * times). Returns the notes the model reads next.
+ */
+export async function settleNorthFiles(
+    router: NorthFileRouter,
+    turn: number,
+    signal: AbortSignal,
+    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">
+): Promise<string[]> {
+    const outcome = await router.finish(deps.emit);
+    const notes: string[] = [];
+    let index = 0;
+    for (const file of outcome.completed) {
+        const result = await reviewPreparedWrite(
+            file.prepared,
+            {
+                toolName: "north_file",
+                toolCallId: `nf-${turn}-${index++}`,
+                input: { path: file.path },
+            },
+            signal,
+            deps
+        );
+        if (result.ok) {
+            notes.push(
+                `[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`
+            );
+        } else if (result.error.code === "denied") {
+            notes.push(
+                `[North] NORTH_FILE ${file.path}: rejected (${result.error.message}); the file was restored to what it was before.`
+            );
+        } else notes.push(`[North] NORTH_FILE ${file.path}: not written: ${result.error.message}`);
+    }
+    for (const error of outcome.errors) {
+        notes.push(
+            `[North] NORTH_FILE ${error.path}: failed: ${error.message}. Nothing was written.`
+        );
+    }
+    for (const resume of outcome.interrupted) {
+        if (router.allowContinuation(resume.path)) notes.push(continuationPrompt(resume));
+        else {
+            const message = `NORTH_FILE ${resume.path} was cut off again after 3 continuations; the partial file (${resume.linesWritten} lines) was kept.`;
+            deps.emit({ type: "warning", message });
+            notes.push(`[North] ${message} Finish it with small edits instead.`);
+        }
+    }
+    return notes;
+}

@@ -1,4 +1,6 @@
-import type { ToolSchema } from "../providers/types";
+import type { ToolCallBlock, ToolSchema } from "../providers/types";
+import type { ToolResult } from "../tools/types";
+import { type ToolExecutorDeps, ask } from "./tool-executor";
 
 /** The tool the model calls in plan mode to put its plan before the user. */
 export const PROPOSE_PLAN_TOOL = "propose_plan";
@@ -22,4 +24,66 @@ export function planOf(input: unknown): string | null {
     if (typeof input !== "object" || input === null) return null;
     const plan = (input as { plan?: unknown }).plan;
     return typeof plan === "string" && plan.trim() ? plan : null;
+}
+
+/**
+ * Puts a proposed plan before the user: accepted (changes are then allowed),
+ * or rejected with the user's feedback for the model. `accepted` is the plan
+ * when the user accepted it.
+ */
+export async function reviewPlan(
+    call: ToolCallBlock,
+    signal: AbortSignal,
+    deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">
+): Promise<{ result: ToolResult; accepted: string | null }> {
+    const plan = planOf(call.input);
+    if (!plan) {
+        return {
+            accepted: null,
+            result: {
+                ok: false,
+                error: {
+                    code: "invalid_args",
+                    message: "propose_plan needs {plan: string} with the plan in Markdown",
+                },
+            },
+        };
+    }
+    const decision = await ask(
+        deps,
+        {
+            id: `approval-${call.id}`,
+            kind: "plan",
+            toolName: call.name,
+            toolCallId: call.id,
+            input: call.input,
+            summary:
+                plan
+                    .split("\n")
+                    .find((line) => line.trim())
+                    ?.trim() ?? "plan",
+            plan,
+        },
+        signal
+    );
+    if (decision.outcome === "deny") {
+        return {
+            accepted: null,
+            result: {
+                ok: true,
+                data: {
+                    accepted: false,
+                    feedback: decision.reason ?? "The user rejected the plan without comment.",
+                    next: "Revise the plan with this feedback and propose it again.",
+                },
+            },
+        };
+    }
+    return {
+        accepted: plan,
+        result: {
+            ok: true,
+            data: { accepted: true, next: "The user accepted the plan: carry it out now." },
+        },
+    };
 }

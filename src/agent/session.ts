@@ -4,8 +4,6 @@ import type {
     AssistantMessage,
     Message,
     Provider,
-    ProviderError,
-    StopReason,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -38,6 +36,7 @@ import {
     withSummary,
 } from "./context";
 import { OutputCache, digestToolOutput } from "./digest";
+import { type RequestOutcome, consumeModelStream } from "./model-request";
 import {
     type HookEvent,
     type HookEventInputs,
@@ -47,16 +46,10 @@ import {
     hasHooks,
     runHooks,
 } from "./hooks/index";
-import { NorthFileRouter, continuationPrompt } from "./north-file-turn";
+import { NorthFileRouter, settleNorthFiles } from "./north-file-turn";
 import { estimatePromptTokens } from "./tokens";
-import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL, planOf } from "./plan";
-import {
-    type ToolExecutorDeps,
-    type ToolRunner,
-    ask,
-    executeToolCall,
-    reviewPreparedWrite,
-} from "./tool-executor";
+import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL, planOf, reviewPlan } from "./plan";
+import { type ToolExecutorDeps, type ToolRunner, executeToolCall } from "./tool-executor";
 import { repairToolPairing } from "./tool-pairing";
 
 export type { ToolRunner } from "./tool-executor";
@@ -127,11 +120,6 @@ export interface SessionState {
     totalCostUsd: number | null;
     totalUsage: Usage;
 }
-
-type RequestOutcome =
-    | { kind: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
-    | { kind: "failed"; error: ProviderError }
-    | { kind: "cancelled" };
 
 const DEFAULT_MAX_TURNS = 100;
 /** Share of the context window at which older messages are summarised. */
@@ -390,7 +378,14 @@ export class AgentSession {
                 const calls = outcome.message.content.filter(
                     (b): b is ToolCallBlock => b.type === "tool_call"
                 );
-                const fileNotes = this.northFile ? await this.settleNorthFiles(turns, signal) : [];
+                const fileNotes = this.northFile
+                    ? await settleNorthFiles(this.northFile, turns, signal, {
+                          approver: this.options.approver,
+                          settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
+                          logger: this.logger,
+                          emit: (e) => this.emit(e),
+                      })
+                    : [];
                 if (calls.length === 0 && fileNotes.length === 0) {
                     const stopped = await this.runHook(
                         "Stop",
@@ -602,108 +597,15 @@ export class AgentSession {
         return outcome;
     }
 
-    /** Plan mode: the user accepts the plan (changes are then allowed) or rejects it with feedback. */
-    private async reviewPlan(
+    /** Plan mode: a plan the user accepts allows changes for the rest of the run. */
+    private async acceptPlan(
         call: ToolCallBlock,
         signal: AbortSignal,
         deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">
     ): Promise<ToolResult> {
-        const plan = planOf(call.input);
-        if (!plan) {
-            return {
-                ok: false,
-                error: {
-                    code: "invalid_args",
-                    message: "propose_plan needs {plan: string} with the plan in Markdown",
-                },
-            };
-        }
-        const decision = await ask(
-            deps,
-            {
-                id: `approval-${call.id}`,
-                kind: "plan",
-                toolName: call.name,
-                toolCallId: call.id,
-                input: call.input,
-                summary:
-                    plan
-                        .split("\n")
-                        .find((line) => line.trim())
-                        ?.trim() ?? "plan",
-                plan,
-            },
-            signal
-        );
-        if (decision.outcome === "deny") {
-            return {
-                ok: true,
-                data: {
-                    accepted: false,
-                    feedback: decision.reason ?? "The user rejected the plan without comment.",
-                    next: "Revise the plan with this feedback and propose it again.",
-                },
-            };
-        }
-        this.acceptedPlan = plan;
-        return {
-            ok: true,
-            data: { accepted: true, next: "The user accepted the plan: carry it out now." },
-        };
-    }
-
-    /**
-     * After a model turn: reviews each completed NORTH_FILE block, reports
-     * failures, and asks for the continuation of a cut-off block (at most 3
-     * times). Returns the notes the model reads next.
-     */
-    private async settleNorthFiles(turn: number, signal: AbortSignal): Promise<string[]> {
-        const router = this.northFile;
-        if (!router) return [];
-        const outcome = await router.finish((e) => this.emit(e));
-        const notes: string[] = [];
-        let index = 0;
-        for (const file of outcome.completed) {
-            const result = await reviewPreparedWrite(
-                file.prepared,
-                {
-                    toolName: "north_file",
-                    toolCallId: `nf-${turn}-${index++}`,
-                    input: { path: file.path },
-                },
-                signal,
-                {
-                    approver: this.options.approver,
-                    settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
-                    logger: this.logger,
-                    emit: (e) => this.emit(e),
-                }
-            );
-            if (result.ok)
-                notes.push(
-                    `[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`
-                );
-            else if (result.error.code === "denied") {
-                notes.push(
-                    `[North] NORTH_FILE ${file.path}: rejected (${result.error.message}); the file was restored to what it was before.`
-                );
-            } else
-                notes.push(`[North] NORTH_FILE ${file.path}: not written: ${result.error.message}`);
-        }
-        for (const error of outcome.errors) {
-            notes.push(
-                `[North] NORTH_FILE ${error.path}: failed: ${error.message}. Nothing was written.`
-            );
-        }
-        for (const resume of outcome.interrupted) {
-            if (router.allowContinuation(resume.path)) notes.push(continuationPrompt(resume));
-            else {
-                const message = `NORTH_FILE ${resume.path} was cut off again after 3 continuations; the partial file (${resume.linesWritten} lines) was kept.`;
-                this.emit({ type: "warning", message });
-                notes.push(`[North] ${message} Finish it with small edits instead.`);
-            }
-        }
-        return notes;
+        const { result, accepted } = await reviewPlan(call, signal, deps);
+        if (accepted !== null) this.acceptedPlan = accepted;
+        return result;
     }
 
     /**
@@ -808,97 +710,38 @@ export class AgentSession {
                 error: { kind: "unknown", message: (error as Error).message, retryable: false },
             };
         }
-        let outcome: RequestOutcome | undefined;
-        // The SDK timeouts cover the wait for headers only; a stream that stalls
-        // afterwards is cut by this idle watchdog and retried.
-        const requestController = new AbortController();
-        const onAbort = (): void => requestController.abort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-        let idle = false;
-        // One timer for the whole stream, not one per event: it fires when a full
-        // period passed without events (so the cut comes after one to two periods).
-        let eventsSeen = 0;
-        let eventsAtLastTick = -1;
-        const idleTimer = setInterval(() => {
-            if (eventsSeen === eventsAtLastTick) {
-                idle = true;
-                requestController.abort();
-            }
-            eventsAtLastTick = eventsSeen;
-        }, idleMs);
-        const stream = provider.stream(
-            {
-                apiModelId: apiModelId(this.model.id),
-                system,
-                messages,
-                tools,
-                maxOutputTokens: overrides.maxOutputTokens ?? this.model.maxOutputTokens,
-                thinking:
-                    this.model.thinkingBudget && overrides.thinking !== false
-                        ? { budgetTokens: this.model.thinkingBudget }
-                        : undefined,
-                promptCacheKey: `north-${this.options.sessionId}`,
-            },
-            requestController.signal
-        );
         const emitDeltas = overrides.emit !== false;
-        for await (const event of stream) {
-            eventsSeen++;
-            if (!emitDeltas && event.type !== "done" && event.type !== "error") continue;
-            switch (event.type) {
-                case "text_delta":
+        const outcome = await consumeModelStream(
+            (requestSignal) =>
+                provider.stream(
+                    {
+                        apiModelId: apiModelId(this.model.id),
+                        system,
+                        messages,
+                        tools,
+                        maxOutputTokens: overrides.maxOutputTokens ?? this.model.maxOutputTokens,
+                        thinking:
+                            this.model.thinkingBudget && overrides.thinking !== false
+                                ? { budgetTokens: this.model.thinkingBudget }
+                                : undefined,
+                        promptCacheKey: `north-${this.options.sessionId}`,
+                    },
+                    requestSignal
+                ),
+            signal,
+            this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+            async (event) => {
+                if (!emitDeltas) return;
+                if (event.type === "text_delta") {
                     if (this.northFile) await this.northFile.feed(event.text, (e) => this.emit(e));
                     else this.emit({ type: "text_delta", text: event.text });
-                    break;
-                case "thinking_delta":
+                } else if (event.type === "thinking_delta") {
                     this.emit({ type: "thinking_delta", text: event.text });
-                    break;
-                case "tool_call_start":
+                } else if (event.type === "tool_call_start") {
                     this.emit({ type: "tool_call_start", id: event.id, name: event.name });
-                    break;
-                case "done":
-                    outcome = {
-                        kind: "done",
-                        message: event.message,
-                        stopReason: event.stopReason,
-                        usage: event.usage,
-                    };
-                    break;
-                case "error":
-                    outcome =
-                        event.error.kind === "cancelled"
-                            ? { kind: "cancelled" }
-                            : { kind: "failed", error: event.error };
-                    break;
-                default:
-                    break;
+                }
             }
-        }
-        clearInterval(idleTimer);
-        signal.removeEventListener("abort", onAbort);
-        if (idle && !signal.aborted) {
-            outcome = {
-                kind: "failed",
-                error: {
-                    kind: "timeout",
-                    message: `the response stream was idle for ${Math.round(idleMs / 1000)}s`,
-                    retryable: true,
-                },
-            };
-        }
-        if (!outcome) {
-            outcome = signal.aborted
-                ? { kind: "cancelled" }
-                : {
-                      kind: "failed",
-                      error: {
-                          kind: "incomplete_stream",
-                          message: "the response stream ended without a result",
-                          retryable: true,
-                      },
-                  };
-        }
+        );
         this.logger.info("model_request_complete", {
             requestId,
             durationMs: Math.round(performance.now() - started),
@@ -942,7 +785,7 @@ export class AgentSession {
         };
         const result =
             call.name === PROPOSE_PLAN_TOOL && mode === "plan"
-                ? await this.reviewPlan(call, signal, deps)
+                ? await this.acceptPlan(call, signal, deps)
                 : await executeToolCall(call, allowedNames, signal, deps);
         const forModel: ToolResult = result.ok
             ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, this.outputs) }
