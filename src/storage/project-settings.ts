@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomicSync } from "./conversations/io";
 
 /** `.north/autoaccept.json`. */
 export interface AutoAcceptSettings {
@@ -26,9 +27,8 @@ function readJson(path: string): unknown {
 
 function writeJsonAtomic(path: string, value: unknown): void {
     mkdirSync(join(path, ".."), { recursive: true });
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(value, null, 2) + "\n", { mode: 0o644 });
-    renameSync(temp, path);
+    // Project files may be committed: readable like any other file in the repo.
+    writeFileAtomicSync(path, JSON.stringify(value, null, 2) + "\n", false, 0o644);
 }
 
 export function loadAutoAccept(repoRoot: string): AutoAcceptSettings {

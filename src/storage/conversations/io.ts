@@ -14,10 +14,10 @@ export function writeAll(fd: number, data: string): number {
  * Replaces `path` so readers see the old or the new content, never a mix: a temp file
  * (mode 0600) in the same directory, then rename. `sync` also fsyncs the data first.
  */
-export function writeFileAtomicSync(path: string, data: string, sync = false): void {
+export function writeFileAtomicSync(path: string, data: string, sync = false, mode = 0o600): void {
     const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString("hex")}.tmp`);
     try {
-        const fd = openSync(temp, "wx", 0o600);
+        const fd = openSync(temp, "wx", mode);
         try {
             writeAll(fd, data);
             if (sync) fsyncSync(fd);
