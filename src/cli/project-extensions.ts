@@ -130,8 +130,13 @@ export async function loadProjectExtensions(
 /** The built-in tools plus whatever MCP servers offer right now. */
 export function withMcpTools(base: ToolRunner, mcp: McpManager | undefined): ToolRunner {
     if (!mcp) return base;
+    // Rebuilt only when a server's tool list changes, not on every request and call.
+    let registry: ReturnType<typeof createToolRegistry> | null = null;
+    mcp.subscribe(() => {
+        registry = null;
+    });
     const mcpRegistry = (): ReturnType<typeof createToolRegistry> =>
-        createToolRegistry(mcp.tools());
+        (registry ??= createToolRegistry(mcp.tools()));
     return {
         list: () => [...base.list(), ...mcp.tools()],
         schemas: (filter) => [...base.schemas(filter), ...mcpRegistry().schemas(filter)],
