@@ -32,12 +32,14 @@ export function loadCatalogue(
     };
 }
 
-/** `--model`, else the saved model, else the default; with a ready endpoint (key present). */
-export function resolveModelFromConfig(requested: string | undefined, env: Env): ModelSelection {
-    const loaded = loadCatalogue(env);
-    if (!loaded.ok) return loaded;
-    const { catalogue } = loaded;
-    const name = requested ?? loaded.selectedModel ?? catalogue.defaultModelId;
+/** A model by name with a ready endpoint (its key present), or why not. */
+export function resolveReadyModel(
+    catalogue: ModelCatalogue,
+    name: string,
+    env: Env
+):
+    | { ok: true; model: ModelInfo; provider: ProviderInfo; endpoint: ProviderEndpoint }
+    | { ok: false; error: string } {
     const resolution = resolveModel(catalogue, name);
     if (!resolution.ok) return resolution;
     const endpoint = resolveEndpoint(resolution.provider, env);
@@ -47,6 +49,18 @@ export function resolveModelFromConfig(requested: string | undefined, env: Env):
         model: resolution.model,
         provider: resolution.provider,
         endpoint: endpoint.endpoint,
-        catalogue,
     };
+}
+
+/** `--model`, else the saved model, else the default; with a ready endpoint (key present). */
+export function resolveModelFromConfig(requested: string | undefined, env: Env): ModelSelection {
+    const loaded = loadCatalogue(env);
+    if (!loaded.ok) return loaded;
+    const { catalogue } = loaded;
+    const ready = resolveReadyModel(
+        catalogue,
+        requested ?? loaded.selectedModel ?? catalogue.defaultModelId,
+        env
+    );
+    return ready.ok ? { ...ready, catalogue } : ready;
 }

@@ -6,10 +6,11 @@ import {
     createCommandRegistryWithAllCommands,
 } from "../commands/index";
 import { formatCost } from "../providers/catalogue";
-import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers/models";
+import type { ModelCatalogue } from "../providers/models";
 import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
+import { resolveReadyModel } from "./model-selection";
 import type { ProjectExtensions } from "./project-extensions";
 
 export interface PrintCommandDeps {
@@ -47,10 +48,8 @@ export function createPrintCommandContext(deps: PrintCommandDeps): {
         currentModel: () => deps.session.state().model,
         models: () => deps.catalogue.models,
         async switchModel(name) {
-            const resolved = resolveModel(deps.catalogue, name);
+            const resolved = resolveReadyModel(deps.catalogue, name, process.env);
             if (!resolved.ok) return { message: resolved.error, isError: true };
-            const endpoint = resolveEndpoint(resolved.provider, process.env);
-            if (!endpoint.ok) return { message: endpoint.error, isError: true };
             deps.session.setModel(resolved.model);
             return { message: `Model: ${resolved.model.display} (${resolved.model.id})` };
         },

@@ -5,7 +5,7 @@
  */
 import { runLearningSession } from "../agent/learn";
 import { DEFAULT_KEEP_LAST } from "../agent/session";
-import { resolveEndpoint, resolveModel } from "../providers/models";
+import { resolveReadyModel } from "./model-selection";
 import { saveSelectedModel } from "../storage/config";
 import type { ProfileStore } from "../storage/profile";
 import type { CostFigures, TuiEngine } from "../ui/engine-port";
@@ -38,11 +38,9 @@ export function createTuiEngine(
         customCommands: handle.extensions.customCommands,
 
         async switchModel(name) {
-            const resolution = resolveModel(handle.catalogue, name);
-            if (!resolution.ok) return { message: resolution.error, isError: true };
-            const { model, provider } = resolution;
-            const endpoint = resolveEndpoint(provider, env);
-            if (!endpoint.ok) return { message: endpoint.error, isError: true };
+            const ready = resolveReadyModel(handle.catalogue, name, env);
+            if (!ready.ok) return { message: ready.error, isError: true };
+            const { model, provider } = ready;
             const current = handle.session.state().model;
             if (model.id === current.id) return { message: `Already using ${model.id}.` };
             handle.session.setModel(model);
