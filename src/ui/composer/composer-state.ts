@@ -219,19 +219,23 @@ function suggestionKey(state: ComposerState, event: KeyEvent): ComposerState | n
     }
 }
 
+/** A key that changed the text: the edit is applied (suggestions refreshed). */
+function edited(state: ComposerState, editor: EditorState): ComposerResult {
+    return { state: edit(state, editor), handled: true };
+}
+
+/** A key that only moved the cursor. */
+function moved(state: ComposerState, editor: EditorState): ComposerResult {
+    return { state: { ...state, editor }, handled: true };
+}
+
 function editingKey(
     state: ComposerState,
     event: Extract<KeyEvent, { type: "key" }>
 ): ComposerResult {
     const e = state.editor;
-    const done = (editor: EditorState): ComposerResult => ({
-        state: edit(state, editor),
-        handled: true,
-    });
-    const move = (editor: EditorState): ComposerResult => ({
-        state: { ...state, editor },
-        handled: true,
-    });
+    const done = (editor: EditorState): ComposerResult => edited(state, editor);
+    const move = (editor: EditorState): ComposerResult => moved(state, editor);
     switch (event.name) {
         case "return":
             return submit(state);
@@ -280,14 +284,8 @@ function chordKey(
     event: Extract<KeyEvent, { type: "chord" }>
 ): ComposerResult {
     const e = state.editor;
-    const done = (editor: EditorState): ComposerResult => ({
-        state: edit(state, editor),
-        handled: true,
-    });
-    const move = (editor: EditorState): ComposerResult => ({
-        state: { ...state, editor },
-        handled: true,
-    });
+    const done = (editor: EditorState): ComposerResult => edited(state, editor);
+    const move = (editor: EditorState): ComposerResult => moved(state, editor);
     if (event.ctrl) {
         switch (event.letter) {
             case "a":

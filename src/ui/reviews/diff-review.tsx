@@ -3,11 +3,12 @@
  * change, with per-file and total +/− stats, truncated past `maxLines`, and
  * the a / y / r keys while pending.
  */
-import { Box, Text, useInput } from "ink";
+import { Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
 import type { FileDiff } from "../../tools/types";
+import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
 
 export type DiffReviewStatus = "pending" | "accepted" | "always" | "rejected" | "cancelled";
 
@@ -116,13 +117,19 @@ export function renderDiff(diffs: readonly FileDiff[], maxLines = DIFF_MAX_LINES
     return { lines, hidden, added, removed };
 }
 
-const STATUS_BADGE: Record<DiffReviewStatus, { text: string; color: string }> = {
+const STATUS_BADGE: Record<DiffReviewStatus, ReviewBadge> = {
     pending: { text: "PENDING", color: "yellow" },
     accepted: { text: "✓ ACCEPTED", color: "green" },
     always: { text: "✓ ALWAYS", color: "cyan" },
     rejected: { text: "✗ REJECTED", color: "red" },
     cancelled: { text: "✗ CANCELLED", color: "red" },
 };
+
+const DIFF_KEYS: readonly KeyHint[] = [
+    { key: "a", label: "accept", color: "green" },
+    { key: "y", label: "always", color: "cyan" },
+    { key: "r", label: "reject", color: "red" },
+];
 
 function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const { summary, diffs, status, width, maxLines = DIFF_MAX_LINES, active = false } = props;
@@ -136,37 +143,24 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
         { isActive: active && pending }
     );
     const badge = STATUS_BADGE[status];
-    const borderColor = props.borderColor ?? badge.color;
-    const inner = Math.max(1, width - 4);
     return (
-        <Box
-            flexDirection="column"
-            borderStyle="round"
-            borderColor={borderColor}
-            paddingX={1}
+        <ReviewFrame
             width={width}
-            flexShrink={0}
+            badge={badge}
+            borderColor={props.borderColor}
+            title={
+                <>
+                    <Text color="yellow">✎ </Text>
+                    {sanitizeLine(summary)}
+                    <Text dimColor>
+                        {"  "}
+                        {diffs.length > 1
+                            ? `${stats(rendered.added, rendered.removed)} in ${diffs.length} files`
+                            : stats(rendered.added, rendered.removed)}
+                    </Text>
+                </>
+            }
         >
-            <Box width={inner}>
-                <Box flexGrow={1} flexShrink={1}>
-                    <Text bold wrap="truncate-end">
-                        <Text color="yellow">✎ </Text>
-                        {sanitizeLine(summary)}
-                        <Text dimColor>
-                            {"  "}
-                            {diffs.length > 1
-                                ? `${stats(rendered.added, rendered.removed)} in ${diffs.length} files`
-                                : stats(rendered.added, rendered.removed)}
-                        </Text>
-                    </Text>
-                </Box>
-                <Box flexShrink={0}>
-                    <Text color={badge.color} bold>
-                        {" "}
-                        {badge.text}
-                    </Text>
-                </Box>
-            </Box>
             {rendered.lines.map((line, i) => (
                 <Text
                     key={i}
@@ -189,23 +183,8 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                     Total {stats(rendered.added, rendered.removed)}
                 </Text>
             ) : null}
-            {pending ? (
-                <Text wrap="wrap">
-                    <Text color="green" bold>
-                        [a]
-                    </Text>{" "}
-                    accept{"  "}
-                    <Text color="cyan" bold>
-                        [y]
-                    </Text>{" "}
-                    always{"  "}
-                    <Text color="red" bold>
-                        [r]
-                    </Text>{" "}
-                    reject
-                </Text>
-            ) : null}
-        </Box>
+            {pending ? <KeyHints hints={DIFF_KEYS} /> : null}
+        </ReviewFrame>
     );
 }
 

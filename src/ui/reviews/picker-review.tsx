@@ -2,10 +2,11 @@
  * The command picker (e.g. `/model` without an argument): Up/Down move,
  * Enter selects, Esc cancels. Long lists scroll within a window.
  */
-import { Box, Text, useInput } from "ink";
+import { Text, useInput } from "ink";
 import { memo, useState } from "react";
 import type { ReactElement } from "react";
 import { sanitizeLine } from "./diff-review";
+import { type ReviewBadge, ReviewFrame } from "./review-frame";
 
 export type PickerReviewStatus = "pending" | "selected" | "cancelled";
 
@@ -32,7 +33,7 @@ export interface PickerReviewProps {
     onChoose?: (id: string | null) => void;
 }
 
-const STATUS_BADGE: Record<PickerReviewStatus, { text: string; color: string }> = {
+const STATUS_BADGE: Record<PickerReviewStatus, ReviewBadge> = {
     pending: { text: "PENDING", color: "yellow" },
     selected: { text: "✓ SELECTED", color: "green" },
     cancelled: { text: "✗ CANCELLED", color: "red" },
@@ -68,29 +69,13 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
     const start = windowStart(index, options.length, size);
     const visible = options.slice(start, start + size);
     const badge = STATUS_BADGE[status];
-    const inner = Math.max(1, width - 4);
     return (
-        <Box
-            flexDirection="column"
-            borderStyle="round"
-            borderColor={props.borderColor ?? badge.color}
-            paddingX={1}
+        <ReviewFrame
             width={width}
-            flexShrink={0}
+            badge={badge}
+            borderColor={props.borderColor}
+            title={sanitizeLine(title)}
         >
-            <Box width={inner}>
-                <Box flexGrow={1} flexShrink={1}>
-                    <Text bold wrap="truncate-end">
-                        {sanitizeLine(title)}
-                    </Text>
-                </Box>
-                <Box flexShrink={0}>
-                    <Text color={badge.color} bold>
-                        {" "}
-                        {badge.text}
-                    </Text>
-                </Box>
-            </Box>
             {start > 0 ? <Text dimColor>↑ {start} more</Text> : null}
             {visible.map((option, i) => {
                 const current = start + i === index;
@@ -113,7 +98,7 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
                     ↑/↓ move · Enter select · Esc cancel
                 </Text>
             ) : null}
-        </Box>
+        </ReviewFrame>
     );
 }
 

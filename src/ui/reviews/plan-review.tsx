@@ -3,7 +3,7 @@
  * r reject. Rejecting asks for feedback in a one-line input inside the
  * review: Enter sends it as the reason the model reads, Esc sends none.
  */
-import { Box, Text, useInput } from "ink";
+import { Text, useInput } from "ink";
 import { memo, useMemo, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
@@ -11,6 +11,7 @@ import type { Ansi } from "../render/ansi";
 import { renderMarkdown } from "../render/markdown";
 import { sanitizeText } from "../render/sanitize";
 import { sanitizeLine } from "./diff-review";
+import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
 
 export type PlanReviewStatus = "pending" | "accepted" | "rejected" | "cancelled";
 
@@ -79,12 +80,17 @@ export function planReviewKey(state: PlanInput, text: string, key: PlanKey): Pla
     return { input: { phase: "feedback", text: state.text + typed } };
 }
 
-const STATUS_BADGE: Record<PlanReviewStatus, { text: string; color: string }> = {
+const STATUS_BADGE: Record<PlanReviewStatus, ReviewBadge> = {
     pending: { text: "PENDING", color: "yellow" },
     accepted: { text: "✓ ACCEPTED", color: "green" },
     rejected: { text: "✗ REJECTED", color: "red" },
     cancelled: { text: "✗ CANCELLED", color: "red" },
 };
+
+const PLAN_KEYS: readonly KeyHint[] = [
+    { key: "a", label: "accept", color: "green" },
+    { key: "r", label: "reject with feedback", color: "red" },
+];
 
 function PlanReviewImpl(props: PlanReviewProps): ReactElement {
     const { plan, status, width, ansi, active = false, inputGraceMs = 0 } = props;
@@ -122,28 +128,17 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
     const shown = lines.slice(top, top + room);
     const below = lines.length - top - shown.length;
     return (
-        <Box
-            flexDirection="column"
-            borderStyle="round"
-            borderColor={props.borderColor ?? badge.color}
-            paddingX={1}
+        <ReviewFrame
             width={width}
-            flexShrink={0}
+            badge={badge}
+            borderColor={props.borderColor}
+            title={
+                <>
+                    <Text color="cyan">◆ </Text>Proposed plan
+                    {top > 0 ? <Text dimColor> (↑ {top} more)</Text> : null}
+                </>
+            }
         >
-            <Box width={inner}>
-                <Box flexGrow={1} flexShrink={1}>
-                    <Text bold wrap="truncate-end">
-                        <Text color="cyan">◆ </Text>Proposed plan
-                        {top > 0 ? <Text dimColor> (↑ {top} more)</Text> : null}
-                    </Text>
-                </Box>
-                <Box flexShrink={0}>
-                    <Text color={badge.color} bold>
-                        {" "}
-                        {badge.text}
-                    </Text>
-                </Box>
-            </Box>
             {shown.map((line, i) => (
                 <Text key={top + i} wrap="truncate-end">
                     {line}
@@ -164,19 +159,8 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
                     </Text>
                 </>
             ) : null}
-            {pending && !feedback ? (
-                <Text wrap="wrap">
-                    <Text color="green" bold>
-                        [a]
-                    </Text>{" "}
-                    accept{"  "}
-                    <Text color="red" bold>
-                        [r]
-                    </Text>{" "}
-                    reject with feedback
-                </Text>
-            ) : null}
-        </Box>
+            {pending && !feedback ? <KeyHints hints={PLAN_KEYS} /> : null}
+        </ReviewFrame>
     );
 }
 

@@ -2,11 +2,12 @@
  * The shell review: the exact command (and where it runs), with r run /
  * a always (this exact command) / y auto all / d deny while pending.
  */
-import { Box, Text, useInput } from "ink";
+import { Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { sanitizeLine } from "./diff-review";
+import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
 
 export type ShellReviewStatus = "pending" | "ran" | "always" | "auto" | "denied" | "cancelled";
 
@@ -44,7 +45,7 @@ export function shellReviewKey(input: string): ApprovalDecision | null {
     }
 }
 
-const STATUS_BADGE: Record<ShellReviewStatus, { text: string; color: string }> = {
+const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
     pending: { text: "PENDING", color: "yellow" },
     ran: { text: "✓ RAN", color: "green" },
     always: { text: "✓ ALWAYS", color: "green" },
@@ -52,6 +53,13 @@ const STATUS_BADGE: Record<ShellReviewStatus, { text: string; color: string }> =
     denied: { text: "✗ DENIED", color: "red" },
     cancelled: { text: "✗ CANCELLED", color: "red" },
 };
+
+const SHELL_KEYS: readonly KeyHint[] = [
+    { key: "r", label: "run", color: "green" },
+    { key: "a", label: "always", color: "cyan" },
+    { key: "y", label: "auto all", color: "yellow" },
+    { key: "d", label: "deny", color: "red" },
+];
 
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
@@ -69,30 +77,18 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
         { isActive: active && pending }
     );
     const badge = STATUS_BADGE[status];
-    const inner = Math.max(1, width - 4);
     return (
-        <Box
-            flexDirection="column"
-            borderStyle="round"
-            borderColor={props.borderColor ?? badge.color}
-            paddingX={1}
+        <ReviewFrame
             width={width}
-            flexShrink={0}
+            badge={badge}
+            borderColor={props.borderColor}
+            title={
+                <>
+                    <Text color="blue">⚙ </Text>Run this command?
+                    {cwd ? <Text dimColor> in {sanitizeLine(cwd)}</Text> : null}
+                </>
+            }
         >
-            <Box width={inner}>
-                <Box flexGrow={1} flexShrink={1}>
-                    <Text bold wrap="truncate-end">
-                        <Text color="blue">⚙ </Text>Run this command?
-                        {cwd ? <Text dimColor> in {sanitizeLine(cwd)}</Text> : null}
-                    </Text>
-                </Box>
-                <Box flexShrink={0}>
-                    <Text color={badge.color} bold>
-                        {" "}
-                        {badge.text}
-                    </Text>
-                </Box>
-            </Box>
             {lines.map((line, i) => (
                 <Text key={i} wrap="wrap">
                     <Text color="blue">{i === 0 ? "$ " : "  "}</Text>
@@ -104,27 +100,8 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
                     … {hidden} more line{hidden === 1 ? "" : "s"} of this command not shown
                 </Text>
             ) : null}
-            {pending ? (
-                <Text wrap="wrap">
-                    <Text color="green" bold>
-                        [r]
-                    </Text>{" "}
-                    run{"  "}
-                    <Text color="cyan" bold>
-                        [a]
-                    </Text>{" "}
-                    always{"  "}
-                    <Text color="yellow" bold>
-                        [y]
-                    </Text>{" "}
-                    auto all{"  "}
-                    <Text color="red" bold>
-                        [d]
-                    </Text>{" "}
-                    deny
-                </Text>
-            ) : null}
-        </Box>
+            {pending ? <KeyHints hints={SHELL_KEYS} /> : null}
+        </ReviewFrame>
     );
 }
 
