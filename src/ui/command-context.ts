@@ -171,6 +171,9 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         registry,
         context,
         async process(input) {
+            // Custom commands join the registry when the engine is up: an input typed
+            // before that waits for it, so `/help` and `/review` never miss them.
+            await deps.engine.catch(() => undefined);
             const { executed, remainingText } = await runCommandsInInput(input, registry, context);
             const prompts: string[] = [];
             for (const run of executed) {
