@@ -8,6 +8,7 @@ import path from "node:path";
 import * as z from "zod";
 import { walkFiles } from "../util/ignore-walk";
 import { type LanguageCategory, languageOf } from "./structure/language";
+import { looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 
 export const MAX_LANGUAGE_FILES = 20_000;
@@ -61,7 +62,7 @@ function textSize(abs: string, sniff: Buffer): number | null {
     try {
         const size = fstatSync(fd).size;
         const n = readSync(fd, sniff, 0, Math.min(SNIFF_BYTES, size), 0);
-        return sniff.subarray(0, n).includes(0) ? null : size;
+        return looksBinary(sniff.subarray(0, n)) ? null : size;
     } catch {
         return null;
     } finally {

@@ -42,7 +42,8 @@ function outside(userPath: string, detail: string): ToolResult<never> {
     );
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The `code` of an fs error (ENOENT, ...), if it has one. */
+export function errnoCode(error: unknown): string | undefined {
     return typeof error === "object" && error !== null && "code" in error
         ? String((error as { code: unknown }).code)
         : undefined;
@@ -81,7 +82,7 @@ export async function resolveSafePath(
         }
         return toolOk({ absPath, realPath, relPath, exists: true });
     } catch (error) {
-        const code = errorCode(error);
+        const code = errnoCode(error);
         if (code === "ELOOP") {
             return toolError("invalid_path", `Path "${userPath}" has a symbolic link loop.`);
         }
@@ -111,7 +112,7 @@ export async function resolveSafePath(
         try {
             realAncestor = await fs.realpath(ancestor);
         } catch (error) {
-            const code = errorCode(error);
+            const code = errnoCode(error);
             if (code === "ENOENT" || code === "ENOTDIR") continue;
             return toolError("io_error", `Cannot resolve "${userPath}": ${String(error)}`);
         }

@@ -11,11 +11,11 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
+import { BINARY_SNIFF_BYTES, formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 
 export const MAX_LINES = 500;
 export const MAX_BYTES = 100 * 1024;
-const BINARY_SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 1024 * 1024;
 /** Lines in `head` and in `tail`. */
 export const EDGE_LINES = 10;
@@ -65,12 +65,6 @@ export interface ReadFileEdge {
      * "…" marking the cut; a tail line whose start is beyond `EDGE_BYTES` shows its end.
      */
     content: string;
-}
-
-export function formatSize(bytes: number): string {
-    if (bytes < 1024) return `${bytes} bytes`;
-    if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-    return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 interface Window {
@@ -314,10 +308,10 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
                 const size = (await handle.stat()).size;
                 const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, size));
                 await handle.read(sniff, 0, sniff.length, 0);
-                if (sniff.includes(0)) {
+                if (looksBinary(sniff)) {
                     return toolError(
                         "binary_file",
-                        `${relPath} is a binary file (${formatSize(size)}); read_file only reads text.`
+                        `${relPath} is a binary file (${formatBytes(size)}); read_file only reads text.`
                     );
                 }
                 const win = await scan(handle, first, last, ctx.signal);
@@ -380,7 +374,7 @@ function present(
     const truncated = endLine < wanted || win.cutLine > 0;
     if (win.cutLine > 0) {
         notes.unshift(
-            `Line ${win.cutLine} is ${formatSize(win.cutLineBytes)} long; only its first ${MAX_BYTES / 1024} KB are shown.` +
+            `Line ${win.cutLine} is ${formatBytes(win.cutLineBytes)} long; only its first ${MAX_BYTES / 1024} KB are shown.` +
                 (win.cutLine < total ? ` Continue with range {start: ${win.cutLine + 1}}.` : "")
         );
     } else if (truncated) {

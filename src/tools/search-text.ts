@@ -15,6 +15,7 @@ import { resolveSafePath } from "./path-guard";
 import { MAX_TEXT_CHARS, attachContext } from "./search-context";
 import { type SearchQuery, compileQuery } from "./search-query";
 import { type RawMatch, cutLine, findRipgrep, runRipgrep } from "./search-ripgrep";
+import { countLines } from "./editing/text-doc";
 import { splitLines } from "./text-file";
 import { type ToolContext, type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 
@@ -433,13 +434,6 @@ async function searchOneFile(
         }
     }
     return toolOk(result);
-}
-
-/** Lines as `scanText` numbers them: a final "\n" does not start another. */
-function countLines(text: string): number {
-    let count = 0;
-    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
-    return text.length > 0 && !text.endsWith("\n") ? count + 1 : count;
 }
 
 function present(

@@ -5,8 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import { writeFileAtomic } from "../../util/atomic-write";
-import type { SafePath } from "../path-guard";
-import { resolveWritablePath } from "../path-guard";
+import { type SafePath, errnoCode } from "../path-guard";
 import type { ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { TextDoc } from "./text-doc";
@@ -60,11 +59,7 @@ export interface LoadedFile {
     doc: TextDoc;
 }
 
-export function errnoCode(error: unknown): string | undefined {
-    return typeof error === "object" && error !== null && "code" in error
-        ? String((error as { code: unknown }).code)
-        : undefined;
-}
+export { errnoCode };
 
 /** An fs error as one line: code and message. */
 export function describeError(error: unknown): string {
@@ -84,21 +79,10 @@ export function readOnlyError(relPath: string, mode: number): ToolResult<never> 
 }
 
 /**
- * Resolves and reads a file to edit. A missing file is an error unless
- * `mustExist` is false, when it loads as empty with `original: null`.
+ * Reads a file to edit, for a path `resolveWritablePath` already accepted. A
+ * missing file is an error unless `mustExist` is false, when it loads as empty
+ * with `original: null`.
  */
-export async function loadFile(
-    repoRoot: string,
-    userPath: string,
-    mustExist: boolean,
-    ops: EditOperations
-): Promise<ToolResult<LoadedFile>> {
-    const safe = await resolveWritablePath(repoRoot, userPath, { mustExist });
-    if (!safe.ok) return safe;
-    return loadResolvedFile(safe.data, mustExist, ops);
-}
-
-/** `loadFile` for a path `resolveSafePath` already accepted. */
 export async function loadResolvedFile(
     safe: SafePath,
     mustExist: boolean,

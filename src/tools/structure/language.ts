@@ -126,11 +126,6 @@ export function languageOf(filePath: string): LanguageInfo | null {
     return BY_EXT.get(base.slice(dot + 1)) ?? null;
 }
 
-/** The structure parser for a path ("none" when there is no parser for it). */
-export function parserOf(filePath: string): ParserId {
-    return languageOf(filePath)?.parser ?? "none";
-}
-
 /** Parsers that extract symbols (functions, classes, ...). */
 export const SYMBOL_PARSERS: readonly ParserId[] = [
     "typescript",
