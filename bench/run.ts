@@ -177,6 +177,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
     tui: async () => (await import("./tui")).benchTui(),
     project: async () => (await import("./project")).benchProject(),
     sessions: async () => (await import("./sessions")).benchSessions(),
+    northfile: async () => (await import("./north-file")).benchNorthFile(),
+    hostile: async () => (await import("./hostile")).benchHostile(),
 };
 
 const wanted = process.argv.slice(2);

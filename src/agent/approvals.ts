@@ -14,6 +14,11 @@ export interface ApprovalRequest {
     command?: string;
     /** Write: the prepared changes. */
     diffs?: FileDiff[];
+    /**
+     * Write: the diffs' paths that are protected configuration (`.north/`,
+     * `.mcp.json`, ...); such a review is never auto-accepted.
+     */
+    protectedPaths?: string[];
     /** Plan: the proposed plan in Markdown. */
     plan?: string;
 }
@@ -49,6 +54,11 @@ export interface ApprovalSettings {
     enableShellAutoApprove(): void;
     isEditsAutoAccepted(): boolean;
     enableEditsAutoAccept(): void;
+    /**
+     * Writes to protected configuration may land without a review. Only print
+     * mode's `--allow-edits --allow-config-edits` grants it; absent means no.
+     */
+    areProtectedEditsAllowed?(): boolean;
 }
 
 /** No standing permissions: everything is asked. */

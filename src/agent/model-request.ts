@@ -1,10 +1,24 @@
+import { responseTooLargeError } from "../providers/errors";
 import type {
     AssistantMessage,
     ProviderError,
     StopReason,
     StreamEvent,
+    ToolCallBlock,
     Usage,
 } from "../providers/types";
+import { MAX_TOOL_INPUT_BYTES } from "../tools/registry";
+
+/** Characters one response may stream per token of the model's output limit: ~4 a token, twice over. */
+export const RESPONSE_CHARS_PER_TOKEN = 8;
+/** Whatever the model's output limit, one response streams at most this many characters. */
+export const MAX_RESPONSE_CHARS = 8 * 1024 * 1024;
+
+/** The cap on one response's text, thinking and tool arguments, from the model's output limits. */
+export function responseCharLimit(maxOutputTokens: number, thinkingBudgetTokens = 0): number {
+    const tokens = maxOutputTokens + thinkingBudgetTokens;
+    return Math.min(MAX_RESPONSE_CHARS, tokens * RESPONSE_CHARS_PER_TOKEN);
+}
 
 export type RequestOutcome =
     | { kind: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
@@ -17,17 +31,25 @@ export type RequestOutcome =
  * only, so a stream that then stalls is cut by an idle watchdog (one timer
  * for the whole stream, not one per event: it fires once a full period
  * passed without events) and reported as a retryable timeout.
+ *
+ * A response whose text, thinking and tool arguments pass `maxChars` is cut
+ * off the same way (the HTTP stream is closed) and fails, not retried: an
+ * endless answer must not grow memory without bound. Tool calls over the
+ * tool input limit come back as placeholders (see `withRefusedInputs`).
  */
 export async function consumeModelStream(
     open: (signal: AbortSignal) => AsyncIterable<StreamEvent>,
     signal: AbortSignal,
     idleMs: number,
-    onDelta: (event: StreamEvent) => Promise<void> | void
+    onDelta: (event: StreamEvent) => Promise<void> | void,
+    maxChars: number = MAX_RESPONSE_CHARS
 ): Promise<RequestOutcome> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     let idle = false;
+    let tooLarge = false;
+    let chars = 0;
     let eventsSeen = 0;
     let eventsAtLastTick = -1;
     const idleTimer = setInterval(() => {
@@ -44,7 +66,7 @@ export async function consumeModelStream(
             if (event.type === "done") {
                 outcome = {
                     kind: "done",
-                    message: event.message,
+                    message: withRefusedInputs(event.message),
                     stopReason: event.stopReason,
                     usage: event.usage,
                 };
@@ -53,11 +75,25 @@ export async function consumeModelStream(
                     event.error.kind === "cancelled"
                         ? { kind: "cancelled" }
                         : { kind: "failed", error: event.error };
-            } else await onDelta(event);
+            } else {
+                chars += deltaChars(event);
+                if (chars > maxChars) {
+                    tooLarge = true;
+                    controller.abort();
+                    break;
+                }
+                await onDelta(event);
+            }
         }
     } finally {
         clearInterval(idleTimer);
         signal.removeEventListener("abort", onAbort);
+    }
+    if (tooLarge && !signal.aborted) {
+        return {
+            kind: "failed",
+            error: responseTooLargeError(maxChars, "its text, thinking and tool arguments"),
+        };
     }
     if (idle && !signal.aborted) {
         return {
@@ -80,4 +116,54 @@ export async function consumeModelStream(
                   retryable: true,
               },
           };
+}
+
+function deltaChars(event: StreamEvent): number {
+    if (event.type === "text_delta" || event.type === "thinking_delta") return event.text.length;
+    if (event.type === "tool_call_delta") return event.partialJson.length;
+    return 0;
+}
+
+/**
+ * Tool calls whose arguments are over the tool input limit, with a short
+ * placeholder in place of the arguments: the call is refused anyway, and the
+ * history (sent again with every request, and saved) must not carry them.
+ * The placeholder is a JSON object, valid wherever the call is replayed.
+ */
+export function withRefusedInputs(message: AssistantMessage): AssistantMessage {
+    if (!message.content.some((b) => b.type === "tool_call" && isOversized(b))) return message;
+    return {
+        ...message,
+        content: message.content.map((block) =>
+            block.type === "tool_call" && isOversized(block) ? refused(block) : block
+        ),
+    };
+}
+
+function isOversized(call: ToolCallBlock): boolean {
+    if (call.inputRefused !== undefined) return false;
+    if (Buffer.byteLength(call.rawInput, "utf8") > MAX_TOOL_INPUT_BYTES) return true;
+    // Re-serialized, as the registry measures it (numbers like 1e20 grow).
+    if (call.inputError !== undefined) return false;
+    return Buffer.byteLength(JSON.stringify(call.input) ?? "", "utf8") > MAX_TOOL_INPUT_BYTES;
+}
+
+function refused(call: ToolCallBlock): ToolCallBlock {
+    const size = call.rawInput.length.toLocaleString("en-US");
+    const limit = `${MAX_TOOL_INPUT_BYTES / 1024} KB`;
+    const input = {
+        _north_omitted: `input of ${size} characters refused: over the ${limit} limit`,
+    };
+    return {
+        type: "tool_call",
+        id: call.id,
+        name: call.name,
+        input,
+        rawInput: JSON.stringify(input),
+        inputRefused:
+            `The input for ${call.name} was ${size} characters; the limit is ${limit}, so the call ` +
+            "was refused and its input not kept. Split the work into smaller calls. To write a " +
+            'large file, put its content in plain assistant text as <NORTH_FILE path="...">...' +
+            "</NORTH_FILE> instead of a tool argument.",
+    };
 }

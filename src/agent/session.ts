@@ -36,7 +36,7 @@ import {
     withSummary,
 } from "./context";
 import { OutputCache, digestToolOutput } from "./digest";
-import { type RequestOutcome, consumeModelStream } from "./model-request";
+import { type RequestOutcome, consumeModelStream, responseCharLimit } from "./model-request";
 import {
     type HookEvent,
     type HookEventInputs,
@@ -76,6 +76,8 @@ export interface SessionOptions {
     rollingSummary?: StructuredSummary | null;
     /** Claude Code-style hooks (`.north/settings.json` and friends); none when absent. */
     hookSettings?: HookSettings;
+    /** Kept from hook commands' environment (provider keys); default the built-in ones. */
+    hiddenEnv?: readonly string[];
     /** Replaces North's system prompt (project learning uses its own). */
     systemPrompt?: string;
     /** Rules and project profile, sent ahead of the transcript on every request. */
@@ -382,6 +384,7 @@ export class AgentSession {
                     ? await settleNorthFiles(this.northFile, turns, signal, {
                           approver: this.options.approver,
                           settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
+                          repoRoot: this.options.repoRoot,
                           logger: this.logger,
                           emit: (e) => this.emit(e),
                       })
@@ -530,7 +533,7 @@ export class AgentSession {
             const outcome = await this.requestOnce(system, tools, messages, signal);
             if (outcome.kind !== "done" && this.northFile) {
                 // A retried answer rewrites its NORTH_FILE blocks from the start.
-                await this.northFile.finish(() => undefined);
+                await this.northFile.dropTurn();
             }
             if (outcome.kind !== "failed") return outcome;
             if (outcome.error.kind === "context_length" && !summarisedForOverflow) {
@@ -588,7 +591,7 @@ export class AgentSession {
             settings,
             event,
             { session_id: this.options.sessionId, ...input } as HookInput<E>,
-            { cwd: this.options.repoRoot, signal }
+            { cwd: this.options.repoRoot, signal, hiddenEnv: this.options.hiddenEnv }
         );
         for (const message of [...outcome.warnings, ...outcome.systemMessages]) {
             this.emit({ type: "warning", message: `${event} hook: ${message}` });
@@ -740,7 +743,11 @@ export class AgentSession {
                 } else if (event.type === "tool_call_start") {
                     this.emit({ type: "tool_call_start", id: event.id, name: event.name });
                 }
-            }
+            },
+            responseCharLimit(
+                overrides.maxOutputTokens ?? this.model.maxOutputTokens,
+                this.model.thinkingBudget
+            )
         );
         this.logger.info("model_request_complete", {
             requestId,

@@ -1,7 +1,14 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
-import type { AnyToolDefinition, PreparedWrite, ToolContext, ToolResult } from "../tools/types";
-import { isPreparedWrite } from "../tools/types";
+import { protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
+import type {
+    AnyToolDefinition,
+    FileDiff,
+    PreparedWrite,
+    ToolContext,
+    ToolResult,
+} from "../tools/types";
+import { isPreparedWrite, toolError, toolOk } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
 import { PLAN_REQUIRED_MESSAGE } from "./plan";
@@ -79,6 +86,9 @@ export async function executeToolCall(
             ok: false,
             error: { code: "cancelled", message: "cancelled by the user before it ran" },
         };
+    if (call.inputRefused) {
+        return { ok: false, error: { code: "input_too_large", message: call.inputRefused } };
+    }
     if (call.inputError) {
         return {
             ok: false,
@@ -173,40 +183,88 @@ async function runWriteCall(
 }
 
 /**
+ * Where a prepared write would land, judged again from the disk: an error
+ * when a path is (now) outside the project or in git's internals, else the
+ * diffs' paths that are protected configuration.
+ */
+async function judgeTargets(
+    repoRoot: string,
+    diffs: readonly FileDiff[]
+): Promise<ToolResult<string[]>> {
+    const protectedPaths: string[] = [];
+    for (const diff of diffs) {
+        const safe = await resolveWritablePath(repoRoot, diff.path, { mustExist: false });
+        if (!safe.ok) {
+            return toolError(safe.error.code, `${safe.error.message} Nothing was written.`);
+        }
+        if (protectedConfigFor(repoRoot, safe.data)) protectedPaths.push(diff.path);
+    }
+    return toolOk(protectedPaths);
+}
+
+async function refuse(change: PreparedWrite, result: ToolResult<never>): Promise<ToolResult> {
+    await change.discard?.().catch(() => undefined);
+    return result;
+}
+
+/**
  * The write review: auto-accepted when the project allows it, otherwise asked;
  * applied on approval, discarded on rejection. Shared by edit tools and
- * NORTH_FILE blocks.
+ * NORTH_FILE blocks. Protected configuration is always asked (auto-accept and
+ * a hook's "allow" do not count) unless print mode's flags allow it.
  */
 export async function reviewPreparedWrite(
     change: PreparedWrite,
     origin: { toolName: string; toolCallId: string; input: unknown },
     signal: AbortSignal,
-    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit">,
+    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit" | "repoRoot">,
     forced?: "allow" | "ask"
 ): Promise<ToolResult> {
+    const judged = await judgeTargets(deps.repoRoot, change.diffs);
+    if (!judged.ok) return refuse(change, judged);
+    const protectedPaths = judged.data;
     const autoAccepted =
-        forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
+        protectedPaths.length > 0
+            ? forced !== "ask" && deps.settings.areProtectedEditsAllowed?.() === true
+            : forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
     if (!autoAccepted) {
-        const decision = await ask(
-            deps,
-            {
-                id: `approval-${origin.toolCallId}`,
-                kind: "write",
-                toolName: origin.toolName,
-                toolCallId: origin.toolCallId,
-                input: origin.input,
-                summary: change.summary,
-                diffs: change.diffs,
-            },
-            signal
-        );
+        const request: ApprovalRequest = {
+            id: `approval-${origin.toolCallId}`,
+            kind: "write",
+            toolName: origin.toolName,
+            toolCallId: origin.toolCallId,
+            input: origin.input,
+            summary: change.summary,
+            diffs: change.diffs,
+        };
+        if (protectedPaths.length > 0) request.protectedPaths = protectedPaths;
+        const decision = await ask(deps, request, signal);
         if (decision.outcome === "deny") {
-            await change.discard?.().catch(() => undefined);
-            return denied(decision.reason ?? "the user rejected this edit; nothing was written");
+            return refuse(
+                change,
+                denied(decision.reason ?? "the user rejected this edit; nothing was written")
+            );
         }
         if (decision.remember === "all") deps.settings.enableEditsAutoAccept();
     }
-    deps.logger.info("write_apply_start", { files: change.diffs.length });
+    // The review may have been open for a while: a path swapped meanwhile must not
+    // land outside, in .git, or on a protected file nobody reviewed as such.
+    const again = await judgeTargets(deps.repoRoot, change.diffs);
+    if (!again.ok) return refuse(change, again);
+    const unreviewed = again.data.filter((p) => !protectedPaths.includes(p));
+    if (unreviewed.length > 0) {
+        return refuse(
+            change,
+            toolError(
+                "file_changed",
+                `${unreviewed.join(", ")} now leads to protected configuration (a link on the path changed) while this edit waited; nothing was written. Re-read it and make the edit again.`
+            )
+        );
+    }
+    deps.logger.info("write_apply_start", {
+        files: change.diffs.length,
+        protectedFiles: protectedPaths.length,
+    });
     let applied: ToolResult;
     try {
         applied = await change.apply();

@@ -11,8 +11,12 @@ export interface CliArgs {
     maxTurns?: string;
     logLevel?: string;
     allowEdits: boolean;
+    /** `--allow-config-edits`: with `--allow-edits`, protected configuration files too. */
+    allowConfigEdits: boolean;
     allowShell: boolean;
     allowedCommands: string[];
+    /** `--trust`: print mode honours the project's own hooks, MCP servers and approvals. */
+    trust: boolean;
     /** `--resume ID` in print mode, or the id of `north resume ID`. */
     resume?: string;
     continue: boolean;
@@ -46,8 +50,10 @@ export function parseCliArgs(argv: string[]): ArgsResult {
                 "max-turns": { type: "string" },
                 "log-level": { type: "string" },
                 "allow-edits": { type: "boolean" },
+                "allow-config-edits": { type: "boolean" },
                 "allow-shell": { type: "boolean" },
                 "allowed-command": { type: "string", multiple: true },
+                trust: { type: "boolean" },
                 resume: { type: "string", short: "r" },
                 continue: { type: "boolean", short: "c" },
                 "no-alt-screen": { type: "boolean" },
@@ -61,8 +67,10 @@ export function parseCliArgs(argv: string[]): ArgsResult {
     const { values, positionals } = parsed;
     const permissions = {
         allowEdits: values["allow-edits"] ?? false,
+        allowConfigEdits: values["allow-config-edits"] ?? false,
         allowShell: values["allow-shell"] ?? false,
         allowedCommands: values["allowed-command"] ?? [],
+        trust: values.trust ?? false,
         resume: values.resume,
         continue: values.continue ?? false,
         altScreen: !(values["no-alt-screen"] ?? false),
@@ -113,8 +121,12 @@ Options:
   -c, --continue                continue this project's latest conversation
       --no-alt-screen           interactive: stay in the normal screen (answers go to the scrollback)
       --allow-edits             apply the model's edits without review (print mode)
+      --allow-config-edits      with --allow-edits, also edits to protected configuration
+                                (.north/, .claude/, .mcp.json, .vscode/tasks.json, ...) (print mode)
       --allow-shell             run every command the model asks for (print mode)
       --allowed-command CMD     run exactly this command string; repeatable (print mode)
+      --trust                   use this project's hooks, MCP servers and standing approvals
+                                without asking (print mode; the chat asks once per project)
   -v, --version                 print the version
   -h, --help                    show this help
 

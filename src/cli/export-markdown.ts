@@ -88,8 +88,9 @@ export function conversationMarkdown(source: ExportSource): string {
 
 /**
  * Writes `markdown` to `path` (default `north-<id>.md` in the project),
- * atomically; paths outside the project (symlinks included), `.git/` and
- * `.north/` are refused.
+ * atomically; paths outside the project (symlinks included) and git's
+ * internals are refused. The user types the path, so protected configuration
+ * folders are allowed here.
  */
 export async function exportMarkdownFile(
     repoRoot: string,

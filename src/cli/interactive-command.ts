@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { terminalSafeText } from "../util/terminal-text";
 import { EMPTY_USAGE } from "../providers/types";
 import { createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
@@ -20,6 +21,7 @@ function printOnlyFlag(args: CliArgs): string | null {
     if (args.outputFormat !== undefined) return "--output-format";
     if (args.maxTurns !== undefined) return "--max-turns";
     if (args.allowEdits) return "--allow-edits";
+    if (args.allowConfigEdits) return "--allow-config-edits";
     if (args.allowShell) return "--allow-shell";
     if (args.allowedCommands.length > 0) return "--allowed-command";
     return null;
@@ -91,11 +93,21 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     let closed = false;
     // Starts loading now; it is compiled after the first frame is on screen.
     const engine = import("./interactive-engine").then(
-        async ({ startInteractiveSession, createTuiEngine }) => {
+        async ({ startInteractiveSession, createTuiEngine, summarizeInventory }) => {
             handle = await startInteractiveSession(prepared, {
                 version,
                 logLevel: flags.logLevel,
                 approver: bridge.approver,
+                // Asked before any of the project's hooks or servers run; Esc or Ctrl+C: not trusted.
+                decideTrust: async (inventory) => {
+                    if (args.trust) return "trust-once";
+                    const answer = await bridge.askTrust(inventory);
+                    if (answer) return "trust";
+                    warn(
+                        `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. North asks again next time.`
+                    );
+                    return "untrusted";
+                },
                 warn: (message) => warn(message),
             });
             if (closed) handle.close();
@@ -121,7 +133,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         },
         bridge,
         repoRoot,
-        projectName: basename(repoRoot) || repoRoot,
+        // A folder name can hold escape sequences too.
+        projectName: terminalSafeText(basename(repoRoot) || repoRoot),
         mode: flags.mode,
         altScreen: args.altScreen,
         colors,

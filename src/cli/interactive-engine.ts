@@ -2,10 +2,12 @@ import * as z from "zod";
 import type { Approver } from "../agent/approvals";
 import type { LogLevel } from "../storage/logger";
 import { createProjectApprovalSettings } from "../storage/project-settings";
+import type { TrustDecider } from "./project-trust";
 import type { PreparedSession } from "./session-setup";
 import { type SessionHandle, startSession } from "./session-start";
 
 export { createTuiEngine } from "./tui-engine";
+export { summarizeInventory } from "./project-trust";
 
 /**
  * The engine half of the interactive mode, loaded after the TUI's first
@@ -18,6 +20,7 @@ export async function startInteractiveSession(
         version: string;
         logLevel: LogLevel;
         approver: Approver;
+        decideTrust: TrustDecider;
         warn: (message: string) => void;
     }
 ): Promise<SessionHandle> {
@@ -29,6 +32,7 @@ export async function startInteractiveSession(
         logLevel: options.logLevel,
         approver: options.approver,
         approvalSettings: createProjectApprovalSettings,
+        decideTrust: options.decideTrust,
         warn: options.warn,
     });
 }

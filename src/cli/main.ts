@@ -1,3 +1,4 @@
+import { terminalSafeText } from "../util/terminal-text";
 import { HELP_TEXT, parseCliArgs } from "./args";
 
 declare const __NORTH_VERSION__: string;
@@ -57,7 +58,9 @@ main().then(
     },
     (error: unknown) => {
         process.stderr.write(
-            `north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`
+            terminalSafeText(
+                `north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`
+            )
         );
         process.exitCode = 1;
     }

@@ -8,18 +8,21 @@ import {
     createBufferedSink,
     createPrintRenderer,
     exitCodeFor,
+    jsonLine,
 } from "../headless/print-mode";
+import { terminalSafeText } from "../util/terminal-text";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { createPrintCommandContext } from "./print-commands";
 import { createProjectApprovalSettings } from "../storage/project-settings";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
+import { summarizeInventory } from "./project-trust";
 
 const MCP_STARTUP_WAIT_MS = 10_000;
 
 function usageError(message: string): number {
-    process.stderr.write(`north: ${message}\n`);
+    process.stderr.write(terminalSafeText(`north: ${message}\n`));
     return EXIT.usage;
 }
 
@@ -61,7 +64,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     }
 
     const warn = (message: string): void =>
-        void process.stderr.write(`north: warning: ${message}\n`);
+        void process.stderr.write(terminalSafeText(`north: warning: ${message}\n`));
     const prepared = prepareSession(args, warn);
     if (!prepared.ok) return usageError(prepared.error);
 
@@ -74,15 +77,24 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         frontEnd: "print",
         logLevel,
         approver: printModeApprover,
-        approvalSettings: (repoRoot) =>
+        approvalSettings: (repoRoot, trust) =>
             createPrintApprovalSettings(
                 {
                     allowEdits: args.allowEdits,
+                    allowConfigEdits: args.allowConfigEdits,
                     allowShell: args.allowShell,
                     allowedCommands: args.allowedCommands,
                 },
-                createProjectApprovalSettings(repoRoot)
+                createProjectApprovalSettings(repoRoot, trust)
             ),
+        // Print mode never asks: untrusted project configuration is skipped, and said so.
+        decideTrust: async (inventory) => {
+            if (args.trust) return "trust-once";
+            warn(
+                `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. Trust it in the chat (north) or pass --trust.`
+            );
+            return "untrusted";
+        },
         warn,
     });
     const { session, sessionId, logger } = handle;
@@ -142,15 +154,17 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         commands.ctx
     );
     for (const command of executed) {
-        const line = `${command.result.isError ? "✗" : "⚙"} ${command.input.trim()}: ${command.result.message}\n`;
+        const line = terminalSafeText(
+            `${command.result.isError ? "✗" : "⚙"} ${command.input.trim()}: ${command.result.message}\n`
+        );
         if (format === "stream-json") {
             stdout.write(
-                JSON.stringify({
+                jsonLine({
                     type: "command",
                     input: command.input.trim(),
                     ok: !command.result.isError,
                     message: command.result.message,
-                }) + "\n"
+                })
             );
         } else if (executed.length > 0 && remainingText) stderr.write(line);
         else stdout.write(line);

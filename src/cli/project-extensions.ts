@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { ContextBlocks } from "../agent/context";
-import { type HookSettings, loadHookSettings, runHooks } from "../agent/hooks/index";
+import { type HookSettings, runHooks } from "../agent/hooks/index";
+import { mergeHookSettings, readHookSettingsFile } from "../agent/hooks/settings";
 import type { ToolRunner } from "../agent/session";
 import { type ContextFile, loadProjectContext } from "../project/context-files";
 import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
@@ -9,10 +10,16 @@ import { loadUserConfig } from "../storage/config";
 import { type CostStore, createCostStore } from "../storage/costs";
 import { configDir, dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
-import { loadProjectMcpConfig, mergeMcpServers, parseMcpServers } from "../tools/mcp/config";
+import {
+    type McpConfigResult,
+    mergeMcpServers,
+    parseMcpServers,
+    parseProjectMcpConfig,
+} from "../tools/mcp/config";
 import type { McpManager } from "../tools/mcp/manager";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
+import type { PROJECT_HOOK_FILES, ProjectTrustDecision } from "./project-trust";
 
 /** What a project and the user's setup bring beyond the built-in tools. */
 export interface ProjectExtensions {
@@ -32,7 +39,9 @@ export interface ProjectExtensions {
 /**
  * Loads rules and context files, the learned profile, hooks (running
  * SessionStart), skills, custom commands, and starts MCP servers without
- * waiting for them. Problems are warnings: none of it may stop North.
+ * waiting for them. The project's own hooks and MCP servers come only from a
+ * trusted project, parsed from the files exactly as they were when trust was
+ * decided. Problems are warnings: none of it may stop North.
  */
 export async function loadProjectExtensions(
     repoRoot: string,
@@ -40,7 +49,10 @@ export async function loadProjectExtensions(
         sessionId: string;
         version: string;
         resumed: boolean;
+        trust: ProjectTrustDecision;
         warn: (message: string) => void;
+        /** Kept from hooks and MCP servers (provider keys); see `secretEnvNames`. */
+        hiddenEnv?: readonly string[];
     }
 ): Promise<ProjectExtensions> {
     const { warn } = options;
@@ -48,10 +60,17 @@ export async function loadProjectExtensions(
     for (const warning of projectContext.warnings) warn(warning);
     const profile = createProfileStore(dataDir(), repoRoot).loadProfile();
 
-    const hooks = await loadHookSettings([
-        join(repoRoot, ".north", "settings.json"),
-        join(configDir(), "settings.json"),
-        join(repoRoot, ".claude", "settings.json"),
+    const { trust } = options;
+    const projectFile = (name: (typeof PROJECT_HOOK_FILES)[number]) => ({
+        source: join(repoRoot, name),
+        text: trust.trusted ? trust.snapshot.files[name] : undefined,
+    });
+    // North's own project settings first, then the user's, then Claude Code's.
+    const hooks = mergeHookSettings([
+        projectFile(".north/settings.json"),
+        await readHookSettingsFile(join(configDir(), "settings.json")),
+        projectFile(".claude/settings.json"),
+        projectFile(".claude/settings.local.json"),
     ]);
     for (const warning of hooks.warnings) warn(warning);
     let rules = projectContext.text ?? undefined;
@@ -59,7 +78,7 @@ export async function loadProjectExtensions(
         hooks.settings,
         "SessionStart",
         { session_id: options.sessionId, source: options.resumed ? "resume" : "startup" },
-        { cwd: repoRoot }
+        { cwd: repoRoot, hiddenEnv: options.hiddenEnv }
     );
     for (const message of [...started.warnings, ...started.systemMessages])
         warn(`SessionStart hook: ${message}`);
@@ -82,8 +101,13 @@ export async function loadProjectExtensions(
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
 
     const userConfig = loadUserConfig();
+    const projectMcp = trust.trusted ? trust.snapshot.files[".mcp.json"] : undefined;
+    const projectServers: McpConfigResult =
+        projectMcp === undefined
+            ? { servers: [], warnings: [] }
+            : parseProjectMcpConfig(projectMcp, join(repoRoot, ".mcp.json"));
     const servers = mergeMcpServers(
-        await loadProjectMcpConfig(repoRoot),
+        projectServers,
         parseMcpServers(userConfig.ok ? (userConfig.config.mcpServers ?? {}) : {}, {
             scope: "user",
             source: userConfig.path,
@@ -98,6 +122,7 @@ export async function loadProjectExtensions(
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
+            hiddenEnv: options.hiddenEnv,
         });
     }
 
@@ -119,7 +144,7 @@ export async function loadProjectExtensions(
                     hooks.settings,
                     "SessionEnd",
                     { session_id: options.sessionId, reason: "other" },
-                    { cwd: repoRoot }
+                    { cwd: repoRoot, hiddenEnv: options.hiddenEnv }
                 );
             }
             await mcp?.close();

@@ -8,11 +8,14 @@ import type { Message, Provider } from "../providers/types";
 import type { ConversationLog, ConversationStore } from "../storage/conversations";
 import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
-import { logFilePath } from "../storage/paths";
+import { secretEnvNames } from "../util/child-env";
+import { dataDir, logFilePath } from "../storage/paths";
+import { type ProjectTrust, createTrustStore } from "../storage/trust";
 import { createConversationSink, restoreConversation } from "./conversation-wiring";
 import { type SessionCosts, createSessionCosts } from "./session-costs";
 import type { PreparedSession } from "./session-setup";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
+import { type TrustDecider, settleProjectTrust } from "./project-trust";
 import { createConversationToolset } from "./toolset";
 
 /**
@@ -67,7 +70,10 @@ export interface StartSessionOptions {
     frontEnd: "print" | "interactive";
     logLevel: LogLevel;
     approver: Approver;
-    approvalSettings: (repoRoot: string) => ApprovalSettings;
+    /** The standing permissions, given the project's live trust. */
+    approvalSettings: (repoRoot: string, trust: ProjectTrust) => ApprovalSettings;
+    /** Settles an untrusted project's configuration: the chat asks, print mode skips. */
+    decideTrust: TrustDecider;
     warn: (message: string) => void;
 }
 
@@ -82,7 +88,11 @@ export async function startSession(
     const providers = new Map<string, Promise<Provider>>([
         [model.provider, createProvider(endpoint)],
     ]);
-    const logger = createFileLogger(logFilePath(), options.logLevel);
+    // Provider keys stay with North: kept from every child process, masked in the log.
+    const hiddenEnv = secretEnvNames([...catalogue.providers.values()].map((p) => p.apiKeyEnv));
+    const logger = createFileLogger(logFilePath(), options.logLevel, {
+        secrets: hiddenEnv.map((name) => process.env[name]),
+    });
     const openLog = (modelId: string, warnings: string[]): ConversationLog | undefined => {
         const writable = store.checkWritable();
         if (!writable.ok) {
@@ -113,13 +123,25 @@ export async function startSession(
         resumed: resumed !== undefined,
     });
 
+    // Before anything of the project's runs: its hooks and servers need the user's trust.
+    const trust = await settleProjectTrust(
+        repoRoot,
+        createTrustStore(dataDir()),
+        options.decideTrust
+    );
+    logger.info("project_trust", {
+        trusted: trust.trusted,
+        gatedItems: trust.inventory.items.length,
+    });
     const extensions = await loadProjectExtensions(repoRoot, {
         sessionId,
         version: options.version,
         resumed: resumed !== undefined,
+        trust,
         warn,
+        hiddenEnv,
     });
-    const toolset = createConversationToolset(repoRoot, extensions.extraTools);
+    const toolset = createConversationToolset(repoRoot, extensions.extraTools, { hiddenEnv });
     const tools = withMcpTools(toolset.registry, extensions.mcp);
     // One provider per provider id, so a model switch can change provider mid-conversation.
 
@@ -159,6 +181,8 @@ export async function startSession(
         if (totals) allTime = totals;
     };
 
+    // One set for every conversation of this process, so "always" answers carry over.
+    const approvalSettings = options.approvalSettings(repoRoot, trust.live);
     let context = extensions.context;
     const buildSession = (
         id: string,
@@ -174,10 +198,11 @@ export async function startSession(
             tools,
             context,
             hookSettings: extensions.hookSettings,
+            hiddenEnv,
             usageSink: record,
             outputCache: toolset.outputs,
             approver: options.approver,
-            approvalSettings: options.approvalSettings(repoRoot),
+            approvalSettings,
             logger,
             messages: restored?.messages,
             rollingSummary: restored?.rollingSummary,

@@ -4,6 +4,8 @@ import { denyAll } from "../agent/approvals";
 export interface PrintPermissionFlags {
     /** `--allow-edits`: apply every edit without review. */
     allowEdits: boolean;
+    /** `--allow-config-edits`: with `--allow-edits`, also protected configuration files. */
+    allowConfigEdits: boolean;
     /** `--allow-shell`: run every command. */
     allowShell: boolean;
     /** `--allowed-command CMD` (repeatable): run exactly these strings. */
@@ -13,7 +15,8 @@ export interface PrintPermissionFlags {
 /**
  * Print mode cannot ask, so its permissions are the flags plus what the project
  * already allows (`.north/autoaccept.json`, `.north/allowlist.json`). Nothing
- * is ever added to the project's settings from print mode.
+ * is ever added to the project's settings from print mode. Protected
+ * configuration needs both edit flags: nothing the project ships grants it.
  */
 export function createPrintApprovalSettings(
     flags: PrintPermissionFlags,
@@ -27,12 +30,17 @@ export function createPrintApprovalSettings(
         enableShellAutoApprove: () => {},
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
         enableEditsAutoAccept: () => {},
+        areProtectedEditsAllowed: () => flags.allowEdits && flags.allowConfigEdits,
     };
 }
 
 function denialFor(request: ApprovalRequest): string {
     if (request.kind === "shell") {
         return `print mode cannot ask before running commands, so \`${request.command ?? ""}\` was not run. The user can allow it with --allowed-command "${request.command ?? ""}" or allow every command with --allow-shell; tell them what you wanted to run and why.`;
+    }
+    const guarded = request.protectedPaths ?? [];
+    if (guarded.length > 0) {
+        return `${guarded.join(", ")} ${guarded.length === 1 ? "is" : "are"} protected configuration (it can make North or other tools run commands or approve actions), and print mode writes it only with --allow-edits --allow-config-edits, so nothing was written (${request.summary}). Tell the user what you would change and why.`;
     }
     return `print mode cannot ask before editing files, so nothing was written (${request.summary}). The user can allow edits with --allow-edits; tell them what you would change.`;
 }

@@ -1,4 +1,5 @@
 import type { EngineEvent, RunResult } from "../agent/events";
+import { terminalSafeText } from "../util/terminal-text";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -37,6 +38,18 @@ export function resultObject(result: RunResult, sessionId: string): Record<strin
         },
         tool_calls: result.toolCalls.map((c) => ({ name: c.name, input: c.input, ok: c.ok })),
     };
+}
+
+/**
+ * One JSON line. JSON.stringify escapes C0 controls but not DEL and C1
+ * (U+0080–U+009F), which a terminal may act on (U+009B is CSI): those are
+ * escaped as well, so the line parses back to the same value.
+ */
+export function jsonLine(value: unknown): string {
+    const escaped = JSON.stringify(value).replace(/[\x7f-\x9f]/g, (c) => {
+        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    });
+    return `${escaped}\n`;
 }
 
 /** One stream-json line for an engine event, or null for events not worth a line. */
@@ -91,6 +104,8 @@ export function streamJsonLine(
             };
         case "run_end":
             return resultObject(event.result, sessionId);
+        case "warning":
+            return { type: "warning", message: event.message };
         default:
             return null;
     }
@@ -141,16 +156,29 @@ export interface PrintRendererOptions {
     progress: boolean;
 }
 
+/**
+ * Text output and stderr carry model, file and server text: control sequences
+ * are removed (OSC 52 clipboard writes, titles, clear screen…). Each write is
+ * a whole message, so no sequence is split between two writes.
+ */
 export function createPrintRenderer(options: PrintRendererOptions): PrintRenderer {
-    const { format, sessionId, stdout, stderr } = options;
+    const { format, sessionId } = options;
+    const stdout = {
+        write: (text: string) =>
+            options.stdout.write(format === "text" ? terminalSafeText(text) : text),
+        flush: () => options.stdout.flush(),
+    };
+    const stderr = { write: (text: string) => options.stderr.write(terminalSafeText(text)) };
     return {
         onEvent(event) {
             if (format === "stream-json") {
                 if (event.type === "run_end") return;
                 const line = streamJsonLine(event, sessionId);
-                if (line) stdout.write(JSON.stringify(line) + "\n");
+                if (line) stdout.write(jsonLine(line));
                 return;
             }
+            // Something the user must know (a NORTH_FILE block that failed): never only the model.
+            if (event.type === "warning") stderr.write(`north: warning: ${event.message}\n`);
             if (format === "text" && options.progress) {
                 if (event.type === "tool_call")
                     stderr.write(`⚡ ${describeToolCall(event.name, event.input)}\n`);
@@ -163,7 +191,7 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
         },
         finish(result) {
             if (format === "stream-json" || format === "json") {
-                stdout.write(JSON.stringify(resultObject(result, sessionId)) + "\n");
+                stdout.write(jsonLine(resultObject(result, sessionId)));
             } else if (result.subtype === "success") {
                 stdout.write(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
             } else {

@@ -80,6 +80,8 @@ const RETRYABLE: Record<ProviderErrorKind, boolean> = {
     network: true,
     timeout: true,
     incomplete_stream: true,
+    // The same request would produce the same runaway answer.
+    response_too_large: false,
     cancelled: false,
     unknown: false,
 };
@@ -101,6 +103,14 @@ export function cancelledError(label: string): ProviderError {
 
 export function incompleteStreamError(label: string, detail: string): ProviderError {
     return makeProviderError("incomplete_stream", `${label} stream ended early: ${detail}`);
+}
+
+/** A response that passed North's cap of `limitChars` characters: the stream was closed. */
+export function responseTooLargeError(limitChars: number, what: string): ProviderError {
+    return makeProviderError(
+        "response_too_large",
+        `the response was cut off: ${what} passed North's limit of ${limitChars.toLocaleString("en-US")} characters (a runaway or endless answer); ask for smaller steps`
+    );
 }
 
 /** Turns anything a provider caught into a `ProviderError`. */

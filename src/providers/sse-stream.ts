@@ -1,5 +1,10 @@
-import { cancelledError, classifyStreamErrorBody, incompleteStreamError } from "./errors";
-import { readSseBatches, type SseEvent } from "./sse";
+import {
+    cancelledError,
+    classifyStreamErrorBody,
+    incompleteStreamError,
+    responseTooLargeError,
+} from "./errors";
+import { SseEventTooLargeError, readSseBatches, type SseEvent } from "./sse";
 import { pushCoalesced, snapshotMessage, untilAborted } from "./stream-utils";
 import type { AssistantBlock, ProviderError, StopReason, StreamEvent, Usage } from "./types";
 
@@ -83,7 +88,11 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
             };
         }
     } catch (error) {
-        yield fail(options.classify(error));
+        yield fail(
+            error instanceof SseEventTooLargeError
+                ? responseTooLargeError(error.limit, "one streamed event")
+                : options.classify(error)
+        );
     }
 }
 

@@ -32,6 +32,12 @@ export interface ToolCallBlock {
     rawInput: string;
     /** Set when `rawInput` was not a valid JSON object. */
     inputError?: string;
+    /**
+     * Set when the arguments were refused for their size: `input` and
+     * `rawInput` then hold a short placeholder, not what the model sent, so
+     * the history never carries (and re-sends) them. The reason, for the model.
+     */
+    inputRefused?: string;
 }
 
 export interface ToolResultBlock {
@@ -96,6 +102,8 @@ export type ProviderErrorKind =
     | "network"
     | "timeout"
     | "incomplete_stream"
+    /** The response passed North's size cap and was cut off; not retried. */
+    | "response_too_large"
     | "cancelled"
     | "unknown";
 

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "./conversations/io";
+import type { ProjectTrust } from "./trust";
 
 /** `.north/autoaccept.json`. */
 export interface AutoAcceptSettings {
@@ -65,24 +66,33 @@ export function addToAllowlist(repoRoot: string, command: string): void {
 
 /**
  * The project's standing permissions, read fresh at each check so a change
- * made by another North process is honoured. Persisting failures are
+ * made by another North process is honoured — but only while the project's
+ * gated files are trusted (`trust`): an allowlist or auto-approval that a
+ * repository ships, or that something rewrote behind North's back, grants
+ * nothing. The user's own answers always hold for this session; they are
+ * saved to the project only when it is trusted. Persisting failures are
  * swallowed: the decision still holds for this session.
  */
-export function createProjectApprovalSettings(repoRoot: string) {
+export function createProjectApprovalSettings(repoRoot: string, trust: ProjectTrust) {
     const sessionAllowed = new Set<string>();
     let sessionShellAuto = false;
     let sessionEditsAuto = false;
     const persist = (write: () => void): void => {
         try {
-            write();
+            trust.recordOwnWrite(write);
         } catch {
             // read-only project: the permission lasts for this session only
         }
     };
+    const autoAccept = (): AutoAcceptSettings =>
+        trust.isTrustedNow()
+            ? loadAutoAccept(repoRoot)
+            : { editsAutoAccept: false, shellAutoApprove: false };
     return {
-        isShellAutoApproved: () => sessionShellAuto || loadAutoAccept(repoRoot).shellAutoApprove,
+        isShellAutoApproved: () => sessionShellAuto || autoAccept().shellAutoApprove,
         isCommandAllowed: (command: string) =>
-            sessionAllowed.has(command) || loadAllowlist(repoRoot).includes(command),
+            sessionAllowed.has(command) ||
+            (trust.isTrustedNow() && loadAllowlist(repoRoot).includes(command)),
         allowCommand: (command: string) => {
             sessionAllowed.add(command);
             persist(() => addToAllowlist(repoRoot, command));
@@ -91,7 +101,7 @@ export function createProjectApprovalSettings(repoRoot: string) {
             sessionShellAuto = true;
             persist(() => saveAutoAccept(repoRoot, { shellAutoApprove: true }));
         },
-        isEditsAutoAccepted: () => sessionEditsAuto || loadAutoAccept(repoRoot).editsAutoAccept,
+        isEditsAutoAccepted: () => sessionEditsAuto || autoAccept().editsAutoAccept,
         enableEditsAutoAccept: () => {
             sessionEditsAuto = true;
             persist(() => saveAutoAccept(repoRoot, { editsAutoAccept: true }));

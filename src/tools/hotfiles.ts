@@ -5,6 +5,7 @@
  * and says so.
  */
 import { spawn } from "node:child_process";
+import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { statSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
@@ -72,7 +73,12 @@ function runGit(
         const child = spawn(gitPath, args, {
             cwd,
             stdio: ["ignore", "pipe", "pipe"],
-            env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+            env: {
+                ...childEnv(process.env, PROVIDER_SECRET_ENV),
+                GIT_OPTIONAL_LOCKS: "0",
+                GIT_TERMINAL_PROMPT: "0",
+                LC_ALL: "C",
+            },
         });
         const out: Buffer[] = [];
         let outBytes = 0;

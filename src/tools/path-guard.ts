@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { type ProtectedConfig, isGitInternal, protectedConfigOf } from "./protected-paths";
 import { type ToolResult, toolError, toolOk } from "./types";
 
 export interface SafePath {
@@ -145,13 +146,13 @@ async function brokenLink(candidate: string): Promise<string | null> {
     }
 }
 
-/** Folders no tool may write into: git internals (hooks run code) and North's own permissions. */
-const PROTECTED_DIRS = [".git", ".north"];
-
 /**
- * `resolveSafePath` for writes: also refuses `.git/` (a hook written there
- * would run on the next commit) and `.north/` (the model must not grant
- * itself auto-approval).
+ * `resolveSafePath` for writes: also refuses anything in git's internals, at
+ * any depth (a `.git` folder, or the `.git` file of a worktree or submodule):
+ * a hook or a `core.fsmonitor` line written there would run on the next git
+ * command. Judged on the path as asked and on where its symlinks lead.
+ * Protected configuration (`.north/`, `.mcp.json`, ...) is writable here; the
+ * write review decides whether it needs the user (`protectedConfigFor`).
  */
 export async function resolveWritablePath(
     repoRoot: string,
@@ -160,15 +161,21 @@ export async function resolveWritablePath(
 ): Promise<ToolResult<SafePath>> {
     const safe = await resolveSafePath(repoRoot, userPath, options);
     if (!safe.ok) return safe;
-    const realRel = toRel(repoRoot, safe.data.realPath);
-    for (const rel of [safe.data.relPath, realRel]) {
-        const first = rel.split("/")[0] ?? "";
-        if (PROTECTED_DIRS.includes(first)) {
+    for (const rel of [safe.data.relPath, toRel(repoRoot, safe.data.realPath)]) {
+        if (isGitInternal(rel)) {
             return toolError(
                 "path_outside_repo",
-                `"${userPath}" is inside ${first}/, which North never writes to (git internals and North's own settings are off limits).`
+                `"${userPath}" is inside git's internals (a .git folder or file), which North never writes to: git runs hooks and settings from there.`
             );
         }
     }
     return safe;
+}
+
+/**
+ * The protected-config entry a resolved path falls under, judged on the path
+ * as asked and on its real path (a symlink `notes -> .mcp.json` is protected).
+ */
+export function protectedConfigFor(repoRoot: string, safe: SafePath): ProtectedConfig | null {
+    return protectedConfigOf(safe.relPath) ?? protectedConfigOf(toRel(repoRoot, safe.realPath));
 }

@@ -6,11 +6,16 @@
  * and exit code are untouched. Output is kept in bounded memory (first and last 64 KB).
  * On timeout, on abort and when bash exits, the whole group is killed, grandchildren
  * included; a process-wide exit hook kills whatever is still running when North exits.
+ * Processes that left the group on purpose (setsid, daemons) may outlive their command
+ * but not the service: dispose() and North's exit kill them too (see child-reaper).
+ * The environment holds no provider keys.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
+import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
 import { isInside } from "./path-guard";
 
 /** Bytes kept from the start and from the end of a command's output. */
@@ -226,10 +231,11 @@ function wrapperScript(pwdFile: string): string {
     return `exec 2>&1; trap ${shellQuote(trap)} EXIT; __north_cmd=$1; set --; eval "$__north_cmd"`;
 }
 
-/** The inherited environment, made non-interactive. */
-function shellEnv(): NodeJS.ProcessEnv {
+/** The inherited environment without North's secrets, made non-interactive and marked. */
+function shellEnv(hidden: readonly string[], ownerTag: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
-        ...process.env,
+        ...childEnv(process.env, hidden),
+        ...ownerEnv(ownerTag),
         PAGER: "cat",
         GIT_PAGER: "cat",
         GIT_TERMINAL_PROMPT: "0",
@@ -257,6 +263,7 @@ interface RawRun {
 function spawnBash(
     command: string,
     cwd: string,
+    env: NodeJS.ProcessEnv,
     pwdFile: string,
     timeoutMs: number,
     signal: AbortSignal | undefined
@@ -273,7 +280,7 @@ function spawnBash(
         };
         const child = spawn("bash", ["-c", wrapperScript(pwdFile), "bash", command], {
             cwd,
-            env: shellEnv(),
+            env,
             detached: true,
             stdio: ["ignore", "pipe", "pipe"],
         });
@@ -376,8 +383,19 @@ function formatSeconds(ms: number): string {
     return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+export interface ShellServiceOptions {
+    /** Variables kept from commands (provider keys); default the built-in ones. */
+    hiddenEnv?: readonly string[];
+}
+
 /** A shell service for the project at `repoRoot`; commands start at the root. */
-export function createShellService(repoRoot: string): ShellService {
+export function createShellService(
+    repoRoot: string,
+    options: ShellServiceOptions = {}
+): ShellService {
+    const hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
+    const ownerTag = newOwnerTag();
+    let ranCommand = false;
     let root: string;
     try {
         root = realpathSync(repoRoot);
@@ -435,9 +453,11 @@ export function createShellService(repoRoot: string): ShellService {
         options.signal?.addEventListener("abort", forward, { once: true });
         running.add(controller);
         const file = pwdFile();
+        ranCommand = true;
         let raw: RawRun;
         try {
-            raw = await spawnBash(command, cwd, file, timeoutMs, controller.signal);
+            const env = shellEnv(hiddenEnv, ownerTag);
+            raw = await spawnBash(command, cwd, env, file, timeoutMs, controller.signal);
         } finally {
             running.delete(controller);
             options.signal?.removeEventListener("abort", forward);
@@ -501,6 +521,8 @@ export function createShellService(repoRoot: string): ShellService {
         dispose() {
             disposed = true;
             for (const controller of running) controller.abort();
+            // Daemons the commands left behind (setsid, double fork) go with the service.
+            if (ranCommand) reapOwned(ownerTag);
             if (tempDir !== null) {
                 const dir = tempDir;
                 // Let a run being cancelled read its file first.

@@ -8,7 +8,7 @@
  * denial ("cancelled by the user") and pickers with null.
  */
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
-import type { PendingReview, ResolvedReview } from "./review-types";
+import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
 
 /** One choice of a picker review. */
 export type PickerOption = Extract<PendingReview, { kind: "picker" }>["options"][number];
@@ -39,6 +39,11 @@ export interface ApprovalBridge {
     pick(title: string, options: PickerOption[]): Promise<string | null>;
     /** Asks whether to learn the project now: true (y), false (n), null (cancelled). */
     askLearning(): Promise<boolean | null>;
+    /**
+     * Asks whether to trust the project's own configuration: true (y), false
+     * (n), null (cancelled). Asked ahead of anything already waiting.
+     */
+    askTrust(inventory: TrustPromptInventory): Promise<boolean | null>;
 }
 
 interface Waiting {
@@ -115,9 +120,10 @@ export function createApprovalBridge(): ApprovalBridge {
         if (at === 0) notify();
     };
 
-    const enqueue = (entry: Waiting): void => {
-        queue.push(entry);
-        if (queue.length === 1) notify();
+    const enqueue = (entry: Waiting, first = false): void => {
+        if (first) queue.unshift(entry);
+        else queue.push(entry);
+        if (first || queue.length === 1) notify();
     };
 
     const approver: Approver = (request, signal) =>
@@ -194,9 +200,33 @@ export function createApprovalBridge(): ApprovalBridge {
             enqueue(entry);
         });
 
+    const askTrust = (inventory: TrustPromptInventory): Promise<boolean | null> =>
+        new Promise<boolean | null>((resolvePromise) => {
+            const id = `trust-${++pickerCounter}`;
+            let settled = false;
+            const settle = (answer: boolean | null): void => {
+                if (settled) return;
+                settled = true;
+                remove(entry);
+                announce({
+                    id,
+                    kind: "trust",
+                    summary: `trust this project's hooks, MCP servers and approvals (${inventory.items.length})`,
+                    status: answer ? "accepted" : answer === null ? "cancelled" : "declined",
+                });
+                resolvePromise(answer);
+            };
+            const entry: Waiting = {
+                review: { kind: "trust", id, inventory, resolve: settle },
+                cancel: () => settle(null),
+            };
+            enqueue(entry, true);
+        });
+
     return {
         approver,
         askLearning,
+        askTrust,
         subscribe(listener) {
             listeners.add(listener);
             listener(current());

@@ -27,6 +27,13 @@ export type PendingReview =
           resolve: (decision: ApprovalDecision) => void;
       }
     | {
+          /** The project ships hooks, MCP servers or approvals: trust it? (null: not now). */
+          kind: "trust";
+          id: string;
+          inventory: TrustPromptInventory;
+          resolve: (answer: boolean | null) => void;
+      }
+    | {
           /** First start in a project: learn it now? (null: asked again next time). */
           kind: "learning";
           id: string;
@@ -40,9 +47,15 @@ export type PendingReview =
           resolve: (choice: string | null) => void;
       };
 
+/** What a project's own configuration would run or allow, for the trust question. */
+export interface TrustPromptInventory {
+    repoRoot: string;
+    items: ReadonlyArray<{ kind: string; source: string; text: string }>;
+}
+
 /** How a resolved review is remembered in the transcript (one line). */
 export interface ResolvedReview {
-    kind: "write" | "shell" | "picker" | "plan" | "learning";
+    kind: "write" | "shell" | "picker" | "plan" | "learning" | "trust";
     summary: string;
     /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "declined", "cancelled". */
     status: string;

@@ -5,6 +5,11 @@ import { basename, dirname, join } from "node:path";
 export interface AtomicWriteOptions {
     /** File mode for a new file; an existing file keeps its own mode. */
     mode?: number;
+    /**
+     * Runs once the temp file is complete, right before the rename; if it
+     * throws, nothing is replaced. Lets a caller re-check the target last.
+     */
+    beforeRename?: () => Promise<void>;
 }
 
 /**
@@ -34,6 +39,7 @@ export async function writeFileAtomic(
         await handle.close();
         handle = undefined;
         await fs.chmod(temp, mode);
+        await options.beforeRename?.();
         try {
             await fs.rename(temp, path);
         } catch (error) {

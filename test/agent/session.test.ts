@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, expect, it, vi } from "vitest";
 import {
     type ApprovalRequest,
@@ -69,7 +71,8 @@ function makeSession(
     const sleeps: number[] = [];
     const session = new AgentSession({
         sessionId: "abc123",
-        repoRoot: "/repo",
+        // Writes are judged against the disk before review: the root must exist.
+        repoRoot: realpathSync(tmpdir()),
         model: sonnet,
         providerFor: async () => provider,
         tools: registry,

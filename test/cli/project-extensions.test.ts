@@ -61,7 +61,7 @@ describe("what a project brings, in print mode", () => {
         expect(costs.allTimeCostUsd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 9);
     });
 
-    it("runs the project's hooks: a PreToolUse hook blocks a command even with --allow-shell", async () => {
+    it("runs a trusted project's hooks: a PreToolUse hook blocks a command even with --allow-shell", async () => {
         mkdirSync(join(repo, ".north"), { recursive: true });
         writeFileSync(
             join(repo, ".north", "settings.json"),
@@ -80,13 +80,15 @@ describe("what a project brings, in print mode", () => {
             { toolCalls: [{ name: "shell_run", input: { command: "touch ran.txt" } }] },
             { text: "ok" }
         );
-        const run = await runNorth(["-p", "go", "--path", repo, "--allow-shell"], { env });
+        const run = await runNorth(["-p", "go", "--path", repo, "--allow-shell", "--trust"], {
+            env,
+        });
         expect(run.code).toBe(0);
         expect(JSON.stringify(server.requests[1]!.body)).toContain("not on CI");
         expect(() => readFileSync(join(repo, "ran.txt"))).toThrow();
     });
 
-    it("offers MCP tools from .mcp.json as mcp__server__tool and calls them when allowed", async () => {
+    it("offers a trusted project's MCP tools from .mcp.json as mcp__server__tool and calls them when allowed", async () => {
         writeFileSync(
             join(repo, ".mcp.json"),
             JSON.stringify({
@@ -98,7 +100,7 @@ describe("what a project brings, in print mode", () => {
             { text: "done" }
         );
         const run = await runNorth(
-            ["-p", "use it", "--path", repo, "--allowed-command", "mcp__fake__echo"],
+            ["-p", "use it", "--path", repo, "--allowed-command", "mcp__fake__echo", "--trust"],
             { env }
         );
         expect(run.code).toBe(0);

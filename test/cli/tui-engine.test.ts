@@ -59,6 +59,7 @@ async function start(): Promise<{ engine: TuiEngine; handle: SessionHandle }> {
         logLevel: "error",
         approver: denyAll("no"),
         approvalSettings: () => createNoStandingApprovals(),
+        decideTrust: async () => "untrusted",
         warn: () => undefined,
     });
     const profiles = createProfileStore(join(home, "data"), prepared.repoRoot);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -58,25 +58,59 @@ describe("edits in print mode", () => {
         expect(JSON.parse(run.stdout).tool_calls).toEqual([{ ...edit, ok: true }]);
     });
 
-    it("never write into .git or .north, even when allowed", async () => {
+    it("never write into .git, even with both flags, at any depth", async () => {
+        mkdirSync(join(repo, "vendor", "lib", ".git"), { recursive: true });
+        writeFileSync(join(repo, "vendor", "lib", ".git", "config"), "[core]\n");
         server.enqueue(
             {
                 toolCalls: [
                     {
-                        name: "edit_create_file",
+                        name: "edit_replace_exact",
                         input: {
-                            path: ".north/autoaccept.json",
-                            content: '{"shellAutoApprove":true}',
+                            path: "vendor/lib/.git/config",
+                            old_text: "[core]",
+                            new_text: "[core]\n\tfsmonitor = touch /tmp/pwned",
                         },
                     },
                 ],
             },
             { text: "no" }
         );
-        const run = await runNorth(["-p", "x", "--path", repo, "--allow-edits"], { env });
+        const run = await runNorth(
+            ["-p", "x", "--path", repo, "--allow-edits", "--allow-config-edits"],
+            { env }
+        );
         expect(run.code).toBe(0);
+        expect(readFileSync(join(repo, "vendor", "lib", ".git", "config"), "utf8")).toBe(
+            "[core]\n"
+        );
+        expect(lastRequest()).toContain("git's internals");
+    });
+
+    it("write .north/ only with --allow-edits --allow-config-edits, and say which flag is missing", async () => {
+        const grant = {
+            toolCalls: [
+                {
+                    name: "edit_create_file",
+                    input: { path: ".north/autoaccept.json", content: '{"shellAutoApprove":true}' },
+                },
+            ],
+        };
+        server.enqueue(grant, { text: "no" });
+        const refused = await runNorth(["-p", "x", "--path", repo, "--allow-edits"], { env });
+        expect(refused.code).toBe(0);
         expect(existsSync(join(repo, ".north", "autoaccept.json"))).toBe(false);
-        expect(lastRequest()).toContain("never writes to");
+        expect(lastRequest()).toContain("--allow-config-edits");
+
+        server.enqueue(grant, { text: "ok" });
+        const allowed = await runNorth(
+            ["-p", "x", "--path", repo, "--allow-edits", "--allow-config-edits"],
+            { env }
+        );
+        expect(allowed.code).toBe(0);
+        expect(readFileSync(join(repo, ".north", "autoaccept.json"), "utf8")).toBe(
+            '{"shellAutoApprove":true}'
+        );
     });
 });
 
@@ -84,7 +118,7 @@ describe("NORTH_FILE blocks in print mode", () => {
     const block =
         '<NORTH_FILE path="src/new.ts">\nexport const a = 1;\nexport const b = 2;\n</NORTH_FILE>';
 
-    it("stream a new file to disk and keep it when edits are allowed", async () => {
+    it("create a new file once the block closes, when edits are allowed", async () => {
         server.enqueue(
             { text: ["Creating it.\n", block.slice(0, 17), block.slice(17, 40), block.slice(40)] },
             { text: "Created." }
@@ -119,7 +153,7 @@ describe("NORTH_FILE blocks in print mode", () => {
         expect(lastRequest()).toContain("failed");
     });
 
-    it("keep a partial file and say so when the block is never closed, after 3 continuations", async () => {
+    it("apply the partial content of a block never closed after 3 continuations, when edits are allowed", async () => {
         const open = (mode: string) => ({ text: `<NORTH_FILE path="big.ts"${mode}>\nline\n` });
         server.enqueue(
             open(""),

@@ -162,6 +162,32 @@ describe("runHooks", () => {
         expect((await fs.readFile(`${out}.env`, "utf8")).trim()).toBe(dir);
     });
 
+    it("keeps provider keys and the hidden names out of the hook's environment", async () => {
+        const dir = await tempDir();
+        const out = path.join(dir, "env.txt");
+        const settings = settingsFor("PreToolUse", [`env > ${out}`]);
+        const env = {
+            PATH: process.env.PATH,
+            ANTHROPIC_API_KEY: "sk-ant-hidden",
+            OPENAI_API_KEY: "sk-oai-hidden",
+            GATEWAY_KEY: "gw-hidden",
+            VISIBLE: "yes",
+        };
+        await runHooks(settings, "PreToolUse", preToolUse, { cwd: dir, env });
+        const byDefault = await fs.readFile(out, "utf8");
+        expect(byDefault).not.toMatch(/sk-ant-hidden|sk-oai-hidden/);
+        expect(byDefault).toContain("GATEWAY_KEY=gw-hidden\n");
+        expect(byDefault).toContain(`CLAUDE_PROJECT_DIR=${dir}\n`);
+        await runHooks(settings, "PreToolUse", preToolUse, {
+            cwd: dir,
+            env,
+            hiddenEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GATEWAY_KEY"],
+        });
+        const configured = await fs.readFile(out, "utf8");
+        expect(configured).not.toMatch(/hidden/);
+        expect(configured).toContain("VISIBLE=yes\n");
+    });
+
     it("exit 2 blocks with stderr as the reason", async () => {
         const settings = settingsFor("PreToolUse", [
             { command: "echo 'rm is not allowed here' >&2; exit 2", matcher: "Bash" },

@@ -13,6 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import {
     cutMidToolCall,
     encodeReply,
+    endlessReply,
     errorBody,
     midStreamError,
     nextId,
@@ -35,6 +36,8 @@ export interface RecordedRequest {
     headers: IncomingHttpHeaders;
     /** Parsed JSON body (the raw text when it is not JSON). */
     body: unknown;
+    /** Size of the raw body in bytes. */
+    bodyBytes: number;
 }
 
 export interface FakeLlmServer {
@@ -87,6 +90,7 @@ export async function startFakeLlmServer(
             path,
             headers: req.headers,
             body: parseJson(text),
+            bodyBytes: Buffer.byteLength(text),
         });
         const wire = req.method === "POST" ? ROUTES[path] : undefined;
         if (!wire) {
@@ -128,6 +132,15 @@ export async function startFakeLlmServer(
                     });
                 });
                 if (!res.destroyed) res.end();
+            } else if (turn.fault === "endless") {
+                const { start, delta } = endlessReply(wire, model);
+                const text = turn.text ?? "endless ";
+                await writeForever(res, start.join(""), () =>
+                    Array.from({ length: 256 }, () => delta(text)).join("")
+                );
+            } else if (turn.fault === "endless_event") {
+                const filler = "x".repeat(BATCH_BYTES);
+                await writeForever(res, "data: ", () => filler);
             } else if (turn.fault === "reset_mid_stream") {
                 await writeBatched(res, partialReply(wire, model));
                 res.socket?.destroy();
@@ -231,6 +244,25 @@ function write(res: ServerResponse, chunk: string): Promise<void> {
     return new Promise((resolve) => {
         res.write(chunk, () => resolve());
     });
+}
+
+/** Writes `first`, then `next()` chunks (honouring backpressure) until the client hangs up. */
+async function writeForever(res: ServerResponse, first: string, next: () => string): Promise<void> {
+    let closed = res.destroyed;
+    const hangUp = new Promise<void>((resolve) =>
+        res.once("close", () => {
+            closed = true;
+            resolve();
+        })
+    );
+    let chunk = first;
+    while (!closed) {
+        await Promise.race([
+            hangUp,
+            new Promise<void>((resolve) => res.write(chunk, () => resolve())),
+        ]);
+        chunk = next();
+    }
 }
 
 function sendError(res: ServerResponse, wire: Wire, error: FakeErrorTurn["error"]): void {

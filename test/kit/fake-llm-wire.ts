@@ -54,7 +54,11 @@ export type FakeFaultTurn =
     /** Start a tool call, send partial arguments, then end the response without the closing events. */
     | { fault: "cut_mid_tool_call" }
     /** Send headers, then nothing for `ms`, then end the response. */
-    | { fault: "stall"; ms: number };
+    | { fault: "stall"; ms: number }
+    /** A text answer that never ends: `text` deltas (default "endless ") until the client hangs up. */
+    | { fault: "endless"; text?: string }
+    /** One event that never ends: `data: xxxx…` without a blank line, until the client hangs up. */
+    | { fault: "endless_event" };
 
 export type FakeTurn = FakeReplyTurn | FakeErrorTurn | FakeFaultTurn;
 
@@ -452,6 +456,55 @@ function chatReply(model: string, p: Plan): string[] {
 }
 
 // ---------------------------------------------------------------- faults and errors
+
+/** The opening events of a text answer, and a maker of its text delta events. */
+export function endlessReply(
+    wire: Wire,
+    model: string
+): { start: string[]; delta: (text: string) => string } {
+    if (wire === "anthropic") {
+        const usage = { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 };
+        return {
+            start: [
+                anthropicStart(model, usage),
+                sse("content_block_start", {
+                    type: "content_block_start",
+                    index: 0,
+                    content_block: { type: "text", text: "" },
+                }),
+            ],
+            delta: (text) =>
+                sse("content_block_delta", {
+                    type: "content_block_delta",
+                    index: 0,
+                    delta: { type: "text_delta", text },
+                }),
+        };
+    }
+    if (wire === "responses") {
+        const w = new ResponsesWriter(model);
+        const id = nextId("msg_");
+        const item = { id, type: "message", role: "assistant", status: "in_progress", content: [] };
+        const part = { type: "output_text", text: "", annotations: [] };
+        const at = { item_id: id, output_index: 0, content_index: 0 };
+        return {
+            start: [
+                w.event("response.created", { response: w.response("in_progress", []) }),
+                w.event("response.output_item.added", { output_index: 0, item }),
+                w.event("response.content_part.added", { ...at, part }),
+            ],
+            delta: (text) =>
+                w.event("response.output_text.delta", { ...at, delta: text, logprobs: [] }),
+        };
+    }
+    const base = { id: nextId("chatcmpl-"), object: "chat.completion.chunk", created: 0, model };
+    const chunk = (delta: unknown): string =>
+        sse(undefined, { ...base, choices: [{ index: 0, delta, finish_reason: null }] });
+    return {
+        start: [chunk({ role: "assistant", content: "" })],
+        delta: (content) => chunk({ content }),
+    };
+}
 
 const CUT_TOOL = { id: "call_cut", name: "write_file", partial: '{"path": "src/ma' };
 

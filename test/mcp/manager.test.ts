@@ -170,6 +170,34 @@ describe("MCP manager over stdio", () => {
         expect(other.ok && (other.data as { text: string }).text).toBe("fallback");
     });
 
+    it("starts servers without provider keys unless their env entry passes one", async () => {
+        const env = {
+            ...process.env,
+            ANTHROPIC_API_KEY: "sk-ant-hidden",
+            OPENAI_API_KEY: "sk-oai-hidden",
+            GATEWAY_KEY: "gw-hidden",
+        };
+        const m = createMcpManager(
+            [stdio("plain"), stdio("explicit", "normal", { ANTHROPIC_API_KEY: "sk-ant-hidden" })],
+            {
+                clientName: "north-test",
+                version: "0.0.0",
+                env,
+                hiddenEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GATEWAY_KEY"],
+            }
+        );
+        managers.push(m);
+        await m.settled();
+        const text = (result: ToolResult) =>
+            result.ok ? (result.data as { text: string }).text : result.error.message;
+        const plain = text(await call(m, "mcp__plain__get-env"));
+        expect(plain).toContain(`PATH=${process.env.PATH}`);
+        expect(plain).not.toMatch(/hidden/);
+        const explicit = text(await call(m, "mcp__explicit__get-env"));
+        expect(explicit).toContain("ANTHROPIC_API_KEY=sk-ant-hidden");
+        expect(explicit).not.toMatch(/sk-oai-hidden|gw-hidden/);
+    });
+
     it("reports a missing command clearly while other servers work", async () => {
         const missing: McpServerSpec = {
             ...stdio("ghost"),

@@ -49,22 +49,40 @@ describe("logger", () => {
         }).not.toThrow();
     });
 
-    it("summarises tool arguments without contents or secrets", () => {
+    it("summarises tool arguments: allowed fields cut short, other text as its size", () => {
         expect(
             summarizeArgs({
                 path: "a.ts",
                 content: "secret code",
                 apiKey: "sk-1",
                 n: 3,
-                list: [1, 2],
+                list: [1, "two"],
+                batch: [{ tool: "edit_create_file", path: "b.ts", content: "x" }],
+                file: "p".repeat(200),
             })
         ).toEqual({
             path: "a.ts",
             content: "[11 chars]",
-            apiKey: "[redacted]",
+            apiKey: "[4 chars]",
             n: 3,
-            list: "[array 2]",
+            list: [1, "[3 chars]"],
+            batch: [{ tool: "edit_create_file", path: "b.ts", content: "[1 chars]" }],
+            file: `${"p".repeat(120)}…`,
         });
+    });
+
+    it("masks the given secrets wherever they appear, escaped or nested", () => {
+        const path = join(temp(), "north.log");
+        const key = 'sk-ant-"quoted"-0123456789';
+        const logger = createFileLogger(path, "info", { secrets: [key, undefined, "short"] });
+        logger.error("run_failed", { message: `401: bad key ${key}`, nested: { k: [key] } });
+        logger.info("short", { word: "short" });
+        logger.flush();
+        const text = readFileSync(path, "utf8");
+        expect(text).not.toContain("0123456789");
+        expect(text.match(/\[redacted\]/g)).toHaveLength(2);
+        // Values under 8 characters are left alone: they would blot out ordinary words.
+        expect(JSON.parse(text.trim().split("\n")[1]!).data.word).toBe("short");
     });
 });
 

@@ -1,7 +1,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resolveSafePath } from "../../src/tools/path-guard";
+import {
+    protectedConfigFor,
+    resolveSafePath,
+    resolveWritablePath,
+} from "../../src/tools/path-guard";
+import { PROTECTED_CONFIG, protectedConfigOf } from "../../src/tools/protected-paths";
 import { type TempRepo, expectError, expectOk, makeOutsideDir, makeRepo } from "./fixtures";
 
 let repo: TempRepo;
@@ -89,5 +94,130 @@ describe("resolveSafePath", () => {
             await resolveSafePath(repo.root, "README.md/x", { mustExist: true })
         );
         expect(underFile.code).toBe("not_found");
+    });
+});
+
+describe("resolveWritablePath", () => {
+    const writable = (p: string) => resolveWritablePath(repo.root, p, { mustExist: false });
+
+    it("refuses git's internals at any depth, in any case, through symlinks, and the .git file", async () => {
+        await repo.write("sub/.git/config", "[core]\n");
+        await repo.write("wt/.git", "gitdir: ../.git/worktrees/wt\n");
+        await fs.symlink(path.join(repo.root, "sub", ".git"), path.join(repo.root, "git-link"));
+        for (const p of [
+            ".git/config",
+            ".git/hooks/pre-commit",
+            "sub/.git/config",
+            "sub/.git/hooks/new-hook",
+            "a/b/c/.git/config",
+            "wt/.git",
+            ".GIT/config",
+            "sub/.Git/config",
+            "sub/.git./config",
+            "sub/.g\u200cit/config",
+            "git-link/config",
+            "git-link/hooks/post-checkout",
+        ]) {
+            const error = expectError(await writable(p));
+            expect(error.code, p).toBe("path_outside_repo");
+            expect(error.message).toContain("git's internals");
+        }
+    });
+
+    it("allows names that only look like .git, and protected configuration (the review decides)", async () => {
+        for (const p of [
+            ".github/workflows/ci.yml",
+            ".gitignore",
+            "src/.gitkeep",
+            "docs/git/notes.md",
+            ".north/settings.json",
+            ".mcp.json",
+            ".claude/settings.json",
+        ]) {
+            expect(expectOk(await writable(p)).relPath).toBe(p);
+        }
+    });
+
+    it("still refuses paths outside the project", async () => {
+        expect(expectError(await writable("../x")).code).toBe("path_outside_repo");
+        expect(expectError(await writable("out-dir/new.txt")).code).toBe("path_outside_repo");
+    });
+});
+
+describe("protected configuration", () => {
+    it("covers North's, Claude Code's, MCP, editor, direnv, hook-manager and CI files at any depth", () => {
+        for (const p of [
+            ".north/settings.json",
+            ".north/autoaccept.json",
+            ".north/allowlist.json",
+            ".north/commands/deploy.md",
+            ".north/skills/x/SKILL.md",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude/commands/x.md",
+            ".mcp.json",
+            ".MCP.json",
+            "packages/app/.mcp.json",
+            ".cursor/mcp.json",
+            ".vscode/mcp.json",
+            ".vscode/tasks.json",
+            ".vscode/settings.json",
+            ".vscode/launch.json",
+            "app.code-workspace",
+            ".devcontainer/devcontainer.json",
+            ".devcontainer.json",
+            ".envrc",
+            "services/api/.envrc",
+            ".github/workflows/ci.yml",
+            ".husky/pre-commit",
+            ".pre-commit-config.yaml",
+            "lefthook.yml",
+            ".gitmodules",
+            ".gitattributes",
+            "sub/.gitattributes",
+        ]) {
+            expect(protectedConfigOf(p), p).not.toBeNull();
+        }
+    });
+
+    it("leaves ordinary files alone", () => {
+        for (const p of [
+            "src/app.ts",
+            "package.json",
+            "README.md",
+            ".north",
+            "north/settings.json",
+            "mcp.json",
+            ".mcp.json.md",
+            ".vscode/extensions.json",
+            ".github/CODEOWNERS",
+            ".gitignore",
+            ".env.example",
+            "docs/claude/settings.json",
+        ]) {
+            expect(protectedConfigOf(p), p).toBeNull();
+        }
+    });
+
+    it("documents every entry", () => {
+        for (const entry of PROTECTED_CONFIG) {
+            expect(entry.patterns.length).toBeGreaterThan(0);
+            expect(entry.why.length).toBeGreaterThan(20);
+        }
+    });
+
+    it("judges the real path too: a link to .mcp.json, or into .north/, is protected", async () => {
+        await repo.write(".mcp.json", "{}\n");
+        await fs.symlink(path.join(repo.root, ".mcp.json"), path.join(repo.root, "servers.json"));
+        await fs.mkdir(path.join(repo.root, ".north"));
+        await fs.symlink(path.join(repo.root, ".north"), path.join(repo.root, "settings-dir"));
+        for (const p of ["servers.json", "settings-dir/autoaccept.json"]) {
+            const safe = expectOk(await resolveWritablePath(repo.root, p, { mustExist: false }));
+            expect(protectedConfigFor(repo.root, safe), p).not.toBeNull();
+        }
+        const plain = expectOk(
+            await resolveWritablePath(repo.root, "src/a.ts", { mustExist: false })
+        );
+        expect(protectedConfigFor(repo.root, plain)).toBeNull();
     });
 });

@@ -12,6 +12,13 @@ import {
 import { type TempRepo, expectError, expectOk, makeOutsideDir, makeRepo } from "./fixtures";
 
 const rgPath = await findRipgrep();
+// CI installs ripgrep (.ci/run); elsewhere the comparison tests skip, saying why.
+if (process.env.CI && !rgPath)
+    throw new Error("ripgrep (Debian package ripgrep) is required in CI");
+if (!rgPath)
+    console.warn(
+        "search-text: ripgrep not on PATH (apt-get install ripgrep); skipping rg comparisons"
+    );
 const engines = [
     { name: "js", tool: createSearchTextTool({ ripgrepPath: null }) },
     ...(rgPath ? [{ name: "ripgrep", tool: createSearchTextTool({ ripgrepPath: rgPath }) }] : []),

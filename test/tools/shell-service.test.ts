@@ -112,6 +112,31 @@ describe("shell service: running commands", () => {
         expect(result.output).toBe("cat cat 0 true true true 1\n");
     });
 
+    it("keeps provider keys and configured key variables out of the environment", async () => {
+        const saved = { ...process.env };
+        Object.assign(process.env, {
+            ANTHROPIC_API_KEY: "sk-ant-hidden",
+            OPENAI_API_KEY: "sk-oai-hidden",
+            GATEWAY_KEY: "gw-hidden",
+            NORTH_TEST_VISIBLE: "visible",
+        });
+        const gated = createShellService(root, {
+            hiddenEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GATEWAY_KEY"],
+        });
+        try {
+            const byDefault = await shell.run("env");
+            expect(byDefault.output).not.toMatch(/sk-ant-hidden|sk-oai-hidden/);
+            expect(byDefault.output).toContain("NORTH_TEST_VISIBLE=visible\n");
+            const configured = await gated.run("env");
+            expect(configured.output).not.toMatch(/hidden/);
+            expect(configured.output).toContain("NORTH_TEST_VISIBLE=visible\n");
+        } finally {
+            gated.dispose();
+            for (const name of Object.keys(process.env))
+                if (!(name in saved)) delete process.env[name];
+        }
+    });
+
     it("keeps the user's positional parameters and exit from the wrapper out of the way", async () => {
         const result = await shell.run('echo "args=$#"; exit 7');
         expect(result.output).toBe("args=0\n");
@@ -298,6 +323,21 @@ describe("shell service: stopping commands", () => {
         const result = await shell.run("touch ran", { signal: controller.signal });
         expect(result.cancelled).toBe(true);
         expect((await shell.run("ls")).output).toBe("");
+    });
+
+    it("lets daemons that left the group outlive their command, and kills them on dispose()", async () => {
+        // setsid, and a double fork under setsid: neither is in the command's process group.
+        const result = await shell.run(
+            "setsid sleep 300 >/dev/null 2>&1 & echo $!; " +
+                "( setsid bash -c 'sleep 300 >/dev/null 2>&1 & echo $!' & ) | cat"
+        );
+        const pids = printedPids(result.output);
+        expect(pids).toHaveLength(2);
+        for (const pid of pids) expect(isAlive(pid)).toBe(true);
+        expect((await shell.run("echo next")).output).toBe("next\n");
+        for (const pid of pids) expect(isAlive(pid)).toBe(true);
+        shell.dispose();
+        for (const pid of pids) expect(await waitGone(pid)).toBe(true);
     });
 
     it("dispose() kills a running command and refuses new ones", async () => {

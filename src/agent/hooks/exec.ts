@@ -1,9 +1,10 @@
 /**
  * Runs one hook command: `bash -c <command>` in its own process group, the
  * event JSON on stdin, output captured (bounded), the whole group killed on
- * timeout or abort.
+ * timeout or abort. Whatever it leaves running (setsid daemons too) dies with North.
  */
 import { spawn } from "node:child_process";
+import { ownerEnv } from "../../tools/child-reaper";
 
 /** Each of stdout and stderr keeps at most this many characters. */
 const MAX_CAPTURE_CHARS = 1024 * 1024;
@@ -24,6 +25,7 @@ export interface HookProcessResult {
 
 export interface HookProcessOptions {
     cwd: string;
+    /** The complete environment (already without North's secrets); the owner mark is added. */
     env: Record<string, string>;
     timeoutMs: number;
     signal?: AbortSignal;
@@ -60,7 +62,7 @@ export function runHookProcess(
 
         const child = spawn("bash", ["-c", command], {
             cwd: options.cwd,
-            env: options.env,
+            env: { ...options.env, ...ownerEnv() },
             stdio: ["pipe", "pipe", "pipe"],
             detached: true,
         });

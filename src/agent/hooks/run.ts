@@ -4,6 +4,7 @@
  * 0 → success (stdout may be JSON with decisions), 2 → block with stderr as
  * the reason, anything else → a non-blocking warning.
  */
+import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
 import { runHookProcess, type HookProcessResult } from "./exec";
 import {
     type CommandHook,
@@ -59,6 +60,8 @@ export interface RunHooksOptions {
     signal?: AbortSignal;
     /** Base environment; default `process.env`. `CLAUDE_PROJECT_DIR` and `NORTH_PROJECT_DIR` are added. */
     env?: Record<string, string | undefined>;
+    /** Variables removed from `env` (provider keys); default the built-in ones. */
+    hiddenEnv?: readonly string[];
     /** Default `cwd`. */
     projectDir?: string;
     /** For hooks without their own `timeout`. Default 60 s. */
@@ -248,12 +251,10 @@ export async function runHooks<E extends HookEvent>(
         hook_event_name: event,
     });
     const projectDir = options.projectDir ?? options.cwd;
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(options.env ?? process.env)) {
-        if (value !== undefined) env[key] = value;
-    }
-    env.CLAUDE_PROJECT_DIR = projectDir;
-    env.NORTH_PROJECT_DIR = projectDir;
+    const env = childEnv(options.env ?? process.env, options.hiddenEnv ?? PROVIDER_SECRET_ENV, {
+        CLAUDE_PROJECT_DIR: projectDir,
+        NORTH_PROJECT_DIR: projectDir,
+    });
 
     const runs = await Promise.all(
         hooks.map(({ hook }) =>

@@ -115,37 +115,38 @@ export function parseHookSettings(json: unknown, source: string): LoadedHookSett
     return { settings, warnings };
 }
 
+/** One settings file's text, or the reason it could not be read. */
+export interface HookSettingsSource {
+    source: string;
+    text?: string;
+    error?: string;
+}
+
 /**
- * Loads and merges the hooks of `paths`, in order (e.g. `.north/settings.json`,
- * `~/.config/north/settings.json`, `.claude/settings.json`). A file with
+ * Merges the hooks of several settings files, in order. A file with
  * `"disableAllHooks": true` turns every hook off, as in Claude Code.
  */
-export async function loadHookSettings(paths: string[]): Promise<LoadedHookSettings> {
+export function mergeHookSettings(sources: HookSettingsSource[]): LoadedHookSettings {
     const merged: HookSettings = {};
     const warnings: string[] = [];
     let disabled = false;
-    for (const path of paths) {
-        let text: string;
-        try {
-            text = await readFile(path, "utf8");
-        } catch (error) {
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code !== "ENOENT" && code !== "ENOTDIR") {
-                warnings.push(`${path}: cannot read (${(error as Error).message}); hooks ignored`);
-            }
+    for (const { source, text, error } of sources) {
+        if (error !== undefined) {
+            warnings.push(`${source}: cannot read (${error}); hooks ignored`);
             continue;
         }
+        if (text === undefined) continue;
         let json: unknown;
         try {
             json = JSON.parse(text);
-        } catch (error) {
+        } catch (parseError) {
             warnings.push(
-                `${path}: invalid JSON (${(error as Error).message}); hooks from this file are ignored`
+                `${source}: invalid JSON (${(parseError as Error).message}); hooks from this file are ignored`
             );
             continue;
         }
         if (isRecord(json) && json.disableAllHooks === true) disabled = true;
-        const parsed = parseHookSettings(json, path);
+        const parsed = parseHookSettings(json, source);
         warnings.push(...parsed.warnings);
         for (const event of HOOK_EVENTS) {
             const groups = parsed.settings[event];
@@ -153,4 +154,20 @@ export async function loadHookSettings(paths: string[]): Promise<LoadedHookSetti
         }
     }
     return { settings: disabled ? {} : merged, warnings };
+}
+
+/** Reads `path` for `mergeHookSettings`: a missing file is no hooks, silently. */
+export async function readHookSettingsFile(path: string): Promise<HookSettingsSource> {
+    try {
+        return { source: path, text: await readFile(path, "utf8") };
+    } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return { source: path };
+        return { source: path, error: (error as Error).message };
+    }
+}
+
+/** Loads and merges the hooks of `paths`, in order (see `mergeHookSettings`). */
+export async function loadHookSettings(paths: string[]): Promise<LoadedHookSettings> {
+    return mergeHookSettings(await Promise.all(paths.map(readHookSettingsFile)));
 }

@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import { writeFileAtomic } from "../../util/atomic-write";
 import { type SafePath, errnoCode } from "../path-guard";
 import type { ToolResult } from "../types";
+import { acquireApplyLocks } from "./apply-lock";
 import { toolError, toolOk } from "../types";
 import type { TextDoc } from "./text-doc";
 import { decodeText } from "./text-doc";
@@ -25,12 +26,22 @@ export interface FileStat {
 export interface EditOperations {
     readFile(path: string): Promise<Buffer>;
     stat(path: string): Promise<FileStat>;
-    /** Replaces `path` atomically (temp, fsync, rename); an existing file keeps its mode. */
-    writeFile(path: string, data: Uint8Array, options: { mode?: number }): Promise<void>;
+    /**
+     * Replaces `path` atomically (temp, fsync, rename); an existing file keeps
+     * its mode. `beforeRename` runs right before the rename; if it throws,
+     * nothing is replaced.
+     */
+    writeFile(
+        path: string,
+        data: Uint8Array,
+        options: { mode?: number; beforeRename?: () => Promise<void> }
+    ): Promise<void>;
     /** Creates a directory and its parents; returns the first directory it created, if any. */
     mkdirp(path: string): Promise<string | undefined>;
     unlink(path: string): Promise<void>;
     rmdir(path: string): Promise<void>;
+    /** Locks real paths against other applies (other processes too); resolves to the release. */
+    lock(realPaths: readonly string[]): Promise<() => Promise<void>>;
 }
 
 export const localEditOperations: EditOperations = {
@@ -40,6 +51,7 @@ export const localEditOperations: EditOperations = {
     mkdirp: (path) => fs.mkdir(path, { recursive: true }),
     unlink: (path) => fs.unlink(path),
     rmdir: (path) => fs.rmdir(path),
+    lock: (realPaths) => acquireApplyLocks(realPaths),
 };
 
 /** The local operations with some replaced (tests inject failures this way). */

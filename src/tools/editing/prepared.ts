@@ -1,12 +1,16 @@
 /**
  * Turns computed file contents into a `PreparedWrite`: review diffs now,
- * and an `apply()` that re-checks every file against the bytes read at
- * prepare time, then writes them all atomically or — if one write fails —
- * puts back the ones already written, so a change lands whole or not at all.
+ * and an `apply()` that, holding a lock per file against other applies,
+ * re-checks every file (where its path leads now, and its bytes against those
+ * read at prepare time), then writes them all atomically — checking each
+ * again right before its rename — or, if one write fails or is refused, puts
+ * back the ones already written, so a change lands whole or not at all.
  */
 import { dirname } from "node:path";
-import type { FileDiff, PreparedWrite, ToolResult } from "../types";
+import { resolveWritablePath } from "../path-guard";
+import type { FileDiff, PreparedWrite, ToolError, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
+import { ApplyLockTimeout } from "./apply-lock";
 import { computeFileDiff } from "./diff";
 import type { EditOperations, LoadedFile } from "./files";
 import { describeError, errnoCode, readOnlyError } from "./files";
@@ -52,6 +56,41 @@ function summaryFor(changes: readonly FileChange[]): string {
 }
 
 const REREAD = "nothing was written. Re-read it (read_file) and make the edit again.";
+
+/**
+ * Null when the path still leads where it did at prepare time; otherwise the
+ * error. A folder swapped for a symlink (out of the project, or onto another
+ * file such as protected configuration) changes the real path.
+ */
+async function checkTarget(
+    repoRoot: string,
+    change: FileChange
+): Promise<ToolResult<never> | null> {
+    const { relPath, realPath } = change.file;
+    const now = await resolveWritablePath(repoRoot, relPath, { mustExist: false });
+    if (!now.ok) return toolError(now.error.code, `${now.error.message} Nothing was written.`);
+    if (now.data.realPath === realPath) return null;
+    return toolError(
+        "file_changed",
+        `${relPath} leads somewhere else than when this edit was prepared (a folder or link on its path was replaced); ${REREAD}`
+    );
+}
+
+/** Both checks, location first. */
+async function checkFile(
+    repoRoot: string,
+    change: FileChange,
+    ops: EditOperations
+): Promise<ToolResult<never> | null> {
+    return (await checkTarget(repoRoot, change)) ?? (await checkUnchanged(change, ops));
+}
+
+/** Thrown from `beforeRename` to stop a write whose last check failed. */
+class WriteRefused extends Error {
+    constructor(readonly error: ToolError) {
+        super(error.message);
+    }
+}
 
 /** Null when the file is still as it was at prepare time; otherwise the error. */
 async function checkUnchanged(
@@ -141,7 +180,15 @@ async function rollback(written: Written[], ops: EditOperations): Promise<string
     return failed;
 }
 
+function restoredTail(failed: readonly string[], files: number): string {
+    if (failed.length > 0) {
+        return `Could not restore ${failed.join(", ")}; check ${failed.length === 1 ? "it" : "them"}.`;
+    }
+    return files > 1 ? "No file was changed." : "The file was not changed.";
+}
+
 async function writeAll(
+    repoRoot: string,
     changes: readonly FileChange[],
     ops: EditOperations
 ): Promise<ToolResult<null>> {
@@ -153,34 +200,68 @@ async function writeAll(
                 entry.createdDir = await ops.mkdirp(dirname(change.file.realPath));
             }
             const data = encodeText(change.newText, change.file.doc.bom);
-            await ops.writeFile(change.file.realPath, data, { mode: NEW_FILE_MODE });
+            await ops.writeFile(change.file.realPath, data, {
+                mode: NEW_FILE_MODE,
+                // The last look, as close to the rename as Node allows.
+                beforeRename: async () => {
+                    const problem = await checkFile(repoRoot, change, ops);
+                    if (problem && !problem.ok) throw new WriteRefused(problem.error);
+                },
+            });
             written.push(entry);
         } catch (error) {
             // The failed write itself left its file untouched (atomic); undo the others.
             const failed = await rollback(written, ops);
             if (entry.createdDir)
                 await removeCreatedDirs(change.file.realPath, entry.createdDir, ops);
+            if (error instanceof WriteRefused) {
+                const { code, message } = error.error;
+                return toolError(
+                    code,
+                    written.length === 0 ? message : `${message} ${restoredTail(failed, 2)}`
+                );
+            }
             const full = errnoCode(error) === "ENOSPC" ? " (the disk is full)" : "";
-            const tail =
-                failed.length === 0
-                    ? changes.length > 1
-                        ? "No file was changed."
-                        : "The file was not changed."
-                    : `Could not restore ${failed.join(", ")}; check ${failed.length === 1 ? "it" : "them"}.`;
             return toolError(
                 "io_error",
-                `Could not write ${change.file.relPath}: ${describeError(error)}${full}. ${tail}`
+                `Could not write ${change.file.relPath}: ${describeError(error)}${full}. ${restoredTail(failed, changes.length)}`
             );
         }
     }
     return toolOk(null);
 }
 
+/** The checks and writes of one apply, under the file locks. */
+async function applyLocked(
+    repoRoot: string,
+    changes: readonly FileChange[],
+    ops: EditOperations
+): Promise<ToolResult<null>> {
+    for (const change of changes) {
+        const problem = await checkFile(repoRoot, change, ops);
+        if (problem) return problem;
+    }
+    return writeAll(repoRoot, changes, ops);
+}
+
+function lockFailure(error: unknown, changes: readonly FileChange[]): ToolResult<never> {
+    if (error instanceof ApplyLockTimeout) {
+        const file = changes.find((c) => c.file.realPath === error.path)?.file.relPath;
+        return toolError(
+            "file_changed",
+            `Another North process kept ${file ?? error.path} busy; nothing was written. Re-read it (read_file) and make the edit again.`
+        );
+    }
+    return toolError("io_error", `Cannot lock the files to write: ${describeError(error)}`);
+}
+
 /**
- * A prepared write over `changes` (files whose content really changes).
- * `apply()` succeeds once; a second call finds the files changed.
+ * A prepared write over `changes` (files whose content really changes), in
+ * the project at `repoRoot`. `apply()` succeeds once; a second call finds the
+ * files changed.
  */
 export async function prepareWrite(
+    repoRoot: string,
     changes: FileChange[],
     tolerance: ToleranceUse[],
     ops: EditOperations
@@ -195,11 +276,18 @@ export async function prepareWrite(
         summary: summaryFor(changes),
         diffs,
         async apply(): Promise<ToolResult> {
-            for (const change of changes) {
-                const problem = await checkUnchanged(change, ops);
-                if (problem) return problem;
+            let release: () => Promise<void>;
+            try {
+                release = await ops.lock(changes.map((c) => c.file.realPath));
+            } catch (error) {
+                return lockFailure(error, changes);
             }
-            const written = await writeAll(changes, ops);
+            let written: ToolResult<null>;
+            try {
+                written = await applyLocked(repoRoot, changes, ops);
+            } finally {
+                await release().catch(() => undefined);
+            }
             if (!written.ok) return written;
             const result: EditApplied = {
                 applied: true,

@@ -150,7 +150,7 @@ export async function prepareSteps(
         const paths = [...files.values()].map((f) => f.loaded.relPath).join(", ");
         return toolError("no_change", `This edit leaves ${paths} unchanged; nothing to do.`);
     }
-    return toolOk(await prepareWrite(changes, tolerance, ops));
+    return toolOk(await prepareWrite(ctx.repoRoot, changes, tolerance, ops));
 }
 
 /** Options every edit tool factory takes. */

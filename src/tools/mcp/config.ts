@@ -220,6 +220,15 @@ export async function loadProjectMcpConfig(
             return { servers: [], warnings: [] };
         return { servers: [], warnings: [`${path}: cannot read: ${(error as Error).message}`] };
     }
+    return parseProjectMcpConfig(text, path, env);
+}
+
+/** Parses the text of a project's `.mcp.json` (read by the caller from `path`). */
+export function parseProjectMcpConfig(
+    text: string,
+    path: string,
+    env: Env = process.env
+): McpConfigResult {
     let json: unknown;
     try {
         json = JSON.parse(text);

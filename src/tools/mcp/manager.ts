@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
+import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
 import type { McpServerScope, McpServerSpec } from "./config";
 import { MAX_MCP_RESULT_BYTES, mcpResultToText } from "./content";
@@ -54,6 +55,11 @@ export interface McpManagerOptions {
     cwd?: string;
     /** Base environment of stdio servers; the entry's `env` is added. Default `process.env`. */
     env?: Record<string, string | undefined>;
+    /**
+     * Variables removed from the base environment (provider keys); default the
+     * built-in ones. A server's own `env` entry may still pass one explicitly.
+     */
+    hiddenEnv?: readonly string[];
     /** Cap on one result's text. Default 100 KB. */
     maxResultBytes?: number;
 }
@@ -126,12 +132,6 @@ function stateOf(entry: Entry): McpServerState {
     return entry.state;
 }
 
-function cleanEnv(base: Record<string, string | undefined>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [key, value] of Object.entries(base)) if (value !== undefined) out[key] = value;
-    return out;
-}
-
 export function createMcpManager(servers: McpServerSpec[], options: McpManagerOptions): McpManager {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
@@ -158,7 +158,11 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         return new ProcessStdioTransport({
             command: spec.command,
             args: spec.args,
-            env: { ...cleanEnv(options.env ?? process.env), ...spec.env },
+            env: childEnv(
+                options.env ?? process.env,
+                options.hiddenEnv ?? PROVIDER_SECRET_ENV,
+                spec.env
+            ),
             cwd: options.cwd,
         });
     };

@@ -3,11 +3,13 @@
  * server in its own process group, so `close()` also stops what it spawned
  * (`npx` → node, `uvx` → python), keeps the tail of stderr for error messages
  * instead of printing it over the UI, and tolerates non-protocol lines on
- * stdout (logged by careless servers) rather than failing.
+ * stdout (logged by careless servers) rather than failing. What the server
+ * leaves running outside its group (a browser in a group of its own) dies with North.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ownerEnv } from "../child-reaper";
 
 const STDERR_TAIL_CHARS = 2000;
 /** A single message larger than this ends the connection. */
@@ -17,7 +19,7 @@ const CLOSE_GRACE_MS = 1000;
 export interface ProcessStdioOptions {
     command: string;
     args: string[];
-    /** The complete environment of the child. */
+    /** The complete environment of the child (the owner mark is added). */
     env: Record<string, string>;
     cwd?: string;
 }
@@ -72,7 +74,7 @@ export class ProcessStdioTransport implements Transport {
         return new Promise((resolve, reject) => {
             const child = spawn(this.options.command, this.options.args, {
                 cwd: this.options.cwd,
-                env: this.options.env,
+                env: { ...this.options.env, ...ownerEnv() },
                 stdio: ["pipe", "pipe", "pipe"],
                 detached: process.platform !== "win32",
                 windowsHide: true,

@@ -5,23 +5,23 @@
  * `mode="append"` block in the next.
  */
 import path from "node:path";
-import type { PreparedWrite, ToolError } from "../types";
+import type { PreparedWrite, ToolError, ToolResult } from "../types";
 import type { FileBlockMode } from "./parser";
 import { FileBlockParser } from "./parser";
-import type { ResumeInfo } from "./writer";
+import type { ResumeInfo, WriteSessionOptions } from "./writer";
 import { FileWriteSession } from "./writer";
 
 export type NorthFileEvent =
     | { type: "display_text"; text: string }
     /** A block opened; show "Writing path" instead of its content. */
     | { type: "file_started"; path: string; mode: FileBlockMode }
-    /** More content reached the disk. */
+    /** More content went to the sidecar. */
     | { type: "file_progress"; path: string; linesWritten: number }
-    /** The block closed: review `prepared` (apply() is a no-op, discard() undoes the write). */
+    /** The block closed: review `prepared` (apply() renames the sidecar over the target, discard() drops it). */
     | { type: "file_completed"; path: string; linesWritten: number; prepared: PreparedWrite }
-    /** The stream ended inside the block; the partial file stays, `resume` feeds a continuation. */
+    /** The stream ended inside the block; the sidecar stays, `resume` feeds a continuation. */
     | { type: "file_interrupted"; path: string; resume: ResumeInfo }
-    /** The block could not be written (path outside the project, disk error, ...). */
+    /** The block could not be written (path outside the project, disk error, ...); nothing changed. */
     | { type: "file_error"; path: string; error: ToolError };
 
 export class NorthFileStream {
@@ -33,7 +33,10 @@ export class NorthFileStream {
     /** Calls run one after another even if the caller does not await each. */
     private queue: Promise<unknown> = Promise.resolve();
 
-    constructor(private readonly repoRoot: string) {}
+    constructor(
+        private readonly repoRoot: string,
+        private readonly options: WriteSessionOptions = {}
+    ) {}
 
     /**
      * True when `chunk` cannot touch a block: the parser is idle and the chunk
@@ -71,6 +74,8 @@ export class NorthFileStream {
                     out.push(...(await this.open(event.path, event.mode)));
                     break;
                 case "session_content":
+                    // A failed write ends the block at once; its remaining content is dropped.
+                    if (this.active?.failed) out.push(...(await this.abortActive()));
                     if (this.active) {
                         this.active.write(event.text);
                         const lines = this.active.linesWritten;
@@ -104,12 +109,27 @@ export class NorthFileStream {
         if (session) {
             const resume = await session.interrupt();
             const flushed = await session.flush();
-            if (!flushed.ok)
+            if (!flushed.ok) {
+                await session.discard();
                 out.push({ type: "file_error", path: session.relPath, error: flushed.error });
-            this.interrupted.set(session.relPath, session);
-            out.push({ type: "file_interrupted", path: session.relPath, resume });
+            } else {
+                this.interrupted.set(session.relPath, session);
+                out.push({ type: "file_interrupted", path: session.relPath, resume });
+            }
         }
         return out;
+    }
+
+    /** Ends the active block after a failed write: sidecar removed, the error reported. */
+    private async abortActive(): Promise<NorthFileEvent[]> {
+        const session = this.active;
+        this.active = null;
+        if (!session) return [];
+        const flushed = await session.flush();
+        await session.discard();
+        return flushed.ok
+            ? []
+            : [{ type: "file_error", path: session.relPath, error: flushed.error }];
     }
 
     /** Sessions cut off and waiting for a `mode="append"` continuation. */
@@ -117,7 +137,7 @@ export class NorthFileStream {
         return [...this.interrupted.values()].map((s) => s.getResumeInfo());
     }
 
-    /** Undoes every unfinished block (cancel): new files are deleted, overwritten ones restored. */
+    /** Drops every unfinished block (cancel): their sidecars go, no target was touched. */
     async discardUnfinished(): Promise<string[]> {
         const sessions = [...this.interrupted.values()];
         if (this.active) sessions.push(this.active);
@@ -127,9 +147,17 @@ export class NorthFileStream {
         return sessions.map((s) => s.relPath);
     }
 
-    /** Stops waiting for a continuation (retries exhausted); the partial file is kept. */
-    abandon(relPath: string): void {
-        this.interrupted.delete(relPath);
+    /**
+     * Stops waiting for a continuation (retries exhausted): the partial content
+     * as a write to review, or null when no block for `relPath` was cut off.
+     */
+    async takePartial(relPath: string): Promise<ToolResult<PreparedWrite> | null> {
+        return this.serial(async () => {
+            const session = this.interrupted.get(relPath);
+            if (!session) return null;
+            this.interrupted.delete(relPath);
+            return session.complete(true);
+        });
     }
 
     private key(userPath: string): string {
@@ -139,17 +167,20 @@ export class NorthFileStream {
 
     private async open(userPath: string, mode: FileBlockMode): Promise<NorthFileEvent[]> {
         this.lastLines = -1;
-        // A cut-off session for this path continues (append) or starts over (create),
-        // keeping the original content a rejection must restore.
+        // A cut-off session for this path continues (append) or starts over (create)
+        // in the same sidecar, compared with the same original.
         const previous = this.interrupted.get(this.key(userPath));
         if (previous) {
             this.interrupted.delete(previous.relPath);
             const resumed = mode === "append" ? await previous.resume() : await previous.restart();
-            if (!resumed.ok) return this.fail(userPath, resumed.error);
+            if (!resumed.ok) {
+                await previous.discard();
+                return this.fail(userPath, resumed.error);
+            }
             this.active = previous;
             return [{ type: "file_started", path: previous.relPath, mode }];
         }
-        const started = await FileWriteSession.start(this.repoRoot, userPath, mode);
+        const started = await FileWriteSession.start(this.repoRoot, userPath, mode, this.options);
         if (!started.ok) return this.fail(userPath, started.error);
         this.active = started.data;
         return [{ type: "file_started", path: started.data.relPath, mode }];

@@ -1,15 +1,14 @@
 /**
- * Writes one NORTH_FILE block to disk while it streams, so a provider timeout
- * loses nothing: the path is checked first (nothing is written outside the
- * project), the original content is kept in memory, chunks go straight to the
- * final path, and the session counts lines and keeps the last 30 for a
- * continuation prompt. When the block closes, `complete()` returns a
- * PreparedWrite for review: `apply()` has nothing left to do, `discard()`
- * deletes a new file or puts the overwritten content back.
+ * Writes one NORTH_FILE block while it streams, without touching the target
+ * before approval: chunks go to a sidecar next to it (see sidecar.ts), the
+ * session counts lines and keeps the last 30 for a continuation prompt. When
+ * the block closes (or is given up), `complete()` returns a PreparedWrite:
+ * `apply()` re-checks the target and renames the sidecar over it atomically,
+ * `discard()` deletes the sidecar. A `kill -9` at any moment leaves the target
+ * as it was.
  */
 import { promises as fs } from "node:fs";
 import { dirname } from "node:path";
-import { writeFileAtomic } from "../../util/atomic-write";
 import { computeFileDiff } from "../editing/diff";
 import { describeError, errnoCode, readOnlyError } from "../editing/files";
 import type { EditApplied } from "../editing/prepared";
@@ -19,6 +18,14 @@ import { resolveWritablePath } from "../path-guard";
 import type { PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
+import type { OpenSidecar, SidecarHandle } from "./sidecar";
+import {
+    openSidecarFile,
+    removeStaleSidecars,
+    sidecarPathFor,
+    trackSidecar,
+    untrackSidecar,
+} from "./sidecar";
 
 /** Lines of trailing context kept for a continuation prompt. */
 export const RESUME_WINDOW_LINES = 30;
@@ -34,7 +41,7 @@ export interface ResumeInfo {
     endsMidLine: boolean;
 }
 
-type SessionState = "open" | "interrupted" | "completed" | "discarded";
+type SessionState = "open" | "interrupted" | "completed" | "applied" | "discarded";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** The trailing window is trimmed once the kept tail grows past this many characters. */
@@ -42,11 +49,41 @@ const TAIL_TRIM_MIN = 8192;
 /** Longest tail kept when the last lines are huge (minified code). */
 const TAIL_MAX = 65536;
 
+const REWRITE = "Re-read it (read_file) and write it again.";
+
+/** What a failed write means to a user, beyond the errno text. */
+function writeFailureHint(error: Error): string {
+    switch (errnoCode(error)) {
+        case "ENOSPC":
+            return " (the disk is full)";
+        case "EDQUOT":
+            return " (the disk quota is used up)";
+        case "EFBIG":
+            return " (the file size limit was reached, see ulimit -f)";
+        default:
+            return "";
+    }
+}
+
+/** Writes all of `data`: a short write (a size limit reached) is followed by one that fails. */
+async function writeFully(handle: SidecarHandle, data: Buffer): Promise<void> {
+    for (let offset = 0; offset < data.length;) {
+        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+        if (!(bytesWritten > 0)) throw new Error("the write made no progress");
+        offset += bytesWritten;
+    }
+}
+
+export interface WriteSessionOptions {
+    /** Opens the sidecar; tests inject a failing one. */
+    openSidecar?: OpenSidecar;
+}
+
 export class FileWriteSession {
-    private handle: fs.FileHandle | null = null;
+    private handle: SidecarHandle | null = null;
     /** Data waiting for the write in flight to finish; written together, in order. */
-    private buffered: Uint8Array[] = [];
-    /** The running drain loop, if a write is in flight. */
+    private buffered: Buffer[] = [];
+    /** The running drain, if a write is in flight; cleared only after it settled. */
     private draining: Promise<void> | null = null;
     private failure: Error | null = null;
     private state: SessionState = "open";
@@ -56,27 +93,34 @@ export class FileWriteSession {
     private trimAt = TAIL_TRIM_MIN;
 
     private constructor(
+        private readonly repoRoot: string,
         /** Repo-relative POSIX path. */
         readonly relPath: string,
-        /** Absolute, symlink-resolved path written to. */
+        /** Absolute, symlink-resolved path of the target. */
         readonly realPath: string,
-        /** Bytes before the session started; null if the file did not exist. */
+        /** Where the content goes until it is accepted. */
+        readonly sidecarPath: string,
+        /** Bytes of the target when the block started; null if it did not exist. */
         private readonly original: Buffer | null,
+        /** Permission bits of the existing target, kept by the rename. */
+        private readonly originalMode: number | null,
         private readonly createdDir: string | undefined,
         private readonly eol: Eol,
         /** The original started with a UTF-8 BOM; a rewrite keeps it. */
-        private readonly bom: boolean
+        private readonly bom: boolean,
+        private readonly openSidecar: OpenSidecar
     ) {}
 
     /**
-     * Starts a session: `create` replaces the file (remembering what it held),
-     * `append` continues an existing file (or creates it). Fails without
-     * writing anything for a path outside the project or a directory.
+     * Starts a session: `create` writes new content, `append` continues the
+     * existing file's content (or creates it). Fails without writing anything
+     * for a path outside the project or a directory.
      */
     static async start(
         repoRoot: string,
         userPath: string,
-        mode: FileBlockMode
+        mode: FileBlockMode,
+        options: WriteSessionOptions = {}
     ): Promise<ToolResult<FileWriteSession>> {
         const safe = await resolveWritablePath(repoRoot, userPath, { mustExist: false });
         if (!safe.ok) return safe;
@@ -84,19 +128,14 @@ export class FileWriteSession {
         if (relPath === ".")
             return toolError("not_a_file", "The project root is a directory, not a file.");
         let original: Buffer | null = null;
+        let originalMode: number | null = null;
         try {
             const stat = await fs.stat(realPath);
             if (stat.isDirectory())
                 return toolError("not_a_file", `${relPath} is a directory, not a file.`);
             if (!stat.isFile()) return toolError("not_a_file", `${relPath} is not a regular file.`);
             if ((stat.mode & 0o222) === 0) return readOnlyError(relPath, stat.mode);
-            if (stat.nlink > 1) {
-                // Writing in place would change every other name of this file too.
-                return toolError(
-                    "invalid_path",
-                    `${relPath} has other hard links, and a NORTH_FILE block writes in place; use edit_create_file with overwrite: true instead.`
-                );
-            }
+            originalMode = stat.mode & 0o7777;
             original = await fs.readFile(realPath);
         } catch (error) {
             if (errnoCode(error) !== "ENOENT") {
@@ -105,31 +144,45 @@ export class FileWriteSession {
         }
         const decoded = original ? decodeText(original) : null;
         const doc = decoded?.ok ? decoded.doc : null;
+        const dir = dirname(realPath);
+        const sidecarPath = sidecarPathFor(realPath);
+        const openSidecar = options.openSidecar ?? openSidecarFile;
         let createdDir: string | undefined;
-        let handle: fs.FileHandle;
+        let handle: SidecarHandle;
         try {
-            if (!original) createdDir = await fs.mkdir(dirname(realPath), { recursive: true });
-            handle = await fs.open(realPath, mode === "append" ? "a" : "w", 0o644);
+            if (!original) createdDir = await fs.mkdir(dir, { recursive: true });
+            if (!createdDir) await removeStaleSidecars(dir);
+            handle = await openSidecar(sidecarPath, "wx");
         } catch (error) {
+            if (createdDir) await removeCreatedDirs(dir, createdDir);
             return toolError("io_error", `Cannot write ${relPath}: ${describeError(error)}`);
         }
+        trackSidecar(sidecarPath);
         const session = new FileWriteSession(
+            repoRoot,
             relPath,
             realPath,
+            sidecarPath,
             original,
+            originalMode,
             createdDir,
             doc?.eol ?? "\n",
-            doc?.bom ?? false
+            doc?.bom ?? false,
+            openSidecar
         );
         session.handle = handle;
-        if (mode === "append" && doc) session.track(doc.text.replace(/\r\n/g, "\n"));
+        if (mode === "append" && original) {
+            // The block continues the file: the sidecar starts as a copy of it.
+            session.enqueue(original);
+            if (doc) session.track(doc.text.replace(/\r\n/g, "\n"));
+        }
         if (mode === "create" && session.bom) session.enqueue(BOM);
         return toolOk(session);
     }
 
-    /** Queues `text` for the file (in order); errors surface in `flush`/`complete`. */
+    /** Queues `text` for the sidecar (in order); errors surface in `failed`, `flush`, `complete`. */
     write(text: string): void {
-        if (this.state !== "open" || text === "") return;
+        if (this.state !== "open" || this.failure || text === "") return;
         let lf = (this.pendingCr ? "\r" : "") + text;
         this.pendingCr = lf.endsWith("\r");
         if (this.pendingCr) lf = lf.slice(0, -1);
@@ -138,16 +191,20 @@ export class FileWriteSession {
         this.enqueue(Buffer.from(this.eol === "\r\n" ? lf.replace(/\n/g, "\r\n") : lf, "utf8"));
     }
 
+    /** A write failed: the block cannot be completed any more. */
+    get failed(): boolean {
+        return this.failure !== null;
+    }
+
     /** Waits for queued writes; the first write error, if any. */
     async flush(): Promise<ToolResult<null>> {
         await this.settle();
-        if (this.failure) {
-            return toolError(
-                "io_error",
-                `Writing ${this.relPath} failed: ${describeError(this.failure)}. The partial file was kept.`
-            );
-        }
-        return toolOk(null);
+        if (!this.failure) return toolOk(null);
+        return toolError(
+            "io_error",
+            `Writing ${this.relPath} failed: ${describeError(this.failure)}${writeFailureHint(this.failure)}. ` +
+                "The block was stopped there and the rest of its content dropped."
+        );
     }
 
     /** Lines in the file so far (a partial last line counts); cheap, for progress display. */
@@ -168,7 +225,7 @@ export class FileWriteSession {
         };
     }
 
-    /** The stream ended without a close tag: keep the partial file, await a continuation. */
+    /** The stream ended without a close tag: the sidecar waits for a continuation. */
     async interrupt(): Promise<ResumeInfo> {
         if (this.state === "open") {
             await this.close();
@@ -180,64 +237,58 @@ export class FileWriteSession {
     /** Reopens an interrupted session for a `mode="append"` continuation. */
     async resume(): Promise<ToolResult<null>> {
         if (this.state === "open") return toolOk(null);
-        if (this.state !== "interrupted") {
-            return toolError(
-                "invalid_args",
-                `The write session for ${this.relPath} has already ended.`
-            );
-        }
-        try {
-            this.handle = await fs.open(this.realPath, "a");
-        } catch (error) {
-            return toolError("io_error", `Cannot reopen ${this.relPath}: ${describeError(error)}`);
-        }
-        this.state = "open";
-        return toolOk(null);
+        return this.reopen("a");
     }
 
-    /**
-     * Starts an interrupted session over (a new `mode="create"` block for the
-     * same path): the partial content goes, the original is still what discard restores.
-     */
+    /** Starts an interrupted session over (a new `mode="create"` block for the same path). */
     async restart(): Promise<ToolResult<null>> {
-        if (this.state !== "interrupted") {
-            return toolError(
-                "invalid_args",
-                `The write session for ${this.relPath} is not waiting for a continuation.`
-            );
-        }
-        try {
-            this.handle = await fs.open(this.realPath, "w");
-        } catch (error) {
-            return toolError("io_error", `Cannot rewrite ${this.relPath}: ${describeError(error)}`);
-        }
-        this.state = "open";
+        const reopened = await this.reopen("w");
+        if (!reopened.ok) return reopened;
         this.completeLines = 0;
         this.tail = "";
         this.pendingCr = false;
-        this.failure = null;
         if (this.bom) this.enqueue(BOM);
         return toolOk(null);
     }
 
-    /** The block closed: finish writing and prepare the review of original → new. */
-    async complete(): Promise<ToolResult<PreparedWrite>> {
+    /**
+     * The block closed (or was given up after its continuations): finish the
+     * sidecar and prepare the review of original → new. `partial` marks content
+     * that never reached its close tag. On failure the sidecar is gone.
+     */
+    async complete(partial = false): Promise<ToolResult<PreparedWrite>> {
+        if (this.state === "interrupted") {
+            const reopened = await this.resume();
+            if (!reopened.ok) {
+                await this.discard();
+                return reopened;
+            }
+        }
+        if (this.state !== "open") {
+            return toolError("invalid_args", `The write session for ${this.relPath} has ended.`);
+        }
         if (this.pendingCr) {
             this.pendingCr = false;
             this.track("\r");
             this.enqueue(Buffer.from("\r"));
         }
+        await this.settle();
+        if (!this.failure) await this.handle?.sync().catch((error: unknown) => this.fail(error));
         const flushed = await this.flush();
         await this.close();
-        if (!flushed.ok) return flushed;
+        if (!flushed.ok) {
+            await this.discard();
+            return flushed;
+        }
         this.state = "completed";
         let bytes: Buffer;
         try {
-            bytes = await fs.readFile(this.realPath);
+            bytes = await fs.readFile(this.sidecarPath);
         } catch (error) {
+            await this.discard();
             return toolError(
                 "io_error",
-                `Cannot read back ${this.relPath}: ${describeError(error)}`
+                `Cannot read back the new content of ${this.relPath}: ${describeError(error)}`
             );
         }
         const now = decodeText(bytes);
@@ -260,56 +311,148 @@ export class FileWriteSession {
                 },
             ],
         };
+        const verb = this.original === null ? "Creating" : "Editing";
+        const cut = partial ? ` (partial: cut off after ${this.linesWritten} lines)` : "";
         return toolOk({
             kind: "prepared_write",
-            summary: `${this.original === null ? "Creating" : "Editing"} ${this.relPath}`,
+            summary: `${verb} ${this.relPath}${cut}`,
             diffs: [diff],
-            apply: async () => toolOk(result),
+            apply: () => this.commit(result),
             discard: () => this.discard(),
         });
     }
 
-    /** Undoes the session: a new file is deleted, an overwritten one gets its old bytes back. */
+    /** Drops the session: the sidecar and the directories made for a new file are removed. */
     async discard(): Promise<void> {
-        if (this.state === "discarded") return;
-        await this.settle();
-        await this.close();
+        if (this.state === "discarded" || this.state === "applied") return;
         this.state = "discarded";
-        if (this.original) {
-            await writeFileAtomic(this.realPath, this.original);
-            return;
-        }
-        await fs.unlink(this.realPath).catch(() => undefined);
-        if (!this.createdDir) return;
-        for (let dir = dirname(this.realPath); ; dir = dirname(dir)) {
-            const removed = await fs.rmdir(dir).then(
-                () => true,
-                () => false
+        await this.close();
+        await fs.unlink(this.sidecarPath).catch(() => undefined);
+        untrackSidecar(this.sidecarPath);
+        if (this.createdDir) await removeCreatedDirs(dirname(this.realPath), this.createdDir);
+    }
+
+    /** Accepted: re-check the target, then rename the sidecar over it. */
+    private async commit(result: EditApplied): Promise<ToolResult> {
+        if (this.state !== "completed") {
+            return toolError(
+                "file_changed",
+                `The NORTH_FILE block for ${this.relPath} was already applied or dropped.`
             );
-            if (!removed || dir === this.createdDir || dirname(dir) === dir) return;
         }
+        const problem = await this.checkTarget();
+        if (problem) {
+            await this.discard();
+            return problem;
+        }
+        try {
+            if (this.originalMode !== null) await fs.chmod(this.sidecarPath, this.originalMode);
+            await fs.rename(this.sidecarPath, this.realPath);
+        } catch (error) {
+            await this.discard();
+            return toolError(
+                "io_error",
+                `Could not write ${this.relPath}: ${describeError(error)}. The file was not changed.`
+            );
+        }
+        this.state = "applied";
+        untrackSidecar(this.sidecarPath);
+        return toolOk(result);
     }
 
-    private enqueue(data: Uint8Array): void {
-        this.buffered.push(data);
-        this.draining ??= this.drain();
-    }
-
-    /** Writes buffered data until none is left: one write per batch, never out of order. */
-    private async drain(): Promise<void> {
-        while (this.buffered.length > 0) {
-            const chunk = Buffer.concat(this.buffered.splice(0));
-            if (this.failure || !this.handle) continue;
-            try {
-                await this.handle.write(chunk);
-            } catch (error) {
-                this.failure = error instanceof Error ? error : new Error(String(error));
+    /** Null when the target is still where, and what, it was when the block started. */
+    private async checkTarget(): Promise<ToolResult<never> | null> {
+        const rel = this.relPath;
+        const safe = await resolveWritablePath(this.repoRoot, rel, { mustExist: false });
+        if (!safe.ok) {
+            return toolError(
+                safe.error.code,
+                `${safe.error.message} Nothing was written to ${rel}.`
+            );
+        }
+        if (safe.data.realPath !== this.realPath) {
+            return toolError(
+                "file_changed",
+                `${rel} now leads to a different place (a directory or link on its path changed while the block was written); nothing was written. ${REWRITE}`
+            );
+        }
+        let now: Buffer | null = null;
+        try {
+            const stat = await fs.stat(this.realPath);
+            if ((stat.mode & 0o222) === 0) return readOnlyError(rel, stat.mode);
+            now = await fs.readFile(this.realPath);
+        } catch (error) {
+            if (errnoCode(error) !== "ENOENT") {
+                return toolError(
+                    "io_error",
+                    `Cannot check ${rel}: ${describeError(error)}; nothing was written.`
+                );
             }
         }
-        this.draining = null;
+        if (this.original === null && now === null) return null;
+        if (this.original !== null && now !== null && now.equals(this.original)) return null;
+        const what =
+            this.original === null
+                ? "was created by something else"
+                : now === null
+                  ? "was deleted"
+                  : "changed on disk";
+        return toolError(
+            "file_changed",
+            `${rel} ${what} while the NORTH_FILE block was written; nothing was written. ${REWRITE}`
+        );
     }
 
-    /** Resolves once everything queued so far is on disk (or failed). */
+    private async reopen(flags: "a" | "w"): Promise<ToolResult<null>> {
+        if (this.state !== "interrupted") {
+            return toolError(
+                "invalid_args",
+                `The write session for ${this.relPath} is not waiting for a continuation.`
+            );
+        }
+        try {
+            this.handle = await this.openSidecar(this.sidecarPath, flags);
+        } catch (error) {
+            return toolError(
+                "io_error",
+                `Cannot continue writing ${this.relPath}: ${describeError(error)}`
+            );
+        }
+        this.state = "open";
+        return toolOk(null);
+    }
+
+    private fail(error: unknown): void {
+        this.failure ??= error instanceof Error ? error : new Error(String(error));
+        this.buffered = [];
+    }
+
+    private enqueue(data: Buffer): void {
+        if (this.failure) return;
+        this.buffered.push(data);
+        if (this.draining) return;
+        // Cleared in a later tick, after the assignment below, even when
+        // drain() finishes synchronously: settle() never waits on a stale promise.
+        const run: Promise<void> = this.drain().finally(() => {
+            if (this.draining === run) this.draining = null;
+        });
+        this.draining = run;
+    }
+
+    /** Writes buffered data until none is left or a write fails: one write per batch, in order. */
+    private async drain(): Promise<void> {
+        while (this.buffered.length > 0 && !this.failure) {
+            const chunk = Buffer.concat(this.buffered.splice(0));
+            try {
+                if (!this.handle) throw new Error(`the sidecar of ${this.relPath} is closed`);
+                await writeFully(this.handle, chunk);
+            } catch (error) {
+                this.fail(error);
+            }
+        }
+    }
+
+    /** Resolves once everything queued so far is written (or failed). */
     private async settle(): Promise<void> {
         while (this.draining) await this.draining;
     }
@@ -339,6 +482,17 @@ export class FileWriteSession {
             at = this.tail.lastIndexOf("\n", at - 1);
         if (at > 0) this.tail = this.tail.slice(at + 1);
         if (this.tail.length > TAIL_MAX) this.tail = this.tail.slice(-TAIL_MAX);
+    }
+}
+
+/** Removes `dir` and its parents up to `createdDir` while they are empty. */
+async function removeCreatedDirs(dir: string, createdDir: string): Promise<void> {
+    for (let current = dir; ; current = dirname(current)) {
+        const removed = await fs.rmdir(current).then(
+            () => true,
+            () => false
+        );
+        if (!removed || current === createdDir || dirname(current) === current) return;
     }
 }
 

@@ -4,6 +4,7 @@ import { Box, Text } from "ink";
 import type { Mode } from "../../agent/events";
 import type { KeyEvent } from "../input/keys";
 import { useRawInput } from "../hooks/use-raw-input";
+import { sanitizeText } from "../render/sanitize";
 import { layoutComposer } from "./composer-layout";
 import type { SlashSource } from "./slash-complete";
 import {
@@ -59,8 +60,8 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
                 return (
                     <Text key={item.value} wrap="truncate-end">
                         <Text color={selected ? "cyan" : undefined}>{selected ? "› " : "  "}</Text>
-                        <Text bold={selected}>{item.label}</Text>
-                        {item.hint ? <Text dimColor> {item.hint}</Text> : null}
+                        <Text bold={selected}>{sanitizeText(item.label)}</Text>
+                        {item.hint ? <Text dimColor> {sanitizeText(item.hint)}</Text> : null}
                     </Text>
                 );
             })}

@@ -28,6 +28,8 @@ export interface DiffReviewProps {
     maxLines?: number;
     /** Listen for a / y / r. */
     active?: boolean;
+    /** Paths that are protected configuration: one note line (taken from `maxLines`). */
+    protectedPaths?: readonly string[];
     onDecide?: (decision: ApprovalDecision) => void;
 }
 
@@ -133,7 +135,9 @@ const DIFF_KEYS: readonly KeyHint[] = [
 
 function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const { summary, diffs, status, width, maxLines = DIFF_MAX_LINES, active = false } = props;
-    const rendered = useMemo(() => renderDiff(diffs, maxLines), [diffs, maxLines]);
+    const guarded = props.protectedPaths ?? [];
+    const bodyLines = guarded.length > 0 ? Math.max(1, maxLines - 1) : maxLines;
+    const rendered = useMemo(() => renderDiff(diffs, bodyLines), [diffs, bodyLines]);
     const pending = status === "pending";
     useInput(
         (input) => {
@@ -161,6 +165,12 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                 </>
             }
         >
+            {guarded.length > 0 ? (
+                <Text color="yellow" wrap="truncate-end">
+                    ⚠ protected: {guarded.map(sanitizeLine).join(", ")} (can run commands or grant
+                    approvals; always asked)
+                </Text>
+            ) : null}
             {rendered.lines.map((line, i) => (
                 <Text
                     key={i}

@@ -14,6 +14,7 @@ import { LearningPrompt } from "./learning-prompt";
 import { PickerReview } from "./picker-review";
 import { PlanReview } from "./plan-review";
 import { ShellReview } from "./shell-review";
+import { TrustPrompt } from "./trust-prompt";
 
 const PLAIN = createAnsi(false);
 
@@ -94,6 +95,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                     key={review.id}
                     summary={review.request.summary}
                     diffs={review.request.diffs ?? []}
+                    protectedPaths={review.request.protectedPaths}
                     status="pending"
                     width={width}
                     borderColor={borderColor}
@@ -130,6 +132,18 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                     active
                     inputGraceMs={inputGraceMs}
                     onDecide={once<ApprovalDecision>(review.resolve)}
+                />
+            );
+        case "trust":
+            return (
+                <TrustPrompt
+                    key={review.id}
+                    inventory={review.inventory}
+                    width={width}
+                    maxRows={height === undefined ? undefined : Math.max(1, height - 6)}
+                    borderColor={borderColor}
+                    active
+                    onAnswer={once<boolean | null>(review.resolve)}
                 />
             );
         case "learning":

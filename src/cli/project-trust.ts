@@ -1,0 +1,218 @@
+/**
+ * What a repository's own configuration would run or allow, listed for the
+ * trust question, and the decision for this start: a stored decision for the
+ * same files, `--trust`, or the front-end's answer (the chat asks; print mode
+ * never asks and skips). See storage/trust.ts.
+ */
+import { parseHookSettings } from "../agent/hooks/settings";
+import { HOOK_EVENTS } from "../agent/hooks/types";
+import {
+    type ProjectConfigSnapshot,
+    type ProjectTrust,
+    type TrustGatedFile,
+    type TrustStore,
+    createProjectTrust,
+    readProjectConfig,
+} from "../storage/trust";
+
+/** One thing the project would run or allow once trusted. */
+export interface TrustItem {
+    kind: "mcp" | "hook" | "approval" | "unreadable";
+    /** The file it comes from, relative to the project root. */
+    source: TrustGatedFile;
+    /** What runs or is allowed, as configured (variables unexpanded). */
+    text: string;
+}
+
+export interface TrustInventory {
+    repoRoot: string;
+    items: TrustItem[];
+}
+
+/** Settings files that may hold hooks, in the order they are merged. */
+export const PROJECT_HOOK_FILES = [
+    ".north/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+] as const satisfies readonly TrustGatedFile[];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string | undefined): unknown {
+    if (text === undefined) return undefined;
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return undefined;
+    }
+}
+
+function mcpItems(text: string | undefined): string[] {
+    const json = parseJson(text);
+    const servers = isRecord(json) ? json.mcpServers : undefined;
+    if (!isRecord(servers)) return text === undefined ? [] : ["(not valid MCP configuration)"];
+    return Object.entries(servers).map(([name, raw]) => {
+        if (!isRecord(raw)) return `${name}: (invalid entry)`;
+        if (typeof raw.url === "string") {
+            const headers = isRecord(raw.headers) ? Object.keys(raw.headers) : [];
+            return `${name}: connects to ${raw.url}${headers.length > 0 ? ` (headers: ${headers.join(", ")})` : ""}`;
+        }
+        const args = Array.isArray(raw.args) ? raw.args.map((a) => String(a)) : [];
+        const env = isRecord(raw.env) ? Object.keys(raw.env) : [];
+        return `${name}: runs ${[String(raw.command ?? "?"), ...args].join(" ")}${env.length > 0 ? ` (env: ${env.join(", ")})` : ""}`;
+    });
+}
+
+function hookItems(source: TrustGatedFile, text: string | undefined): string[] {
+    const json = parseJson(text);
+    if (json === undefined) return text === undefined ? [] : ["(not valid JSON)"];
+    const { settings } = parseHookSettings(json, source);
+    const out: string[] = [];
+    for (const event of HOOK_EVENTS) {
+        for (const group of settings[event] ?? []) {
+            const on = group.matcher && group.matcher !== "*" ? ` ${group.matcher}` : "";
+            for (const hook of group.hooks) out.push(`${event}${on}: runs ${hook.command}`);
+        }
+    }
+    return out;
+}
+
+function approvalItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
+    const items: TrustItem[] = [];
+    const auto = parseJson(snapshot.files[".north/autoaccept.json"]);
+    if (isRecord(auto)) {
+        if (auto.shellAutoApprove === true) {
+            items.push({
+                kind: "approval",
+                source: ".north/autoaccept.json",
+                text: "runs every command without asking",
+            });
+        }
+        if (auto.editsAutoAccept === true) {
+            items.push({
+                kind: "approval",
+                source: ".north/autoaccept.json",
+                text: "applies every edit without review",
+            });
+        }
+    }
+    const allow = parseJson(snapshot.files[".north/allowlist.json"]);
+    const commands = isRecord(allow) ? allow.allowedCommands : undefined;
+    if (Array.isArray(commands)) {
+        for (const command of commands) {
+            if (typeof command === "string") {
+                items.push({
+                    kind: "approval",
+                    source: ".north/allowlist.json",
+                    text: `runs without asking: ${command}`,
+                });
+            }
+        }
+    }
+    return items;
+}
+
+/** Everything the snapshot's files would run or allow. */
+export function describeProjectConfig(
+    repoRoot: string,
+    snapshot: ProjectConfigSnapshot
+): TrustInventory {
+    const items: TrustItem[] = [];
+    for (const text of mcpItems(snapshot.files[".mcp.json"])) {
+        items.push({ kind: "mcp", source: ".mcp.json", text });
+    }
+    for (const source of PROJECT_HOOK_FILES) {
+        for (const text of hookItems(source, snapshot.files[source])) {
+            items.push({ kind: "hook", source, text });
+        }
+    }
+    items.push(...approvalItems(snapshot));
+    for (const [source, reason] of Object.entries(snapshot.unreadable)) {
+        items.push({ kind: "unreadable", source: source as TrustGatedFile, text: `(${reason})` });
+    }
+    return { repoRoot, items };
+}
+
+const KIND_WORDS: Record<TrustItem["kind"], [string, string]> = {
+    mcp: ["MCP server", "MCP servers"],
+    hook: ["hook", "hooks"],
+    approval: ["standing approval", "standing approvals"],
+    unreadable: ["unreadable file", "unreadable files"],
+};
+
+/** "2 MCP servers (.mcp.json), 1 hook (.claude/settings.json)": for one warning line. */
+export function summarizeInventory(inventory: TrustInventory): string {
+    const parts: string[] = [];
+    for (const kind of Object.keys(KIND_WORDS) as Array<TrustItem["kind"]>) {
+        const items = inventory.items.filter((i) => i.kind === kind);
+        if (items.length === 0) continue;
+        const sources = [...new Set(items.map((i) => i.source))].join(", ");
+        const [one, many] = KIND_WORDS[kind];
+        parts.push(`${items.length} ${items.length === 1 ? one : many} (${sources})`);
+    }
+    return parts.join(", ");
+}
+
+/**
+ * How a front-end settles an untrusted project with something to run: the
+ * chat asks (true: trust and remember), print mode answers from `--trust`.
+ */
+export type TrustDecider = (inventory: TrustInventory) => Promise<TrustAnswer>;
+
+export type TrustAnswer =
+    /** Trusted and remembered for these files. */
+    | "trust"
+    /** Trusted for this run only (`--trust`). */
+    | "trust-once"
+    | "untrusted";
+
+export interface ProjectTrustDecision {
+    /** The gated files as read for the decision; loaders parse these. */
+    snapshot: ProjectConfigSnapshot;
+    /** Whether the project's own configuration may act in this session. */
+    trusted: boolean;
+    /** What was there (empty when nothing needed trust). */
+    inventory: TrustInventory;
+    /** Live trust for standing approvals (changes behind North's back stop counting). */
+    live: ProjectTrust;
+}
+
+/**
+ * Decides trust for this start. A project without gated files, or whose files
+ * are the ones the user trusted, needs no question; otherwise `decide` answers.
+ */
+export async function settleProjectTrust(
+    repoRoot: string,
+    store: TrustStore,
+    decide: TrustDecider
+): Promise<ProjectTrustDecision> {
+    const snapshot = readProjectConfig(repoRoot);
+    const inventory = describeProjectConfig(repoRoot, snapshot);
+    const { fingerprint } = snapshot;
+    let answer: TrustAnswer;
+    if (fingerprint === null || store.isTrusted(repoRoot, fingerprint)) answer = "trust";
+    else if (inventory.items.length === 0) {
+        // Gated files that configure nothing (e.g. `{}`) grant nothing: no question.
+        answer = "trust";
+    } else answer = await decide(inventory);
+    if (answer === "trust" && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)) {
+        try {
+            store.trust(repoRoot, fingerprint);
+        } catch {
+            // not saved: trusted for this session, asked again next time
+        }
+    }
+    const trusted = answer !== "untrusted";
+    return {
+        snapshot,
+        trusted,
+        inventory,
+        live: createProjectTrust(
+            repoRoot,
+            { fingerprint, trusted, persist: answer === "trust" },
+            store
+        ),
+    };
+}

@@ -1,0 +1,202 @@
+/**
+ * Workspace trust. Files a repository ships that run code or grant rights
+ * (MCP servers, hooks, standing approvals) are inert until the user trusts the
+ * repository. The decision lives outside the repository, in
+ * `~/.north/trusted-projects.json`, keyed by the project's real path and bound
+ * to a fingerprint of those files: when they change (a `git pull` adds a
+ * hook), the old decision no longer applies and North asks again.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomicSync } from "./conversations/io";
+import { withFileLock } from "./file-lock";
+
+/**
+ * Project files whose content runs code or grants approval, relative to the
+ * project root. Everything North loads from them is gated by trust.
+ */
+export const TRUST_GATED_FILES = [
+    ".mcp.json",
+    ".north/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".north/allowlist.json",
+    ".north/autoaccept.json",
+] as const;
+
+export type TrustGatedFile = (typeof TRUST_GATED_FILES)[number];
+
+/** Larger files are fingerprinted but not parsed: no settings file is this big. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The gated files as read at one moment. Loaders parse `files` rather than
+ * reading again, so what runs is exactly what was fingerprinted (and shown).
+ */
+export interface ProjectConfigSnapshot {
+    /** Text of each gated file that exists (absent: missing or unreadable). */
+    files: Partial<Record<TrustGatedFile, string>>;
+    /** Files that exist but could not be read or are too large, with the reason. */
+    unreadable: Partial<Record<TrustGatedFile, string>>;
+    /** Null when no gated file exists: there is nothing to trust. */
+    fingerprint: string | null;
+}
+
+/** Reads the gated files of `repoRoot` and fingerprints them. Never throws. */
+export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
+    const files: ProjectConfigSnapshot["files"] = {};
+    const unreadable: ProjectConfigSnapshot["unreadable"] = {};
+    const hash = createHash("sha256");
+    let any = false;
+    for (const name of TRUST_GATED_FILES) {
+        let bytes: Buffer;
+        try {
+            bytes = readFileSync(join(repoRoot, name));
+        } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === "ENOENT" || code === "ENOTDIR") continue;
+            // Unreadable now, maybe readable later: count it, so a change is noticed.
+            any = true;
+            unreadable[name] = (error as Error).message;
+            hash.update(`${name}\0unreadable\0`);
+            continue;
+        }
+        any = true;
+        hash.update(`${name}\0${bytes.length}\0`).update(bytes);
+        if (bytes.length > MAX_CONFIG_BYTES) unreadable[name] = "larger than 1 MiB";
+        else files[name] = bytes.toString("utf8");
+    }
+    return { files, unreadable, fingerprint: any ? hash.digest("hex") : null };
+}
+
+interface TrustRecord {
+    fingerprint: string;
+    trustedAt: string;
+}
+
+interface TrustFile {
+    version: 1;
+    projects: Record<string, TrustRecord>;
+}
+
+export interface TrustStore {
+    readonly path: string;
+    /** True when the user trusted `repoRoot` with exactly these files. */
+    isTrusted(repoRoot: string, fingerprint: string): boolean;
+    /** Remembers that the user trusts `repoRoot` with these files. Throws when it cannot save. */
+    trust(repoRoot: string, fingerprint: string): void;
+}
+
+function projectKey(repoRoot: string): string {
+    try {
+        return realpathSync(repoRoot);
+    } catch {
+        return repoRoot;
+    }
+}
+
+function parseTrustFile(text: string): TrustFile {
+    const empty: TrustFile = { version: 1, projects: {} };
+    let json: unknown;
+    try {
+        json = JSON.parse(text);
+    } catch {
+        return empty; // a damaged file trusts nothing; it is rewritten on the next decision
+    }
+    if (typeof json !== "object" || json === null) return empty;
+    const projects = (json as { projects?: unknown }).projects;
+    if (typeof projects !== "object" || projects === null) return empty;
+    const out: TrustFile = { version: 1, projects: {} };
+    for (const [key, value] of Object.entries(projects as Record<string, unknown>)) {
+        const record = value as Partial<TrustRecord> | null;
+        if (typeof record?.fingerprint === "string") {
+            out.projects[key] = {
+                fingerprint: record.fingerprint,
+                trustedAt: typeof record.trustedAt === "string" ? record.trustedAt : "",
+            };
+        }
+    }
+    return out;
+}
+
+/** The trust decisions in `<dataDirectory>/trusted-projects.json`, read fresh at each question. */
+export function createTrustStore(dataDirectory: string): TrustStore {
+    const path = join(dataDirectory, "trusted-projects.json");
+    const read = (): TrustFile => {
+        try {
+            return parseTrustFile(readFileSync(path, "utf8"));
+        } catch {
+            return { version: 1, projects: {} };
+        }
+    };
+    return {
+        path,
+        isTrusted(repoRoot, fingerprint) {
+            return read().projects[projectKey(repoRoot)]?.fingerprint === fingerprint;
+        },
+        trust(repoRoot, fingerprint) {
+            mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+            withFileLock(path, () => {
+                const current = read();
+                current.projects[projectKey(repoRoot)] = {
+                    fingerprint,
+                    trustedAt: new Date().toISOString(),
+                };
+                writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", true);
+            });
+        },
+    };
+}
+
+/**
+ * Trust as one session sees it: the fingerprint accepted at start (by the
+ * user, a stored decision or `--trust`), checked against the files as they
+ * are now. Project files changed behind North's back (by a command, another
+ * tool, a pull) stop counting until the user trusts them again; North's own
+ * writes on the user's behalf (`recordOwnWrite`) keep the trust.
+ */
+export interface ProjectTrust {
+    /** Whether the project's gated files, as they are now, are trusted. */
+    isTrustedNow(): boolean;
+    /**
+     * Runs `write` (North saving the user's "always" into a gated file) and,
+     * when the project was trusted before it, trusts the result too.
+     * Returns false when the project is not trusted (then nothing is written).
+     */
+    recordOwnWrite(write: () => void): boolean;
+}
+
+export function createProjectTrust(
+    repoRoot: string,
+    accepted: { fingerprint: string | null; trusted: boolean; persist: boolean },
+    store: TrustStore
+): ProjectTrust {
+    let fingerprint = accepted.fingerprint;
+    let trusted = accepted.trusted;
+    const isTrustedNow = (): boolean => {
+        const now = readProjectConfig(repoRoot).fingerprint;
+        if (now === null) return true; // nothing there to trust
+        if (trusted && now === fingerprint) return true;
+        // Another North process may have recorded the user's decision since.
+        return store.isTrusted(repoRoot, now);
+    };
+    return {
+        isTrustedNow,
+        recordOwnWrite(write) {
+            if (!isTrustedNow()) return false;
+            write();
+            const after = readProjectConfig(repoRoot).fingerprint;
+            fingerprint = after;
+            trusted = true;
+            if (accepted.persist && after !== null) {
+                try {
+                    store.trust(repoRoot, after);
+                } catch {
+                    // unsaved: the write is trusted for this session; asked again next time
+                }
+            }
+            return true;
+        },
+    };
+}

@@ -1,0 +1,111 @@
+/**
+ * A project ships configuration that runs code or grants approvals (MCP
+ * servers, hooks, an allowlist, auto-approval): trust it? Shown before any of
+ * it runs, with each command as configured. y trusts (remembered until those
+ * files change), n or Esc starts without it (asked again next time).
+ */
+import { Box, Text, useInput } from "ink";
+import { memo } from "react";
+import type { ReactElement } from "react";
+import type { TrustPromptInventory } from "../review-types";
+import { sanitizeText } from "../render/sanitize";
+import { KeyHints, type KeyHint } from "./review-frame";
+
+export interface TrustPromptProps {
+    inventory: TrustPromptInventory;
+    width: number;
+    /** Rows available for the list; it is cut to fit, saying how many more there are. */
+    maxRows?: number;
+    borderColor?: string;
+    active?: boolean;
+    /** true: y, false: n, null: Esc. */
+    onAnswer?: (answer: boolean | null) => void;
+}
+
+const HINTS: readonly KeyHint[] = [
+    { key: "y", label: "trust this project", color: "green" },
+    { key: "n", label: "start without its configuration", color: "red" },
+];
+
+const KIND_LABELS: Record<string, string> = {
+    mcp: "MCP server",
+    hook: "hook",
+    approval: "approval",
+    unreadable: "unreadable",
+};
+
+/** Each command is shown whole (wrapped) up to this length, so one cannot push the keys off screen. */
+const MAX_ITEM_CHARS = 400;
+
+function shorten(text: string): string {
+    return text.length > MAX_ITEM_CHARS ? `${text.slice(0, MAX_ITEM_CHARS - 1)}…` : text;
+}
+
+/** The answer a key stands for, or undefined for other keys. */
+export function trustPromptKey(
+    input: string,
+    key: { escape?: boolean }
+): boolean | null | undefined {
+    if (key.escape) return null;
+    if (input === "y" || input === "Y") return true;
+    if (input === "n" || input === "N") return false;
+    return undefined;
+}
+
+function TrustPromptImpl(props: TrustPromptProps): ReactElement {
+    const { width, inventory, active = false } = props;
+    useInput(
+        (input, key) => {
+            const answer = trustPromptKey(input, key);
+            if (answer !== undefined) props.onAnswer?.(answer);
+        },
+        { isActive: active }
+    );
+    const lines = inventory.items.map((item) => ({
+        item,
+        text: shorten(sanitizeText(item.text)),
+    }));
+    // Keep whole items while they fit, one row kept back for "… and N more".
+    const columns = Math.max(10, width - 4);
+    const budget = props.maxRows ?? Number.POSITIVE_INFINITY;
+    const shown: typeof lines = [];
+    let used = 0;
+    for (const line of lines) {
+        const label = (KIND_LABELS[line.item.kind] ?? line.item.kind) + line.item.source;
+        const rows = Math.ceil((4 + label.length + line.text.length) / columns);
+        const reserve = shown.length + 1 < lines.length ? 1 : 0;
+        if (shown.length > 0 && used + rows + reserve > budget) break;
+        shown.push(line);
+        used += rows;
+    }
+    const hidden = lines.length - shown.length;
+    return (
+        <Box
+            flexDirection="column"
+            borderStyle="round"
+            borderColor={props.borderColor ?? "yellow"}
+            paddingX={1}
+            width={width}
+            flexShrink={0}
+        >
+            <Text bold wrap="truncate-end">
+                Trust this project? {sanitizeText(inventory.repoRoot)}
+            </Text>
+            <Text wrap="wrap" dimColor>
+                It ships configuration that runs commands or approves them for you. Nothing of it
+                runs until you trust it; you are asked again when these files change.
+            </Text>
+            {shown.map(({ item, text }, i) => (
+                <Text key={i} wrap="wrap">
+                    {"  "}
+                    <Text color="yellow">{KIND_LABELS[item.kind] ?? item.kind}</Text>{" "}
+                    <Text dimColor>{item.source}</Text> {text}
+                </Text>
+            ))}
+            {hidden > 0 ? <Text dimColor>{`  … and ${hidden} more`}</Text> : null}
+            <KeyHints hints={HINTS} />
+        </Box>
+    );
+}
+
+export const TrustPrompt = memo(TrustPromptImpl);
