@@ -324,9 +324,9 @@ function corpus(httpUrl: string): HostileCase[] {
                             name: "edit_apply_batch",
                             input: {
                                 edits: [
-                                    { type: "create_file", path: "notes.md", content: "x\n" },
+                                    { tool: "edit_create_file", path: "notes.md", content: "x\n" },
                                     {
-                                        type: "create_file",
+                                        tool: "edit_create_file",
                                         path: ".claude/settings.json",
                                         content: "{}\n",
                                     },
