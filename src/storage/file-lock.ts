@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { isProcessAlive as pidAlive } from "../util/process-alive";
 
 export interface FileLockOptions {
     /** Give up after this long (ms); default 5000. */
@@ -31,15 +32,6 @@ function readLock(lockPath: string): LockInfo | undefined {
         return { pid, token };
     } catch {
         return undefined;
-    }
-}
-
-function pidAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        return (error as NodeJS.ErrnoException).code === "EPERM";
     }
 }
 

@@ -177,9 +177,14 @@ export function createApprovalBridge(): ApprovalBridge {
             enqueue(entry);
         });
 
-    const askLearning = (): Promise<boolean | null> =>
+    /** A y/n question: `first` puts it ahead of everything already waiting. */
+    const askYesNo = (
+        review: (id: string, resolve: (answer: boolean | null) => void) => PendingReview,
+        record: { kind: ResolvedReview["kind"]; summary: string },
+        first = false
+    ): Promise<boolean | null> =>
         new Promise<boolean | null>((resolvePromise) => {
-            const id = `learning-${++pickerCounter}`;
+            const id = `${record.kind}-${++pickerCounter}`;
             let settled = false;
             const settle = (answer: boolean | null): void => {
                 if (settled) return;
@@ -187,41 +192,30 @@ export function createApprovalBridge(): ApprovalBridge {
                 remove(entry);
                 announce({
                     id,
-                    kind: "learning",
-                    summary: "learn this project",
+                    ...record,
                     status: answer === null ? "cancelled" : answer ? "accepted" : "declined",
                 });
                 resolvePromise(answer);
             };
-            const entry: Waiting = {
-                review: { kind: "learning", id, resolve: settle },
-                cancel: () => settle(null),
-            };
-            enqueue(entry);
+            const entry: Waiting = { review: review(id, settle), cancel: () => settle(null) };
+            enqueue(entry, first);
+        });
+
+    const askLearning = (): Promise<boolean | null> =>
+        askYesNo((id, resolve) => ({ kind: "learning", id, resolve }), {
+            kind: "learning",
+            summary: "learn this project",
         });
 
     const askTrust = (inventory: TrustPromptInventory): Promise<boolean | null> =>
-        new Promise<boolean | null>((resolvePromise) => {
-            const id = `trust-${++pickerCounter}`;
-            let settled = false;
-            const settle = (answer: boolean | null): void => {
-                if (settled) return;
-                settled = true;
-                remove(entry);
-                announce({
-                    id,
-                    kind: "trust",
-                    summary: `trust this project's hooks, MCP servers and approvals (${inventory.items.length})`,
-                    status: answer ? "accepted" : answer === null ? "cancelled" : "declined",
-                });
-                resolvePromise(answer);
-            };
-            const entry: Waiting = {
-                review: { kind: "trust", id, inventory, resolve: settle },
-                cancel: () => settle(null),
-            };
-            enqueue(entry, true);
-        });
+        askYesNo(
+            (id, resolve) => ({ kind: "trust", id, inventory, resolve }),
+            {
+                kind: "trust",
+                summary: `trust this project's hooks, MCP servers and approvals (${inventory.items.length})`,
+            },
+            true
+        );
 
     return {
         approver,

@@ -10,6 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isProcessAlive as pidAlive } from "../../util/process-alive";
 import { errnoCode } from "../path-guard";
 
 /** How long an apply waits for another one on the same file. */
@@ -67,15 +68,6 @@ async function readOwner(lockPath: string): Promise<{ pid: number; token: string
         return typeof pid === "number" && typeof token === "string" ? { pid, token } : undefined;
     } catch {
         return undefined;
-    }
-}
-
-function pidAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        return errnoCode(error) === "EPERM";
     }
 }
 

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { unlinkSync, promises as fs } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { errnoCode } from "../path-guard";
+import { isProcessAlive } from "../../util/process-alive";
 
 /** The exact sidecar name; nothing else is ever deleted as stale. */
 const SIDECAR_NAME = /^\.(.+)\.north-([1-9]\d{0,9})-[0-9a-f]{8}\.partial$/;
@@ -38,14 +38,7 @@ export function sidecarOwner(name: string): number | null {
 }
 
 function isAlive(pid: number): boolean {
-    if (pid === process.pid) return true;
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        // EPERM: it exists but belongs to someone else.
-        return errnoCode(error) === "EPERM";
-    }
+    return pid === process.pid || isProcessAlive(pid);
 }
 
 /**

@@ -15,7 +15,7 @@ export interface LearningPromptProps {
     onAnswer?: (answer: boolean | null) => void;
 }
 
-/** The answer a key stands for, or undefined for other keys. */
+/** The answer a key stands for in a y/n question (learning, trust), or undefined for other keys. */
 export function learningPromptKey(
     input: string,
     key: { escape?: boolean }

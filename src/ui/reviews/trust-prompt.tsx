@@ -9,6 +9,7 @@ import { memo } from "react";
 import type { ReactElement } from "react";
 import type { TrustPromptInventory } from "../review-types";
 import { sanitizeText } from "../render/sanitize";
+import { learningPromptKey } from "./learning-prompt";
 import { KeyHints, type KeyHint } from "./review-frame";
 
 export interface TrustPromptProps {
@@ -41,22 +42,11 @@ function shorten(text: string): string {
     return text.length > MAX_ITEM_CHARS ? `${text.slice(0, MAX_ITEM_CHARS - 1)}…` : text;
 }
 
-/** The answer a key stands for, or undefined for other keys. */
-export function trustPromptKey(
-    input: string,
-    key: { escape?: boolean }
-): boolean | null | undefined {
-    if (key.escape) return null;
-    if (input === "y" || input === "Y") return true;
-    if (input === "n" || input === "N") return false;
-    return undefined;
-}
-
 function TrustPromptImpl(props: TrustPromptProps): ReactElement {
     const { width, inventory, active = false } = props;
     useInput(
         (input, key) => {
-            const answer = trustPromptKey(input, key);
+            const answer = learningPromptKey(input, key);
             if (answer !== undefined) props.onAnswer?.(answer);
         },
         { isActive: active }

@@ -1,0 +1,9 @@
+/** True when process `pid` exists (EPERM: it does, but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (error) {
+        return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+}
