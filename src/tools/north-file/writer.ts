@@ -7,6 +7,7 @@
  * `discard()` deletes the sidecar. A `kill -9` at any moment leaves the target
  * as it was.
  */
+import { ApplyLockTimeout, acquireApplyLocks } from "../editing/apply-lock";
 import { promises as fs } from "node:fs";
 import { dirname } from "node:path";
 import { computeFileDiff } from "../editing/diff";
@@ -340,20 +341,36 @@ export class FileWriteSession {
                 `The NORTH_FILE block for ${this.relPath} was already applied or dropped.`
             );
         }
-        const problem = await this.checkTarget();
-        if (problem) {
-            await this.discard();
-            return problem;
-        }
+        // The same per-file lock as the edit tools: another apply to this file waits.
+        let release: () => Promise<void>;
         try {
-            if (this.originalMode !== null) await fs.chmod(this.sidecarPath, this.originalMode);
-            await fs.rename(this.sidecarPath, this.realPath);
+            release = await acquireApplyLocks([this.realPath]);
         } catch (error) {
             await this.discard();
+            if (!(error instanceof ApplyLockTimeout)) throw error;
             return toolError(
-                "io_error",
-                `Could not write ${this.relPath}: ${describeError(error)}. The file was not changed.`
+                "file_changed",
+                `${this.relPath} is being changed by another process; nothing was written. ${REWRITE}`
             );
+        }
+        try {
+            const problem = await this.checkTarget();
+            if (problem) {
+                await this.discard();
+                return problem;
+            }
+            try {
+                if (this.originalMode !== null) await fs.chmod(this.sidecarPath, this.originalMode);
+                await fs.rename(this.sidecarPath, this.realPath);
+            } catch (error) {
+                await this.discard();
+                return toolError(
+                    "io_error",
+                    `Could not write ${this.relPath}: ${describeError(error)}. The file was not changed.`
+                );
+            }
+        } finally {
+            await release();
         }
         this.state = "applied";
         untrackSidecar(this.sidecarPath);
