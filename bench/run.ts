@@ -179,6 +179,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     sessions: async () => (await import("./sessions")).benchSessions(),
     northfile: async () => (await import("./north-file")).benchNorthFile(),
     hostile: async () => (await import("./hostile")).benchHostile(),
+    checkpoints: async () => (await import("./checkpoints")).benchCheckpoints(),
 };
 
 const wanted = process.argv.slice(2);

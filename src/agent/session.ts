@@ -12,7 +12,7 @@ import type {
 } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import { type Logger, silentLogger, summarizeArgs } from "../storage/logger";
-import type { AnyToolDefinition, ToolError, ToolResult } from "../tools/types";
+import type { AnyToolDefinition, FileCheckpointer, ToolError, ToolResult } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import type {
     EngineEvent,
@@ -74,6 +74,8 @@ export interface SessionOptions {
     /** Prior messages (a resumed conversation). */
     messages?: Message[];
     rollingSummary?: StructuredSummary | null;
+    /** A resumed conversation's context figure and spend, so it reads as it did. */
+    restoredState?: RestoredState;
     /** Claude Code-style hooks (`.north/settings.json` and friends); none when absent. */
     hookSettings?: HookSettings;
     /** Kept from hook commands' environment (provider keys); default the built-in ones. */
@@ -88,6 +90,8 @@ export interface SessionOptions {
     sink?: TranscriptSink;
     /** Where digested outputs are kept for expand_output; one per session. */
     outputCache?: OutputCache;
+    /** Keeps every file's prior content before an edit or NORTH_FILE block lands (rewind). */
+    checkpoints?: FileCheckpointer;
 }
 
 /**
@@ -95,10 +99,18 @@ export interface SessionOptions {
  * emits events about it, so what a front-end shows as done is already stored.
  */
 export interface TranscriptSink {
-    messageAdded(message: Message): void;
+    /** `prompt` is true for the user's own prompt (not tool results or North's notes). */
+    messageAdded(message: Message, prompt: boolean): void;
     transcriptReplaced(messages: readonly Message[]): void;
     summarySet(summary: StructuredSummary | null): void;
     modelChanged(modelId: string): void;
+}
+
+/** What a resumed conversation carries over besides its messages. */
+export interface RestoredState {
+    contextUsedTokens: number;
+    totalUsage: Usage;
+    totalCostUsd: number | null;
 }
 
 export interface RunOptions {
@@ -194,6 +206,11 @@ export class AgentSession {
         this.transcript = [...(options.messages ?? [])];
         this.summary = options.rollingSummary ?? null;
         this.outputs = options.outputCache ?? new OutputCache();
+        if (options.restoredState) {
+            this.contextUsedTokens = options.restoredState.contextUsedTokens;
+            this.totalUsage = { ...options.restoredState.totalUsage };
+            this.totalCostUsd = options.restoredState.totalCostUsd;
+        }
     }
 
     get rollingSummary(): StructuredSummary | null {
@@ -228,9 +245,9 @@ export class AgentSession {
         this.context = { ...context };
     }
 
-    private addMessage(message: Message): void {
+    private addMessage(message: Message, prompt = false): void {
         this.transcript.push(message);
-        this.options.sink?.messageAdded(message);
+        this.options.sink?.messageAdded(message, prompt);
     }
 
     state(): SessionState {
@@ -294,7 +311,9 @@ export class AgentSession {
         );
         const canWrite = allowed.some((t) => t.approvalPolicy === "write");
         this.northFile = canWrite
-            ? (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot))
+            ? (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot, {
+                  checkpoint: this.options.checkpoints,
+              }))
             : null;
         const toolCalls: ToolCallRecord[] = [];
         let usage: Usage = { ...EMPTY_USAGE };
@@ -349,7 +368,7 @@ export class AgentSession {
             );
         }
         const extra = submitted?.additionalContext.join("\n\n");
-        this.addMessage({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt });
+        this.addMessage({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt }, true);
         let stopHookActive = false;
         try {
             for (;;) {
@@ -777,6 +796,7 @@ export class AgentSession {
             approver: this.options.approver,
             settings: this.options.approvalSettings ?? NO_STANDING_APPROVALS,
             repoRoot: this.options.repoRoot,
+            checkpoint: this.options.checkpoints,
             logger: this.logger,
             emit: (event: EngineEvent) => this.emit(event),
             planRequired: mode === "plan" && this.acceptedPlan === null,

@@ -3,6 +3,7 @@ import type { Logger } from "../storage/logger";
 import { protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
 import type {
     AnyToolDefinition,
+    FileCheckpointer,
     FileDiff,
     PreparedWrite,
     ToolContext,
@@ -36,6 +37,8 @@ export interface ToolExecutorDeps {
     approver: Approver;
     settings: ApprovalSettings;
     repoRoot: string;
+    /** Keeps files' prior content before each edit lands (rewind). */
+    checkpoint?: FileCheckpointer;
     logger: Logger;
     emit: (event: EngineEvent) => void;
 }
@@ -99,7 +102,7 @@ export async function executeToolCall(
         };
     }
     const tool = deps.tools.list().find((t) => t.name === call.name);
-    const ctx: ToolContext = { repoRoot: deps.repoRoot, signal };
+    const ctx: ToolContext = { repoRoot: deps.repoRoot, signal, checkpoint: deps.checkpoint };
     if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
     if (tool && tool.approvalPolicy !== "none" && deps.planRequired) {
         return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
@@ -272,5 +275,9 @@ export async function reviewPreparedWrite(
         applied = { ok: false, error: { code: "io_error", message: (error as Error).message } };
     }
     deps.logger.info("write_apply_complete", { ok: applied.ok });
+    // The model reads why; the user must hear it too: every later edit will fail alike.
+    if (!applied.ok && applied.error.code === "checkpoint_failed") {
+        deps.emit({ type: "warning", message: applied.error.message });
+    }
     return applied;
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 export interface CliArgs {
-    command: "run" | "models" | "list" | "resume" | "help" | "version";
+    command: "run" | "models" | "list" | "resume" | "rewind" | "help" | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
@@ -20,8 +20,15 @@ export interface CliArgs {
     /** `--resume ID` in print mode, or the id of `north resume ID`. */
     resume?: string;
     continue: boolean;
+    /** `--fork-session`: with --resume/--continue, continue in a new copy of the conversation. */
+    forkSession: boolean;
     /** Interactive mode: run in the alternate screen (off with `--no-alt-screen`). */
     altScreen: boolean;
+    /** `north rewind`: `--to N` (1-based prompt), `--code` / `--conversation` only, `--force`. */
+    rewindTo?: string;
+    rewindCode: boolean;
+    rewindConversation: boolean;
+    force: boolean;
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -31,6 +38,7 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     list: "list",
     conversations: "list",
     resume: "resume",
+    rewind: "rewind",
 };
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
@@ -56,7 +64,12 @@ export function parseCliArgs(argv: string[]): ArgsResult {
                 trust: { type: "boolean" },
                 resume: { type: "string", short: "r" },
                 continue: { type: "boolean", short: "c" },
+                "fork-session": { type: "boolean" },
                 "no-alt-screen": { type: "boolean" },
+                to: { type: "string" },
+                code: { type: "boolean" },
+                conversation: { type: "boolean" },
+                force: { type: "boolean" },
                 version: { type: "boolean", short: "v" },
                 help: { type: "boolean", short: "h" },
             },
@@ -73,7 +86,12 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         trust: values.trust ?? false,
         resume: values.resume,
         continue: values.continue ?? false,
+        forkSession: values["fork-session"] ?? false,
         altScreen: !(values["no-alt-screen"] ?? false),
+        rewindTo: values.to,
+        rewindCode: values.code ?? false,
+        rewindConversation: values.conversation ?? false,
+        force: values.force ?? false,
     };
     if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
     if (values.version)
@@ -81,6 +99,9 @@ export function parseCliArgs(argv: string[]): ArgsResult {
     const first = positionals[0];
     const subcommand = !values.print && first !== undefined ? SUBCOMMANDS[first] : undefined;
     const rest = subcommand ? positionals.slice(1) : positionals;
+    const rewindFlag = ["to", "code", "conversation", "force"].find((f) => f in values);
+    if (rewindFlag && subcommand !== "rewind")
+        return { ok: false, error: `--${rewindFlag} is an option of north rewind` };
     return {
         ok: true,
         args: {
@@ -108,6 +129,9 @@ Usage:
   north models                  list the models North knows and which are ready
   north list                    list saved conversations, newest first (also: north conversations)
   north resume [ID]             continue a saved conversation in the chat (no ID: pick one)
+  north rewind ID [--to N]      list a conversation's prompts; --to N restores the code and the
+                                conversation to before prompt N (--code or --conversation: only
+                                that; --force: also files changed since North changed them)
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit
@@ -117,8 +141,9 @@ Options:
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error
-  -r, --resume ID               continue conversation ID
+  -r, --resume ID               continue conversation ID (any unique prefix of it)
   -c, --continue                continue this project's latest conversation
+      --fork-session            with --resume or --continue: continue in a new copy (a fork)
       --no-alt-screen           interactive: stay in the normal screen (answers go to the scrollback)
       --allow-edits             apply the model's edits without review (print mode)
       --allow-config-edits      with --allow-edits, also edits to protected configuration

@@ -4,6 +4,7 @@ import { EMPTY_USAGE } from "../providers/types";
 import { createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
+import { openPromptHistory } from "../storage/prompt-history";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
@@ -84,6 +85,9 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     }
 
     const profiles = createProfileStore(dataDir(), repoRoot);
+    const promptHistory = openPromptHistory(dataDir(), repoRoot, {
+        warn: (message) => warn(message),
+    });
     const allTime = createCostStore(dataDir(), (message) => warn(message)).breakdown();
     const bridge = createApprovalBridge();
     const colors = !process.env.NO_COLOR;
@@ -147,6 +151,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         bindWarnings: (show) => {
             warn = show;
         },
+        promptHistory,
     });
     const finished = handle as SessionHandle | null;
     if (finished) {

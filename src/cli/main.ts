@@ -29,6 +29,10 @@ async function main(): Promise<number> {
             const { runListCommand } = await import("./list-command");
             return runListCommand(args);
         }
+        case "rewind": {
+            const { runRewindCommand } = await import("./rewind-command");
+            return runRewindCommand(args);
+        }
         case "resume": {
             // `north resume ID` continues a conversation; `north resume` opens the picker.
             const { runInteractiveCommand } = await import("./interactive-command");

@@ -177,6 +177,8 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         return failed ? EXIT.usage : EXIT.ok;
     }
 
+    // Shown as the prompt when the conversation is resumed in the chat.
+    handle.recordView({ type: "user", text: remainingText, attachments: [] });
     // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
     const result = await session.run(remainingText, {
         mode: runMode,

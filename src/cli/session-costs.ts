@@ -15,13 +15,17 @@ export interface CostLine {
 }
 
 export interface SessionCosts {
-    add(update: { model: ModelInfo; usage: Usage; costUsd: number | null }): void;
+    add(update: {
+        model: Pick<ModelInfo, "id" | "provider">;
+        usage: Usage;
+        costUsd: number | null;
+    }): void;
     lines(): CostLine[];
     /** Null once a model without a price answered: the total is then unknown. */
     totalUsd(): number | null;
 }
 
-/** What this North process spent, per model, across every conversation it held. */
+/** What one conversation cost, per model. */
 export function createSessionCosts(): SessionCosts {
     const byModel = new Map<string, CostLine>();
     let unpriced = false;

@@ -59,6 +59,9 @@ export function prepareSession(
 ): Checked<PreparedSession> {
     const store = createConversationStore(join(dataDir(), "conversations"));
     let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
+    if (args.forkSession && args.resume === undefined && !args.continue) {
+        return { ok: false, error: "--fork-session needs --resume ID or --continue" };
+    }
     if (args.resume !== undefined || args.continue) {
         let continueRepo: string | undefined;
         if (args.continue) {
@@ -66,7 +69,11 @@ export function prepareSession(
             if (!here.ok) return { ok: false, error: `--path: ${here.error}` };
             continueRepo = here.root;
         }
-        const target = openForResume(store, { resumeId: args.resume, continueRepo });
+        const target = openForResume(store, {
+            resumeId: args.resume,
+            continueRepo,
+            fork: args.forkSession,
+        });
         if (!target.ok) return target;
         for (const warning of target.warnings) warn(warning);
         resumed = target;

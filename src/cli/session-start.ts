@@ -1,18 +1,33 @@
 import type { ApprovalSettings, Approver } from "../agent/approvals";
-import type { StructuredSummary } from "../agent/context";
 import { AgentSession, type SessionOptions, type ToolRunner } from "../agent/session";
 import type { ModelInfo } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
 import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers/models";
 import type { Message, Provider } from "../providers/types";
-import type { ConversationLog, ConversationStore } from "../storage/conversations";
+import type {
+    ConversationLog,
+    ConversationStore,
+    LoadedConversation,
+    OpenResult,
+} from "../storage/conversations";
 import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
 import { secretEnvNames } from "../util/child-env";
 import { dataDir, logFilePath } from "../storage/paths";
 import { type ProjectTrust, createTrustStore } from "../storage/trust";
-import { createConversationSink, restoreConversation } from "./conversation-wiring";
+import {
+    type ViewRecorder,
+    createConversationSink,
+    createUsageRecorder,
+    createViewRecorder,
+    isPromptEntry,
+    promptText,
+    restoreConversation,
+    restoredUsage,
+} from "./conversation-wiring";
 import { type SessionCosts, createSessionCosts } from "./session-costs";
+import { createCheckpointStore } from "../storage/checkpoints";
+import { conversationCheckpoints } from "./checkpoint-wiring";
 import type { PreparedSession } from "./session-setup";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { type TrustDecider, settleProjectTrust } from "./project-trust";
@@ -45,8 +60,8 @@ export interface SessionHandle {
     /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
     extensions: ProjectExtensions;
     costs: {
-        /** What this process spent, per model. */
-        session: SessionCosts;
+        /** What this conversation cost, per model (a resumed one's earlier spend included). */
+        readonly session: SessionCosts;
         /** The all-time totals as of the last response (or the start). */
         allTime(): CostBreakdown;
         /** Records one response's usage in both; hand to anything that calls a model. */
@@ -56,12 +71,36 @@ export interface SessionHandle {
     setProfile(profile: string): void;
     /** Ends the current conversation's log and starts a new, empty conversation. */
     newConversation(): { warnings: string[] };
-    /** Ends the current conversation's log and continues a stored one of this project. */
+    /** Ends the current conversation's log and continues a stored one of this project (any unique id prefix). */
     resumeConversation(id: string): { ok: true; warnings: string[] } | { ok: false; error: string };
+    /** Continues in a copy of this conversation, up to just before prompt `beforeEntryId` when given. */
+    forkConversation(beforeEntryId?: string): SwitchResult;
+    /** Takes the conversation back to just before prompt `entryId` (the log keeps everything). */
+    rewindConversation(entryId: string): SwitchResult;
+    /** The user prompts of this conversation, oldest first, with their entry ids. */
+    prompts(): ConversationPrompt[];
+    /** What the conversation showed so far (its `view` records) and its messages, for the chat. */
+    history(): ConversationHistory;
+    /** Records one of the chat's own transcript actions (prompt, review, notice, command). */
+    recordView(action: Record<string, unknown>): void;
     /** Disposes the tools (running commands are killed), ends and closes the log. */
     close(): void;
     /** `close()`, then SessionEnd hooks and a clean stop of MCP servers. */
     closeAsync(): Promise<void>;
+}
+
+export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
+
+export interface ConversationPrompt {
+    entryId: string;
+    text: string;
+}
+
+export interface ConversationHistory {
+    view: ReadonlyArray<Record<string, unknown>>;
+    messages: readonly Message[];
+    /** Messages older than the first view record (logs from before views were kept). */
+    messagesBeforeView: number;
 }
 
 export interface StartSessionOptions {
@@ -164,7 +203,7 @@ export async function startSession(
         return provider;
     };
 
-    const sessionCosts = createSessionCosts();
+    let sessionCosts = createSessionCosts();
     let allTime = extensions.costs.breakdown();
     const record: SessionHandle["costs"]["record"] = (update) => {
         sessionCosts.add(update);
@@ -180,17 +219,45 @@ export async function startSession(
         });
         if (totals) allTime = totals;
     };
+    /** A conversation's own spend so far, per model. */
+    const costsOf = (conversation: LoadedConversation | undefined): SessionCosts => {
+        const costs = createSessionCosts();
+        for (const spent of conversation?.usage ?? []) {
+            const found = resolveModel(catalogue, spent.model);
+            const provider = found.ok ? found.model.provider : spent.model.split(":")[0] || "?";
+            costs.add({
+                model: { id: spent.model, provider },
+                usage: restoredUsage(spent.usage),
+                costUsd: spent.costUsd,
+            });
+        }
+        return costs;
+    };
 
     // One set for every conversation of this process, so "always" answers carry over.
     const approvalSettings = options.approvalSettings(repoRoot, trust.live);
     let context = extensions.context;
+    const checkpointStore = createCheckpointStore();
+    let view: ViewRecorder | undefined;
+    let history: ConversationHistory = { view: [], messages: [], messagesBeforeView: 0 };
     const buildSession = (
         id: string,
         sessionModel: ModelInfo,
         sessionLog: ConversationLog | undefined,
-        restored?: { messages: Message[]; rollingSummary: StructuredSummary | null }
-    ): AgentSession =>
-        new AgentSession({
+        stored?: LoadedConversation
+    ): AgentSession => {
+        const restored = stored ? restoreConversation(stored) : undefined;
+        const usageLog = sessionLog ? createUsageRecorder(sessionLog, warn) : undefined;
+        view?.flush();
+        view = sessionLog ? createViewRecorder(sessionLog, warn) : undefined;
+        sessionCosts = costsOf(stored);
+        history = {
+            view: stored?.view ?? [],
+            messages: restored?.messages ?? [],
+            messagesBeforeView: stored?.entriesBeforeView ?? 0,
+        };
+        const checkpoints = sessionLog ? conversationCheckpoints(checkpointStore, id) : undefined;
+        const built = new AgentSession({
             sessionId: id,
             repoRoot,
             model: sessionModel,
@@ -199,27 +266,37 @@ export async function startSession(
             context,
             hookSettings: extensions.hookSettings,
             hiddenEnv,
-            usageSink: record,
+            usageSink: (update) => {
+                record(update);
+                usageLog?.(update);
+            },
             outputCache: toolset.outputs,
             approver: options.approver,
             approvalSettings,
             logger,
             messages: restored?.messages,
             rollingSummary: restored?.rollingSummary,
-            sink: sessionLog ? createConversationSink(sessionLog, warn) : undefined,
+            restoredState: restored?.state,
+            checkpoints: checkpoints?.checkpointer,
+            sink: sessionLog
+                ? createConversationSink(sessionLog, warn, {
+                      knownIds: restored?.ids,
+                      promptIds: restored?.promptIds,
+                      onPrompt: checkpoints?.onPrompt,
+                  })
+                : undefined,
         });
+        if (view) built.subscribe(view.onEvent);
+        return built;
+    };
 
-    let session = buildSession(
-        sessionId,
-        model,
-        log,
-        resumed ? restoreConversation(resumed.conversation) : undefined
-    );
+    let session = buildSession(sessionId, model, log, resumed?.conversation);
     if (log && resumed && resumed.conversation.model !== model.id) {
         log.append({ type: "model_changed", model: model.id });
     }
 
     const endLog = (): void => {
+        view?.flush();
         log?.append({ type: "conversation_ended" });
         log?.close();
     };
@@ -232,6 +309,20 @@ export async function startSession(
         if (found.ok && resolveEndpoint(found.provider, process.env).ok) return found.model;
         warnings.push(`its model ${stored} is not available here; continuing with ${current.id}`);
         return current;
+    };
+
+    /** Ends the current log and continues in `opened` (a resumed or forked conversation). */
+    const switchTo = (opened: Extract<OpenResult, { ok: true }>): SwitchResult => {
+        const warnings = [...opened.warnings];
+        const resumedModel = modelFor(opened.conversation.model, warnings);
+        endLog();
+        log = opened.log;
+        sessionId = opened.log.id;
+        session = buildSession(sessionId, resumedModel, log, opened.conversation);
+        if (resumedModel.id !== opened.conversation.model) {
+            log.append({ type: "model_changed", model: resumedModel.id });
+        }
+        return { ok: true, warnings };
     };
 
     let closed = false;
@@ -260,7 +351,13 @@ export async function startSession(
         tools,
         providerFor,
         extensions,
-        costs: { session: sessionCosts, allTime: () => allTime, record },
+        costs: {
+            get session() {
+                return sessionCosts;
+            },
+            allTime: () => allTime,
+            record,
+        },
         setProfile(profile) {
             context = { ...context, profile };
             session.setContext(context);
@@ -275,7 +372,10 @@ export async function startSession(
             logger.info("conversation_new", { sessionId });
             return { warnings };
         },
-        resumeConversation(id) {
+        resumeConversation(requested) {
+            const resolved = store.resolveId(requested);
+            if (!resolved.ok) return resolved;
+            const id = resolved.id;
             if (id === sessionId) return { ok: false, error: `already in conversation ${id}` };
             const loaded = store.load(id);
             if (!loaded.ok) return loaded;
@@ -287,17 +387,57 @@ export async function startSession(
             }
             const opened = store.open(id);
             if (!opened.ok) return opened;
-            const warnings = [...opened.warnings];
-            const resumedModel = modelFor(opened.conversation.model, warnings);
-            endLog();
-            log = opened.log;
-            sessionId = id;
-            session = buildSession(id, resumedModel, log, restoreConversation(opened.conversation));
-            if (resumedModel.id !== opened.conversation.model) {
-                log.append({ type: "model_changed", model: resumedModel.id });
-            }
-            logger.info("conversation_resumed", { sessionId: id });
-            return { ok: true, warnings };
+            const switched = switchTo(opened);
+            logger.info("conversation_resumed", { sessionId, requested: id });
+            return switched;
+        },
+        forkConversation(beforeEntryId) {
+            if (!log)
+                return {
+                    ok: false,
+                    error: "this conversation is not saved, so it cannot be forked",
+                };
+            view?.flush();
+            const parent = sessionId;
+            const opened = store.fork(parent, { beforeEntryId });
+            if (!opened.ok) return opened;
+            const switched = switchTo(opened);
+            logger.info("conversation_forked", { sessionId, parent });
+            return switched;
+        },
+        rewindConversation(entryId) {
+            if (!log)
+                return {
+                    ok: false,
+                    error: "this conversation is not saved, so it cannot be rewound",
+                };
+            if (session.state().running)
+                return {
+                    ok: false,
+                    error: "wait for the answer to finish (or cancel it) before rewinding",
+                };
+            view?.flush();
+            const appended = log.append({ type: "rewound", entryId });
+            if (!appended.ok) return { ok: false, error: appended.error };
+            const loaded = store.load(sessionId);
+            if (!loaded.ok) return loaded;
+            session = buildSession(sessionId, session.state().model, log, loaded.conversation);
+            logger.info("conversation_rewound", { sessionId });
+            return { ok: true, warnings: loaded.warnings };
+        },
+        prompts() {
+            if (!log) return [];
+            view?.flush();
+            const loaded = store.load(sessionId);
+            if (!loaded.ok) return [];
+            return loaded.conversation.entries.filter(isPromptEntry).map((entry) => ({
+                entryId: entry.id,
+                text: promptText(entry),
+            }));
+        },
+        history: () => history,
+        recordView(action) {
+            view?.record(action);
         },
         close,
         async closeAsync() {

@@ -97,11 +97,14 @@ export function createTuiEngine(
             if (!result.ok) return { message: result.error, isError: true };
             const count = handle.session.messages.length;
             const lines = [
-                `Switched to conversation ${id} (${count} messages, ${handle.session.state().model.id}).`,
+                `Switched to conversation ${handle.sessionId} (${count} messages, ${handle.session.state().model.id}).`,
                 ...result.warnings.map((w) => `warning: ${w}`),
             ];
             return { message: lines.join("\n") };
         },
+
+        history: () => handle.history(),
+        recordView: (action) => handle.recordView(action as unknown as Record<string, unknown>),
 
         async exportMarkdown(path) {
             const session = handle.session;

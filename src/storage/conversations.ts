@@ -30,6 +30,7 @@ import {
     type IndexRecord,
 } from "./conversations/index-file";
 import { writeAll, writeFileAtomicSync } from "./conversations/io";
+import { lockConversation } from "./conversations/lock";
 import {
     clipPrompt,
     createLogWriter,
@@ -39,6 +40,7 @@ import {
     type LogWriterDeps,
 } from "./conversations/log";
 import {
+    entryAddedAt,
     parseLog,
     type FirstPromptOf,
     type LoadedConversation,
@@ -85,8 +87,17 @@ export type LoadResult =
     | { ok: false; error: string };
 
 export type OpenResult =
-    | { ok: true; log: ConversationLog; conversation: LoadedConversation; warnings: string[] }
+    | {
+          ok: true;
+          log: ConversationLog;
+          conversation: LoadedConversation;
+          warnings: string[];
+          /** Set when the conversation was open in another process and a fork was opened instead. */
+          forkedFrom?: string;
+      }
     | { ok: false; error: string };
+
+export type ResolveResult = { ok: true; id: string } | { ok: false; error: string };
 
 export interface ConversationStore {
     readonly dir: string;
@@ -96,8 +107,19 @@ export interface ConversationStore {
     newId(): string;
     /** Creates `<id>.jsonl` (0600) with header and `conversation_started`; throws a clear Error when it cannot. */
     start(options: StartOptions): ConversationLog;
-    /** Loads a conversation and opens its log for appending (resume). */
-    open(id: string): OpenResult;
+    /**
+     * Loads a conversation and opens its log for appending (resume). One process
+     * writes a conversation at a time: when another one has it open, a fork is
+     * opened instead (`forkedFrom` set, a warning says so).
+     */
+    open(id: string, options?: { ifOpenElsewhere?: "fork" | "fail" }): OpenResult;
+    /**
+     * Copies a conversation into a new one (header `forkedFrom`), up to just
+     * before entry `beforeEntryId` when given, and opens it for appending.
+     */
+    fork(id: string, options?: { beforeEntryId?: string }): OpenResult;
+    /** A full id or a unique prefix of one; an ambiguous prefix lists the matches. */
+    resolveId(prefix: string): ResolveResult;
     /** Rebuilds a conversation from its log, skipping bad lines with warnings. */
     load(id: string): LoadResult;
     /** Newest (last updated) first; the index is repaired from the logs when stale or missing. */
@@ -205,6 +227,7 @@ export function createConversationStore(
             repoHash: started?.repoHash ?? conv.repoHash,
             model: started?.model ?? conv.model,
             createdAt: conv.createdAt,
+            ...(conv.forkedFrom ? { forkedFrom: conv.forkedFrom } : {}),
         };
         const lines = [JSON.stringify(header) + "\n"];
         for (const event of parsed.events) lines.push(eventLine(event, event.ts));
@@ -236,6 +259,138 @@ export function createConversationStore(
                 }
             }
         }
+    };
+
+    const lockPath = (id: string) => join(dir, `${id}.lock`);
+
+    /**
+     * Creates a log (O_EXCL, locked for this process) holding the header and
+     * `events`, and opens it for appending.
+     */
+    const createLog = (
+        requested: string | undefined,
+        init: {
+            repoRoot: string;
+            repoHash: string;
+            model: string;
+            createdAt: string;
+            firstPrompt: string | null;
+            forkedFrom?: string;
+            events: (id: string) => Array<{ type: string; ts?: string }>;
+        }
+    ): ConversationLog => {
+        const { fd, id } = createLogFile(requested);
+        const lock = lockConversation(lockPath(id));
+        const header: LogHeader = {
+            type: "header",
+            format: LOG_FORMAT,
+            version: CURRENT_VERSION,
+            id,
+            repoRoot: init.repoRoot,
+            repoHash: init.repoHash,
+            model: init.model,
+            createdAt: init.createdAt,
+            ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
+        };
+        const lines = [JSON.stringify(header) + "\n"];
+        for (const { ts, ...event } of init.events(id)) {
+            lines.push(eventLine(event, ts ?? init.createdAt));
+        }
+        const data = lines.join("");
+        let bytes: number;
+        try {
+            if (!lock.ok) {
+                throw lock.held
+                    ? new Error(`conversation ${id} is locked by process ${lock.pid}`)
+                    : lock.error;
+            }
+            bytes = writeAll(fd, data);
+        } catch (error) {
+            closeSync(fd);
+            if (lock.ok) lock.release();
+            try {
+                unlinkSync(logPath(id));
+            } catch {
+                // nothing was kept
+            }
+            throw new Error(`cannot save conversation ${id}: ${fsErrorText(error)}`, {
+                cause: error,
+            });
+        }
+        const record: IndexRecord = {
+            id,
+            repoRoot: init.repoRoot,
+            repoHash: init.repoHash,
+            model: init.model,
+            firstPrompt: init.firstPrompt,
+            createdAt: init.createdAt,
+            updatedAt: init.createdAt,
+            messageCount: 0,
+            logBytes: bytes,
+            ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
+        };
+        writeRecord(record);
+        return createLogWriter(
+            fd,
+            logPath(id),
+            { record, entryIds: [], entrySeq: 0, release: lock.release },
+            deps
+        );
+    };
+
+    /** A new conversation holding `parsed`'s events (up to `beforeEntryId`), open for appending. */
+    const forkParsed = (
+        parentId: string,
+        parsed: ParsedLog,
+        beforeEntryId: string | undefined
+    ): OpenResult => {
+        let end = parsed.events.length;
+        if (beforeEntryId !== undefined) {
+            const at = entryAddedAt(parsed.events).get(beforeEntryId);
+            if (at === undefined) {
+                return {
+                    ok: false,
+                    error: `conversation ${parentId} has no entry ${beforeEntryId} to fork at`,
+                };
+            }
+            end = at;
+        }
+        const conv = parsed.conversation;
+        const copied = parsed.events
+            .slice(0, end)
+            .filter((e) => e.type !== "conversation_ended" && e.type !== "conversation_started");
+        let created: ConversationLog;
+        try {
+            created = createLog(undefined, {
+                repoRoot: conv.repoRoot,
+                repoHash: conv.repoHash,
+                model: conv.model,
+                createdAt: new Date(deps.now()).toISOString(),
+                firstPrompt: clipPrompt(conv.firstPrompt),
+                forkedFrom: parentId,
+                events: (id) => [
+                    {
+                        type: "conversation_started",
+                        id,
+                        repoRoot: conv.repoRoot,
+                        repoHash: conv.repoHash,
+                        model: conv.model,
+                        ...(conv.firstPrompt ? { firstPrompt: clipPrompt(conv.firstPrompt) } : {}),
+                    },
+                    ...copied,
+                ],
+            });
+        } catch (error) {
+            return {
+                ok: false,
+                error: `cannot fork conversation ${parentId}: ${(error as Error).message}`,
+            };
+        }
+        // Reopened, so its writer continues from the copied transcript and numbering.
+        created.close();
+        const reopened = store.open(created.id);
+        if (!reopened.ok) return reopened;
+        return { ...reopened, forkedFrom: parentId };
     };
 
     const scanRecords = (): IndexRecord[] => {
@@ -295,7 +450,7 @@ export function createConversationStore(
             .map(({ logBytes: _bytes, ...summary }) => summary);
     };
 
-    return {
+    const store: ConversationStore = {
         dir,
         checkWritable() {
             const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -318,54 +473,28 @@ export function createConversationStore(
             if (requested !== undefined && !isValidConversationId(requested)) {
                 throw new Error(invalidIdError(requested));
             }
-            const { fd, id } = createLogFile(requested);
             const root = resolve(repoRoot);
-            const repoHash = repoHashOf(root);
-            const createdAt = new Date(deps.now()).toISOString();
-            const header: LogHeader = {
-                type: "header",
-                format: LOG_FORMAT,
-                version: CURRENT_VERSION,
-                id,
-                repoRoot: root,
-                repoHash,
-                model,
-                createdAt,
-            };
             const prompt = clipPrompt(firstPrompt);
-            const started = {
-                type: "conversation_started",
-                id,
+            return createLog(requested, {
                 repoRoot: root,
-                repoHash,
+                repoHash: repoHashOf(root),
                 model,
-                ...(prompt === null ? {} : { firstPrompt: prompt }),
-            };
-            let bytes: number;
-            try {
-                bytes = writeAll(fd, JSON.stringify(header) + "\n" + eventLine(started, createdAt));
-            } catch (error) {
-                closeSync(fd);
-                throw new Error(`cannot save conversation ${id}: ${fsErrorText(error)}`, {
-                    cause: error,
-                });
-            }
-            const record: IndexRecord = {
-                id,
-                repoRoot: root,
-                repoHash,
-                model,
+                createdAt: new Date(deps.now()).toISOString(),
                 firstPrompt: prompt,
-                createdAt,
-                updatedAt: createdAt,
-                messageCount: 0,
-                logBytes: bytes,
-            };
-            writeRecord(record);
-            return createLogWriter(fd, logPath(id), record, [], deps);
+                events: (id) => [
+                    {
+                        type: "conversation_started",
+                        id,
+                        repoRoot: root,
+                        repoHash: repoHashOf(root),
+                        model,
+                        ...(prompt === null ? {} : { firstPrompt: prompt }),
+                    },
+                ],
+            });
         },
 
-        open(id) {
+        open(id, options = {}) {
             const loaded = read(id);
             if (!loaded.ok) return loaded;
             const { parsed } = loaded;
@@ -375,6 +504,28 @@ export function createConversationStore(
                     ok: false,
                     error: `conversation ${id} was written by a newer North (format version ${parsed.version}); update North to continue it`,
                 };
+            }
+            const lock = lockConversation(lockPath(id));
+            if (!lock.ok) {
+                if (!lock.held) {
+                    return {
+                        ok: false,
+                        error: `cannot continue conversation ${id}: ${fsErrorText(lock.error)}`,
+                    };
+                }
+                if (options.ifOpenElsewhere === "fail") {
+                    return {
+                        ok: false,
+                        error: `conversation ${id} is open in another North process (pid ${lock.pid}); use it there or close it first`,
+                    };
+                }
+                // Two writers would interleave one log: continue in a copy instead.
+                const forked = forkParsed(id, parsed, undefined);
+                if (!forked.ok) return forked;
+                forked.warnings.unshift(
+                    `conversation ${id} is open in another North process (pid ${lock.pid}); continuing in a fork of it: ${forked.log.id}`
+                );
+                return forked;
             }
             let fd: number | undefined;
             let size: number;
@@ -393,19 +544,60 @@ export function createConversationStore(
                 size = fstatSync(fd).size;
             } catch (error) {
                 if (fd !== undefined) closeSync(fd);
+                lock.release();
                 return {
                     ok: false,
                     error: `cannot continue conversation ${id}: ${fsErrorText(error)}`,
                 };
             }
             const conversation = parsed.conversation;
-            const record = recordOf(conversation, size);
-            const ids = conversation.entries.map((e) => e.id);
             return {
                 ok: true,
-                log: createLogWriter(fd, logPath(id), record, ids, deps),
+                log: createLogWriter(
+                    fd,
+                    logPath(id),
+                    {
+                        record: recordOf(conversation, size),
+                        entryIds: conversation.entries.map((e) => e.id),
+                        entrySeq: parsed.entrySeq,
+                        release: lock.release,
+                    },
+                    deps
+                ),
                 conversation,
                 warnings,
+            };
+        },
+
+        fork(id, options = {}) {
+            const loaded = read(id);
+            if (!loaded.ok) return loaded;
+            if (loaded.parsed.version > CURRENT_VERSION) {
+                return {
+                    ok: false,
+                    error: `conversation ${id} was written by a newer North (format version ${loaded.parsed.version}); update North to fork it`,
+                };
+            }
+            return forkParsed(id, loaded.parsed, options.beforeEntryId);
+        },
+
+        resolveId(prefix) {
+            const wanted = prefix.trim().toLowerCase();
+            if (!/^[0-9a-f]{1,6}$/.test(wanted))
+                return { ok: false, error: invalidIdError(prefix) };
+            if (wanted.length === 6 && existsSync(logPath(wanted))) return { ok: true, id: wanted };
+            const matches = list().filter((c) => c.id.startsWith(wanted));
+            const only = matches[0];
+            if (matches.length === 1 && only) return { ok: true, id: only.id };
+            if (matches.length === 0)
+                return { ok: false, error: `no conversation with id ${prefix}` };
+            const lines = matches.map(
+                (c) =>
+                    `  ${c.id}  ${(c.firstPrompt ?? "(no prompt yet)").replace(/\s+/g, " ").slice(0, 70)}`
+            );
+            return {
+                ok: false,
+                error: `${matches.length} conversations start with ${wanted}; give more of the id:\n${lines.join("\n")}`,
             };
         },
 
@@ -422,4 +614,5 @@ export function createConversationStore(
             return list({ repoRoot })[0];
         },
     };
+    return store;
 }

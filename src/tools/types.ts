@@ -24,6 +24,8 @@ export type ToolErrorCode =
     | "file_changed"
     | "read_only"
     | "already_exists"
+    /** The prior content could not be saved for rewind, so nothing was changed. */
+    | "checkpoint_failed"
     | "internal";
 
 export interface ToolError {
@@ -36,10 +38,25 @@ export type ToolResult<D = unknown> = { ok: true; data: D } | { ok: false; error
 /** Who must agree before a tool runs: nobody, the edit review, or the shell review. */
 export type ApprovalPolicy = "none" | "write" | "shell";
 
+/** One file North is about to change: absolute real path, repo-relative path, bytes before (null: did not exist) and after (null: deleted). */
+export interface FileChange {
+    path: string;
+    relPath: string;
+    before: Buffer | null;
+    after: Buffer | null;
+}
+export type CheckpointOutcome = { ok: true } | { ok: false; error: string };
+/** Keeps what files held before North changed them; when `record` fails, the change must not happen. */
+export interface FileCheckpointer {
+    record(changes: readonly FileChange[]): Promise<CheckpointOutcome>;
+}
+
 export interface ToolContext {
     /** Absolute, real (symlink-resolved) project root. Every path is confined to it. */
     repoRoot: string;
     signal: AbortSignal;
+    /** Told of every file change before it lands (rewind); absent: changes are not checkpointed. */
+    checkpoint?: FileCheckpointer;
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {

@@ -12,6 +12,7 @@ import type { Mode } from "../agent/events";
 import type { FileIndex } from "../project/file-index";
 import { type AppStateStore, createAppState } from "./app-state";
 import { Composer } from "./composer/composer";
+import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
 import type { AppController } from "./controller";
 import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-review";
@@ -49,6 +50,8 @@ export interface AppProps {
     slash?: SlashSource;
     /** The status line's session and all-time costs; the session's own total when absent. */
     costs?: () => StatusCosts;
+    /** Earlier prompts of this project (Up, Ctrl+R); sent ones are added. */
+    promptHistory?: PromptHistory;
 }
 
 /** Rows kept free below the frame: Ink redraws everything when a frame fills the screen. */
@@ -121,13 +124,16 @@ export function App(props: AppProps): ReactElement {
     useRawInput(onKey, true);
 
     const onSubmit = useCallback(
-        (text: string, attachments: string[]) => {
+        (text: string, attachments: string[]): boolean => {
             if (text.trim() === "/exit") {
                 exit();
-                return;
+                return true;
             }
+            // Keys of one input chunk can outrun the render that disables the composer.
+            if (controller.isBusy()) return false;
             dispatchScroll({ type: "bottom" });
             controller.submit(text, attachments, appState.get().mode);
+            return true;
         },
         [controller, appState, exit]
     );
@@ -183,6 +189,7 @@ export function App(props: AppProps): ReactElement {
                 suggest={suggest}
                 slash={props.slash}
                 whenSuggestionsReady={whenSuggestionsReady}
+                history={props.promptHistory}
             />
             <StatusLine
                 width={width}

@@ -20,7 +20,8 @@ import type { AppStateStore } from "./app-state";
 import type { DeferredSession } from "./deferred-session";
 import type { StatusCosts, TuiEngine } from "./engine-port";
 import { formatCost } from "./status-line";
-import { historyActions } from "./transcript/history";
+import { storedHistoryActions } from "./transcript/history";
+import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
 
 export interface TuiCommandsDeps {
@@ -38,6 +39,8 @@ export interface TuiCommandsDeps {
     signal(): AbortSignal;
     /** The status line's costs until the engine is up. */
     initialCosts?: StatusCosts;
+    /** Saves a transcript action with the conversation (see TuiEngine.recordView). */
+    record?: (action: TranscriptAction) => void;
 }
 
 export interface TuiCommands {
@@ -81,13 +84,16 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
     );
     let exiting = false;
 
+    /** Set while an input switched conversations: its command line belongs to neither. */
+    let switched = false;
     /** Shows the engine's session after a switch: a fresh transcript, with its history if any. */
     const showSwitch = (loaded: TuiEngine, before: unknown): boolean => {
         const now = loaded.session();
         if (now === before) return false;
+        switched = true;
         session.replace(now);
         store.dispatch({ type: "clear" });
-        for (const action of historyActions(now.messages)) store.dispatch(action);
+        store.dispatchAll(storedHistoryActions(loaded.history()));
         return true;
     };
 
@@ -174,15 +180,18 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
             // Custom commands join the registry when the engine is up: an input typed
             // before that waits for it, so `/help` and `/review` never miss them.
             await deps.engine.catch(() => undefined);
+            switched = false;
             const { executed, remainingText } = await runCommandsInInput(input, registry, context);
             const prompts: string[] = [];
             for (const run of executed) {
-                store.dispatch({
+                const action: TranscriptAction = {
                     type: "command",
                     command: run.input.trim(),
                     result: run.result.message,
                     isError: run.result.isError === true,
-                });
+                };
+                store.dispatch(action);
+                if (!switched) deps.record?.(action);
                 const custom = customs.get(run.name);
                 if (custom && !run.result.isError) {
                     const args = run.input.slice(run.name.length + 1);

@@ -6,6 +6,7 @@
 import type { Mode } from "../agent/events";
 import type { AgentSession } from "../agent/session";
 import type { ApprovalBridge } from "./approval-bridge";
+import type { TranscriptAction } from "./transcript/reducer";
 import { type TranscriptStore, createTranscriptStore } from "./transcript/store";
 
 export interface AppController {
@@ -40,6 +41,8 @@ export interface ControllerDeps {
     processInput?: (text: string) => Promise<string | null>;
     /** The mode when the prompt is sent, so a `/mode` in the same input counts. */
     currentMode?: () => Mode;
+    /** Saves the chat's own entries (prompts, reviews, errors) with the conversation. */
+    record?: (action: TranscriptAction) => void;
 }
 
 export function createAppController(deps: ControllerDeps): AppController {
@@ -55,13 +58,21 @@ export function createAppController(deps: ControllerDeps): AppController {
         for (const listener of [...busyListeners]) listener();
     };
 
+    /** Shows an action and saves it with the conversation. */
+    const show = (action: TranscriptAction): void => {
+        store.dispatch(action);
+        deps.record?.(action);
+    };
     const unsubscribeEvents = deps.session.subscribe((event) => store.push(event));
-    const unsubscribeReviews = deps.bridge.onResolved((resolved) =>
-        store.dispatch({
+    const unsubscribeReviews = deps.bridge.onResolved((resolved) => {
+        // Project-level questions (trust, learning) are not part of a conversation.
+        const action: TranscriptAction = {
             type: "review",
             review: { kind: resolved.kind, summary: resolved.summary, status: resolved.status },
-        })
-    );
+        };
+        if (resolved.kind === "trust" || resolved.kind === "learning") store.dispatch(action);
+        else show(action);
+    });
 
     const run = async (text: string, attachments: string[], mode: Mode, signal: AbortSignal) => {
         let attachedContext: string | undefined;
@@ -83,11 +94,7 @@ export function createAppController(deps: ControllerDeps): AppController {
         try {
             await deps.session.run(text, { mode, signal, attachedContext });
         } catch (error) {
-            store.dispatch({
-                type: "notice",
-                level: "error",
-                text: `Error: ${(error as Error).message}`,
-            });
+            show({ type: "notice", level: "error", text: `Error: ${(error as Error).message}` });
         }
     };
 
@@ -117,7 +124,7 @@ export function createAppController(deps: ControllerDeps): AppController {
         }
         const sent = prompt;
         const attached = attachments.filter((path) => sent.includes(`@${path}`));
-        store.dispatch({ type: "user", text: sent, attachments: attached });
+        show({ type: "user", text: sent, attachments: attached });
         await run(sent, attached, deps.currentMode?.() ?? mode, signal);
     };
 

@@ -5,6 +5,8 @@
  */
 import type { CommandResult, PickerOption } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
+import type { StoredHistory } from "./transcript/history";
+import type { TranscriptAction } from "./transcript/reducer";
 import type { SessionPort } from "./deferred-session";
 import type { CostRow } from "./reviews/costs-dialog";
 
@@ -37,6 +39,10 @@ export interface TuiEngine {
     /** Saved conversations of this project, newest first, the current one left out. */
     listConversations(): Promise<PickerOption[]>;
     resume(id: string): Promise<CommandResult>;
+    /** What the current conversation showed so far, to draw it again (start-up, a switch). */
+    history(): StoredHistory;
+    /** Saves one of the chat's own transcript actions (a prompt, a review, a command) with the conversation. */
+    recordView(action: TranscriptAction): void;
     exportMarkdown(path: string | undefined): Promise<CommandResult>;
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     skills(): Array<{ name: string; description: string }>;

@@ -14,8 +14,10 @@ import type { StatusCosts, TuiEngine } from "./engine-port";
 import { createAnsi } from "./render/ansi";
 import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
+import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
-import { historyActions } from "./transcript/history";
+import { storedHistoryActions } from "./transcript/history";
+import type { TranscriptAction } from "./transcript/reducer";
 import { createTranscriptStore } from "./transcript/store";
 import {
     createTerminalGuard,
@@ -48,6 +50,8 @@ export interface InteractiveOptions {
     close(): void;
     /** Routes later warnings (e.g. the log could not be written) into the transcript. */
     bindWarnings?(show: (message: string) => void): void;
+    /** This project's earlier prompts (Up, Ctrl+R); the prompts sent are added. */
+    promptHistory?: PromptHistory;
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -68,6 +72,12 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     const store = createTranscriptStore();
     const appState = createAppState(options.mode);
     let unmount: (() => void) | null = null;
+    // Chained on the engine, so actions from before it is up are saved in order.
+    const record = (action: TranscriptAction): void =>
+        void options.engine.then(
+            (engine) => engine.recordView(action),
+            () => undefined
+        );
     const commands = createTuiCommands({
         engine: options.engine,
         session,
@@ -78,8 +88,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         models: options.models,
         signal: () => controller.currentSignal() ?? new AbortController().signal,
         initialCosts: options.initialCosts,
+        record,
     });
     const controller = createAppController({
+        record,
         session,
         bridge: options.bridge,
         store,
@@ -130,8 +142,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     options.engine.then(
         (engine) => {
             commands.addCustomCommands(engine.customCommands);
-            const real = engine.session();
-            for (const action of historyActions(real.messages)) store.dispatch(action);
+            store.dispatchAll(storedHistoryActions(engine.history()));
             if (engine.contextFiles.length > 0) {
                 const n = engine.contextFiles.length;
                 store.dispatch({
@@ -141,7 +152,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 });
             }
             // `north "PROMPT"`: sent once the engine is up, after any resumed history.
-            if (options.initialPrompt) controller.submit(options.initialPrompt, [], options.mode);
+            if (options.initialPrompt) {
+                options.promptHistory?.add(options.initialPrompt);
+                controller.submit(options.initialPrompt, [], options.mode);
+            }
         },
         (error: unknown) =>
             controller.store.dispatch({
@@ -182,6 +196,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             appState={appState}
             slash={slash}
             costs={commands.statusCosts}
+            promptHistory={options.promptHistory}
         />,
         {
             exitOnCtrlC: false,

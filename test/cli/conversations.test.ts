@@ -57,7 +57,7 @@ describe("saved conversations in print mode", () => {
         const header = JSON.parse(readFileSync(logPath, "utf8").split("\n")[0]!);
         expect(header).toMatchObject({
             type: "header",
-            version: 1,
+            version: 2,
             id,
             repoRoot: expect.any(String),
         });

@@ -62,7 +62,7 @@ describe("conversation logs", () => {
         expect(header).toEqual({
             type: "header",
             format: "north-conversation",
-            version: 1,
+            version: 2,
             id: log.id,
             repoRoot: "/repo",
             repoHash: repoHashOf("/repo"),
@@ -241,7 +241,7 @@ describe("conversation logs", () => {
         if (!opened.ok) throw new Error(opened.error);
         opened.log.append({ type: "entry_added", entry: user("u2", "new") });
         opened.log.close();
-        expect(JSON.parse(lines(path)[0] ?? "")).toMatchObject({ type: "header", version: 1 });
+        expect(JSON.parse(lines(path)[0] ?? "")).toMatchObject({ type: "header", version: 2 });
         expect(existsSync(`${path}.v0.bak`)).toBe(true);
         const again = store.load("0bd000");
         expect(again.ok && again.conversation.entries.map((e) => e.id)).toEqual(["u1", "a1", "u2"]);

@@ -105,6 +105,12 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
             ]);
             return ok("Switched to conversation cccccc");
         },
+        history: () => ({
+            view: [],
+            messages: active.session.messages,
+            messagesBeforeView: active.session.messages.length,
+        }),
+        recordView: (action) => void calls.push(`record ${action.type}`),
         async exportMarkdown(path) {
             calls.push(`export ${path ?? ""}`);
             return ok("Exported");

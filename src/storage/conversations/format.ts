@@ -1,8 +1,12 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
 
-/** Format version written in every new log's header line. */
-export const CURRENT_VERSION = 1;
+/**
+ * Format version written in every new log's header line. Version 2: entry ids
+ * are unique across every process that appended to the log (version 1 reused
+ * `m1`, `m2`… in each process), and `view`, `usage` and `rewound` events.
+ */
+export const CURRENT_VERSION = 2;
 export const LOG_FORMAT = "north-conversation";
 
 /** Any JSON object with a string `id`; the storage layer knows no engine types. */
@@ -15,6 +19,12 @@ export type ConversationEvent =
     | { type: "model_changed"; model: string }
     | { type: "rolling_summary_set"; summary: unknown }
     | { type: "transcript_replaced"; entries: StoredEntry[] }
+    /** What a front-end showed (a transcript action), replayed on resume. */
+    | { type: "view"; record: Record<string, unknown> }
+    /** One response's usage and cost, so a resumed conversation knows what it cost. */
+    | { type: "usage"; model: string; usage: Record<string, number>; costUsd: number | null }
+    /** Back to the state just before entry `entryId` was added (a conversation rewind). */
+    | { type: "rewound"; entryId: string }
     | { type: "conversation_ended" };
 
 /** Written once by `start()`, right after the header. */
@@ -40,6 +50,8 @@ export interface LogHeader {
     repoHash: string;
     model: string;
     createdAt: string;
+    /** Set on a fork: the conversation it was copied from. */
+    forkedFrom?: string;
 }
 
 const ID_PATTERN = /^[0-9a-f]{6}$/;
@@ -70,6 +82,7 @@ const headerSchema = z.object({
     repoHash: z.string(),
     model: z.string(),
     createdAt: z.string(),
+    forkedFrom: z.string().optional(),
 });
 
 const eventSchema = z.discriminatedUnion("type", [
@@ -92,6 +105,15 @@ const eventSchema = z.discriminatedUnion("type", [
     z.object({ type: z.literal("model_changed"), ts, model: z.string() }),
     z.object({ type: z.literal("rolling_summary_set"), ts, summary: z.unknown() }),
     z.object({ type: z.literal("transcript_replaced"), ts, entries: z.array(entrySchema) }),
+    z.object({ type: z.literal("view"), ts, record: z.record(z.string(), z.unknown()) }),
+    z.object({
+        type: z.literal("usage"),
+        ts,
+        model: z.string(),
+        usage: z.record(z.string(), z.number()),
+        costUsd: z.number().nullable(),
+    }),
+    z.object({ type: z.literal("rewound"), ts, entryId: z.string() }),
     z.object({ type: z.literal("conversation_ended"), ts }),
 ]);
 
@@ -131,6 +153,8 @@ const STEPS: Array<(event: RawEvent) => RawEvent> = [
         }
         return out;
     },
+    // 1 → 2: same events; duplicate entry ids are renamed while parsing (replay.ts).
+    (event) => event,
 ];
 
 /** Brings a raw event written by format `version` up to `CURRENT_VERSION`. */

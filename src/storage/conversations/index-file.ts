@@ -14,6 +14,8 @@ export interface ConversationSummary {
     updatedAt: string;
     /** Entries in the transcript (after any summary trimmed it). */
     messageCount: number;
+    /** The conversation this one was forked from. */
+    forkedFrom?: string;
 }
 
 /** An index entry: the summary plus the log size it was computed from. */
@@ -35,6 +37,7 @@ const recordSchema = z.object({
     updatedAt: z.string(),
     messageCount: z.number().int().nonnegative(),
     logBytes: z.number().int().nonnegative(),
+    forkedFrom: z.string().optional(),
 });
 
 const indexSchema = z.object({

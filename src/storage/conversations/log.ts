@@ -16,8 +16,22 @@ export interface ConversationLog {
      * `kill -9` right after loses nothing. Never throws: a failed write is returned.
      */
     append(event: ConversationEvent): AppendResult;
-    /** Writes the index entry and closes the file. Does not append `conversation_ended`. */
+    /** An entry id no process has used in this log (`mN`, continuing the log's numbering). */
+    newEntryId(): string;
+    /** Writes the index entry, closes the file and releases the conversation. Does not append `conversation_ended`. */
     close(): void;
+}
+
+/** What a log writer starts from: the log as it stands. */
+export interface LogWriterState {
+    /** Its `logBytes` is the current size. */
+    record: IndexRecord;
+    /** Ids of the transcript's entries, in order. */
+    entryIds: Iterable<string>;
+    /** The highest `mN` id in the log. */
+    entrySeq: number;
+    /** Releases the one-writer lock (called by `close`). */
+    release: () => void;
 }
 
 export interface LogWriterDeps {
@@ -49,6 +63,7 @@ export function recordOf(conv: LoadedConversation, logBytes: number): IndexRecor
         updatedAt: conv.updatedAt,
         messageCount: conv.entries.length,
         logBytes,
+        ...(conv.forkedFrom ? { forkedFrom: conv.forkedFrom } : {}),
     };
 }
 
@@ -62,19 +77,16 @@ function errorText(error: unknown): string {
     return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * Wraps an fd opened for appending. `record` describes the log as it stands (its
- * `logBytes` is the current size) and `entryIds` the ids now in the transcript.
- */
+/** Wraps an fd opened for appending. */
 export function createLogWriter(
     fd: number,
     path: string,
-    initial: IndexRecord,
-    entryIds: Iterable<string>,
+    state: LogWriterState,
     deps: LogWriterDeps
 ): ConversationLog {
-    const record: IndexRecord = { ...initial };
-    let ids = new Set(entryIds);
+    const record: IndexRecord = { ...state.record };
+    let ids = [...state.entryIds];
+    let seq = state.entrySeq;
     let closed = false;
     let lastIndexAt = deps.now();
 
@@ -91,9 +103,9 @@ export function createLogWriter(
     const track = (event: ConversationEvent): boolean => {
         switch (event.type) {
             case "entry_added": {
-                if (!ids.has(event.entry.id)) {
-                    ids.add(event.entry.id);
-                    record.messageCount++;
+                if (!ids.includes(event.entry.id)) {
+                    ids.push(event.entry.id);
+                    record.messageCount = ids.length;
                 }
                 // Only the first prompt is worth an index write now; later entries
                 // reach the index with the periodic or closing write.
@@ -104,9 +116,15 @@ export function createLogWriter(
                 return true;
             }
             case "transcript_replaced":
-                ids = new Set(event.entries.map((e) => e.id));
-                record.messageCount = event.entries.length;
+                ids = event.entries.map((e) => e.id);
+                record.messageCount = ids.length;
                 return false;
+            case "rewound": {
+                const at = ids.indexOf(event.entryId);
+                if (at !== -1) ids = ids.slice(0, at);
+                record.messageCount = ids.length;
+                return true;
+            }
             case "model_changed":
                 record.model = event.model;
                 return true;
@@ -131,10 +149,12 @@ export function createLogWriter(
             if (urgent || deps.now() - lastIndexAt >= deps.indexIntervalMs) writeIndex();
             return { ok: true };
         },
+        newEntryId: () => `m${++seq}`,
         close() {
             if (closed) return;
             closed = true;
             writeIndex();
+            state.release();
             try {
                 fsyncSync(fd);
             } catch {

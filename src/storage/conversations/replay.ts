@@ -20,9 +20,17 @@ export interface LoadedConversation {
     updatedAt: string;
     /** From `start()` or the first user entry; null when none yet. */
     firstPrompt: string | null;
-    /** entry_added / entry_updated / transcript_replaced applied in order. */
+    /** entry_added / entry_updated / transcript_replaced / rewound applied in order. */
     entries: StoredEntry[];
     rollingSummary: unknown | null;
+    /** What the front-ends showed (`view` records), as of the last rewind. */
+    view: Array<Record<string, unknown>>;
+    /** Entries added before the first view record (written by a North that kept no views). */
+    entriesBeforeView: number;
+    /** Every response's usage, in order (rewound ones too: they were paid for). */
+    usage: Array<{ model: string; usage: Record<string, number>; costUsd: number | null }>;
+    /** The conversation this one was forked from. */
+    forkedFrom: string | null;
     /** True when the last event is `conversation_ended` (a clean exit). */
     ended: boolean;
 }
@@ -40,6 +48,8 @@ export interface ParsedLog {
     tail: LogTail;
     /** Byte length up to and including the last newline. */
     cleanBytes: number;
+    /** The highest `mN` entry id in the log: new entries continue after it. */
+    entrySeq: number;
 }
 
 export type FirstPromptOf = (entry: StoredEntry) => string | undefined;
@@ -118,6 +128,7 @@ export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf)
         }
         events.push(event);
     }
+    if (version < 2) renameReusedIds(events, warnings);
 
     const started = events.find((e) => e.type === "conversation_started");
     if (!header && !started) {
@@ -143,6 +154,10 @@ export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf)
             firstPrompt: null,
             entries: [],
             rollingSummary: null,
+            view: [],
+            entriesBeforeView: 0,
+            usage: [],
+            forkedFrom: header?.forkedFrom ?? null,
             ended: false,
         },
         events,
@@ -152,8 +167,98 @@ export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf)
     const newline = data.lastIndexOf(0x0a);
     return {
         ok: true,
-        log: { conversation, version, events, warnings, tail, cleanBytes: newline + 1 },
+        log: {
+            conversation,
+            version,
+            events,
+            warnings,
+            tail,
+            cleanBytes: newline + 1,
+            entrySeq: maxEntrySeq(events),
+        },
     };
+}
+
+/** The part of a conversation a rewind takes back: entries, summary and what was shown. */
+interface Transcript {
+    entries: StoredEntry[];
+    positions: Map<string, number>;
+    rollingSummary: unknown | null;
+    view: Array<Record<string, unknown>>;
+    entriesBeforeView: number;
+}
+
+/** Where each entry was added (event index), for rewinds and forks. */
+export function entryAddedAt(events: readonly LoggedEvent[]): Map<string, number> {
+    const at = new Map<string, number>();
+    events.forEach((event, index) => {
+        if (event.type === "entry_added" && !at.has(event.entry.id)) at.set(event.entry.id, index);
+    });
+    return at;
+}
+
+/** Replays entries, summary and view over `events[0, end)`; a rewind replays the prefix it names. */
+function replayTranscript(
+    events: readonly LoggedEvent[],
+    end: number,
+    addedAt: Map<string, number>,
+    warnings: string[]
+): Transcript {
+    let t: Transcript = {
+        entries: [],
+        positions: new Map(),
+        rollingSummary: null,
+        view: [],
+        entriesBeforeView: 0,
+    };
+    for (let i = 0; i < end; i++) {
+        const event = events[i] as LoggedEvent;
+        switch (event.type) {
+            case "entry_added": {
+                const at = t.positions.get(event.entry.id);
+                if (at === undefined) {
+                    t.positions.set(event.entry.id, t.entries.length);
+                    t.entries.push(event.entry);
+                } else {
+                    t.entries[at] = event.entry;
+                }
+                break;
+            }
+            case "entry_updated": {
+                const at = t.positions.get(event.id);
+                const current = at === undefined ? undefined : t.entries[at];
+                if (at === undefined || !current) {
+                    warnings.push(`update for unknown entry ${event.id}; skipped`);
+                    break;
+                }
+                t.entries[at] = { ...current, ...event.patch, id: current.id };
+                break;
+            }
+            case "transcript_replaced":
+                t.entries = [...event.entries];
+                t.positions = new Map(t.entries.map((entry, k) => [entry.id, k]));
+                break;
+            case "rolling_summary_set":
+                t.rollingSummary = event.summary ?? null;
+                break;
+            case "view":
+                if (t.view.length === 0) t.entriesBeforeView = t.entries.length;
+                t.view.push(event.record);
+                break;
+            case "rewound": {
+                const target = addedAt.get(event.entryId);
+                if (target === undefined || target >= i) {
+                    warnings.push(`rewind to unknown entry ${event.entryId}; skipped`);
+                    break;
+                }
+                t = replayTranscript(events, target, addedAt, warnings);
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    return t;
 }
 
 function replay(
@@ -162,8 +267,6 @@ function replay(
     firstPromptOf: FirstPromptOf,
     warnings: string[]
 ): LoadedConversation {
-    let entries: StoredEntry[] = [];
-    let positions = new Map<string, number>();
     let startedSeen = false;
     for (const event of events) {
         conv.updatedAt = event.ts;
@@ -173,44 +276,74 @@ function replay(
                 if (!startedSeen && event.firstPrompt) conv.firstPrompt = event.firstPrompt;
                 startedSeen = true;
                 break;
-            case "entry_added": {
-                const at = positions.get(event.entry.id);
-                if (at === undefined) {
-                    positions.set(event.entry.id, entries.length);
-                    entries.push(event.entry);
-                } else {
-                    entries[at] = event.entry;
-                }
+            case "entry_added":
                 if (conv.firstPrompt === null) {
                     const prompt = firstPromptOf(event.entry);
                     if (prompt !== undefined && prompt.trim() !== "") conv.firstPrompt = prompt;
                 }
                 break;
-            }
-            case "entry_updated": {
-                const at = positions.get(event.id);
-                const current = at === undefined ? undefined : entries[at];
-                if (at === undefined || !current) {
-                    warnings.push(`update for unknown entry ${event.id}; skipped`);
-                    break;
-                }
-                entries[at] = { ...current, ...event.patch, id: current.id };
-                break;
-            }
-            case "transcript_replaced":
-                entries = [...event.entries];
-                positions = new Map(entries.map((entry, i) => [entry.id, i]));
-                break;
             case "model_changed":
                 conv.model = event.model;
                 break;
-            case "rolling_summary_set":
-                conv.rollingSummary = event.summary ?? null;
+            case "usage":
+                // Spent even when rewound away.
+                conv.usage.push({ model: event.model, usage: event.usage, costUsd: event.costUsd });
                 break;
-            case "conversation_ended":
+            default:
                 break;
         }
     }
-    conv.entries = entries;
+    const t = replayTranscript(events, events.length, entryAddedAt(events), warnings);
+    conv.entries = t.entries;
+    conv.rollingSummary = t.rollingSummary;
+    conv.view = t.view;
+    conv.entriesBeforeView = t.view.length === 0 ? t.entries.length : t.entriesBeforeView;
     return conv;
+}
+
+const SEQ_ID = /^m(\d+)$/;
+
+/** The highest `mN` entry id in `events` (0 when none). */
+export function maxEntrySeq(events: readonly LoggedEvent[]): number {
+    let max = 0;
+    const see = (id: string): void => {
+        const match = SEQ_ID.exec(id);
+        if (match) max = Math.max(max, Number(match[1]));
+    };
+    for (const event of events) {
+        if (event.type === "entry_added") see(event.entry.id);
+        else if (event.type === "transcript_replaced") event.entries.forEach((e) => see(e.id));
+    }
+    return max;
+}
+
+/**
+ * Format 1 numbered entries from `m1` in every process, so a resumed
+ * conversation's new entries reused ids already in the transcript, and
+ * replay took them for replacements. No version-1 writer ever replaced an
+ * entry by re-adding it, so a repeated id is a new entry: it gets a fresh id.
+ */
+function renameReusedIds(events: LoggedEvent[], warnings: string[]): void {
+    let next = maxEntrySeq(events);
+    let present = new Set<string>();
+    let renamed = 0;
+    for (let i = 0; i < events.length; i++) {
+        const event = events[i] as LoggedEvent;
+        if (event.type === "transcript_replaced") {
+            present = new Set(event.entries.map((e) => e.id));
+        } else if (event.type === "entry_added") {
+            let id = event.entry.id;
+            if (present.has(id)) {
+                id = `m${++next}`;
+                events[i] = { ...event, entry: { ...event.entry, id } };
+                renamed++;
+            }
+            present.add(id);
+        }
+    }
+    if (renamed > 0) {
+        warnings.push(
+            `${renamed} entries written by later sessions reused earlier ids; every one is kept`
+        );
+    }
 }

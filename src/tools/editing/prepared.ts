@@ -8,7 +8,14 @@
  */
 import { dirname } from "node:path";
 import { resolveWritablePath } from "../path-guard";
-import type { FileDiff, PreparedWrite, ToolError, ToolResult } from "../types";
+import type {
+    CheckpointOutcome,
+    FileCheckpointer,
+    FileDiff,
+    PreparedWrite,
+    ToolError,
+    ToolResult,
+} from "../types";
 import { toolError, toolOk } from "../types";
 import { ApplyLockTimeout } from "./apply-lock";
 import { computeFileDiff } from "./diff";
@@ -20,7 +27,7 @@ import { encodeText } from "./text-doc";
 /** Mode of a file North creates. */
 const NEW_FILE_MODE = 0o644;
 
-export interface FileChange {
+export interface PendingChange {
     file: LoadedFile;
     /** Decoded new content (BOM excluded; re-added on write when the file had one). */
     newText: string;
@@ -47,7 +54,7 @@ export interface EditApplied {
     tolerance?: ToleranceUse[];
 }
 
-function summaryFor(changes: readonly FileChange[]): string {
+function summaryFor(changes: readonly PendingChange[]): string {
     const first = changes[0];
     if (changes.length === 1 && first) {
         return `${first.file.original === null ? "Creating" : "Editing"} ${first.file.relPath}`;
@@ -64,7 +71,7 @@ const REREAD = "nothing was written. Re-read it (read_file) and make the edit ag
  */
 async function checkTarget(
     repoRoot: string,
-    change: FileChange
+    change: PendingChange
 ): Promise<ToolResult<never> | null> {
     const { relPath, realPath } = change.file;
     const now = await resolveWritablePath(repoRoot, relPath, { mustExist: false });
@@ -79,7 +86,7 @@ async function checkTarget(
 /** Both checks, location first. */
 async function checkFile(
     repoRoot: string,
-    change: FileChange,
+    change: PendingChange,
     ops: EditOperations
 ): Promise<ToolResult<never> | null> {
     return (await checkTarget(repoRoot, change)) ?? (await checkUnchanged(change, ops));
@@ -94,7 +101,7 @@ class WriteRefused extends Error {
 
 /** Null when the file is still as it was at prepare time; otherwise the error. */
 async function checkUnchanged(
-    change: FileChange,
+    change: PendingChange,
     ops: EditOperations
 ): Promise<ToolResult<never> | null> {
     const { relPath, realPath, original } = change.file;
@@ -137,7 +144,7 @@ async function checkUnchanged(
 }
 
 interface Written {
-    change: FileChange;
+    change: PendingChange;
     /** First directory created for a new file, to remove on rollback. */
     createdDir?: string;
 }
@@ -187,29 +194,47 @@ function restoredTail(failed: readonly string[], files: number): string {
     return files > 1 ? "No file was changed." : "The file was not changed.";
 }
 
+/**
+ * Writes every file; each rename waits for `recorded` (the checkpoint, saved
+ * while the temp files are written) and is refused when it failed.
+ */
 async function writeAll(
     repoRoot: string,
-    changes: readonly FileChange[],
-    ops: EditOperations
+    changes: readonly PendingChange[],
+    encoded: readonly Buffer[],
+    ops: EditOperations,
+    recorded: Promise<CheckpointOutcome> | null
 ): Promise<ToolResult<null>> {
     const written: Written[] = [];
-    for (const change of changes) {
+    const checkpointSaved = async (): Promise<void> => {
+        const saved = await recorded;
+        if (saved && !saved.ok) {
+            const refusal = checkpointFailure(
+                changes.map((c) => c.file.relPath),
+                saved.error
+            );
+            if (!refusal.ok) throw new WriteRefused(refusal.error);
+        }
+    };
+    for (const [i, change] of changes.entries()) {
         const entry: Written = { change };
         try {
             if (change.file.original === null) {
                 entry.createdDir = await ops.mkdirp(dirname(change.file.realPath));
             }
-            const data = encodeText(change.newText, change.file.doc.bom);
+            const data = encoded[i] as Buffer;
             await ops.writeFile(change.file.realPath, data, {
                 mode: NEW_FILE_MODE,
                 // The last look, as close to the rename as Node allows.
                 beforeRename: async () => {
+                    await checkpointSaved();
                     const problem = await checkFile(repoRoot, change, ops);
                     if (problem && !problem.ok) throw new WriteRefused(problem.error);
                 },
             });
             written.push(entry);
         } catch (error) {
+            await recorded;
             // The failed write itself left its file untouched (atomic); undo the others.
             const failed = await rollback(written, ops);
             if (entry.createdDir)
@@ -231,20 +256,46 @@ async function writeAll(
     return toolOk(null);
 }
 
-/** The checks and writes of one apply, under the file locks. */
+/** The refusal when the prior content could not be kept. */
+export function checkpointFailure(relPaths: readonly string[], error: string): ToolResult<never> {
+    return toolError(
+        "checkpoint_failed",
+        `Could not save a checkpoint of ${relPaths.join(", ")} (${error}); nothing was changed: ` +
+            "North does not change a file it could not restore. Free space in North's data directory or make it writable."
+    );
+}
+
+/** The checks, the checkpoint and the writes of one apply, under the file locks. */
 async function applyLocked(
     repoRoot: string,
-    changes: readonly FileChange[],
-    ops: EditOperations
+    changes: readonly PendingChange[],
+    ops: EditOperations,
+    checkpoint: FileCheckpointer | undefined
 ): Promise<ToolResult<null>> {
     for (const change of changes) {
         const problem = await checkFile(repoRoot, change, ops);
         if (problem) return problem;
     }
-    return writeAll(repoRoot, changes, ops);
+    const encoded = changes.map((c) => encodeText(c.newText, c.file.doc.bom));
+    // Saved while the temp files are written, awaited before the first rename: a
+    // kill -9 after that leaves each file at its recorded before or after, which
+    // rewind tells apart from a user's change.
+    const recorded = checkpoint
+        ? checkpoint
+              .record(
+                  changes.map((c, i) => ({
+                      path: c.file.realPath,
+                      relPath: c.file.relPath,
+                      before: c.file.original,
+                      after: encoded[i] as Buffer,
+                  }))
+              )
+              .catch((error: unknown) => ({ ok: false as const, error: describeError(error) }))
+        : null;
+    return writeAll(repoRoot, changes, encoded, ops, recorded);
 }
 
-function lockFailure(error: unknown, changes: readonly FileChange[]): ToolResult<never> {
+function lockFailure(error: unknown, changes: readonly PendingChange[]): ToolResult<never> {
     if (error instanceof ApplyLockTimeout) {
         const file = changes.find((c) => c.file.realPath === error.path)?.file.relPath;
         return toolError(
@@ -262,9 +313,10 @@ function lockFailure(error: unknown, changes: readonly FileChange[]): ToolResult
  */
 export async function prepareWrite(
     repoRoot: string,
-    changes: FileChange[],
+    changes: PendingChange[],
     tolerance: ToleranceUse[],
-    ops: EditOperations
+    ops: EditOperations,
+    checkpoint?: FileCheckpointer
 ): Promise<PreparedWrite> {
     const diffs: FileDiff[] = [];
     for (const c of changes) {
@@ -284,7 +336,7 @@ export async function prepareWrite(
             }
             let written: ToolResult<null>;
             try {
-                written = await applyLocked(repoRoot, changes, ops);
+                written = await applyLocked(repoRoot, changes, ops, checkpoint);
             } finally {
                 await release().catch(() => undefined);
             }

@@ -11,7 +11,7 @@ import type { EditOutcome, WorkingFile } from "./edits";
 import { anchorEdit, createFile, insertAtLine, replaceExact } from "./edits";
 import type { EditOperations, LoadedFile } from "./files";
 import { loadResolvedFile } from "./files";
-import type { FileChange, ToleranceUse } from "./prepared";
+import type { PendingChange, ToleranceUse } from "./prepared";
 import { prepareWrite } from "./prepared";
 import type { BatchEditArgs } from "./schemas";
 
@@ -140,7 +140,7 @@ export async function prepareSteps(
                 note: toleranceNote(kind),
             });
     }
-    const changes: FileChange[] = [];
+    const changes: PendingChange[] = [];
     for (const { loaded, working } of files.values()) {
         if (loaded.original === null || working.doc.text !== loaded.doc.text) {
             changes.push({ file: loaded, newText: working.doc.text });
@@ -150,7 +150,7 @@ export async function prepareSteps(
         const paths = [...files.values()].map((f) => f.loaded.relPath).join(", ");
         return toolError("no_change", `This edit leaves ${paths} unchanged; nothing to do.`);
     }
-    return toolOk(await prepareWrite(ctx.repoRoot, changes, tolerance, ops));
+    return toolOk(await prepareWrite(ctx.repoRoot, changes, tolerance, ops, ctx.checkpoint));
 }
 
 /** Options every edit tool factory takes. */

@@ -12,11 +12,11 @@ import { promises as fs } from "node:fs";
 import { dirname } from "node:path";
 import { computeFileDiff } from "../editing/diff";
 import { describeError, errnoCode, readOnlyError } from "../editing/files";
-import type { EditApplied } from "../editing/prepared";
+import { type EditApplied, checkpointFailure } from "../editing/prepared";
 import type { Eol } from "../editing/text-doc";
 import { decodeText } from "../editing/text-doc";
 import { resolveWritablePath } from "../path-guard";
-import type { PreparedWrite, ToolResult } from "../types";
+import type { FileCheckpointer, PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
 import type { OpenSidecar, SidecarHandle } from "./sidecar";
@@ -78,6 +78,8 @@ async function writeFully(handle: SidecarHandle, data: Buffer): Promise<void> {
 export interface WriteSessionOptions {
     /** Opens the sidecar; tests inject a failing one. */
     openSidecar?: OpenSidecar;
+    /** Told of the change right before the rename (rewind); when it fails, nothing is renamed. */
+    checkpoint?: FileCheckpointer;
 }
 
 export class FileWriteSession {
@@ -92,6 +94,9 @@ export class FileWriteSession {
     private tail = "";
     private pendingCr = false;
     private trimAt = TAIL_TRIM_MIN;
+    private checkpoint: FileCheckpointer | undefined;
+    /** The sidecar's bytes as read back by `complete()`: what the rename puts in place. */
+    private finalBytes: Buffer | null = null;
 
     private constructor(
         private readonly repoRoot: string,
@@ -172,6 +177,7 @@ export class FileWriteSession {
             openSidecar
         );
         session.handle = handle;
+        session.checkpoint = options.checkpoint;
         if (mode === "append" && original) {
             // The block continues the file: the sidecar starts as a copy of it.
             session.enqueue(original);
@@ -292,6 +298,7 @@ export class FileWriteSession {
                 `Cannot read back the new content of ${this.relPath}: ${describeError(error)}`
             );
         }
+        this.finalBytes = bytes;
         const now = decodeText(bytes);
         const before = this.original ? decodeText(this.original) : null;
         const newText = now.ok ? now.doc.text : bytes.toString("utf8");
@@ -354,7 +361,7 @@ export class FileWriteSession {
             );
         }
         try {
-            const problem = await this.checkTarget();
+            const problem = (await this.checkTarget()) ?? (await this.recordCheckpoint());
             if (problem) {
                 await this.discard();
                 return problem;
@@ -375,6 +382,24 @@ export class FileWriteSession {
         this.state = "applied";
         untrackSidecar(this.sidecarPath);
         return toolOk(result);
+    }
+
+    /** Null once the checkpointer kept the target's current and final bytes (or there is none). */
+    private async recordCheckpoint(): Promise<ToolResult<never> | null> {
+        if (!this.checkpoint) return null;
+        if (!this.finalBytes)
+            return checkpointFailure([this.relPath], "its new content was not read back");
+        const outcome = await this.checkpoint
+            .record([
+                {
+                    path: this.realPath,
+                    relPath: this.relPath,
+                    before: this.original,
+                    after: this.finalBytes,
+                },
+            ])
+            .catch((error: unknown) => ({ ok: false as const, error: describeError(error) }));
+        return outcome.ok ? null : checkpointFailure([this.relPath], outcome.error);
     }
 
     /** Null when the target is still where, and what, it was when the block started. */

@@ -1,6 +1,6 @@
 /**
- * What the composer does with each key: editing, prompt history, bracketed
- * paste, @ file suggestions, submit and mode switching. Pure, so it can be
+ * What the composer does with each key: editing, prompt history (Up/Down and
+ * Ctrl+R search), bracketed paste, @ file suggestions, submit and mode switching. Pure, so it can be
  * tested without a terminal; the component only holds the state and draws it.
  */
 import type { KeyEvent } from "../input/keys";
@@ -45,14 +45,38 @@ export interface Suggestions {
     selected: number;
 }
 
+/** Ctrl+R: a reverse incremental search of the prompt history. */
+export interface HistorySearch {
+    query: string;
+    /** Index into `history` of the prompt shown, null before anything matched. */
+    match: number | null;
+    /** The last step found nothing older (the previous match stays shown). */
+    failed: boolean;
+    /** What the composer held when the search began; Esc brings it back. */
+    draft: EditorState;
+}
+
+/**
+ * The prompts Up and Ctrl+R offer. The cli backs it with a file per project;
+ * the UI only sees this.
+ */
+export interface PromptHistory {
+    /** Sent prompts, oldest first: the same array until `add` changes it. */
+    entries(): readonly string[];
+    /** Records a sent prompt (the store decides what it keeps). */
+    add(text: string): void;
+}
+
 export interface ComposerState {
     editor: EditorState;
     /** Sent prompts, oldest first. */
-    history: string[];
+    history: readonly string[];
     /** Position while browsing history (index into `history`), else null. */
     historyIndex: number | null;
     /** What was typed before browsing history began. */
     draft: EditorState | null;
+    /** Ctrl+R search in progress, else null. */
+    search: HistorySearch | null;
     /** Files attached with @ (repo-relative). */
     attachments: string[];
     /** Inside a bracketed paste: text collects here until it ends. */
@@ -75,14 +99,16 @@ export interface ComposerResult {
 /** Looks up file suggestions; null while the index is not ready. */
 export type SuggestFiles = (query: string) => string[] | null;
 
-export const MAX_HISTORY = 100;
+/** Prompts kept in memory when no store backs the history (the store's own limit otherwise). */
+export const MAX_HISTORY = 1000;
 
-export function createComposerState(history: string[] = []): ComposerState {
+export function createComposerState(history: readonly string[] = []): ComposerState {
     return {
         editor: EMPTY_EDITOR,
         history,
         historyIndex: null,
         draft: null,
+        search: null,
         attachments: [],
         paste: null,
         suggestions: null,
@@ -160,6 +186,119 @@ function historyStep(state: ComposerState, direction: -1 | 1): ComposerState | n
         };
     }
     return { ...state, historyIndex: index, editor: editorOf(history[index] ?? "") };
+}
+
+/**
+ * Takes the store's current prompts, unless the user is walking or searching
+ * them (indices would shift under them).
+ */
+export function withHistory(state: ComposerState, history: readonly string[]): ComposerState {
+    if (state.history === history || state.historyIndex !== null || state.search) return state;
+    return { ...state, history };
+}
+
+/** Case-insensitive literal match of `query`, or null for an empty query. */
+function queryPattern(query: string): RegExp | null {
+    if (query === "") return null;
+    return new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "iu");
+}
+
+/** Where `query` occurs in `text` (the first occurrence), for highlighting. */
+export function matchRange(text: string, query: string): { start: number; end: number } | null {
+    const found = queryPattern(query)?.exec(text);
+    return found ? { start: found.index, end: found.index + found[0].length } : null;
+}
+
+/** The newest prompt at or before `from` containing `query`, other than `skip`. */
+function findOlder(
+    history: readonly string[],
+    query: string,
+    from: number,
+    skip?: string
+): number | null {
+    const pattern = queryPattern(query);
+    for (let i = Math.min(from, history.length - 1); i >= 0; i--) {
+        const text = history[i] ?? "";
+        if (text !== skip && (pattern === null || pattern.test(text))) return i;
+    }
+    return null;
+}
+
+function startSearch(state: ComposerState): ComposerState {
+    const search: HistorySearch = { query: "", match: null, failed: false, draft: state.editor };
+    return { ...state, search, suggestions: null, historyIndex: null, draft: null };
+}
+
+/** Looks for `query` from `from` down; a miss keeps the previous match and marks the search failed. */
+function searchFrom(
+    state: ComposerState,
+    search: HistorySearch,
+    query: string,
+    from: number,
+    skip?: string
+): ComposerState {
+    const found = findOlder(state.history, query, from, skip);
+    const next: HistorySearch =
+        found === null
+            ? { ...search, query, failed: query !== "" || search.match !== null }
+            : { ...search, query, match: found, failed: false };
+    return { ...state, search: next };
+}
+
+/** Ends the search with the match in the composer, ready to edit (Up/Down go on from it). */
+function acceptSearch(state: ComposerState, search: HistorySearch): ComposerState {
+    if (search.match === null) return { ...state, search: null, editor: search.draft };
+    return {
+        ...state,
+        search: null,
+        editor: editorOf(state.history[search.match] ?? ""),
+        historyIndex: search.match,
+        draft: search.draft,
+    };
+}
+
+/**
+ * Keys during a Ctrl+R search. Null when the key ends the search: the match
+ * is accepted and the key then does what it always does.
+ */
+function searchKey(
+    state: ComposerState,
+    search: HistorySearch,
+    event: KeyEvent
+): ComposerResult | null {
+    const done = (next: ComposerState): ComposerResult => ({ state: next, handled: true });
+    const newest = state.history.length - 1;
+    if (event.type === "text") {
+        const query = search.query + event.text;
+        return done(searchFrom(state, search, query, search.match ?? newest));
+    }
+    if (event.type === "chord" && event.ctrl && event.letter === "r") {
+        const from = (search.match ?? newest + 1) - 1;
+        const current = search.match === null ? undefined : state.history[search.match];
+        return done(searchFrom(state, search, search.query, from, current));
+    }
+    if (event.type === "chord" && event.ctrl && event.letter === "g") {
+        return done({ ...state, search: null, editor: search.draft });
+    }
+    if (event.type !== "key") return null;
+    switch (event.name) {
+        case "escape":
+            return done({ ...state, search: null, editor: search.draft });
+        case "backspace": {
+            if (search.query === "") return done(state);
+            const query = [...search.query].slice(0, -1).join("");
+            if (query === "")
+                return done({ ...state, search: { ...search, query, match: null, failed: false } });
+            return done(searchFrom(state, { ...search, match: null }, query, newest));
+        }
+        case "return":
+        case "right":
+        case "end":
+            // Into the composer to edit, not sent.
+            return done(acceptSearch(state, search));
+        default:
+            return null;
+    }
 }
 
 function submit(state: ComposerState): ComposerResult {
@@ -304,6 +443,8 @@ function chordKey(
                 return done(deleteWordBack(e));
             case "d":
                 return done(deleteForward(e));
+            case "r":
+                return { state: startSearch(state), handled: true };
             default:
                 return { state, handled: false };
         }
@@ -322,6 +463,11 @@ export function composerKey(
     suggest: SuggestFiles,
     slash?: SlashSource
 ): ComposerResult {
+    if (state.search && state.paste === null) {
+        const searched = searchKey(state, state.search, event);
+        if (searched) return searched;
+        state = acceptSearch(state, state.search);
+    }
     // Bracketed paste: everything up to the end marker is text, Enter included.
     if (event.type === "paste-start") return { state: { ...state, paste: "" }, handled: true };
     if (state.paste !== null) {
@@ -361,6 +507,6 @@ export function composerKey(
         default:
             return { state, handled: false };
     }
-    if (result.effect?.type === "submit") return result;
+    if (result.effect?.type === "submit" || result.state.search) return result;
     return { ...result, state: refreshSuggestions(result.state, suggest, slash) };
 }

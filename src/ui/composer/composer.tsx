@@ -6,13 +6,18 @@ import type { KeyEvent } from "../input/keys";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
 import { layoutComposer } from "./composer-layout";
+import { editorOf } from "./editor";
 import type { SlashSource } from "./slash-complete";
 import {
     type ComposerState,
+    type HistorySearch,
+    type PromptHistory,
     type SuggestFiles,
     composerKey,
     createComposerState,
+    matchRange,
     refreshSuggestions,
+    withHistory,
 } from "./composer-state";
 
 export interface ComposerProps {
@@ -25,13 +30,16 @@ export interface ComposerProps {
     /** A review is waiting for an answer. */
     reviewing: boolean;
     mode: Mode;
-    onSubmit: (text: string, attachments: string[]) => void;
+    /** False when the prompt was not taken (a run still going): the text stays. */
+    onSubmit: (text: string, attachments: string[]) => boolean | void;
     onToggleMode: () => void;
     suggest: SuggestFiles;
     /** Commands and models for slash autocomplete. */
     slash?: SlashSource;
     /** Resolves once file suggestions can be given (first @). */
     whenSuggestionsReady?: () => Promise<unknown>;
+    /** Earlier prompts (saved per project); without it only this chat's are kept. */
+    history?: PromptHistory;
 }
 
 const MAX_SUGGESTIONS = 8;
@@ -75,13 +83,30 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
     );
 }
 
+/** The search line: what is searched for, and whether anything older matched. */
+function SearchLabel(props: { search: HistorySearch }): ReactElement {
+    const { search } = props;
+    return (
+        <Text wrap="truncate-end">
+            <Text color={search.failed ? "yellow" : "cyan"}>
+                {search.failed ? "(failed reverse-i-search)" : "(reverse-i-search)"}
+            </Text>
+            <Text>`{sanitizeText(search.query)}&apos;</Text>
+            <Text dimColor>
+                {search.match === null && search.query !== "" ? " no matching prompt" : ""}
+            </Text>
+        </Text>
+    );
+}
+
 /**
  * The input box: multiline (Ctrl+J, Shift+Enter), paste, history (Up/Down on
- * the first/last line), @ file mentions, slash command autocomplete, Tab
- * for the mode (ask → agent → plan) when no suggestions are open.
+ * the first/last line, Ctrl+R search), @ file mentions, slash command
+ * autocomplete, Tab for the mode (ask → agent → plan) when no suggestions are open.
  */
 function ComposerView(props: ComposerProps): ReactElement {
     const { width, active, busy, reviewing, mode, suggest } = props;
+    // The saved prompts are read with the first key, not for the first frame.
     const [state, setState] = useState(() => createComposerState());
     const stateRef = useRef(state);
     stateRef.current = state;
@@ -90,17 +115,24 @@ function ComposerView(props: ComposerProps): ReactElement {
 
     const onKey = useCallback((event: KeyEvent) => {
         if (isAppKey(event)) return;
-        const result = composerKey(
-            stateRef.current,
-            event,
-            propsRef.current.suggest,
-            propsRef.current.slash
-        );
+        const { history, suggest, slash } = propsRef.current;
+        // The store's prompts (loaded, sent, or `north "PROMPT"`) before Up or Ctrl+R reads them.
+        const before = history
+            ? withHistory(stateRef.current, history.entries())
+            : stateRef.current;
+        const result = composerKey(before, event, suggest, slash);
+        if (result.effect?.type === "submit") {
+            const { text, attachments } = result.effect;
+            // Not taken: keep the text in the composer, and out of the history.
+            if (propsRef.current.onSubmit(text, attachments) === false) return;
+            if (history) {
+                history.add(text);
+                result.state = withHistory(result.state, history.entries());
+            }
+        }
         stateRef.current = result.state;
         setState(result.state);
-        if (result.effect?.type === "submit")
-            propsRef.current.onSubmit(result.effect.text, result.effect.attachments);
-        else if (result.effect?.type === "toggle-mode") propsRef.current.onToggleMode();
+        if (result.effect?.type === "toggle-mode") propsRef.current.onToggleMode();
     }, []);
     useRawInput(onKey, active);
 
@@ -121,17 +153,27 @@ function ComposerView(props: ComposerProps): ReactElement {
     }, [waiting, props.whenSuggestionsReady, suggest]);
 
     const inner = Math.max(1, width - 2);
-    const layout = layoutComposer(state.editor, inner, props.maxLines, active);
+    const search = active ? state.search : null;
+    let layout;
+    if (search) {
+        // The match with the query highlighted (the draft until something matched).
+        const shown =
+            search.match === null ? search.draft.text : (state.history[search.match] ?? "");
+        const range = matchRange(shown, search.query) ?? undefined;
+        const lines = Math.max(1, props.maxLines - 1);
+        layout = layoutComposer(editorOf(shown), inner, lines, false, range);
+    } else layout = layoutComposer(state.editor, inner, props.maxLines, active);
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
     const hints: string[] = [];
     if (busy) hints.push("Ctrl+C to cancel");
     else if (reviewing) hints.push("answer the review above");
+    else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     if (state.attachments.length > 0) {
         const n = state.attachments.length;
         hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);
     }
-    const placeholder = state.editor.text === "" && !busy && !reviewing;
+    const placeholder = state.editor.text === "" && !busy && !reviewing && !search;
     return (
         <Box flexDirection="column" flexShrink={0} width={width}>
             <Text>
@@ -142,6 +184,7 @@ function ComposerView(props: ComposerProps): ReactElement {
                 <Text dimColor>──</Text>
             </Text>
             {active ? <Suggestions state={state} width={width} /> : null}
+            {search ? <SearchLabel search={search} /> : null}
             {layout.lines.map((line, i) => (
                 <Text key={i} dimColor={!active} wrap="truncate-end">
                     <Text color="cyan">{i === 0 ? "❯ " : "  "}</Text>

@@ -1,14 +1,70 @@
 /**
- * A resumed conversation's messages as transcript actions, so the user sees
- * where they left off: prompts, answers and tool calls (without their
- * display details, which are not stored).
+ * A resumed conversation as transcript actions, so the user sees it as it
+ * was. Conversations keep what the chat showed (`view` records: tool results
+ * with their details, reviews, thinking, a cancelled answer); the parts
+ * written before North kept them are rebuilt from the messages.
  */
+import type { EngineEvent } from "../../agent/events";
 import type { Message, ToolCallBlock } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
 import type { TranscriptAction } from "./reducer";
 
-/** Messages shown at most; older ones are summarised in one line. */
+/** Messages rebuilt at most from a conversation without view records; older ones are counted in one line. */
 export const HISTORY_LIMIT = 200;
+
+/** A stored conversation, as the engine hands it to the chat. */
+export interface StoredHistory {
+    view: ReadonlyArray<Record<string, unknown>>;
+    messages: readonly Message[];
+    /** Messages written before the first view record. */
+    messagesBeforeView: number;
+}
+
+const ACTION_TYPES = new Set(["engine", "user", "notice", "review", "command"]);
+
+/** A view record as an action, or null when it is not one this version draws. */
+function actionOf(record: Record<string, unknown>): TranscriptAction | null {
+    if (typeof record.type !== "string" || !ACTION_TYPES.has(record.type)) return null;
+    if (record.type === "engine") {
+        const event = record.event as { type?: unknown } | null | undefined;
+        if (typeof event !== "object" || event === null || typeof event.type !== "string")
+            return null;
+    }
+    return record as unknown as TranscriptAction;
+}
+
+/** The actions that draw `history`: rebuilt messages first, then the recorded view. */
+export function storedHistoryActions(history: StoredHistory): TranscriptAction[] {
+    const actions = historyActions(history.messages.slice(0, history.messagesBeforeView));
+    let open = false;
+    for (const record of history.view) {
+        const action = actionOf(record);
+        if (!action) continue;
+        if (action.type === "engine" && action.event.type === "run_start") open = true;
+        if (action.type === "engine" && action.event.type === "run_end") open = false;
+        actions.push(action);
+    }
+    // North stopped in the middle of an answer (a kill): show that run as ended.
+    if (open) actions.push({ type: "engine", event: interruptedRunEnd() });
+    return actions;
+}
+
+function interruptedRunEnd(): EngineEvent {
+    return {
+        type: "run_end",
+        result: {
+            subtype: "cancelled",
+            isError: true,
+            text: "",
+            error: "North stopped before this answer finished",
+            numTurns: 0,
+            durationMs: 0,
+            usage: { ...EMPTY_USAGE },
+            costUsd: null,
+            toolCalls: [],
+        },
+    };
+}
 
 export function historyActions(messages: readonly Message[]): TranscriptAction[] {
     const actions: TranscriptAction[] = [];

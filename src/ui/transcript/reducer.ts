@@ -53,10 +53,29 @@ type EntryInit = Entry extends infer E
         : never
     : never;
 
+/**
+ * True while `replayActions` applies a batch to arrays and maps it owns:
+ * entries are then changed in place, so a 10,000-entry history replays in
+ * linear time instead of copying the list at every step.
+ */
+let inPlace = false;
+
 function append(state: TranscriptState, init: EntryInit): TranscriptState {
     const index = state.entries.length;
     const entry = { ...init, id: `${state.epoch}:${index}`, version: 0 } as Entry;
+    if (inPlace) {
+        state.entries.push(entry);
+        return { ...state };
+    }
     return { ...state, entries: [...state.entries, entry] };
+}
+
+function withToolIndex(state: TranscriptState, key: string, index: number): TranscriptState {
+    if (inPlace) {
+        state.toolIndex[key] = index;
+        return state;
+    }
+    return { ...state, toolIndex: { ...state.toolIndex, [key]: index } };
 }
 
 /** Replaces entry `index` with a changed copy (version bumped). */
@@ -67,7 +86,7 @@ function update<E extends Entry>(
 ): TranscriptState {
     const current = state.entries[index] as E | undefined;
     if (!current) return state;
-    const entries = state.entries.slice();
+    const entries = inPlace ? state.entries : state.entries.slice();
     entries[index] = { ...current, ...change(current), version: current.version + 1 };
     return { ...state, entries };
 }
@@ -128,11 +147,7 @@ function startTool(state: TranscriptState, callId: string, name: string, input: 
         status: "running",
         detail: [],
     });
-    return {
-        ...next,
-        toolIndex: { ...next.toolIndex, [callId]: next.entries.length - 1 },
-        retryIndex: -1,
-    };
+    return { ...withToolIndex(next, callId, next.entries.length - 1), retryIndex: -1 };
 }
 
 function finishTool(
@@ -191,7 +206,7 @@ function fileWrite(
         status,
         detail: [],
     });
-    return { ...next, toolIndex: { ...next.toolIndex, [key]: next.entries.length - 1 } };
+    return withToolIndex(next, key, next.entries.length - 1);
 }
 
 function endRun(
@@ -311,4 +326,32 @@ export function transcriptReducer(
         case "redraw":
             return { ...state, entries: state.entries.slice() };
     }
+}
+
+/**
+ * Applies a batch (a stored conversation's history) in linear time. An
+ * action this version cannot apply (a damaged record) is skipped.
+ */
+export function replayActions(
+    state: TranscriptState,
+    actions: readonly TranscriptAction[]
+): TranscriptState {
+    let next: TranscriptState = {
+        ...state,
+        entries: state.entries.slice(),
+        toolIndex: { ...state.toolIndex },
+    };
+    inPlace = true;
+    try {
+        for (const action of actions) {
+            try {
+                next = transcriptReducer(next, action);
+            } catch {
+                // a damaged record: the rest of the history is still worth showing
+            }
+        }
+    } finally {
+        inPlace = false;
+    }
+    return { ...next, entries: next.entries.slice() };
 }

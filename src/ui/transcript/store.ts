@@ -8,6 +8,7 @@ import {
     type TranscriptAction,
     type TranscriptState,
     createTranscriptState,
+    replayActions,
     transcriptReducer,
 } from "./reducer";
 
@@ -16,6 +17,8 @@ export interface TranscriptStore {
     subscribe(listener: () => void): () => void;
     /** Applies an action now (pending deltas first) and notifies. */
     dispatch(action: TranscriptAction): void;
+    /** Applies many actions (a conversation's history) and notifies once. */
+    dispatchAll(actions: readonly TranscriptAction[]): void;
     /** Takes an engine event; deltas are batched, everything else applied at once. */
     push(event: EngineEvent): void;
     /** Applies pending deltas now. */
@@ -71,6 +74,11 @@ export function createTranscriptStore(options: TranscriptStoreOptions = {}): Tra
         dispatch(action) {
             applyPending();
             state = transcriptReducer(state, action);
+            notify();
+        },
+        dispatchAll(actions) {
+            applyPending();
+            state = replayActions(state, actions);
             notify();
         },
         push(event) {

@@ -1,0 +1,257 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type ConversationStore, createConversationStore } from "../storage/conversations";
+import {
+    type CheckpointStore,
+    type PlanResult,
+    type RestoreFile,
+    type RestoreReport,
+    createCheckpointStore,
+} from "../storage/checkpoints";
+import { dataDir } from "../storage/paths";
+import { acquireApplyLocks } from "../tools/editing/apply-lock";
+import { resolveWritablePath } from "../tools/path-guard";
+import { terminalSafeText } from "../util/terminal-text";
+import type { CliArgs } from "./args";
+import { isPromptEntry, promptText } from "./conversation-wiring";
+import { oneLine } from "./list-command";
+
+export const SHELL_NOT_TRACKED =
+    "Changes made by shell commands are not tracked: rewind does not undo them.";
+
+export type RewindScope = "both" | "code" | "conversation";
+
+type Result = { ok: true } | { ok: false; error: string };
+
+export interface RewindDeps {
+    store: Pick<ConversationStore, "load" | "resolveId">;
+    checkpoints: CheckpointStore;
+    /** Takes conversation `id` back to just before entry `entryId`. */
+    rewindConversation(id: string, entryId: string): Result;
+    out(text: string): void;
+    err(text: string): void;
+}
+
+interface Prompt {
+    entryId: string;
+    text: string;
+    /**
+     * Its entry id and every later one: the changes recorded under any of them
+     * (a prompt, or an entry the session added after it) came after it.
+     */
+    fromHere: string[];
+}
+
+/** The conversation half: a `rewound` event in its log (the log keeps everything). */
+export function rewindConversationLog(
+    store: Pick<ConversationStore, "open">,
+    id: string,
+    entryId: string
+): Result {
+    const opened = store.open(id, { ifOpenElsewhere: "fail" });
+    if (!opened.ok) return opened;
+    const appended = opened.log.append({ type: "rewound", entryId });
+    opened.log.close();
+    return appended;
+}
+
+function defaultDeps(): RewindDeps {
+    const store = createConversationStore(join(dataDir(), "conversations"));
+    return {
+        store,
+        checkpoints: createCheckpointStore(),
+        rewindConversation: (id, entryId) => rewindConversationLog(store, id, entryId),
+        out: (text) => process.stdout.write(terminalSafeText(text)),
+        err: (text) => process.stderr.write(terminalSafeText(text)),
+    };
+}
+
+/** What restoring would do to one file, for a summary. */
+function fileNote(file: RestoreFile): string {
+    const what = file.action === "delete" ? `${file.path} (deleted)` : file.path;
+    if (file.problem) return `${what} [cannot restore: ${file.problem}]`;
+    return file.changedSince ? `${what} [changed since]` : what;
+}
+
+function filesLine(plan: PlanResult): string {
+    if (!plan.ok) return "";
+    const files = plan.plan.files.filter((f) => f.action !== "unchanged");
+    if (files.length === 0) return "\n     restores: no file (North changed none since)";
+    return `\n     restores: ${files.map(fileNote).join(", ")}`;
+}
+
+async function listPrompts(
+    id: string,
+    repoRoot: string,
+    prompts: readonly Prompt[],
+    deps: RewindDeps
+): Promise<number> {
+    if (prompts.length === 0) {
+        deps.out(`Conversation ${id} has no prompts to rewind to.\n`);
+        return 0;
+    }
+    const plans = await deps.checkpoints.forConversation(id).planRestores(
+        prompts.map((p) => p.fromHere),
+        repoRoot
+    );
+    const lines = prompts.map(
+        (p, i) =>
+            `${String(i + 1).padStart(3)}. ${oneLine(p.text, 70)}${filesLine(plans[i] as PlanResult)}`
+    );
+    const gone = plans.find((p) => !p.ok);
+    const flagged = plans.some((p) => p.ok && p.plan.files.some((f) => f.changedSince));
+    deps.out(
+        [
+            `Conversation ${id} (${repoRoot}): rewinding to before prompt N restores the code as it was then.`,
+            ...lines,
+            "",
+            ...(gone && !gone.ok
+                ? [`Code: ${gone.error}; --conversation still rewinds the conversation.`]
+                : []),
+            ...(flagged
+                ? [
+                      "[changed since]: changed by something other than North after North did; kept unless --force.",
+                  ]
+                : []),
+            SHELL_NOT_TRACKED,
+            `Rewind with: north rewind ${id} --to N [--code | --conversation] [--force]`,
+            "",
+        ].join("\n")
+    );
+    return 0;
+}
+
+function reportLines(report: RestoreReport): string[] {
+    const lines = [
+        ...report.restored.map((p) => `restored ${p}`),
+        ...report.deleted.map((p) => `deleted ${p} (North created it)`),
+        ...report.skipped.map((s) => `kept ${s.path}: ${s.reason}`),
+    ];
+    if (lines.length === 0) lines.push("no file needed restoring");
+    return lines;
+}
+
+/** Restores the code to before the prompt whose id is first in `promptIds`; true when complete. */
+async function rewindCode(
+    id: string,
+    repoRoot: string,
+    promptIds: readonly string[],
+    force: boolean,
+    deps: RewindDeps
+): Promise<boolean> {
+    if (!existsSync(repoRoot)) {
+        deps.err(
+            `north: the conversation's project ${repoRoot} no longer exists; no code was restored\n`
+        );
+        return false;
+    }
+    const checkpoints = deps.checkpoints.forConversation(id);
+    const planned = await checkpoints.planRestore(promptIds, repoRoot);
+    if (!planned.ok) {
+        deps.err(`north: ${planned.error}\n`);
+        return false;
+    }
+    const outcome = await checkpoints.applyRestore(planned.plan, {
+        includeChanged: force,
+        lock: (paths) => acquireApplyLocks(paths),
+        resolve: async (root, relPath) => {
+            const safe = await resolveWritablePath(root, relPath, { mustExist: false });
+            return safe.ok
+                ? { ok: true, realPath: safe.data.realPath }
+                : { ok: false, error: safe.error.message };
+        },
+    });
+    if (!outcome.ok) {
+        deps.err(`north: rewind: ${outcome.error}\n`);
+        return false;
+    }
+    deps.out(
+        reportLines(outcome.report)
+            .map((l) => `  ${l}\n`)
+            .join("")
+    );
+    const changed = outcome.report.skipped.filter((s) => s.changed);
+    if (changed.length > 0) {
+        deps.err(
+            `north: ${changed.length === 1 ? "1 file was" : `${changed.length} files were`} changed since North changed ` +
+                `${changed.length === 1 ? "it" : "them"} and kept as they are; run again with --force to overwrite ${changed.length === 1 ? "it" : "them"}.\n`
+        );
+    }
+    return outcome.report.skipped.length === 0;
+}
+
+function scopeOf(args: CliArgs): RewindScope {
+    if (args.rewindCode) return "code";
+    if (args.rewindConversation) return "conversation";
+    return "both";
+}
+
+/**
+ * `north rewind ID [--to N] [--code|--conversation] [--force]`: without
+ * `--to`, lists the conversation's prompts and what rewinding to each would
+ * restore; with it, restores the code and/or the conversation to before
+ * prompt N. Exit 0 when everything asked was done, 1 when something was
+ * kept or failed, 2 for a usage error.
+ */
+export async function runRewindCommand(
+    args: CliArgs,
+    deps: RewindDeps = defaultDeps()
+): Promise<number> {
+    const wanted = args.prompt?.trim();
+    if (!wanted || /\s/.test(wanted)) {
+        deps.err("north: rewind needs one conversation id (see north list)\n");
+        return 2;
+    }
+    if (args.rewindCode && args.rewindConversation) {
+        deps.err("north: --code and --conversation exclude each other; give neither for both\n");
+        return 2;
+    }
+    const resolved = deps.store.resolveId(wanted);
+    if (!resolved.ok) {
+        deps.err(`north: ${resolved.error}\n`);
+        return 2;
+    }
+    const id = resolved.id;
+    const loaded = deps.store.load(id);
+    if (!loaded.ok) {
+        deps.err(`north: ${loaded.error}\n`);
+        return 2;
+    }
+    const { repoRoot, entries } = loaded.conversation;
+    const prompts: Prompt[] = entries.flatMap((e, i) =>
+        isPromptEntry(e)
+            ? [{ entryId: e.id, text: promptText(e), fromHere: entries.slice(i).map((l) => l.id) }]
+            : []
+    );
+    if (args.rewindTo === undefined) return listPrompts(id, repoRoot, prompts, deps);
+
+    const n = /^\d+$/.test(args.rewindTo) ? Number(args.rewindTo) : NaN;
+    if (!(n >= 1 && n <= prompts.length)) {
+        deps.err(
+            prompts.length === 0
+                ? `north: conversation ${id} has no prompts to rewind to\n`
+                : `north: --to ${args.rewindTo}: choose a prompt from 1 to ${prompts.length} (north rewind ${id} lists them)\n`
+        );
+        return 2;
+    }
+    const prompt = prompts[n - 1] as Prompt;
+    const scope = scopeOf(args);
+    let complete = true;
+    if (scope !== "conversation") {
+        deps.out(`Code of ${repoRoot}, back to before prompt ${n}:\n`);
+        complete = await rewindCode(id, repoRoot, prompt.fromHere, args.force, deps);
+    }
+    if (scope !== "code") {
+        const rewound = deps.rewindConversation(id, prompt.entryId);
+        if (rewound.ok) {
+            deps.out(
+                `Conversation ${id} rewound to before prompt ${n} (${oneLine(prompt.text, 60)}); continue it with north resume ${id}.\n`
+            );
+        } else {
+            deps.err(`north: the conversation was not rewound: ${rewound.error}\n`);
+            complete = false;
+        }
+    }
+    if (scope !== "conversation") deps.out(`${SHELL_NOT_TRACKED}\n`);
+    return complete ? 0 : 1;
+}
