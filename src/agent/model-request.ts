@@ -20,10 +20,18 @@ export function responseCharLimit(maxOutputTokens: number, thinkingBudgetTokens 
     return Math.min(MAX_RESPONSE_CHARS, tokens * RESPONSE_CHARS_PER_TOKEN);
 }
 
+/**
+ * `usage` on a failed or cancelled request is what was billed before it
+ * ended (output estimated from the streamed text when the provider had not
+ * reported it yet); absent when nothing was.
+ */
 export type RequestOutcome =
     | { kind: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
-    | { kind: "failed"; error: ProviderError }
-    | { kind: "cancelled" };
+    | { kind: "failed"; error: ProviderError; usage?: Usage }
+    | { kind: "cancelled"; usage?: Usage };
+
+/** Characters per output token, for billing a response cut before its usage arrived. */
+const CHARS_PER_OUTPUT_TOKEN = 4;
 
 /**
  * Reads one model response to its end: deltas go to `onDelta`, the last
@@ -60,6 +68,7 @@ export async function consumeModelStream(
         eventsAtLastTick = eventsSeen;
     }, idleMs);
     let outcome: RequestOutcome | undefined;
+    let reported: Usage | undefined;
     try {
         for await (const event of open(controller.signal)) {
             eventsSeen++;
@@ -71,6 +80,7 @@ export async function consumeModelStream(
                     usage: event.usage,
                 };
             } else if (event.type === "error") {
+                reported = event.usage;
                 outcome =
                     event.error.kind === "cancelled"
                         ? { kind: "cancelled" }
@@ -89,15 +99,18 @@ export async function consumeModelStream(
         clearInterval(idleTimer);
         signal.removeEventListener("abort", onAbort);
     }
+    const billed = partialUsage(reported, chars);
     if (tooLarge && !signal.aborted) {
         return {
             kind: "failed",
             error: responseTooLargeError(maxChars, "its text, thinking and tool arguments"),
+            ...billed,
         };
     }
     if (idle && !signal.aborted) {
         return {
             kind: "failed",
+            ...billed,
             error: {
                 kind: "timeout",
                 message: `the response stream was idle for ${Math.round(idleMs / 1000)}s`,
@@ -105,17 +118,34 @@ export async function consumeModelStream(
             },
         };
     }
-    if (outcome) return outcome;
+    if (outcome) return outcome.kind === "done" ? outcome : { ...outcome, ...billed };
     return signal.aborted
-        ? { kind: "cancelled" }
+        ? { kind: "cancelled", ...billed }
         : {
               kind: "failed",
+              ...billed,
               error: {
                   kind: "incomplete_stream",
                   message: "the response stream ended without a result",
                   retryable: true,
               },
           };
+}
+
+/** What a cut response cost: the provider's figures, output at least what streamed. */
+function partialUsage(reported: Usage | undefined, chars: number): { usage?: Usage } {
+    const streamed = Math.ceil(chars / CHARS_PER_OUTPUT_TOKEN);
+    if (!reported && streamed === 0) return {};
+    const base = reported ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+    };
+    const usage = { ...base, outputTokens: Math.max(base.outputTokens, streamed) };
+    const total =
+        usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    return total > 0 ? { usage } : {};
 }
 
 function deltaChars(event: StreamEvent): number {

@@ -768,6 +768,8 @@ export class AgentSession {
                 this.model.thinkingBudget
             )
         );
+        // A cancelled or failed response was still billed for what it streamed.
+        if (outcome.kind !== "done" && outcome.usage) this.addUsage(outcome.usage);
         this.logger.info("model_request_complete", {
             requestId,
             durationMs: Math.round(performance.now() - started),

@@ -231,6 +231,15 @@ function lastContextTokens(view: ReadonlyArray<Record<string, unknown>>): number
     return null;
 }
 
+/** Messages read from a log may miss fields the estimate expects: then no figure. */
+function estimateOf(messages: Message[]): number {
+    try {
+        return messages.length > 0 ? estimatePromptTokens("", messages).total : 0;
+    } catch {
+        return 0;
+    }
+}
+
 /** The engine's view of a stored conversation. */
 export function restoreConversation(conversation: LoadedConversation): {
     messages: Message[];
@@ -267,9 +276,7 @@ export function restoreConversation(conversation: LoadedConversation): {
         totalCostUsd = totalCostUsd === null || costUsd === null ? null : totalCostUsd + costUsd;
     }
     // Logs from before context figures were kept: an estimate beats "0 (0%)".
-    const contextUsedTokens =
-        lastContextTokens(conversation.view) ??
-        (messages.length > 0 ? estimatePromptTokens("", messages).total : 0);
+    const contextUsedTokens = lastContextTokens(conversation.view) ?? estimateOf(messages);
     return {
         messages,
         rollingSummary,

@@ -35,12 +35,12 @@ export function runListCommand(args: CliArgs): number {
         return 0;
     }
     const now = Date.now();
-    const lines = conversations.map(
-        (c) =>
-            `${c.id}  ${age(c.updatedAt, now).padStart(8)}  ${c.model.padEnd(28)}  ${c.repoRoot}\n        ${oneLine(c.firstPrompt, 90)}`
-    );
+    const lines = conversations.map((c) => {
+        const parent = c.forkedFrom ? `  (fork of ${c.forkedFrom})` : "";
+        return `${c.id}  ${age(c.updatedAt, now).padStart(8)}  ${c.model.padEnd(28)}  ${c.repoRoot}${parent}\n        ${oneLine(c.firstPrompt, 90)}`;
+    });
     process.stdout.write(
-        `${lines.join("\n")}\n\nContinue one with: north -p --resume ID "PROMPT"\n`
+        `${lines.join("\n")}\n\nContinue one in the chat: north resume ID (any unique prefix of the id)\nor in print mode: north -p --resume ID "PROMPT"\n`
     );
     return 0;
 }

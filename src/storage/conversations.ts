@@ -129,6 +129,27 @@ export interface ConversationStore {
 }
 
 const LOG_NAME = /^([0-9a-f]{6})\.jsonl$/;
+
+/**
+ * The last prompt, when the transcript does not end with a final answer to
+ * it (a run may be under way in the process holding the conversation).
+ */
+function unsettledPromptOf(conversation: LoadedConversation): string | undefined {
+    const last = conversation.entries.at(-1);
+    const answered =
+        last?.role === "assistant" &&
+        !(Array.isArray(last.content) && last.content.some((b) => b?.type === "tool_call"));
+    if (!last || answered) return undefined;
+    for (let i = conversation.entries.length - 1; i >= 0; i--) {
+        const entry = conversation.entries[i];
+        const prompt =
+            entry?.role === "user" &&
+            (entry.prompt === true ||
+                (entry.prompt === undefined && typeof entry.content === "string"));
+        if (prompt) return entry.id;
+    }
+    return undefined;
+}
 const MAX_ID_TRIES = 100;
 
 function textOf(value: unknown): string | undefined {
@@ -519,8 +540,9 @@ export function createConversationStore(
                         error: `conversation ${id} is open in another North process (pid ${lock.pid}); use it there or close it first`,
                     };
                 }
-                // Two writers would interleave one log: continue in a copy instead.
-                const forked = forkParsed(id, parsed, undefined);
+                // Two writers would interleave one log: continue in a copy instead,
+                // without the exchange the other process may still be answering.
+                const forked = forkParsed(id, parsed, unsettledPromptOf(parsed.conversation));
                 if (!forked.ok) return forked;
                 forked.warnings.unshift(
                     `conversation ${id} is open in another North process (pid ${lock.pid}); continuing in a fork of it: ${forked.log.id}`

@@ -83,7 +83,36 @@ describe("consumeModelStream caps one response", () => {
             },
             1_000_000
         );
-        expect(outcome).toEqual({ kind: "cancelled" });
+        expect(outcome).toMatchObject({ kind: "cancelled" });
+    });
+
+    it("a cancelled response still carries what it was billed: the provider's input, the streamed output", async () => {
+        const controller = new AbortController();
+        async function* open(): AsyncIterable<StreamEvent> {
+            yield { type: "text_delta", text: "x".repeat(400) };
+            controller.abort();
+            yield {
+                type: "error",
+                error: { kind: "cancelled", message: "cancelled", retryable: false },
+                partial: { role: "assistant", content: [] },
+                usage: {
+                    inputTokens: 1200,
+                    outputTokens: 0,
+                    cacheReadTokens: 0,
+                    cacheWriteTokens: 0,
+                },
+            };
+        }
+        const outcome = await consumeModelStream(open, controller.signal, 60_000, () => undefined);
+        expect(outcome).toEqual({
+            kind: "cancelled",
+            usage: {
+                inputTokens: 1200,
+                outputTokens: 100,
+                cacheReadTokens: 0,
+                cacheWriteTokens: 0,
+            },
+        });
     });
 
     it("derives the cap from the model's output limit, bounded by a hard cap", () => {

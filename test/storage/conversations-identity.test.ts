@@ -56,7 +56,9 @@ function versionOneLog(dir: string, id: string): string {
         })
     );
     for (let run = 1; run <= 3; run++) {
-        lines.push(JSON.stringify({ type: "entry_added", ts, entry: user("m1", `question ${run}`) }));
+        lines.push(
+            JSON.stringify({ type: "entry_added", ts, entry: user("m1", `question ${run}`) })
+        );
         lines.push(
             JSON.stringify({ type: "entry_added", ts, entry: assistant("m2", `answer ${run}`) })
         );
@@ -163,7 +165,10 @@ describe("one writer per conversation", () => {
         const log = store.start({ repoRoot: "/repo", model: "m" });
         log.close();
         // A lock left by a process that no longer exists (kill -9).
-        const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+        const dead = spawnSync(process.execPath, [
+            "-e",
+            "process.stdout.write(String(process.pid))",
+        ]);
         writeFileSync(
             join(dir, `${log.id}.lock`),
             JSON.stringify({ pid: Number(dead.stdout.toString()), token: "x" })
