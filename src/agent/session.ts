@@ -508,7 +508,12 @@ export class AgentSession {
     private recordContext(usage: Usage): void {
         const used =
             usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
-        if (used > 0) this.contextUsedTokens = used;
+        this.setContextTokens(used > 0 ? used : this.contextUsedTokens);
+    }
+
+    /** The context figure changed: front-ends show it, and a resumed conversation starts from it. */
+    private setContextTokens(used: number): void {
+        this.contextUsedTokens = used;
         const limit = this.model.contextLimitTokens;
         this.emit({
             type: "context",
@@ -548,7 +553,7 @@ export class AgentSession {
                     estimate = estimatePromptTokens(system, messages, tools).total;
                 }
             }
-            this.contextUsedTokens = estimate;
+            this.setContextTokens(estimate);
             const outcome = await this.requestOnce(system, tools, messages, signal);
             if (outcome.kind !== "done" && this.northFile) {
                 // A retried answer rewrites its NORTH_FILE blocks from the start.
@@ -699,8 +704,9 @@ export class AgentSession {
         this.transcript.splice(0, cut);
         this.options.sink?.summarySet(parsed);
         this.options.sink?.transcriptReplaced(this.transcript);
-        const estimate = estimatePromptTokens("", withSummary(this.transcript, this.summary)).total;
-        this.contextUsedTokens = estimate;
+        this.setContextTokens(
+            estimatePromptTokens("", withSummary(this.transcript, this.summary)).total
+        );
         return report(true, cut, `summarised ${cut} earlier messages`);
     }
 

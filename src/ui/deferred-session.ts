@@ -48,7 +48,11 @@ export function createDeferredSession(
         });
     };
     const ready = pending.then((session) => {
-        if (!real) attach(session);
+        if (!real) {
+            attach(session);
+            // A resumed conversation's context figure and cost replace the placeholder's.
+            notifyStateChanged();
+        }
         return session;
     });
     // Failures surface through `ready` and `run`; nothing is left unhandled.
