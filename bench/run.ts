@@ -180,6 +180,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     northfile: async () => (await import("./north-file")).benchNorthFile(),
     hostile: async () => (await import("./hostile")).benchHostile(),
     checkpoints: async () => (await import("./checkpoints")).benchCheckpoints(),
+    resume: async () => (await import("./resume")).benchResume(),
 };
 
 const wanted = process.argv.slice(2);

@@ -240,6 +240,20 @@ function estimateOf(messages: Message[]): number {
     }
 }
 
+/** What the chat draws for a stored conversation: its view records, and the messages from before them. */
+export function historyOf(conversation: LoadedConversation): {
+    view: ReadonlyArray<Record<string, unknown>>;
+    messages: Message[];
+    messagesBeforeView: number;
+} {
+    const before = conversation.entries.slice(0, conversation.entriesBeforeView);
+    return {
+        view: conversation.view,
+        messages: restoreConversation({ ...conversation, entries: before, view: [] }).messages,
+        messagesBeforeView: before.length,
+    };
+}
+
 /** The engine's view of a stored conversation. */
 export function restoreConversation(conversation: LoadedConversation): {
     messages: Message[];

@@ -7,6 +7,7 @@ import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
+import { historyOf } from "./conversation-wiring";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import type { SessionHandle } from "./session-start";
 
@@ -143,6 +144,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         altScreen: args.altScreen,
         colors,
         initialPrompt: args.prompt?.trim() || undefined,
+        initialHistory: prepared.resumed ? historyOf(prepared.resumed.conversation) : undefined,
         notices,
         close: () => {
             closed = true;

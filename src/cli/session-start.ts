@@ -20,6 +20,7 @@ import {
     createConversationSink,
     createUsageRecorder,
     createViewRecorder,
+    historyOf,
     isPromptEntry,
     promptText,
     restoreConversation,
@@ -251,11 +252,7 @@ export async function startSession(
         view?.flush();
         view = sessionLog ? createViewRecorder(sessionLog, warn) : undefined;
         sessionCosts = costsOf(stored);
-        history = {
-            view: stored?.view ?? [],
-            messages: restored?.messages ?? [],
-            messagesBeforeView: stored?.entriesBeforeView ?? 0,
-        };
+        history = stored ? historyOf(stored) : { view: [], messages: [], messagesBeforeView: 0 };
         const checkpoints = sessionLog ? conversationCheckpoints(checkpointStore, id) : undefined;
         const built = new AgentSession({
             sessionId: id,

@@ -16,7 +16,7 @@ import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
 import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
-import { storedHistoryActions } from "./transcript/history";
+import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import { createTranscriptStore } from "./transcript/store";
 import {
@@ -44,6 +44,8 @@ export interface InteractiveOptions {
     colors: boolean;
     /** Sent as soon as the app is up (`north "PROMPT"`). */
     initialPrompt?: string;
+    /** A resumed conversation, drawn in the first frame (the engine loads behind it). */
+    initialHistory?: StoredHistory;
     /** Shown first in the transcript (setup warnings, resume note). */
     notices: Array<{ level: "info" | "warning"; text: string }>;
     /** Ends the conversation: disposes tools, closes the log. */
@@ -117,6 +119,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     for (const notice of options.notices) {
         store.dispatch({ type: "notice", level: notice.level, text: notice.text });
     }
+    if (options.initialHistory) store.dispatchAll(storedHistoryActions(options.initialHistory));
     if (options.learning?.ask && !options.initialPrompt) {
         const learning = options.learning;
         void options.bridge.askLearning().then((answer) => {
@@ -142,7 +145,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     options.engine.then(
         (engine) => {
             commands.addCustomCommands(engine.customCommands);
-            store.dispatchAll(storedHistoryActions(engine.history()));
+            if (!options.initialHistory) store.dispatchAll(storedHistoryActions(engine.history()));
             if (engine.contextFiles.length > 0) {
                 const n = engine.contextFiles.length;
                 store.dispatch({

@@ -86,6 +86,7 @@ export function createLogWriter(
 ): ConversationLog {
     const record: IndexRecord = { ...state.record };
     let ids = [...state.entryIds];
+    let known = new Set(ids);
     let seq = state.entrySeq;
     let closed = false;
     let lastIndexAt = deps.now();
@@ -103,7 +104,8 @@ export function createLogWriter(
     const track = (event: ConversationEvent): boolean => {
         switch (event.type) {
             case "entry_added": {
-                if (!ids.includes(event.entry.id)) {
+                if (!known.has(event.entry.id)) {
+                    known.add(event.entry.id);
                     ids.push(event.entry.id);
                     record.messageCount = ids.length;
                 }
@@ -117,11 +119,13 @@ export function createLogWriter(
             }
             case "transcript_replaced":
                 ids = event.entries.map((e) => e.id);
+                known = new Set(ids);
                 record.messageCount = ids.length;
                 return false;
             case "rewound": {
                 const at = ids.indexOf(event.entryId);
                 if (at !== -1) ids = ids.slice(0, at);
+                known = new Set(ids);
                 record.messageCount = ids.length;
                 return true;
             }
