@@ -254,6 +254,30 @@ export function historyOf(conversation: LoadedConversation): {
     };
 }
 
+/** A stored conversation's context figure and spend (`messages` when already restored). */
+export function restoredStateOf(
+    conversation: LoadedConversation,
+    messages?: Message[]
+): RestoredState {
+    let totalUsage: Usage = { ...EMPTY_USAGE };
+    let totalCostUsd: number | null = 0;
+    for (const { usage, costUsd } of conversation.usage) {
+        const u = restoredUsage(usage);
+        totalUsage = {
+            inputTokens: totalUsage.inputTokens + u.inputTokens,
+            outputTokens: totalUsage.outputTokens + u.outputTokens,
+            cacheReadTokens: totalUsage.cacheReadTokens + u.cacheReadTokens,
+            cacheWriteTokens: totalUsage.cacheWriteTokens + u.cacheWriteTokens,
+        };
+        totalCostUsd = totalCostUsd === null || costUsd === null ? null : totalCostUsd + costUsd;
+    }
+    // Logs from before context figures were kept: an estimate beats "0 (0%)".
+    const contextUsedTokens =
+        lastContextTokens(conversation.view) ??
+        estimateOf(messages ?? restoreConversation(conversation).messages);
+    return { contextUsedTokens, totalUsage, totalCostUsd };
+}
+
 /** The engine's view of a stored conversation. */
 export function restoreConversation(conversation: LoadedConversation): {
     messages: Message[];
@@ -277,24 +301,11 @@ export function restoreConversation(conversation: LoadedConversation): {
         }
     }
     const rollingSummary = (conversation.rollingSummary as StructuredSummary | null) ?? null;
-    let totalUsage: Usage = { ...EMPTY_USAGE };
-    let totalCostUsd: number | null = 0;
-    for (const { usage, costUsd } of conversation.usage) {
-        const u = restoredUsage(usage);
-        totalUsage = {
-            inputTokens: totalUsage.inputTokens + u.inputTokens,
-            outputTokens: totalUsage.outputTokens + u.outputTokens,
-            cacheReadTokens: totalUsage.cacheReadTokens + u.cacheReadTokens,
-            cacheWriteTokens: totalUsage.cacheWriteTokens + u.cacheWriteTokens,
-        };
-        totalCostUsd = totalCostUsd === null || costUsd === null ? null : totalCostUsd + costUsd;
-    }
-    // Logs from before context figures were kept: an estimate beats "0 (0%)".
-    const contextUsedTokens = lastContextTokens(conversation.view) ?? estimateOf(messages);
+    const state = restoredStateOf(conversation, messages);
     return {
         messages,
         rollingSummary,
-        state: { contextUsedTokens, totalUsage, totalCostUsd },
+        state,
         ids,
         promptIds,
     };

@@ -7,7 +7,7 @@ import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
-import { historyOf } from "./conversation-wiring";
+import { historyOf, restoredStateOf } from "./conversation-wiring";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import type { SessionHandle } from "./session-start";
 
@@ -85,6 +85,10 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         });
     }
 
+    // A resumed conversation's figures show from the first frame.
+    const resumedState = prepared.resumed
+        ? restoredStateOf(prepared.resumed.conversation)
+        : { contextUsedTokens: 0, totalUsage: { ...EMPTY_USAGE }, totalCostUsd: 0 };
     const profiles = createProfileStore(dataDir(), repoRoot);
     const promptHistory = openPromptHistory(dataDir(), repoRoot, {
         warn: (message) => warn(message),
@@ -121,7 +125,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     );
     const code = await runInteractiveApp({
         engine,
-        initialCosts: { sessionUsd: 0, allTimeUsd: allTime.allTimeCostUsd },
+        initialCosts: { sessionUsd: resumedState.totalCostUsd, allTimeUsd: allTime.allTimeCostUsd },
         models: prepared.catalogue.models,
         learning: {
             ask: !profiles.hasProfile() && !profiles.hasDeclined(),
@@ -130,11 +134,14 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         initialState: {
             model,
             running: false,
-            contextUsedTokens: 0,
+            contextUsedTokens: resumedState.contextUsedTokens,
             contextLimitTokens: model.contextLimitTokens,
-            contextUsage: 0,
-            totalCostUsd: 0,
-            totalUsage: { ...EMPTY_USAGE },
+            contextUsage:
+                model.contextLimitTokens > 0
+                    ? resumedState.contextUsedTokens / model.contextLimitTokens
+                    : 0,
+            totalCostUsd: resumedState.totalCostUsd,
+            totalUsage: resumedState.totalUsage,
         },
         bridge,
         repoRoot,

@@ -105,9 +105,11 @@ describe("AgentSession tool loop", () => {
         expect(result.usage.inputTokens).toBe(10);
         // $3/M in, $15/M out
         expect(result.costUsd).toBeCloseTo((10 * 3 + 5 * 15) / 1e6, 10);
+        // The estimate of the prompt before the request, the provider's figure after it.
         expect(events.map((e) => e.type)).toEqual([
             "run_start",
             "turn_start",
+            "context",
             "text_delta",
             "context",
             "turn_end",

@@ -136,13 +136,14 @@ describe("one writer per conversation", () => {
         const { store } = setup();
         const log = store.start({ repoRoot: "/repo", model: "m" });
         log.append({ type: "entry_added", entry: user(log.newEntryId(), "shared question") });
+        log.append({ type: "entry_added", entry: assistant(log.newEntryId(), "shared answer") });
 
         const second = store.open(log.id);
         if (!second.ok) throw new Error(second.error);
         expect(second.log.id).not.toBe(log.id);
         expect(second.forkedFrom).toBe(log.id);
         expect(second.warnings[0]).toContain(`open in another North process`);
-        expect(texts(second.conversation.entries)).toEqual(["shared question"]);
+        expect(texts(second.conversation.entries)).toEqual(["shared question", "shared answer"]);
 
         second.log.append({ type: "entry_added", entry: user(second.log.newEntryId(), "fork q") });
         log.append({ type: "entry_added", entry: user(log.newEntryId(), "original q") });
@@ -152,8 +153,16 @@ describe("one writer per conversation", () => {
         const original = store.load(log.id);
         const fork = store.load(second.log.id);
         if (!original.ok || !fork.ok) throw new Error("load failed");
-        expect(texts(original.conversation.entries)).toEqual(["shared question", "original q"]);
-        expect(texts(fork.conversation.entries)).toEqual(["shared question", "fork q"]);
+        expect(texts(original.conversation.entries)).toEqual([
+            "shared question",
+            "shared answer",
+            "original q",
+        ]);
+        expect(texts(fork.conversation.entries)).toEqual([
+            "shared question",
+            "shared answer",
+            "fork q",
+        ]);
         expect(fork.conversation.forkedFrom).toBe(log.id);
         expect(store.list().find((c) => c.id === fork.conversation.id)?.forkedFrom).toBe(log.id);
         const header = JSON.parse(readFileSync(second.log.path, "utf8").split("\n")[0] ?? "");
@@ -179,6 +188,21 @@ describe("one writer per conversation", () => {
         expect(opened.forkedFrom).toBeUndefined();
         opened.log.close();
         expect(existsSync(join(dir, `${log.id}.lock`))).toBe(false);
+    });
+});
+
+describe("forking an open conversation", () => {
+    it("leaves out a prompt the other process may still be answering", () => {
+        const { store } = setup();
+        const log = store.start({ repoRoot: "/repo", model: "m" });
+        log.append({ type: "entry_added", entry: user(log.newEntryId(), "answered") });
+        log.append({ type: "entry_added", entry: assistant(log.newEntryId(), "yes") });
+        log.append({ type: "entry_added", entry: user(log.newEntryId(), "in progress") });
+        const second = store.open(log.id);
+        if (!second.ok) throw new Error(second.error);
+        expect(texts(second.conversation.entries)).toEqual(["answered", "yes"]);
+        second.log.close();
+        log.close();
     });
 });
 
