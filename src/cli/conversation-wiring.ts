@@ -43,6 +43,15 @@ export function isPromptEntry(entry: Record<string, unknown>): boolean {
     );
 }
 
+/**
+ * The ids of `entryId` and every entry the log added after it, rewound ones
+ * included: a code rewind to before `entryId` undoes what any of them changed.
+ */
+export function entryIdsFrom(conversation: LoadedConversation, entryId: string): string[] {
+    const at = conversation.loggedEntryIds.indexOf(entryId);
+    return at === -1 ? [entryId] : conversation.loggedEntryIds.slice(at);
+}
+
 /** The text of a prompt entry (its text blocks joined). */
 export function promptText(entry: Record<string, unknown>): string {
     if (typeof entry.content === "string") return entry.content;

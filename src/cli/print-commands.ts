@@ -90,6 +90,10 @@ export function createPrintCommandContext(deps: PrintCommandDeps): {
             message: `use north -p --resume ${id} "PROMPT" to continue a conversation`,
             isError: true,
         }),
+        // /rewind and /fork say what print mode offers before they get here.
+        rewindPoints: async () => ({ ok: false, error: CHAT_ONLY("/rewind").message }),
+        rewind: async () => CHAT_ONLY("/rewind"),
+        fork: async () => CHAT_ONLY("/fork"),
         async exportMarkdown(path) {
             const markdown = conversationMarkdown({
                 id: deps.sessionId,

@@ -1,25 +1,26 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConversationStore, createConversationStore } from "../storage/conversations";
+import type { RewindScope } from "../commands/index";
 import {
     type CheckpointStore,
     type PlanResult,
-    type RestoreFile,
-    type RestoreReport,
     createCheckpointStore,
 } from "../storage/checkpoints";
 import { dataDir } from "../storage/paths";
-import { acquireApplyLocks } from "../tools/editing/apply-lock";
-import { resolveWritablePath } from "../tools/path-guard";
 import { terminalSafeText } from "../util/terminal-text";
 import type { CliArgs } from "./args";
-import { isPromptEntry, promptText } from "./conversation-wiring";
+import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
 import { oneLine } from "./list-command";
+import {
+    SHELL_NOT_TRACKED,
+    fileNote,
+    filesToRestore,
+    reportLines,
+    restorePlan,
+} from "./rewind-restore";
 
-export const SHELL_NOT_TRACKED =
-    "Changes made by shell commands are not tracked: rewind does not undo them.";
-
-export type RewindScope = "both" | "code" | "conversation";
+export type { RewindScope };
 
 type Result = { ok: true } | { ok: false; error: string };
 
@@ -66,16 +67,9 @@ function defaultDeps(): RewindDeps {
     };
 }
 
-/** What restoring would do to one file, for a summary. */
-function fileNote(file: RestoreFile): string {
-    const what = file.action === "delete" ? `${file.path} (deleted)` : file.path;
-    if (file.problem) return `${what} [cannot restore: ${file.problem}]`;
-    return file.changedSince ? `${what} [changed since]` : what;
-}
-
 function filesLine(plan: PlanResult): string {
     if (!plan.ok) return "";
-    const files = plan.plan.files.filter((f) => f.action !== "unchanged");
+    const files = filesToRestore(plan.plan);
     if (files.length === 0) return "\n     restores: no file (North changed none since)";
     return `\n     restores: ${files.map(fileNote).join(", ")}`;
 }
@@ -121,16 +115,6 @@ async function listPrompts(
     return 0;
 }
 
-function reportLines(report: RestoreReport): string[] {
-    const lines = [
-        ...report.restored.map((p) => `restored ${p}`),
-        ...report.deleted.map((p) => `deleted ${p} (North created it)`),
-        ...report.skipped.map((s) => `kept ${s.path}: ${s.reason}`),
-    ];
-    if (lines.length === 0) lines.push("no file needed restoring");
-    return lines;
-}
-
 /** Restores the code to before the prompt whose id is first in `promptIds`; true when complete. */
 async function rewindCode(
     id: string,
@@ -151,16 +135,7 @@ async function rewindCode(
         deps.err(`north: ${planned.error}\n`);
         return false;
     }
-    const outcome = await checkpoints.applyRestore(planned.plan, {
-        includeChanged: force,
-        lock: (paths) => acquireApplyLocks(paths),
-        resolve: async (root, relPath) => {
-            const safe = await resolveWritablePath(root, relPath, { mustExist: false });
-            return safe.ok
-                ? { ok: true, realPath: safe.data.realPath }
-                : { ok: false, error: safe.error.message };
-        },
-    });
+    const outcome = await restorePlan(checkpoints, planned.plan, force);
     if (!outcome.ok) {
         deps.err(`north: rewind: ${outcome.error}\n`);
         return false;
@@ -217,10 +192,11 @@ export async function runRewindCommand(
         deps.err(`north: ${loaded.error}\n`);
         return 2;
     }
-    const { repoRoot, entries } = loaded.conversation;
-    const prompts: Prompt[] = entries.flatMap((e, i) =>
+    const conversation = loaded.conversation;
+    const { repoRoot, entries } = conversation;
+    const prompts: Prompt[] = entries.flatMap((e) =>
         isPromptEntry(e)
-            ? [{ entryId: e.id, text: promptText(e), fromHere: entries.slice(i).map((l) => l.id) }]
+            ? [{ entryId: e.id, text: promptText(e), fromHere: entryIdsFrom(conversation, e.id) }]
             : []
     );
     if (args.rewindTo === undefined) return listPrompts(id, repoRoot, prompts, deps);

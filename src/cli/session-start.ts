@@ -20,6 +20,7 @@ import {
     createConversationSink,
     createUsageRecorder,
     createViewRecorder,
+    entryIdsFrom,
     historyOf,
     isPromptEntry,
     promptText,
@@ -95,6 +96,8 @@ export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error
 export interface ConversationPrompt {
     entryId: string;
     text: string;
+    /** This prompt's id and every later entry's, rewound ones included (for checkpoints). */
+    fromHere: string[];
 }
 
 export interface ConversationHistory {
@@ -427,9 +430,11 @@ export async function startSession(
             view?.flush();
             const loaded = store.load(sessionId);
             if (!loaded.ok) return [];
-            return loaded.conversation.entries.filter(isPromptEntry).map((entry) => ({
+            const conversation = loaded.conversation;
+            return conversation.entries.filter(isPromptEntry).map((entry) => ({
                 entryId: entry.id,
                 text: promptText(entry),
+                fromHere: entryIdsFrom(conversation, entry.id),
             }));
         },
         history: () => history,

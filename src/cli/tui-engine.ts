@@ -1,16 +1,29 @@
 /**
  * The engine port of the TUI's slash commands, around the session handle:
  * model switch (saved to the global config), summary, conversations,
- * Markdown export, project learning and costs.
+ * rewind and fork, Markdown export, project learning and costs.
  */
 import { runLearningSession } from "../agent/learn";
 import { DEFAULT_KEEP_LAST } from "../agent/session";
+import type { CommandResult, RewindPoint, RewindRequest } from "../commands/index";
 import { resolveReadyModel } from "./model-selection";
+import {
+    type CheckpointStore,
+    type PlanResult,
+    createCheckpointStore,
+} from "../storage/checkpoints";
 import { saveSelectedModel } from "../storage/config";
 import type { ProfileStore } from "../storage/profile";
 import type { CostFigures, TuiEngine } from "../ui/engine-port";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
 import { age, oneLine } from "./list-command";
+import {
+    SHELL_NOT_TRACKED,
+    fileNote,
+    filesToRestore,
+    reportLines,
+    restorePlan,
+} from "./rewind-restore";
 import { type CostLine, allTimeLines } from "./session-costs";
 import type { SessionHandle } from "./session-start";
 
@@ -25,12 +38,44 @@ const rows = (lines: CostLine[]): CostFigures["session"] =>
         costUsd,
     }));
 
+/** A run still going would write after the switch: rewind and fork wait for it. */
+const BUSY = "wait for the answer to finish (or cancel it with Ctrl+C) first";
+
+/** The code half of a rewind: what it did, or why nothing was changed. */
+async function rewindCode(
+    checkpoints: CheckpointStore,
+    conversationId: string,
+    point: RewindPoint,
+    overwriteChanged: boolean
+): Promise<{ lines: string[]; complete: boolean } | { error: string }> {
+    if (!point.code.ok) return { error: point.code.error };
+    const outcome = await restorePlan(
+        checkpoints.forConversation(conversationId),
+        point.code.plan,
+        overwriteChanged
+    );
+    if (!outcome.ok) return { error: outcome.error };
+    return {
+        lines: reportLines(outcome.report).map((line) => `  ${line}`),
+        complete: outcome.report.skipped.length === 0,
+    };
+}
+
 export function createTuiEngine(
     handle: SessionHandle,
-    deps: { profiles: ProfileStore; env?: Env; now?: () => number }
+    deps: {
+        profiles: ProfileStore;
+        env?: Env;
+        now?: () => number;
+        /** Where the conversation's checkpoints are (default: North's data directory). */
+        checkpoints?: CheckpointStore;
+    }
 ): TuiEngine {
     const env = deps.env ?? process.env;
     const now = deps.now ?? Date.now;
+    let checkpointStore = deps.checkpoints;
+    const checkpoints = () => (checkpointStore ??= createCheckpointStore());
+    const busy = () => handle.session.state().running;
     return {
         session: () => handle.session,
         conversationId: () => handle.sessionId,
@@ -101,6 +146,106 @@ export function createTuiEngine(
                 ...result.warnings.map((w) => `warning: ${w}`),
             ];
             return { message: lines.join("\n") };
+        },
+
+        async rewindPoints() {
+            if (busy()) return { ok: false, error: `Cannot rewind now: ${BUSY}.` };
+            if (!handle.log) {
+                return {
+                    ok: false,
+                    error: "This conversation is not saved, so it cannot be rewound.",
+                };
+            }
+            const prompts = handle.prompts();
+            // Changes are recorded under the prompt that was current: the target's and every
+            // later one's, prompts an earlier conversation rewind took away included.
+            const plans = await checkpoints()
+                .forConversation(handle.sessionId)
+                .planRestores(
+                    prompts.map((p) => p.fromHere),
+                    handle.repoRoot
+                );
+            const points = prompts.map((prompt, i): RewindPoint => {
+                const code = plans[i] as PlanResult;
+                const files = code.ok ? filesToRestore(code.plan) : [];
+                return {
+                    number: i + 1,
+                    entryId: prompt.entryId,
+                    text: prompt.text,
+                    code,
+                    files: files.map(fileNote),
+                    changedSince: files
+                        .filter((f) => f.changedSince && !f.problem)
+                        .map((f) => f.path),
+                };
+            });
+            return { ok: true, points, notTracked: SHELL_NOT_TRACKED };
+        },
+
+        async rewind({ point, scope, overwriteChanged }: RewindRequest): Promise<CommandResult> {
+            if (busy()) return { message: `Cannot rewind now: ${BUSY}.`, isError: true };
+            const id = handle.sessionId;
+            const lines: string[] = [];
+            let complete = true;
+            if (scope !== "conversation") {
+                const code = await rewindCode(checkpoints(), id, point, overwriteChanged);
+                if ("error" in code) {
+                    // "Both" stops here: a conversation rewound without its code would not match it.
+                    const rest =
+                        scope === "both" ? "; the conversation was not rewound either" : "";
+                    return {
+                        message: `The code was not restored: ${code.error}${rest}.`,
+                        isError: true,
+                    };
+                }
+                lines.push(`Code back to before prompt ${point.number}:`, ...code.lines);
+                complete = code.complete;
+            }
+            if (scope !== "code") {
+                const rewound = handle.rewindConversation(point.entryId);
+                if (rewound.ok) {
+                    lines.push(
+                        `Conversation ${id} rewound to before prompt ${point.number} (${oneLine(point.text, 60)}); the prompt is back in the composer.`,
+                        ...rewound.warnings.map((w) => `warning: ${w}`)
+                    );
+                } else {
+                    lines.push(`The conversation was not rewound: ${rewound.error}`);
+                    complete = false;
+                }
+            }
+            if (scope !== "conversation") lines.push(SHELL_NOT_TRACKED);
+            return complete
+                ? { message: lines.join("\n") }
+                : { message: lines.join("\n"), isError: true };
+        },
+
+        async fork(promptNumber) {
+            if (busy()) return { message: `Cannot fork now: ${BUSY}.`, isError: true };
+            let before: { entryId: string; text: string } | undefined;
+            if (promptNumber !== undefined) {
+                const prompts = handle.prompts();
+                before = prompts[promptNumber - 1];
+                if (!before) {
+                    return {
+                        message:
+                            prompts.length === 0
+                                ? "This conversation has no prompt yet; /fork alone copies it as it is."
+                                : `/fork ${promptNumber}: choose a prompt from 1 to ${prompts.length} (/rewind lists them)`,
+                        isError: true,
+                    };
+                }
+            }
+            const parent = handle.sessionId;
+            const forked = handle.forkConversation(before?.entryId);
+            if (!forked.ok) return { message: forked.error, isError: true };
+            const where = promptNumber ? ` before prompt ${promptNumber}` : "";
+            return {
+                message: [
+                    `Forked conversation ${parent} into ${handle.sessionId}${where}; the original stays as it was: /resume ${parent}`,
+                    ...forked.warnings.map((w) => `warning: ${w}`),
+                ].join("\n"),
+                promptText: before?.text,
+            };
         },
 
         history: () => handle.history(),

@@ -1,6 +1,7 @@
 import { conversationsCommand } from "./commands/conversations";
 import { costsCommand } from "./commands/costs";
 import { exportCommand } from "./commands/export";
+import { forkCommand } from "./commands/fork";
 import { helpCommand } from "./commands/help";
 import { learnCommand } from "./commands/learn";
 import { mcpCommand } from "./commands/mcp";
@@ -9,6 +10,7 @@ import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
+import { rewindCommand } from "./commands/rewind";
 import { skillsCommand } from "./commands/skills";
 import { summarizeCommand } from "./commands/summarize";
 import { parseCommandInvocations } from "./parse";
@@ -30,6 +32,8 @@ export const BUILTIN_COMMANDS = [
     learnCommand,
     conversationsCommand,
     resumeCommand,
+    rewindCommand,
+    forkCommand,
     exportCommand,
     mcpCommand,
     skillsCommand,

@@ -1,5 +1,6 @@
 import type { Mode } from "../agent/events";
 import type { ModelInfo } from "../providers/catalogue";
+import type { PlanResult } from "../storage/checkpoints";
 
 export interface ParsedArgs {
     positional: string[];
@@ -23,6 +24,40 @@ export interface PickerOption {
     hint?: string;
 }
 
+/** What `/rewind` takes back: the files North changed, the conversation, or both. */
+export type RewindScope = "both" | "code" | "conversation";
+
+/** A user prompt of the conversation, as a point to rewind to. */
+export interface RewindPoint {
+    /** 1 for the oldest prompt, as `north rewind` numbers them. */
+    number: number;
+    entryId: string;
+    text: string;
+    /** What restoring the code to before this prompt would do, or why it cannot be restored. */
+    code: PlanResult;
+    /** One line per file the restore would change ("a.ts", "b.ts (deleted) [changed since]"). */
+    files: string[];
+    /** Files changed by something other than North since North changed them. */
+    changedSince: string[];
+}
+
+export type RewindPoints =
+    | {
+          ok: true;
+          /** Oldest first. */
+          points: RewindPoint[];
+          /** Said wherever rewinding the code is offered. */
+          notTracked: string;
+      }
+    | { ok: false; error: string };
+
+export interface RewindRequest {
+    point: RewindPoint;
+    scope: RewindScope;
+    /** Also overwrite the point's `changedSince` files (the user confirmed it). */
+    overwriteChanged: boolean;
+}
+
 /** What a command may ask of the front-end and engine. Front-ends implement it. */
 export interface CommandContext {
     /** False in print mode: no pickers, no dialogs. */
@@ -34,7 +69,8 @@ export interface CommandContext {
     models(): ModelInfo[];
     /** Resolves, checks the key, switches and saves the choice; nothing changes on error. */
     switchModel(name: string): Promise<CommandResult>;
-    pick(title: string, options: PickerOption[]): Promise<string | null>;
+    /** Resolves with the chosen option's id, null when cancelled; `note` is shown under the title. */
+    pick(title: string, options: PickerOption[], note?: string): Promise<string | null>;
     setMode(mode: Mode): void;
     summarize(keepLast?: number): Promise<CommandResult>;
     showCosts(): Promise<CommandResult>;
@@ -42,6 +78,12 @@ export interface CommandContext {
     listConversations(): Promise<PickerOption[]>;
     resume(id: string): Promise<CommandResult>;
     exportMarkdown(path?: string): Promise<CommandResult>;
+    /** The conversation's prompts and what rewinding to before each would restore. */
+    rewindPoints(): Promise<RewindPoints>;
+    /** Takes the code and/or the conversation back to before a prompt. */
+    rewind(request: RewindRequest): Promise<CommandResult>;
+    /** Continues in a copy of the conversation, up to just before prompt `promptNumber` when given. */
+    fork(promptNumber?: number): Promise<CommandResult>;
     /** MCP servers with their state and tools. */
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     /** Skills the model can load. */

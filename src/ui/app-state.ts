@@ -1,6 +1,7 @@
 /**
  * The App's own state that commands change from outside React: the mode of
- * the next requests, the dialog on top (`/costs`) and learning progress.
+ * the next requests, the dialog on top (`/costs`), learning progress and text
+ * put back into the composer (`/rewind`).
  */
 import { MODES, type Mode } from "../agent/events";
 import type { CostFigures } from "./engine-port";
@@ -12,10 +13,17 @@ export interface LearningProgress {
     topic: string;
 }
 
+/** Text for the composer; a new `seq` replaces what it holds even when the text is the same. */
+export interface ComposerDraft {
+    text: string;
+    seq: number;
+}
+
 export interface AppState {
     mode: Mode;
     overlay: Overlay;
     learning: LearningProgress | null;
+    draft: ComposerDraft | null;
 }
 
 export interface AppStateStore {
@@ -26,6 +34,8 @@ export interface AppStateStore {
     cycleMode(): void;
     showOverlay(overlay: Overlay): void;
     setLearning(progress: LearningProgress | null): void;
+    /** Replaces what the composer holds with `text` (to edit and send again). */
+    setDraft(text: string): void;
 }
 
 /** The mode after `mode` in the Tab cycle. */
@@ -34,7 +44,7 @@ export function nextMode(mode: Mode): Mode {
 }
 
 export function createAppState(initialMode: Mode): AppStateStore {
-    let state: AppState = { mode: initialMode, overlay: null, learning: null };
+    let state: AppState = { mode: initialMode, overlay: null, learning: null, draft: null };
     const listeners = new Set<() => void>();
     const set = (change: Partial<AppState>): void => {
         state = { ...state, ...change };
@@ -52,5 +62,6 @@ export function createAppState(initialMode: Mode): AppStateStore {
         cycleMode: () => set({ mode: nextMode(state.mode) }),
         showOverlay: (overlay) => set({ overlay }),
         setLearning: (learning) => set({ learning }),
+        setDraft: (text) => set({ draft: { text, seq: (state.draft?.seq ?? 0) + 1 } }),
     };
 }

@@ -71,7 +71,10 @@ export function App(props: AppProps): ReactElement {
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
     const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
-    const { mode, overlay, learning } = useSyncExternalStore(appState.subscribe, appState.get);
+    const { mode, overlay, learning, draft } = useSyncExternalStore(
+        appState.subscribe,
+        appState.get
+    );
     const [scroll, dispatchScroll] = useReducer(scrollReducer, FOLLOWING);
     const width = Math.max(10, columns - 2);
     const [viewportHeight, setViewportHeight] = useState(Math.max(1, rows - 5));
@@ -138,6 +141,11 @@ export function App(props: AppProps): ReactElement {
         [controller, appState, exit]
     );
     const onToggleMode = useCallback(() => appState.cycleMode(), [appState]);
+    // Esc Esc in the empty composer: the same as typing /rewind.
+    const onRewind = useCallback(() => {
+        if (controller.isBusy()) return;
+        controller.submit("/rewind", [], appState.get().mode);
+    }, [controller, appState]);
     const onCloseOverlay = useCallback(() => appState.showOverlay(null), [appState]);
     const onClamp = useCallback((offset: number) => dispatchScroll({ type: "clamp", offset }), []);
     const suggest = useCallback(
@@ -190,6 +198,8 @@ export function App(props: AppProps): ReactElement {
                 slash={props.slash}
                 whenSuggestionsReady={whenSuggestionsReady}
                 history={props.promptHistory}
+                onRewind={onRewind}
+                draft={draft}
             />
             <StatusLine
                 width={width}

@@ -36,7 +36,7 @@ export interface ApprovalBridge {
     /** Ctrl+C: deny every waiting approval ("cancelled by the user"), cancel every picker. */
     cancelAll(): void;
     /** Asks the user to choose one option; resolves with its id, or null when cancelled. */
-    pick(title: string, options: PickerOption[]): Promise<string | null>;
+    pick(title: string, options: PickerOption[], note?: string): Promise<string | null>;
     /** Asks whether to learn the project now: true (y), false (n), null (cancelled). */
     askLearning(): Promise<boolean | null>;
     /**
@@ -153,7 +153,7 @@ export function createApprovalBridge(): ApprovalBridge {
             enqueue(entry);
         });
 
-    const pick = (title: string, options: PickerOption[]): Promise<string | null> =>
+    const pick = (title: string, options: PickerOption[], note?: string): Promise<string | null> =>
         new Promise<string | null>((resolvePromise) => {
             const id = `picker-${++pickerCounter}`;
             let settled = false;
@@ -171,7 +171,7 @@ export function createApprovalBridge(): ApprovalBridge {
                 resolvePromise(chosen ? chosen.id : null);
             };
             const entry: Waiting = {
-                review: { kind: "picker", id, title, options, resolve: settle },
+                review: { kind: "picker", id, title, note, options, resolve: settle },
                 cancel: () => settle(null),
             };
             enqueue(entry);

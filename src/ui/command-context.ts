@@ -30,7 +30,7 @@ export interface TuiCommandsDeps {
     session: DeferredSession;
     store: TranscriptStore;
     appState: AppStateStore;
-    pick(title: string, options: PickerOption[]): Promise<string | null>;
+    pick(title: string, options: PickerOption[], note?: string): Promise<string | null>;
     /** Ends the app (as Ctrl+C when idle). */
     exit(): void;
     /** Every model of the catalogue, for the picker and autocomplete. */
@@ -127,7 +127,7 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
             session.notifyStateChanged();
             return result;
         },
-        pick: (title, options) => deps.pick(title, options),
+        pick: (title, options, note) => deps.pick(title, options, note),
         setMode: (mode: Mode) => appState.setMode(mode),
         async summarize(keepLast) {
             const loaded = await deps.engine;
@@ -168,6 +168,27 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         async exportMarkdown(path) {
             const loaded = await deps.engine;
             return loaded.exportMarkdown(path);
+        },
+        async rewindPoints() {
+            const loaded = await deps.engine;
+            return loaded.rewindPoints();
+        },
+        async rewind(request) {
+            const loaded = await deps.engine;
+            const before = loaded.session();
+            const result = await loaded.rewind(request);
+            // The conversation went back: the prompt returns to the composer, as Claude Code does.
+            if (showSwitch(loaded, before)) appState.setDraft(request.point.text);
+            return result;
+        },
+        async fork(promptNumber) {
+            const loaded = await deps.engine;
+            const before = loaded.session();
+            const { promptText, ...result } = await loaded.fork(promptNumber);
+            if (showSwitch(loaded, before) && promptText !== undefined) {
+                appState.setDraft(promptText);
+            }
+            return result;
         },
         mcpServers: () => engine?.mcpServers() ?? [],
         skills: () => engine?.skills() ?? [],

@@ -3,7 +3,7 @@
  * the CLI implements it around the session handle (model switch, summary,
  * conversations, export, learning, costs); tests fake it.
  */
-import type { CommandResult, PickerOption } from "../commands/index";
+import type { CommandResult, PickerOption, RewindPoints, RewindRequest } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import type { StoredHistory } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
@@ -21,6 +21,11 @@ export interface StatusCosts {
 export interface CostFigures extends StatusCosts {
     session: CostRow[];
     allTime: CostRow[];
+}
+
+export interface ForkResult extends CommandResult {
+    /** The text of the prompt the fork stops before, to edit and send again. */
+    promptText?: string;
 }
 
 export interface TuiEngine {
@@ -44,6 +49,15 @@ export interface TuiEngine {
     /** Saves one of the chat's own transcript actions (a prompt, a review, a command) with the conversation. */
     recordView(action: TranscriptAction): void;
     exportMarkdown(path: string | undefined): Promise<CommandResult>;
+    /** The conversation's prompts, oldest first, with what restoring the code to before each would do. */
+    rewindPoints(): Promise<RewindPoints>;
+    /**
+     * Restores the code (the point's plan, re-checked file by file) and/or the
+     * conversation (the session is replaced, as by `resume`).
+     */
+    rewind(request: RewindRequest): Promise<CommandResult>;
+    /** Continues in a copy of the conversation (up to just before prompt `promptNumber`); `promptText` is that prompt's. */
+    fork(promptNumber?: number): Promise<ForkResult>;
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     skills(): Array<{ name: string; description: string }>;
     /** Runs project learning with read-only tools, saves the profile and uses it from now on. */

@@ -43,6 +43,8 @@ export type PendingReview =
           kind: "picker";
           id: string;
           title: string;
+          /** Shown under the title (what choosing entails); lines split at "\n". */
+          note?: string;
           options: Array<{ id: string; label: string; hint?: string }>;
           resolve: (choice: string | null) => void;
       };

@@ -85,7 +85,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         session,
         store,
         appState,
-        pick: (title, choices) => options.bridge.pick(title, choices),
+        pick: (title, choices, note) => options.bridge.pick(title, choices, note),
         exit: () => unmount?.(),
         models: options.models,
         signal: () => controller.currentSignal() ?? new AbortController().signal,

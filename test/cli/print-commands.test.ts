@@ -63,6 +63,18 @@ describe("slash commands in print mode", () => {
         expect(server.requests).toHaveLength(0);
     });
 
+    it("/rewind and /fork are refused, naming what print mode offers instead; nothing is sent", async () => {
+        const rewind = await runNorth(["-p", "/rewind 1", "--path", repo], { env });
+        expect(rewind.code).toBe(2);
+        expect(rewind.stdout + rewind.stderr).toContain(
+            "/rewind works in the chat; from the shell: north rewind ID [--to N]"
+        );
+        const fork = await runNorth(["-p", "/fork explain x", "--path", repo], { env });
+        expect(fork.code).toBe(2);
+        expect(fork.stdout + fork.stderr).toContain("--fork-session and --resume ID or --continue");
+        expect(server.requests).toHaveLength(0);
+    });
+
     it("/mode ask limits the request to read-only tools, and /export writes Markdown", async () => {
         server.enqueue({ text: "read only" });
         const run = await runNorth(["-p", "/mode ask look around", "--path", repo], { env });

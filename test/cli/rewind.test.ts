@@ -75,6 +75,25 @@ async function prompt(text: string, turns: Parameters<FakeLlmServer["enqueue"]>,
 const rewind = (...args: string[]) => runNorth(["rewind", ...args], { env });
 
 describe("north rewind", () => {
+    it("a code rewind also undoes edits of prompts an earlier conversation rewind took away", async () => {
+        // 1: no edit; 2: retries 3 → 5; conversation (only) rewound to before 2; 2': retries 5 → 7.
+        const id = await prompt("one: just look", [{ text: "Looked." }]);
+        await prompt("two: bump", [{ toolCalls: [bumpRetries] }, { text: "Five." }], id);
+        const back = await rewind(id, "--to", "2", "--conversation");
+        expect(back.code, back.stderr).toBe(0);
+        expect(bytes("app.ts").toString()).toBe("export const retries = 5;\n");
+        const seven = {
+            name: "edit_replace_exact",
+            input: { path: "app.ts", old_text: "retries = 5", new_text: "retries = 7" },
+        };
+        await prompt("two again: seven", [{ toolCalls: [seven] }, { text: "Seven." }], id);
+
+        // Before prompt 1 the file said 3: prompt 2's edit counts though it was rewound away.
+        const restored = await rewind(id, "--to", "1", "--code");
+        expect(restored.code, restored.stderr).toBe(0);
+        expect(bytes("app.ts").toString()).toBe("export const retries = 3;\n");
+    });
+
     it("lists the prompts with what each would restore, then restores the exact bytes", async () => {
         const id = await prompt("first: the batch", [{ toolCalls: [BATCH] }, { text: "Done." }]);
         await prompt(

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { denyAll } from "../../src/agent/approvals";
+import { type Approver, denyAll } from "../../src/agent/approvals";
 import { parseCliArgs } from "../../src/cli/args";
 import { conversationMarkdown } from "../../src/cli/export-markdown";
 import { prepareSession } from "../../src/cli/session-setup";
@@ -48,7 +48,9 @@ afterEach(() => {
     rmSync(repo, { recursive: true, force: true });
 });
 
-async function start(): Promise<{ engine: TuiEngine; handle: SessionHandle }> {
+async function start(
+    approver: Approver = denyAll("no")
+): Promise<{ engine: TuiEngine; handle: SessionHandle }> {
     const args = parseCliArgs(["--path", repo]);
     if (!args.ok) throw new Error(args.error);
     const prepared = prepareSession(args.args, () => undefined);
@@ -57,7 +59,7 @@ async function start(): Promise<{ engine: TuiEngine; handle: SessionHandle }> {
         version: "test",
         frontEnd: "interactive",
         logLevel: "error",
-        approver: denyAll("no"),
+        approver,
         approvalSettings: () => createNoStandingApprovals(),
         decideTrust: async () => "untrusted",
         warn: () => undefined,
@@ -176,6 +178,150 @@ describe("TUI engine port", () => {
         expect(costs.session.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
         expect(costs.allTime.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
         expect(engine.statusCosts().allTimeUsd).toBe(costs.allTimeUsd);
+    });
+});
+
+describe("TUI engine port: rewind and fork", () => {
+    const approveAll: Approver = async () => ({ outcome: "approve" });
+    const app = () => readFileSync(join(repo, "app.ts"), "utf8");
+    const editTo = (from: number, to: number) => ({
+        toolCalls: [
+            {
+                name: "edit_replace_exact",
+                input: {
+                    path: "app.ts",
+                    old_text: `retries = ${from}`,
+                    new_text: `retries = ${to}`,
+                },
+            },
+        ],
+    });
+
+    /** Two prompts, each editing app.ts: 3 → 4 → 5. */
+    async function twoEdits() {
+        writeFileSync(join(repo, "app.ts"), "export const retries = 3;\n");
+        const started = await start(approveAll);
+        server.enqueue(editTo(3, 4), { text: "now 4" }, editTo(4, 5), { text: "now 5" });
+        for (const prompt of ["make it 4", "make it 5"]) {
+            // As the chat does: the prompt is shown (and recorded) before the session adds it.
+            started.handle.recordView({ type: "user", text: prompt, attachments: [] });
+            await started.handle.session.run(prompt, { mode: "agent" });
+        }
+        expect(app()).toBe("export const retries = 5;\n");
+        return started;
+    }
+
+    const pointsOf = async (engine: TuiEngine) => {
+        const listed = await engine.rewindPoints();
+        if (!listed.ok) throw new Error(listed.error);
+        return listed.points;
+    };
+
+    it("takes the code and the conversation back to before a prompt", async () => {
+        const { engine, handle } = await twoEdits();
+        const points = await pointsOf(engine);
+        expect(points.map((p) => [p.number, p.text, p.files, p.changedSince])).toEqual([
+            [1, "make it 4", ["app.ts"], []],
+            [2, "make it 5", ["app.ts"], []],
+        ]);
+        const before = handle.session;
+        const done = await engine.rewind({
+            point: points[1]!,
+            scope: "both",
+            overwriteChanged: false,
+        });
+        expect(done.isError).toBeUndefined();
+        expect(done.message).toContain("restored app.ts");
+        expect(done.message).toContain("rewound to before prompt 2");
+        expect(done.message).toContain("shell commands are not tracked");
+        expect(app()).toBe("export const retries = 4;\n");
+        expect(handle.session).not.toBe(before);
+        expect(JSON.stringify(handle.session.messages)).toContain("now 4");
+        expect(JSON.stringify(handle.session.messages)).not.toContain("make it 5");
+        expect(handle.prompts().map((p) => p.text)).toEqual(["make it 4"]);
+        // What the chat redraws: prompt 1 shown, prompt 2 gone with its answer.
+        const shown = JSON.stringify(engine.history().view);
+        expect(shown).toContain("make it 4");
+        expect(shown).not.toContain("make it 5");
+    });
+
+    it("keeps a file changed since North changed it unless the user confirmed, then overwrites it", async () => {
+        const { engine, handle } = await twoEdits();
+        writeFileSync(join(repo, "app.ts"), "mine\n");
+        const point = (await pointsOf(engine))[0]!;
+        expect(point.changedSince).toEqual(["app.ts"]);
+        const kept = await engine.rewind({ point, scope: "code", overwriteChanged: false });
+        expect(kept.isError).toBe(true);
+        expect(kept.message).toContain("kept app.ts: changed since North last changed it");
+        expect(app()).toBe("mine\n");
+        // Code only: the conversation is as it was.
+        expect(handle.prompts()).toHaveLength(2);
+        const overwritten = await engine.rewind({ point, scope: "code", overwriteChanged: true });
+        expect(overwritten.isError).toBeUndefined();
+        expect(app()).toBe("export const retries = 3;\n");
+    });
+
+    it("says the checkpoints are gone, rewinds the conversation alone, and never half of both", async () => {
+        const { engine, handle } = await twoEdits();
+        rmSync(join(home, "data", "checkpoints", handle.sessionId), {
+            recursive: true,
+            force: true,
+        });
+        const point = (await pointsOf(engine))[1]!;
+        expect(point.code.ok).toBe(false);
+        expect(!point.code.ok && point.code.error).toContain("are gone");
+        const both = await engine.rewind({ point, scope: "both", overwriteChanged: false });
+        expect(both.isError).toBe(true);
+        expect(both.message).toContain("the conversation was not rewound either");
+        expect(handle.prompts()).toHaveLength(2);
+        const conversation = await engine.rewind({
+            point,
+            scope: "conversation",
+            overwriteChanged: false,
+        });
+        expect(conversation.isError).toBeUndefined();
+        expect(handle.prompts()).toHaveLength(1);
+        expect(app()).toBe("export const retries = 5;\n");
+    });
+
+    it("forks at the end or before a prompt, naming both ids; refuses a bad number", async () => {
+        const { engine, handle } = await twoEdits();
+        const parent = handle.sessionId;
+        const atEnd = await engine.fork();
+        expect(atEnd.message).toBe(
+            `Forked conversation ${parent} into ${handle.sessionId}; the original stays as it was: /resume ${parent}`
+        );
+        expect(handle.sessionId).not.toBe(parent);
+        expect(handle.prompts()).toHaveLength(2);
+        expect(handle.store.list({}).find((c) => c.id === handle.sessionId)?.forkedFrom).toBe(
+            parent
+        );
+
+        const copy = handle.sessionId;
+        expect((await engine.fork(3)).message).toBe(
+            "/fork 3: choose a prompt from 1 to 2 (/rewind lists them)"
+        );
+        expect(handle.sessionId).toBe(copy);
+        const early = await engine.fork(2);
+        expect(early.promptText).toBe("make it 5");
+        expect(early.message).toContain(`into ${handle.sessionId} before prompt 2`);
+        expect(handle.prompts().map((p) => p.text)).toEqual(["make it 4"]);
+        expect(JSON.stringify(engine.history().view)).not.toContain("make it 5");
+    });
+
+    it("refuses to rewind or fork while an answer is running", async () => {
+        const { engine, handle } = await start();
+        server.enqueue({ fault: "stall", ms: 30_000 });
+        const abort = new AbortController();
+        const running = handle.session.run("slow", { mode: "agent", signal: abort.signal });
+        await vi.waitFor(() => expect(handle.session.state().running).toBe(true));
+        const id = handle.sessionId;
+        const listed = await engine.rewindPoints();
+        expect(!listed.ok && listed.error).toContain("wait for the answer to finish");
+        expect((await engine.fork()).isError).toBe(true);
+        expect(handle.sessionId).toBe(id);
+        abort.abort();
+        await running;
     });
 });
 

@@ -43,6 +43,9 @@ function fakeContext(
                 ? { message: "no conversation with id abcdef", isError: true }
                 : { message: "ok" },
         exportMarkdown: async () => ({ message: "exported" }),
+        rewindPoints: async () => ({ ok: true, points: [], notTracked: "" }),
+        rewind: async () => ({ message: "rewound" }),
+        fork: async () => ({ message: "forked" }),
         mcpServers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
         skills: () => [{ name: "release", description: "How to release" }],
         ...overrides,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/agent/events";
 import type { RunOptions, SessionState } from "../../src/agent/session";
-import type { CommandResult } from "../../src/commands/index";
+import type { CommandResult, RewindPoint, RewindRequest } from "../../src/commands/index";
 import type { CustomCommand } from "../../src/project/custom-commands";
 import type { ModelInfo } from "../../src/providers/catalogue";
 import { EMPTY_USAGE, type Message } from "../../src/providers/types";
@@ -10,6 +10,7 @@ import { createTuiCommands } from "../../src/ui/command-context";
 import { createAppController } from "../../src/ui/controller";
 import { type SessionPort, createDeferredSession } from "../../src/ui/deferred-session";
 import type { TuiEngine } from "../../src/ui/engine-port";
+import { storedHistoryActions } from "../../src/ui/transcript/history";
 import { createTranscriptStore } from "../../src/ui/transcript/store";
 import type { CommandEntry } from "../../src/ui/transcript/types";
 import { runResult } from "./helpers";
@@ -60,9 +61,51 @@ function fakeSession(messages: Message[] = []) {
     return { session, runs };
 }
 
+const PROMPTS = ["add retries", "bump retries to 5"];
+const answer = (n: number) => `answer ${n}`;
+/** The conversation after `count` exchanges. */
+const exchanges = (count: number): Message[] =>
+    PROMPTS.slice(0, count).flatMap((text, i): Message[] => [
+        { role: "user", content: text },
+        { role: "assistant", content: [{ type: "text", text: answer(i + 1) }] },
+    ]);
+
+/** Two prompts; restoring to before prompt 2 touches app.ts, changed by the user since. */
+function rewindPoint(number: number, options: { gone?: boolean } = {}): RewindPoint {
+    const changed = number === 2;
+    return {
+        number,
+        entryId: `e${number}`,
+        text: PROMPTS[number - 1]!,
+        code: options.gone
+            ? { ok: false, error: "the checkpoints of conversation aaaaaa are gone" }
+            : {
+                  ok: true,
+                  plan: {
+                      conversationId: "aaaaaa",
+                      repoRoot: "/repo",
+                      files: [
+                          {
+                              path: "app.ts",
+                              action: "restore",
+                              changedSince: changed,
+                              target: "a".repeat(64),
+                              current: "b".repeat(64),
+                          },
+                      ],
+                  },
+              },
+        files: options.gone ? [] : [changed ? "app.ts [changed since]" : "app.ts"],
+        changedSince: changed && !options.gone ? ["app.ts"] : [],
+    };
+}
+
 function fakeEngine(first: ReturnType<typeof fakeSession>) {
     let active = first;
     const calls: string[] = [];
+    const rewinds: RewindRequest[] = [];
+    let checkpointsGone = false;
+    let running = false;
     const custom: CustomCommand = {
         name: "review",
         description: "Review code",
@@ -115,6 +158,32 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
             calls.push(`export ${path ?? ""}`);
             return ok("Exported");
         },
+        async rewindPoints() {
+            if (running) return { ok: false, error: "Cannot rewind now: wait" };
+            const count = active.session.messages.filter((m) => m.role === "user").length;
+            return {
+                ok: true,
+                points: PROMPTS.slice(0, count).map((_, i) =>
+                    rewindPoint(i + 1, { gone: checkpointsGone })
+                ),
+                notTracked: "Changes made by shell commands are not tracked.",
+            };
+        },
+        async rewind(request) {
+            rewinds.push(request);
+            if (request.scope !== "code") active = fakeSession(exchanges(request.point.number - 1));
+            return ok(`rewound ${request.scope}`);
+        },
+        async fork(promptNumber) {
+            calls.push(`fork ${promptNumber ?? ""}`);
+            if (promptNumber === 9)
+                return { message: "choose a prompt from 1 to 2", isError: true };
+            active = fakeSession(exchanges(promptNumber === undefined ? 2 : promptNumber - 1));
+            return {
+                message: "Forked conversation aaaaaa into dddddd",
+                promptText: promptNumber === undefined ? undefined : PROMPTS[promptNumber - 1],
+            };
+        },
         async learn(_signal, onProgress) {
             onProgress(40, "Architecture Map");
             calls.push("learn");
@@ -138,12 +207,29 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         mcpServers: () => [],
         skills: () => [],
     };
-    return { engine, calls, active: () => active };
+    return {
+        engine,
+        calls,
+        rewinds,
+        active: () => active,
+        setCheckpointsGone: () => void (checkpointsGone = true),
+        setRunning: () => void (running = true),
+    };
 }
 
-function setup(options: { pick?: string | null } = {}) {
-    const first = fakeSession();
-    const { engine, calls, active } = fakeEngine(first);
+interface PickCall {
+    title: string;
+    options: Array<{ id: string; label: string; hint?: string }>;
+    note?: string;
+}
+
+/** `pick`: one answer for every picker, or the answers in order. */
+function setup(
+    options: { pick?: string | null | Array<string | null>; messages?: Message[] } = {}
+) {
+    const first = fakeSession(options.messages);
+    const fake = fakeEngine(first);
+    const { engine, calls, active } = fake;
     const session = createDeferredSession(first.session.state(), Promise.resolve(first.session));
     const store = createTranscriptStore({ flushMs: 0 });
     const appState = createAppState("agent");
@@ -151,18 +237,23 @@ function setup(options: { pick?: string | null } = {}) {
     let stateChanges = 0;
     session.onStateChange(() => stateChanges++);
     const picks: string[] = [];
+    const pickCalls: PickCall[] = [];
+    const answers = Array.isArray(options.pick) ? [...options.pick] : null;
     const commands = createTuiCommands({
         engine: Promise.resolve(engine),
         session,
         store,
         appState,
-        pick: async (title) => {
+        pick: async (title, choices, note) => {
             picks.push(title);
-            return options.pick ?? null;
+            pickCalls.push({ title, options: choices, note });
+            if (answers) return answers.shift() ?? null;
+            return (options.pick as string | null | undefined) ?? null;
         },
         exit: () => exited++,
         models: [SONNET, HAIKU],
         signal: () => new AbortController().signal,
+        record: (action) => engine.recordView(action),
     });
     commands.addCustomCommands(engine.customCommands);
     const controller = createAppController({
@@ -176,6 +267,8 @@ function setup(options: { pick?: string | null } = {}) {
         controller.submit(text, [], appState.get().mode);
         await controller.idle();
     };
+    // A resumed conversation starts drawn, as in the chat.
+    store.dispatchAll(storedHistoryActions(engine.history()));
     const entries = () => store.getState().entries;
     const commandEntries = () => entries().filter((e): e is CommandEntry => e.kind === "command");
     return {
@@ -190,6 +283,8 @@ function setup(options: { pick?: string | null } = {}) {
         active,
         first,
         picks,
+        pickCalls,
+        fake,
         exited: () => exited,
         stateChanges: () => stateChanges,
     };
@@ -297,5 +392,138 @@ describe("the TUI's slash commands", () => {
         await t.send("look at src/app.ts and http://x/y");
         expect(t.commandEntries()).toEqual([]);
         expect(t.first.runs[0]?.prompt).toBe("look at src/app.ts and http://x/y");
+    });
+});
+
+describe("/rewind and /fork in the chat", () => {
+    const texts = (t: ReturnType<typeof setup>) =>
+        t.entries().map((e) => ("text" in e ? e.text : ""));
+
+    it("/rewind: a prompt, then code and conversation; the transcript is redrawn and the prompt is back in the composer", async () => {
+        const t = setup({ pick: ["2", "both", "keep"], messages: exchanges(2) });
+        expect(texts(t)).toContain(answer(2));
+        await t.send("/rewind");
+        const [prompts, scope, overwrite] = t.pickCalls;
+        // Newest first, numbered as `north rewind` numbers them, with the files each would restore.
+        expect(prompts!.options.map((o) => [o.label, o.hint])).toEqual([
+            ["2. bump retries to 5", "restores app.ts [changed since]"],
+            ["1. add retries", "restores app.ts"],
+        ]);
+        expect(scope!.title).toBe("Before prompt 2: bump retries to 5");
+        expect(scope!.options.map((o) => o.id)).toEqual(["both", "conversation", "code", "cancel"]);
+        expect(scope!.options[0]!.hint).toContain("restores app.ts [changed since]");
+        expect(scope!.note).toBe(
+            "Files: app.ts [changed since]\nChanges made by shell commands are not tracked."
+        );
+        expect(overwrite!.title).toBe("Overwrite 1 file changed since North changed it?");
+        expect(t.fake.rewinds).toEqual([
+            {
+                point: expect.objectContaining({ number: 2 }),
+                scope: "both",
+                overwriteChanged: false,
+            },
+        ]);
+        expect(texts(t)).toContain(answer(1));
+        expect(texts(t)).not.toContain(answer(2));
+        expect(t.session.current()).toBe(t.active().session);
+        expect(t.appState.get().draft?.text).toBe("bump retries to 5");
+        expect(t.commandEntries().map((e) => [e.command, e.result])).toEqual([
+            ["/rewind", "rewound both"],
+        ]);
+        // The rewind's own line belongs to neither conversation's saved view.
+        expect(t.calls).not.toContain("record command");
+    });
+
+    it("/rewind code only overwrites a changed file only when confirmed, and leaves the conversation", async () => {
+        const t = setup({ pick: ["2", "code", "overwrite"], messages: exchanges(2) });
+        await t.send("/rewind");
+        expect(t.fake.rewinds.map((r) => [r.scope, r.overwriteChanged])).toEqual([["code", true]]);
+        expect(t.session.current()).toBe(t.first.session);
+        expect(texts(t)).toContain(answer(2));
+        expect(t.appState.get().draft).toBeNull();
+        expect(t.calls).toContain("record command");
+        // Prompt 1: nothing changed since, so no overwrite question.
+        const again = setup({ pick: ["1", "code"], messages: exchanges(2) });
+        await again.send("/rewind");
+        expect(again.picks).toHaveLength(2);
+        expect(again.fake.rewinds.map((r) => [r.scope, r.overwriteChanged])).toEqual([
+            ["code", false],
+        ]);
+    });
+
+    it("changes nothing when any step is cancelled", async () => {
+        for (const answers of [[null], ["2", null], ["2", "cancel"], ["2", "both", null]]) {
+            const t = setup({ pick: answers, messages: exchanges(2) });
+            await t.send("/rewind");
+            expect(t.fake.rewinds, JSON.stringify(answers)).toEqual([]);
+            expect(t.commandEntries()[0]?.result).toBe("Rewind cancelled; nothing was changed.");
+            expect(t.session.current()).toBe(t.first.session);
+            expect(t.appState.get().draft).toBeNull();
+        }
+    });
+
+    it("offers the conversation only when the checkpoints are gone, and says why", async () => {
+        const t = setup({ pick: ["1", "conversation"], messages: exchanges(2) });
+        t.fake.setCheckpointsGone();
+        await t.send("/rewind");
+        const scope = t.pickCalls[1]!;
+        expect(t.pickCalls[0]!.options[1]!.hint).toBe(
+            "its code cannot be restored (checkpoints gone)"
+        );
+        expect(scope.options.map((o) => o.id)).toEqual(["conversation", "cancel"]);
+        expect(scope.note).toContain("are gone; the conversation can still be rewound.");
+        expect(t.fake.rewinds.map((r) => r.scope)).toEqual(["conversation"]);
+        expect(t.appState.get().draft?.text).toBe("add retries");
+        expect(texts(t)).not.toContain(answer(1));
+    });
+
+    it("/rewind N goes straight to the choice; a bad N, no prompts or a busy engine are refused", async () => {
+        const t = setup({ pick: "conversation", messages: exchanges(2) });
+        await t.send("/rewind 1");
+        expect(t.picks).toEqual(["Before prompt 1: add retries"]);
+        expect(t.fake.rewinds.map((r) => r.point.number)).toEqual([1]);
+        await t.send("/rewind 3");
+        expect(t.commandEntries().at(-1)).toMatchObject({
+            result: "No earlier prompt to rewind to yet.",
+        });
+        const bad = setup({ messages: exchanges(2) });
+        await bad.send("/rewind 3");
+        expect(bad.commandEntries()[0]).toMatchObject({
+            result: "/rewind 3: choose a prompt from 1 to 2 (/rewind lists them)",
+            isError: true,
+        });
+        bad.fake.setRunning();
+        await bad.send("/rewind");
+        expect(bad.commandEntries()[1]).toMatchObject({ isError: true });
+        expect(bad.picks).toEqual([]);
+        // Nothing typed after /rewind N goes to the model.
+        expect(bad.first.runs).toEqual([]);
+    });
+
+    it("/fork switches to the copy; /fork N also puts prompt N back in the composer", async () => {
+        const t = setup({ messages: exchanges(2) });
+        await t.send("/fork");
+        expect(t.calls).toContain("fork ");
+        expect(t.commandEntries().map((e) => e.result)).toEqual([
+            "Forked conversation aaaaaa into dddddd",
+        ]);
+        expect(t.session.current()).toBe(t.active().session);
+        expect(texts(t)).toContain(answer(2));
+        expect(t.appState.get().draft).toBeNull();
+
+        await t.send("/fork 2");
+        expect(t.calls).toContain("fork 2");
+        expect(texts(t)).not.toContain(answer(2));
+        expect(t.appState.get().draft?.text).toBe("bump retries to 5");
+
+        const forked = t.session.current();
+        await t.send("/fork two");
+        await t.send("/fork 9");
+        expect(t.commandEntries().slice(-2)).toMatchObject([
+            { isError: true, result: expect.stringContaining("give the number of a prompt") },
+            { isError: true, result: "choose a prompt from 1 to 2" },
+        ]);
+        expect(t.calls).not.toContain("fork two");
+        expect(t.session.current()).toBe(forked);
     });
 });

@@ -4,6 +4,7 @@ import {
     type ComposerState,
     composerKey,
     createComposerState,
+    withDraft,
 } from "../../src/ui/composer/composer-state";
 import { cursorPosition } from "../../src/ui/composer/editor";
 import { type KeyEvent, parseInput } from "../../src/ui/input/keys";
@@ -101,5 +102,42 @@ describe("composer keys", () => {
         const attached = type(["@ret", "\t"]).state;
         const { effects } = type(["\x15", "no file", "\r"], attached);
         expect(effects).toEqual([{ type: "submit", text: "no file", attachments: [] }]);
+    });
+});
+
+describe("Esc Esc in the empty composer", () => {
+    it("asks to rewind on the second Esc in a row, and only then", () => {
+        const once = type(["\x1b"]);
+        expect(once.effects).toEqual([]);
+        expect(once.state.escArmed).toBe(true);
+        expect(type(["\x1b"], once.state).effects).toEqual([{ type: "rewind" }]);
+        // A third Esc starts a new pair.
+        expect(type(["\x1b", "\x1b", "\x1b"]).effects).toEqual([{ type: "rewind" }]);
+    });
+
+    it("starts over after any other key, and never fires with text in the composer", () => {
+        expect(type(["\x1b", "\x1b[A", "\x1b"]).effects).toEqual([]);
+        expect(type(["\x1b", "a", "\x7f", "\x1b"]).effects).toEqual([]);
+        const typed = type(["draft", "\x1b", "\x1b"]);
+        expect(typed.effects).toEqual([]);
+        expect(typed.state.editor.text).toBe("draft");
+    });
+
+    it("lets Esc end a Ctrl+R search without counting it", () => {
+        const { state, effects } = type(["older prompt", "\r", "\x12", "old", "\x1b", "\x1b"]);
+        expect(effects).toEqual([{ type: "submit", text: "older prompt", attachments: [] }]);
+        expect(state.search).toBeNull();
+        expect(state.escArmed).toBe(true);
+    });
+
+    it("takes a rewound prompt back to edit, keeping the history", () => {
+        const sent = type(["first", "\r", "half typed", "\x1b"]).state;
+        const drafted = withDraft(sent, "fix the bug\r\nin app.ts");
+        expect(drafted.editor).toEqual({ text: "fix the bug\nin app.ts", cursor: 21 });
+        expect(drafted.history).toEqual(["first"]);
+        const { effects } = type(["!", "\r"], drafted);
+        expect(effects).toEqual([
+            { type: "submit", text: "fix the bug\nin app.ts!", attachments: [] },
+        ]);
     });
 });

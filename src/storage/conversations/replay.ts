@@ -27,6 +27,8 @@ export interface LoadedConversation {
     view: Array<Record<string, unknown>>;
     /** Entries added before the first view record (written by a North that kept no views). */
     entriesBeforeView: number;
+    /** Every entry id the log ever added, in order, rewound ones included (checkpoints name them). */
+    loggedEntryIds: string[];
     /** Every response's usage, in order (rewound ones too: they were paid for). */
     usage: Array<{ model: string; usage: Record<string, number>; costUsd: number | null }>;
     /** The conversation this one was forked from. */
@@ -156,6 +158,7 @@ export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf)
             rollingSummary: null,
             view: [],
             entriesBeforeView: 0,
+            loggedEntryIds: [],
             usage: [],
             forkedFrom: header?.forkedFrom ?? null,
             ended: false,
@@ -188,11 +191,31 @@ interface Transcript {
     entriesBeforeView: number;
 }
 
-/** Where each entry was added (event index), for rewinds and forks. */
+/**
+ * Where a rewind or fork to just before each entry cuts the log (event index):
+ * where it was added, or for a prompt, where its run started or the front-end
+ * recorded showing it (view records just ahead of the entry), whichever came
+ * first, so neither the prompt nor an unfinished run of it is shown again.
+ */
 export function entryAddedAt(events: readonly LoggedEvent[]): Map<string, number> {
     const at = new Map<string, number>();
+    let shownAt: number | null = null;
+    let startedAt: number | null = null;
     events.forEach((event, index) => {
-        if (event.type === "entry_added" && !at.has(event.entry.id)) at.set(event.entry.id, index);
+        if (event.type === "view") {
+            const { record } = event;
+            const inner = record.event as { type?: unknown } | null | undefined;
+            if (record.type === "user") shownAt = index;
+            if (record.type === "engine" && inner?.type === "run_start") startedAt = index;
+        }
+        if (event.type !== "entry_added") return;
+        if (!at.has(event.entry.id)) {
+            const ahead = [shownAt, startedAt].filter((k): k is number => k !== null);
+            const cut = event.entry.role === "user" ? Math.min(index, ...ahead) : index;
+            at.set(event.entry.id, cut);
+        }
+        shownAt = null;
+        startedAt = null;
     });
     return at;
 }
@@ -293,7 +316,9 @@ function replay(
                 break;
         }
     }
-    const t = replayTranscript(events, events.length, entryAddedAt(events), warnings);
+    const added = entryAddedAt(events);
+    conv.loggedEntryIds = [...added.keys()];
+    const t = replayTranscript(events, events.length, added, warnings);
     conv.entries = t.entries;
     conv.rollingSummary = t.rollingSummary;
     conv.view = t.view;

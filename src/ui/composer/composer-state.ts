@@ -1,6 +1,7 @@
 /**
  * What the composer does with each key: editing, prompt history (Up/Down and
- * Ctrl+R search), bracketed paste, @ file suggestions, submit and mode switching. Pure, so it can be
+ * Ctrl+R search), bracketed paste, @ file suggestions, submit, mode switching
+ * and Esc Esc in an empty composer (rewind). Pure, so it can be
  * tested without a terminal; the component only holds the state and draws it.
  */
 import type { KeyEvent } from "../input/keys";
@@ -84,10 +85,14 @@ export interface ComposerState {
     suggestions: Suggestions | null;
     /** The "@" position whose suggestions were dismissed (Esc, Space). */
     dismissed: number | null;
+    /** Esc was pressed in the empty composer: another Esc asks to rewind. */
+    escArmed: boolean;
 }
 
 export type ComposerEffect =
-    { type: "submit"; text: string; attachments: string[] } | { type: "toggle-mode" };
+    | { type: "submit"; text: string; attachments: string[] }
+    | { type: "toggle-mode" }
+    | { type: "rewind" };
 
 export interface ComposerResult {
     state: ComposerState;
@@ -113,6 +118,15 @@ export function createComposerState(history: readonly string[] = []): ComposerSt
         paste: null,
         suggestions: null,
         dismissed: null,
+        escArmed: false,
+    };
+}
+
+/** The composer holding `text` to edit (e.g. a prompt a rewind took back), cursor at its end. */
+export function withDraft(state: ComposerState, text: string): ComposerState {
+    return {
+        ...createComposerState(state.history),
+        editor: editorOf(text.replace(/\r\n?/g, "\n")),
     };
 }
 
@@ -463,6 +477,9 @@ export function composerKey(
     suggest: SuggestFiles,
     slash?: SlashSource
 ): ComposerResult {
+    // Esc Esc in the empty composer asks to rewind; any other key in between starts over.
+    const armed = state.escArmed;
+    if (armed) state = { ...state, escArmed: false };
     if (state.search && state.paste === null) {
         const searched = searchKey(state, state.search, event);
         if (searched) return searched;
@@ -484,6 +501,11 @@ export function composerKey(
         return { state: { ...state, paste: state.paste + piece }, handled: true };
     }
     if (event.type === "paste-end") return { state, handled: true };
+
+    if (event.type === "key" && event.name === "escape" && state.editor.text === "") {
+        if (armed) return { state, effect: { type: "rewind" }, handled: true };
+        return { state: { ...state, escArmed: true }, handled: true };
+    }
 
     const picked = suggestionKey(state, event);
     if (picked) return { state: refreshSuggestions(picked, suggest, slash), handled: true };

@@ -17,6 +17,7 @@ import {
     createComposerState,
     matchRange,
     refreshSuggestions,
+    withDraft,
     withHistory,
 } from "./composer-state";
 
@@ -40,6 +41,10 @@ export interface ComposerProps {
     whenSuggestionsReady?: () => Promise<unknown>;
     /** Earlier prompts (saved per project); without it only this chat's are kept. */
     history?: PromptHistory;
+    /** Esc Esc in the empty composer. */
+    onRewind?: () => void;
+    /** Text put back from outside (a rewound prompt); each new `seq` replaces what the composer holds. */
+    draft?: { text: string; seq: number } | null;
 }
 
 const MAX_SUGGESTIONS = 8;
@@ -133,8 +138,25 @@ function ComposerView(props: ComposerProps): ReactElement {
         stateRef.current = result.state;
         setState(result.state);
         if (result.effect?.type === "toggle-mode") propsRef.current.onToggleMode();
+        if (result.effect?.type === "rewind") propsRef.current.onRewind?.();
     }, []);
     useRawInput(onKey, active);
+
+    // Esc Esc means two presses the composer saw in a row: a review or a run in between starts over.
+    useEffect(() => {
+        if (active || !stateRef.current.escArmed) return;
+        const next = { ...stateRef.current, escArmed: false };
+        stateRef.current = next;
+        setState(next);
+    }, [active]);
+
+    const draft = props.draft;
+    useEffect(() => {
+        if (!draft) return;
+        const next = withDraft(stateRef.current, draft.text);
+        stateRef.current = next;
+        setState(next);
+    }, [draft]);
 
     // The first @ builds the file index; show the matches once it is ready.
     const waiting = state.suggestions !== null && state.suggestions.items === null;
@@ -169,6 +191,7 @@ function ComposerView(props: ComposerProps): ReactElement {
     if (busy) hints.push("Ctrl+C to cancel");
     else if (reviewing) hints.push("answer the review above");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
+    else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
     if (state.attachments.length > 0) {
         const n = state.attachments.length;
         hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);

@@ -161,6 +161,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                 <PickerReview
                     key={review.id}
                     title={review.title}
+                    note={review.note}
                     options={review.options}
                     status="pending"
                     width={width}

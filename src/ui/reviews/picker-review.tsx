@@ -18,6 +18,8 @@ export interface PickerReviewOption {
 
 export interface PickerReviewProps {
     title: string;
+    /** Lines under the title (what choosing entails). */
+    note?: string;
     options: readonly PickerReviewOption[];
     status: PickerReviewStatus;
     /** Total columns, border included. */
@@ -76,6 +78,11 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
             borderColor={props.borderColor}
             title={sanitizeLine(title)}
         >
+            {props.note?.split("\n").map((line, i) => (
+                <Text key={`note-${i}`} color="yellow" wrap="wrap">
+                    {sanitizeLine(line)}
+                </Text>
+            ))}
             {start > 0 ? <Text dimColor>↑ {start} more</Text> : null}
             {visible.map((option, i) => {
                 const current = start + i === index;
