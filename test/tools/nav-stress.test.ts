@@ -193,8 +193,10 @@ describe("a 300,000-line file", () => {
         const page2 = ok(await run(blocks, { path, startLine: map.value.nextLine }, repo.ctx));
         expect(page2.blocks[0]!.id).toBe("js-300");
         expect(page2.blocks[0]!.startLine).toBe(map.value.nextLine);
-        for (const t of [count, out, syms, map]) expect(t.ms).toBeLessThan(5000);
-    });
+        // Linear, not fast: a quadratic pass over 300,000 lines takes minutes, while a linear one
+        // took up to 2 s with the CPUs busy. Speed targets are in `npm run bench -- navigation`.
+        for (const t of [count, out, syms, map]) expect(t.ms).toBeLessThan(15_000);
+    }, 90_000);
 
     it("reads around an anchor near the end and finds its block", async () => {
         const path = "huge/generated.ts";

@@ -145,16 +145,18 @@ describe("shell service: running commands", () => {
 });
 
 describe("shell service: output", () => {
-    it("keeps a 2 GB output in bounded memory: head, tail and the dropped byte count", async () => {
-        const total = 2 * 1024 ** 3;
-        const result = await shell.run("head -c 2G /dev/zero; echo; echo END");
+    // 512 times what is kept, so the tail ring wraps thousands of times; the 2 GB run (with
+    // throughput and peak memory) is in `npm run bench -- shell`, where its minutes do not race a test timeout.
+    it("keeps a 64 MB output in bounded memory: head, tail and the dropped byte count", async () => {
+        const total = 64 * 1024 ** 2;
+        const result = await shell.run("head -c 64M /dev/zero; echo; echo END");
         expect(result.exitCode).toBe(0);
         expect(result.truncated).toBe(true);
         expect(result.droppedBytes).toBe(total + 5 - SHELL_HEAD_BYTES - SHELL_TAIL_BYTES);
         expect(result.output.length).toBeLessThanOrEqual(SHELL_HEAD_BYTES + SHELL_TAIL_BYTES + 200);
         expect(result.output.endsWith("\nEND\n")).toBe(true);
         expect(result.output).toMatch(/\[\.\.\. \d+ bytes of output omitted/);
-    }, 20_000);
+    });
 
     it("keeps exactly the first and last bytes of a long text output", async () => {
         const lines = Array.from({ length: 200_000 }, (_, i) => `${i + 1}\n`).join("");

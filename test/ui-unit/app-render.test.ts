@@ -91,6 +91,14 @@ function mount(reply: string | null) {
     return { term, prompts, controller };
 }
 
+/** Waits for a state, not a duration: long enough for a loaded machine, never a pass condition. */
+const WAIT = { timeout: 5000, interval: 5 };
+
+/** Resolves once the last frame contains `text`. */
+function shows(term: ReturnType<typeof mount>["term"], text: string): Promise<void> {
+    return vi.waitFor(() => expect(term.lastFrame()).toContain(text), WAIT);
+}
+
 let cleanup: (() => void) | null = null;
 afterEach(() => {
     cleanup?.();
@@ -101,15 +109,14 @@ describe("App", () => {
     it("shows the composer and status line, and sends a typed prompt", async () => {
         const { term, prompts, controller } = mount("The answer is **42**.");
         cleanup = () => term.instance.unmount();
-        await term.settle();
-        expect(term.lastFrame()).toContain("demo-project");
+        await shows(term, "demo-project");
         expect(term.lastFrame()).toContain("fake-model-1");
         expect(term.lastFrame()).toContain("42.5K (21%)");
         expect(term.lastFrame()).toContain("$0.0123");
         await term.type("what is it?");
-        expect(term.lastFrame()).toContain("❯ what is it?");
+        await shows(term, "❯ what is it?");
         await term.type("\r");
-        await new Promise((r) => setTimeout(r, 80));
+        await shows(term, "The answer is 42.");
         expect(prompts).toEqual(["what is it?"]);
         expect(controller.isBusy()).toBe(false);
         expect(term.lastFrame()).toContain("The answer is 42.");
@@ -118,32 +125,30 @@ describe("App", () => {
     it("cycles the mode badge with Tab", async () => {
         const { term } = mount("ok");
         cleanup = () => term.instance.unmount();
-        await term.settle();
-        expect(term.lastFrame()).toContain(" agent ");
+        await shows(term, " agent ");
         await term.type("\t");
-        expect(term.lastFrame()).toContain(" plan ");
+        await shows(term, " plan ");
         await term.type("\t");
-        expect(term.lastFrame()).toContain(" ask ");
+        await shows(term, " ask ");
         await term.type("\t");
-        expect(term.lastFrame()).toContain(" agent ");
+        await shows(term, " agent ");
     });
 
     it("cancels a run with Ctrl+C, then exits on a second Ctrl+C", async () => {
         const { term, controller } = mount(null);
-        await term.settle();
+        await shows(term, "Enter to send");
         await term.type("wait forever");
+        await shows(term, "❯ wait forever");
         await term.type("\r");
+        await shows(term, "Ctrl+C to cancel");
         expect(controller.isBusy()).toBe(true);
-        expect(term.lastFrame()).toContain("Ctrl+C to cancel");
         await term.type("\x03");
-        await new Promise((r) => setTimeout(r, 60));
-        expect(controller.isBusy()).toBe(false);
-        expect(term.lastFrame()).toContain("[Cancelled]");
+        await shows(term, "[Cancelled]");
+        await vi.waitFor(() => expect(controller.isBusy()).toBe(false), WAIT);
         const exited = vi.fn();
         void term.instance.waitUntilExit().then(exited);
         await term.type("\x03");
-        await term.settle();
-        expect(exited).toHaveBeenCalled();
+        await vi.waitFor(() => expect(exited).toHaveBeenCalled(), WAIT);
     });
 
     it("scrolls with PageUp and shows [SCROLL], back to following with PageDown", async () => {
@@ -151,13 +156,12 @@ describe("App", () => {
         cleanup = () => term.instance.unmount();
         for (let i = 0; i < 40; i++)
             controller.store.dispatch({ type: "notice", level: "info", text: `note ${i}` });
-        await term.settle();
-        expect(term.lastFrame()).toContain("note 39");
+        await shows(term, "note 39");
         await term.type("\x1b[5~");
-        expect(term.lastFrame()).toContain("[SCROLL]");
+        await shows(term, "[SCROLL]");
         expect(term.lastFrame()).not.toContain("note 39");
         await term.type("\x1b[6~");
+        await shows(term, "note 39");
         expect(term.lastFrame()).not.toContain("[SCROLL]");
-        expect(term.lastFrame()).toContain("note 39");
     });
 });

@@ -1,9 +1,9 @@
 import { EventEmitter } from "node:events";
 import { stripVTControlCharacters } from "node:util";
 import { render, Text } from "ink";
-import { useEffect, useState } from "react";
+import { act, useEffect, useState } from "react";
 import type { ReactElement } from "react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
 import type { FileDiff } from "../../src/tools/types";
 import {
@@ -16,7 +16,11 @@ import {
 import type { PendingReview } from "../../src/ui/review-types";
 import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
 import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
-import { PendingReviewView, REVIEW_INPUT_GRACE_MS } from "../../src/ui/reviews/pending-review";
+import {
+    BORDER_PULSE_MS,
+    PendingReviewView,
+    REVIEW_INPUT_GRACE_MS,
+} from "../../src/ui/reviews/pending-review";
 import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
 
@@ -56,33 +60,53 @@ interface Rendered {
     unmount(): void;
 }
 
+// Every render, effect and key goes through act(): when act returns, React has drawn the frame
+// and re-subscribed the input handlers, so no assertion depends on how fast this machine is.
+const actGlobal = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+beforeAll(() => {
+    actGlobal.IS_REACT_ACT_ENVIRONMENT = true;
+});
+afterAll(() => {
+    delete actGlobal.IS_REACT_ACT_ENVIRONMENT;
+});
+
 const mounted: Rendered[] = [];
 afterEach(() => {
     for (const r of mounted.splice(0)) r.unmount();
 });
 
-const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One turn of the event loop: Ink holds a lone Esc until then, in case it starts a sequence. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 function mount(node: ReactElement): Rendered {
     const stdout = new FakeStdout();
     const stdin = new FakeStdin();
-    const instance = render(node, {
-        stdout: stdout as unknown as NodeJS.WriteStream,
-        stderr: new FakeStdout() as unknown as NodeJS.WriteStream,
-        stdin: stdin as unknown as NodeJS.ReadStream,
-        debug: true,
-        exitOnCtrlC: false,
-        patchConsole: false,
+    let instance: ReturnType<typeof render> | undefined;
+    act(() => {
+        instance = render(node, {
+            stdout: stdout as unknown as NodeJS.WriteStream,
+            stderr: new FakeStdout() as unknown as NodeJS.WriteStream,
+            stdin: stdin as unknown as NodeJS.ReadStream,
+            debug: true,
+            exitOnCtrlC: false,
+            patchConsole: false,
+        });
     });
+    let unmounted = false;
     const rendered: Rendered = {
         frame: () => stripVTControlCharacters(stdout.frames.at(-1) ?? ""),
         frames: () => stdout.frames.length,
         async press(keys) {
-            stdin.send(keys);
-            // A lone Esc is held briefly in case it starts a sequence.
-            await tick(keys === "\u001b" ? 120 : 30);
+            await act(async () => {
+                stdin.send(keys);
+                if (keys === "\u001b") await nextTurn();
+            });
         },
-        unmount: () => instance.unmount(),
+        unmount() {
+            if (unmounted) return;
+            unmounted = true;
+            act(() => instance?.unmount());
+        },
     };
     mounted.push(rendered);
     return rendered;
@@ -519,22 +543,31 @@ function Host({ bridge }: { bridge: ApprovalBridge }): ReactElement {
 }
 
 describe("PendingReviewView", () => {
+    // The input grace period is measured with performance.now(): a frozen clock makes "right
+    // away" and "after the grace period" exact, however slowly this machine runs the test.
+    beforeEach(() => {
+        vi.useFakeTimers({ toFake: ["performance"] });
+    });
+    afterEach(() => {
+        vi.useRealTimers();
+    });
+
     it("renders the bridge's pending review and its keys resolve the engine's promise", async () => {
         const bridge = createApprovalBridge();
         const signal = new AbortController().signal;
         const edit = bridge.approver(writeRequest([smallDiff], "w1"), signal);
         const command = bridge.approver(shellRequest("npm test", "s1"), signal);
         const r = mount(<Host bridge={bridge} />);
-        await tick();
         expect(r.frame()).toContain("Editing src/app.ts");
-        await tick(REVIEW_INPUT_GRACE_MS);
+        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
         await r.press("y");
         await expect(edit).resolves.toEqual({ outcome: "approve", remember: "all" });
         expect(r.frame()).toContain("$ npm test");
         // A second y right away was meant for the edit: it must not auto-approve commands.
         await r.press("y");
         expect(bridge.current()?.id).toBe("s1");
-        await tick(REVIEW_INPUT_GRACE_MS);
+        expect(r.frame()).toContain("$ npm test");
+        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
         await r.press("d");
         await expect(command).resolves.toEqual({
             outcome: "deny",
@@ -546,13 +579,20 @@ describe("PendingReviewView", () => {
     it("ignores keys typed ahead as a review appears", async () => {
         const bridge = createApprovalBridge();
         const r = mount(<Host bridge={bridge} />);
-        const edit = bridge.approver(writeRequest([smallDiff]), new AbortController().signal);
-        await tick();
+        let edit: Promise<ApprovalDecision> | undefined;
+        act(() => {
+            edit = bridge.approver(writeRequest([smallDiff]), new AbortController().signal);
+        });
+        expect(r.frame()).toContain("Editing src/app.ts");
+        await r.press("a");
+        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS - 1);
         await r.press("a");
         expect(bridge.current()).not.toBeNull();
-        await tick(REVIEW_INPUT_GRACE_MS);
+        expect(r.frame()).toContain("[a] accept");
+        vi.advanceTimersByTime(1);
         await r.press("r");
         await expect(edit).resolves.toMatchObject({ outcome: "deny" });
+        expect(r.frame()).toContain("idle");
     });
 
     it("renders a picker", async () => {
@@ -565,8 +605,9 @@ describe("PendingReviewView", () => {
             <PendingReviewView review={bridge.current()!} width={60} animate={false} />
         );
         expect(r.frame()).toContain("Choose a model");
-        await tick(REVIEW_INPUT_GRACE_MS);
+        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
         await r.press("\u001b[B");
+        expect(r.frame()).toContain("› Beta");
         await r.press("\r");
         await expect(choice).resolves.toBe("b");
     });
@@ -583,7 +624,8 @@ describe("PendingReviewView", () => {
         bridge.cancelAll();
     });
 
-    it("pulses the border only while animating", async () => {
+    it("pulses the border only while animating", () => {
+        vi.useFakeTimers({ toFake: ["performance", "setInterval", "clearInterval"] });
         const bridge = createApprovalBridge();
         void bridge.approver(shellRequest("ls"), new AbortController().signal);
         const still = mount(
@@ -591,9 +633,13 @@ describe("PendingReviewView", () => {
         );
         const pulsing = mount(<PendingReviewView review={bridge.current()!} width={60} animate />);
         const [stillBefore, pulsingBefore] = [still.frames(), pulsing.frames()];
-        await tick(1400);
+        for (const step of [1, 2]) {
+            act(() => {
+                vi.advanceTimersByTime(BORDER_PULSE_MS);
+            });
+            expect(pulsing.frames() - pulsingBefore).toBe(step);
+        }
         expect(still.frames()).toBe(stillBefore);
-        expect(pulsing.frames() - pulsingBefore).toBeGreaterThanOrEqual(2);
         bridge.cancelAll();
     });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { createTranscriptStore } from "../../src/ui/transcript/store";
+import { describe, expect, it, vi } from "vitest";
+import { createTranscriptStore, STREAM_FLUSH_MS } from "../../src/ui/transcript/store";
 
 function fakeTimers() {
     let pending: (() => void) | null = null;
@@ -51,12 +51,19 @@ describe("transcript store", () => {
         expect(timers.armed()).toBe(false);
     });
 
-    it("uses a 32 ms flush interval by default", async () => {
-        const store = createTranscriptStore();
-        store.push({ type: "text_delta", text: "x" });
-        expect(store.getState().entries).toHaveLength(0);
-        await new Promise((r) => setTimeout(r, 60));
-        expect(store.getState().entries).toHaveLength(1);
-        store.dispose();
+    it("uses a 32 ms flush interval by default", () => {
+        vi.useFakeTimers();
+        try {
+            const store = createTranscriptStore();
+            store.push({ type: "text_delta", text: "x" });
+            vi.advanceTimersByTime(STREAM_FLUSH_MS - 1);
+            expect(store.getState().entries).toHaveLength(0);
+            vi.advanceTimersByTime(1);
+            expect(store.getState().entries).toHaveLength(1);
+            expect(STREAM_FLUSH_MS).toBe(32);
+            store.dispose();
+        } finally {
+            vi.useRealTimers();
+        }
     });
 });

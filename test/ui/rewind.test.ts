@@ -82,8 +82,10 @@ describe("rewind and fork in the chat", () => {
             expect(north.screenText()).toContain("1. make it four");
             await pause(REVIEW_SETTLE_MS);
             north.type("\r");
-            await north.waitForText("Before prompt 2: make it five");
+            // Wait for the picker's last row, not its title: a frame can arrive in pieces.
+            await north.waitForText(/› Restore code and conversation +restores app\.ts/);
             const choice = north.screenText();
+            expect(choice).toContain("Before prompt 2: make it five");
             expect(choice).toContain("Files: app.ts");
             expect(choice).toContain(
                 "Changes made by shell commands are not tracked: rewind does not undo them."
