@@ -1,60 +1,7 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
-
-/** Layers import one way: cli → ui | headless → commands → agent → tools | providers | storage | project → util. */
-const LAYERS = {
-    util: [],
-    tools: ["util"],
-    providers: ["util"],
-    storage: ["util"],
-    project: ["util"],
-    agent: ["tools", "providers", "storage", "project", "util"],
-    commands: ["agent", "tools", "providers", "storage", "project", "util"],
-    headless: ["commands", "agent", "tools", "providers", "storage", "project", "util"],
-    ui: ["commands", "agent", "tools", "providers", "storage", "project", "util"],
-    cli: [
-        "ui",
-        "headless",
-        "commands",
-        "agent",
-        "tools",
-        "providers",
-        "storage",
-        "project",
-        "util",
-    ],
-};
-const ALL = Object.keys(LAYERS);
-
-function layerRules(layer) {
-    const allowed = new Set(LAYERS[layer]);
-    const forbidden = ALL.filter(
-        (other) =>
-            other !== layer && !allowed.has(other) && !(layer === "tools" && other === "providers")
-    );
-    const patterns = forbidden.map((other) => ({
-        group: [`../${other}/*`, `../../${other}/*`, `**/src/${other}/*`],
-        message: `${layer}/ must not import ${other}/ (layers import one way; see STYLE).`,
-    }));
-    if (layer !== "ui") {
-        patterns.push({
-            group: ["ink", "react", "ink-*"],
-            message: "Only ui/ may import ink or react.",
-        });
-    }
-    if (layer === "tools") {
-        // tools may type-import the provider content shapes, nothing else from providers/.
-        patterns.push({
-            group: ["../providers/*", "!../providers/types"],
-            message: "tools/ may only type-import ../providers/types.",
-        });
-    }
-    return {
-        files: [`src/${layer}/**/*.ts`, `src/${layer}/**/*.tsx`],
-        rules: { "no-restricted-imports": ["error", { patterns }] },
-    };
-}
+import { layerConfigs } from "./scripts/eslint-layers.mjs";
 
 export default tseslint.config(
     { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/"] },
@@ -81,5 +28,21 @@ export default tseslint.config(
             ],
         },
     },
-    ...ALL.map(layerRules)
+    {
+        // Type-aware rules: a switch over a union (EngineEvent…) that misses a member, and
+        // promises nobody awaits or that land where a void callback is expected.
+        files: ["src/**/*.ts", "src/**/*.tsx", "test/**/*.ts", "test/**/*.tsx"],
+        languageOptions: {
+            parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+        },
+        rules: {
+            "@typescript-eslint/switch-exhaustiveness-check": [
+                "error",
+                { considerDefaultExhaustiveForUnions: true },
+            ],
+            "@typescript-eslint/no-floating-promises": "error",
+            "@typescript-eslint/no-misused-promises": "error",
+        },
+    },
+    ...layerConfigs()
 );

@@ -2,37 +2,12 @@
 // the engine, SDKs and UI load only when a command needs them.
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
-
-/**
- * Ink 6.8's incremental renderer moves up one row too few when the previous frame
- * ended with a newline (every frame shorter than the screen), so each diff lands
- * one row low and the screen drifts. Moving up over the newline row fixes it.
- */
-const inkIncrementalFix = {
-    name: "ink-incremental-fix",
-    setup(b) {
-        b.onLoad({ filter: /[\\/]ink[\\/]build[\\/]log-update\.js$/ }, (args) => {
-            const source = readFileSync(args.path, "utf8");
-            const buggy = "buffer.push(ansiEscapes.cursorUp(previousVisible - 1));";
-            if (!source.includes(buggy)) {
-                return {
-                    contents: source,
-                    warnings: [
-                        { text: "ink log-update changed: check the incremental-render fix" },
-                    ],
-                };
-            }
-            const fixed =
-                "buffer.push(ansiEscapes.cursorUp(previousVisible - (previousOutput.endsWith('\\n') ? 0 : 1)));";
-            return { contents: source.replace(buggy, fixed), loader: "js" };
-        });
-    },
-};
+import { inkPatchEsbuild } from "./ink-patch.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
-await build({
+const built = build({
     entryPoints: { cli: "src/cli/main.ts" },
     outdir: "dist",
     bundle: true,
@@ -60,6 +35,9 @@ await build({
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },
-    plugins: [inkIncrementalFix],
+    // Fails the build when the patch no longer applies (scripts/ink-patch.mjs).
+    plugins: [inkPatchEsbuild()],
     logLevel: "warning",
 });
+// esbuild has printed the errors; a stack trace of the rejection would add nothing.
+await built.catch(() => process.exit(1));

@@ -43,9 +43,10 @@ export const denyAll =
     });
 
 /**
- * The project's standing permissions (`.north/autoaccept.json`,
- * `.north/allowlist.json`), consulted before asking, in the spec's order:
- * auto-approve, then the exact-match allowlist, then the user.
+ * The project's standing permissions (`shellAutoApprove`, `allowedCommands`,
+ * `editsAutoAccept` in its settings: storage/settings/load.ts), consulted
+ * before asking, in the spec's order: auto-approve, then the exact-match
+ * allowlist, then the user.
  */
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;

@@ -7,12 +7,14 @@ import type {
     ToolCallBlock,
     Usage,
 } from "../providers/types";
-import { MAX_TOOL_INPUT_BYTES } from "../tools/registry";
+import {
+    CHARS_PER_OUTPUT_TOKEN,
+    MAX_RESPONSE_CHARS,
+    MAX_TOOL_INPUT_BYTES,
+    RESPONSE_CHARS_PER_TOKEN,
+} from "../tools/limits";
 
-/** Characters one response may stream per token of the model's output limit: ~4 a token, twice over. */
-export const RESPONSE_CHARS_PER_TOKEN = 8;
-/** Whatever the model's output limit, one response streams at most this many characters. */
-export const MAX_RESPONSE_CHARS = 8 * 1024 * 1024;
+export { MAX_RESPONSE_CHARS };
 
 /** The cap on one response's text, thinking and tool arguments, from the model's output limits. */
 export function responseCharLimit(maxOutputTokens: number, thinkingBudgetTokens = 0): number {
@@ -29,9 +31,6 @@ export type RequestOutcome =
     | { kind: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
     | { kind: "failed"; error: ProviderError; usage?: Usage }
     | { kind: "cancelled"; usage?: Usage };
-
-/** Characters per output token, for billing a response cut before its usage arrived. */
-const CHARS_PER_OUTPUT_TOKEN = 4;
 
 /**
  * Reads one model response to its end: deltas go to `onDelta`, the last

@@ -226,6 +226,20 @@ export async function settleNorthFiles(
     return notes;
 }
 
+/** A run that did not succeed: blocks that never completed are undone, and the user is told. */
+export async function undoUnfinishedNorthFiles(
+    router: NorthFileRouter,
+    emit: (event: EngineEvent) => void
+): Promise<void> {
+    const undone = await router.discardUnfinished();
+    if (undone.length > 0) {
+        emit({
+            type: "warning",
+            message: `unfinished NORTH_FILE writes undone: ${undone.join(", ")}`,
+        });
+    }
+}
+
 /** `text` ending with a full stop, so a following sentence reads right. */
 function sentence(text: string): string {
     return /[.!?]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;

@@ -1,4 +1,4 @@
-import type { ToolCallBlock, ToolSchema } from "../providers/types";
+import type { ToolCallBlock, ToolResultBlock, ToolSchema } from "../providers/types";
 import type { ToolResult } from "../tools/types";
 import { type ToolExecutorDeps, ask } from "./tool-executor";
 
@@ -85,5 +85,36 @@ export async function reviewPlan(
             ok: true,
             data: { accepted: true, next: "The user accepted the plan: carry it out now." },
         },
+    };
+}
+
+/**
+ * Plan mode with nobody to review: the turn's first proposed plan ends the
+ * run as its result, and none of the turn's other calls run. Null when the
+ * turn proposed no plan.
+ */
+export function endWithPlan(
+    calls: ToolCallBlock[]
+): { plan: string; call: ToolCallBlock; results: ToolResultBlock[] } | null {
+    const planCall = calls.find((c) => c.name === PROPOSE_PLAN_TOOL && planOf(c.input));
+    if (!planCall) return null;
+    return {
+        plan: planOf(planCall.input) ?? "",
+        call: planCall,
+        results: calls.map((c) => ({
+            type: "tool_result",
+            toolCallId: c.id,
+            content: JSON.stringify(
+                c === planCall
+                    ? { recorded: true, message: "The plan was handed to the user." }
+                    : {
+                          error: {
+                              code: "cancelled",
+                              message: "not run: plan mode ended with the plan",
+                          },
+                      }
+            ),
+            isError: c !== planCall,
+        })),
     };
 }

@@ -1,21 +1,36 @@
+import { builtinTool } from "../tools/index";
+import type { ApprovalPolicy } from "../tools/types";
 import type { Mode } from "./events";
 
 export interface SystemPromptInput {
     repoRoot: string;
     mode: Mode;
+    /** The tools offered: guidance about editing (and NORTH_FILE) or commands is left out without them. */
     toolNames: string[];
 }
 
-const SECTIONS: Array<[string, string]> = [
+type Policy = Exclude<ApprovalPolicy, "none">;
+/** What the offered tools allow: changing files (NORTH_FILE too), running commands. */
+type Can = Record<Policy, boolean>;
+
+/** A section, shown only when a tool of the `needs` policy is offered. */
+type Section = [tag: string, text: string | ((can: Can) => string), needs?: Policy];
+
+const SECTIONS: Section[] = [
     [
         "communication",
         `Be concise; use Markdown. Never lie or guess: do not claim what you did not read, and find files and symbols before naming them. Describe actions in plain words, not tool names. Cite paths and line numbers.`,
     ],
     [
         "tool_calling",
-        `Follow each schema exactly. Before a batch of calls, say in one sentence what it is for. Batch independent calls. Gather in 1-2 rounds, then edit. Never re-read what you have. If a result is truncated or digested, narrow the call or use expand_output.`,
+        (can) =>
+            `Follow each schema exactly. Before a batch of calls, say in one sentence what it is for. Batch independent calls. Gather in 1-2 rounds, then ${can.write ? "edit" : "answer"}. Never re-read what you have. If a result is truncated or digested, narrow the call or use expand_output.`,
     ],
-    ["planning", `For tasks touching 2+ files, write a 2-5 bullet plan, then do it at once.`],
+    [
+        "planning",
+        `For tasks touching 2+ files, write a 2-5 bullet plan, then do it at once.`,
+        "write",
+    ],
     [
         "search_and_reading",
         `Broad to narrow: list_root, find_files, search_text, then read only what you need. For files over 200 lines check get_line_count and the structure (get_file_outline, get_file_symbols; find_blocks for HTML/CSS), then search a line range and read_around or read_file with a range.`,
@@ -23,31 +38,42 @@ const SECTIONS: Array<[string, string]> = [
     [
         "making_code_changes",
         `LOCATE → CONFIRM → ATOMIC WRITE → VERIFY. Read before editing. Prefer small edits (edit_replace_exact, edit_by_anchor); one edit per turn or one edit_apply_batch. At most 300 lines per call; write long files as <NORTH_FILE path="rel/path">...</NORTH_FILE> in plain text, skeleton first.`,
+        "write",
     ],
     [
         "verification",
         `After each edit, read the edited region; fix duplicated or broken structure at once.`,
+        "write",
     ],
     [
         "mixed_files",
         `HTML with <style>/<script>: find_blocks first, then edit by coordinates; check a selector exists first.`,
+        "write",
     ],
     [
         "tool_churn_limits",
         `After 2 reads and 1 failed write on a file, switch to structure first and one atomic edit.`,
+        "write",
     ],
     [
         "debugging",
         `Edit only when sure of the cause. On a mismatch, re-read and retry once, then ask. At most 3 test-fix loops.`,
+        "write",
     ],
-    ["calling_external_apis", `Call external services or install packages only when asked.`],
+    [
+        "calling_external_apis",
+        `Call external services or install packages only when asked.`,
+        "shell",
+    ],
     [
         "long_running_commands",
         `Never start servers, watchers or anything needing Ctrl+C; commands run non-interactively.`,
+        "shell",
     ],
     [
         "conversation",
-        `The user reviews every write and command and may refuse it; a refusal is final: adapt. Acknowledge a resumed conversation. End longer answers with "Next I would: ..." when a next step is clear.`,
+        (can) =>
+            `${can.write || can.shell ? "The user reviews every write and command and may refuse it; a refusal is final: adapt. " : ""}Acknowledge a resumed conversation. End longer answers with "Next I would: ..." when a next step is clear.`,
     ],
 ];
 
@@ -64,6 +90,11 @@ const MODE_NOTES: Record<Mode, string> = {
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
     const header = `You are North, a coding agent working in the user's repository at ${input.repoRoot} through tools. Paths are relative to that root.`;
-    const body = SECTIONS.map(([tag, text]) => `<${tag}>\n${text}\n</${tag}>`);
+    // Known through the definitions, so a renamed tool keeps its guidance.
+    const policies = new Set(input.toolNames.map((name) => builtinTool(name)?.approvalPolicy));
+    const can: Can = { write: policies.has("write"), shell: policies.has("shell") };
+    const body = SECTIONS.filter(([, , needs]) => !needs || can[needs]).map(
+        ([tag, text]) => `<${tag}>\n${typeof text === "string" ? text : text(can)}\n</${tag}>`
+    );
     return [header, ...body, `<mode>\n${MODE_NOTES[input.mode]}\n</mode>`].join("\n\n");
 }

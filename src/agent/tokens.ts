@@ -1,9 +1,9 @@
 import type { Message, ToolSchema } from "../providers/types";
-
-const CHARS_PER_TOKEN = 3.5;
-const SAFETY_MARGIN = 1.1;
-/** Per-message framing the APIs add around content. */
-const PER_MESSAGE_OVERHEAD = 4;
+import {
+    CHARS_PER_TOKEN,
+    PER_MESSAGE_OVERHEAD_TOKENS as PER_MESSAGE_OVERHEAD,
+    TOKEN_SAFETY_MARGIN as SAFETY_MARGIN,
+} from "../tools/limits";
 
 export interface PromptEstimate {
     system: number;

@@ -1,5 +1,6 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
+import { builtinTool } from "../tools/index";
 import { protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
 import type {
     AnyToolDefinition,
@@ -13,7 +14,6 @@ import { isPreparedWrite, toolError, toolOk } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
 import { PLAN_REQUIRED_MESSAGE } from "./plan";
-import { describeMcpCall, isMcpToolName } from "../tools/mcp/names";
 
 /** The part of the tool registry the engine needs. */
 export interface ToolRunner {
@@ -133,15 +133,18 @@ async function runShellCall(
     deps: ToolExecutorDeps,
     forced?: "allow" | "ask"
 ): Promise<ToolResult> {
-    // MCP tools share the shell approval flow; "always" remembers the tool name.
-    const mcp = isMcpToolName(call.name);
-    const command = mcp ? call.name : String((call.input as { command?: unknown }).command ?? "");
-    const summary = mcp ? describeMcpCall(call.name, call.input) : command;
+    // Commands and MCP calls share this review; the tool says what it shows and what "always"
+    // keeps (a definition without one: the built-in tool's of its name, else the name).
+    const approval = tool.approval ?? builtinTool(tool.name)?.approval;
+    const { summary, rememberKey, command } = approval?.(call.input) ?? {
+        summary: call.name,
+        rememberKey: call.name,
+    };
     const { settings } = deps;
     let approvedBy = "user";
     if (forced === "allow") approvedBy = "hook";
     else if (forced !== "ask" && settings.isShellAutoApproved()) approvedBy = "auto";
-    else if (forced !== "ask" && settings.isCommandAllowed(command)) approvedBy = "allowlist";
+    else if (forced !== "ask" && settings.isCommandAllowed(rememberKey)) approvedBy = "allowlist";
     else {
         const decision = await ask(
             deps,
@@ -152,13 +155,13 @@ async function runShellCall(
                 toolCallId: call.id,
                 input: call.input,
                 summary,
-                command: mcp ? undefined : command,
+                command,
             },
             signal
         );
         if (decision.outcome === "deny")
             return denied(decision.reason ?? "the user denied this command");
-        if (decision.remember === "exact") settings.allowCommand(command);
+        if (decision.remember === "exact") settings.allowCommand(rememberKey);
         if (decision.remember === "all") settings.enableShellAutoApprove();
     }
     deps.logger.info("shell_run_start", { approvedBy });

@@ -193,7 +193,19 @@ export function createViewRecorder(
                         event: { ...event, input: compactForView(event.input) },
                     });
                     return;
+                // Replayed as they came: the transcript draws them after a resume.
+                case "run_start":
+                case "turn_start":
+                case "tool_call_start":
+                case "retry":
+                case "turn_end":
+                case "context":
+                case "summary":
+                case "warning":
+                case "run_end":
+                    break;
                 default:
+                    event satisfies never;
                     break;
             }
             flush();

@@ -1,7 +1,6 @@
 import * as z from "zod";
 import type { Approver } from "../agent/approvals";
 import type { LogLevel } from "../storage/logger";
-import { createProjectApprovalSettings } from "../storage/project-settings";
 import type { TrustDecider } from "./project-trust";
 import type { PreparedSession } from "./session-setup";
 import { type SessionHandle, startSession } from "./session-start";
@@ -31,7 +30,7 @@ export async function startInteractiveSession(
         frontEnd: "interactive",
         logLevel: options.logLevel,
         approver: options.approver,
-        approvalSettings: createProjectApprovalSettings,
+        approvalSettings: (project) => project,
         decideTrust: options.decideTrust,
         warn: options.warn,
     });

@@ -2,20 +2,8 @@ import { join } from "node:path";
 import { detectRepoRoot } from "../project/repo-root";
 import { createConversationStore } from "../storage/conversations";
 import { dataDir } from "../storage/paths";
+import { age, oneLine } from "../util/short-text";
 import type { CliArgs } from "./args";
-
-export function age(iso: string, now: number): string {
-    const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-    if (seconds < 60) return `${seconds}s ago`;
-    if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
-    if (seconds < 86_400) return `${Math.round(seconds / 3600)}h ago`;
-    return `${Math.round(seconds / 86_400)}d ago`;
-}
-
-export function oneLine(text: string | null, width: number): string {
-    const flat = (text ?? "").replace(/\s+/g, " ").trim();
-    return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
-}
 
 /** `north list` / `north conversations`: saved conversations, newest first; `--path` keeps one project's. */
 export function runListCommand(args: CliArgs): number {

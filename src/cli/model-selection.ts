@@ -6,7 +6,7 @@ import {
     type ModelCatalogue,
 } from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
-import { loadUserConfig } from "../storage/config";
+import { type UserConfig, loadUserConfig } from "../storage/config";
 
 type Env = Record<string, string | undefined>;
 
@@ -20,16 +20,26 @@ export type ModelSelection =
       }
     | { ok: false; error: string };
 
+/** The catalogue from the user's settings as already loaded. */
+export function catalogueFrom(config: UserConfig): {
+    catalogue: ModelCatalogue;
+    selectedModel?: string;
+} {
+    return {
+        catalogue: buildCatalogue(config.providers, config.models),
+        selectedModel: config.selectedModel,
+    };
+}
+
+/** Loads the user's settings and builds the catalogue (`north models`). */
 export function loadCatalogue(
     env: Env
-): { ok: true; catalogue: ModelCatalogue; selectedModel?: string } | { ok: false; error: string } {
+):
+    | { ok: true; catalogue: ModelCatalogue; selectedModel?: string; warnings: string[] }
+    | { ok: false; error: string } {
     const config = loadUserConfig(env);
     if (!config.ok) return { ok: false, error: config.error };
-    return {
-        ok: true,
-        catalogue: buildCatalogue(config.config.providers, config.config.models),
-        selectedModel: config.config.selectedModel,
-    };
+    return { ok: true, ...catalogueFrom(config.config), warnings: config.warnings };
 }
 
 /** A model by name with a ready endpoint (its key present), or why not. */
@@ -53,13 +63,15 @@ export function resolveReadyModel(
 }
 
 /** `--model`, else the saved model, else the default; with a ready endpoint (key present). */
-export function resolveModelFromConfig(requested: string | undefined, env: Env): ModelSelection {
-    const loaded = loadCatalogue(env);
-    if (!loaded.ok) return loaded;
-    const { catalogue } = loaded;
+export function resolveModelFromConfig(
+    requested: string | undefined,
+    env: Env,
+    config: UserConfig
+): ModelSelection {
+    const { catalogue, selectedModel } = catalogueFrom(config);
     const ready = resolveReadyModel(
         catalogue,
-        requested ?? loaded.selectedModel ?? catalogue.defaultModelId,
+        requested ?? selectedModel ?? catalogue.defaultModelId,
         env
     );
     return ready.ok ? { ...ready, catalogue } : ready;

@@ -9,6 +9,7 @@ export function runModelsCommand(): number {
         process.stderr.write(`north: ${loaded.error}\n`);
         return 2;
     }
+    for (const warning of loaded.warnings) process.stderr.write(`north: warning: ${warning}\n`);
     const { catalogue } = loaded;
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);

@@ -1,4 +1,4 @@
-import { runCommandsInInput } from "../commands/index";
+import { createCommandHost } from "../commands/host";
 import { fstatSync } from "node:fs";
 import * as z from "zod";
 import {
@@ -8,12 +8,13 @@ import {
     createBufferedSink,
     createPrintRenderer,
     exitCodeFor,
-    jsonLine,
 } from "../headless/print-mode";
 import { terminalSafeText } from "../util/terminal-text";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
-import { createPrintCommandContext } from "./print-commands";
-import { createProjectApprovalSettings } from "../storage/project-settings";
+import { runPrintCommands } from "../headless/print-commands";
+import { createProfileStore } from "../storage/profile";
+import { dataDir } from "../storage/paths";
+import { resolveReadyModel } from "./model-selection";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
@@ -77,7 +78,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         frontEnd: "print",
         logLevel,
         approver: printModeApprover,
-        approvalSettings: (repoRoot, trust) =>
+        approvalSettings: (project) =>
             createPrintApprovalSettings(
                 {
                     allowEdits: args.allowEdits,
@@ -85,7 +86,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
                     allowShell: args.allowShell,
                     allowedCommands: args.allowedCommands,
                 },
-                createProjectApprovalSettings(repoRoot, trust)
+                project
             ),
         // Print mode never asks: untrusted project configuration is skipped, and said so.
         decideTrust: async (inventory) => {
@@ -138,38 +139,20 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
 
     // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
     let runMode = mode;
-    const commands = createPrintCommandContext({
-        session,
-        sessionId,
-        repoRoot: handle.repoRoot,
-        catalogue: prepared.catalogue,
-        store: prepared.store,
-        costs: handle.extensions.costs,
-        extensions: handle.extensions,
-        setMode: (next) => (runMode = next),
+    const host = createCommandHost(handle, {
+        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+        profiles: createProfileStore(dataDir(), handle.repoRoot),
     });
-    const { executed, remainingText } = await runCommandsInInput(
-        prompt,
-        commands.registry,
-        commands.ctx
-    );
-    for (const command of executed) {
-        const line = terminalSafeText(
-            `${command.result.isError ? "✗" : "⚙"} ${command.input.trim()}: ${command.result.message}\n`
-        );
-        if (format === "stream-json") {
-            stdout.write(
-                jsonLine({
-                    type: "command",
-                    input: command.input.trim(),
-                    ok: !command.result.isError,
-                    message: command.result.message,
-                })
-            );
-        } else if (executed.length > 0 && remainingText) stderr.write(line);
-        else stdout.write(line);
-    }
-    const failed = executed.find((c) => c.result.isError);
+    const { remainingText, failed } = await runPrintCommands(prompt, {
+        host,
+        format,
+        stdout,
+        stderr,
+        currentModel: () => session.state().model,
+        models: () => prepared.catalogue.models,
+        setMode: (next) => (runMode = next),
+        signal: () => controller.signal,
+    });
     if (failed || !remainingText) {
         stdout.flush();
         await handle.closeAsync();

@@ -1,14 +1,14 @@
 import { join } from "node:path";
 import type { ContextBlocks } from "../agent/context";
 import { type HookSettings, runHooks } from "../agent/hooks/index";
-import { mergeHookSettings, readHookSettingsFile } from "../agent/hooks/settings";
+import { mergeHookSettings } from "../agent/hooks/settings";
 import type { ToolRunner } from "../agent/session";
 import { type ContextFile, loadProjectContext } from "../project/context-files";
 import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
 import { createSkillTool, discoverSkills } from "../project/skills";
-import { loadUserConfig } from "../storage/config";
 import { type CostStore, createCostStore } from "../storage/costs";
-import { configDir, dataDir } from "../storage/paths";
+import { dataDir } from "../storage/paths";
+import type { LoadedSettings } from "../storage/settings/load";
 import { createProfileStore } from "../storage/profile";
 import {
     type McpConfigResult,
@@ -19,7 +19,7 @@ import {
 import type { McpManager } from "../tools/mcp/manager";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
-import type { PROJECT_HOOK_FILES, ProjectTrustDecision } from "./project-trust";
+import type { ProjectTrustDecision } from "./project-trust";
 
 /** What a project and the user's setup bring beyond the built-in tools. */
 export interface ProjectExtensions {
@@ -41,7 +41,8 @@ export interface ProjectExtensions {
  * SessionStart), skills, custom commands, and starts MCP servers without
  * waiting for them. The project's own hooks and MCP servers come only from a
  * trusted project, parsed from the files exactly as they were when trust was
- * decided. Problems are warnings: none of it may stop North.
+ * decided (`settings`, loaded once by the caller). Problems are warnings:
+ * none of it may stop North.
  */
 export async function loadProjectExtensions(
     repoRoot: string,
@@ -50,6 +51,8 @@ export async function loadProjectExtensions(
         version: string;
         resumed: boolean;
         trust: ProjectTrustDecision;
+        /** Every settings layer (the project's only when trusted). */
+        settings: LoadedSettings;
         warn: (message: string) => void;
         /** Kept from hooks and MCP servers (provider keys); see `secretEnvNames`. */
         hiddenEnv?: readonly string[];
@@ -60,18 +63,9 @@ export async function loadProjectExtensions(
     for (const warning of projectContext.warnings) warn(warning);
     const profile = createProfileStore(dataDir(), repoRoot).loadProfile();
 
-    const { trust } = options;
-    const projectFile = (name: (typeof PROJECT_HOOK_FILES)[number]) => ({
-        source: join(repoRoot, name),
-        text: trust.trusted ? trust.snapshot.files[name] : undefined,
-    });
+    const { trust, settings } = options;
     // North's own project settings first, then the user's, then Claude Code's.
-    const hooks = mergeHookSettings([
-        projectFile(".north/settings.json"),
-        await readHookSettingsFile(join(configDir(), "settings.json")),
-        projectFile(".claude/settings.json"),
-        projectFile(".claude/settings.local.json"),
-    ]);
+    const hooks = mergeHookSettings(settings.hookSources);
     for (const warning of hooks.warnings) warn(warning);
     let rules = projectContext.text ?? undefined;
     const started = await runHooks(
@@ -100,7 +94,6 @@ export async function loadProjectExtensions(
     ]);
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
 
-    const userConfig = loadUserConfig();
     const projectMcp = trust.trusted ? trust.snapshot.files[".mcp.json"] : undefined;
     const projectServers: McpConfigResult =
         projectMcp === undefined
@@ -108,9 +101,9 @@ export async function loadProjectExtensions(
             : parseProjectMcpConfig(projectMcp, join(repoRoot, ".mcp.json"));
     const servers = mergeMcpServers(
         projectServers,
-        parseMcpServers(userConfig.ok ? (userConfig.config.mcpServers ?? {}) : {}, {
+        parseMcpServers(settings.merged.mcpServers ?? {}, {
             scope: "user",
-            source: userConfig.path,
+            source: userMcpSource(settings),
         })
     );
     for (const warning of servers.warnings) warn(warning);
@@ -150,6 +143,14 @@ export async function loadProjectExtensions(
             await mcp?.close();
         },
     };
+}
+
+/** The user file that set `mcpServers`, for messages about its servers. */
+function userMcpSource(settings: LoadedSettings): string {
+    const layer = settings.layers.findLast(
+        (l) => l.kind === "user" && l.settings.mcpServers !== undefined
+    );
+    return layer?.path ?? "config.json";
 }
 
 /** The built-in tools plus whatever MCP servers offer right now. */

@@ -4,8 +4,10 @@
  * same files, `--trust`, or the front-end's answer (the chat asks; print mode
  * never asks and skips). See storage/trust.ts.
  */
+import { relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
+import { parseProjectLayers } from "../storage/settings/load";
 import {
     type ProjectConfigSnapshot,
     type ProjectTrust,
@@ -32,6 +34,7 @@ export interface TrustInventory {
 /** Settings files that may hold hooks, in the order they are merged. */
 export const PROJECT_HOOK_FILES = [
     ".north/settings.json",
+    ".north/settings.local.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
 ] as const satisfies readonly TrustGatedFile[];
@@ -79,37 +82,17 @@ function hookItems(source: TrustGatedFile, text: string | undefined): string[] {
     return out;
 }
 
-function approvalItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
+/** The standing approvals of each project settings file, parsed as the settings loader does. */
+function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): TrustItem[] {
     const items: TrustItem[] = [];
-    const auto = parseJson(snapshot.files[".north/autoaccept.json"]);
-    if (isRecord(auto)) {
-        if (auto.shellAutoApprove === true) {
-            items.push({
-                kind: "approval",
-                source: ".north/autoaccept.json",
-                text: "runs every command without asking",
-            });
-        }
-        if (auto.editsAutoAccept === true) {
-            items.push({
-                kind: "approval",
-                source: ".north/autoaccept.json",
-                text: "applies every edit without review",
-            });
-        }
-    }
-    const allow = parseJson(snapshot.files[".north/allowlist.json"]);
-    const commands = isRecord(allow) ? allow.allowedCommands : undefined;
-    if (Array.isArray(commands)) {
-        for (const command of commands) {
-            if (typeof command === "string") {
-                items.push({
-                    kind: "approval",
-                    source: ".north/allowlist.json",
-                    text: `runs without asking: ${command}`,
-                });
-            }
-        }
+    const { layers } = parseProjectLayers(repoRoot, snapshot.files);
+    for (const { path, settings } of layers) {
+        const source = relative(repoRoot, path).split(sep).join("/") as TrustGatedFile;
+        const add = (text: string) => items.push({ kind: "approval", source, text });
+        if (settings.shellAutoApprove === true) add("runs every command without asking");
+        if (settings.editsAutoAccept === true) add("applies every edit without review");
+        for (const command of settings.allowedCommands ?? [])
+            add(`runs without asking: ${command}`);
     }
     return items;
 }
@@ -128,7 +111,7 @@ export function describeProjectConfig(
             items.push({ kind: "hook", source, text });
         }
     }
-    items.push(...approvalItems(snapshot));
+    items.push(...approvalItems(repoRoot, snapshot));
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
         items.push({ kind: "unreadable", source: source as TrustGatedFile, text: `(${reason})` });
     }

@@ -11,14 +11,14 @@ import { dataDir } from "../storage/paths";
 import { terminalSafeText } from "../util/terminal-text";
 import type { CliArgs } from "./args";
 import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
-import { oneLine } from "./list-command";
+import { oneLine } from "../util/short-text";
 import {
     SHELL_NOT_TRACKED,
     fileNote,
     filesToRestore,
     reportLines,
     restorePlan,
-} from "./rewind-restore";
+} from "../commands/rewind-restore";
 
 export type { RewindScope };
 

@@ -8,6 +8,7 @@ import type { ProviderEndpoint } from "../providers/types";
 import { createConversationStore } from "../storage/conversations";
 import { LOG_LEVELS, type LogLevel } from "../storage/logger";
 import { dataDir } from "../storage/paths";
+import { type SettingsLayer, loadUserSettings, mergeLayers } from "../storage/settings/load";
 import type { CliArgs } from "./args";
 import { type ResumeTarget, openForResume } from "./conversation-wiring";
 import { resolveModelFromConfig } from "./model-selection";
@@ -47,11 +48,14 @@ export interface PreparedSession {
     repoRoot: string;
     /** Built-in and configured models (for `/model` and a provider switch). */
     catalogue: ModelCatalogue;
+    /** The user's settings files, read once here; the project's join them once trusted. */
+    userSettings: SettingsLayer[];
 }
 
 /**
- * Resolves `--resume`/`--continue`, the model and the project root. Warnings
- * about the resumed conversation go to `warn`.
+ * Resolves `--resume`/`--continue`, the user's settings, the model and the
+ * project root. Warnings (the resumed conversation, unknown settings) go to
+ * `warn`.
  */
 export function prepareSession(
     args: CliArgs,
@@ -79,9 +83,13 @@ export function prepareSession(
         resumed = target;
     }
 
+    const user = loadUserSettings(process.env);
+    if (!user.ok) return user;
+    for (const warning of user.warnings) warn(warning);
     const selection = resolveModelFromConfig(
         args.model ?? resumed?.conversation.model,
-        process.env
+        process.env,
+        mergeLayers(user.layers)
     );
     if (!selection.ok) return selection;
 
@@ -98,5 +106,6 @@ export function prepareSession(
         endpoint: selection.endpoint,
         repoRoot: repo.root,
         catalogue: selection.catalogue,
+        userSettings: user.layers,
     };
 }

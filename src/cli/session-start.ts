@@ -14,7 +14,9 @@ import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
 import { secretEnvNames } from "../util/child-env";
 import { dataDir, logFilePath } from "../storage/paths";
-import { type ProjectTrust, createTrustStore } from "../storage/trust";
+import { createProjectApprovalSettings } from "../storage/project-settings";
+import { resolveSettings } from "../storage/settings/load";
+import { createTrustStore } from "../storage/trust";
 import {
     type ViewRecorder,
     createConversationSink,
@@ -27,7 +29,7 @@ import {
     restoreConversation,
     restoredUsage,
 } from "./conversation-wiring";
-import { type SessionCosts, createSessionCosts } from "./session-costs";
+import { type SessionCosts, createSessionCosts } from "../agent/session-costs";
 import { createCheckpointStore } from "../storage/checkpoints";
 import { conversationCheckpoints } from "./checkpoint-wiring";
 import type { PreparedSession } from "./session-setup";
@@ -113,8 +115,12 @@ export interface StartSessionOptions {
     frontEnd: "print" | "interactive";
     logLevel: LogLevel;
     approver: Approver;
-    /** The standing permissions, given the project's live trust. */
-    approvalSettings: (repoRoot: string, trust: ProjectTrust) => ApprovalSettings;
+    /**
+     * The permissions in force, given the project's standing ones (its
+     * settings under live trust): the chat uses them as they are, print mode
+     * adds its flags.
+     */
+    approvalSettings: (project: ApprovalSettings) => ApprovalSettings;
     /** Settles an untrusted project's configuration: the chat asks, print mode skips. */
     decideTrust: TrustDecider;
     warn: (message: string) => void;
@@ -176,11 +182,19 @@ export async function startSession(
         trusted: trust.trusted,
         gatedItems: trust.inventory.items.length,
     });
+    // Every settings layer, read once: the user's at preparation, the project's now, if trusted.
+    const settings = resolveSettings(
+        repoRoot,
+        prepared.userSettings,
+        trust.trusted ? trust.snapshot.files : undefined
+    );
+    settings.warnings.forEach((w) => warn(w));
     const extensions = await loadProjectExtensions(repoRoot, {
         sessionId,
         version: options.version,
         resumed: resumed !== undefined,
         trust,
+        settings,
         warn,
         hiddenEnv,
     });
@@ -239,7 +253,9 @@ export async function startSession(
     };
 
     // One set for every conversation of this process, so "always" answers carry over.
-    const approvalSettings = options.approvalSettings(repoRoot, trust.live);
+    const approvalSettings = options.approvalSettings(
+        createProjectApprovalSettings(repoRoot, trust.live, settings.approvals, warn)
+    );
     let context = extensions.context;
     const checkpointStore = createCheckpointStore();
     let view: ViewRecorder | undefined;

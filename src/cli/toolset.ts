@@ -1,9 +1,7 @@
 import type { AnyToolDefinition } from "../tools/types";
 import { OutputCache } from "../agent/digest";
-import { createExpandOutputTool } from "../tools/expand-output";
-import { createEditTools, createReadTools } from "../tools/index";
+import { createBuiltinTools } from "../tools/index";
 import { createToolRegistry } from "../tools/registry";
-import { createShellRunTool } from "../tools/shell-run";
 import { createShellService } from "../tools/shell-service";
 
 export interface ToolsetOptions {
@@ -20,10 +18,7 @@ export function createConversationToolset(
     const outputs = new OutputCache();
     const shell = createShellService(repoRoot, { hiddenEnv: options.hiddenEnv });
     const registry = createToolRegistry([
-        ...createReadTools(),
-        createExpandOutputTool((id) => outputs.get(id)),
-        ...createEditTools(),
-        createShellRunTool(shell),
+        ...createBuiltinTools({ expandOutput: (id) => outputs.get(id), shell }),
         ...extraTools,
     ]);
     return {

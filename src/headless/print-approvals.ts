@@ -14,7 +14,7 @@ export interface PrintPermissionFlags {
 
 /**
  * Print mode cannot ask, so its permissions are the flags plus what the project
- * already allows (`.north/autoaccept.json`, `.north/allowlist.json`). Nothing
+ * already allows (its settings' standing approvals, once trusted). Nothing
  * is ever added to the project's settings from print mode. Protected
  * configuration needs both edit flags: nothing the project ships grants it.
  */

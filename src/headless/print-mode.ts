@@ -106,7 +106,16 @@ export function streamJsonLine(
             return resultObject(event.result, sessionId);
         case "warning":
             return { type: "warning", message: event.message };
+        // Outside the stream-json contract (README): `approval` carries the decision, `tool_call`
+        // the call once its input is complete; context, summaries and file progress are TUI status.
+        case "tool_call_start":
+        case "approval_request":
+        case "context":
+        case "summary":
+        case "file_write":
+            return null;
         default:
+            event satisfies never;
             return null;
     }
 }
@@ -177,17 +186,8 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
                 if (line) stdout.write(jsonLine(line));
                 return;
             }
-            // Something the user must know (a NORTH_FILE block that failed): never only the model.
-            if (event.type === "warning") stderr.write(`north: warning: ${event.message}\n`);
-            if (format === "text" && options.progress) {
-                if (event.type === "tool_call")
-                    stderr.write(`⚡ ${describeToolCall(event.name, event.input)}\n`);
-                if (event.type === "retry") {
-                    stderr.write(
-                        `↻ ${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (${event.attempt}/${event.maxAttempts})\n`
-                    );
-                }
-            }
+            const line = stderrLine(event, format === "text" && options.progress);
+            if (line !== null) stderr.write(line);
         },
         finish(result) {
             if (format === "stream-json" || format === "json") {
@@ -201,6 +201,39 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
             stdout.flush();
         },
     };
+}
+
+/** What text and json output show on stderr for an event, or null for nothing. */
+function stderrLine(event: EngineEvent, progress: boolean): string | null {
+    switch (event.type) {
+        // Something the user must know (a NORTH_FILE block that failed): never only the model.
+        case "warning":
+            return `north: warning: ${event.message}\n`;
+        case "tool_call":
+            return progress ? `⚡ ${describeToolCall(event.name, event.input)}\n` : null;
+        case "retry":
+            return progress
+                ? `↻ ${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (${event.attempt}/${event.maxAttempts})\n`
+                : null;
+        // The answer itself is printed once, by finish(); the rest is not shown in print mode.
+        case "run_start":
+        case "turn_start":
+        case "text_delta":
+        case "thinking_delta":
+        case "tool_call_start":
+        case "approval_request":
+        case "approval_decision":
+        case "tool_result":
+        case "turn_end":
+        case "context":
+        case "summary":
+        case "file_write":
+        case "run_end":
+            return null;
+        default:
+            event satisfies never;
+            return null;
+    }
 }
 
 function describeToolCall(name: string, input: unknown): string {

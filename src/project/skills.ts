@@ -160,6 +160,8 @@ export interface SkillTool {
     input: z.ZodType<{ name: string }>;
     approvalPolicy: "none";
     readOnly: true;
+    /** Claude Code's name for it, so a hook matching `Skill` fires. */
+    hookAliases: readonly string[];
     execute(input: { name: string }, ctx: { signal: AbortSignal }): Promise<SkillToolResult>;
 }
 
@@ -197,6 +199,7 @@ export function createSkillTool(skills: Skill[]): SkillTool {
         input: z.object({ name: z.string().min(1).describe("The skill's name, from the list") }),
         approvalPolicy: "none",
         readOnly: true,
+        hookAliases: ["Skill"],
         async execute(input, ctx) {
             const skill =
                 usable.find((s) => s.name === input.name) ??

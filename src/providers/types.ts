@@ -3,7 +3,9 @@
  * the provider file; the engine only sees these shapes.
  */
 
-export type ProviderApi = "anthropic" | "openai-responses" | "openai-chat";
+import type { ProviderApi } from "../util/provider-apis";
+
+export type { ProviderApi };
 
 export interface TextBlock {
     type: "text";

@@ -1,110 +1,150 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+/**
+ * The project's standing permissions (settings/load.ts: `allowedCommands`,
+ * `editsAutoAccept`, `shellAutoApprove` of the project and local layers) and
+ * where the user's "always" answers are saved: `.north/settings.local.json`,
+ * personal and git-ignored through `.north/.gitignore`. The older
+ * `.north/autoaccept.json` and `.north/allowlist.json` are still read but
+ * never written; they stay as they are.
+ */
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { writeFileAtomicSync } from "./conversations/io";
-import type { ProjectTrust } from "./trust";
+import { withFileLock } from "./file-lock";
+import {
+    LOCAL_SETTINGS_FILE,
+    type StandingApprovals,
+    approvalsOf,
+    mergeLayers,
+    parseProjectLayers,
+} from "./settings/load";
+import { type ProjectTrust, readProjectConfig } from "./trust";
 
-/** `.north/autoaccept.json`. */
-export interface AutoAcceptSettings {
-    editsAutoAccept: boolean;
-    shellAutoApprove: boolean;
-}
+/** One "always" answer, as saved in the local settings file. */
+export type ApprovalChoice =
+    { allowCommand: string } | { editsAutoAccept: true } | { shellAutoApprove: true };
 
-/** `.north/allowlist.json`: exact command strings, never patterns. */
-export interface Allowlist {
-    allowedCommands: string[];
-}
-
-function northDir(repoRoot: string): string {
-    return join(repoRoot, ".north");
-}
-
-function readJson(path: string): unknown {
+function readObject(path: string): Record<string, unknown> {
+    let text: string;
     try {
-        return JSON.parse(readFileSync(path, "utf8"));
-    } catch {
-        return null; // missing or unreadable: no standing permission
+        text = readFileSync(path, "utf8");
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+        throw error;
     }
+    if (text.trim() === "") return {};
+    let json: unknown;
+    try {
+        json = JSON.parse(text);
+    } catch (error) {
+        throw new Error(
+            `${path} is not valid JSON (${(error as Error).message}); it was left as is`
+        );
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+        throw new Error(`${path} is not a JSON object; it was left as is`);
+    }
+    return json as Record<string, unknown>;
 }
 
-function writeJsonAtomic(path: string, value: unknown): void {
-    mkdirSync(join(path, ".."), { recursive: true });
-    // Project files may be committed: readable like any other file in the repo.
-    writeFileAtomicSync(path, JSON.stringify(value, null, 2) + "\n", false, 0o644);
-}
-
-export function loadAutoAccept(repoRoot: string): AutoAcceptSettings {
-    const raw = readJson(
-        join(northDir(repoRoot), "autoaccept.json")
-    ) as Partial<AutoAcceptSettings> | null;
-    return {
-        editsAutoAccept: raw?.editsAutoAccept === true,
-        shellAutoApprove: raw?.shellAutoApprove === true,
-    };
-}
-
-export function saveAutoAccept(repoRoot: string, change: Partial<AutoAcceptSettings>): void {
-    writeJsonAtomic(join(northDir(repoRoot), "autoaccept.json"), {
-        ...loadAutoAccept(repoRoot),
-        ...change,
-    });
-}
-
-export function loadAllowlist(repoRoot: string): string[] {
-    const raw = readJson(join(northDir(repoRoot), "allowlist.json")) as Partial<Allowlist> | null;
-    return Array.isArray(raw?.allowedCommands)
-        ? raw.allowedCommands.filter((c): c is string => typeof c === "string")
-        : [];
-}
-
-export function addToAllowlist(repoRoot: string, command: string): void {
-    const current = loadAllowlist(repoRoot);
-    if (current.includes(command)) return;
-    writeJsonAtomic(join(northDir(repoRoot), "allowlist.json"), {
-        allowedCommands: [...current, command],
-    });
+/** Keeps the personal file out of git: adds it to `.north/.gitignore` once. */
+function ignoreLocalFile(northDir: string): void {
+    const path = join(northDir, ".gitignore");
+    const name = "settings.local.json";
+    let text = "";
+    try {
+        text = readFileSync(path, "utf8");
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    if (text.split(/\r?\n/).some((line) => line.trim() === name || line.trim() === `/${name}`))
+        return;
+    const prefix = text === "" || text.endsWith("\n") ? text : `${text}\n`;
+    writeFileAtomicSync(path, `${prefix}${name}\n`, false, 0o644);
 }
 
 /**
- * The project's standing permissions, read fresh at each check so a change
- * made by another North process is honoured — but only while the project's
- * gated files are trusted (`trust`): an allowlist or auto-approval that a
- * repository ships, or that something rewrote behind North's back, grants
- * nothing. The user's own answers always hold for this session; they are
- * saved to the project only when it is trusted. Persisting failures are
- * swallowed: the decision still holds for this session.
+ * Saves `choice` in `.north/settings.local.json`, keeping every other key of
+ * the file as written. Locked and atomic; a broken file is left alone and the
+ * error says so. Throws when it cannot save.
  */
-export function createProjectApprovalSettings(repoRoot: string, trust: ProjectTrust) {
+export function saveApprovalChoice(repoRoot: string, choice: ApprovalChoice): void {
+    const path = join(repoRoot, LOCAL_SETTINGS_FILE);
+    mkdirSync(dirname(path), { recursive: true });
+    withFileLock(path, () => {
+        const settings = readObject(path);
+        if ("allowCommand" in choice) {
+            const current = Array.isArray(settings.allowedCommands) ? settings.allowedCommands : [];
+            if (current.includes(choice.allowCommand)) return;
+            settings.allowedCommands = [...current, choice.allowCommand];
+        } else Object.assign(settings, choice);
+        let mode = 0o644;
+        try {
+            mode = statSync(path).mode & 0o777;
+        } catch {
+            // new file: readable like any other file in the project
+        }
+        writeFileAtomicSync(path, JSON.stringify(settings, null, 2) + "\n", false, mode);
+    });
+    ignoreLocalFile(dirname(path));
+}
+
+/** The standing approvals of the project's files as they are now (tests, one-off callers). */
+export function readStandingApprovals(repoRoot: string): StandingApprovals {
+    return approvalsOf(
+        mergeLayers(parseProjectLayers(repoRoot, readProjectConfig(repoRoot).files).layers)
+    );
+}
+
+/**
+ * The project's standing permissions as loaded at start (`loaded`, read now
+ * when not given), honoured only while the project's gated files are trusted
+ * (`trust`): an allowlist or auto-approval that a repository ships, or that
+ * something rewrote behind North's back, grants nothing. The user's own
+ * answers always hold for this session; they are saved to the local settings
+ * only when the project is trusted. A failed save is reported through `warn`;
+ * the decision still holds for this session.
+ */
+export function createProjectApprovalSettings(
+    repoRoot: string,
+    trust: ProjectTrust,
+    loaded: StandingApprovals = readStandingApprovals(repoRoot),
+    warn: (message: string) => void = () => {}
+) {
+    const standing: StandingApprovals = {
+        ...loaded,
+        allowedCommands: [...loaded.allowedCommands],
+    };
     const sessionAllowed = new Set<string>();
     let sessionShellAuto = false;
     let sessionEditsAuto = false;
-    const persist = (write: () => void): void => {
+    const persist = (choice: ApprovalChoice): void => {
         try {
-            trust.recordOwnWrite(write);
-        } catch {
-            // read-only project: the permission lasts for this session only
+            const saved = trust.recordOwnWrite(() => saveApprovalChoice(repoRoot, choice));
+            if (!saved) return;
+            if ("allowCommand" in choice) standing.allowedCommands.push(choice.allowCommand);
+            else Object.assign(standing, choice);
+        } catch (error) {
+            warn(`this answer holds for this session only: ${(error as Error).message}`);
         }
     };
-    const autoAccept = (): AutoAcceptSettings =>
-        trust.isTrustedNow()
-            ? loadAutoAccept(repoRoot)
-            : { editsAutoAccept: false, shellAutoApprove: false };
+    const trusted = (): boolean => trust.isTrustedNow();
     return {
-        isShellAutoApproved: () => sessionShellAuto || autoAccept().shellAutoApprove,
+        isShellAutoApproved: () => sessionShellAuto || (standing.shellAutoApprove && trusted()),
         isCommandAllowed: (command: string) =>
             sessionAllowed.has(command) ||
-            (trust.isTrustedNow() && loadAllowlist(repoRoot).includes(command)),
+            (standing.allowedCommands.includes(command) && trusted()),
         allowCommand: (command: string) => {
             sessionAllowed.add(command);
-            persist(() => addToAllowlist(repoRoot, command));
+            persist({ allowCommand: command });
         },
         enableShellAutoApprove: () => {
             sessionShellAuto = true;
-            persist(() => saveAutoAccept(repoRoot, { shellAutoApprove: true }));
+            persist({ shellAutoApprove: true });
         },
-        isEditsAutoAccepted: () => sessionEditsAuto || autoAccept().editsAutoAccept,
+        isEditsAutoAccepted: () => sessionEditsAuto || (standing.editsAutoAccept && trusted()),
         enableEditsAutoAccept: () => {
             sessionEditsAuto = true;
-            persist(() => saveAutoAccept(repoRoot, { editsAutoAccept: true }));
+            persist({ editsAutoAccept: true });
         },
     };
 }

@@ -19,6 +19,7 @@ import { withFileLock } from "./file-lock";
 export const TRUST_GATED_FILES = [
     ".mcp.json",
     ".north/settings.json",
+    ".north/settings.local.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".north/allowlist.json",

@@ -10,6 +10,7 @@ import { walkFiles } from "../util/ignore-walk";
 import { type LanguageCategory, languageOf } from "./structure/language";
 import { looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
 
 export const MAX_LANGUAGE_FILES = 20_000;
 const TOP_LANGUAGES = 10;
@@ -103,6 +104,7 @@ export function createDetectLanguagesTool(): ToolDefinition<DetectLanguagesInput
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
         async execute(_args, ctx) {
             const tallies = new Map<string, Tally>();
             const sniff = Buffer.allocUnsafe(SNIFF_BYTES);

@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { ApplyBatchArgs } from "./editing/schemas";
 import { applyBatchInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { appliedFiles, asArgs, baseName, editStatsSuffix, str } from "./display-text";
 
 const DESCRIPTION =
     "Apply several edits across files as one all-or-nothing change. Each item is {tool, ...that tool's " +
@@ -38,6 +39,13 @@ const BATCH_JSON_SCHEMA = {
     required: ["edits"],
 };
 
+/** "Editing a.ts" when every edit is to one file, else "Editing 3 files". */
+function batchTitle(paths: unknown[]): string {
+    const files = new Set(paths.map(str).filter(Boolean));
+    if (files.size === 1) return `Editing ${baseName([...files][0] as string)}`;
+    return `Editing ${files.size} files`;
+}
+
 export function createEditApplyBatchTool(
     options: EditToolOptions = {}
 ): ToolDefinition<ApplyBatchArgs, PreparedWrite> {
@@ -49,6 +57,18 @@ export function createEditApplyBatchTool(
         input: applyBatchInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: {
+            title: (args) =>
+                batchTitle(Array.isArray(args.edits) ? args.edits.map((e) => asArgs(e).path) : []),
+            titleAfterResult: (title, details) => {
+                const files = appliedFiles(details);
+                if (!files) return title;
+                if (files.length === 1 && files[0]) return `Editing ${baseName(files[0].path)}`;
+                return `Editing ${files.length} files`;
+            },
+            resultSuffix: editStatsSuffix,
+        },
+        hookAliases: ["Edit", "MultiEdit"],
         execute: (input, ctx) => prepareSteps(ctx, input.edits.map(stepFor), ops),
     };
 }

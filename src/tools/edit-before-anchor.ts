@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { AnchorInsertArgs } from "./editing/schemas";
 import { anchorInsertInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Insert lines before the line containing anchor text. If the anchor is on several lines the call fails " +
@@ -19,6 +20,8 @@ export function createEditBeforeAnchorTool(
         input: anchorInsertInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Editing"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Edit"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_before_anchor", ...input })], ops),
     };

@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { ByAnchorArgs } from "./editing/schemas";
 import { byAnchorInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Edit at the line containing anchor text. mode: insert_before or insert_after that line; replace_line " +
@@ -21,6 +22,8 @@ export function createEditByAnchorTool(
         input: byAnchorInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Editing"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Edit"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_by_anchor", ...input })], ops),
     };

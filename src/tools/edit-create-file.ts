@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { CreateFileArgs } from "./editing/schemas";
 import { createFileInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Create a file with the given content; missing parent directories are created. Fails if the file exists " +
@@ -20,6 +21,8 @@ export function createEditCreateFileTool(
         input: createFileInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Creating"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Write"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_create_file", ...input })], ops),
     };

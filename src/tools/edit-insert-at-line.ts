@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { InsertAtLineArgs } from "./editing/schemas";
 import { insertAtLineInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Insert lines before a 1-based line number; line = line count + 1 appends at the end. Line numbers go " +
@@ -19,6 +20,8 @@ export function createEditInsertAtLineTool(
         input: insertAtLineInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Editing"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Edit"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_insert_at_line", ...input })], ops),
     };

@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { ReplaceBlockArgs } from "./editing/schemas";
 import { replaceBlockInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Replace the lines between the line containing start_anchor and the first later line containing " +
@@ -20,6 +21,8 @@ export function createEditReplaceBlockTool(
         input: replaceBlockInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Editing"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Edit"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_replace_block", ...input })], ops),
     };

@@ -4,6 +4,7 @@ import { prepareSteps, stepFor } from "./editing/run";
 import type { ReplaceExactArgs } from "./editing/schemas";
 import { replaceExactInput } from "./editing/schemas";
 import type { PreparedWrite, ToolDefinition } from "./types";
+import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
     "Replace one piece of text in a file. old_text must match the file exactly (copy it from read_file, " +
@@ -21,6 +22,8 @@ export function createEditReplaceExactTool(
         input: replaceExactInput,
         approvalPolicy: "write",
         readOnly: false,
+        display: { title: fileTitle("Editing"), resultSuffix: editStatsSuffix },
+        hookAliases: ["Edit"],
         execute: (input, ctx) =>
             prepareSteps(ctx, [stepFor({ tool: "edit_replace_exact", ...input })], ops),
     };

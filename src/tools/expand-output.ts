@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
 
 const input = z.object({
     outputId: z.string().min(1).describe('The outputId from a digested result, e.g. "out-3".'),
@@ -16,6 +17,7 @@ export function createExpandOutputTool(
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
         async execute({ outputId }) {
             const full = lookup(outputId);
             if (full === undefined) {

@@ -8,8 +8,10 @@ import { type DocBlock, cssBlocks, htmlBlocks, symbolBlocks } from "./structure/
 import { type ParserId, isCssParser, languageOf } from "./structure/language";
 import { readTextFile } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
+import { MAX_BLOCKS } from "./limits";
 
-export const MAX_BLOCKS = 300;
+export { MAX_BLOCKS };
 
 export const BLOCK_KINDS = [
     "html_section",
@@ -135,6 +137,7 @@ export function createFindBlocksTool(): ToolDefinition<FindBlocksInput, FindBloc
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
         async execute(args, ctx) {
             const loaded = await readTextFile(ctx, args.path, { tool: "find_blocks" });
             if (!loaded.ok) return loaded;

@@ -11,8 +11,10 @@ import { analyzePythonLines, pythonEnclosingBlock, type PythonLines } from "./st
 import { rulesFor } from "./structure/symbol-rules";
 import { type TextMatch, findTextLines, readTextFile } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
+import { MAX_CODE_BLOCKS } from "./limits";
 
-export const MAX_CODE_BLOCKS = 20;
+export { MAX_CODE_BLOCKS };
 /** Occurrences of the query examined. */
 const MAX_OCCURRENCES = 500;
 const SNIPPET_LINES = 5;
@@ -153,6 +155,7 @@ export function createFindCodeBlockTool(): ToolDefinition<FindCodeBlockInput, Fi
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
         async execute(args, ctx) {
             const loaded = await readTextFile(ctx, args.path, { tool: "find_code_block" });
             if (!loaded.ok) return loaded;

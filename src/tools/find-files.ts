@@ -7,9 +7,12 @@ import picomatch from "picomatch";
 import * as z from "zod";
 import { walkFiles } from "../util/ignore-walk";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+import { asRecord, str } from "./display-text";
+import { digestNote, isRecord } from "./digest-text";
+import { DIGEST_FILES, FIND_FILES_DEFAULT_LIMIT, FIND_FILES_MAX_LIMIT } from "./limits";
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
+const DEFAULT_LIMIT = FIND_FILES_DEFAULT_LIMIT;
+const MAX_LIMIT = FIND_FILES_MAX_LIMIT;
 /** A walk stops after this many files; the result then says so. */
 export const MAX_SCANNED_FILES = 200_000;
 
@@ -62,6 +65,30 @@ export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesR
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: {
+            title: (args) => `Finding ${str(args.pattern) ?? "files"}`,
+            resultSuffix: (details) => {
+                const d = asRecord(details);
+                if (!Array.isArray(d.files)) return "";
+                const more = d.truncated === true ? "+" : "";
+                return ` - ${d.files.length}${more} ${d.files.length === 1 && !more ? "file" : "files"}`;
+            },
+        },
+        digest(data, _input, keep) {
+            if (!isRecord(data) || !Array.isArray(data.files) || data.files.length <= DIGEST_FILES)
+                return data;
+            const id = keep(data);
+            return {
+                ...data,
+                files: data.files.slice(0, DIGEST_FILES),
+                shownFiles: DIGEST_FILES,
+                ...digestNote(
+                    id,
+                    `Showing ${DIGEST_FILES} of ${data.files.length} files ... ${data.files.length - DIGEST_FILES} more.`
+                ),
+            };
+        },
+        hookAliases: ["Glob"],
         async execute(args, ctx): Promise<ToolResult<FindFilesResult>> {
             const { glob, byName } = normalizeGlob(args.pattern);
             let isMatch: (target: string) => boolean;

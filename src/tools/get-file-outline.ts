@@ -14,8 +14,10 @@ import {
 } from "./structure/outline";
 import { readTextFile } from "./text-file";
 import { type ToolDefinition, toolOk } from "./types";
+import { fileTitle } from "./display-text";
+import { MAX_OUTLINE_ITEMS } from "./limits";
 
-export const MAX_OUTLINE_ITEMS = 250;
+export { MAX_OUTLINE_ITEMS };
 /** Lines longer than this are reported as minified or generated. */
 const LONG_LINE_CHARS = 10_000;
 
@@ -65,6 +67,7 @@ export function createGetFileOutlineTool(): ToolDefinition<GetFileOutlineInput, 
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: { title: fileTitle("Outlining") },
         async execute(args, ctx) {
             const loaded = await readTextFile(ctx, args.path, { tool: "get_file_outline" });
             if (!loaded.ok) return loaded;

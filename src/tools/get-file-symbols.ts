@@ -9,8 +9,10 @@ import { SYMBOL_PARSERS, isCssParser, languageOf } from "./structure/language";
 import { type SymbolKind, extractSymbols } from "./structure/symbols";
 import { readTextFile } from "./text-file";
 import { type ToolDefinition, toolOk } from "./types";
+import { fileTitle } from "./display-text";
+import { MAX_SYMBOLS } from "./limits";
 
-export const MAX_SYMBOLS = 500;
+export { MAX_SYMBOLS };
 
 const input = z.object({
     path: z.string(),
@@ -52,6 +54,7 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: { title: fileTitle("Extracting symbols from") },
         async execute(args, ctx) {
             const loaded = await readTextFile(ctx, args.path, { tool: "get_file_symbols" });
             if (!loaded.ok) return loaded;

@@ -8,6 +8,7 @@ import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { fileTitle } from "./display-text";
 
 const CHUNK_BYTES = 1024 * 1024;
 /** A line longer than this marks the file as minified or generated. */
@@ -65,6 +66,7 @@ export function createGetLineCountTool(): ToolDefinition<GetLineCountInput, Line
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: { title: fileTitle("Checking size of") },
         async execute(args, ctx) {
             const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
             if (!resolved.ok) return resolved;

@@ -12,6 +12,7 @@ import * as z from "zod";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { languageOf } from "./structure/language";
 import { type ToolContext, type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
 
 export const MAX_COMMITS = 500;
 const DEFAULT_LIMIT = 10;
@@ -224,6 +225,7 @@ export function createHotfilesTool(
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
         async execute(args, ctx) {
             const limit = args.limit;
             const run = await runGit(

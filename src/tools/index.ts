@@ -19,6 +19,9 @@ import { createReadReadmeTool } from "./read-readme";
 import { createListRootTool } from "./list-root";
 import { createReadFileTool } from "./read-file";
 import { type SearchTextOptions, createSearchTextTool } from "./search-text";
+import { createExpandOutputTool } from "./expand-output";
+import type { ShellService } from "./shell-service";
+import { createShellRunTool } from "./shell-run";
 import type { AnyToolDefinition } from "./types";
 
 export { createToolRegistry, type ToolRegistry } from "./registry";
@@ -59,4 +62,49 @@ export function createEditTools(): AnyToolDefinition[] {
         createEditCreateFileTool(),
         createEditApplyBatchTool(),
     ];
+}
+
+export interface BuiltinToolDeps extends ReadToolsOptions {
+    /** The conversation's digested outputs, for expand_output. */
+    expandOutput: (outputId: string) => unknown;
+    /** Runs shell_run's commands. */
+    shell: ShellService;
+}
+
+/**
+ * Every built-in tool, in the order the model sees them. A new tool is its
+ * file plus one line in `createReadTools`, `createEditTools` or here; all it
+ * needs elsewhere (display, digest, approval, hook names) is on its definition.
+ */
+export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
+    return [
+        ...createReadTools({ search: deps.search }),
+        createExpandOutputTool(deps.expandOutput),
+        ...createEditTools(),
+        createShellRunTool(deps.shell),
+    ];
+}
+
+/** For definitions that are only read (display, digest, hook names), never run. */
+const DETACHED_SHELL: ShellService = {
+    run: () => Promise.reject(new Error("no shell is attached to this tool set")),
+    cwd: "",
+    dispose: () => undefined,
+};
+
+let builtinByName: Map<string, AnyToolDefinition> | undefined;
+
+/**
+ * A built-in tool's definition by name, for what is known about a call from
+ * its name alone (a stored conversation's transcript, a hook matcher).
+ * Undefined for MCP, skill and unknown tools.
+ */
+export function builtinTool(name: string): AnyToolDefinition | undefined {
+    builtinByName ??= new Map(
+        createBuiltinTools({ expandOutput: () => undefined, shell: DETACHED_SHELL }).map((tool) => [
+            tool.name,
+            tool,
+        ])
+    );
+    return builtinByName.get(name);
 }

@@ -5,8 +5,10 @@
 import * as z from "zod";
 import { listDirectoryEntries } from "../util/ignore-walk";
 import { type ToolDefinition, type ToolResult, toolOk } from "./types";
+import { asRecord, plural } from "./display-text";
+import { ROOT_MAX_ENTRIES } from "./limits";
 
-export const MAX_ROOT_ENTRIES = 200;
+export const MAX_ROOT_ENTRIES = ROOT_MAX_ENTRIES;
 
 const input = z.object({});
 
@@ -29,6 +31,16 @@ export function createListRootTool(): ToolDefinition<ListRootInput, ListRootResu
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: {
+            title: () => "Listing project files",
+            resultSuffix: (details) => {
+                const { totalEntries } = asRecord(details);
+                return typeof totalEntries === "number"
+                    ? ` - ${plural(totalEntries, "entry", "entries")}`
+                    : "";
+            },
+        },
+        hookAliases: ["LS"],
         async execute(_args, ctx): Promise<ToolResult<ListRootResult>> {
             const listed = await listDirectoryEntries(ctx.repoRoot);
             const dirs = listed.filter((e) => e.isDir && !e.isSymlink).map((e) => `${e.name}/`);

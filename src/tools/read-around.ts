@@ -6,10 +6,12 @@
 import * as z from "zod";
 import { type TextMatch, findTextLines, readTextFile } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
+import { READ_AROUND_MAX_CONTEXT_LINES, READ_AROUND_MAX_LINE_CHARS } from "./limits";
 
-export const MAX_CONTEXT_LINES = 200;
+export const MAX_CONTEXT_LINES = READ_AROUND_MAX_CONTEXT_LINES;
 /** Characters of a line shown; the anchor's line shows a window around the anchor. */
-export const MAX_LINE_CHARS = 500;
+export const MAX_LINE_CHARS = READ_AROUND_MAX_LINE_CHARS;
 const MAX_CANDIDATES = 20;
 const PREVIEW_CHARS = 100;
 
@@ -93,6 +95,8 @@ export function createReadAroundTool(): ToolDefinition<ReadAroundInput, ReadArou
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
+        hookAliases: ["Read"],
         async execute(args, ctx): Promise<ToolResult<ReadAroundResult>> {
             const loaded = await readTextFile(ctx, args.path, { tool: "read_around" });
             if (!loaded.ok) return loaded;

@@ -13,18 +13,29 @@ import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { BINARY_SNIFF_BYTES, formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+import { fileTitle } from "./display-text";
+import { digestNote, headTail, isRecord } from "./digest-text";
+import {
+    DIGEST_BOUNDED_RANGE_LINES,
+    DIGEST_READ_HEAD_LINES,
+    DIGEST_READ_TAIL_LINES,
+    READ_EDGE_LINE_CHARS,
+    READ_EDGE_LINES,
+    READ_MAX_BYTES,
+    READ_MAX_LINES,
+} from "./limits";
 
-export const MAX_LINES = 500;
-export const MAX_BYTES = 100 * 1024;
+export const MAX_LINES = READ_MAX_LINES;
+export const MAX_BYTES = READ_MAX_BYTES;
 const CHUNK_BYTES = 1024 * 1024;
 /** Lines in `head` and in `tail`. */
-export const EDGE_LINES = 10;
+export const EDGE_LINES = READ_EDGE_LINES;
 /** Most bytes read for `head` or `tail`; a line reaching past them is cut. */
 const EDGE_BYTES = 64 * 1024;
 /** Step of the backward read for `tail`. */
 const EDGE_CHUNK_BYTES = 8 * 1024;
 /** Characters kept of a `head` or `tail` line. */
-export const EDGE_LINE_CHARS = 300;
+export const EDGE_LINE_CHARS = READ_EDGE_LINE_CHARS;
 
 const input = z.object({
     path: z.string(),
@@ -266,6 +277,13 @@ async function addEdges(handle: FileHandle, size: number, result: ReadFileResult
     }
 }
 
+/** Lines of the range the model asked for, or null when it asked for none. */
+function requestedRange(args: unknown): number | null {
+    if (!isRecord(args) || !isRecord(args.range)) return null;
+    const { start, end } = args.range;
+    return typeof start === "number" && typeof end === "number" ? end - start + 1 : null;
+}
+
 const DESCRIPTION = `Read a text file: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
 
 export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
@@ -275,6 +293,24 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: { title: fileTitle("Reading") },
+        digest(data, args, keep) {
+            if (!isRecord(data) || typeof data.content !== "string") return data;
+            const range = requestedRange(args);
+            if (range !== null && range <= DIGEST_BOUNDED_RANGE_LINES) return data;
+            const cut = headTail(data.content, DIGEST_READ_HEAD_LINES, DIGEST_READ_TAIL_LINES);
+            if (!cut) return data;
+            const id = keep(data);
+            return {
+                ...data,
+                content: cut.text,
+                ...digestNote(
+                    id,
+                    `Showing the first ${DIGEST_READ_HEAD_LINES} and last ${DIGEST_READ_TAIL_LINES} lines; ${cut.omitted} lines in between omitted. Prefer read_file with a range of at most ${DIGEST_BOUNDED_RANGE_LINES} lines.`
+                ),
+            };
+        },
+        hookAliases: ["Read"],
         async execute(args, ctx): Promise<ToolResult<ReadFileResult>> {
             const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
             if (!resolved.ok) return resolved;

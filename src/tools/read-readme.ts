@@ -7,8 +7,10 @@ import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { NAME_ONLY_DISPLAY } from "./display-text";
+import { README_MAX_BYTES } from "./limits";
 
-export const MAX_README_BYTES = 8 * 1024;
+export const MAX_README_BYTES = README_MAX_BYTES;
 
 const input = z.object({});
 
@@ -54,6 +56,8 @@ export function createReadReadmeTool(): ToolDefinition<ReadReadmeInput, ReadmeRe
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: NAME_ONLY_DISPLAY,
+        hookAliases: ["Read"],
         async execute(_args, ctx) {
             let names: string[];
             try {

@@ -6,9 +6,9 @@
 import * as z from "zod";
 import type { ToolSchema } from "../providers/types";
 import { type AnyToolDefinition, type ToolContext, type ToolResult, toolError } from "./types";
+import { MAX_TOOL_INPUT_BYTES } from "./limits";
 
-/** Largest tool input accepted, as UTF-8 bytes of its JSON text. */
-export const MAX_TOOL_INPUT_BYTES = 50 * 1024;
+export { MAX_TOOL_INPUT_BYTES };
 
 export interface ToolRegistry {
     /** All tools, in registration order. */

@@ -3,9 +3,10 @@
  * found them: from the lines of each kept match's file (read once per file), so
  * ripgrep and the JavaScript engine return identical `before`/`after`.
  */
+import { SEARCH_LINE_CHARS } from "./limits";
 
 /** Characters of a matched or context line shown to the model. */
-export const MAX_TEXT_CHARS = 300;
+export const MAX_TEXT_CHARS = SEARCH_LINE_CHARS;
 
 export interface MatchContext {
     /** Lines just before the match, oldest first; none already shown with the previous match. */

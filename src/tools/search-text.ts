@@ -18,12 +18,20 @@ import { type RawMatch, cutLine, findRipgrep, runRipgrep } from "./search-ripgre
 import { countLines } from "./editing/text-doc";
 import { splitLines } from "./text-file";
 import { type ToolContext, type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
+import { asRecord, oneLine, plural, str } from "./display-text";
+import { digestNote, isRecord } from "./digest-text";
+import {
+    DIGEST_SEARCH_MATCHES,
+    SEARCH_DEFAULT_LIMIT,
+    SEARCH_MAX_CONTEXT_LINES,
+    SEARCH_MAX_LIMIT,
+} from "./limits";
 
 /** Files larger than this are not searched (by either engine). */
 export const MAX_SEARCH_FILE_BYTES = 10 * 1024 * 1024;
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
-const MAX_CONTEXT = 5;
+const DEFAULT_LIMIT = SEARCH_DEFAULT_LIMIT;
+const MAX_LIMIT = SEARCH_MAX_LIMIT;
+const MAX_CONTEXT = SEARCH_MAX_CONTEXT_LINES;
 /** Longest stretch of synchronous reading before yielding to the event loop. */
 const SLICE_MS = 10;
 
@@ -275,6 +283,33 @@ export function createSearchTextTool(
         input,
         approvalPolicy: "none",
         readOnly: true,
+        display: {
+            title: (args) => {
+                const query = str(args.query);
+                return query ? `Searching "${oneLine(query, 40)}"` : undefined;
+            },
+            resultSuffix: (details) => {
+                const { totalMatches } = asRecord(details);
+                return typeof totalMatches === "number"
+                    ? ` - ${plural(totalMatches, "match", "matches")}`
+                    : "";
+            },
+        },
+        digest(data, _input, keep) {
+            if (!isRecord(data) || !Array.isArray(data.matches)) return data;
+            if (data.matches.length <= DIGEST_SEARCH_MATCHES) return data;
+            const id = keep(data);
+            return {
+                ...data,
+                matches: data.matches.slice(0, DIGEST_SEARCH_MATCHES),
+                shownMatches: DIGEST_SEARCH_MATCHES,
+                ...digestNote(
+                    id,
+                    `Showing ${DIGEST_SEARCH_MATCHES} of ${data.matches.length} returned matches (total ${String(data.totalMatches ?? data.matches.length)}).`
+                ),
+            };
+        },
+        hookAliases: ["Grep"],
         async execute(args, ctx): Promise<ToolResult<SearchTextResult>> {
             if (/[\r\n]/.test(args.query)) {
                 return toolError(

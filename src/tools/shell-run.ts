@@ -7,6 +7,9 @@
 import * as z from "zod";
 import { DEFAULT_SHELL_TIMEOUT_MS, type ShellRunResult, type ShellService } from "./shell-service";
 import { type ToolDefinition, toolError, toolOk } from "./types";
+import { oneLine, str } from "./display-text";
+import { digestNote, headTail, isRecord } from "./digest-text";
+import { DIGEST_SHELL_HEAD_LINES, DIGEST_SHELL_TAIL_LINES } from "./limits";
 
 export const SHELL_MIN_TIMEOUT_MS = 1_000;
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
@@ -48,6 +51,30 @@ const DESCRIPTION = [
     "Prefer the file tools for reading and editing.",
 ].join(" ");
 
+/** Lines under a finished command: exit status and the end of its output. */
+export function shellDetail(details: unknown, maxLines = 4): string[] {
+    const d = details as {
+        exitCode?: number | null;
+        output?: string;
+        timedOut?: boolean;
+        cancelled?: boolean;
+        durationMs?: number;
+    } | null;
+    if (!d || typeof d !== "object") return [];
+    const status = d.timedOut
+        ? "timed out"
+        : d.cancelled
+          ? "cancelled"
+          : d.exitCode === null || d.exitCode === undefined
+            ? "killed"
+            : `exit ${d.exitCode}`;
+    const seconds =
+        typeof d.durationMs === "number" ? ` · ${(d.durationMs / 1000).toFixed(1)}s` : "";
+    const output = (d.output ?? "").replace(/\s+$/, "");
+    const tail = output === "" ? [] : output.split("\n").slice(-maxLines);
+    return [`${status}${seconds}`, ...tail];
+}
+
 export function createShellRunTool(
     service: ShellService
 ): ToolDefinition<ShellRunInput, ShellRunDetails> {
@@ -57,6 +84,29 @@ export function createShellRunTool(
         input: shellRunInput,
         approvalPolicy: "shell",
         readOnly: false,
+        display: {
+            title: (args) => {
+                const command = str(args.command);
+                return command ? `Running ${oneLine(command)}` : undefined;
+            },
+            resultDetail: (details) => shellDetail(details),
+        },
+        digest(data, _input, keep) {
+            if (!isRecord(data) || typeof data.output !== "string") return data;
+            const cut = headTail(data.output, DIGEST_SHELL_HEAD_LINES, DIGEST_SHELL_TAIL_LINES);
+            if (!cut) return data;
+            const id = keep(data);
+            return {
+                ...data,
+                output: cut.text,
+                ...digestNote(
+                    id,
+                    `Showing the first ${DIGEST_SHELL_HEAD_LINES} and last ${DIGEST_SHELL_TAIL_LINES} lines of output; ${cut.omitted} lines omitted.`
+                ),
+            };
+        },
+        approval: ({ command }) => ({ summary: command, rememberKey: command, command }),
+        hookAliases: ["Bash"],
         async execute(input, ctx) {
             try {
                 const result = await service.run(input.command, {

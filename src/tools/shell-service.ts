@@ -17,10 +17,10 @@ import path from "node:path";
 import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
 import { isInside } from "./path-guard";
+import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "./limits";
 
 /** Bytes kept from the start and from the end of a command's output. */
-export const SHELL_HEAD_BYTES = 64 * 1024;
-export const SHELL_TAIL_BYTES = 64 * 1024;
+export { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES };
 export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
 
 /** After SIGTERM, how long the group gets before SIGKILL. */

@@ -59,6 +59,41 @@ export interface ToolContext {
     checkpoint?: FileCheckpointer;
 }
 
+/**
+ * A call's arguments as they reach a display: possibly partial (still
+ * streaming), invalid, or from a conversation stored by an older version.
+ */
+export type LooseArgs = Record<string, unknown>;
+
+/**
+ * How a call reads in the transcript, as plain text (front-ends draw it).
+ * Results arrive as `unknown` because they may come from a stored
+ * conversation written by another version; implementations check the shape.
+ */
+export interface ToolDisplay {
+    /** "Reading a.ts"; undefined when the arguments say too little (the tool's name is shown). */
+    title(args: LooseArgs): string | undefined;
+    /** What a successful result adds to the title: " - 12 entries", " (+3/-1)"; "" for nothing. */
+    resultSuffix?(details: unknown): string;
+    /** The title once the result is known, when it names more than the arguments did. */
+    titleAfterResult?(title: string, details: unknown): string;
+    /** Lines under a finished call (a command's exit status and last output lines). */
+    resultDetail?(details: unknown): string[];
+}
+
+/** Stores a full result for `expand_output` and returns its id. */
+export type KeepFullOutput = (full: unknown) => string;
+
+/** What the shell-style approval review shows and what "always" remembers. */
+export interface ShellApproval {
+    /** One line for the review and the log. */
+    summary: string;
+    /** Allowlisted by "always": the same key later runs without asking. */
+    rememberKey: string;
+    /** The command line shown as such (absent for calls that are not commands, e.g. MCP). */
+    command?: string;
+}
+
 export interface ToolDefinition<I = unknown, D = unknown> {
     name: string;
     description: string;
@@ -69,6 +104,18 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     /** Read-only tools are the only ones offered in ask mode. */
     readOnly: boolean;
     execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
+    /** Transcript title and result text; without it the call shows as the tool's name. */
+    display?: ToolDisplay;
+    /**
+     * What the model's history keeps of a large result: the data itself when
+     * compact, else a shorter copy naming the id `keep` returns (the full data
+     * stays fetchable with expand_output until the next user message).
+     */
+    digest?(data: D, input: I, keep: KeepFullOutput): unknown;
+    /** Required with approval policy "shell": what the review shows and "always" remembers. */
+    approval?(input: I): ShellApproval;
+    /** Claude Code's names for this tool, so hook matchers such as `Edit` or `Bash` fire for it. */
+    hookAliases?: readonly string[];
 }
 
 // Tools are stored heterogeneously; the registry validates input before execute.

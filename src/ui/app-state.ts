@@ -4,7 +4,7 @@
  * put back into the composer (`/rewind`).
  */
 import { MODES, type Mode } from "../agent/events";
-import type { CostFigures } from "./engine-port";
+import type { CostFigures } from "../commands/host";
 
 export type Overlay = { kind: "costs"; figures: CostFigures } | null;
 

@@ -24,7 +24,7 @@ import { InlineTranscript } from "./inline-transcript";
 import type { KeyEvent } from "./input/keys";
 import type { Ansi } from "./render/ansi";
 import type { LineCache } from "./render/line-cache";
-import type { StatusCosts } from "./engine-port";
+import type { StatusCosts } from "../commands/host";
 import { CostsDialog } from "./reviews/costs-dialog";
 import { PendingReviewView } from "./reviews/pending-review";
 import { FOLLOWING, scrollReducer } from "./scroll-state";

@@ -1,10 +1,10 @@
 /**
- * Slash commands in the TUI: the registry (built-ins, then the project's
- * custom commands, built-ins winning a clash), the TUI's `CommandContext`,
- * and `process`, which runs the commands of one input and returns what goes
- * to the model. Command entries go to the transcript only. No React here.
+ * Slash commands in the chat: the registry (built-ins, then the project's
+ * custom commands, built-ins winning a clash), the chat's interactive port
+ * for the shared command context, and `process`, which runs the commands of
+ * one input and returns what goes to the model. Command entries go to the
+ * transcript only. No React here.
  */
-import type { Mode } from "../agent/events";
 import {
     BUILTIN_COMMANDS,
     type CommandContext,
@@ -14,19 +14,34 @@ import {
     createCommandRegistry,
     runCommandsInInput,
 } from "../commands/index";
+import { type InteractivePort, createCommandContext } from "../commands/context";
+import type { CommandHost, StatusCosts } from "../commands/host";
 import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
 import type { ModelInfo } from "../providers/catalogue";
 import type { AppStateStore } from "./app-state";
-import type { DeferredSession } from "./deferred-session";
-import type { StatusCosts, TuiEngine } from "./engine-port";
+import type { DeferredSession, SessionPort } from "./deferred-session";
 import { formatCost } from "./status-line";
-import { storedHistoryActions } from "./transcript/history";
+import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
 
+/** The command host as the chat holds it: with the conversation to show and its saved view. */
+export interface ChatEngine extends CommandHost {
+    session(): SessionPort;
+    conversationId(): string;
+    /** Labels of the rules and context files loaded at start. */
+    contextFiles: string[];
+    /** The project's and the user's custom commands. */
+    customCommands: CustomCommand[];
+    /** What the current conversation showed so far, to draw it again (start-up, a switch). */
+    history(): StoredHistory;
+    /** Saves one of the chat's own transcript actions (a prompt, a review, a command) with the conversation. */
+    recordView(action: TranscriptAction): void;
+}
+
 export interface TuiCommandsDeps {
     /** The engine, once loaded; commands that need it wait for it. */
-    engine: Promise<TuiEngine>;
+    engine: Promise<ChatEngine>;
     session: DeferredSession;
     store: TranscriptStore;
     appState: AppStateStore;
@@ -39,7 +54,7 @@ export interface TuiCommandsDeps {
     signal(): AbortSignal;
     /** The status line's costs until the engine is up. */
     initialCosts?: StatusCosts;
-    /** Saves a transcript action with the conversation (see TuiEngine.recordView). */
+    /** Saves a transcript action with the conversation (see ChatEngine.recordView). */
     record?: (action: TranscriptAction) => void;
 }
 
@@ -75,7 +90,7 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
     const registry = createCommandRegistry(BUILTIN_COMMANDS);
     const builtins = new Set(BUILTIN_COMMANDS.map((c) => c.name));
     const customs = new Map<string, CustomCommand>();
-    let engine: TuiEngine | null = null;
+    let engine: ChatEngine | null = null;
     void deps.engine.then(
         (loaded) => {
             engine = loaded;
@@ -83,116 +98,41 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         () => undefined
     );
     let exiting = false;
-
     /** Set while an input switched conversations: its command line belongs to neither. */
     let switched = false;
-    /** Shows the engine's session after a switch: a fresh transcript, with its history if any. */
-    const showSwitch = (loaded: TuiEngine, before: unknown): boolean => {
-        const now = loaded.session();
-        if (now === before) return false;
-        switched = true;
-        session.replace(now);
-        store.dispatch({ type: "clear" });
-        store.dispatchAll(storedHistoryActions(loaded.history()));
-        return true;
-    };
 
-    const context: CommandContext = {
-        interactive: true,
-        listCommands: () => {
-            const all = registry.list();
-            return [
-                ...all.filter((c) => builtins.has(c.name)),
-                ...all.filter((c) => !builtins.has(c.name)),
-            ];
-        },
+    const port: InteractivePort = {
+        pick: (title, options, note) => deps.pick(title, options, note),
         exit() {
             exiting = true;
             deps.exit();
         },
-        async newConversation() {
-            const loaded = await deps.engine;
-            const before = loaded.session();
-            const result = await loaded.newConversation();
-            if (result.isError) throw new Error(result.message);
-            showSwitch(loaded, before);
-            if (result.message)
-                store.dispatch({ type: "notice", level: "info", text: result.message });
+        conversationChanged(draft) {
+            if (!engine) return;
+            // A fresh transcript, with the conversation's history if any.
+            switched = true;
+            session.replace(engine.session());
+            store.dispatch({ type: "clear" });
+            store.dispatchAll(storedHistoryActions(engine.history()));
+            if (draft !== undefined) appState.setDraft(draft);
         },
+        notice: (text) => store.dispatch({ type: "notice", level: "info", text }),
+        showCosts(figures) {
+            appState.showOverlay({ kind: "costs", figures });
+            return `Session ${formatCost(figures.sessionUsd)} · all time ${formatCost(figures.allTimeUsd)} (Esc or Q closes the dialog)`;
+        },
+        learningProgress: (progress) => appState.setLearning(progress),
+        stateChanged: () => session.notifyStateChanged(),
+    };
+    const context = createCommandContext({
+        host: deps.engine,
+        registry,
         currentModel: () => session.state().model,
         models: () => deps.models,
-        async switchModel(name) {
-            const loaded = await deps.engine;
-            const result = await loaded.switchModel(name);
-            session.notifyStateChanged();
-            return result;
-        },
-        pick: (title, options, note) => deps.pick(title, options, note),
-        setMode: (mode: Mode) => appState.setMode(mode),
-        async summarize(keepLast) {
-            const loaded = await deps.engine;
-            return loaded.summarize(keepLast, deps.signal());
-        },
-        async showCosts() {
-            const loaded = await deps.engine;
-            const figures = loaded.costs();
-            appState.showOverlay({ kind: "costs", figures });
-            return {
-                message: `Session ${formatCost(figures.sessionUsd)} · all time ${formatCost(figures.allTimeUsd)} (Esc or Q closes the dialog)`,
-            };
-        },
-        async learn() {
-            const loaded = await deps.engine;
-            appState.setLearning({ percent: 0, topic: "starting" });
-            try {
-                return await loaded.learn(deps.signal(), (percent, topic) =>
-                    appState.setLearning({ percent, topic })
-                );
-            } finally {
-                appState.setLearning(null);
-                // Learning's own requests cost money too: refresh the status line.
-                session.notifyStateChanged();
-            }
-        },
-        async listConversations() {
-            const loaded = await deps.engine;
-            return loaded.listConversations();
-        },
-        async resume(id) {
-            const loaded = await deps.engine;
-            const before = loaded.session();
-            const result = await loaded.resume(id);
-            showSwitch(loaded, before);
-            return result;
-        },
-        async exportMarkdown(path) {
-            const loaded = await deps.engine;
-            return loaded.exportMarkdown(path);
-        },
-        async rewindPoints() {
-            const loaded = await deps.engine;
-            return loaded.rewindPoints();
-        },
-        async rewind(request) {
-            const loaded = await deps.engine;
-            const before = loaded.session();
-            const result = await loaded.rewind(request);
-            // The conversation went back: the prompt returns to the composer, as Claude Code does.
-            if (showSwitch(loaded, before)) appState.setDraft(request.point.text);
-            return result;
-        },
-        async fork(promptNumber) {
-            const loaded = await deps.engine;
-            const before = loaded.session();
-            const { promptText, ...result } = await loaded.fork(promptNumber);
-            if (showSwitch(loaded, before) && promptText !== undefined) {
-                appState.setDraft(promptText);
-            }
-            return result;
-        },
-        mcpServers: () => engine?.mcpServers() ?? [],
-        skills: () => engine?.skills() ?? [],
-    };
+        setMode: (mode) => appState.setMode(mode),
+        signal: deps.signal,
+        interactive: port,
+    });
 
     return {
         registry,

@@ -7,10 +7,10 @@ import type { ModelInfo } from "../providers/catalogue";
 import { App } from "./app";
 import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
-import { createTuiCommands } from "./command-context";
+import { type ChatEngine, createTuiCommands } from "./command-context";
 import { createAppController } from "./controller";
 import { createDeferredSession } from "./deferred-session";
-import type { StatusCosts, TuiEngine } from "./engine-port";
+import type { StatusCosts } from "../commands/host";
 import { createAnsi } from "./render/ansi";
 import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
@@ -27,7 +27,7 @@ import {
 
 export interface InteractiveOptions {
     /** The engine (session, commands' port), once loaded. */
-    engine: Promise<TuiEngine>;
+    engine: Promise<ChatEngine>;
     /** What the status line shows until then. */
     initialState: SessionState;
     /** The all-time cost the status line shows until then. */

@@ -8,14 +8,14 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type Approver, denyAll } from "../../src/agent/approvals";
 import { parseCliArgs } from "../../src/cli/args";
-import { conversationMarkdown } from "../../src/cli/export-markdown";
+import { conversationMarkdown } from "../../src/commands/export-markdown";
 import { prepareSession } from "../../src/cli/session-setup";
 import { type SessionHandle, startSession } from "../../src/cli/session-start";
 import { createTuiEngine } from "../../src/cli/tui-engine";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
 import { saveSelectedModel } from "../../src/storage/config";
 import { createProfileStore } from "../../src/storage/profile";
-import type { TuiEngine } from "../../src/ui/engine-port";
+import type { ChatEngine as TuiEngine } from "../../src/ui/command-context";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome } from "../kit/run-north";
 

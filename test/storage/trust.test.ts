@@ -131,9 +131,9 @@ describe("standing approvals under trust", () => {
         const settings = createProjectApprovalSettings(repo, decision.live);
         settings.allowCommand("npm test");
         settings.enableEditsAutoAccept();
-        expect(JSON.parse(readFileSync(join(repo, ".north", "allowlist.json"), "utf8"))).toEqual({
-            allowedCommands: ["npm test"],
-        });
+        expect(
+            JSON.parse(readFileSync(join(repo, ".north", "settings.local.json"), "utf8"))
+        ).toEqual({ allowedCommands: ["npm test"], editsAutoAccept: true });
         // The next start: North's own write needs no new question.
         const next = decider("untrusted");
         const again = await settleProjectTrust(repo, store, next.decide);
@@ -154,7 +154,7 @@ describe("standing approvals under trust", () => {
         expect(settings.isShellAutoApproved()).toBe(false);
         settings.allowCommand("make");
         expect(settings.isCommandAllowed("make")).toBe(true);
-        expect(existsSync(join(repo, ".north", "allowlist.json"))).toBe(false);
+        expect(existsSync(join(repo, ".north", "settings.local.json"))).toBe(false);
     });
 
     it("approval files changed behind North's back stop counting until trusted again", async () => {

@@ -595,8 +595,8 @@ describe("search_text engine choice", () => {
             expect(inLarge.engine).toBe(rgPath ? "ripgrep" : "js");
             expect(inLarge.matches.map((m) => m.path)).toEqual(["src/f7.ts"]);
         } finally {
-            small.cleanup();
-            large.cleanup();
+            await small.cleanup();
+            await large.cleanup();
         }
     });
 });

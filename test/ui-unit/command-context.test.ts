@@ -9,7 +9,7 @@ import { createAppState } from "../../src/ui/app-state";
 import { createTuiCommands } from "../../src/ui/command-context";
 import { createAppController } from "../../src/ui/controller";
 import { type SessionPort, createDeferredSession } from "../../src/ui/deferred-session";
-import type { TuiEngine } from "../../src/ui/engine-port";
+import type { ChatEngine as TuiEngine } from "../../src/ui/command-context";
 import { storedHistoryActions } from "../../src/ui/transcript/history";
 import { createTranscriptStore } from "../../src/ui/transcript/store";
 import type { CommandEntry } from "../../src/ui/transcript/types";

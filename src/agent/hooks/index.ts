@@ -1,12 +1,14 @@
 /** Hooks in Claude Code's settings schema: load them once, run them per event. */
 export { loadHookSettings, parseHookSettings, type LoadedHookSettings } from "./settings";
 export {
-    CLAUDE_TOOL_ALIASES,
     DEFAULT_HOOK_TIMEOUT_MS,
+    builtinToolAliases,
     hasHooks,
     matcherMatches,
     matchingHooks,
     runHooks,
     type RunHooksOptions,
+    type ToolAliases,
+    toolAliasesOf,
 } from "./run";
 export * from "./types";

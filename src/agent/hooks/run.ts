@@ -5,6 +5,8 @@
  * the reason, anything else → a non-blocking warning.
  */
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
+import { builtinTool } from "../../tools/index";
+import { MAX_HOOK_CONTEXT_CHARS } from "../../tools/limits";
 import { runHookProcess, type HookProcessResult } from "./exec";
 import {
     type CommandHook,
@@ -17,32 +19,20 @@ import {
 } from "./types";
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
-/** One hook's context text for the model is cut to this many characters. */
-export const MAX_HOOK_CONTEXT_CHARS = 10_000;
 
-/**
- * Claude Code's names for North's tools, so matchers such as `Bash` or
- * `Edit|Write` in an existing `.claude/settings.json` keep working. A matcher
- * may name either.
- */
-export const CLAUDE_TOOL_ALIASES: Readonly<Record<string, readonly string[]>> = {
-    shell_run: ["Bash"],
-    read_file: ["Read"],
-    read_around: ["Read"],
-    read_readme: ["Read"],
-    edit_create_file: ["Write"],
-    edit_replace_exact: ["Edit"],
-    edit_replace_block: ["Edit"],
-    edit_by_anchor: ["Edit"],
-    edit_after_anchor: ["Edit"],
-    edit_before_anchor: ["Edit"],
-    edit_insert_at_line: ["Edit"],
-    edit_apply_batch: ["Edit", "MultiEdit"],
-    search_text: ["Grep"],
-    find_files: ["Glob"],
-    list_root: ["LS"],
-    skill: ["Skill"],
-};
+/** Claude Code's names for a tool (`Bash`, `Edit`…), so matchers in `.claude/settings.json` keep working. */
+export type ToolAliases = (toolName: string) => readonly string[];
+
+/** The aliases a built-in tool's definition declares; none for other tools. */
+export const builtinToolAliases: ToolAliases = (name) => builtinTool(name)?.hookAliases ?? [];
+
+/** The aliases a session's tools declare; one declaring none keeps the built-in tool's of its name. */
+export function toolAliasesOf(tools: {
+    list(): ReadonlyArray<{ name: string; hookAliases?: readonly string[] }>;
+}): ToolAliases {
+    return (name) =>
+        tools.list().find((tool) => tool.name === name)?.hookAliases ?? builtinToolAliases(name);
+}
 
 /** Events whose exit code 2 / `decision: "block"` can stop something. */
 const BLOCKING_EVENTS = new Set<HookEvent>([
@@ -66,6 +56,8 @@ export interface RunHooksOptions {
     projectDir?: string;
     /** For hooks without their own `timeout`. Default 60 s. */
     defaultTimeoutMs?: number;
+    /** The tools' Claude Code names; default those of the built-in tools. */
+    toolAliases?: ToolAliases;
 }
 
 /** What a matcher is compared with: the tool for tool events, else the event's sub-kind. */
@@ -91,9 +83,13 @@ function matchTarget(event: HookEvent, input: Record<string, unknown>): string |
  * target or one of its Claude Code aliases. Anything else → a regex that must
  * match the whole name (`mcp__github__.*`, `Notebook.*`).
  */
-export function matcherMatches(matcher: string, target: string | undefined): boolean {
+export function matcherMatches(
+    matcher: string,
+    target: string | undefined,
+    aliases: ToolAliases = builtinToolAliases
+): boolean {
     if (matcher === "" || matcher === "*" || target === undefined) return true;
-    const names = [target, ...(CLAUDE_TOOL_ALIASES[target] ?? [])];
+    const names = [target, ...aliases(target)];
     if (/^[A-Za-z0-9_|-]+$/.test(matcher)) {
         const wanted = matcher.split("|");
         return names.some((name) => wanted.includes(name));
@@ -110,12 +106,13 @@ export function matcherMatches(matcher: string, target: string | undefined): boo
 export function matchingHooks(
     settings: HookSettings,
     event: HookEvent,
-    target?: string
+    target?: string,
+    aliases?: ToolAliases
 ): Array<{ hook: CommandHook; source: string }> {
     const seen = new Set<string>();
     const out: Array<{ hook: CommandHook; source: string }> = [];
     for (const group of settings[event] ?? ([] as HookGroup[])) {
-        if (!matcherMatches(group.matcher, target)) continue;
+        if (!matcherMatches(group.matcher, target, aliases)) continue;
         for (const hook of group.hooks) {
             if (seen.has(hook.command)) continue;
             seen.add(hook.command);
@@ -126,8 +123,13 @@ export function matchingHooks(
 }
 
 /** Cheap check before building a payload. */
-export function hasHooks(settings: HookSettings, event: HookEvent, target?: string): boolean {
-    return matchingHooks(settings, event, target).length > 0;
+export function hasHooks(
+    settings: HookSettings,
+    event: HookEvent,
+    target?: string,
+    aliases?: ToolAliases
+): boolean {
+    return matchingHooks(settings, event, target, aliases).length > 0;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -240,7 +242,7 @@ export async function runHooks<E extends HookEvent>(
     options: RunHooksOptions
 ): Promise<HookOutcome> {
     const record = input as unknown as Record<string, unknown>;
-    const hooks = matchingHooks(settings, event, matchTarget(event, record));
+    const hooks = matchingHooks(settings, event, matchTarget(event, record), options.toolAliases);
     const outcome = emptyHookOutcome();
     if (hooks.length === 0) return outcome;
 

@@ -115,9 +115,10 @@ export function parseHookSettings(json: unknown, source: string): LoadedHookSett
     return { settings, warnings };
 }
 
-/** One settings file's text, or the reason it could not be read. */
+/** One settings file: already parsed (`json`), its text, or the reason it could not be read. */
 export interface HookSettingsSource {
     source: string;
+    json?: unknown;
     text?: string;
     error?: string;
 }
@@ -130,20 +131,22 @@ export function mergeHookSettings(sources: HookSettingsSource[]): LoadedHookSett
     const merged: HookSettings = {};
     const warnings: string[] = [];
     let disabled = false;
-    for (const { source, text, error } of sources) {
+    for (const { source, text, error, json: given } of sources) {
         if (error !== undefined) {
             warnings.push(`${source}: cannot read (${error}); hooks ignored`);
             continue;
         }
-        if (text === undefined) continue;
-        let json: unknown;
-        try {
-            json = JSON.parse(text);
-        } catch (parseError) {
-            warnings.push(
-                `${source}: invalid JSON (${(parseError as Error).message}); hooks from this file are ignored`
-            );
-            continue;
+        let json = given;
+        if (json === undefined) {
+            if (text === undefined) continue;
+            try {
+                json = JSON.parse(text);
+            } catch (parseError) {
+                warnings.push(
+                    `${source}: invalid JSON (${(parseError as Error).message}); hooks from this file are ignored`
+                );
+                continue;
+            }
         }
         if (isRecord(json) && json.disableAllHooks === true) disabled = true;
         const parsed = parseHookSettings(json, source);

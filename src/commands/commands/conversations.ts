@@ -11,7 +11,7 @@ export const conversationsCommand: CommandDefinition = {
         if (!ctx.interactive) {
             return {
                 message: options
-                    .map((o) => `${o.id}  ${o.label}${o.hint ? `  (${o.hint})` : ""}`)
+                    .map((o) => `${o.label}${o.hint ? `  (${o.hint})` : ""}`)
                     .join("\n"),
             };
         }

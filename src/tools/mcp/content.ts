@@ -3,9 +3,10 @@
  * blocks verbatim, embedded text resources with their URI, and one
  * placeholder line for images, audio and binary resources.
  */
+import { MAX_MCP_RESULT_BYTES } from "../limits";
 
 /** Default cap on one result's text, in UTF-8 bytes. */
-export const MAX_MCP_RESULT_BYTES = 100 * 1024;
+export { MAX_MCP_RESULT_BYTES };
 
 export interface McpResultText {
     text: string;

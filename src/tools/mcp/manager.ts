@@ -14,7 +14,8 @@ import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
 import type { McpServerScope, McpServerSpec } from "./config";
 import { MAX_MCP_RESULT_BYTES, mcpResultToText } from "./content";
-import { mcpToolName } from "./names";
+import { describeMcpCall, mcpToolName } from "./names";
+import { NAME_ONLY_DISPLAY } from "../display-text";
 import { ProcessStdioTransport } from "./stdio-transport";
 
 export type McpServerState = "starting" | "ready" | "failed" | "stopped";
@@ -379,15 +380,25 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
             return entries.flatMap((entry) =>
                 entry.state === "stopped"
                     ? []
-                    : entry.tools.map((tool): McpToolDefinition => ({
-                          name: names.get(tool) ?? tool.name,
-                          description: toolDescription(entry.spec.name, tool),
-                          input: anyInput,
-                          inputJsonSchema: inputJsonSchema(tool),
-                          approvalPolicy: "shell",
-                          readOnly: false,
-                          execute: (input, ctx) => callTool(entry, tool.name, input, ctx.signal),
-                      }))
+                    : entry.tools.map((tool): McpToolDefinition => {
+                          const name = names.get(tool) ?? tool.name;
+                          return {
+                              name,
+                              description: toolDescription(entry.spec.name, tool),
+                              input: anyInput,
+                              inputJsonSchema: inputJsonSchema(tool),
+                              approvalPolicy: "shell",
+                              readOnly: false,
+                              display: NAME_ONLY_DISPLAY,
+                              // The shell review asks; "always" allowlists the tool by its name.
+                              approval: (input) => ({
+                                  summary: describeMcpCall(name, input),
+                                  rememberKey: name,
+                              }),
+                              execute: (input, ctx) =>
+                                  callTool(entry, tool.name, input, ctx.signal),
+                          };
+                      })
             );
         },
         async settled() {

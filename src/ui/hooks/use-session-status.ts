@@ -9,20 +9,32 @@ export interface SessionStatusSource {
     onStateChange?(listener: () => void): () => void;
 }
 
-const STATUS_EVENTS = new Set<EngineEvent["type"]>([
-    "run_start",
-    "context",
-    "turn_end",
-    "summary",
-    "run_end",
-]);
+/** Whether each event can change the status line; a new event must be decided here. */
+const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
+    run_start: true,
+    turn_start: false,
+    text_delta: false,
+    thinking_delta: false,
+    tool_call_start: false,
+    tool_call: false,
+    approval_request: false,
+    approval_decision: false,
+    tool_result: false,
+    retry: false,
+    turn_end: true,
+    context: true,
+    summary: true,
+    warning: false,
+    file_write: false,
+    run_end: true,
+};
 
 /** The session's model, context use and cost, refreshed on the events that change them. */
 export function useSessionStatus(session: SessionStatusSource): SessionState {
     const [status, setStatus] = useState(() => session.state());
     useEffect(() => {
         const offEvents = session.subscribe((event) => {
-            if (STATUS_EVENTS.has(event.type)) setStatus(session.state());
+            if (CHANGES_STATUS[event.type]) setStatus(session.state());
         });
         const offState = session.onStateChange?.(() => setStatus(session.state()));
         return () => {

@@ -5,7 +5,7 @@
 import type { EngineEvent } from "../../agent/events";
 import type { ResolvedReview } from "../review-types";
 import type { Entry, ToolEntry, ToolStatus } from "./types";
-import { shellDetail, titleAfterApply, toolResultSuffix, toolTitle } from "./tool-display";
+import { resultDetail, titleWithResult, toolTitle } from "./tool-display";
 
 export interface TranscriptState {
     entries: Entry[];
@@ -161,10 +161,8 @@ function finishTool(
         if (event.ok) {
             return {
                 status: "done",
-                title:
-                    titleAfterApply(event.name, e.title, event.details) +
-                    toolResultSuffix(event.name, event.details),
-                detail: event.name === "shell_run" ? shellDetail(event.details) : [],
+                title: titleWithResult(event.name, e.title, event.details),
+                detail: resultDetail(event.name, event.details),
             };
         }
         const code = event.error?.code;
@@ -285,7 +283,16 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return append(state, { kind: "notice", level: "warning", text: event.message });
         case "run_end":
             return endRun(state, event);
+        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's.
+        case "turn_start":
+        case "approval_request":
+        case "approval_decision":
+        case "context":
+            return state;
         default:
+            // A new EngineEvent fails to compile here; a saved log from a newer North may
+            // still replay an unknown type, which is skipped.
+            event satisfies never;
             return state;
     }
 }

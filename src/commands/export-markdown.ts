@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type StructuredSummary, renderSummary } from "../agent/context";
-import type { CommandResult } from "../commands/index";
+import type { CommandResult } from "./types";
 import type { Message } from "../providers/types";
 import { resolveWritablePath } from "../tools/path-guard";
 import { writeFileAtomic } from "../util/atomic-write";

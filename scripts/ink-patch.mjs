@@ -1,0 +1,88 @@
+// One fix to Ink, applied the same way by the build (esbuild) and the tests (vitest),
+// so the tests exercise the Ink that ships. Ink is pinned exactly in package.json;
+// when an upgrade moves the patched line, the build and the tests fail instead of
+// quietly shipping the bug again.
+import { readFileSync } from "node:fs";
+
+/** Ink's log-update module, wherever node_modules puts it. */
+export const INK_LOG_UPDATE = /[\\/]ink[\\/]build[\\/]log-update\.js$/;
+
+/**
+ * Ink 6.8's incremental renderer moves up one row too few when the previous frame
+ * ended with a newline (every frame shorter than the screen), so each diff lands
+ * one row low and the screen drifts. Moving up over the newline row fixes it.
+ */
+const BUGGY = "buffer.push(ansiEscapes.cursorUp(previousVisible - 1));";
+const FIXED =
+    "buffer.push(ansiEscapes.cursorUp(previousVisible - (previousOutput.endsWith('\\n') ? 0 : 1)));";
+
+/** Returns log-update.js with the fix; throws when the line to fix is not there exactly once. */
+export function patchInkLogUpdate(source, file = "ink/build/log-update.js") {
+    const at = source.indexOf(BUGGY);
+    if (at === -1 || source.indexOf(BUGGY, at + 1) !== -1) {
+        throw new Error(
+            `Ink's incremental-render fix no longer applies: ${file} does not contain ` +
+                `\`${BUGGY}\` exactly once. Ink was upgraded or changed; check whether the ` +
+                "bug is fixed upstream and update or remove the patch in scripts/ink-patch.mjs."
+        );
+    }
+    return source.replace(BUGGY, FIXED);
+}
+
+/** esbuild plugin: patches Ink, and fails the build when Ink's log-update was never bundled. */
+export function inkPatchEsbuild() {
+    return {
+        name: "ink-incremental-fix",
+        setup(build) {
+            let patched = false;
+            build.onStart(() => {
+                patched = false;
+            });
+            build.onLoad({ filter: INK_LOG_UPDATE }, (args) => {
+                try {
+                    const contents = patchInkLogUpdate(readFileSync(args.path, "utf8"), args.path);
+                    patched = true;
+                    return { contents, loader: "js" };
+                } catch (error) {
+                    // An error result, not a throw: esbuild prints the message without a stack.
+                    return {
+                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
+                    };
+                }
+            });
+            build.onEnd((result) => {
+                if (patched || result.errors.length > 0) return null;
+                return {
+                    errors: [
+                        {
+                            text: "Ink's build/log-update.js was not bundled, so its incremental-render fix was not applied; update scripts/ink-patch.mjs for this Ink version.",
+                        },
+                    ],
+                };
+            });
+        },
+    };
+}
+
+const INK_BUILD_FILE = /[\\/]ink[\\/]build[\\/].+\.js$/;
+
+/**
+ * Vite/vitest plugin: the same patch for the tests (ink must be inlined, not externalized).
+ * Ink's files are loaded here without their source-map comments: the maps point to sources
+ * the package does not ship, and Vite would warn once per file.
+ */
+export function inkPatchVite() {
+    return {
+        name: "ink-incremental-fix",
+        enforce: "pre",
+        load(id) {
+            const file = id.split("?")[0];
+            if (!INK_BUILD_FILE.test(file)) return null;
+            const code = readFileSync(file, "utf8").replace(/^\/\/# sourceMappingURL=.*$/m, "");
+            return {
+                code: INK_LOG_UPDATE.test(file) ? patchInkLogUpdate(code, file) : code,
+                map: null,
+            };
+        },
+    };
+}

@@ -1,0 +1,131 @@
+import type { AssistantMessage, Message, ToolSchema } from "../providers/types";
+import { CHARS_PER_TOKEN } from "../tools/limits";
+import {
+    SUMMARY_SYSTEM_PROMPT,
+    chooseCutIndex,
+    parseSummary,
+    renderForSummary,
+    renderSummary,
+} from "./context";
+import type { HookRunner } from "./hook-runner";
+import { type ModelCallDeps, callModel } from "./model-call";
+import { estimatePromptTokens } from "./tokens";
+
+/** Share of the context window at which older messages are summarised. */
+export const AUTO_SUMMARY_THRESHOLD = 0.92;
+export const DEFAULT_KEEP_LAST = 10;
+const SUMMARY_MAX_OUTPUT_TOKENS = 4_000;
+
+export type SummaryTrigger = "auto" | "manual" | "overflow";
+
+export interface CompactionDeps extends ModelCallDeps {
+    hooks?: HookRunner;
+}
+
+export interface SummariseOptions {
+    keepLast?: number;
+    trigger?: SummaryTrigger;
+    signal?: AbortSignal;
+}
+
+export function textOf(message: AssistantMessage): string {
+    return message.content
+        .flatMap((b) => (b.type === "text" ? [b.text] : []))
+        .join("")
+        .trim();
+}
+
+/**
+ * Replaces all but the last `keepLast` messages with a structured summary
+ * (the `/summarize` command, the automatic 92 % trigger and a provider's
+ * overflow error share this). On failure the transcript is kept and a
+ * warning is emitted.
+ */
+export async function summarise(deps: CompactionDeps, options: SummariseOptions): Promise<boolean> {
+    const { conversation } = deps;
+    const keepLast = options.keepLast ?? DEFAULT_KEEP_LAST;
+    const trigger = options.trigger ?? "manual";
+    const signal = options.signal ?? new AbortController().signal;
+    const report = (ok: boolean, removedMessages: number, message: string): boolean => {
+        deps.emit({ type: "summary", trigger, ok, removedMessages, message });
+        if (!ok) deps.emit({ type: "warning", message });
+        deps.logger.info("summary", { trigger, ok, removedMessages });
+        return ok;
+    };
+    const hookTrigger = trigger === "manual" ? "manual" : "auto";
+    const compacting = await deps.hooks?.(
+        "PreCompact",
+        { trigger: hookTrigger, custom_instructions: "" },
+        signal,
+        hookTrigger
+    );
+    if (compacting?.block) {
+        return report(
+            false,
+            0,
+            `a PreCompact hook stopped the summary: ${compacting.block.reason}`
+        );
+    }
+    const cut = chooseCutIndex(conversation.messages, keepLast);
+    if (cut === 0)
+        return report(false, 0, "nothing to summarise: the conversation is already short");
+    const older = conversation.messages.slice(0, cut);
+    const budgetChars = Math.max(
+        20_000,
+        Math.floor(conversation.model.contextLimitTokens * CHARS_PER_TOKEN * 0.5)
+    );
+    const previous = conversation.summary ? `${renderSummary(conversation.summary)}\n\n` : "";
+    const prompt = `${previous}Conversation to summarise:\n\n${renderForSummary(older, budgetChars)}`;
+    const outcome = await callModel(
+        deps,
+        SUMMARY_SYSTEM_PROMPT,
+        [],
+        [{ role: "user", content: prompt }],
+        signal,
+        { maxOutputTokens: SUMMARY_MAX_OUTPUT_TOKENS, thinking: false, quiet: true }
+    );
+    if (outcome.kind !== "done") {
+        const why = outcome.kind === "failed" ? outcome.error.message : "cancelled";
+        return report(false, 0, `could not summarise the conversation (${why}); keeping it as is`);
+    }
+    conversation.addUsage(outcome.usage);
+    const parsed = parseSummary(textOf(outcome.message));
+    if (!parsed) {
+        return report(false, 0, "the summary was not valid JSON; keeping the conversation as is");
+    }
+    conversation.compact(parsed, cut);
+    conversation.setContextTokens(estimatePromptTokens("", conversation.forRequest()).total);
+    return report(true, cut, `summarised ${cut} earlier messages`);
+}
+
+/**
+ * The messages of the next request, summarised first when the estimate
+ * reaches the threshold; the estimate becomes the context figure. Null when
+ * the run was cancelled meanwhile.
+ */
+export async function fitToWindow(
+    deps: CompactionDeps,
+    system: string,
+    tools: ToolSchema[],
+    attachedFiles: string | undefined,
+    signal: AbortSignal
+): Promise<Message[] | null> {
+    const { conversation } = deps;
+    let messages = conversation.forRequest(attachedFiles);
+    const limit = conversation.model.contextLimitTokens;
+    let estimate = estimatePromptTokens(system, messages, tools).total;
+    if (limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD) {
+        const done = await summarise(deps, {
+            keepLast: DEFAULT_KEEP_LAST,
+            trigger: "auto",
+            signal,
+        });
+        if (signal.aborted) return null;
+        if (done) {
+            messages = conversation.forRequest(attachedFiles);
+            estimate = estimatePromptTokens(system, messages, tools).total;
+        }
+    }
+    conversation.setContextTokens(estimate);
+    return messages;
+}

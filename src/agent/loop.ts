@@ -1,0 +1,238 @@
+import type { ToolCallBlock } from "../providers/types";
+import { addUsage } from "./conversation";
+import {
+    type CompactionDeps,
+    DEFAULT_KEEP_LAST,
+    fitToWindow,
+    summarise,
+    textOf,
+} from "./compaction";
+import type { RunResult, RunSubtype } from "./events";
+import { callModel } from "./model-call";
+import type { RequestOutcome } from "./model-request";
+import { settleNorthFiles, undoUnfinishedNorthFiles } from "./north-file-turn";
+import { endWithPlan } from "./plan";
+import { type RetryPolicy, retryDelayMs } from "./retry";
+import type { RunContext } from "./run-context";
+import { type ToolTurnDeps, notRunResults, runToolCalls } from "./tool-turn";
+import { repairToolPairing } from "./tool-pairing";
+
+/** What the loop needs from the session; tests build their own around a fake stream. */
+export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
+    retryPolicy: RetryPolicy;
+    /** Waits between retries; rejects when the signal aborts. */
+    sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+    random?: () => number;
+}
+
+/** How a run ended; `finish` turns it into the result. */
+interface Ending {
+    subtype: RunSubtype;
+    error?: string;
+}
+
+const SUCCESS: Ending = { subtype: "success" };
+const CANCELLED: Ending = { subtype: "cancelled", error: "cancelled by the user" };
+
+type DoneOutcome = Extract<RequestOutcome, { kind: "done" }>;
+
+/**
+ * Runs one prompt: the model answers, the tools it asks for run and their
+ * results go back, until it stops asking (or the turn limit, a failure or
+ * cancellation ends the run). Emits `run_start` first and `run_end` last;
+ * never throws.
+ */
+export async function runLoop(prompt: string, run: RunContext, deps: LoopDeps): Promise<RunResult> {
+    deps.emit({
+        type: "run_start",
+        sessionId: deps.sessionId,
+        model: deps.conversation.model.id,
+        mode: run.mode,
+        tools: [...run.allowedNames],
+        cwd: deps.repoRoot,
+    });
+    deps.logger.info("user_prompt", { length: prompt.length, mode: run.mode });
+    deps.outputs.clear();
+    let ending: Ending;
+    try {
+        ending = await turns(prompt, run, deps);
+    } catch (error) {
+        // Defensive: the loop's parts do not throw, but a bug must end the run, not the process.
+        const message = (error as Error).message;
+        deps.logger.error("run_failed", { message });
+        ending = { subtype: "error_during_execution", error: `internal error: ${message}` };
+    }
+    return finish(ending, run, deps);
+}
+
+async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<Ending> {
+    const { conversation } = deps;
+    const submitted = await deps.hooks?.("UserPromptSubmit", { prompt }, run.signal);
+    if (submitted?.block || submitted?.stop) {
+        const reason = submitted.block?.reason ?? submitted.stop?.reason ?? "";
+        return failed(`the prompt was blocked by a UserPromptSubmit hook: ${reason}`);
+    }
+    const extra = submitted?.additionalContext.join("\n\n");
+    conversation.add({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt }, true);
+    let stopHookActive = false;
+    for (;;) {
+        if (run.signal.aborted) return CANCELLED;
+        run.turns++;
+        deps.emit({ type: "turn_start", turn: run.turns });
+        const outcome = await requestTurn(run, deps);
+        if (outcome.kind === "cancelled") return CANCELLED;
+        if (outcome.kind === "failed") return failed(outcome.error.message);
+        recordTurn(outcome, run, deps);
+
+        const calls = outcome.message.content.filter(
+            (b): b is ToolCallBlock => b.type === "tool_call"
+        );
+        const notes = (
+            run.northFile ? await settleNorthFiles(run.northFile, run.turns, run.signal, deps) : []
+        ).map((text) => ({ type: "text" as const, text }));
+        if (calls.length === 0 && notes.length === 0) {
+            const objection = await stopHookObjection(run, deps, stopHookActive);
+            if (objection === null) return SUCCESS;
+            // A Stop hook sends the model back to work with its reason.
+            stopHookActive = true;
+            conversation.add({ role: "user", content: `[Stop hook] ${objection}` });
+            continue;
+        }
+        if (run.turns >= run.maxTurns) {
+            // The model will not see results any more: do not run what it asked for.
+            const skipped = notRunResults(calls, "not run: the turn limit was reached");
+            conversation.add({ role: "user", content: [...skipped, ...notes] });
+            return {
+                subtype: "error_max_turns",
+                error: `stopped after ${run.maxTurns} model turns (--max-turns); the model still wanted to use tools`,
+            };
+        }
+        const planned = run.mode === "plan" && run.planOnly ? endWithPlan(calls) : null;
+        if (planned) {
+            // Nobody can review it: the plan is the result, and nothing else runs.
+            run.finalText = planned.plan;
+            conversation.add({ role: "user", content: planned.results });
+            const { id, name, input } = planned.call;
+            run.toolCalls.push({ id, name, input, ok: true });
+            return SUCCESS;
+        }
+        const results = await runToolCalls(calls, run, deps);
+        conversation.add({ role: "user", content: [...results, ...notes] });
+    }
+}
+
+function failed(error: string): Ending {
+    return { subtype: "error_during_execution", error };
+}
+
+/** A finished answer joins the transcript, the run's and session's spend, and the context figure. */
+function recordTurn(outcome: DoneOutcome, run: RunContext, deps: LoopDeps): void {
+    const { conversation } = deps;
+    conversation.add(outcome.message);
+    const turnCost = conversation.addUsage(outcome.usage);
+    run.usage = addUsage(run.usage, outcome.usage);
+    run.costUsd = run.costUsd === null || turnCost === null ? null : run.costUsd + turnCost;
+    conversation.recordContext(outcome.usage);
+    deps.emit({
+        type: "turn_end",
+        turn: run.turns,
+        stopReason: outcome.stopReason,
+        usage: outcome.usage,
+        costUsd: turnCost,
+    });
+    const text = textOf(outcome.message);
+    if (text) run.finalText = text;
+}
+
+/** The reason a Stop hook gives to keep working, or null to let the run end. */
+async function stopHookObjection(
+    run: RunContext,
+    deps: LoopDeps,
+    active: boolean
+): Promise<string | null> {
+    const stopped = await deps.hooks?.("Stop", { stop_hook_active: active }, run.signal);
+    if (!stopped?.block || run.signal.aborted || run.turns >= run.maxTurns) return null;
+    return stopped.block.reason;
+}
+
+/**
+ * One model answer, retried with backoff on retryable errors. The transcript
+ * is repaired and fitted to the window before each attempt; a provider's
+ * overflow error summarises once and tries again.
+ */
+async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutcome> {
+    const { conversation, retryPolicy: policy } = deps;
+    const { signal } = run;
+    let summarisedForOverflow = false;
+    for (let attempt = 1; ; attempt++) {
+        const repair = repairToolPairing([...conversation.messages]);
+        if (repair.repaired > 0) {
+            deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
+            conversation.replace(repair.messages);
+        }
+        const messages = await fitToWindow(
+            deps,
+            run.system,
+            run.schemas,
+            run.attachedFiles,
+            signal
+        );
+        if (!messages) return { kind: "cancelled" };
+        const outcome = await callModel(deps, run.system, run.schemas, messages, signal, {
+            northFile: run.northFile,
+        });
+        // A retried answer rewrites its NORTH_FILE blocks from the start.
+        if (outcome.kind !== "done") await run.northFile?.dropTurn();
+        if (outcome.kind !== "failed") return outcome;
+        if (outcome.error.kind === "context_length" && !summarisedForOverflow) {
+            // The provider counted more than we estimated: summarise once, then retry.
+            summarisedForOverflow = true;
+            const keepLast = DEFAULT_KEEP_LAST;
+            const done = await summarise(deps, { keepLast, trigger: "overflow", signal });
+            if (signal.aborted) return { kind: "cancelled" };
+            if (!done) return outcome;
+            attempt--;
+            continue;
+        }
+        const delay = retryDelayMs(outcome.error, attempt, policy, deps.random);
+        if (delay === null) return outcome;
+        deps.logger.warn("api_retry_attempt", {
+            attempt,
+            delayMs: delay,
+            kind: outcome.error.kind,
+            status: outcome.error.status,
+            message: outcome.error.message,
+        });
+        deps.emit({
+            type: "retry",
+            attempt,
+            maxAttempts: policy.maxRetries,
+            delayMs: delay,
+            error: outcome.error,
+        });
+        try {
+            await deps.sleep(delay, signal);
+        } catch {
+            return { kind: "cancelled" };
+        }
+    }
+}
+
+async function finish(ending: Ending, run: RunContext, deps: LoopDeps): Promise<RunResult> {
+    if (ending.subtype !== "success" && run.northFile) {
+        await undoUnfinishedNorthFiles(run.northFile, deps.emit);
+    }
+    const result: RunResult = {
+        subtype: ending.subtype,
+        isError: ending.subtype !== "success",
+        text: run.finalText,
+        error: ending.error,
+        numTurns: run.turns,
+        durationMs: Math.round(performance.now() - run.startedAt),
+        usage: run.usage,
+        costUsd: run.costUsd,
+        toolCalls: run.toolCalls,
+    };
+    deps.emit({ type: "run_end", result });
+    return result;
+}

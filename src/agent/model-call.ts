@@ -1,0 +1,124 @@
+import type { ModelInfo } from "../providers/catalogue";
+import { apiModelId } from "../providers/catalogue";
+import type { Message, Provider, StreamEvent, StreamRequest, ToolSchema } from "../providers/types";
+import { EMPTY_USAGE } from "../providers/types";
+import type { Logger } from "../storage/logger";
+import type { Conversation } from "./conversation";
+import type { EngineEvent } from "./events";
+import { type RequestOutcome, consumeModelStream, responseCharLimit } from "./model-request";
+import type { NorthFileRouter } from "./north-file-turn";
+
+/**
+ * Streams one model response. Like a provider it never throws: a failure
+ * ends the stream with an `error` event. Tests inject their own.
+ */
+export type StreamFn = (
+    model: ModelInfo,
+    request: StreamRequest,
+    signal: AbortSignal
+) => AsyncIterable<StreamEvent>;
+
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 5 * 60_000;
+
+/** Streams through the provider serving the model, built (or reused) lazily per request. */
+export function streamFromProviders(
+    providerFor: (model: ModelInfo) => Promise<Provider>
+): StreamFn {
+    return async function* (model, request, signal) {
+        let provider: Provider;
+        try {
+            provider = await providerFor(model);
+        } catch (error) {
+            yield {
+                type: "error",
+                error: { kind: "unknown", message: (error as Error).message, retryable: false },
+                partial: { role: "assistant", content: [] },
+                usage: { ...EMPTY_USAGE },
+            };
+            return;
+        }
+        yield* provider.stream(request, signal);
+    };
+}
+
+/** What a model request needs from the session. */
+export interface ModelCallDeps {
+    sessionId: string;
+    conversation: Conversation;
+    stream: StreamFn;
+    logger: Logger;
+    emit: (event: EngineEvent) => void;
+    /** A stream with no event for this long is cut (and retried by the loop). */
+    streamIdleTimeoutMs: number;
+}
+
+export interface CallOptions {
+    maxOutputTokens?: number;
+    thinking?: false;
+    /** Nothing streamed is shown (a summary request). */
+    quiet?: true;
+    /** Text goes through the NORTH_FILE parser while the run may write files. */
+    northFile?: NorthFileRouter | null;
+}
+
+/** One request to the conversation's model, read to its end; deltas become events. */
+export async function callModel(
+    deps: ModelCallDeps,
+    system: string,
+    tools: ToolSchema[],
+    messages: Message[],
+    signal: AbortSignal,
+    options: CallOptions = {}
+): Promise<RequestOutcome> {
+    const { conversation, logger, emit } = deps;
+    const model = conversation.model;
+    const requestId = conversation.nextRequestId();
+    const started = performance.now();
+    logger.info("model_request_start", { requestId, model: model.id });
+    const maxOutputTokens = options.maxOutputTokens ?? model.maxOutputTokens;
+    const northFile = options.northFile ?? null;
+    const outcome = await consumeModelStream(
+        (requestSignal) =>
+            deps.stream(
+                model,
+                {
+                    apiModelId: apiModelId(model.id),
+                    system,
+                    messages,
+                    tools,
+                    maxOutputTokens,
+                    thinking:
+                        model.thinkingBudget && options.thinking !== false
+                            ? { budgetTokens: model.thinkingBudget }
+                            : undefined,
+                    promptCacheKey: `north-${deps.sessionId}`,
+                },
+                requestSignal
+            ),
+        signal,
+        deps.streamIdleTimeoutMs,
+        async (event) => {
+            if (options.quiet) return;
+            if (event.type === "text_delta") {
+                if (northFile) await northFile.feed(event.text, emit);
+                else emit({ type: "text_delta", text: event.text });
+            } else if (event.type === "thinking_delta") {
+                emit({ type: "thinking_delta", text: event.text });
+            } else if (event.type === "tool_call_start") {
+                emit({ type: "tool_call_start", id: event.id, name: event.name });
+            }
+        },
+        responseCharLimit(maxOutputTokens, model.thinkingBudget)
+    );
+    // A cancelled or failed response was still billed for what it streamed.
+    if (outcome.kind !== "done" && outcome.usage) conversation.addUsage(outcome.usage);
+    logger.info("model_request_complete", {
+        requestId,
+        durationMs: Math.round(performance.now() - started),
+        outcome: outcome.kind,
+        ...(outcome.kind === "failed"
+            ? { errorKind: outcome.error.kind, status: outcome.error.status }
+            : {}),
+    });
+    return outcome;
+}

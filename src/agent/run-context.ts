@@ -1,0 +1,96 @@
+import type { ToolSchema, Usage } from "../providers/types";
+import { EMPTY_USAGE } from "../providers/types";
+import type { ContextBlocks } from "./context";
+import { systemWithContext } from "./context";
+import type { Mode, ToolCallRecord } from "./events";
+import type { NorthFileRouter } from "./north-file-turn";
+import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL } from "./plan";
+import { buildSystemPrompt } from "./system-prompt";
+import type { ToolRunner } from "./tool-executor";
+
+export const DEFAULT_MAX_TURNS = 100;
+
+export interface RunOptions {
+    mode: Mode;
+    signal?: AbortSignal;
+    /** Model requests allowed in this run; the run ends with `error_max_turns` past it. */
+    maxTurns?: number;
+    /** Plan mode without anyone to review: end the run with the first proposed plan as its result. */
+    planOnly?: boolean;
+    /** Attached files (already rendered), sent ahead of the summary during this run only. */
+    attachedContext?: string;
+}
+
+/** Everything one run decides up front and accumulates; it ends with the run. */
+export interface RunContext {
+    readonly mode: Mode;
+    readonly signal: AbortSignal;
+    readonly maxTurns: number;
+    readonly planOnly: boolean;
+    readonly system: string;
+    readonly schemas: ToolSchema[];
+    /** Tools the model may call in this mode (propose_plan included in plan mode). */
+    readonly allowedNames: Set<string>;
+    readonly attachedFiles: string | undefined;
+    /** Set while the run may write files through NORTH_FILE blocks (edit tools offered). */
+    readonly northFile: NorthFileRouter | null;
+    readonly startedAt: number;
+    turns: number;
+    /** The text of the last model turn that had any. */
+    finalText: string;
+    usage: Usage;
+    /** Null once a response came from a model without a price. */
+    costUsd: number | null;
+    toolCalls: ToolCallRecord[];
+    /** Plan mode: the plan the user accepted in this run, if any. */
+    acceptedPlan: string | null;
+}
+
+export interface RunSetup {
+    tools: ToolRunner;
+    repoRoot: string;
+    /** Replaces North's system prompt (project learning uses its own). */
+    systemPrompt?: string;
+    context: ContextBlocks;
+    /** The session's NORTH_FILE router, created on first use. */
+    northFile: () => NorthFileRouter;
+}
+
+/** The tools, system prompt and empty tallies of a run in `options.mode`. */
+export function createRunContext(options: RunOptions, setup: RunSetup): RunContext {
+    const allowed = setup.tools.list().filter((t) => options.mode !== "ask" || t.readOnly);
+    const allowedNames = new Set(allowed.map((t) => t.name));
+    const schemas = setup.tools.schemas((t) => allowedNames.has(t.name));
+    if (options.mode === "plan") {
+        schemas.push(PROPOSE_PLAN_SCHEMA);
+        allowedNames.add(PROPOSE_PLAN_TOOL);
+    }
+    const system = systemWithContext(
+        setup.systemPrompt ??
+            buildSystemPrompt({
+                repoRoot: setup.repoRoot,
+                mode: options.mode,
+                toolNames: [...allowedNames],
+            }),
+        setup.context
+    );
+    const canWrite = allowed.some((t) => t.approvalPolicy === "write");
+    return {
+        mode: options.mode,
+        signal: options.signal ?? new AbortController().signal,
+        maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+        planOnly: options.planOnly === true,
+        system,
+        schemas,
+        allowedNames,
+        attachedFiles: options.attachedContext,
+        northFile: canWrite ? setup.northFile() : null,
+        startedAt: performance.now(),
+        turns: 0,
+        finalText: "",
+        usage: { ...EMPTY_USAGE },
+        costUsd: 0,
+        toolCalls: [],
+        acceptedPlan: null,
+    };
+}

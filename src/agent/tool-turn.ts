@@ -1,0 +1,161 @@
+import type { ToolCallBlock, ToolResultBlock } from "../providers/types";
+import { type Logger, summarizeArgs } from "../storage/logger";
+import { CHARS_PER_TOKEN, MAX_TOOL_RESULT_SHARE } from "../tools/limits";
+import type { FileCheckpointer, ToolError, ToolResult } from "../tools/types";
+import type { ApprovalSettings, Approver } from "./approvals";
+import type { Conversation } from "./conversation";
+import { type OutputCache, digestToolOutput } from "./digest";
+import type { EngineEvent } from "./events";
+import type { HookRunner } from "./hook-runner";
+import { PROPOSE_PLAN_TOOL, reviewPlan } from "./plan";
+import type { RunContext } from "./run-context";
+import { type ToolExecutorDeps, type ToolRunner, executeToolCall } from "./tool-executor";
+
+/** What running the model's tool calls needs from the session. */
+export interface ToolTurnDeps {
+    conversation: Conversation;
+    tools: ToolRunner;
+    approver: Approver;
+    settings: ApprovalSettings;
+    repoRoot: string;
+    /** Keeps every file's prior content before an edit lands (rewind). */
+    checkpoint?: FileCheckpointer;
+    outputs: OutputCache;
+    hooks?: HookRunner;
+    logger: Logger;
+    emit: (event: EngineEvent) => void;
+}
+
+/** Runs a turn's tool calls one after another; each result pairs with its call. */
+export async function runToolCalls(
+    calls: ToolCallBlock[],
+    run: RunContext,
+    deps: ToolTurnDeps
+): Promise<ToolResultBlock[]> {
+    const results: ToolResultBlock[] = [];
+    for (const call of calls) {
+        const result = await runToolCall(call, run, deps);
+        results.push(result);
+        run.toolCalls.push({
+            id: call.id,
+            name: call.name,
+            input: call.input,
+            ok: !result.isError,
+        });
+    }
+    return results;
+}
+
+/** Results for calls that will not run, so the transcript still pairs them. */
+export function notRunResults(calls: ToolCallBlock[], why: string): ToolResultBlock[] {
+    return calls.map((c) => ({
+        type: "tool_result",
+        toolCallId: c.id,
+        content: JSON.stringify({ error: { code: "cancelled", message: why } }),
+        isError: true,
+    }));
+}
+
+async function runToolCall(
+    call: ToolCallBlock,
+    run: RunContext,
+    deps: ToolTurnDeps
+): Promise<ToolResultBlock> {
+    const started = performance.now();
+    const { signal } = run;
+    deps.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input });
+    deps.logger.info("tool_call_start", {
+        toolName: call.name,
+        argsSummary: summarizeArgs(call.input),
+    });
+    const hooks = deps.hooks;
+    const executor: ToolExecutorDeps = {
+        tools: deps.tools,
+        approver: deps.approver,
+        settings: deps.settings,
+        repoRoot: deps.repoRoot,
+        checkpoint: deps.checkpoint,
+        logger: deps.logger,
+        emit: deps.emit,
+        planRequired: run.mode === "plan" && run.acceptedPlan === null,
+        preToolUse: hooks
+            ? (c, s) =>
+                  hooks(
+                      "PreToolUse",
+                      { tool_name: c.name, tool_input: c.input, tool_use_id: c.id },
+                      s,
+                      c.name
+                  )
+            : undefined,
+    };
+    let result: ToolResult;
+    if (call.name === PROPOSE_PLAN_TOOL && run.mode === "plan") {
+        // A plan the user accepts allows changes for the rest of the run.
+        const review = await reviewPlan(call, signal, executor);
+        if (review.accepted !== null) run.acceptedPlan = review.accepted;
+        result = review.result;
+    } else {
+        result = await executeToolCall(call, run.allowedNames, signal, executor);
+    }
+    const forModel: ToolResult = result.ok
+        ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, deps.outputs) }
+        : result;
+    let content = capToolResult(
+        resultContent(forModel),
+        deps.conversation.model.contextLimitTokens
+    );
+    const after = await hooks?.(
+        "PostToolUse",
+        {
+            tool_name: call.name,
+            tool_input: call.input,
+            tool_response: result.ok ? result.data : result.error,
+            tool_use_id: call.id,
+        },
+        signal,
+        call.name
+    );
+    if (after?.block) content += `\n[PostToolUse hook] ${after.block.reason}`;
+    if (after?.additionalContext.length) {
+        content += `\n[PostToolUse hook] ${after.additionalContext.join("\n")}`;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const error: ToolError | undefined = result.ok ? undefined : result.error;
+    deps.emit({
+        type: "tool_result",
+        id: call.id,
+        name: call.name,
+        ok: result.ok,
+        content,
+        error,
+        details: result.ok ? result.data : undefined,
+        durationMs,
+    });
+    deps.logger.info("tool_call_complete", {
+        toolName: call.name,
+        durationMs,
+        ok: result.ok,
+        ...(error ? { errorCode: error.code } : {}),
+    });
+    return { type: "tool_result", toolCallId: call.id, content, isError: !result.ok };
+}
+
+/** A tool result as the model reads it: the data as JSON, or the error. */
+function resultContent(result: ToolResult): string {
+    if (result.ok) return JSON.stringify(result.data);
+    if (result.error.code === "denied") {
+        return JSON.stringify({ denied: true, message: result.error.message });
+    }
+    return JSON.stringify({ error: result.error });
+}
+
+/**
+ * Bounds one tool result to a share of the context window, so a single huge
+ * output (an MCP tool, a runaway command) cannot overflow the conversation.
+ */
+function capToolResult(content: string, contextLimitTokens: number): string {
+    const maxChars = Math.floor(contextLimitTokens * CHARS_PER_TOKEN * MAX_TOOL_RESULT_SHARE);
+    if (content.length <= maxChars) return content;
+    const head = content.slice(0, maxChars);
+    return `${head}\n[North: this result was ${content.length} characters, more than a quarter of the context window; it was cut to the first ${maxChars}. Ask for a narrower range or a more specific query.]`;
+}

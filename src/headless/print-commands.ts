@@ -1,0 +1,54 @@
+/**
+ * Slash commands in print mode (`north -p "/model gpt-5.1 explain x"`): the
+ * shared command host without an interactive port, so pickers, dialogs and
+ * conversation switches say what print mode offers instead. The host is built
+ * without saving a model choice: scripts should not change the user's default.
+ */
+import { type CommandFront, createCommandContext } from "../commands/context";
+import type { CommandHost } from "../commands/host";
+import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
+import { terminalSafeText } from "../util/terminal-text";
+import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
+
+export interface PrintCommandsOptions extends Omit<
+    CommandFront,
+    "host" | "registry" | "interactive"
+> {
+    host: CommandHost;
+    format: OutputFormat;
+    stdout: OutputSink;
+    stderr: OutputSink;
+}
+
+/**
+ * Runs the commands of `input` in order and prints each outcome: stream-json
+ * as a `command` line, otherwise on stderr when a prompt follows (stdout keeps
+ * the answer alone) and on stdout when the input was only commands.
+ */
+export async function runPrintCommands(
+    input: string,
+    options: PrintCommandsOptions
+): Promise<{ remainingText: string; failed: boolean }> {
+    const { host, format, stdout, stderr, ...front } = options;
+    const registry = createCommandRegistryWithAllCommands();
+    const context = createCommandContext({ ...front, host, registry });
+    const { executed, remainingText } = await runCommandsInInput(input, registry, context);
+    for (const command of executed) {
+        const text = command.input.trim();
+        if (format === "stream-json") {
+            stdout.write(
+                jsonLine({
+                    type: "command",
+                    input: text,
+                    ok: !command.result.isError,
+                    message: command.result.message,
+                })
+            );
+            continue;
+        }
+        const mark = command.result.isError ? "✗" : "⚙";
+        const line = terminalSafeText(`${mark} ${text}: ${command.result.message}\n`);
+        (remainingText ? stderr : stdout).write(line);
+    }
+    return { remainingText, failed: executed.some((c) => c.result.isError) };
+}

@@ -1,0 +1,178 @@
+/**
+ * The one schema of North's settings files. Every key says which layers may
+ * set it: the user's (`~/.config/north/config.json`) or the project's
+ * (`.north/settings.json`, `.north/settings.local.json`). A key set in the
+ * wrong layer, an unknown key and a bad value are reported with the file and
+ * the key; none of them stops North.
+ */
+import * as z from "zod";
+import { closestMatches } from "../../util/levenshtein";
+import { PROVIDER_APIS } from "../../util/provider-apis";
+
+const pricingSchema = z.object({
+    input: z.number().nonnegative(),
+    output: z.number().nonnegative(),
+    cacheRead: z.number().nonnegative().optional(),
+    cacheWrite: z.number().nonnegative().optional(),
+});
+
+const providerSchema = z.object({
+    api: z.enum(PROVIDER_APIS).optional(),
+    baseUrl: z.string().url().optional(),
+    /** Name of the environment variable that holds the key. */
+    apiKeyEnv: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    display: z.string().optional(),
+});
+
+const modelSchema = z.object({
+    alias: z.string().min(1),
+    id: z.string().min(1),
+    provider: z.string().min(1),
+    display: z.string().optional(),
+    contextLimitTokens: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    thinkingBudget: z.number().int().positive().optional(),
+    pricing: pricingSchema.optional(),
+});
+
+export type SettingsScope = "user" | "project";
+
+interface KeySpec {
+    schema: z.ZodType;
+    scopes: readonly SettingsScope[];
+}
+
+const USER: readonly SettingsScope[] = ["user"];
+const PROJECT: readonly SettingsScope[] = ["project"];
+const ANY: readonly SettingsScope[] = ["user", "project"];
+
+/** Every key North reads from a settings file, with the layers allowed to set it. */
+export const SETTINGS_KEYS = {
+    /** JSON Schema reference for editors; never read. */
+    $schema: { schema: z.string(), scopes: ANY },
+    /** The model used when `--model` is not given (`/model` saves it). */
+    selectedModel: { schema: z.string(), scopes: USER },
+    providers: { schema: z.record(z.string(), providerSchema), scopes: USER },
+    models: { schema: z.array(modelSchema), scopes: USER },
+    /** MCP servers for every project, in `.mcp.json`'s shape (checked by the MCP loader). */
+    mcpServers: { schema: z.record(z.string(), z.unknown()), scopes: USER },
+    /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
+    hooks: { schema: z.record(z.string(), z.unknown()), scopes: ANY },
+    disableAllHooks: { schema: z.boolean(), scopes: ANY },
+    /** Commands run without asking: exact strings, never patterns. */
+    allowedCommands: { schema: z.array(z.string()), scopes: PROJECT },
+    editsAutoAccept: { schema: z.boolean(), scopes: PROJECT },
+    shellAutoApprove: { schema: z.boolean(), scopes: PROJECT },
+} as const satisfies Record<string, KeySpec>;
+
+export type SettingsKey = keyof typeof SETTINGS_KEYS;
+
+/** One file's settings, validated: only known keys of its layer, with good values. */
+export type Settings = {
+    -readonly [K in SettingsKey]?: z.infer<(typeof SETTINGS_KEYS)[K]["schema"]>;
+};
+
+export type ProviderSettings = z.infer<typeof providerSchema>;
+export type ModelSettings = z.infer<typeof modelSchema>;
+
+/** A problem with one file: `fatal` ones make a user file unusable (bad values). */
+export interface SettingsIssue {
+    message: string;
+    fatal: boolean;
+}
+
+const KEY_NAMES = Object.keys(SETTINGS_KEYS) as SettingsKey[];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function unknownKey(file: string, path: string, key: string, known: string[]): string {
+    const [near] = closestMatches(key, known, 1);
+    const hint = near !== undefined && near !== key ? ` (did you mean "${near}"?)` : "";
+    return `${file}: unknown setting "${path}${key}"${hint}; ignored`;
+}
+
+/** Unknown keys below a known one (a provider's `baseURL`, a model's `contextLimit`…). */
+function nestedUnknownKeys(
+    schema: z.ZodType,
+    value: unknown,
+    path: string,
+    file: string,
+    out: string[]
+): void {
+    if (schema instanceof z.ZodOptional) {
+        nestedUnknownKeys(schema.unwrap() as z.ZodType, value, path, file, out);
+    } else if (schema instanceof z.ZodObject && isRecord(value)) {
+        const shape = schema.shape as Record<string, z.ZodType>;
+        const known = Object.keys(shape);
+        for (const [key, inner] of Object.entries(value)) {
+            const sub = shape[key];
+            if (sub === undefined) out.push(unknownKey(file, path, key, known));
+            else nestedUnknownKeys(sub, inner, `${path}${key}.`, file, out);
+        }
+    } else if (schema instanceof z.ZodRecord && isRecord(value)) {
+        for (const [key, inner] of Object.entries(value)) {
+            nestedUnknownKeys(schema.valueType as z.ZodType, inner, `${path}${key}.`, file, out);
+        }
+    } else if (schema instanceof z.ZodArray && Array.isArray(value)) {
+        value.forEach((inner, i) =>
+            nestedUnknownKeys(schema.element as z.ZodType, inner, `${path}${i}.`, file, out)
+        );
+    }
+}
+
+const WHERE: Record<SettingsScope, string> = {
+    user: "a user setting: set it in ~/.config/north/config.json",
+    project: "a project setting: set it in .north/settings.json or .north/settings.local.json",
+};
+
+/**
+ * Validates one parsed settings file for `scope`, key by key: what is valid
+ * is kept, the rest is reported. `allowed` narrows the keys further (the old
+ * `.north/autoaccept.json` holds only its two switches).
+ */
+export function validateSettings(
+    json: unknown,
+    file: string,
+    scope: SettingsScope,
+    allowed: readonly SettingsKey[] = KEY_NAMES
+): { settings: Settings; issues: SettingsIssue[] } {
+    const settings: Record<string, unknown> = {};
+    const issues: SettingsIssue[] = [];
+    if (!isRecord(json)) {
+        issues.push({ message: `${file}: settings must be a JSON object`, fatal: true });
+        return { settings, issues };
+    }
+    for (const [key, value] of Object.entries(json)) {
+        const spec = allowed.includes(key as SettingsKey)
+            ? (SETTINGS_KEYS[key as SettingsKey] as KeySpec)
+            : undefined;
+        if (spec === undefined) {
+            issues.push({ message: unknownKey(file, "", key, [...allowed]), fatal: false });
+            continue;
+        }
+        if (!spec.scopes.includes(scope)) {
+            const other = spec.scopes.includes("user") ? "user" : "project";
+            issues.push({
+                message: `${file}: "${key}" is ${WHERE[other]}; ignored here`,
+                fatal: false,
+            });
+            continue;
+        }
+        const parsed = spec.schema.safeParse(value);
+        if (!parsed.success) {
+            const detail = parsed.error.issues
+                .map((issue) => `${[key, ...issue.path].join(".")}: ${issue.message}`)
+                .join("; ");
+            issues.push({ message: `${file} is invalid: ${detail}`, fatal: true });
+            continue;
+        }
+        const nested: string[] = [];
+        nestedUnknownKeys(spec.schema, value, `${key}.`, file, nested);
+        issues.push(...nested.map((message) => ({ message, fatal: false })));
+        settings[key] = parsed.data;
+    }
+    return { settings: settings as Settings, issues };
+}

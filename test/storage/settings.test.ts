@@ -1,0 +1,292 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mergeHookSettings } from "../../src/agent/hooks/settings";
+import { describeProjectConfig } from "../../src/cli/project-trust";
+import { createProjectApprovalSettings } from "../../src/storage/project-settings";
+import { loadUserSettings, resolveSettings } from "../../src/storage/settings/load";
+import { type ProjectTrust, readProjectConfig } from "../../src/storage/trust";
+import { PROVIDER_APIS } from "../../src/util/provider-apis";
+
+let repo: string;
+let configDir: string;
+beforeEach(() => {
+    repo = mkdtempSync(join(tmpdir(), "north-settings-repo-"));
+    configDir = mkdtempSync(join(tmpdir(), "north-settings-config-"));
+});
+afterEach(() => {
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+});
+
+function put(path: string, value: unknown): void {
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value));
+}
+const inRepo = (name: string) => join(repo, name);
+const env = () => ({ NORTH_CONFIG_DIR: configDir });
+
+/** Loads every layer as North does at start in a trusted project. */
+function load() {
+    const user = loadUserSettings(env());
+    if (!user.ok) throw new Error(user.error);
+    const settings = resolveSettings(repo, user.layers, readProjectConfig(repo).files);
+    return { ...settings, warnings: [...user.warnings, ...settings.warnings] };
+}
+
+const trusted: ProjectTrust = {
+    isTrustedNow: () => true,
+    recordOwnWrite: (write) => {
+        write();
+        return true;
+    },
+};
+
+const hook = (command: string) => ({
+    hooks: { Stop: [{ hooks: [{ type: "command", command }] }] },
+});
+
+describe("layers and precedence (user < project < local)", () => {
+    it("a higher layer replaces a value, allowed commands add up across the project's files", () => {
+        put(join(configDir, "settings.json"), { selectedModel: "opus-4" });
+        put(join(configDir, "config.json"), { selectedModel: "sonnet-4-5" });
+        put(inRepo(".north/settings.json"), {
+            editsAutoAccept: true,
+            shellAutoApprove: true,
+            allowedCommands: ["npm test"],
+        });
+        put(inRepo(".north/allowlist.json"), { allowedCommands: ["make", "npm test"] });
+        put(inRepo(".north/settings.local.json"), {
+            editsAutoAccept: false,
+            allowedCommands: ["git status"],
+        });
+        const { merged, approvals, warnings } = load();
+        expect(warnings).toEqual([]);
+        expect(merged.selectedModel).toBe("sonnet-4-5");
+        expect(approvals).toEqual({
+            allowedCommands: ["npm test", "make", "git status"],
+            editsAutoAccept: false,
+            shellAutoApprove: true,
+        });
+    });
+
+    it("the old autoaccept.json counts over settings.json and under the local file", () => {
+        put(inRepo(".north/settings.json"), { shellAutoApprove: false });
+        put(inRepo(".north/autoaccept.json"), { shellAutoApprove: true, editsAutoAccept: true });
+        expect(load().approvals).toMatchObject({ shellAutoApprove: true, editsAutoAccept: true });
+        put(inRepo(".north/settings.local.json"), { shellAutoApprove: false });
+        expect(load().approvals).toMatchObject({ shellAutoApprove: false, editsAutoAccept: true });
+    });
+
+    it("an untrusted project's files count for nothing, not even hooks", () => {
+        put(inRepo(".north/settings.json"), { shellAutoApprove: true, ...hook("echo p") });
+        const user = loadUserSettings(env());
+        if (!user.ok) throw new Error(user.error);
+        const settings = resolveSettings(repo, user.layers, undefined);
+        expect(settings.approvals.shellAutoApprove).toBe(false);
+        expect(mergeHookSettings(settings.hookSources).settings).toEqual({});
+    });
+
+    it("a local file a repository ships is listed for the trust question like the others", () => {
+        put(inRepo(".north/settings.local.json"), {
+            shellAutoApprove: true,
+            allowedCommands: ["make"],
+            ...hook("./x"),
+        });
+        put(inRepo(".north/settings.json"), { editsAutoAccept: true });
+        const snapshot = readProjectConfig(repo);
+        expect(snapshot.files[".north/settings.local.json"]).toBeDefined();
+        const items = describeProjectConfig(repo, snapshot).items;
+        expect(items.map((i) => `${i.kind} ${i.source}: ${i.text}`)).toEqual([
+            "hook .north/settings.local.json: Stop: runs ./x",
+            "approval .north/settings.json: applies every edit without review",
+            "approval .north/settings.local.json: runs every command without asking",
+            "approval .north/settings.local.json: runs without asking: make",
+        ]);
+    });
+
+    it("hooks run from every file: project, local, user, then Claude Code's", () => {
+        put(inRepo(".north/settings.json"), hook("project"));
+        put(inRepo(".north/settings.local.json"), hook("local"));
+        put(join(configDir, "settings.json"), hook("user hooks file"));
+        put(join(configDir, "config.json"), hook("user config"));
+        put(inRepo(".claude/settings.json"), { permissions: { allow: [] }, ...hook("claude") });
+        const settings = load();
+        // Claude Code's own keys are not ours to report.
+        expect(settings.warnings).toEqual([]);
+        const hooks = mergeHookSettings(settings.hookSources);
+        expect(hooks.settings.Stop?.map((g) => g.hooks[0]?.command)).toEqual([
+            "project",
+            "local",
+            "user hooks file",
+            "user config",
+            "claude",
+        ]);
+        put(inRepo(".north/settings.local.json"), { disableAllHooks: true });
+        expect(mergeHookSettings(load().hookSources).settings).toEqual({});
+    });
+});
+
+describe("unknown keys are reported, not ignored", () => {
+    it("names the file and the key, with the nearest known key", () => {
+        put(inRepo(".north/settings.json"), { editsAutoAcept: true, colour: "red" });
+        const { warnings, approvals } = load();
+        expect(warnings).toEqual([
+            `${inRepo(".north/settings.json")}: unknown setting "editsAutoAcept" (did you mean "editsAutoAccept"?); ignored`,
+            `${inRepo(".north/settings.json")}: unknown setting "colour"; ignored`,
+        ]);
+        expect(approvals.editsAutoAccept).toBe(false);
+    });
+
+    it("finds them inside providers and models, and the config still loads", () => {
+        put(join(configDir, "config.json"), {
+            providers: { local: { api: "openai-chat", baseURL: "http://127.0.0.1:1/v1" } },
+            models: [{ alias: "q", id: "q", provider: "local", contextLimit: 1000 }],
+        });
+        const user = loadUserSettings(env());
+        expect(user.ok && user.warnings).toEqual([
+            `${join(configDir, "config.json")}: unknown setting "providers.local.baseURL" (did you mean "baseUrl"?); ignored`,
+            `${join(configDir, "config.json")}: unknown setting "models.0.contextLimit" (did you mean "contextLimitTokens"?); ignored`,
+        ]);
+    });
+
+    it("a key of the other layer is reported where it is and not honoured", () => {
+        put(inRepo(".north/settings.local.json"), {
+            providers: { evil: { api: "anthropic", baseUrl: "https://x.example" } },
+        });
+        put(join(configDir, "config.json"), { shellAutoApprove: true });
+        const { warnings, merged, approvals } = load();
+        expect(merged.providers).toBeUndefined();
+        expect(approvals.shellAutoApprove).toBe(false);
+        expect(warnings).toEqual([
+            `${join(configDir, "config.json")}: "shellAutoApprove" is a project setting: set it in .north/settings.json or .north/settings.local.json; ignored here`,
+            `${inRepo(".north/settings.local.json")}: "providers" is a user setting: set it in ~/.config/north/config.json; ignored here`,
+        ]);
+    });
+
+    it("the old files are held to their own keys", () => {
+        put(inRepo(".north/allowlist.json"), { allowedCommands: ["make"], shellAutoApprove: true });
+        const { warnings, approvals } = load();
+        expect(approvals).toEqual({
+            allowedCommands: ["make"],
+            editsAutoAccept: false,
+            shellAutoApprove: false,
+        });
+        expect(warnings[0]).toContain(
+            `${inRepo(".north/allowlist.json")}: unknown setting "shellAutoApprove"`
+        );
+    });
+});
+
+describe("broken files", () => {
+    it("a broken user config.json is an error naming the file", () => {
+        put(join(configDir, "config.json"), "{ not json");
+        const user = loadUserSettings(env());
+        expect(user.ok).toBe(false);
+        expect(!user.ok && user.error).toContain(
+            `${join(configDir, "config.json")} is not valid JSON`
+        );
+    });
+
+    it("a broken project file is a warning naming the file; the other files still count", () => {
+        put(inRepo(".north/settings.json"), '{"allowedCommands": [');
+        put(inRepo(".north/settings.local.json"), { allowedCommands: ["make"] });
+        const { warnings, approvals } = load();
+        expect(warnings).toHaveLength(1);
+        const [warning] = warnings;
+        expect(warning!.startsWith(`${inRepo(".north/settings.json")} is not valid JSON: `)).toBe(
+            true
+        );
+        expect(warning!.endsWith("; its settings are ignored")).toBe(true);
+        expect(approvals.allowedCommands).toEqual(["make"]);
+    });
+
+    it("a bad value drops that key only, with the file and the key named", () => {
+        put(inRepo(".north/settings.json"), { editsAutoAccept: "yes", allowedCommands: ["make"] });
+        const { warnings, approvals } = load();
+        expect(approvals).toMatchObject({ editsAutoAccept: false, allowedCommands: ["make"] });
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(
+            `${inRepo(".north/settings.json")} is invalid: editsAutoAccept:`
+        );
+    });
+
+    it("accepts exactly the supported provider APIs", () => {
+        for (const api of PROVIDER_APIS) {
+            put(join(configDir, "config.json"), { providers: { p: { api } } });
+            expect(loadUserSettings(env()).ok).toBe(true);
+        }
+        put(join(configDir, "config.json"), { providers: { p: { api: "openai-chatt" } } });
+        const user = loadUserSettings(env());
+        expect(!user.ok && user.error).toContain("providers.p.api");
+    });
+});
+
+describe("migrating autoaccept.json and allowlist.json", () => {
+    const localFile = () => inRepo(".north/settings.local.json");
+
+    it("honours the old files and saves new answers to settings.local.json, leaving them as they were", () => {
+        const autoaccept = JSON.stringify({ editsAutoAccept: true });
+        const allowlist = JSON.stringify({ allowedCommands: ["make"] });
+        put(inRepo(".north/autoaccept.json"), autoaccept);
+        put(inRepo(".north/allowlist.json"), allowlist);
+        put(localFile(), { $schema: "x", note: "kept" });
+        const settings = createProjectApprovalSettings(repo, trusted, load().approvals);
+        expect(settings.isEditsAutoAccepted()).toBe(true);
+        expect(settings.isCommandAllowed("make")).toBe(true);
+        expect(settings.isShellAutoApproved()).toBe(false);
+
+        settings.allowCommand("npm test");
+        settings.allowCommand("npm test");
+        settings.enableShellAutoApprove();
+        expect(JSON.parse(readFileSync(localFile(), "utf8"))).toEqual({
+            $schema: "x",
+            note: "kept",
+            allowedCommands: ["npm test"],
+            shellAutoApprove: true,
+        });
+        expect(readFileSync(inRepo(".north/autoaccept.json"), "utf8")).toBe(autoaccept);
+        expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(allowlist);
+        expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe("settings.local.json\n");
+
+        // The next start sees all of it.
+        const next = createProjectApprovalSettings(repo, trusted, load().approvals);
+        expect(next.isCommandAllowed("npm test")).toBe(true);
+        expect(next.isCommandAllowed("make")).toBe(true);
+        expect(next.isShellAutoApproved()).toBe(true);
+    });
+
+    it("adds settings.local.json to an existing .north/.gitignore once", () => {
+        put(inRepo(".north/.gitignore"), "cache/");
+        const settings = createProjectApprovalSettings(repo, trusted, load().approvals);
+        settings.enableEditsAutoAccept();
+        settings.allowCommand("make");
+        expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe(
+            "cache/\nsettings.local.json\n"
+        );
+    });
+
+    it("never overwrites a broken local file: the answer holds for the session and says so", () => {
+        put(localFile(), "{ broken");
+        const warnings: string[] = [];
+        const settings = createProjectApprovalSettings(repo, trusted, load().approvals, (w) =>
+            warnings.push(w)
+        );
+        settings.allowCommand("make");
+        expect(settings.isCommandAllowed("make")).toBe(true);
+        expect(readFileSync(localFile(), "utf8")).toBe("{ broken");
+        expect(warnings).toEqual([
+            `this answer holds for this session only: ${localFile()} is not valid JSON (${jsonError("{ broken")}); it was left as is`,
+        ]);
+    });
+});
+
+function jsonError(text: string): string {
+    try {
+        JSON.parse(text);
+        return "";
+    } catch (error) {
+        return (error as Error).message;
+    }
+}
