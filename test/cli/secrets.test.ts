@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
-const FAKE_MCP = fileURLToPath(new URL("../mcp/fixtures/fake-server.mjs", import.meta.url));
+const FAKE_MCP = fileURLToPath(new URL("../tools/mcp/fixtures/fake-server.mjs", import.meta.url));
 let server: FakeLlmServer;
 let repo: string;
 let home: string;

@@ -5,7 +5,7 @@ import {
     createPrintRenderer,
     streamJsonLine,
 } from "../../src/headless/print-mode";
-import { runResult } from "../ui-unit/helpers";
+import { runResult } from "../ui/helpers";
 
 function render(format: OutputFormat, progress: boolean, events: EngineEvent[]) {
     const out: string[] = [];

@@ -15,7 +15,7 @@ import { createMcpManager, type McpManager } from "../../src/tools/mcp/manager";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, call, text } from "../kit/scripted-provider";
 
-const FAKE_MCP = fileURLToPath(new URL("../mcp/fixtures/fake-server.mjs", import.meta.url));
+const FAKE_MCP = fileURLToPath(new URL("../tools/mcp/fixtures/fake-server.mjs", import.meta.url));
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 /** In every string field the log must not show; the text of allowed fields carries SAFE. */
 const SECRET = "Zq9SECRET";

@@ -1,6 +1,6 @@
 import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { computeFileDiff, formatEditTitle } from "../../src/tools/editing/diff";
+import { computeFileDiff } from "../../src/tools/editing/diff";
 
 /** Small deterministic PRNG (mulberry32). */
 function random(seed: number): () => number {
@@ -68,7 +68,6 @@ describe("computeFileDiff", () => {
             ].join("\n")
         );
         expect([diff.linesAdded, diff.linesRemoved]).toEqual([2, 1]);
-        expect(formatEditTitle("Editing a.txt", [diff])).toBe("Editing a.txt (+2/-1)");
     });
 
     it("handles edits at the edges, no final newline and CRLF", async () => {

@@ -49,7 +49,7 @@ function policyGaps(tool: AnyToolDefinition): string[] {
     return gaps;
 }
 
-const FIXTURE = fileURLToPath(new URL("../mcp/fixtures/fake-server.mjs", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("./mcp/fixtures/fake-server.mjs", import.meta.url));
 const managers: McpManager[] = [];
 afterEach(async () => {
     await Promise.all(managers.splice(0).map((m) => m.close()));

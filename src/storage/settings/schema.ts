@@ -73,9 +73,6 @@ export type Settings = {
     -readonly [K in SettingsKey]?: z.infer<(typeof SETTINGS_KEYS)[K]["schema"]>;
 };
 
-export type ProviderSettings = z.infer<typeof providerSchema>;
-export type ModelSettings = z.infer<typeof modelSchema>;
-
 /** A problem with one file: `fatal` ones make a user file unusable (bad values). */
 export interface SettingsIssue {
     message: string;

@@ -194,17 +194,3 @@ export async function computeFileDiff(
         isNewFile: false,
     };
 }
-
-/** Total +/- over several file diffs. */
-export function diffStats(diffs: readonly FileDiff[]): { added: number; removed: number } {
-    return diffs.reduce(
-        (sum, d) => ({ added: sum.added + d.linesAdded, removed: sum.removed + d.linesRemoved }),
-        { added: 0, removed: 0 }
-    );
-}
-
-/** "Editing a.ts (+3/-1)" — the summary with the edit stats the transcript shows. */
-export function formatEditTitle(summary: string, diffs: readonly FileDiff[]): string {
-    const { added, removed } = diffStats(diffs);
-    return `${summary} (+${added}/-${removed})`;
-}

@@ -30,10 +30,6 @@ export function mcpToolName(server: string, tool: string, taken?: ReadonlySet<st
     return name.slice(0, MAX_TOOL_NAME_LENGTH - suffix.length) + suffix;
 }
 
-export function isMcpToolName(name: string): boolean {
-    return name.startsWith(MCP_TOOL_PREFIX);
-}
-
 /**
  * One line for the approval prompt: the tool and its arguments as compact
  * JSON, cut to `maxChars`. Also a natural allowlist key is the tool name.

@@ -61,8 +61,3 @@ export function createAnsi(colors: boolean): Ansi {
         },
     };
 }
-
-/** `NO_COLOR` (any non-empty value, per no-color.org) turns colours off. */
-export function colorsWanted(env: NodeJS.ProcessEnv): boolean {
-    return !env.NO_COLOR;
-}

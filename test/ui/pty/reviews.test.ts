@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../kit/pty";
+import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 30_000;
 const ORIGINAL = "export const retries = 3;\n";

@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProfileStore } from "../../src/storage/profile";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../kit/pty";
+import { createProfileStore } from "../../../src/storage/profile";
+import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 40_000;
 

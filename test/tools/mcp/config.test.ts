@@ -8,9 +8,9 @@ import {
     mcpServerFingerprint,
     mergeMcpServers,
     parseMcpServers,
-} from "../../src/tools/mcp/config";
-import { mcpResultToText, truncateUtf8 } from "../../src/tools/mcp/content";
-import { describeMcpCall, mcpToolName } from "../../src/tools/mcp/names";
+} from "../../../src/tools/mcp/config";
+import { mcpResultToText, truncateUtf8 } from "../../../src/tools/mcp/content";
+import { describeMcpCall, mcpToolName } from "../../../src/tools/mcp/names";
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import { type FakeLlmServer, startFakeLlmServer } from "../../kit/fake-llm-server";
 import {
     type NorthPtySession,
     type PtyNorth,
@@ -15,7 +15,7 @@ import {
     isAppReady,
     spawnNorthPty,
     startNorthSession,
-} from "../kit/pty";
+} from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const UP = "\x1b[A";

@@ -1,8 +1,8 @@
 /** The pty harness itself, against output that does not depend on the interactive app. */
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PtyNorth, spawnNorthPty } from "../kit/pty";
-import { isolatedHome } from "../kit/run-north";
+import { type PtyNorth, spawnNorthPty } from "../../kit/pty";
+import { isolatedHome } from "../../kit/run-north";
 
 let north: PtyNorth | undefined;
 let home: string | undefined;

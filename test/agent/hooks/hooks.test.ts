@@ -9,7 +9,7 @@ import {
     matcherMatches,
     parseHookSettings,
     runHooks,
-} from "../../src/agent/hooks";
+} from "../../../src/agent/hooks";
 
 const dirs: string[] = [];
 afterEach(async () => {

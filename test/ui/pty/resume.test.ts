@@ -5,8 +5,8 @@
  * running chat. Needs `npm run build` first.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeLlmServer } from "../kit/fake-llm-server";
-import { type PacedLlmServer, startPacedLlmServer } from "../kit/paced-llm-server";
+import type { FakeLlmServer } from "../../kit/fake-llm-server";
+import { type PacedLlmServer, startPacedLlmServer } from "../../kit/paced-llm-server";
 import {
     type NorthPtySession,
     type PtyNorth,
@@ -15,7 +15,7 @@ import {
     REVIEW_SETTLE_MS,
     spawnNorthPty,
     startNorthSession,
-} from "../kit/pty";
+} from "../../kit/pty";
 
 const TIMEOUT = 90_000;
 const CTRL_C = "\x03";

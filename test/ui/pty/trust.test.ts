@@ -14,7 +14,7 @@ import {
     REVIEW_SETTLE_MS,
     spawnNorthPty,
     startNorthSession,
-} from "../kit/pty";
+} from "../../kit/pty";
 
 const TIMEOUT = 40_000;
 

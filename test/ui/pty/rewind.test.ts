@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runNorth } from "../kit/run-north";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../kit/pty";
+import { runNorth } from "../../kit/run-north";
+import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const ESC = "\x1b";

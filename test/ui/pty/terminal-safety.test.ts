@@ -4,7 +4,7 @@
  * (8-bit) forms. Needs `npm run build` first.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, startNorthSession } from "../kit/pty";
+import { type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 30_000;
 

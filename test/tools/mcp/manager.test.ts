@@ -10,14 +10,14 @@ import {
     type McpServerSpec,
     type McpStdioServerSpec,
     parseMcpServers,
-} from "../../src/tools/mcp/config";
+} from "../../../src/tools/mcp/config";
 import {
     createMcpManager,
     type McpManager,
     type McpToolDefinition,
-} from "../../src/tools/mcp/manager";
-import { createToolRegistry } from "../../src/tools/registry";
-import type { ToolResult } from "../../src/tools/types";
+} from "../../../src/tools/mcp/manager";
+import { createToolRegistry } from "../../../src/tools/registry";
+import type { ToolResult } from "../../../src/tools/types";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
 const managers: McpManager[] = [];
