@@ -18,7 +18,7 @@ export async function benchPromptSize(): Promise<void> {
             const system = buildSystemPrompt({
                 repoRoot: "/home/user/project",
                 mode,
-                toolNames: tools.map((t) => t.name),
+                tools: toolset.registry.list().filter((t) => mode === "agent" || t.readOnly),
             });
             const toolChars = JSON.stringify(
                 tools.map((t) => ({

@@ -70,7 +70,7 @@ export function createRunContext(options: RunOptions, setup: RunSetup): RunConte
             buildSystemPrompt({
                 repoRoot: setup.repoRoot,
                 mode: options.mode,
-                toolNames: [...allowedNames],
+                tools: allowed,
             }),
         setup.context
     );

@@ -1,12 +1,11 @@
-import { builtinTool } from "../tools/index";
-import type { ApprovalPolicy } from "../tools/types";
+import type { ApprovalPolicy, ToolDefinition } from "../tools/types";
 import type { Mode } from "./events";
 
 export interface SystemPromptInput {
     repoRoot: string;
     mode: Mode;
     /** The tools offered: guidance about editing (and NORTH_FILE) or commands is left out without them. */
-    toolNames: string[];
+    tools: ReadonlyArray<Pick<ToolDefinition, "approvalPolicy" | "hookAliases">>;
 }
 
 type Policy = Exclude<ApprovalPolicy, "none">;
@@ -90,9 +89,14 @@ const MODE_NOTES: Record<Mode, string> = {
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
     const header = `You are North, a coding agent working in the user's repository at ${input.repoRoot} through tools. Paths are relative to that root.`;
-    // Known through the definitions, so a renamed tool keeps its guidance.
-    const policies = new Set(input.toolNames.map((name) => builtinTool(name)?.approvalPolicy));
-    const can: Can = { write: policies.has("write"), shell: policies.has("shell") };
+    // Known through the definitions, so a renamed tool keeps its guidance. Commands: a tool that
+    // answers to Claude Code's `Bash` (MCP tools are reviewed like commands but are not shells).
+    const can: Can = {
+        write: input.tools.some((tool) => tool.approvalPolicy === "write"),
+        shell: input.tools.some(
+            (tool) => tool.approvalPolicy === "shell" && tool.hookAliases?.includes("Bash") === true
+        ),
+    };
     const body = SECTIONS.filter(([, , needs]) => !needs || can[needs]).map(
         ([tag, text]) => `<${tag}>\n${typeof text === "string" ? text : text(can)}\n</${tag}>`
     );

@@ -13,8 +13,8 @@ const registry = createToolRegistry(
 function firstRequest(mode: Mode) {
     const schemas = registry.schemas((tool) => mode !== "ask" || tool.readOnly);
     if (mode === "plan") schemas.push(PROPOSE_PLAN_SCHEMA);
-    const toolNames = schemas.map((schema) => schema.name);
-    const system = buildSystemPrompt({ repoRoot: "/repo", mode, toolNames });
+    const tools = registry.list().filter((tool) => mode !== "ask" || tool.readOnly);
+    const system = buildSystemPrompt({ repoRoot: "/repo", mode, tools });
     return { system, size: system.length + JSON.stringify(schemas).length };
 }
 
@@ -55,7 +55,7 @@ describe("system prompt per mode", () => {
         const system = buildSystemPrompt({
             repoRoot: "/repo",
             mode: "agent",
-            toolNames: readOnly.map((tool) => tool.name),
+            tools: readOnly,
         });
         expect(system).not.toContain("NORTH_FILE");
         expect(system).not.toContain("<long_running_commands>");
