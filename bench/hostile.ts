@@ -24,7 +24,9 @@ import { type FakeLlmServer, type FakeTurn, startFakeLlmServer } from "../test/k
 import { type NorthRun, isolatedHome, runNorth } from "../test/kit/run-north";
 
 const KEY = "sk-ant-hostile-corpus-secret";
-const FAKE_MCP = fileURLToPath(new URL("../test/tools/mcp/fixtures/fake-server.mjs", import.meta.url));
+const FAKE_MCP = fileURLToPath(
+    new URL("../test/tools/mcp/fixtures/fake-server.mjs", import.meta.url)
+);
 const ORIGINAL = "export const retries = 3;\n";
 
 interface CaseContext {
