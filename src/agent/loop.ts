@@ -165,7 +165,7 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
     const { signal } = run;
     let summarisedForOverflow = false;
     for (let attempt = 1; ; attempt++) {
-        const repair = repairToolPairing([...conversation.messages]);
+        const repair = repairToolPairing(conversation.messages);
         if (repair.repaired > 0) {
             deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
             conversation.replace(repair.messages);

@@ -14,8 +14,6 @@ import {
     RESPONSE_CHARS_PER_TOKEN,
 } from "../tools/limits";
 
-export { MAX_RESPONSE_CHARS };
-
 /** The cap on one response's text, thinking and tool arguments, from the model's output limits. */
 export function responseCharLimit(maxOutputTokens: number, thinkingBudgetTokens = 0): number {
     const tokens = maxOutputTokens + thinkingBudgetTokens;

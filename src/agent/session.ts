@@ -26,7 +26,7 @@ import type { ToolRunner } from "./tool-executor";
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
 export type { RunOptions } from "./run-context";
-export { AUTO_SUMMARY_THRESHOLD, DEFAULT_KEEP_LAST } from "./compaction";
+export { DEFAULT_KEEP_LAST } from "./compaction";
 
 export interface SessionOptions {
     sessionId: string;

@@ -9,7 +9,10 @@ const INTERRUPTED =
  * results are filled with an "interrupted" error and stray or duplicate results
  * are dropped; the input is not modified.
  */
-export function repairToolPairing(messages: Message[]): { messages: Message[]; repaired: number } {
+export function repairToolPairing(messages: readonly Message[]): {
+    messages: Message[];
+    repaired: number;
+} {
     const out: Message[] = [];
     let repaired = 0;
     for (let i = 0; i < messages.length; i++) {

@@ -20,8 +20,6 @@ import {
     restorePlan,
 } from "../commands/rewind-restore";
 
-export type { RewindScope };
-
 type Result = { ok: true } | { ok: false; error: string };
 
 export interface RewindDeps {

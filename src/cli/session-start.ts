@@ -29,6 +29,7 @@ import {
     restoreConversation,
     restoredUsage,
 } from "./conversation-wiring";
+import type { SwitchResult } from "../commands/host";
 import { type SessionCosts, createSessionCosts } from "../agent/session-costs";
 import { createCheckpointStore } from "../storage/checkpoints";
 import { conversationCheckpoints } from "./checkpoint-wiring";
@@ -92,8 +93,6 @@ export interface SessionHandle {
     /** `close()`, then SessionEnd hooks and a clean stop of MCP servers. */
     closeAsync(): Promise<void>;
 }
-
-export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
 
 export interface ConversationPrompt {
     entryId: string;

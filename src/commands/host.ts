@@ -22,7 +22,7 @@ import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
 import { forkConversation, rewindConversation, rewindPointsOf } from "./host-rewind";
 import type { CommandResult, PickerOption, RewindPoints, RewindRequest } from "./types";
 
-type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
+export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
 
 /** The part of the session handle (cli/session-start.ts) the host works over. */
 export interface HostEngine {

@@ -2,6 +2,7 @@
  * Text helpers for the tools' transcript titles and result suffixes
  * (`ToolDisplay`): plain strings, drawn by whichever front-end shows them.
  */
+import { oneLine as cutToOneLine } from "../util/short-text";
 import type { FileDiff, LooseArgs, ToolDisplay } from "./types";
 
 export const asArgs = (input: unknown): LooseArgs =>
@@ -32,10 +33,7 @@ export const fileTitle =
         return file ? `${verb} ${file}` : undefined;
     };
 
-export const oneLine = (text: string, max = 60): string => {
-    const flat = text.replace(/\s+/g, " ").trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+export const oneLine = (text: string, max = 60): string => cutToOneLine(text, max);
 
 export const plural = (n: number, one: string, many = `${one}s`): string =>
     `${n} ${n === 1 ? one : many}`;

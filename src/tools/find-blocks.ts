@@ -11,8 +11,6 @@ import { type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
 import { MAX_BLOCKS } from "./limits";
 
-export { MAX_BLOCKS };
-
 export const BLOCK_KINDS = [
     "html_section",
     "css_rule",

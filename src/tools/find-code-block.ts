@@ -14,7 +14,6 @@ import { type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
 import { MAX_CODE_BLOCKS } from "./limits";
 
-export { MAX_CODE_BLOCKS };
 /** Occurrences of the query examined. */
 const MAX_OCCURRENCES = 500;
 const SNIPPET_LINES = 5;

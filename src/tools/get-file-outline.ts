@@ -17,7 +17,6 @@ import { type ToolDefinition, toolOk } from "./types";
 import { fileTitle } from "./display-text";
 import { MAX_OUTLINE_ITEMS } from "./limits";
 
-export { MAX_OUTLINE_ITEMS };
 /** Lines longer than this are reported as minified or generated. */
 const LONG_LINE_CHARS = 10_000;
 

@@ -12,8 +12,6 @@ import { type ToolDefinition, toolOk } from "./types";
 import { fileTitle } from "./display-text";
 import { MAX_SYMBOLS } from "./limits";
 
-export { MAX_SYMBOLS };
-
 const input = z.object({
     path: z.string(),
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-    MAX_RESPONSE_CHARS,
     consumeModelStream,
     responseCharLimit,
     withRefusedInputs,
 } from "../../src/agent/model-request";
+import { MAX_RESPONSE_CHARS } from "../../src/tools/limits";
 import { makeToolCall } from "../../src/providers/stream-utils";
 import type { AssistantMessage, StreamEvent } from "../../src/providers/types";
 import { MAX_TOOL_INPUT_BYTES } from "../../src/tools/registry";

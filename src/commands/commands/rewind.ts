@@ -1,3 +1,4 @@
+import { oneLine } from "../../util/short-text";
 import type {
     CommandContext,
     CommandDefinition,
@@ -9,7 +10,8 @@ import type {
 
 const CANCELLED: CommandResult = { message: "Rewind cancelled; nothing was changed." };
 
-const flat = (text: string) => text.replace(/\s+/g, " ").trim();
+/** A prompt on one line, never cut: the picker and the confirmation show it whole. */
+const flat = (text: string) => oneLine(text, Infinity);
 
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 

@@ -6,7 +6,6 @@
 import { MAX_MCP_RESULT_BYTES } from "../limits";
 
 /** Default cap on one result's text, in UTF-8 bytes. */
-export { MAX_MCP_RESULT_BYTES };
 
 export interface McpResultText {
     text: string;
