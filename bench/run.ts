@@ -175,6 +175,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     tui: async () => (await import("./tui")).benchTui(),
+    launch: async () => (await import("./launch")).benchLaunch(),
     project: async () => (await import("./project")).benchProject(),
     sessions: async () => (await import("./sessions")).benchSessions(),
     northfile: async () => (await import("./north-file")).benchNorthFile(),

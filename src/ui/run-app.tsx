@@ -19,6 +19,7 @@ import type { SlashSource } from "./composer/slash-complete";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import { createTranscriptStore } from "./transcript/store";
+import { loadToolDisplays } from "./transcript/tool-display";
 import {
     createTerminalGuard,
     installExitHooks,
@@ -66,7 +67,11 @@ const STOP_GRACE_MS = 3000;
 export async function runInteractiveApp(options: InteractiveOptions): Promise<number> {
     const session = createDeferredSession(
         options.initialState,
-        options.engine.then((engine) => engine.session())
+        // Tool events arrive only from the session, so titles are known by then.
+        options.engine.then(async (engine) => {
+            await loadToolDisplays();
+            return engine.session();
+        })
     );
     const ansi = createAnsi(options.colors);
     const cache = createLineCache(ansi);
@@ -119,7 +124,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     for (const notice of options.notices) {
         store.dispatch({ type: "notice", level: notice.level, text: notice.text });
     }
-    if (options.initialHistory) store.dispatchAll(storedHistoryActions(options.initialHistory));
+    if (options.initialHistory) {
+        await loadToolDisplays();
+        store.dispatchAll(storedHistoryActions(options.initialHistory));
+    }
     if (options.learning?.ask && !options.initialPrompt) {
         const learning = options.learning;
         void options.bridge.askLearning().then((answer) => {

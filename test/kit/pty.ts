@@ -32,6 +32,8 @@ export interface PtyNorthOptions {
     cwd: string;
     cols?: number;
     rows?: number;
+    /** Another build's bin/north.js (a bench's baseline); default: this checkout's. */
+    bin?: string;
 }
 
 export interface PtyNorth {
@@ -72,13 +74,17 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
     const cols = options.cols ?? 100;
     const rows = options.rows ?? 30;
     const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
-    const pty = nodePty.spawn(process.execPath, [NORTH_BIN, ...(options.args ?? [])], {
-        name: "xterm-256color",
-        cols,
-        rows,
-        cwd: options.cwd,
-        env: { TERM: "xterm-256color", COLORTERM: "truecolor", ...options.env },
-    });
+    const pty = nodePty.spawn(
+        process.execPath,
+        [options.bin ?? NORTH_BIN, ...(options.args ?? [])],
+        {
+            name: "xterm-256color",
+            cols,
+            rows,
+            cwd: options.cwd,
+            env: { TERM: "xterm-256color", COLORTERM: "truecolor", ...options.env },
+        }
+    );
     const chunks: string[] = [];
     let bytes = 0;
     let lastDataAt = performance.now();

@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadToolDisplays } from "../../src/ui/transcript/tool-display";
 import type { Entry, ToolEntry } from "../../src/ui/transcript/types";
 import { ev, reduce, runResult } from "./helpers";
+
+// The chat loads the tools' display data behind its first frame (see run-app).
+beforeAll(loadToolDisplays);
 
 const start = ev({
     type: "run_start",

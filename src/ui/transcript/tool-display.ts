@@ -6,9 +6,20 @@
  * here by name, since a stored conversation replays without its tool set.
  */
 import { asArgs } from "../../tools/display-text";
-import { builtinTool } from "../../tools/index";
+import type { ToolDisplay } from "../../tools/types";
 
-const displayOf = (name: string) => builtinTool(name)?.display;
+let displayOf: (name: string) => ToolDisplay | undefined = () => undefined;
+
+/**
+ * Loads the built-in tools' display data. The tools stay out of the first
+ * frame's code: the chat calls this behind it (with the engine, which loads
+ * them anyway), or before drawing a resumed conversation. Until then a call
+ * reads as its name.
+ */
+export async function loadToolDisplays(): Promise<void> {
+    const { builtinTool } = await import("../../tools/index");
+    displayOf = (name) => builtinTool(name)?.display;
+}
 
 /** "Reading a.ts", "Listing project files"; tools without a title keep their name. */
 export function toolTitle(name: string, input: unknown): string {

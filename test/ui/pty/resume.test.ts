@@ -100,6 +100,8 @@ describe("resuming in the chat", () => {
             await pause(REVIEW_SETTLE_MS);
             north.type("a");
             await north.waitForText("Bumped the retries.");
+            // Live titles: the tools' display data loads behind the first frame.
+            expect(north.screenText()).toContain("Editing app.ts (+1/-1)");
 
             server.enqueue(
                 { toolCalls: [{ name: "shell_run", input: { command: "echo fidelity-output" } }] },

@@ -1,0 +1,92 @@
+/**
+ * `npm run bench -- launch`: chat launch to composer visible, this build
+ * next to bare node in the same pty, and — with BENCH_BASELINE set to another
+ * checkout's bin/north.js (e.g. the commit before a change) — next to that
+ * build, runs interleaved so both see the same machine load.
+ */
+import { rmSync } from "node:fs";
+import * as nodePty from "@lydell/node-pty";
+import { isAppReady, spawnNorthPty } from "../test/kit/pty";
+import { startPacedLlmServer } from "../test/kit/paced-llm-server";
+import { median } from "./measure";
+import { makeFixture } from "./tui";
+
+const RUNS = Number(process.env.BENCH_LAUNCH_RUNS ?? 15);
+const COLS = 100;
+const ROWS = 30;
+
+async function launchMs(bin: string | undefined, fixture: ReturnType<typeof makeFixture>) {
+    const started = performance.now();
+    const north = spawnNorthPty({
+        args: ["--path", fixture.repo],
+        env: fixture.env,
+        cwd: fixture.repo,
+        cols: COLS,
+        rows: ROWS,
+        bin,
+    });
+    try {
+        await north.waitFor(
+            () => north.hasExited() || isAppReady(north),
+            30_000,
+            "the composer and status line"
+        );
+        if (north.hasExited()) throw new Error(`north exited early:\n${north.screenText()}`);
+        return performance.now() - started;
+    } finally {
+        north.kill();
+    }
+}
+
+async function bareNodeMs(): Promise<number> {
+    const started = performance.now();
+    const pty = nodePty.spawn(process.execPath, ["-e", "process.stdout.write('ready')"], {
+        cols: COLS,
+        rows: ROWS,
+    });
+    await new Promise<void>((resolve) => {
+        let out = "";
+        pty.onData((data) => {
+            out += data;
+            if (out.includes("ready")) resolve();
+        });
+    });
+    const ms = performance.now() - started;
+    pty.kill();
+    return ms;
+}
+
+export async function benchLaunch(): Promise<void> {
+    const baseline = process.env.BENCH_BASELINE;
+    const server = await startPacedLlmServer();
+    const fixture = makeFixture(server.anthropicBaseUrl);
+    const samples = { bare: [] as number[], north: [] as number[], baseline: [] as number[] };
+    try {
+        // One warm-up of each fills the disk cache.
+        await launchMs(undefined, fixture);
+        if (baseline) await launchMs(baseline, fixture);
+        for (let i = 0; i < RUNS; i++) {
+            samples.bare.push(await bareNodeMs());
+            samples.north.push(await launchMs(undefined, fixture));
+            if (baseline) samples.baseline.push(await launchMs(baseline, fixture));
+        }
+    } finally {
+        await server.close();
+        rmSync(fixture.repo, { recursive: true, force: true });
+        rmSync(fixture.home, { recursive: true, force: true });
+    }
+    const bare = median(samples.bare);
+    const north = median(samples.north);
+    console.log(`\nchat launch to composer visible (median of ${RUNS}, ${COLS}×${ROWS} pty)`);
+    console.log(`  bare node in a pty   ${bare.toFixed(1)} ms`);
+    console.log(
+        `  north (this build)   ${north.toFixed(1)} ms  ${(north / bare).toFixed(2)}× bare node`
+    );
+    if (baseline) {
+        const base = median(samples.baseline);
+        console.log(
+            `  baseline build       ${base.toFixed(1)} ms  ${(base / bare).toFixed(2)}× bare node  (${baseline})`
+        );
+        console.log(`  this build / baseline: ${(north / base).toFixed(3)}×`);
+    }
+}
