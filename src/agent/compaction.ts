@@ -93,15 +93,25 @@ export async function summarise(deps: CompactionDeps, options: SummariseOptions)
     if (!parsed) {
         return report(false, 0, "the summary was not valid JSON; keeping the conversation as is");
     }
+    // The caller sets the context figure: only it knows the system prompt and tools sent next.
     conversation.compact(parsed, cut);
-    conversation.setContextTokens(estimatePromptTokens("", conversation.forRequest()).total);
     return report(true, cut, `summarised ${cut} earlier messages`);
 }
 
+/** Messages kept verbatim when the usual summary still leaves the request over the window. */
+const MINIMAL_KEEP_LAST = 2;
+
+export type FittedRequest =
+    | { kind: "fits"; messages: Message[] }
+    | { kind: "cancelled" }
+    /** Over the window even after summarising: sending would only fail (or be cut). */
+    | { kind: "too_large"; estimate: number; limit: number };
+
 /**
  * The messages of the next request, summarised first when the estimate
- * reaches the threshold; the estimate becomes the context figure. Null when
- * the run was cancelled meanwhile.
+ * reaches the threshold (and harder when that is not enough); the estimate
+ * becomes the context figure. A request still over the window is refused
+ * rather than sent.
  */
 export async function fitToWindow(
     deps: CompactionDeps,
@@ -109,23 +119,22 @@ export async function fitToWindow(
     tools: ToolSchema[],
     attachedFiles: string | undefined,
     signal: AbortSignal
-): Promise<Message[] | null> {
+): Promise<FittedRequest> {
     const { conversation } = deps;
     let messages = conversation.forRequest(attachedFiles);
     const limit = conversation.model.contextLimitTokens;
     let estimate = estimatePromptTokens(system, messages, tools).total;
-    if (limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD) {
-        const done = await summarise(deps, {
-            keepLast: DEFAULT_KEEP_LAST,
-            trigger: "auto",
-            signal,
-        });
-        if (signal.aborted) return null;
+    for (const keepLast of [DEFAULT_KEEP_LAST, MINIMAL_KEEP_LAST]) {
+        if (limit <= 0 || estimate < limit * AUTO_SUMMARY_THRESHOLD) break;
+        if (keepLast === MINIMAL_KEEP_LAST && estimate <= limit) break;
+        const done = await summarise(deps, { keepLast, trigger: "auto", signal });
+        if (signal.aborted) return { kind: "cancelled" };
         if (done) {
             messages = conversation.forRequest(attachedFiles);
             estimate = estimatePromptTokens(system, messages, tools).total;
         }
     }
     conversation.setContextTokens(estimate);
-    return messages;
+    if (limit > 0 && estimate > limit) return { kind: "too_large", estimate, limit };
+    return { kind: "fits", messages };
 }

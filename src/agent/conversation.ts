@@ -64,6 +64,8 @@ export class Conversation {
     private current: ModelInfo;
     private requests = 0;
     contextUsedTokens = 0;
+    /** False until a request was estimated or counted (or a stored figure restored). */
+    contextKnown = false;
     totalUsage: Usage = { ...EMPTY_USAGE };
     /** Null once any response came from a model without a price. */
     totalCostUsd: number | null = 0;
@@ -77,6 +79,7 @@ export class Conversation {
         this.emit = options.emit;
         if (options.restored) {
             this.contextUsedTokens = options.restored.contextUsedTokens;
+            this.contextKnown = options.restored.contextUsedTokens > 0;
             this.totalUsage = { ...options.restored.totalUsage };
             this.totalCostUsd = options.restored.totalCostUsd;
         }
@@ -148,6 +151,7 @@ export class Conversation {
     /** The context figure changed: front-ends show it, and a resumed conversation starts from it. */
     setContextTokens(used: number): void {
         this.contextUsedTokens = used;
+        this.contextKnown = true;
         const limit = this.current.contextLimitTokens;
         this.emit({
             type: "context",

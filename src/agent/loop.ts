@@ -170,15 +170,10 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
             deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
             conversation.replace(repair.messages);
         }
-        const messages = await fitToWindow(
-            deps,
-            run.system,
-            run.schemas,
-            run.attachedFiles,
-            signal
-        );
-        if (!messages) return { kind: "cancelled" };
-        const outcome = await callModel(deps, run.system, run.schemas, messages, signal, {
+        const fitted = await fitToWindow(deps, run.system, run.schemas, run.attachedFiles, signal);
+        if (fitted.kind === "cancelled") return { kind: "cancelled" };
+        if (fitted.kind === "too_large") return tooLargeOutcome(fitted, conversation.model.display);
+        const outcome = await callModel(deps, run.system, run.schemas, fitted.messages, signal, {
             northFile: run.northFile,
         });
         // A retried answer rewrites its NORTH_FILE blocks from the start.
@@ -216,6 +211,24 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
             return { kind: "cancelled" };
         }
     }
+}
+
+/** A request refused before sending: it would not fit the model's window. */
+function tooLargeOutcome(
+    fitted: { estimate: number; limit: number },
+    model: string
+): RequestOutcome {
+    const share = Math.round((fitted.estimate / fitted.limit) * 100);
+    return {
+        kind: "failed",
+        error: {
+            kind: "context_length",
+            retryable: false,
+            message:
+                `not sent: the conversation is about ${fitted.estimate} tokens, ${share}% of ${model}'s ${fitted.limit}-token window, even after summarising. ` +
+                "Start over with /new, or pick a model with a larger window with /model.",
+        },
+    };
 }
 
 async function finish(ending: Ending, run: RunContext, deps: LoopDeps): Promise<RunResult> {

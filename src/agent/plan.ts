@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock, ToolSchema } from "../providers/types";
-import type { ToolResult } from "../tools/types";
+import type { ToolDisplay, ToolResult } from "../tools/types";
 import { type ToolExecutorDeps, ask } from "./tool-executor";
 
 /** The tool the model calls in plan mode to put its plan before the user. */
@@ -15,6 +15,9 @@ export const PROPOSE_PLAN_SCHEMA: ToolSchema = {
         required: ["plan"],
     },
 };
+
+/** How a propose_plan call reads in the transcript (the plan itself shows in its review). */
+export const PROPOSE_PLAN_DISPLAY: ToolDisplay = { title: () => "Proposing a plan" };
 
 export const PLAN_REQUIRED_MESSAGE =
     "PLAN_REQUIRED: this is plan mode. Propose a plan with propose_plan and wait for the user to accept it before changing files or running commands.";

@@ -56,24 +56,33 @@ export interface RunSetup {
     northFile: () => NorthFileRouter;
 }
 
-/** The tools, system prompt and empty tallies of a run in `options.mode`. */
-export function createRunContext(options: RunOptions, setup: RunSetup): RunContext {
-    const allowed = setup.tools.list().filter((t) => options.mode !== "ask" || t.readOnly);
+/** What every request of a run in `mode` sends besides the messages. */
+export interface RequestShape {
+    system: string;
+    schemas: ToolSchema[];
+    allowed: ReturnType<ToolRunner["list"]>;
+    allowedNames: Set<string>;
+}
+
+/** The system prompt and tool schemas of a request in `mode` (also the idle context estimate's). */
+export function requestShape(mode: Mode, setup: Omit<RunSetup, "northFile">): RequestShape {
+    const allowed = setup.tools.list().filter((t) => mode !== "ask" || t.readOnly);
     const allowedNames = new Set(allowed.map((t) => t.name));
     const schemas = setup.tools.schemas((t) => allowedNames.has(t.name));
-    if (options.mode === "plan") {
+    if (mode === "plan") {
         schemas.push(PROPOSE_PLAN_SCHEMA);
         allowedNames.add(PROPOSE_PLAN_TOOL);
     }
     const system = systemWithContext(
-        setup.systemPrompt ??
-            buildSystemPrompt({
-                repoRoot: setup.repoRoot,
-                mode: options.mode,
-                tools: allowed,
-            }),
+        setup.systemPrompt ?? buildSystemPrompt({ repoRoot: setup.repoRoot, mode, tools: allowed }),
         setup.context
     );
+    return { system, schemas, allowed, allowedNames };
+}
+
+/** The tools, system prompt and empty tallies of a run in `options.mode`. */
+export function createRunContext(options: RunOptions, setup: RunSetup): RunContext {
+    const { system, schemas, allowed, allowedNames } = requestShape(options.mode, setup);
     const canWrite = allowed.some((t) => t.approvalPolicy === "write");
     return {
         mode: options.mode,

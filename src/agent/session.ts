@@ -12,7 +12,7 @@ import {
     type UsageSink,
 } from "./conversation";
 import { OutputCache } from "./digest";
-import type { EngineEvent, EngineListener, RunResult } from "./events";
+import type { EngineEvent, EngineListener, Mode, RunResult } from "./events";
 import { type HookRunner, createHookRunner } from "./hook-runner";
 import type { HookEvent, HookEventInputs, HookOutcome, HookSettings } from "./hooks/index";
 import { toolAliasesOf } from "./hooks/index";
@@ -20,7 +20,8 @@ import { type LoopDeps, runLoop } from "./loop";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, streamFromProviders } from "./model-call";
 import { NorthFileRouter } from "./north-file-turn";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep } from "./retry";
-import { type RunOptions, createRunContext } from "./run-context";
+import { type RunOptions, createRunContext, requestShape } from "./run-context";
+import { estimatePromptTokens } from "./tokens";
 import type { ToolRunner } from "./tool-executor";
 
 export type { ToolRunner } from "./tool-executor";
@@ -92,6 +93,8 @@ export class AgentSession {
     private readonly hooks: HookRunner | undefined;
     private readonly deps: LoopDeps;
     private running = false;
+    /** The mode of the last run: the idle context estimate assumes the next one is alike. */
+    private lastMode: Mode = "agent";
     /** Created with the first run that may write files; kept for continuations across runs. */
     private northFileRouter: NorthFileRouter | null = null;
     /** Rules and profile; `setContext` replaces them between runs. */
@@ -173,6 +176,11 @@ export class AgentSession {
     }
 
     state(): SessionState {
+        if (!this.conversation.contextKnown) {
+            // Before the first request (a new conversation, /new): what it would send.
+            this.conversation.contextUsedTokens = this.estimateNextRequest();
+            this.conversation.contextKnown = true;
+        }
         const { model, contextUsedTokens, totalCostUsd, totalUsage } = this.conversation;
         const limit = model.contextLimitTokens;
         return {
@@ -190,6 +198,7 @@ export class AgentSession {
     async run(prompt: string, options: RunOptions): Promise<RunResult> {
         if (this.running) throw new Error("a run is already in progress in this session");
         this.running = true;
+        this.lastMode = options.mode;
         const run = createRunContext(options, {
             tools: this.options.tools,
             repoRoot: this.options.repoRoot,
@@ -225,8 +234,22 @@ export class AgentSession {
      * (the `/summarize` command); on failure the transcript is kept and a
      * warning is emitted.
      */
-    summarise(options: SummariseOptions): Promise<boolean> {
-        return summarise(this.deps, options);
+    async summarise(options: SummariseOptions): Promise<boolean> {
+        const done = await summarise(this.deps, options);
+        if (done) this.conversation.setContextTokens(this.estimateNextRequest());
+        return done;
+    }
+
+    /** Tokens the next request would send now: system prompt, tool schemas, summary and transcript. */
+    private estimateNextRequest(): number {
+        const shape = requestShape(this.lastMode, {
+            tools: this.options.tools,
+            repoRoot: this.options.repoRoot,
+            systemPrompt: this.options.systemPrompt,
+            context: this.context,
+        });
+        return estimatePromptTokens(shape.system, this.conversation.forRequest(), shape.schemas)
+            .total;
     }
 
     private emit(event: EngineEvent): void {

@@ -198,10 +198,14 @@ export function calculateCost(
     );
 }
 
-/** `$0.004` for small sums, `$1.50` otherwise, `$?` when unknown. */
+/**
+ * The spec's cost format: `$0.004` for small sums, `$1.50` otherwise, `$?`
+ * when unknown; a spend too small for three decimals is `<$0.001`, never `$0.000`.
+ */
 export function formatCost(usd: number | null): string {
     if (usd === null) return "$?";
     if (usd === 0) return "$0.00";
+    if (usd < 0.0005) return "<$0.001";
     if (usd < 0.1) return `$${usd.toFixed(3)}`;
     return `$${usd.toFixed(2)}`;
 }

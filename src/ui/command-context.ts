@@ -20,7 +20,7 @@ import { type CustomCommand, expandCustomCommand } from "../project/custom-comma
 import type { ModelInfo } from "../providers/catalogue";
 import type { AppStateStore } from "./app-state";
 import type { DeferredSession, SessionPort } from "./deferred-session";
-import { formatCost } from "./status-line";
+import { formatCost } from "../providers/catalogue";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";

@@ -3,6 +3,7 @@ import type { ReactElement } from "react";
 import { Box, Text } from "ink";
 import stringWidth from "string-width";
 import type { Mode } from "../agent/events";
+import { formatCost } from "../providers/catalogue";
 
 const MODE_COLORS: Record<Mode, string> = { ask: "cyan", agent: "green", plan: "magenta" };
 
@@ -14,7 +15,7 @@ export interface StatusLineProps {
     mode?: Mode;
     /** Project learning in progress: percent and topic. */
     learning?: { percent: number; topic: string } | null;
-    /** The model id, with "-thinking" when extended thinking is on. */
+    /** The model's display name ("Claude Sonnet 4 (thinking)" when extended thinking is on). */
     model: string;
     contextUsedTokens: number;
     /** 0..1 of the model's context window. */
@@ -29,11 +30,6 @@ export function formatTokens(tokens: number): string {
     if (tokens < 1000) return String(Math.round(tokens));
     if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(1).replace(/\.0$/, "")}K`;
     return `${(tokens / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
-}
-
-export function formatCost(usd: number | null): string {
-    if (usd === null) return "$?";
-    return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
 /** Green below 60 %, yellow to 85 %, red above. */

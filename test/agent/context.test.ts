@@ -93,15 +93,18 @@ describe("auto-summary", () => {
         expect(s.state().contextUsedTokens).toBeLessThan(tiny.contextLimitTokens);
     });
 
-    it("keeps the transcript and warns when the summary is not JSON", async () => {
+    it("keeps the transcript, warns and still sends when the summary is not JSON but the request fits", async () => {
         const { s, provider, events } = session(
             [
                 { blocks: [text("Sure! Here is a summary: the user wants things.")] },
                 { blocks: [text("answer")] },
             ],
-            tiny,
+            sonnet,
             history(10)
         );
+        // A window the conversation fills to about 95 %: past the summary threshold, not over.
+        const idle = s.state().contextUsedTokens;
+        s.setModel({ ...tiny, contextLimitTokens: Math.round(idle / 0.95) });
         const result = await s.run("and now?", { mode: "ask" });
         expect(result.subtype).toBe("success");
         expect(provider.requests[1]!.messages).toHaveLength(21);
@@ -109,6 +112,28 @@ describe("auto-summary", () => {
             events.some((e) => e.type === "warning" && e.message.includes("not valid JSON"))
         ).toBe(true);
         expect(s.rollingSummary).toBeNull();
+    });
+
+    it("refuses to send, keeping the transcript, when no summary brings the request under the window", async () => {
+        const { s, provider } = session(
+            [
+                { blocks: [text("Sure! Here is a summary: the user wants things.")] },
+                { blocks: [text("still not a summary")] },
+                { blocks: [text("never sent")] },
+            ],
+            tiny,
+            history(10)
+        );
+        const before = s.messages.length;
+        const result = await s.run("and now?", { mode: "ask" });
+        expect(result.subtype).toBe("error_during_execution");
+        expect(result.error).toMatch(/^not sent: the conversation is about \d+ tokens, \d+% of /);
+        expect(result.error).toContain("/new");
+        // Two summary attempts (the usual one, then keeping only the last messages); no answer request.
+        expect(provider.requests).toHaveLength(2);
+        expect(provider.requests.every((r) => r.system.includes("condense"))).toBe(true);
+        expect(s.messages.length).toBe(before + 1);
+        expect(s.state().contextUsage).toBeGreaterThan(1);
     });
 
     it("summarises once when the provider rejects the request for context length, and never loops", async () => {
@@ -186,14 +211,34 @@ describe("auto-summary", () => {
         expect(content).toContain("more than a quarter of the context window");
     });
 
-    it("a failed summary never stops the conversation when nothing can be cut", async () => {
-        const { s, events } = session([{ blocks: [text("fine")] }], tiny, [
-            { role: "user", content: "x".repeat(20_000) },
-            { role: "assistant", content: [text("y")] },
-        ]);
-        const result = await s.run("q", { mode: "ask" });
-        expect(result.subtype).toBe("success");
+    it("a prompt larger than the window alone is refused before sending, not sent to fail", async () => {
+        const { s, provider, events } = session([{ blocks: [text("never sent")] }], tiny);
+        const result = await s.run("x".repeat(20_000), { mode: "ask" });
+        expect(result.subtype).toBe("error_during_execution");
+        expect(result.error).toContain("not sent");
+        expect(provider.requests).toHaveLength(0);
+        // Nothing to summarise: said so, and the prompt is kept in the transcript.
         expect(events.some((e) => e.type === "warning")).toBe(true);
+        expect(s.messages).toHaveLength(1);
+    });
+});
+
+describe("the context figure between requests", () => {
+    it("a new conversation shows what its first request will send: system prompt and tools", () => {
+        const { s } = session([], sonnet);
+        const figure = s.state().contextUsedTokens;
+        // North's system prompt alone is hundreds of tokens; "0 (0%)" was wrong.
+        expect(figure).toBeGreaterThan(200);
+        expect(s.state().contextUsage).toBeCloseTo(figure / sonnet.contextLimitTokens);
+    });
+
+    it("after /summarize the figure still counts the system prompt and tools", async () => {
+        const empty = session([], sonnet).s.state().contextUsedTokens;
+        const { s, events } = session([{ blocks: [text(SUMMARY_JSON)] }], sonnet, history(10));
+        expect(await s.summarise({ keepLast: 2 })).toBe(true);
+        const figure = s.state().contextUsedTokens;
+        expect(figure).toBeGreaterThan(empty);
+        expect(events.findLast((e) => e.type === "context")).toMatchObject({ usedTokens: figure });
     });
 });
 

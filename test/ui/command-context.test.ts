@@ -376,7 +376,7 @@ describe("the TUI's slash commands", () => {
         t.appState.subscribe(() => progress.push(t.appState.get().learning?.percent ?? null));
         await t.send("/costs");
         expect(t.appState.get().overlay).toMatchObject({ kind: "costs" });
-        expect(t.commandEntries()[0]?.result).toContain("$0.5000");
+        expect(t.commandEntries()[0]?.result).toContain("$0.50");
         await t.send("/learn");
         expect(progress).toContain(40);
         expect(t.appState.get().learning).toBeNull();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FOLLOWING, scrollReducer } from "../../src/ui/scroll-state";
-import { contextColor, formatCost, formatTokens, statusParts } from "../../src/ui/status-line";
+import { formatCost } from "../../src/providers/catalogue";
+import { contextColor, formatTokens, statusParts } from "../../src/ui/status-line";
 import {
     BRACKETED_PASTE_OFF,
     ENTER_ALT_SCREEN,
@@ -56,7 +57,11 @@ describe("status line", () => {
         expect(formatTokens(850)).toBe("850");
         expect(formatTokens(42_500)).toBe("42.5K");
         expect(formatTokens(1_200_000)).toBe("1.2M");
-        expect(formatCost(0.0123)).toBe("$0.0123");
+        // The spec: three decimals for small sums, two from $0.10 up.
+        expect(formatCost(0)).toBe("$0.00");
+        expect(formatCost(0.0003)).toBe("<$0.001");
+        expect(formatCost(0.0123)).toBe("$0.012");
+        expect(formatCost(0.125)).toBe("$0.13");
         expect(formatCost(12.5)).toBe("$12.50");
         expect(formatCost(null)).toBe("$?");
         expect([0.1, 0.59, 0.6, 0.85, 0.86].map(contextColor)).toEqual([

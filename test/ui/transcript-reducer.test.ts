@@ -316,3 +316,12 @@ describe("resumed history", () => {
         expect(state.busy).toBe(false);
     });
 });
+
+describe("tool titles", () => {
+    it("names the engine's own propose_plan call, which no tool set lists", () => {
+        const state = reduce([
+            ev({ type: "tool_call", id: "p1", name: "propose_plan", input: { plan: "1. Do it" } }),
+        ]);
+        expect(state.entries[0]).toMatchObject({ kind: "tool", title: "Proposing a plan" });
+    });
+});

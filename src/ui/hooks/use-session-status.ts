@@ -37,6 +37,8 @@ export function useSessionStatus(session: SessionStatusSource): SessionState {
             if (CHANGES_STATUS[event.type]) setStatus(session.state());
         });
         const offState = session.onStateChange?.(() => setStatus(session.state()));
+        // A change between the first render and these subscriptions (the engine came up) is not missed.
+        setStatus(session.state());
         return () => {
             offEvents();
             offState?.();

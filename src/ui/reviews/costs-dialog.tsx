@@ -6,6 +6,7 @@
 import { Box, Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
+import { formatCost } from "../../providers/catalogue";
 
 /** Spend on one model (one row of the breakdown). */
 export interface CostRow {
@@ -50,11 +51,6 @@ export function formatTokens(tokens: number): string {
 
 function trimZero(text: string): string {
     return text.endsWith(".0") ? text.slice(0, -2) : text;
-}
-
-/** Four decimals below a dollar (small sessions stay readable), two above. */
-export function formatUsd(usd: number): string {
-    return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
 /** Rows grouped by provider (costliest first), models costliest first. */
@@ -105,7 +101,7 @@ function Row(props: {
             </Box>
             <Box flexShrink={0} width={11} justifyContent="flex-end">
                 <Text bold={props.bold} color={props.color}>
-                    {formatUsd(props.usd)}
+                    {formatCost(props.usd)}
                 </Text>
             </Box>
         </Box>

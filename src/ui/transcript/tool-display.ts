@@ -17,8 +17,13 @@ let displayOf: (name: string) => ToolDisplay | undefined = () => undefined;
  * reads as its name.
  */
 export async function loadToolDisplays(): Promise<void> {
-    const { builtinTool } = await import("../../tools/index");
-    displayOf = (name) => builtinTool(name)?.display;
+    const [{ builtinTool }, plan] = await Promise.all([
+        import("../../tools/index"),
+        import("../../agent/plan"),
+    ]);
+    // The engine's own tools (not in the tool set) read as their modules say.
+    const engineTools = new Map([[plan.PROPOSE_PLAN_TOOL, plan.PROPOSE_PLAN_DISPLAY]]);
+    displayOf = (name) => builtinTool(name)?.display ?? engineTools.get(name);
 }
 
 /** "Reading a.ts", "Listing project files"; tools without a title keep their name. */
