@@ -21,6 +21,7 @@ export interface InteractivePort {
     /** The host switched conversations: show the new one; `draft` goes back to the composer. */
     conversationChanged(draft?: string): void;
     notice(text: string): void;
+    warning(text: string): void;
     /** Opens the costs dialog; returns the line the command shows. */
     showCosts(figures: CostFigures): string;
     /** Learning's progress while `/learn` runs, null when it ended. */
@@ -66,6 +67,8 @@ export function createCommandContext(front: CommandFront): CommandContext {
         () => undefined
     );
     const builtins = new Set(BUILTIN_COMMANDS.map((c) => c.name));
+    /** The learning running in the background, if any. */
+    let learning: AbortController | null = null;
 
     /** Runs a host call that may switch conversations; the chat then shows the new one. */
     const switching = async <R>(
@@ -110,19 +113,42 @@ export function createCommandContext(front: CommandFront): CommandContext {
             const figures = (await pending).costs();
             return { message: ui ? ui.showCosts(figures) : costLines(figures) };
         },
-        async learn() {
+        async learn(action = "start") {
             if (!ui) return chatOnly("/learn");
-            const host = await pending;
-            ui.learningProgress({ percent: 0, topic: "starting" });
-            try {
-                return await host.learn(front.signal(), (percent, topic) =>
-                    ui.learningProgress({ percent, topic })
-                );
-            } finally {
-                ui.learningProgress(null);
-                // Learning's own requests cost money too: refresh the status line.
-                ui.stateChanged();
+            if (action === "stop") {
+                if (!learning) return { message: "No learning is running." };
+                learning.abort();
+                return { message: "Stopping the learning; the profile is not changed." };
             }
+            if (learning) {
+                return {
+                    message: "North is already learning this project; /learn stop cancels it.",
+                };
+            }
+            const host = await pending;
+            // Its own signal: learning goes on while the user chats, until /learn stop or exit.
+            const controller = new AbortController();
+            learning = controller;
+            ui.learningProgress({ percent: 0, topic: "starting" });
+            const announce = (result: CommandResult): void =>
+                result.isError ? ui.warning(result.message) : ui.notice(result.message);
+            void host
+                .learn(controller.signal, (percent, topic) => {
+                    if (learning === controller) ui.learningProgress({ percent, topic });
+                })
+                .then(announce, (error: unknown) =>
+                    ui.warning(`learning failed: ${(error as Error).message}`)
+                )
+                .finally(() => {
+                    learning = null;
+                    ui.learningProgress(null);
+                    // Learning's own requests cost money too: refresh the status line.
+                    ui.stateChanged();
+                });
+            return {
+                message:
+                    "Learning this project in the background (read-only, ten topics); keep chatting. Progress is in the status line; /learn stop cancels.",
+            };
         },
         listConversations: async () => (await pending).listConversations(),
         async resume(id) {

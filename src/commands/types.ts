@@ -74,7 +74,8 @@ export interface CommandContext {
     setMode(mode: Mode): void;
     summarize(keepLast?: number): Promise<CommandResult>;
     showCosts(): Promise<CommandResult>;
-    learn(): Promise<CommandResult>;
+    /** Starts project learning (in the background in the chat); `stop` cancels a running one. */
+    learn(action?: "start" | "stop"): Promise<CommandResult>;
     listConversations(): Promise<PickerOption[]>;
     resume(id: string): Promise<CommandResult>;
     exportMarkdown(path?: string): Promise<CommandResult>;

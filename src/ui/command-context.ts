@@ -117,6 +117,7 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
             if (draft !== undefined) appState.setDraft(draft);
         },
         notice: (text) => store.dispatch({ type: "notice", level: "info", text }),
+        warning: (text) => store.dispatch({ type: "notice", level: "warning", text }),
         showCosts(figures) {
             appState.showOverlay({ kind: "costs", figures });
             return `Session ${formatCost(figures.sessionUsd)} · all time ${formatCost(figures.allTimeUsd)} (Esc or Q closes the dialog)`;

@@ -107,6 +107,7 @@ async function viaChat(handle: SessionHandle, input: string, picks: Array<string
         exit: () => void seen.push("exit"),
         conversationChanged: (draft) => void seen.push(`switched ${draft ?? ""}`),
         notice: (text) => void seen.push(`notice ${text}`),
+        warning: (text) => void seen.push(`warning ${text}`),
         showCosts: (figures) => {
             dialogs.push(figures);
             return "costs dialog open";

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { EngineEvent } from "../../src/agent/events";
 import type { RunOptions, SessionState } from "../../src/agent/session";
 import type { CommandResult, RewindPoint, RewindRequest } from "../../src/commands/index";
@@ -378,13 +378,52 @@ describe("the TUI's slash commands", () => {
         expect(t.appState.get().overlay).toMatchObject({ kind: "costs" });
         expect(t.commandEntries()[0]?.result).toContain("$0.50");
         await t.send("/learn");
+        // Learning runs in the background: the command returns at once and announces the result.
+        expect(t.commandEntries().at(-1)?.result).toContain("in the background");
+        await vi.waitFor(() => expect(t.appState.get().learning).toBeNull());
         expect(progress).toContain(40);
-        expect(t.appState.get().learning).toBeNull();
+        await vi.waitFor(() =>
+            expect(
+                t.entries().some((e) => "text" in e && e.text === "Learned 10 of 10 topics")
+            ).toBe(true)
+        );
         await t.send("/export notes.md");
         expect(t.calls).toContain("export notes.md");
         await t.send("/quit and then some text");
         expect(t.exited()).toBe(1);
         expect(t.first.runs).toEqual([]);
+    });
+
+    it("/learn runs in the background: prompts are sent meanwhile, /learn stop cancels it", async () => {
+        const t = setup();
+        let learnSignal: AbortSignal | undefined;
+        t.fake.engine.learn = (signal, onProgress) =>
+            new Promise((resolve) => {
+                learnSignal = signal;
+                onProgress(10, "Project Summary");
+                signal.addEventListener("abort", () =>
+                    resolve({
+                        message: "Learning cancelled; the profile was not changed.",
+                        isError: true,
+                    })
+                );
+            });
+        await t.send("/learn");
+        expect(t.appState.get().learning).toMatchObject({ percent: 10 });
+        await t.send("what does main do?");
+        expect(t.first.runs.map((r) => r.prompt)).toEqual(["what does main do?"]);
+        await t.send("/learn");
+        expect(t.commandEntries().at(-1)?.result).toContain("already learning");
+        await t.send("/learn stop");
+        expect(learnSignal?.aborted).toBe(true);
+        await vi.waitFor(() => expect(t.appState.get().learning).toBeNull());
+        await vi.waitFor(() =>
+            expect(
+                t
+                    .entries()
+                    .some((e) => e.kind === "notice" && e.text.startsWith("Learning cancelled"))
+            ).toBe(true)
+        );
     });
 
     it("keeps paths and URLs in the text", async () => {
