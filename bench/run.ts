@@ -172,6 +172,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     context: async () => (await import("./context")).benchContext(),
     shell: async () => (await import("./shell")).benchShell(),
     edits: async () => (await import("./edits")).benchEdits(),
+    "edit-corpus": async () => (await import("./edit-corpus")).benchEditCorpus(),
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     tui: async () => (await import("./tui")).benchTui(),

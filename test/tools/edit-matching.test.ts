@@ -1,18 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { firstDifference, notFoundMessage } from "../../src/tools/editing/diagnostics";
 import { findMatches, replaceMatch } from "../../src/tools/editing/match";
-import { lineStarts } from "../../src/tools/editing/text-doc";
+import { replaceExact } from "../../src/tools/editing/edits";
+import { detectEol, lineStarts } from "../../src/tools/editing/text-doc";
 
 function replace(text: string, search: string, replacement: string, eol: "\n" | "\r\n" = "\n") {
     const starts = lineStarts(text);
     const set = findMatches(text, starts, search);
     expect(set.matches).toHaveLength(1);
     const match = set.matches[0]!;
-    return {
-        level: set.level,
-        text: replaceMatch(text, starts, match, search, replacement, eol),
-        match,
-    };
+    const replaced = replaceMatch(text, starts, match, search, replacement, eol);
+    return { level: set.level, text: replaced.text, applied: replaced.level, match };
 }
 
 describe("findMatches levels", () => {
@@ -164,5 +162,125 @@ describe("diagnostics", () => {
             "differs at position 12: 'a' vs 'e'"
         );
         expect(firstDifference("abc", "abcd")).toBe("differs at position 3: end of line vs 'd'");
+    });
+});
+
+/** Runs edit_replace_exact's pure step on `text`; the new text, or the error message. */
+function edit(text: string, oldText: string, newText: string) {
+    const doc = { text, eol: detectEol(text), bom: false };
+    const result = replaceExact(
+        { relPath: "f", exists: true, doc },
+        { old_text: oldText, new_text: newText }
+    );
+    return result.ok
+        ? { ok: true as const, text: result.data.text, tolerance: result.data.tolerance }
+        : { ok: false as const, code: result.error.code, message: result.error.message };
+}
+
+function applied(text: string, oldText: string, newText: string): string {
+    const result = edit(text, oldText, newText);
+    if (!result.ok) throw new Error(result.message);
+    return result.text;
+}
+
+describe("edit defects from real history (issue 17)", () => {
+    it("never matches inside a CRLF pair and writes CRLF", () => {
+        expect(applied("one\r\n\r\ntwo\r\n", "\ntwo", "\nthree\ntwo")).toBe(
+            "one\r\n\r\nthree\r\ntwo\r\n"
+        );
+        expect(applied("a\r\nb\r\n", "a\r", "x\r")).toBe("x\r\nb\r\n");
+    });
+
+    it("keeps every line ending of a CRLF file CRLF, whatever line break the search starts or ends with", () => {
+        const text = "alpha\r\n\r\nbeta\r\ngamma\r\n\r\ndelta\r\n";
+        const cases: Array<[string, string]> = [
+            ["\nbeta", "\nbeta\nbeta2"],
+            ["beta\n", "beta\nbeta2\n"],
+            ["\ngamma\n", "\ngamma\ngamma2\n"],
+            ["\r\ndelta", "\r\ndelta\r\ndelta2"],
+            ["gamma\r\n\r\n", "gamma\n"],
+        ];
+        for (const [oldText, newText] of cases) {
+            const out = applied(text, oldText, newText);
+            expect(out.replace(/\r\n/g, "")).not.toMatch(/[\r\n]/);
+        }
+    });
+
+    it("keeps the model's tabs when the tolerant match has no indentation to re-base from", () => {
+        const makefile = "all: build\n\n# Run tests \u2014 quick\ntest:\n\tgo test ./...\n";
+        const result = edit(
+            makefile,
+            "# Run tests - quick\ntest:",
+            "# Run tests - quick\ntest:\n\tgo vet ./..."
+        );
+        expect(result).toMatchObject({ ok: true, tolerance: "unicode" });
+        expect(result.ok && result.text).toBe(
+            "all: build\n\n# Run tests \u2014 quick\ntest:\n\tgo vet ./...\n\tgo test ./...\n"
+        );
+    });
+
+    it("re-bases by the file's own indentation string, tabs included", () => {
+        const text = "func f() {\n\t\tfoo()\n\t\tbar()\n}\n";
+        expect(applied(text, "foo()\nbar()", "foo()\nif x {\n\tbaz()\n}\nbar()")).toBe(
+            "func f() {\n\t\tfoo()\n\t\tif x {\n\t\t\tbaz()\n\t\t}\n\t\tbar()\n}\n"
+        );
+    });
+
+    it("re-indents kept lines with the rest when the first search line has no indent", () => {
+        const go = "func f() int {\n\t// a\n\treturn 1\n}\n";
+        expect(applied(go, "// a\nreturn 1", "x := 2\n// a\nreturn x")).toBe(
+            "func f() int {\n\tx := 2\n\t// a\n\treturn x\n}\n"
+        );
+        expect(applied(go, "// a\nreturn 1", "return 1")).toBe("func f() int {\n\treturn 1\n}\n");
+    });
+
+    it("re-bases every new line when a one-line search sits inside deeper indentation", () => {
+        const py = "def f(x):\n    if x:\n        y = 1\n    return x\n";
+        const result = edit(py, "    y = 1", "    y = 1\n    z = 2");
+        expect(result.ok && result.text).toBe(
+            "def f(x):\n    if x:\n        y = 1\n        z = 2\n    return x\n"
+        );
+        const workflow = "name: ci\non:\n  push:\n    branches: [main]\njobs: {}\n";
+        expect(
+            applied(workflow, "push:\n", "push:\n  branches: [main]\nworkflow_dispatch:\n")
+        ).toBe(
+            "name: ci\non:\n  push:\n    branches: [main]\n  workflow_dispatch:\n    branches: [main]\njobs: {}\n"
+        );
+    });
+
+    it("keeps a one-line replacement that stays one line exactly as sent", () => {
+        expect(applied("\tfoo(a) + b\n", "foo(a)", "foo(a, c)")).toBe("\tfoo(a, c) + b\n");
+    });
+
+    it("matches a whitespace-only search line only to a blank line", () => {
+        const ruby = "def f\n  if x\n    y\n  \n  end\nend\n";
+        expect(applied(ruby, "  \nend", "    z\nend")).toBe(
+            "def f\n  if x\n    y\n      z\n  end\nend\n"
+        );
+        // Without a blank line before an `end`, there is nothing to match.
+        const result = edit("def f\n  y\n  end\nend\n", "  \nend", "z\nend");
+        expect(result).toMatchObject({ ok: false, code: "no_match" });
+    });
+
+    it("writes whitespace-only lines of new_text as sent under a tolerant match", () => {
+        const py = "class A:\n    def f(self):\n        return 1\n";
+        expect(
+            applied(
+                py,
+                "def f(self):\n    return 1",
+                "def f(self):\n    return 1\n    \ndef g(self):\n    return 2"
+            )
+        ).toBe(
+            "class A:\n    def f(self):\n        return 1\n    \n    def g(self):\n        return 2\n"
+        );
+    });
+
+    it("reports the line after a leading line break as each ambiguous match's place", () => {
+        for (const text of ["a\nx\nb\nx\n", "a\r\nx\r\nb\r\nx\r\n"]) {
+            const result = edit(text, "\nx", "\ny");
+            expect(result).toMatchObject({ ok: false, code: "ambiguous_match" });
+            expect(!result.ok && result.message).toContain('1. Line 2: "x"');
+            expect(!result.ok && result.message).toContain('2. Line 4: "x"');
+        }
     });
 });

@@ -265,7 +265,7 @@ function candidateLines(text: string, starts: readonly number[], matches: TextMa
         .slice(0, MAX_CANDIDATES)
         .map(
             (m, i) =>
-                `  ${i + 1}. Line ${m.startLine}: "${preview(lineText(text, starts, m.lineIndex).trim())}"`
+                `  ${i + 1}. Line ${m.startLine}: "${preview(lineText(text, starts, m.startLine - 1).trim())}"`
         );
     if (matches.length > MAX_CANDIDATES)
         lines.push(`  … and ${matches.length - MAX_CANDIDATES} more`);

@@ -8,7 +8,7 @@ import type { ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import { ambiguousMessage, notFoundMessage, occurrenceMessage } from "./diagnostics";
 import type { MatchSet, TextMatch, Tolerance } from "./match";
-import { findMatches, replaceMatch } from "./match";
+import { findMatches, replaceMatch, splitsWord } from "./match";
 import type { TextDoc } from "./text-doc";
 import { countLines, endsWithNewline, keepFinalNewline, lineStarts, withEol } from "./text-doc";
 
@@ -81,6 +81,10 @@ function pick(
         }
         return toolOk(chosen);
     }
+    // Places that cut a word in two are pieces of other text: when the search also
+    // matches on word boundaries, only those places count.
+    const whole = matches.filter((m) => !splitsWord(file.doc.text, m));
+    if (whole.length === 1 && matches.length > 1) return toolOk(whole[0] as TextMatch);
     if (matches.length > 1) {
         return toolError(
             "ambiguous_match",
@@ -138,9 +142,9 @@ export function replaceExact(file: WorkingFile, input: ReplaceExactInput): Outco
     const match = picked.data;
     const edited = replaceMatch(text, starts, match, input.old_text, input.new_text, eol);
     return toolOk({
-        text: keepFinalNewline(text, edited, eol),
+        text: keepFinalNewline(text, edited.text, eol),
         line: match.startLine,
-        tolerance: toleranceOf(match),
+        tolerance: edited.level === "exact" ? undefined : edited.level,
     });
 }
 

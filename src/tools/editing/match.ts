@@ -2,28 +2,19 @@
  * Finds where a search text (old_text, an anchor) sits in a file: exactly
  * first, then under growing tolerances — line endings, trailing whitespace,
  * indentation (a uniform re-indent of the whole block), Unicode quotes, dashes
- * and spaces. The first level that finds anything wins; callers apply a match
+ * and spaces. A match never starts or ends inside a CRLF pair, and a
+ * whitespace-only line of the search only matches a blank line. The first level that finds anything wins; callers apply a match
  * only when it is unique (or the model named an occurrence), so a tolerant
  * match never guesses between places.
  */
 import { alignLines } from "./align";
+import type { IndentPair, Reindent } from "./reindent";
+import { findReindent, reindentLine } from "./reindent";
 import type { Eol } from "./text-doc";
 import { lineIndexAt, withEol } from "./text-doc";
 
 export type Tolerance = "line_endings" | "trailing_whitespace" | "indentation" | "unicode";
 export type MatchLevel = "exact" | Tolerance;
-
-/** How the model's indentation maps onto the file's for an `indentation` match. */
-export interface Reindent {
-    /** File indent width minus search indent width, in columns. */
-    delta: number;
-    fileTab: number;
-    searchTab: number;
-    /** The matched block is indented with tabs. */
-    useTabs: boolean;
-    /** The search's first line carried its indentation (so the match starts at column 0). */
-    firstLine: boolean;
-}
 
 export interface TextMatch {
     /** Raw offsets in the file text: [start, end). */
@@ -31,7 +22,7 @@ export interface TextMatch {
     end: number;
     /** 0-based index of the file line holding `start`. */
     lineIndex: number;
-    /** 1-based first and last line the match touches. */
+    /** 1-based first and last line the match touches (a leading line break belongs to the next line). */
     startLine: number;
     endLine: number;
     level: MatchLevel;
@@ -148,74 +139,57 @@ function buildView(text: string, starts: readonly number[], flags: Flags): View 
 interface SearchLines {
     norm: string[];
     indent: string[];
+    /** The line holds only spaces or tabs (and is not empty). */
+    blank: boolean[];
     /** The first line starts with whitespace that the normalization removed. */
     firstIndented: boolean;
 }
 
+const BLANK = /^[ \t]+$/;
+
+function stripCr(line: string): string {
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+}
+
 function normalizeSearch(search: string, flags: Flags): SearchLines {
     const lines = search.split("\n");
-    const out: SearchLines = { norm: [], indent: [], firstIndented: false };
+    const out: SearchLines = { norm: [], indent: [], blank: [], firstIndented: false };
     lines.forEach((rawLine, i) => {
-        const raw = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
+        const raw = stripCr(rawLine);
         const line = normalizeLine(raw, flags);
         out.norm.push(line.norm);
         out.indent.push(line.indent);
+        out.blank.push(BLANK.test(raw));
         if (i === 0) out.firstIndented = flags.trimStart && line.lead > 0;
     });
     return out;
 }
 
-/** Indent width in columns, tabs advancing to the next multiple of `tab`. */
-function indentWidth(indent: string, tab: number): number {
-    let width = 0;
-    for (const ch of indent) width = ch === "\t" ? width + tab - (width % tab) : width + 1;
-    return width;
+function lineIsBlank(text: string, starts: readonly number[], i: number): boolean {
+    const start = starts[i] ?? text.length;
+    return /^[ \t]*$/.test(text.slice(start, contentEnd(text, starts, i)));
 }
 
-const TAB_PAIRS: Array<[number, number]> = [
-    [4, 4],
-    [2, 2],
-    [8, 8],
-    [4, 2],
-    [2, 4],
-    [8, 4],
-    [4, 8],
-    [8, 2],
-    [2, 8],
-];
-
-/** The uniform indentation shift between search and file lines, or null if there is none. */
-function findReindent(view: View, first: number, search: SearchLines): Reindent | null {
-    const pairs: Array<[string, string]> = [];
-    let useTabs = false;
-    for (let i = 0; i < search.norm.length; i++) {
-        const fileIndent = view.indent[first + i] ?? "";
-        if (fileIndent.startsWith("\t")) useTabs = true;
-        if (search.norm[i] === "" || (i === 0 && !search.firstIndented)) continue;
-        pairs.push([fileIndent, search.indent[i] ?? ""]);
+/**
+ * An exact hit is a real match unless it splits a CRLF pair (the search's
+ * line break would land between \r and \n) or its whitespace-only first line
+ * is the tail of a line with content.
+ */
+function exactAllowed(
+    text: string,
+    starts: readonly number[],
+    search: string,
+    start: number,
+    end: number
+): boolean {
+    if (text.charCodeAt(start) === 10 && text.charCodeAt(start - 1) === 13) return false;
+    if (text.charCodeAt(end - 1) === 13 && text.charCodeAt(end) === 10) return false;
+    const firstBreak = search.indexOf("\n");
+    if (firstBreak > 0 && BLANK.test(stripCr(search.slice(0, firstBreak)))) {
+        const lineStart = starts[lineIndexAt(starts, start)] ?? 0;
+        if (!/^[ \t]*$/.test(text.slice(lineStart, start))) return false;
     }
-    for (const [fileTab, searchTab] of TAB_PAIRS) {
-        let delta: number | null = null;
-        let uniform = true;
-        for (const [fileIndent, searchIndent] of pairs) {
-            const d = indentWidth(fileIndent, fileTab) - indentWidth(searchIndent, searchTab);
-            if (delta === null) delta = d;
-            else if (d !== delta) {
-                uniform = false;
-                break;
-            }
-        }
-        if (uniform) {
-            return {
-                delta: delta ?? 0,
-                fileTab,
-                searchTab,
-                useTabs,
-                firstLine: search.firstIndented,
-            };
-        }
-    }
-    return null;
+    return true;
 }
 
 function exactMatches(
@@ -225,25 +199,31 @@ function exactMatches(
     minStart: number
 ): TextMatch[] {
     const matches: TextMatch[] = [];
-    for (
-        let i = text.indexOf(search, minStart);
-        i !== -1;
-        i = text.indexOf(search, i + search.length)
-    ) {
-        matches.push(makeMatch(starts, i, i + search.length, "exact"));
+    let i = text.indexOf(search, minStart);
+    while (i !== -1) {
+        const end = i + search.length;
+        const allowed = exactAllowed(text, starts, search, i, end);
+        if (allowed) matches.push(makeMatch(text, starts, i, end, "exact"));
+        i = text.indexOf(search, allowed ? end : i + 1);
     }
     return matches;
 }
 
 function makeMatch(
+    text: string,
     starts: readonly number[],
     start: number,
     end: number,
     level: MatchLevel
 ): TextMatch {
     const lineIndex = lineIndexAt(starts, start);
+    // Text that starts with a line break (after trailing blanks) is about the next line.
+    let k = start;
+    while (k < end && (text[k] === " " || text[k] === "\t")) k++;
+    if (text[k] === "\r" && text[k + 1] === "\n") k++;
+    const startLine = k < end && text[k] === "\n" ? lineIndex + 2 : lineIndex + 1;
     const endLine = end > start ? lineIndexAt(starts, end - 1) + 1 : lineIndex + 1;
-    return { start, end, lineIndex, startLine: lineIndex + 1, endLine, level };
+    return { start, end, lineIndex, startLine, endLine: Math.max(endLine, startLine), level };
 }
 
 /** The raw match for a normalized hit at `p`, or null when the hit is not a valid match. */
@@ -263,21 +243,31 @@ function tolerantCandidate(
     // Search text that starts with indentation must start at a line start.
     if (lines.firstIndented && col !== 0) return null;
     const je = j + last;
+    // A whitespace-only first or last line stands for a blank line, never a line's tail.
+    if (lines.blank[0] && !lineIsBlank(text, starts, j)) return null;
+    if (last > 0 && lines.blank[last] && !lineIsBlank(text, starts, je)) return null;
     const ce = p + length - (view.normStarts[je] ?? 0);
     const lineStart = starts[j] ?? 0;
-    const start =
-        col === 0 && lines.firstIndented ? lineStart : lineStart + (view.lead[j] ?? 0) + col;
+    // The first line is re-based with the others when the hit starts where its content does.
+    const aligned =
+        lines.firstIndented || lines.blank[0] === true || (col === 0 && lines.norm[0] !== "");
+    const start = aligned ? lineStart : lineStart + (view.lead[j] ?? 0) + col;
     let end: number;
-    if (last > 0 && lines.norm[last] === "" && lines.indent[last] === "") {
+    if (last > 0 && lines.norm[last] === "" && !lines.blank[last] && lines.indent[last] === "") {
         end = starts[je] ?? text.length;
-    } else if (ce === view.normLen[je]) {
+    } else if (ce === view.normLen[je] || (last > 0 && lines.blank[last])) {
         end = (starts[je] ?? 0) + (view.rawLen[je] ?? 0);
     } else {
         end = (starts[je] ?? 0) + (view.lead[je] ?? 0) + ce;
     }
-    const match = makeMatch(starts, start, end, level);
+    const match = makeMatch(text, starts, start, end, level);
     if (flags.trimStart) {
-        const reindent = findReindent(view, j, lines);
+        const pairs: IndentPair[] = [];
+        for (let i = aligned ? 0 : 1; i <= last; i++) {
+            if (lines.norm[i] === "") continue;
+            pairs.push([view.indent[j + i] ?? "", lines.indent[i] ?? ""]);
+        }
+        const reindent = findReindent(pairs, aligned);
         if (!reindent) return null;
         match.reindent = reindent;
     }
@@ -346,45 +336,150 @@ export function findMatches(
     return { level: "exact", matches: [] };
 }
 
-function renderIndent(width: number, reindent: Reindent): string {
-    const w = Math.max(0, width);
-    if (!reindent.useTabs) return " ".repeat(w);
-    return "\t".repeat(Math.floor(w / reindent.fileTab)) + " ".repeat(w % reindent.fileTab);
+const WORD = /[\p{L}\p{N}_]/u;
+
+/** The match starts or ends inside a word of the file (`go` in `richgo`). */
+export function splitsWord(text: string, match: TextMatch): boolean {
+    const { start, end } = match;
+    if (end <= start) return false;
+    const inWord = (i: number) => WORD.test(text[i] ?? "");
+    return (inWord(start - 1) && inWord(start)) || (inWord(end - 1) && inWord(end));
 }
 
-function reindentLine(line: string, reindent: Reindent): string {
-    const indent = /^[ \t]*/.exec(line)?.[0] ?? "";
-    if (indent.length === line.length) return "";
-    const width = indentWidth(indent, reindent.searchTab) + reindent.delta;
-    return renderIndent(width, reindent) + line.slice(indent.length);
+/** The line break style around the match: its first line's, else the one before it. */
+function eolAround(text: string, starts: readonly number[], match: TextMatch, fallback: Eol): Eol {
+    const next = starts[match.lineIndex + 1];
+    const lf = next !== undefined ? next - 1 : (starts[match.lineIndex] ?? 0) - 1;
+    if (lf < 0) return fallback;
+    return text.charCodeAt(lf - 1) === 13 ? "\r\n" : "\n";
 }
 
 /**
- * The file text with `match` replaced by `replacement`. For an exact match the
- * replacement goes in as given (line breaks in the file's style). For a tolerant
- * match, lines the model left unchanged keep the file's own bytes, and new or
- * changed lines are re-indented by the same shift that matched the block.
+ * A one-line search that starts inside (or right after) a line's indentation
+ * stands for the whole line: when the replacement has more lines, every one
+ * of them is re-based to the line's real indentation, so added lines do not
+ * land at the model's (shallower) depth. Longer searches that matched without
+ * ignoring indentation already show where their lines belong.
  */
-export function replaceMatch(
+function rebaseOneLine(
     text: string,
     starts: readonly number[],
     match: TextMatch,
     search: string,
-    replacement: string,
-    eol: Eol
-): string {
-    const before = text.slice(0, match.start);
-    const after = text.slice(match.end);
-    if (match.level === "exact") return before + withEol(replacement, eol) + after;
-    const stripCr = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line);
-    const oldLines = search.split("\n").map(stripCr);
-    const newLines = replacement.split("\n").map(stripCr);
-    const segment = (i: number): string => {
+    replacement: string
+): TextMatch {
+    if (match.reindent) return match;
+    // A blank replacement takes the line's indentation with it only when it empties the line.
+    const emptiesLine =
+        replacement.trim() === "" && match.end === contentEnd(text, starts, match.lineIndex);
+    if (!replacement.includes("\n") && !emptiesLine) return match;
+    const lines = search.split("\n").map(stripCr);
+    const first = lines[0] ?? "";
+    if (first.trim() === "" || lines.slice(1).some((line) => line.trim() !== "")) return match;
+    const lineStart = starts[match.lineIndex] ?? 0;
+    const prefix = text.slice(lineStart, match.start);
+    if (!BLANK.test(prefix)) return match;
+    const from = /^[ \t]*/.exec(first)?.[0] ?? "";
+    const level = match.level === "exact" ? "indentation" : match.level;
+    return {
+        ...match,
+        start: lineStart,
+        level,
+        reindent: { from, to: prefix + from, firstLine: true },
+    };
+}
+
+/** The matched file text of each search line, and whether it reaches its line's end. */
+function segments(
+    text: string,
+    starts: readonly number[],
+    match: TextMatch,
+    count: number
+): Array<{ text: string; whole: boolean }> {
+    const out: Array<{ text: string; whole: boolean }> = [];
+    for (let i = 0; i < count; i++) {
         const index = match.lineIndex + i;
         const from = i === 0 ? match.start : (starts[index] ?? text.length);
-        const to = i === oldLines.length - 1 ? match.end : contentEnd(text, starts, index);
-        return text.slice(from, Math.max(from, to));
+        const lineEnd = contentEnd(text, starts, index);
+        const to = i === count - 1 ? Math.min(match.end, lineEnd) : lineEnd;
+        out.push({ text: text.slice(from, Math.max(from, to)), whole: to >= lineEnd });
+    }
+    return out;
+}
+
+interface AddedStyle {
+    /** Trailing whitespace the model appended to every line it copied: dropped from added lines too. */
+    trailingNoise: string | null;
+    /** The model typed typographic quotes or dashes where the file has ASCII: fold added lines. */
+    foldTypography: boolean;
+}
+
+function addedStyle(
+    oldLines: readonly string[],
+    segs: ReadonlyArray<{ text: string; whole: boolean }>,
+    level: MatchLevel
+): AddedStyle {
+    const fold = (line: string) => (level === "unicode" ? foldUnicode(line) : line).trimStart();
+    let noise: string | null = null;
+    let consistent = level !== "line_endings";
+    let modelTypography = false;
+    let fileTypography = false;
+    oldLines.forEach((line, i) => {
+        const seg = segs[i];
+        if (!seg || line.trim() === "") return;
+        if (seg.whole && consistent) {
+            const model = fold(line);
+            const file = fold(seg.text);
+            const rest = model.slice(file.length);
+            if (!model.startsWith(file) || !BLANK.test(rest) || (noise !== null && rest !== noise))
+                consistent = false;
+            else noise = rest;
+        }
+        if (HAS_UNICODE.test(seg.text)) fileTypography = true;
+        else if (HAS_UNICODE.test(line)) modelTypography = true;
+    });
+    return {
+        trailingNoise: consistent ? noise : null,
+        foldTypography: level === "unicode" && modelTypography && !fileTypography,
     };
+}
+
+export interface Replaced {
+    text: string;
+    /** The level the replacement needed (a one-line match re-based to its line counts as indentation). */
+    level: MatchLevel;
+}
+
+/**
+ * The file text with `found` replaced by `replacement`. For an exact match the
+ * replacement goes in as given, with line breaks in the style around it. For a
+ * tolerant match, lines the model left unchanged keep the file's own bytes,
+ * and new or changed lines are re-based by the mapping that matched the block
+ * (whitespace-only lines are written as sent).
+ */
+export function replaceMatch(
+    text: string,
+    starts: readonly number[],
+    found: TextMatch,
+    search: string,
+    replacement: string,
+    fallbackEol: Eol
+): Replaced {
+    const eol = eolAround(text, starts, found, fallbackEol);
+    const match = rebaseOneLine(text, starts, found, search, replacement);
+    const before = text.slice(0, match.start);
+    const after = text.slice(match.end);
+    if (match.level === "exact") {
+        // CRLF sent to a file that has CRLF is deliberate (a mixed file keeps its mix).
+        const asSent = replacement.includes("\r\n") && text.includes("\r\n");
+        return {
+            text: before + (asSent ? replacement : withEol(replacement, eol)) + after,
+            level: "exact",
+        };
+    }
+    const oldLines = search.split("\n").map(stripCr);
+    const newLines = replacement.split("\n").map(stripCr);
+    const segs = segments(text, starts, match, oldLines.length);
     // A line the model copied unchanged keeps the file's bytes. Beyond line endings,
     // "unchanged" ignores trailing whitespace (and, at the unicode level, quote style).
     const key = (line: string): string => {
@@ -392,16 +487,20 @@ export function replaceMatch(
         const trimmed = line.replace(/[ \t]+$/, "");
         return match.level === "unicode" ? foldUnicode(trimmed) : trimmed;
     };
+    const style = addedStyle(oldLines, segs, match.level);
     const { reindent } = match;
     const out: string[] = [];
     for (const aligned of alignLines(oldLines, newLines, (a, b) => key(a) === key(b))) {
         if (aligned.kind === "same") {
-            out.push(segment(aligned.oldIndex));
+            out.push(segs[aligned.oldIndex]?.text ?? "");
             continue;
         }
-        const first = out.length === 0;
-        const shift = reindent && !(first && !reindent.firstLine);
-        out.push(shift ? reindentLine(aligned.line, reindent) : aligned.line);
+        let line = aligned.line;
+        if (style.foldTypography) line = foldUnicode(line);
+        const noise = style.trailingNoise;
+        if (noise !== null && line.endsWith(noise)) line = line.slice(0, -noise.length);
+        const shift = reindent && (out.length > 0 || reindent.firstLine) && line.trim() !== "";
+        out.push(shift ? reindentLine(line, reindent) : line);
     }
-    return before + out.join(eol) + after;
+    return { text: before + out.join(eol) + after, level: match.level };
 }
