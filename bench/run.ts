@@ -183,6 +183,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     hostile: async () => (await import("./hostile")).benchHostile(),
     checkpoints: async () => (await import("./checkpoints")).benchCheckpoints(),
     resume: async () => (await import("./resume")).benchResume(),
+    symbols: async () => (await import("./symbols")).benchSymbols(),
 };
 
 const wanted = process.argv.slice(2);

@@ -73,7 +73,7 @@ function accepts(kind: FindCodeBlockInput["kind"], block: DocBlock): boolean {
 
 const DIALECTS: Partial<Record<ParserId, Dialect>> = { scss: "scss", less: "scss", css: "css" };
 
-interface Found {
+export interface Found {
     startLine: number;
     endLine: number;
     kind: string;
@@ -131,6 +131,46 @@ function innermost(blocks: readonly DocBlock[], line: number): DocBlock | null {
     return best;
 }
 
+/** The block find_code_block reports for a line: innermost declaration, else a generic block. */
+export class BlockLocator {
+    private readonly blocks: DocBlock[];
+    private readonly generic: GenericBlocks | null;
+    constructor(
+        lines: readonly string[],
+        parser: ParserId,
+        private readonly kind: FindCodeBlockInput["kind"]
+    ) {
+        this.blocks = documentBlocks(lines, parser, { nested: true }).blocks.filter((block) =>
+            accepts(kind, block)
+        );
+        const markup = parser === "html" || isCssParser(parser);
+        this.generic =
+            !markup && (kind === "block" || kind === "any")
+                ? new GenericBlocks(lines, parser)
+                : null;
+    }
+
+    at(line: number): Found | null {
+        const block = innermost(this.blocks, line);
+        let hit: Found | null = block
+            ? {
+                  startLine: block.startLine,
+                  endLine: block.endLine,
+                  kind: block.kind,
+                  name: block.name,
+                  ...(block.container !== undefined ? { container: block.container } : {}),
+              }
+            : null;
+        if (this.generic) {
+            const braces = this.generic.at(line);
+            // "block" wants the innermost block of any sort; "any" falls back to it.
+            if (braces && (!hit || (this.kind === "block" && braces.startLine >= hit.startLine)))
+                hit = braces;
+        }
+        return hit;
+    }
+}
+
 function snippetOf(lines: readonly string[], start: number, end: number): string {
     const out: string[] = [];
     for (let l = start; l <= Math.min(end, start + SNIPPET_LINES - 1); l++) {
@@ -179,33 +219,11 @@ export function createFindCodeBlockTool(): ToolDefinition<FindCodeBlockInput, Fi
             }
             const parser = languageOf(relPath)?.parser ?? "none";
             const markup = parser === "html" || isCssParser(parser);
-            const blocks = documentBlocks(lines, parser, { nested: true }).blocks.filter((block) =>
-                accepts(args.kind, block)
-            );
-            const generic = new GenericBlocks(lines, parser);
-            const useGeneric = !markup && (args.kind === "block" || args.kind === "any");
+            const locator = new BlockLocator(lines, parser, args.kind);
             const byRange = new Map<string, CodeBlockMatch>();
             const outside: TextMatch[] = [];
             for (const occurrence of found.slice(0, MAX_OCCURRENCES)) {
-                const block = innermost(blocks, occurrence.line);
-                let hit: Found | null = block
-                    ? {
-                          startLine: block.startLine,
-                          endLine: block.endLine,
-                          kind: block.kind,
-                          name: block.name,
-                          ...(block.container !== undefined ? { container: block.container } : {}),
-                      }
-                    : null;
-                if (useGeneric) {
-                    const braces = generic.at(occurrence.line);
-                    // "block" wants the innermost block of any sort; "any" falls back to it.
-                    if (
-                        braces &&
-                        (!hit || (args.kind === "block" && braces.startLine >= hit.startLine))
-                    )
-                        hit = braces;
-                }
+                const hit = locator.at(occurrence.line);
                 if (!hit) {
                     outside.push(occurrence);
                     continue;

@@ -4,7 +4,7 @@
  * stylesheet rules; 50-line chunks otherwise), plus a compact text form.
  */
 import * as z from "zod";
-import { languageOf } from "./structure/language";
+import { SYMBOL_PARSERS, languageOf } from "./structure/language";
 import {
     type OutlineItem,
     type OutlineMode,
@@ -90,9 +90,16 @@ export function createGetFileOutlineTool(): ToolDefinition<GetFileOutlineInput, 
                 notes.push(
                     `Outline cut at ${MAX_OUTLINE_ITEMS} items; continue with startLine ${limited.nextLine}.`
                 );
-            } else if (limited.truncated) {
+            }
+            const folded = limited.items.find((item) => item.hiddenChildren !== undefined);
+            if (folded) {
+                // Paging the outline never unfolds members; these tools list them all.
+                const lister = SYMBOL_PARSERS.includes(language?.parser ?? "none")
+                    ? `get_file_symbols with startLine ${folded.startLine}`
+                    : "find_blocks";
                 notes.push(
-                    "Some members are folded into counts (hidden); get_file_symbols lists them."
+                    `Members of ${folded.label} (line ${folded.startLine}) and later items are folded ` +
+                        `into counts; ${lister} lists them.`
                 );
             }
             if (built.mode === "chunks" && lines.length > 0) {

@@ -14,6 +14,12 @@ import { MAX_SYMBOLS } from "./limits";
 
 const input = z.object({
     path: z.string(),
+    startLine: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe("List symbols declared from this line on (continue with nextLine)."),
 });
 
 export type GetFileSymbolsInput = z.infer<typeof input>;
@@ -37,9 +43,29 @@ export interface FileSymbolsResult {
     supported: boolean;
     symbols: FileSymbol[];
     truncated: boolean;
-    /** Symbols found, including those not returned. */
+    /** Symbols from startLine on, including those not returned. */
     total: number;
+    /** When truncated: the startLine that lists the rest. */
+    nextLine?: number;
     hint?: string;
+}
+
+/**
+ * At most `max` symbols from `all` (already from startLine on), cut between
+ * lines so that the next page, starting at `nextLine`, repeats or skips nothing.
+ */
+export function pageOfSymbols<S extends { line: number }>(
+    all: readonly S[],
+    max: number
+): { page: S[]; nextLine?: number } {
+    if (all.length <= max) return { page: [...all] };
+    let cut = max;
+    while (cut > 0 && all[cut]!.line === all[cut - 1]!.line) cut--;
+    if (cut > 0) return { page: all.slice(0, cut), nextLine: all[cut]!.line };
+    // Over `max` symbols on one line: the rest of that line is left out, and the
+    // next page starts after it (starting on it would repeat this page forever).
+    const after = all.find((symbol) => symbol.line > all[0]!.line);
+    return after ? { page: all.slice(0, max), nextLine: after.line } : { page: all.slice(0, max) };
 }
 
 export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, FileSymbolsResult> {
@@ -47,7 +73,8 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
         name: "get_file_symbols",
         description:
             "List a source file's functions, classes, interfaces, types, enums, methods and constants " +
-            `with line ranges and signatures (TS/JS, Python, Rust, Go, Java, C#, PHP; max ${MAX_SYMBOLS}). ` +
+            `with line ranges and signatures (TS/JS, Python, Rust, Go, Java, C#, PHP; ${MAX_SYMBOLS} per call, ` +
+            "then startLine = nextLine). " +
             "HTML/CSS: use find_blocks.",
         input,
         approvalPolicy: "none",
@@ -84,8 +111,14 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
                         "Use get_file_outline (falls back to 50-line chunks) or search_text with this file.",
                 });
             }
-            const all = extractSymbols(lines, parser, { signatures: MAX_SYMBOLS });
-            const symbols = all.slice(0, MAX_SYMBOLS).map((symbol) => {
+            const startLine = args.startLine ?? 1;
+            const found = extractSymbols(lines, parser, {
+                signatures: MAX_SYMBOLS,
+                fromLine: startLine,
+            });
+            const all = startLine > 1 ? found.filter((symbol) => symbol.line >= startLine) : found;
+            const { page, nextLine } = pageOfSymbols(all, MAX_SYMBOLS);
+            const symbols = page.map((symbol) => {
                 const entry: FileSymbol = {
                     name: symbol.name,
                     kind: symbol.kind,
@@ -100,15 +133,19 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
                 ...base,
                 supported: true,
                 symbols,
-                truncated: all.length > MAX_SYMBOLS,
+                truncated: nextLine !== undefined,
                 total: all.length,
             };
-            if (result.truncated) {
-                const next = all[MAX_SYMBOLS]!.line;
-                result.hint = `Showing ${MAX_SYMBOLS} of ${all.length} symbols; get_file_outline with startLine ${next} continues from line ${next}.`;
+            if (nextLine !== undefined) {
+                result.nextLine = nextLine;
+                result.hint =
+                    `Showing ${symbols.length} of ${all.length} symbols; call get_file_symbols again ` +
+                    `with startLine ${nextLine} for the rest.`;
             } else if (all.length === 0) {
                 result.hint =
-                    "No symbols found; get_file_outline shows the file in 50-line chunks.";
+                    startLine > 1
+                        ? `No symbols from line ${startLine} on.`
+                        : "No symbols found; get_file_outline shows the file in 50-line chunks.";
             }
             return toolOk(result);
         },

@@ -11,6 +11,9 @@
 
 export type Dialect = "js" | "c" | "java" | "csharp" | "rust" | "go" | "php" | "css" | "scss";
 
+/** Why a line is skipped: it starts inside a block comment or a multi-line string. */
+export const SkipKind = { Comment: 1, String: 2 } as const;
+
 /** What an event is: `{`, `}` or `;`. */
 export const EventKind = { Open: 1, Close: 2, Semi: 3 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
@@ -21,7 +24,7 @@ export interface CodeScan {
     braceDepth: Int32Array;
     /** Per line: bracket depth (`(` and `[`) at the line start, restored at each `}`. */
     groupDepth: Int32Array;
-    /** Per line: 1 when the line starts inside a comment or a multi-line string. */
+    /** Per line: `SkipKind.Comment` or `SkipKind.String` when it starts inside one, else 0. */
     skip: Uint8Array;
     /** Per line: index of its first event; entry `lineCount` is the event count. */
     firstEvent: Int32Array;
@@ -172,7 +175,8 @@ export function scanCode(lines: readonly string[], dialect: Dialect): CodeScan {
         const len = line.length;
         braceDepth[li] = depth;
         groupDepth[li] = group;
-        skip[li] = mode === Mode.Normal ? 0 : 1;
+        skip[li] =
+            mode === Mode.Normal ? 0 : mode === Mode.Block ? SkipKind.Comment : SkipKind.String;
         firstEvent[li] = evKind.length;
         let i = 0;
         while (i < len) {
@@ -402,9 +406,9 @@ function indentOf(line: string): number {
     return i;
 }
 
-/** Blank, comment-only, or inside a comment or string: says nothing about statements. */
-function isFiller(scan: CodeScan, lines: readonly string[], k: number): boolean {
-    if (scan.skip[k]) return true;
+/** Blank or comment-only: says nothing about statements, and is no statement's last line. */
+function isBlankOrComment(scan: CodeScan, lines: readonly string[], k: number): boolean {
+    if (scan.skip[k] === SkipKind.Comment) return true;
     const text = lines[k]!;
     const i = indentOf(text);
     if (i === text.length) return true;
@@ -414,71 +418,133 @@ function isFiller(scan: CodeScan, lines: readonly string[], k: number): boolean 
     );
 }
 
+/** Blank, comment-only, or inside a string: starts no statement. */
+function isFiller(scan: CodeScan, lines: readonly string[], k: number): boolean {
+    return scan.skip[k] === SkipKind.String || isBlankOrComment(scan, lines, k);
+}
+
 /** How far a statement head is searched for its body or end. */
 const MAX_HEAD_LINES = 300;
 
 export interface StatementRange {
     endLine: number;
-    /** The event index of the body's `{`, when the statement has one. */
+    /** The event index of the body's `{` (for an expression: its first `{`), or -1. */
     body: number;
+}
+
+interface Base {
+    depth: number;
+    group: number;
+    indent: number;
+}
+
+/**
+ * The first line after `from` that starts another statement or leaves the
+ * enclosing block (`limit + 1` when none does within MAX_HEAD_LINES).
+ */
+function nextStatement(scan: CodeScan, lines: readonly string[], from: number, base: Base): number {
+    const limit = Math.min(scan.lineCount, from + MAX_HEAD_LINES);
+    for (let l = from + 1; l <= limit; l++) {
+        const k = l - 1;
+        if (isFiller(scan, lines, k)) continue;
+        const depth = scan.braceDepth[k]!;
+        const group = scan.groupDepth[k]!;
+        if (depth < base.depth || (depth === base.depth && group < base.group)) return l;
+        if (depth !== base.depth || group !== base.group) continue;
+        const text = lines[k]!;
+        if (indentOf(text) <= base.indent && !CONTINUATION.test(text.slice(0, 200))) return l;
+    }
+    return limit + 1;
+}
+
+export interface RangeOptions {
+    /** No brace is a body: they belong to a value or a type (`type X = {…} | undefined;`). */
+    expression?: boolean;
+    /** A `{` after `<`, `:`, `|`, `&`, `,`, `(`, `[`, `?` or `=` opens a type or a value (TypeScript). */
+    typeBraces?: boolean;
+}
+
+const TYPE_BRACE_AFTER = new Set(["<", ":", "|", "&", ",", "(", "[", "?", "="]);
+
+/** The last non-blank character before the brace event `e` (looking up to 3 lines back). */
+function charBefore(lines: readonly string[], scan: CodeScan, e: number): string {
+    let k = scan.line[e]! - 1;
+    let text = lines[k]!.slice(0, scan.col[e]!);
+    for (let back = 0; back <= 3 && k >= 0; back++) {
+        const trimmed = text.trimEnd();
+        if (trimmed !== "") return trimmed[trimmed.length - 1]!;
+        k--;
+        text = k >= 0 ? lines[k]!.slice(-200) : "";
+    }
+    return "";
 }
 
 /**
  * Where the declaration or statement starting on `line` (1-based) ends: the
- * `}` of its first top-level `{`, its `;`, or the last line before the next
- * statement at the same or lower indentation.
+ * `}` of its body, its `;`, or the last line before the next statement at the
+ * same or lower indentation. A `{…}` that another `{` follows on its closing
+ * line (`(): { a: T } {`, `Base<{…}> {`) or that closes on its own line is part
+ * of the head, not the body.
  */
 export function statementRange(
     scan: CodeScan,
     lines: readonly string[],
-    line: number
+    line: number,
+    options: RangeOptions = {}
 ): StatementRange {
+    const expression = options.expression ?? false;
     const li = line - 1;
-    const baseDepth = scan.braceDepth[li]!;
-    const baseGroup = scan.groupDepth[li]!;
-    const baseIndent = indentOf(lines[li] ?? "");
-    const limit = Math.min(scan.lineCount, line + MAX_HEAD_LINES);
-    let stop = limit + 1;
-    for (let l = line + 1; l <= limit; l++) {
-        const k = l - 1;
-        if (isFiller(scan, lines, k)) continue;
-        const text = lines[k]!;
-        const depth = scan.braceDepth[k]!;
-        const group = scan.groupDepth[k]!;
-        // Left the enclosing block or brackets: the statement ended before.
-        if (depth < baseDepth || (depth === baseDepth && group < baseGroup)) {
-            stop = l;
-            break;
-        }
-        if (depth !== baseDepth || group !== baseGroup) continue;
-        if (indentOf(text) <= baseIndent && !CONTINUATION.test(text.slice(0, 200))) {
-            stop = l;
-            break;
-        }
-    }
-    const lastEvent = scan.firstEvent[Math.min(stop - 1, scan.lineCount)]!;
-    // A `{…}` closed on its own line (`Base<{ x: number }>`, `(): { a: T } {`) is a
-    // body only if nothing else follows.
+    const base: Base = {
+        depth: scan.braceDepth[li]!,
+        group: scan.groupDepth[li]!,
+        indent: indentOf(lines[li] ?? ""),
+    };
     let inline = -1;
-    for (let e = scan.firstEvent[li]!; e < lastEvent; e++) {
-        const kind = scan.kind[e]!;
-        if (kind === EventKind.Close && scan.depth[e]! < baseDepth) break;
-        if (scan.depth[e] !== baseDepth || scan.group[e] !== baseGroup) continue;
-        if (kind === EventKind.Open) {
+    let first = -1;
+    let from = line;
+    let e = scan.firstEvent[li]!;
+    let stop = nextStatement(scan, lines, from, base);
+    for (;;) {
+        const lastEvent = scan.firstEvent[Math.min(stop - 1, scan.lineCount)]!;
+        let resumed = false;
+        for (; e < lastEvent; e++) {
+            const kind = scan.kind[e]!;
+            if (kind === EventKind.Close && scan.depth[e]! < base.depth) break;
+            if (scan.depth[e] !== base.depth || scan.group[e] !== base.group) continue;
+            if (kind === EventKind.Semi)
+                return { endLine: scan.line[e]!, body: expression ? first : inline };
+            if (kind !== EventKind.Open) continue;
             const close = scan.match[e]!;
-            if (close >= 0 && scan.line[close] === scan.line[e]) {
-                inline = e;
-                e = close;
-                continue;
+            if (close < 0) return { endLine: scan.lineCount, body: e };
+            const closeLine = scan.line[close]!;
+            const sameLine = closeLine === scan.line[e];
+            const headBrace =
+                sameLine ||
+                (options.typeBraces === true && TYPE_BRACE_AFTER.has(charBefore(lines, scan, e))) ||
+                (close + 1 < scan.eventCount &&
+                    scan.kind[close + 1] === EventKind.Open &&
+                    scan.line[close + 1] === closeLine &&
+                    scan.depth[close + 1] === base.depth &&
+                    scan.group[close + 1] === base.group);
+            if (!expression && !headBrace) return { endLine: closeLine, body: e };
+            if (first < 0) first = e;
+            if (sameLine && !expression) inline = e;
+            e = close;
+            if (closeLine >= stop) {
+                // The braces ran past the statement's first guess: look again after them.
+                from = closeLine;
+                stop = nextStatement(scan, lines, from, base);
+                e++;
+                resumed = true;
+                break;
             }
-            return { endLine: close < 0 ? scan.lineCount : scan.line[close]!, body: e };
         }
-        if (kind === EventKind.Semi) return { endLine: scan.line[e]!, body: inline };
+        if (!resumed) break;
     }
     if (inline >= 0) return { endLine: scan.line[inline]!, body: inline };
     let end = Math.min(stop - 1, scan.lineCount);
-    while (end > line && isFiller(scan, lines, end - 1)) end--;
-    return { endLine: Math.max(line, end), body: -1 };
+    while (end > from && isBlankOrComment(scan, lines, end - 1)) end--;
+    return { endLine: Math.max(line, end), body: expression ? first : -1 };
 }
 
 export interface BraceBlock {

@@ -4,7 +4,7 @@
  * strings) so that only real statements decide where blocks end.
  */
 import { MAX_DECL_CHARS } from "./symbol-rules";
-import type { SymbolInfo } from "./symbols";
+import type { SignatureBudget, SymbolInfo } from "./symbols";
 
 export interface PythonLines {
     /** Per line: 1 when it continues the statement above (or is inside a string). */
@@ -96,7 +96,7 @@ export function pythonSymbols(
     lines: readonly string[],
     info: PythonLines,
     nested: boolean,
-    signatures = Infinity
+    signatures: SignatureBudget
 ): SymbolInfo[] {
     const out: SymbolInfo[] = [];
     const stack: OpenBlock[] = [];
@@ -131,7 +131,7 @@ export function pythonSymbols(
                     kind: cls ? "class" : inClass ? "method" : "function",
                     line: li + 1,
                     endLine: li + 1,
-                    signature: out.length < signatures ? signatureOf(lines, info, li) : "",
+                    signature: signatures.take(li + 1) ? signatureOf(lines, info, li) : "",
                     level: stack.filter((b) => b.symbol).length,
                 };
                 if (owner) symbol.container = owner.name;
@@ -148,7 +148,7 @@ export function pythonSymbols(
                     kind: "const",
                     line: li + 1,
                     endLine: li + 1,
-                    signature: out.length < signatures ? signatureOf(lines, info, li) : "",
+                    signature: signatures.take(li + 1) ? signatureOf(lines, info, li) : "",
                     level: 0,
                 });
             }

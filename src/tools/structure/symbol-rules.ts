@@ -5,6 +5,7 @@
  */
 import type { Dialect } from "./code-scan";
 import type { ParserId } from "./language";
+import { functionValue, initializerOf, tsClassMember } from "./ts-members";
 
 export type SymbolKind =
     | "function"
@@ -36,6 +37,14 @@ export interface DeclMatch {
     body?: "members" | "top";
     /** The owning type when the declaration says it (a Go method's receiver). */
     container?: string;
+    /** Ends like an expression statement: its braces are a value or a type, never a body. */
+    expression?: boolean;
+    /** The name read from the whole head when it spans lines (`impl<…> Trait\n    for Type`). */
+    headName?: (head: string) => string;
+    /** The kind read from the whole statement, when its first line cannot tell. */
+    resolveKind?: (statement: string) => SymbolKind;
+    /** Dropped unless the resolved kind passes (nested scopes list functions only). */
+    keepIf?: (kind: SymbolKind) => boolean;
 }
 
 /** `container` is the enclosing type's name, when there is one. */
@@ -106,30 +115,43 @@ const TS_DEFAULT =
 /** `Foo.prototype.bar = function`, `exports.run = async () =>`. */
 const JS_ASSIGNED =
     /^\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=\s*(?:async\s+)?(?:function\b|\([^)]{0,200}\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/;
-const ARROW_START = /^(?:async\b|function\b|\(|<|[A-Za-z_$][\w$]*\s*=>)/;
-const TS_METHOD =
-    /^\s*(?:(?:public|private|protected|static|async|readonly|override|abstract|declare|accessor)\s+)*(?:(?:get|set)\s+)?\*?\s*(#?[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>(]*>)?\s*\(/;
-const TS_ARROW_PROP =
-    /^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(#?[A-Za-z_$][\w$]*)\s*(?::[^=]{0,200})?=\s*(?:async\s+)?(?:\([^)]{0,200}\)|[A-Za-z_$][\w$]*)\s*(?::[^=]{0,100})?=>/;
 
-/** `const x = …`: a function when the value is one (arrow or function expression). */
+/**
+ * `const x = …`: a function when the value is one (arrow or function
+ * expression, also behind a type annotation). `const A extends …` is a
+ * `const` type parameter, no variable.
+ */
 function tsVariable(m: RegExpExecArray): Partial<DeclMatch> | null {
-    const rest = (m[4] ?? "").replace(/^:\s*[^=]*/, "");
-    if (!rest.startsWith("=")) return m[2] === "const" ? { kind: "const" } : { kind: "variable" };
-    const value = rest.slice(1).trim();
-    const isFunction =
-        value.startsWith("function") ||
-        (ARROW_START.test(value) && (value.includes("=>") || value.endsWith("(")));
-    if (isFunction) return { kind: "function" };
-    return m[2] === "const" ? { kind: "const" } : { kind: "variable" };
+    const rest = (m[4] ?? "").trim();
+    if (rest !== "" && !/^(?:[:=;,]|!:)/.test(rest)) return null;
+    const plain = m[2] === "const" ? "const" : "variable";
+    const kindOf = (text: string): SymbolKind | null => {
+        const value = initializerOf(text);
+        if (value === null) return plain;
+        const fn = functionValue(value);
+        return fn === null ? null : fn ? "function" : plain;
+    };
+    const kind = kindOf(rest);
+    if (kind !== null) return { kind, expression: true };
+    // The line ends before the value shows what it is: read the whole statement.
+    return {
+        kind: "function",
+        expression: true,
+        resolveKind: (statement) =>
+            kindOf(statement.slice(statement.indexOf(m[3]!) + m[3]!.length)) ?? plain,
+    };
 }
+
+/** A class member, as `tsClassMember` reads it. */
+const tsMember: Matcher = (text) => tsClassMember(text);
 
 const tsFunction = rx(TS_FUNCTION, 2, "function", { exported: 1 });
 const tsClass = rx(TS_CLASS, 2, "class", { exported: 1, body: "members" });
 const tsVar = rx(TS_VAR, 3, "const", { exported: 1, refine: tsVariable });
 const tsArrowVar: Matcher = (text, container) => {
     const m = tsVar(text, container);
-    return m && m.kind === "function" ? m : null;
+    if (!m || m.kind !== "function") return null;
+    return m.resolveKind ? { ...m, keepIf: (kind) => kind === "function" } : m;
 };
 
 const TS_RULES: LanguageRules = {
@@ -138,7 +160,7 @@ const TS_RULES: LanguageRules = {
         tsFunction,
         tsClass,
         rx(TS_INTERFACE, 2, "interface", { exported: 1 }),
-        rx(TS_TYPE, 2, "type", { exported: 1 }),
+        rx(TS_TYPE, 2, "type", { exported: 1, refine: () => ({ expression: true }) }),
         rx(TS_ENUM, 2, "enum", { exported: 1 }),
         rx(TS_NAMESPACE, 2, "namespace", { exported: 1, body: "top" }),
         tsVar,
@@ -151,12 +173,7 @@ const TS_RULES: LanguageRules = {
         }),
         rx(JS_ASSIGNED, 1, "function"),
     ],
-    member: [
-        rx(TS_METHOD, 1, "method", {
-            refine: (m) => (CONTROL.has(m[1] ?? "") && m[1] !== "constructor" ? null : {}),
-        }),
-        rx(TS_ARROW_PROP, 1, "method"),
-    ],
+    member: [tsMember],
     nested: [tsFunction, tsClass, tsArrowVar],
 };
 
@@ -183,13 +200,17 @@ function implName(rest: string): string {
         let i = 0;
         for (; i < s.length; i++) {
             if (s[i] === "<") depth++;
-            else if (s[i] === ">" && --depth === 0) break;
+            // `->` in a bound (`F: FnMut() -> T`) closes nothing.
+            else if (s[i] === ">" && s[i - 1] !== "-" && --depth === 0) break;
         }
         s = s.slice(i + 1).trim();
     }
     const cut = s.search(/\{|\bwhere\b/);
-    return (cut < 0 ? s : s.slice(0, cut)).trim();
+    return (cut < 0 ? s : s.slice(0, cut)).replace(/\s+/g, " ").trim();
 }
+
+const IMPL_HEAD = /^\s*(?:unsafe\s+)?impl\b/;
+const expression = (): Partial<DeclMatch> => ({ expression: true });
 
 const rsFn = rx(RS_FN, 2, "function");
 const RUST_RULES: LanguageRules = {
@@ -201,21 +222,28 @@ const RUST_RULES: LanguageRules = {
         rx(RS_TRAIT, 2, "trait", { body: "members" }),
         rx(RS_IMPL, 1, "impl", {
             body: "members",
-            refine: (m) => ({ name: implName(m[1] ?? "") }),
+            refine: (m) => ({
+                name: implName(m[1] ?? ""),
+                headName: (head) => implName(head.replace(IMPL_HEAD, "")),
+            }),
         }),
         rx(RS_MOD, 2, "module", { body: "top" }),
-        rx(RS_TYPE, 2, "type"),
-        rx(RS_CONST, 2, "const"),
+        rx(RS_TYPE, 2, "type", { refine: expression }),
+        rx(RS_CONST, 2, "const", { refine: expression }),
         rx(RS_MACRO, 1, "macro"),
     ],
-    member: [rx(RS_FN, 2, "method"), rx(RS_TYPE, 2, "type"), rx(RS_CONST, 2, "const")],
+    member: [
+        rx(RS_FN, 2, "method"),
+        rx(RS_TYPE, 2, "type", { refine: expression }),
+        rx(RS_CONST, 2, "const", { refine: expression }),
+    ],
     nested: [rsFn],
 };
 
 // ---- Go -------------------------------------------------------------------
 
 const GO_FUNC = /^func\s*(\([^)]{0,200}\))?\s*([A-Za-z_]\w*)/;
-const GO_TYPE = /^type\s+([A-Za-z_]\w*)(?:\[[^\]]{0,200}\])?\s+(struct|interface)?/;
+const GO_TYPE = /^type\s+([A-Za-z_]\w*)(?:\[[^\]]{0,200}\])?\s+(?:=\s*)?(struct|interface)?/;
 const GO_VAR = /^(const|var)\s+([A-Za-z_]\w*)/;
 
 /** "(s *Server[T])" → "Server". */
@@ -232,7 +260,7 @@ const GO_RULES: LanguageRules = {
             refine: (m) => (m[1] ? { container: receiverType(m[1]) } : {}),
         }),
         rx(GO_TYPE, 1, (m) => (m[2] === "struct" ? "struct" : m[2] ? "interface" : "type")),
-        rx(GO_VAR, 2, (m) => (m[1] === "const" ? "const" : "variable")),
+        rx(GO_VAR, 2, (m) => (m[1] === "const" ? "const" : "variable"), { refine: expression }),
     ],
     member: [],
     nested: [],

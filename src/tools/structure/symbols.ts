@@ -6,6 +6,7 @@
  */
 import { type CodeScan, scanCode, statementRange } from "./code-scan";
 import type { ParserId } from "./language";
+import { goGroupKeyword, goGroupSpecs } from "./go-groups";
 import { analyzePythonLines, pythonSymbols } from "./python";
 import {
     type DeclMatch,
@@ -39,8 +40,23 @@ export interface ExtractOptions {
     nested?: boolean;
     /** Reuse a scan of the same lines. */
     scan?: CodeScan;
-    /** How many symbols (from the top) get a signature; the rest get "". Default: all. */
+    /** How many symbols (from `fromLine` on) get a signature; the rest get "". Default: all. */
     signatures?: number;
+    /** Symbols before this line get no signature (a later page is being listed). */
+    fromLine?: number;
+}
+
+/** Hands out signatures to the first `left` symbols declared from line `from` on. */
+export class SignatureBudget {
+    constructor(
+        private left: number,
+        private readonly from: number
+    ) {}
+    take(line: number): boolean {
+        if (line < this.from || this.left <= 0) return false;
+        this.left--;
+        return true;
+    }
 }
 
 /** Symbols in line order; empty for a parser without symbol rules. */
@@ -49,7 +65,7 @@ export function extractSymbols(
     parser: ParserId,
     options: ExtractOptions = {}
 ): SymbolInfo[] {
-    const signatures = options.signatures ?? Infinity;
+    const signatures = new SignatureBudget(options.signatures ?? Infinity, options.fromLine ?? 1);
     if (parser === "python") {
         return pythonSymbols(lines, analyzePythonLines(lines), options.nested ?? false, signatures);
     }
@@ -102,7 +118,7 @@ function braceSymbols(
     rules: LanguageRules,
     scan: CodeScan,
     nested: boolean,
-    signatures: number
+    signatures: SignatureBudget
 ): SymbolInfo[] {
     const out: SymbolInfo[] = [];
     const containers: Container[] = [];
@@ -125,17 +141,43 @@ function braceSymbols(
             matchers = top.body === "members" ? rules.member : rules.top;
         } else if (nested) matchers = rules.nested;
         else continue;
+        if (rules.dialect === "go" && depth === 0 && group === 0) {
+            const keyword = goGroupKeyword(raw);
+            if (keyword) {
+                const specs = goGroupSpecs(lines, scan, li, keyword);
+                for (const spec of specs.symbols) {
+                    if (!signatures.take(spec.line)) spec.signature = "";
+                    out.push(spec);
+                }
+                li = specs.lastLine;
+                continue;
+            }
+        }
         if (matchers.length === 0) continue;
-        const text = raw.length > MAX_DECL_CHARS ? raw.slice(0, MAX_DECL_CHARS) : raw;
+        let text = raw.length > MAX_DECL_CHARS ? raw.slice(0, MAX_DECL_CHARS) : raw;
+        // `export /*@__NO_SIDE_EFFECTS__*/ function f`: a comment between words hides nothing.
+        if (text.includes("/*")) text = text.replace(/\/\*.*?\*\//g, " ");
         const found = firstMatch(matchers, text, top?.body === "members" ? top.name : undefined);
         if (!found) continue;
-        const range = statementRange(scan, lines, line);
+        const range = statementRange(scan, lines, line, {
+            expression: found.expression ?? false,
+            typeBraces: rules.dialect === "js",
+        });
+        if (found.headName && range.body >= 0 && scan.line[range.body]! > line) {
+            found.name = found.headName(headText(lines, li, scan, range.body)) || found.name;
+        }
+        if (found.resolveKind) {
+            const last = Math.min(range.endLine, line + MAX_STATEMENT_LINES) - 1;
+            const code = lines.slice(li, last + 1).filter((text) => !/^\s*\/\//.test(text));
+            found.kind = found.resolveKind(code.join("\n"));
+            if (found.keepIf && !found.keepIf(found.kind)) continue;
+        }
         const symbol: SymbolInfo = {
             name: found.name,
             kind: found.kind,
             line,
             endLine: range.endLine,
-            signature: out.length < signatures ? signatureOf(lines, li, scan, range.body) : "",
+            signature: signatures.take(line) ? signatureOf(lines, li, scan, range.body) : "",
             level: open.length,
         };
         const container = found.container ?? open[open.length - 1]?.name;
@@ -154,6 +196,20 @@ function braceSymbols(
         if (range.endLine > line) open.push({ endLine: range.endLine, name: found.name });
     }
     return out;
+}
+
+/** How much of a statement is read to tell what its value is. */
+const MAX_STATEMENT_LINES = 30;
+
+/** The declaration's lines up to its body's `{` (at most 20), joined. */
+function headText(lines: readonly string[], li: number, scan: CodeScan, body: number): string {
+    const bodyLi = Math.min(scan.line[body]! - 1, li + 20);
+    const parts: string[] = [];
+    for (let k = li; k <= bodyLi; k++) {
+        const text = lines[k]!.slice(0, MAX_DECL_CHARS);
+        parts.push(k === scan.line[body]! - 1 ? text.slice(0, scan.col[body]!) : text);
+    }
+    return parts.join(" ");
 }
 
 const MAX_SIGNATURE = 160;
