@@ -3,7 +3,9 @@
  * 20,000-line TypeScript file (target: median ≤ 50 ms each) next to a plain
  * `readFile` + `split("\n")` of the same file, and a scripted navigation
  * (outline → search in a line range → read_around) whose tool results are
- * compared with the whole file (target: ≤ 25 % of its characters).
+ * compared with the whole file (target: ≤ 25 % of its characters). Then
+ * navigation at scale: find_files and the @ index on 100,000 files next to
+ * `rg --files` (bench/navigation-tree.ts).
  */
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,7 @@ import { createReadAroundTool } from "../src/tools/read-around";
 import type { OutlineItem } from "../src/tools/structure/outline";
 import type { ToolContext, ToolResult } from "../src/tools/types";
 import { type Series, median, printTable } from "./measure";
+import { benchNavigationTree } from "./navigation-tree";
 
 const LINES = 20_000;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -216,6 +219,7 @@ export async function benchNavigation(): Promise<void> {
     } finally {
         await fs.rm(root, { recursive: true, force: true });
     }
+    await benchNavigationTree();
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {

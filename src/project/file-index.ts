@@ -1,7 +1,7 @@
 /**
  * The project's files for @ mentions: built lazily on first use with the
- * same ignore rules as the tools (.gitignore and friends), capped, and kept
- * for the session.
+ * same ignore rules and listing as find_files (.gitignore and friends; tracked
+ * files and symbolic links as git lists them), capped, and kept for the session.
  */
 import { collectFiles } from "../util/ignore-walk";
 import { createFuzzyMatcher } from "./fuzzy";
@@ -26,7 +26,7 @@ export function createFileIndex(root: string, maxFiles = FILE_INDEX_CAP): FileIn
         building ??= (async () => {
             let files: string[] = [];
             try {
-                files = await collectFiles(root, { maxFiles });
+                files = await collectFiles(root, { maxFiles, tracked: true, symlinks: true });
             } catch {
                 // An unreadable tree gives an empty index, not a crash.
             }

@@ -1,11 +1,11 @@
 /**
  * find_files: project files whose path matches a glob, case-insensitively, in
- * sorted order. Ignored files (see util/ignore-walk) are never listed.
+ * sorted order. Ignored files (see util/ignore-walk) are never listed, but what
+ * git lists is: tracked files a .gitignore matches, and symbolic links (by name).
  */
-import path from "node:path";
 import picomatch from "picomatch";
 import * as z from "zod";
-import { walkFiles } from "../util/ignore-walk";
+import { collectFiles } from "../util/ignore-walk";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { asRecord, str } from "./display-text";
 import { digestNote, isRecord } from "./digest-text";
@@ -91,29 +91,33 @@ export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesR
         hookAliases: ["Glob"],
         async execute(args, ctx): Promise<ToolResult<FindFilesResult>> {
             const { glob, byName } = normalizeGlob(args.pattern);
-            let isMatch: (target: string) => boolean;
+            let regex: RegExp;
             try {
-                isMatch = picomatch(glob, { nocase: true, dot: true });
+                regex = picomatch.makeRe(glob, { nocase: true, dot: true });
             } catch (error) {
                 return toolError(
                     "invalid_args",
                     `Invalid glob "${args.pattern}": ${String(error)}`
                 );
             }
-            const files: string[] = [];
-            let totalMatches = 0;
-            let scanned = 0;
-            for await (const rel of walkFiles(ctx.repoRoot, {
+            // picomatch's own matcher, minus its per-call overhead: a path equal to the
+            // glob matches too ("[id].tsx" finds the file of that name).
+            const isMatch = (target: string) => target === glob || regex.test(target);
+            const all = await collectFiles(ctx.repoRoot, {
                 signal: ctx.signal,
                 maxFiles: MAX_SCANNED_FILES,
-            })) {
-                scanned++;
-                if (!isMatch(byName ? path.posix.basename(rel) : rel)) continue;
+                tracked: true,
+                symlinks: true,
+            });
+            const files: string[] = [];
+            let totalMatches = 0;
+            for (const rel of all) {
+                if (!isMatch(byName ? rel.slice(rel.lastIndexOf("/") + 1) : rel)) continue;
                 totalMatches++;
                 if (files.length < args.limit) files.push(rel);
             }
             if (ctx.signal.aborted) return toolError("cancelled", "find_files cancelled.");
-            const capped = scanned >= MAX_SCANNED_FILES;
+            const capped = all.length >= MAX_SCANNED_FILES;
             const truncated = totalMatches > files.length || capped;
             const result: FindFilesResult = { files, totalMatches, truncated };
             const notes: string[] = [];

@@ -11,8 +11,14 @@
  * - Precedence, highest first: `.rgignore`, `.ignore`, `.gitignore`, exclude; within
  *   each source the deepest directory with a matching rule decides, and within a file
  *   the last matching rule. A directory that is finally ignored is never entered.
- * - Symbolic links are never followed: symlinked files are not yielded and symlinked
- *   directories are not entered (no cycles, no escaping the tree).
+ * - Symbolic links are never followed: symlinked directories are not entered (no
+ *   cycles, no escaping the tree) and links are only listed, by name, on request.
+ * - On request (`tracked`), files in the git index are listed even when a .gitignore
+ *   or info/exclude matches them, as git does.
+ *
+ * Each ignore file is compiled once (util/ignore-rules) and each name is judged once,
+ * against the rules of the directories above it; an ignored directory is never
+ * entered, so no path needs its parents checked again.
  *
  * Paths are repo-relative POSIX paths; nothing here imports North code.
  *
@@ -23,7 +29,8 @@
  */
 import { type Dirent, type Stats, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { type TrackedFiles, readTrackedFiles } from "./git-index";
+import { type RuleList, Verdict, judgeRules, parseIgnoreFile } from "./ignore-rules";
 
 /**
  * Names skipped everywhere even without an ignore file: version-control metadata
@@ -47,28 +54,29 @@ const ALWAYS_IGNORED = new Set(ALWAYS_IGNORED_NAMES);
 
 /** Ignore-file names, in the order of their precedence (highest first). */
 const IGNORE_FILES = [".rgignore", ".ignore", ".gitignore"] as const;
-
-/** How one source judged one path. */
-const enum Verdict {
-    None = 0,
-    Ignore = 1,
-    Whitelist = 2,
-}
+const IGNORE_FILE_NAMES = new Set<string>(IGNORE_FILES);
 
 /** The ignore rules of one directory. */
 interface Level {
     /** Repo-relative directory ("" for the root). */
     dir: string;
-    rgignore: Ignore | null;
-    dotignore: Ignore | null;
-    gitignore: Ignore | null;
-    exclude: Ignore | null;
+    rgignore: RuleList | null;
+    dotignore: RuleList | null;
+    gitignore: RuleList | null;
+    exclude: RuleList | null;
     /** The directory holds `.git`: gitignore/exclude rules from above stop here. */
     hasGit: boolean;
     /** Its `.ignore` or `.rgignore` has a negated (`!`) pattern. */
     dotWhitelist: boolean;
-    /** Per source, copies with some parent directories re-included (see `judge`). */
-    pinned: Map<Ignore, Map<string, Ignore>>;
+}
+
+/** What the rules make of one path. */
+const enum Decision {
+    Kept = 0,
+    /** Ignored by a .gitignore or info/exclude only: git still lists it if tracked. */
+    GitIgnored = 1,
+    /** Ignored by `.ignore`/`.rgignore`, or an always-ignored name. */
+    Hidden = 2,
 }
 
 /** Code-unit order with "/" lowest, so sorting equals a depth-first walk in name order. */
@@ -98,11 +106,6 @@ function toAbs(root: string, rel: string): string {
     return rel === "" ? root : path.join(root, ...rel.split("/"));
 }
 
-function compile(text: string | null): Ignore | null {
-    if (text === null || text.trim() === "") return null;
-    return ignore({ ignorecase: false }).add(text);
-}
-
 function readText(file: string): string | null {
     try {
         return readFileSync(file, "utf8");
@@ -126,56 +129,17 @@ function yieldToEventLoop(): Promise<void> {
     return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Escapes a path segment so it is a literal in a gitignore pattern. */
-function escapeGlob(segment: string): string {
-    return segment.replace(/[\\*?[\]!#]/g, "\\$&").replace(/ $/, "\\ ");
-}
-
-function test(ig: Ignore, rel: string, isDir: boolean): { ignored: boolean; unignored: boolean } {
-    try {
-        return ig.test(isDir ? `${rel}/` : rel);
-    } catch {
-        return { ignored: false, unignored: false };
-    }
+/** One list's verdict on `rel`, relative to the directory of `level`. */
+function judgeAt(level: Level, list: RuleList, rel: string, name: string, isDir: boolean): Verdict {
+    const own = list.anchored && level.dir !== "" ? rel.slice(level.dir.length + 1) : rel;
+    return judgeRules(list, own, name, isDir);
 }
 
 /**
- * What one ignore source says about `rel` itself. The `ignore` package also treats
- * a path as ignored when its parent directory is; git does not when that parent was
- * re-included by a deeper file or a higher-precedence source (we only get here if
- * the walk entered it), so in that case the parents are pinned as re-included.
+ * The decision for `rel` (last component `name`) given the levels of its ancestors,
+ * root first. Within a source the deepest level with a matching rule decides.
  */
-function judge(level: Level, ig: Ignore, rel: string, isDir: boolean): Verdict {
-    const result = test(ig, rel, isDir);
-    if (result.unignored) return Verdict.Whitelist;
-    if (!result.ignored) return Verdict.None;
-    const slash = rel.lastIndexOf("/");
-    if (slash < 0) return Verdict.Ignore;
-    const parent = rel.slice(0, slash);
-    const parentResult = test(ig, parent, true);
-    if (!parentResult.ignored) return Verdict.Ignore;
-    let bySource = level.pinned.get(ig);
-    if (!bySource) {
-        bySource = new Map();
-        level.pinned.set(ig, bySource);
-    }
-    let pinned = bySource.get(parent);
-    if (!pinned) {
-        const parts = parent.split("/").map(escapeGlob);
-        const negations = parts.map((_, i) => `!/${parts.slice(0, i + 1).join("/")}/`);
-        pinned = ignore({ ignorecase: false }).add(ig).add(negations);
-        bySource.set(parent, pinned);
-    }
-    const own = test(pinned, rel, isDir);
-    return own.ignored ? Verdict.Ignore : own.unignored ? Verdict.Whitelist : Verdict.None;
-}
-
-function relativeTo(level: Level, rel: string): string {
-    return level.dir === "" ? rel : rel.slice(level.dir.length + 1);
-}
-
-/** The final decision for `rel` given the levels of its ancestors (root first). */
-function isIgnoredBy(levels: readonly Level[], rel: string, isDir: boolean): boolean {
+function decide(levels: readonly Level[], rel: string, name: string, isDir: boolean): Decision {
     let custom = Verdict.None;
     let dot = Verdict.None;
     let git = Verdict.None;
@@ -183,25 +147,25 @@ function isIgnoredBy(levels: readonly Level[], rel: string, isDir: boolean): boo
     let sawGit = false;
     for (let i = levels.length - 1; i >= 0; i--) {
         const level = levels[i]!;
-        const own = relativeTo(level, rel);
         if (custom === Verdict.None && level.rgignore) {
-            custom = judge(level, level.rgignore, own, isDir);
+            custom = judgeAt(level, level.rgignore, rel, name, isDir);
         }
         if (dot === Verdict.None && level.dotignore) {
-            dot = judge(level, level.dotignore, own, isDir);
+            dot = judgeAt(level, level.dotignore, rel, name, isDir);
         }
         if (!sawGit) {
             if (git === Verdict.None && level.gitignore) {
-                git = judge(level, level.gitignore, own, isDir);
+                git = judgeAt(level, level.gitignore, rel, name, isDir);
             }
             if (exclude === Verdict.None && level.exclude) {
-                exclude = judge(level, level.exclude, own, isDir);
+                exclude = judgeAt(level, level.exclude, rel, name, isDir);
             }
         }
         sawGit ||= level.hasGit;
     }
-    const verdict = custom || dot || git || exclude;
-    return verdict === Verdict.Ignore;
+    const own = custom || dot;
+    if (own !== Verdict.None) return own === Verdict.Ignore ? Decision.Hidden : Decision.Kept;
+    return (git || exclude) === Verdict.Ignore ? Decision.GitIgnored : Decision.Kept;
 }
 
 function hasRules(level: Level): boolean {
@@ -220,34 +184,34 @@ function makeLevel(
     exclude: string | null,
     hasGit: boolean
 ): Level {
-    const [rg, dot, git] = texts.map(compile);
-    const whitelist = /^\s*!/m;
+    const [rg, dot, git] = texts.map(parseIgnoreFile);
     return {
-        dotWhitelist: texts.slice(0, 2).some((text) => text !== null && whitelist.test(text)),
         dir,
         rgignore: rg ?? null,
         dotignore: dot ?? null,
         gitignore: git ?? null,
-        exclude: compile(exclude),
+        exclude: parseIgnoreFile(exclude),
         hasGit,
-        pinned: new Map(),
+        dotWhitelist: (rg?.negated ?? false) || (dot?.negated ?? false),
     };
 }
 
+const NO_RULES: Level = makeLevel("", [null, null, null], null, false);
+
 /** Builds the level of a directory from its (already read) entries. */
 function levelFromEntries(root: string, dir: string, entries: Dirent[]): Level {
-    const abs = toAbs(root, dir);
-    const wanted = new Set<string>();
+    let wanted: Set<string> | null = null;
     let gitEntry: Dirent | undefined;
     for (const entry of entries) {
         if (entry.name === ".git") gitEntry = entry;
-        else if ((IGNORE_FILES as readonly string[]).includes(entry.name) && !entry.isDirectory()) {
-            wanted.add(entry.name);
+        else if (IGNORE_FILE_NAMES.has(entry.name) && !entry.isDirectory()) {
+            (wanted ??= new Set()).add(entry.name);
         }
     }
-    if (wanted.size === 0 && !gitEntry) return makeLevel(dir, [null, null, null], null, false);
+    if (!wanted && !gitEntry) return NO_RULES;
+    const abs = toAbs(root, dir);
     const texts = IGNORE_FILES.map((name) =>
-        wanted.has(name) ? readText(path.join(abs, name)) : null
+        wanted?.has(name) ? readText(path.join(abs, name)) : null
     );
     const exclude = gitEntry?.isDirectory()
         ? readText(path.join(abs, ".git", "info", "exclude"))
@@ -319,7 +283,8 @@ export function createIgnoreMatcher(root: string): IgnoreMatcher {
                 const here = parts.slice(0, i + 1).join("/");
                 const dirHere = i < parts.length - 1 || isDir;
                 if (ALWAYS_IGNORED.has(parts[i]!)) return true;
-                if (levels.length > 0 && isIgnoredBy(levels, here, dirHere)) return true;
+                if (levels.length > 0 && decide(levels, here, parts[i]!, dirHere) !== Decision.Kept)
+                    return true;
             }
             return false;
         },
@@ -344,6 +309,23 @@ export interface WalkOptions {
      * ignored itself; ignore files above it still apply to what lies below.
      */
     dir?: string;
+    /**
+     * Also list files git tracks (in the index of the repository at `root`) that a
+     * .gitignore or info/exclude matches, as `git ls-files` does: git never ignores
+     * tracked files. `.ignore`/`.rgignore` and the always-ignored names still hide them.
+     */
+    tracked?: boolean;
+    /**
+     * List symbolic links too, by name, as git does: never followed, never read
+     * through (a link to a directory is one entry, not a tree).
+     */
+    symlinks?: boolean;
+}
+
+interface WalkView {
+    /** The git index, read on first need (most walks never meet a git-ignored path). */
+    tracked: (() => TrackedFiles) | null;
+    symlinks: boolean;
 }
 
 interface Frame {
@@ -351,6 +333,8 @@ interface Frame {
     levels: Level[];
     entries: Dirent[];
     index: number;
+    /** Inside a git-ignored directory: only tracked paths are listed. */
+    trackedOnly: boolean;
 }
 
 function readEntries(abs: string): Dirent[] {
@@ -363,24 +347,34 @@ function readEntries(abs: string): Dirent[] {
     }
 }
 
-function openFrame(root: string, dir: string, parentLevels: Level[]): Frame {
+function openFrame(root: string, dir: string, parentLevels: Level[], trackedOnly = false): Frame {
     const entries = readEntries(toAbs(root, dir));
     const level = levelFromEntries(root, dir, entries);
     const levels = hasRules(level) ? [...parentLevels, level] : parentLevels;
-    return { dir, levels, entries, index: 0 };
+    return { dir, levels, entries, index: 0, trackedOnly };
+}
+
+function viewOf(root: string, options: WalkOptions): WalkView {
+    let tracked: TrackedFiles | undefined;
+    return {
+        tracked: options.tracked ? () => (tracked ??= readTrackedFiles(root)) : null,
+        symlinks: options.symlinks ?? false,
+    };
 }
 
 /**
  * Yields the repo-relative POSIX paths of regular files below `root` (or `dir`),
  * depth-first in code-unit name order (the order of `comparePaths`), skipping
- * ignored paths and symbolic links. Unreadable directories are skipped.
+ * ignored paths and (unless `symlinks`) symbolic links. Unreadable directories
+ * are skipped.
  */
 export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<string> {
     const maxFiles = options.maxFiles ?? Infinity;
     if (maxFiles <= 0) return;
+    const view = viewOf(root, options);
     let yielded = 0;
     let sliceStart = performance.now();
-    for (const rel of walkSync(root, options.dir ?? "")) {
+    for (const rel of walkSync(root, options.dir ?? "", view)) {
         if (performance.now() - sliceStart > SLICE_MS) {
             await yieldToEventLoop();
             sliceStart = performance.now();
@@ -400,8 +394,9 @@ export async function collectFiles(root: string, options: WalkOptions = {}): Pro
     const maxFiles = options.maxFiles ?? Infinity;
     const files: string[] = [];
     if (maxFiles <= 0) return files;
+    const view = viewOf(root, options);
     let sliceStart = performance.now();
-    for (const rel of walkSync(root, options.dir ?? "")) {
+    for (const rel of walkSync(root, options.dir ?? "", view)) {
         files.push(rel);
         if (files.length >= maxFiles) break;
         if ((files.length & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
@@ -413,11 +408,16 @@ export async function collectFiles(root: string, options: WalkOptions = {}): Pro
     return files;
 }
 
-/** The walk itself, synchronous and lazy: sorted, ignore rules applied, symlinks not followed. */
-function* walkSync(root: string, dir: string): Generator<string> {
+/**
+ * The walk itself, synchronous and lazy: sorted, and each name judged once by the
+ * rules of the directories above it (a directory that is ignored is never entered,
+ * so its parents need no second look). Symbolic links are never followed.
+ */
+function* walkSync(root: string, dir: string, view: WalkView): Generator<string> {
     const start = normalizeRelDir(dir);
     const ancestors = start === "" ? [] : levelsFor(root, parentOf(start));
     const stack: Frame[] = [openFrame(root, start, ancestors)];
+    const tracked = view.tracked;
     while (stack.length > 0) {
         const frame = stack[stack.length - 1]!;
         const entry = frame.entries[frame.index++];
@@ -425,13 +425,22 @@ function* walkSync(root: string, dir: string): Generator<string> {
             stack.pop();
             continue;
         }
-        if (ALWAYS_IGNORED.has(entry.name) || entry.isSymbolicLink()) continue;
-        const rel = joinRel(frame.dir, entry.name);
-        if (entry.isDirectory()) {
-            if (!isIgnoredBy(frame.levels, rel, true))
-                stack.push(openFrame(root, rel, frame.levels));
-        } else if (entry.isFile()) {
-            if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, false)) continue;
+        const name = entry.name;
+        if (ALWAYS_IGNORED.has(name)) continue;
+        const link = entry.isSymbolicLink();
+        if (link && !view.symlinks) continue;
+        const isDir = !link && entry.isDirectory();
+        if (!isDir && !link && !entry.isFile()) continue;
+        const rel = joinRel(frame.dir, name);
+        const decision =
+            frame.levels.length === 0 ? Decision.Kept : decide(frame.levels, rel, name, isDir);
+        if (decision === Decision.Hidden) continue;
+        const onlyTracked = frame.trackedOnly || decision === Decision.GitIgnored;
+        if (isDir) {
+            if (!onlyTracked) stack.push(openFrame(root, rel, frame.levels));
+            else if (tracked?.().hasUnder(rel))
+                stack.push(openFrame(root, rel, frame.levels, true));
+        } else if (!onlyTracked || tracked?.().hasFile(rel)) {
             yield rel;
         }
     }
@@ -463,7 +472,11 @@ export async function listDirectoryEntries(root: string, relDir = ""): Promise<D
         if (ALWAYS_IGNORED.has(entry.name)) continue;
         const rel = joinRel(dir, entry.name);
         const isDir = entry.isDirectory();
-        if (frame.levels.length > 0 && isIgnoredBy(frame.levels, rel, isDir)) continue;
+        if (
+            frame.levels.length > 0 &&
+            decide(frame.levels, rel, entry.name, isDir) !== Decision.Kept
+        )
+            continue;
         if (entry.isSymbolicLink()) {
             const target = statOrNull(toAbs(root, rel));
             result.push({

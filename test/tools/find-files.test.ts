@@ -1,6 +1,10 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createFileIndex } from "../../src/project/file-index";
 import { createFindFilesTool, normalizeGlob } from "../../src/tools/find-files";
-import { type TempRepo, expectOk, makeRepo } from "./fixtures";
+import { type TempRepo, expectError, expectOk, makeOutsideDir, makeRepo } from "./fixtures";
+import { git, gitListing } from "./walk-git-kit";
 
 const tool = createFindFilesTool();
 let repo: TempRepo | undefined;
@@ -59,6 +63,47 @@ describe("find_files", () => {
         const result = await run("*.ts");
         expect(result).toMatchObject({ files: [], totalMatches: 0, truncated: false });
         expect(result.note).toMatch(/dir\/\*\*/);
+    });
+
+    it("finds what git lists: a symlinked README, tracked files a nested .gitignore matches", async () => {
+        const outside = await makeOutsideDir();
+        try {
+            await fs.writeFile(path.join(outside.dir, "secret.txt"), "x");
+            repo = await makeRepo({
+                "docs/README.md": "# docs\n",
+                "pkg/.gitignore": "generated.ts\n",
+                "pkg/generated.ts": "",
+                "pkg/scratch/generated.ts": "",
+                "src/app.ts": "",
+            });
+            await fs.symlink("docs/README.md", path.join(repo.root, "README.md"));
+            await fs.symlink(outside.dir, path.join(repo.root, "vendor-link"));
+            git(repo.root, "init", "-q");
+            git(repo.root, "add", "-A");
+            git(repo.root, "add", "-f", "pkg/generated.ts");
+            expect((await run("README*")).files).toEqual(["README.md", "docs/README.md"]);
+            expect((await run("*.ts")).files).toEqual(["pkg/generated.ts", "src/app.ts"]);
+            // A link leading out of the project is listed by name and never read through.
+            expect((await run("vendor-link")).files).toEqual(["vendor-link"]);
+            expect((await run("**/secret.txt")).totalMatches).toBe(0);
+            const everything = (await run("**", 500)).files;
+            expect(everything).toEqual(gitListing(repo.root));
+            // The @ index lists the same files.
+            expect(await createFileIndex(repo.root).ready()).toEqual(everything);
+        } finally {
+            await outside.cleanup();
+        }
+    });
+
+    it("matches a file named like a glob literally, and stops when cancelled", async () => {
+        repo = await makeRepo({ "pages/[id].tsx": "", "pages/i.tsx": "", "pages/x.tsx": "" });
+        expect((await run("[id].tsx")).files).toEqual(["pages/[id].tsx", "pages/i.tsx"]);
+        const controller = new AbortController();
+        controller.abort();
+        const error = expectError(
+            await tool.execute({ pattern: "*.tsx", limit: 50 }, repo.ctx(controller.signal))
+        );
+        expect(error.code).toBe("cancelled");
     });
 
     it("normalizes globs", () => {
