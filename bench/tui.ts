@@ -6,7 +6,11 @@
  * - launch to composer visible (median; target ≤ 300 ms), next to bare node in a pty;
  * - keystroke to echo with 2,000 transcript entries vs 10 (target ≤ 1.2×);
  * - bytes written to the terminal per 1,000 streamed tokens, 2,000 vs 10 entries (≤ 1.2×);
- * - RSS growth from 10 to 2,000 entries (≤ 100 MB, VmRSS of the north process).
+ * - RSS growth from 10 to 2,000 entries (≤ 100 MB, VmRSS of the north process);
+ * - keys honoured when typed 20 ms apart while an answer streams (target 100 %);
+ * - command reviews answered by a key pressed 50 ms after the review draws (target 20/20).
+ *
+ * `BENCH_TUI_PART=keys` runs only the last two.
  *
  * Long transcripts come from conversation logs written with the storage API
  * and opened with `north --resume ID`.
@@ -333,12 +337,133 @@ async function measureAtSize(
     }
 }
 
+// ---------------------------------------------------------------- keys honoured
+
+const TYPED_GAP_MS = 20;
+const TYPED_DURING_STREAM = "thequickbrownfoxjumpsoverthelazydogagain";
+const REVIEW_PRESSES = Number(process.env.BENCH_TUI_PRESSES ?? 20);
+const PRESS_AFTER_DRAW_MS = 50;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The composer's text rows: from the last "❯ " row down to the status line. */
+function composerRows(north: PtyNorth): string {
+    const rows = north.screenText().split("\n");
+    const first = rows.findLastIndex((row) => row.includes("❯ "));
+    return first === -1 ? "" : rows.slice(first, -1).join("");
+}
+
+/** How many characters of `typed` appear, in order, in `shown`. */
+function honoured(typed: string, shown: string): number {
+    let at = 0;
+    let count = 0;
+    for (const ch of typed) {
+        const found = shown.indexOf(ch, at);
+        if (found === -1) continue;
+        count++;
+        at = found + 1;
+    }
+    return count;
+}
+
+/**
+ * Types one key every 20 ms (each its own write) while 1,000 tokens stream
+ * in; when the answer has ended, counts the keys the composer shows.
+ */
+async function keysWhileStreaming(north: PtyNorth, server: PacedServer): Promise<number> {
+    const tokens = Array.from({ length: STREAM_TOKENS }, (_, i) => `tok${i + 1} `);
+    server.enqueue({ text: tokens, usage: { output: STREAM_TOKENS } });
+    const prompt = "stream while I type";
+    north.type(prompt);
+    await north.waitForText(prompt);
+    north.type("\r");
+    await north.waitForText("tok20 ", 30_000);
+    for (const ch of TYPED_DURING_STREAM) {
+        north.type(ch);
+        await sleep(TYPED_GAP_MS);
+    }
+    const streaming = !north.screenText().includes(`tok${STREAM_TOKENS}`);
+    await north.waitForText(`tok${STREAM_TOKENS}`, 60_000);
+    await north.waitForQuiet(300, 30_000);
+    const count = honoured(TYPED_DURING_STREAM, composerRows(north));
+    if (!streaming) console.log("  (the answer ended before the last key: stream faster)");
+    north.type("\x03"); // clears the composer
+    await north.waitForQuiet(200);
+    return count;
+}
+
+/**
+ * Each press: a prompt whose answer asks to run a command; 50 ms after the
+ * review is on screen, `d`. Honoured when the denial reaches the model.
+ */
+async function pressesAfterReviewDraws(north: PtyNorth, server: PacedServer): Promise<number> {
+    let taken = 0;
+    for (let i = 1; i <= REVIEW_PRESSES; i++) {
+        server.enqueue(
+            { toolCalls: [{ name: "shell_run", input: { command: `touch bench-${i}.txt` } }] },
+            true
+        );
+        server.enqueue({ text: `left ${i} alone` }, true);
+        const prompt = `press ${i}`;
+        north.type(prompt);
+        await north.waitForText(prompt);
+        north.type("\r");
+        await north.waitForText("[d] deny", 30_000);
+        await sleep(PRESS_AFTER_DRAW_MS);
+        north.type("d");
+        try {
+            await north.waitForText(`left ${i} alone`, 2_000);
+            taken++;
+        } catch {
+            // Dropped: answer it now so the next press starts clean.
+            while (!north.screenText().includes(`left ${i} alone`)) {
+                north.type("d");
+                await sleep(300);
+            }
+        }
+        await north.waitForQuiet(100);
+    }
+    return taken;
+}
+
+export async function benchTuiKeys(server?: PacedServer): Promise<void> {
+    const own = server ?? (await startPacedServer());
+    const fixture = makeFixture(own.url);
+    try {
+        const { north } = await launch(fixture);
+        try {
+            await north.waitForQuiet(200);
+            const keys = await keysWhileStreaming(north, own);
+            const total = TYPED_DURING_STREAM.length;
+            console.log(
+                `keys honoured when typed ${TYPED_GAP_MS} ms apart during streaming: ${keys}/${total} ` +
+                    `(${((100 * keys) / total).toFixed(0)} %) — target 100 %: ${verdict(keys === total)}`
+            );
+            const presses = await pressesAfterReviewDraws(north, own);
+            console.log(
+                `review answered by a key ${PRESS_AFTER_DRAW_MS} ms after it draws: ${presses}/${REVIEW_PRESSES} ` +
+                    `— target ${REVIEW_PRESSES}/${REVIEW_PRESSES}: ${verdict(presses === REVIEW_PRESSES)}`
+            );
+        } finally {
+            north.kill();
+        }
+    } finally {
+        if (!server) await own.close();
+        rmSync(fixture.repo, { recursive: true, force: true });
+        rmSync(fixture.home, { recursive: true, force: true });
+    }
+}
+
 const fmt = (value: number | null, unit: string, digits = 1): string =>
     value === null ? "n/a" : `${value.toFixed(digits)} ${unit}`;
 
 const verdict = (ok: boolean): string => (ok ? "ok" : "OVER TARGET");
 
 export async function benchTui(): Promise<void> {
+    if (process.env.BENCH_TUI_PART === "keys") {
+        console.log(`\n## Keys in a ${COLS}×${ROWS} pty`);
+        return benchTuiKeys();
+    }
     const server = await startPacedServer();
     const fixture = makeFixture(server.url);
     try {
@@ -412,6 +537,7 @@ export async function benchTui(): Promise<void> {
             `targets: echo ≤ 1.2× ${verdict(echoRatio <= 1.2)}; bytes ≤ 1.2× ${verdict(bytesRatio <= 1.2)}; ` +
                 `RSS growth ≤ 100 MB ${growth === null ? "n/a" : verdict(growth <= 100)}`
         );
+        await benchTuiKeys(server);
     } finally {
         await server.close();
         rmSync(fixture.repo, { recursive: true, force: true });

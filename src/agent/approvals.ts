@@ -12,6 +12,8 @@ export interface ApprovalRequest {
     summary: string;
     /** Shell: the exact command string. */
     command?: string;
+    /** Shell: the absolute directory the command will start in, when the tool knows it. */
+    cwd?: string;
     /** Write: the prepared changes. */
     diffs?: FileDiff[];
     /**

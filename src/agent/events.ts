@@ -49,6 +49,8 @@ export type EngineEvent =
     | { type: "thinking_delta"; text: string }
     | { type: "tool_call_start"; id: string; name: string }
     | { type: "tool_call"; id: string; name: string; input: unknown }
+    /** Output of a running tool (a command's), for the transcript; not part of the result. */
+    | { type: "tool_output"; id: string; name: string; text: string }
     | { type: "approval_request"; request: ApprovalRequest }
     | { type: "approval_decision"; requestId: string; decision: ApprovalDecision }
     | {

@@ -102,7 +102,12 @@ export async function executeToolCall(
         };
     }
     const tool = deps.tools.list().find((t) => t.name === call.name);
-    const ctx: ToolContext = { repoRoot: deps.repoRoot, signal, checkpoint: deps.checkpoint };
+    const ctx: ToolContext = {
+        repoRoot: deps.repoRoot,
+        signal,
+        checkpoint: deps.checkpoint,
+        onOutput: (text) => deps.emit({ type: "tool_output", id: call.id, name: call.name, text }),
+    };
     if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
     if (tool && tool.approvalPolicy !== "none" && deps.planRequired) {
         return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
@@ -136,7 +141,7 @@ async function runShellCall(
     // Commands and MCP calls share this review; the tool says what it shows and what "always"
     // keeps (a definition without one: the built-in tool's of its name, else the name).
     const approval = tool.approval ?? builtinTool(tool.name)?.approval;
-    const { summary, rememberKey, command } = approval?.(call.input) ?? {
+    const { summary, rememberKey, command, cwd } = approval?.(call.input) ?? {
         summary: call.name,
         rememberKey: call.name,
     };
@@ -156,6 +161,7 @@ async function runShellCall(
                 input: call.input,
                 summary,
                 command,
+                cwd,
             },
             signal
         );

@@ -175,6 +175,8 @@ export function createViewRecorder(
                 case "approval_request":
                 case "approval_decision":
                     return; // the front-end records the review as it showed it
+                case "tool_output":
+                    return; // live only: the result keeps the output
                 case "file_write":
                     if (event.status === "writing") return;
                     break;

@@ -109,6 +109,7 @@ export function streamJsonLine(
         // Outside the stream-json contract (README): `approval` carries the decision, `tool_call`
         // the call once its input is complete; context, summaries and file progress are TUI status.
         case "tool_call_start":
+        case "tool_output":
         case "approval_request":
         case "context":
         case "summary":
@@ -221,6 +222,7 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "text_delta":
         case "thinking_delta":
         case "tool_call_start":
+        case "tool_output":
         case "approval_request":
         case "approval_decision":
         case "tool_result":

@@ -51,8 +51,13 @@ const DESCRIPTION = [
     "Prefer the file tools for reading and editing.",
 ].join(" ");
 
+/** Lines of output a finished command shows until expanded. */
+export const SHELL_DETAIL_LINES = 4;
+/** At most this many lines in the expanded view (the end of the output is kept). */
+const SHELL_EXPANDED_LINES = 500;
+
 /** Lines under a finished command: exit status and the end of its output. */
-export function shellDetail(details: unknown, maxLines = 4): string[] {
+export function shellDetail(details: unknown, maxLines = SHELL_DETAIL_LINES): string[] {
     const d = details as {
         exitCode?: number | null;
         output?: string;
@@ -89,7 +94,14 @@ export function createShellRunTool(
                 const command = str(args.command);
                 return command ? `Running ${oneLine(command)}` : undefined;
             },
-            resultDetail: (details) => shellDetail(details),
+            resultDetail: (details, full) =>
+                shellDetail(details, full ? SHELL_EXPANDED_LINES : SHELL_DETAIL_LINES),
+            resultStatus: (details) => {
+                const d = details as Partial<ShellRunDetails> | null;
+                if (!d || typeof d !== "object") return undefined;
+                if (d.cancelled) return "cancelled";
+                return d.timedOut || d.exitCode !== 0 ? "failed" : undefined;
+            },
         },
         digest(data, _input, keep) {
             if (!isRecord(data) || typeof data.output !== "string") return data;
@@ -105,13 +117,19 @@ export function createShellRunTool(
                 ),
             };
         },
-        approval: ({ command }) => ({ summary: command, rememberKey: command, command }),
+        approval: ({ command }) => ({
+            summary: command,
+            rememberKey: command,
+            command,
+            cwd: service.cwd || undefined,
+        }),
         hookAliases: ["Bash"],
         async execute(input, ctx) {
             try {
                 const result = await service.run(input.command, {
                     timeoutMs: input.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
                     signal: ctx.signal,
+                    onOutput: ctx.onOutput,
                 });
                 return toolOk({ command: input.command, ...result });
             } catch (error) {

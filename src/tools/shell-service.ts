@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
 import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
@@ -35,6 +36,8 @@ export interface ShellRunOptions {
     timeoutMs?: number;
     /** Aborting kills the command's process group; the result has `cancelled: true`. */
     signal?: AbortSignal;
+    /** The output as it comes (stdout and stderr, UTF-8), for a live view. */
+    onOutput?: (text: string) => void;
 }
 
 export interface ShellRunResult {
@@ -266,7 +269,8 @@ function spawnBash(
     env: NodeJS.ProcessEnv,
     pwdFile: string,
     timeoutMs: number,
-    signal: AbortSignal | undefined
+    signal: AbortSignal | undefined,
+    onOutput?: (text: string) => void
 ): Promise<RawRun> {
     return new Promise((resolve) => {
         const buffer = new HeadTailBuffer();
@@ -318,11 +322,19 @@ function spawnBash(
             terminate();
         };
 
-        const onData = (chunk: Buffer): void => {
-            if (!settled) buffer.push(chunk);
+        // One decoder per stream: a character split across chunks is not garbled.
+        const decoders = new Map<unknown, StringDecoder>();
+        const onData = (stream: unknown, chunk: Buffer): void => {
+            if (settled) return;
+            buffer.push(chunk);
+            if (!onOutput) return;
+            let decoder = decoders.get(stream);
+            if (!decoder) decoders.set(stream, (decoder = new StringDecoder("utf8")));
+            const text = decoder.write(chunk);
+            if (text !== "") onOutput(text);
         };
         for (const stream of streams) {
-            stream.on("data", onData);
+            stream.on("data", (chunk: Buffer) => onData(stream, chunk));
             stream.on("error", () => undefined);
             stream.on("close", () => {
                 openStreams--;
@@ -457,7 +469,15 @@ export function createShellService(
         let raw: RawRun;
         try {
             const env = shellEnv(hiddenEnv, ownerTag);
-            raw = await spawnBash(command, cwd, env, file, timeoutMs, controller.signal);
+            raw = await spawnBash(
+                command,
+                cwd,
+                env,
+                file,
+                timeoutMs,
+                controller.signal,
+                options.onOutput
+            );
         } finally {
             running.delete(controller);
             options.signal?.removeEventListener("abort", forward);

@@ -57,6 +57,8 @@ export interface ToolContext {
     signal: AbortSignal;
     /** Told of every file change before it lands (rewind); absent: changes are not checkpointed. */
     checkpoint?: FileCheckpointer;
+    /** Output while the tool runs (a command's), for the transcript only; never sent to the model. */
+    onOutput?: (text: string) => void;
 }
 
 /**
@@ -77,8 +79,13 @@ export interface ToolDisplay {
     resultSuffix?(details: unknown): string;
     /** The title once the result is known, when it names more than the arguments did. */
     titleAfterResult?(title: string, details: unknown): string;
-    /** Lines under a finished call (a command's exit status and last output lines). */
-    resultDetail?(details: unknown): string[];
+    /**
+     * Lines under a finished call (a command's exit status and last output
+     * lines); `full`: every line the result keeps, for the expanded view.
+     */
+    resultDetail?(details: unknown, full?: boolean): string[];
+    /** A result that came back but did not succeed (a command's non-zero exit, a timeout, a cancel). */
+    resultStatus?(details: unknown): "failed" | "cancelled" | undefined;
 }
 
 /** Stores a full result for `expand_output` and returns its id. */
@@ -92,6 +99,8 @@ export interface ShellApproval {
     rememberKey: string;
     /** The command line shown as such (absent for calls that are not commands, e.g. MCP). */
     command?: string;
+    /** Absolute directory the command will start in. */
+    cwd?: string;
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {

@@ -8,6 +8,7 @@
  * denial ("cancelled by the user") and pickers with null.
  */
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+import { keepDiffs } from "./render/diff-rows";
 import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
 
 /** One choice of a picker review. */
@@ -68,7 +69,12 @@ export function resolvedReviewOf(
             decision.outcome === "deny" && status === "rejected" && decision.reason
                 ? ` (feedback: ${decision.reason})`
                 : "";
-        return { kind: "plan", summary: `plan: ${request.summary}${feedback}`, status };
+        return {
+            kind: "plan",
+            summary: `plan: ${request.summary}${feedback}`,
+            status,
+            ...(request.plan ? { plan: request.plan } : {}),
+        };
     }
     const kind = request.kind === "shell" ? "shell" : "write";
     let summary = request.kind === "shell" ? (request.command ?? request.summary) : request.summary;
@@ -81,7 +87,13 @@ export function resolvedReviewOf(
         }
         summary += ` (+${added} −${removed})`;
     }
-    return { kind, summary, status: statusOf(kind, decision) };
+    const status = statusOf(kind, decision);
+    // What was approved stays readable in the transcript (and after a resume).
+    const approved = status === "accepted" || status === "always";
+    if (kind === "write" && approved && request.diffs && request.diffs.length > 0) {
+        return { kind, summary, status, diffs: keepDiffs(request.diffs) };
+    }
+    return { kind, summary, status };
 }
 
 function statusOf(kind: "write" | "shell", decision: ApprovalDecision): string {

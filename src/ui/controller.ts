@@ -1,7 +1,8 @@
 /**
  * Runs prompts for the TUI: feeds engine events into the transcript store,
- * records resolved reviews, and cancels (abort + resolve pending reviews) on
- * Ctrl+C. No React here; the App subscribes.
+ * records resolved reviews, queues what is sent while a run is going (sent
+ * when it ends), and cancels (abort + resolve pending reviews) on Ctrl+C or
+ * Esc. No React here; the App subscribes.
  */
 import type { Mode } from "../agent/events";
 import type { AgentSession } from "../agent/session";
@@ -9,19 +10,35 @@ import type { ApprovalBridge } from "./approval-bridge";
 import type { TranscriptAction } from "./transcript/reducer";
 import { type TranscriptStore, createTranscriptStore } from "./transcript/store";
 
+/** An input sent while a run was going: it is sent when the run ends. */
+export interface QueuedInput {
+    text: string;
+    attachments: string[];
+    mode: Mode;
+}
+
 export interface AppController {
     store: TranscriptStore;
     /** True from submit until the run has ended. */
     isBusy(): boolean;
+    /** Called when busy or the queued input changes. */
     subscribeBusy(listener: () => void): () => void;
     /**
-     * Runs the input's slash commands, then sends what is left to the model;
-     * ignored while a run is in progress.
+     * Runs the input's slash commands, then sends what is left to the model.
+     * While a run is in progress the input is queued (added to what is queued
+     * already) and sent when the run ends, even when it ended in an error.
      */
     submit(text: string, attachments: string[], mode: Mode): void;
+    /** The input waiting for the current run to end, or null. */
+    queued(): QueuedInput | null;
+    /** Takes the queued input back (to edit it); null when nothing is queued. */
+    unqueue(): QueuedInput | null;
     /** The signal of the input being processed (aborted by Ctrl+C); null when idle. */
     currentSignal(): AbortSignal | null;
-    /** Ctrl+C while busy: aborts the run and resolves waiting reviews. False when idle. */
+    /**
+     * Ctrl+C or Esc while busy: aborts the run and resolves waiting reviews;
+     * the queued input is not sent (take it back with `unqueue`). False when idle.
+     */
     cancel(): boolean;
     /** Resolves when the current run (if any) has ended. */
     idle(): Promise<void>;
@@ -51,11 +68,19 @@ export function createAppController(deps: ControllerDeps): AppController {
     let busy = false;
     let abort: AbortController | null = null;
     let running: Promise<void> = Promise.resolve();
+    let waiting: QueuedInput | null = null;
 
+    const notify = (): void => {
+        for (const listener of [...busyListeners]) listener();
+    };
     const setBusy = (value: boolean): void => {
         if (busy === value) return;
         busy = value;
-        for (const listener of [...busyListeners]) listener();
+        notify();
+    };
+    const setQueued = (value: QueuedInput | null): void => {
+        waiting = value;
+        notify();
     };
 
     /** Shows an action and saves it with the conversation. */
@@ -66,10 +91,8 @@ export function createAppController(deps: ControllerDeps): AppController {
     const unsubscribeEvents = deps.session.subscribe((event) => store.push(event));
     const unsubscribeReviews = deps.bridge.onResolved((resolved) => {
         // Project-level questions (trust, learning) are not part of a conversation.
-        const action: TranscriptAction = {
-            type: "review",
-            review: { kind: resolved.kind, summary: resolved.summary, status: resolved.status },
-        };
+        const { id: _id, ...review } = resolved;
+        const action: TranscriptAction = { type: "review", review };
         if (resolved.kind === "trust" || resolved.kind === "learning") store.dispatch(action);
         else show(action);
     });
@@ -128,6 +151,23 @@ export function createAppController(deps: ControllerDeps): AppController {
         await run(sent, attached, deps.currentMode?.() ?? mode, signal);
     };
 
+    const start = (text: string, attachments: string[], mode: Mode): void => {
+        const controller = new AbortController();
+        abort = controller;
+        setBusy(true);
+        running = handle(text, attachments, mode, controller.signal).finally(() => {
+            store.flush();
+            abort = null;
+            const next = controller.signal.aborted ? null : waiting;
+            if (next) {
+                waiting = null;
+                // Busy throughout: the queued input starts before anyone sees the run end.
+                start(next.text, next.attachments, next.mode);
+                notify();
+            } else setBusy(false);
+        });
+    };
+
     return {
         store,
         isBusy: () => busy,
@@ -136,15 +176,25 @@ export function createAppController(deps: ControllerDeps): AppController {
             return () => void busyListeners.delete(listener);
         },
         submit(text, attachments, mode) {
-            if (busy) return;
-            const controller = new AbortController();
-            abort = controller;
-            setBusy(true);
-            running = handle(text, attachments, mode, controller.signal).finally(() => {
-                store.flush();
-                abort = null;
-                setBusy(false);
-            });
+            if (!busy) {
+                start(text, attachments, mode);
+                return;
+            }
+            setQueued(
+                waiting
+                    ? {
+                          text: `${waiting.text}\n${text}`,
+                          attachments: [...new Set([...waiting.attachments, ...attachments])],
+                          mode,
+                      }
+                    : { text, attachments, mode }
+            );
+        },
+        queued: () => waiting,
+        unqueue() {
+            const taken = waiting;
+            if (taken) setQueued(null);
+            return taken;
         },
         cancel() {
             if (!busy) return false;

@@ -40,7 +40,7 @@ function InlineTranscriptView(props: InlineTranscriptProps): ReactElement {
     const split = firstLiveIndex(entries);
     const settled = useMemo(() => entries.slice(0, split), [entries, split]);
     const live = useMemo(() => entries.slice(split), [entries, split]);
-    const { tick, glyphFor } = useEntryAnimation(live, ansi, animate);
+    const { tick, glyphFor, suffixFor } = useEntryAnimation(live, ansi, animate);
     const liveLines = useMemo(() => {
         if (live.length === 0) return [];
         const { lines } = computeViewport({
@@ -50,11 +50,12 @@ function InlineTranscriptView(props: InlineTranscriptProps): ReactElement {
             height: liveHeight,
             scrollOffset: 0,
             glyphFor,
+            suffixFor,
         });
         const before = entries[split - 1];
         const first = live[0];
         return before && first && gapBetween(before, first) ? ["", ...lines] : lines;
-    }, [live, cache, width, liveHeight, glyphFor, tick, entries, split]);
+    }, [live, cache, width, liveHeight, glyphFor, suffixFor, tick, entries, split]);
     return (
         <>
             <Static items={settled as Entry[]}>

@@ -1,4 +1,5 @@
 import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals";
+import type { KeptFileDiff } from "./render/diff-rows";
 
 /**
  * A review waiting for the user, as the App renders it. The approval bridge
@@ -55,10 +56,17 @@ export interface TrustPromptInventory {
     items: ReadonlyArray<{ kind: string; source: string; text: string }>;
 }
 
-/** How a resolved review is remembered in the transcript (one line). */
+/**
+ * How a resolved review is remembered in the transcript: one line, plus what
+ * was approved (an accepted edit's diff, a plan's text) to read again.
+ */
 export interface ResolvedReview {
     kind: "write" | "shell" | "picker" | "plan" | "learning" | "trust";
     summary: string;
     /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "declined", "cancelled". */
     status: string;
+    /** An accepted edit's diff, bounded (`keepDiffs`). */
+    diffs?: KeptFileDiff[];
+    /** A plan's Markdown. */
+    plan?: string;
 }

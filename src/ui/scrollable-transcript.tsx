@@ -27,10 +27,14 @@ export interface ScrollableTranscriptProps {
  */
 function ScrollableTranscriptView(props: ScrollableTranscriptProps): ReactElement {
     const { entries, cache, ansi, width, height, scrollOffset, animate, onClamp } = props;
-    const { tick, glyphFor } = useEntryAnimation(entries, ansi, animate && scrollOffset === 0);
+    const { tick, glyphFor, suffixFor } = useEntryAnimation(
+        entries,
+        ansi,
+        animate && scrollOffset === 0
+    );
     const viewport = useMemo(
-        () => computeViewport({ entries, cache, width, height, scrollOffset, glyphFor }),
-        [entries, cache, width, height, scrollOffset, glyphFor, tick]
+        () => computeViewport({ entries, cache, width, height, scrollOffset, glyphFor, suffixFor }),
+        [entries, cache, width, height, scrollOffset, glyphFor, suffixFor, tick]
     );
     useEffect(() => {
         if (viewport.scrollOffset !== scrollOffset) onClamp?.(viewport.scrollOffset);

@@ -11,6 +11,27 @@ import type { Entry } from "./transcript/types";
 export const ANIMATION_DISABLE_THRESHOLD = 100;
 const TAIL = 12;
 
+/** How often a running command's elapsed time changes. */
+export const ELAPSED_MS = 1000;
+
+/** Whether one of the last entries is a tool still running. */
+export function hasRunningTool(entries: readonly Entry[]): boolean {
+    for (let i = entries.length - 1; i >= Math.max(0, entries.length - TAIL); i--) {
+        const entry = entries[i] as Entry;
+        if (entry.kind === "tool" && entry.status === "running") return true;
+    }
+    return false;
+}
+
+/** " 12s" after a tool that has run a second or more, from `startedAt`. */
+export function elapsedSuffix(entry: Entry, ansi: Ansi, now: number): string | undefined {
+    if (entry.kind !== "tool" || entry.status !== "running" || entry.startedAt === undefined) {
+        return undefined;
+    }
+    const seconds = Math.floor((now - entry.startedAt) / 1000);
+    return seconds >= 1 ? ansi.dim(` ${seconds}s`) : undefined;
+}
+
 export function animationInterval(entries: readonly Entry[]): number | null {
     let interval: number | null = null;
     for (let i = entries.length - 1; i >= Math.max(0, entries.length - TAIL); i--) {

@@ -18,7 +18,7 @@ beforeAll(() => loadMarkdown());
 const model: ModelInfo = {
     alias: "fake",
     id: "fake-model-1",
-    display: "Fake",
+    display: "Fake Model One",
     provider: "anthropic",
     contextLimitTokens: 200_000,
     maxOutputTokens: 1000,
@@ -110,9 +110,11 @@ describe("App", () => {
         const { term, prompts, controller } = mount("The answer is **42**.");
         cleanup = () => term.instance.unmount();
         await shows(term, "demo-project");
-        expect(term.lastFrame()).toContain("fake-model-1");
+        // The status line names the model as people do, not by its pinned id.
+        expect(term.lastFrame()).toContain("Fake Model One");
+        expect(term.lastFrame()).not.toContain("fake-model-1");
         expect(term.lastFrame()).toContain("42.5K (21%)");
-        expect(term.lastFrame()).toContain("$0.0123");
+        expect(term.lastFrame()).toContain("$0.012");
         await term.type("what is it?");
         await shows(term, "❯ what is it?");
         await term.type("\r");

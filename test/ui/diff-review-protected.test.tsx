@@ -17,7 +17,7 @@ afterEach(() => {
     for (const m of mounted.splice(0)) m.unmount();
 });
 
-function frameOf(protectedPaths?: string[], maxLines?: number): string {
+function frameOf(protectedPaths?: string[], height?: number): string {
     const r = renderToFakeTerminal(
         <DiffReview
             summary="Editing .mcp.json"
@@ -25,7 +25,7 @@ function frameOf(protectedPaths?: string[], maxLines?: number): string {
             status="pending"
             width={100}
             protectedPaths={protectedPaths}
-            maxLines={maxLines}
+            height={height}
         />,
         { columns: 100, rows: 30 }
     );
@@ -45,10 +45,13 @@ describe("the write review of protected configuration", () => {
         expect(frameOf(undefined)).not.toContain("protected");
     });
 
-    it("takes the note's row from the diff budget, so the review keeps its height", () => {
-        const plain = frameOf(undefined, 2).split("\n").length;
-        const guarded = frameOf([".mcp.json"], 2);
-        expect(guarded.split("\n").length).toBe(plain);
-        expect(guarded).toContain("more diff line");
+    it("takes the note's row from the diff's rows, so the review keeps its height", () => {
+        const plain = frameOf(undefined, 8);
+        const guarded = frameOf([".mcp.json"], 8);
+        expect(plain.split("\n").length).toBe(8);
+        expect(guarded.split("\n").length).toBe(8);
+        expect(plain).not.toContain("rows 1–");
+        // The rest is reached by scrolling.
+        expect(guarded).toContain("rows 1–2 of 4");
     });
 });

@@ -76,7 +76,6 @@ describe("plan review through the bridge", () => {
                 review={pending!}
                 width={70}
                 animate={false}
-                inputGraceMs={0}
                 ansi={createAnsi(false)}
             />
         );
@@ -101,7 +100,7 @@ describe("plan review through the bridge", () => {
         const bridge = createApprovalBridge();
         const answer = bridge.askLearning();
         const term = renderToFakeTerminal(
-            <PendingReviewView review={bridge.current()!} width={70} animate inputGraceMs={0} />
+            <PendingReviewView review={bridge.current()!} width={70} animate />
         );
         try {
             await term.settle();

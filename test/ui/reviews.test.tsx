@@ -13,14 +13,11 @@ import {
     resolvedReviewOf,
     type ResolvedReviewRecord,
 } from "../../src/ui/approval-bridge";
+import { REPEAT_WINDOW_MS } from "../../src/ui/input/key-gate";
 import type { PendingReview } from "../../src/ui/review-types";
 import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
 import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
-import {
-    BORDER_PULSE_MS,
-    PendingReviewView,
-    REVIEW_INPUT_GRACE_MS,
-} from "../../src/ui/reviews/pending-review";
+import { BORDER_PULSE_MS, PendingReviewView } from "../../src/ui/reviews/pending-review";
 import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
 
@@ -158,15 +155,15 @@ function shellRequest(command: string, id = "approval-s1"): ApprovalRequest {
 }
 
 describe("DiffReview", () => {
-    it("colours additions green, deletions red and hunk headers cyan, without the ---/+++ header", () => {
+    it("colours additions green, deletions red and hunk headers cyan, numbers old and new lines, without the ---/+++ header", () => {
         const { lines } = renderDiff([smallDiff]);
         expect(lines.map((l) => [l.text, l.color ?? null])).toEqual([
             ["src/app.ts  +2 −1", null],
-            ["@@ -1,3 +1,3 @@", "cyan"],
-            [" import x from 'y';", null],
-            ["-export const retries = 3;", "red"],
-            ["+export const retries = 5;", "green"],
-            ["+export const delay = 10;", "green"],
+            ["    @@ -1,3 +1,3 @@", "cyan"],
+            ["1 1  import x from 'y';", null],
+            ["2   -export const retries = 3;", "red"],
+            ["  2 +export const retries = 5;", "green"],
+            ["  3 +export const delay = 10;", "green"],
         ]);
     });
 
@@ -200,9 +197,9 @@ describe("DiffReview", () => {
         const r = mount(
             <DiffReview summary="Creating big.ts" diffs={[big]} status="pending" width={80} />
         );
-        expect(r.frame()).toContain("… 51 more diff lines not shown (truncated)");
-        expect(r.frame()).toContain("+line 98");
-        expect(r.frame()).not.toContain("+line 99\n");
+        expect(r.frame()).toContain("… 51 more diff lines not shown here (f: full screen)");
+        expect(r.frame()).toContain(" 99 +line 98");
+        expect(r.frame()).not.toContain("+line 99 ");
         expect(r.frame()).toContain("big.ts (new file)  +150 −0");
     });
 
@@ -224,7 +221,7 @@ describe("DiffReview", () => {
     it("keeps control characters from the file out of the terminal", () => {
         const evil = fileDiff("x.ts", ["@@ -1 +1 @@", "+\u001b[2Jboom\tx"]);
         const { lines } = renderDiff([evil]);
-        expect(lines[2]!.text).toBe("+\ufffd[2Jboom    x");
+        expect(lines[2]!.text).toBe("1 +\ufffd[2Jboom    x");
     });
 
     it("truncates long lines to the width instead of wrapping", () => {
@@ -510,7 +507,7 @@ describe("approval bridge", () => {
 
     it("describes resolved reviews in one line", () => {
         const write = writeRequest([smallDiff]);
-        expect(resolvedReviewOf(write, { outcome: "approve" })).toEqual({
+        expect(resolvedReviewOf(write, { outcome: "approve" })).toMatchObject({
             kind: "write",
             summary: "Editing src/app.ts (+2 −1)",
             status: "accepted",
@@ -543,8 +540,8 @@ function Host({ bridge }: { bridge: ApprovalBridge }): ReactElement {
 }
 
 describe("PendingReviewView", () => {
-    // The input grace period is measured with performance.now(): a frozen clock makes "right
-    // away" and "after the grace period" exact, however slowly this machine runs the test.
+    // The key gate reads performance.now(): a frozen clock makes "right away" and "after the
+    // repeat window" exact, however slowly this machine runs the test.
     beforeEach(() => {
         vi.useFakeTimers({ toFake: ["performance"] });
     });
@@ -559,7 +556,6 @@ describe("PendingReviewView", () => {
         const command = bridge.approver(shellRequest("npm test", "s1"), signal);
         const r = mount(<Host bridge={bridge} />);
         expect(r.frame()).toContain("Editing src/app.ts");
-        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
         await r.press("y");
         await expect(edit).resolves.toEqual({ outcome: "approve", remember: "all" });
         expect(r.frame()).toContain("$ npm test");
@@ -567,7 +563,7 @@ describe("PendingReviewView", () => {
         await r.press("y");
         expect(bridge.current()?.id).toBe("s1");
         expect(r.frame()).toContain("$ npm test");
-        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
+        // Another key right away is deliberate.
         await r.press("d");
         await expect(command).resolves.toEqual({
             outcome: "deny",
@@ -576,22 +572,21 @@ describe("PendingReviewView", () => {
         expect(r.frame()).toContain("idle");
     });
 
-    it("ignores keys typed ahead as a review appears", async () => {
+    it("takes a key pressed the moment a review appears, and the same key after the repeat window", async () => {
         const bridge = createApprovalBridge();
         const r = mount(<Host bridge={bridge} />);
-        let edit: Promise<ApprovalDecision> | undefined;
+        let first: Promise<ApprovalDecision> | undefined;
+        let second: Promise<ApprovalDecision> | undefined;
         act(() => {
-            edit = bridge.approver(writeRequest([smallDiff]), new AbortController().signal);
+            first = bridge.approver(writeRequest([smallDiff], "w1"), new AbortController().signal);
+            second = bridge.approver(writeRequest([smallDiff], "w2"), new AbortController().signal);
         });
         expect(r.frame()).toContain("Editing src/app.ts");
-        await r.press("a");
-        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS - 1);
-        await r.press("a");
-        expect(bridge.current()).not.toBeNull();
-        expect(r.frame()).toContain("[a] accept");
-        vi.advanceTimersByTime(1);
         await r.press("r");
-        await expect(edit).resolves.toMatchObject({ outcome: "deny" });
+        await expect(first).resolves.toMatchObject({ outcome: "deny" });
+        vi.advanceTimersByTime(REPEAT_WINDOW_MS);
+        await r.press("r");
+        await expect(second).resolves.toMatchObject({ outcome: "deny" });
         expect(r.frame()).toContain("idle");
     });
 
@@ -605,7 +600,6 @@ describe("PendingReviewView", () => {
             <PendingReviewView review={bridge.current()!} width={60} animate={false} />
         );
         expect(r.frame()).toContain("Choose a model");
-        vi.advanceTimersByTime(REVIEW_INPUT_GRACE_MS);
         await r.press("\u001b[B");
         expect(r.frame()).toContain("› Beta");
         await r.press("\r");
@@ -620,7 +614,8 @@ describe("PendingReviewView", () => {
             <PendingReviewView review={bridge.current()!} width={60} animate={false} height={20} />
         );
         expect(r.frame().split("\n").length).toBeLessThanOrEqual(20);
-        expect(r.frame()).toContain("more diff lines not shown");
+        expect(r.frame()).toContain("rows 1–");
+        expect(r.frame()).toContain("of 62");
         bridge.cancelAll();
     });
 

@@ -1,7 +1,8 @@
 /**
  * What the composer does with each key: editing, prompt history (Up/Down and
- * Ctrl+R search), bracketed paste, @ file suggestions, submit, mode switching
- * and Esc Esc in an empty composer (rewind). Pure, so it can be
+ * Ctrl+R search), bracketed paste, @ file suggestions, submit, mode switching,
+ * Esc Esc in an empty composer (rewind) and Ctrl+C clearing it (Up brings the
+ * text back). Pure, so it can be
  * tested without a terminal; the component only holds the state and draws it.
  */
 import type { KeyEvent } from "../input/keys";
@@ -87,6 +88,8 @@ export interface ComposerState {
     dismissed: number | null;
     /** Esc was pressed in the empty composer: another Esc asks to rewind. */
     escArmed: boolean;
+    /** What Ctrl+C cleared; Up in the empty composer brings it back. */
+    stash: { text: string; attachments: string[] } | null;
 }
 
 export type ComposerEffect =
@@ -119,6 +122,7 @@ export function createComposerState(history: readonly string[] = []): ComposerSt
         suggestions: null,
         dismissed: null,
         escArmed: false,
+        stash: null,
     };
 }
 
@@ -128,6 +132,47 @@ export function withDraft(state: ComposerState, text: string): ComposerState {
         ...createComposerState(state.history),
         editor: editorOf(text.replace(/\r\n?/g, "\n")),
     };
+}
+
+/**
+ * Ctrl+C: empties the composer (a search ends too), keeping the text for Up.
+ * Null when there was nothing to clear.
+ */
+export function clearComposer(state: ComposerState): ComposerState | null {
+    const text = state.search ? state.search.draft.text : state.editor.text;
+    if (text === "" && !state.search && state.paste === null) return null;
+    return {
+        ...createComposerState(state.history),
+        stash: text === "" ? state.stash : { text, attachments: state.attachments },
+    };
+}
+
+/**
+ * Text taken back from the queue, put before what the composer holds (it was
+ * typed first), cursor at the end.
+ */
+export function withTakenBack(
+    state: ComposerState,
+    text: string,
+    attachments: readonly string[]
+): ComposerState {
+    const current = state.editor.text;
+    const joined = current === "" ? text : `${text}\n${current}`;
+    return {
+        ...state,
+        editor: editorOf(joined),
+        attachments: [...new Set([...attachments, ...state.attachments])],
+        historyIndex: null,
+        draft: null,
+        search: null,
+        suggestions: null,
+        escArmed: false,
+    };
+}
+
+/** Esc means something to the composer now (closing suggestions or a search, inside a paste). */
+export function composerWantsEscape(state: ComposerState): boolean {
+    return state.suggestions !== null || state.search !== null || state.paste !== null;
 }
 
 const fileItem = (path: string): SuggestionItem => ({
@@ -177,7 +222,16 @@ function edit(state: ComposerState, editor: EditorState): ComposerState {
 }
 
 function historyStep(state: ComposerState, direction: -1 | 1): ComposerState | null {
-    const { history } = state;
+    const { history, stash } = state;
+    // What Ctrl+C cleared comes back before the older prompts.
+    if (direction === -1 && stash && state.historyIndex === null && state.editor.text === "") {
+        return {
+            ...state,
+            editor: editorOf(stash.text),
+            attachments: stash.attachments,
+            stash: null,
+        };
+    }
     if (history.length === 0) return null;
     if (direction === -1) {
         const index = state.historyIndex === null ? history.length - 1 : state.historyIndex - 1;

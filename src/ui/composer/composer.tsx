@@ -1,8 +1,9 @@
-import { memo, useCallback, useEffect, useRef, useState } from "react";
-import type { ReactElement } from "react";
+import { memo, useCallback, useContext, useEffect, useRef, useState } from "react";
+import type { MutableRefObject, ReactElement } from "react";
 import { Box, Text } from "ink";
 import type { Mode } from "../../agent/events";
 import type { KeyEvent } from "../input/keys";
+import { KeyGateContext } from "../hooks/use-key-gate";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
 import { layoutComposer } from "./composer-layout";
@@ -13,25 +14,55 @@ import {
     type HistorySearch,
     type PromptHistory,
     type SuggestFiles,
+    clearComposer,
     composerKey,
+    composerWantsEscape,
     createComposerState,
     matchRange,
     refreshSuggestions,
     withDraft,
     withHistory,
+    withTakenBack,
 } from "./composer-state";
+
+/** What the App asks of the composer from its own key handling. */
+export interface ComposerControl {
+    /**
+     * One key, fed by the App in order with its own handling (one listener, so
+     * Ctrl+C then text in one input string stay in that order).
+     */
+    key(event: KeyEvent): void;
+    /** Ctrl+C: empties the composer (Up brings the text back); false when it was empty. */
+    clear(): boolean;
+    /** Esc closes something in the composer (suggestions, a search) rather than interrupting. */
+    wantsEscape(): boolean;
+    /** Puts queued text back in front of what the composer holds. */
+    takeBack(text: string, attachments: readonly string[]): void;
+}
 
 export interface ComposerProps {
     width: number;
     /** Most text lines shown; longer text scrolls with the cursor. */
     maxLines: number;
-    /** Takes keys (false while a run or a review has the keyboard). */
+    /**
+     * Takes keys (false while a review or a dialog has the keyboard). With
+     * the App's key gate, keys that continue a burst of typing as a review
+     * appears are still taken.
+     */
     active: boolean;
     busy: boolean;
+    /** Busy right now, for keys that arrive before the next render. */
+    isBusy?: () => boolean;
+    /** Text sent while busy, waiting for the run to end (shown above the box). */
+    queued?: string | null;
+    /** Takes the queued text back for editing (Up in the empty composer). */
+    onUnqueue?: () => { text: string; attachments: readonly string[] } | null;
+    /** Filled with what the App may ask of the composer; the App then feeds every key. */
+    control?: MutableRefObject<ComposerControl | null>;
     /** A review is waiting for an answer. */
     reviewing: boolean;
     mode: Mode;
-    /** False when the prompt was not taken (a run still going): the text stays. */
+    /** False when the prompt was not taken: the text stays. */
     onSubmit: (text: string, attachments: string[]) => boolean | void;
     onToggleMode: () => void;
     suggest: SuggestFiles;
@@ -88,6 +119,19 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
     );
 }
 
+/** The message waiting for the run to end, on one line. */
+function QueuedLine(props: { text: string; width: number }): ReactElement {
+    const lines = props.text.split("\n");
+    const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+    return (
+        <Text wrap="truncate-end">
+            <Text color="yellow">queued </Text>
+            <Text>{sanitizeText(lines[0] ?? "")}</Text>
+            <Text dimColor>{more} · sent when this answer ends · ↑ to edit</Text>
+        </Text>
+    );
+}
+
 /** The search line: what is searched for, and whether anything older matched. */
 function SearchLabel(props: { search: HistorySearch }): ReactElement {
     const { search } = props;
@@ -118,45 +162,83 @@ function ComposerView(props: ComposerProps): ReactElement {
     const propsRef = useRef(props);
     propsRef.current = props;
 
-    const onKey = useCallback((event: KeyEvent) => {
-        if (isAppKey(event)) return;
-        const { history, suggest, slash } = propsRef.current;
-        // The store's prompts (loaded, sent, or `north "PROMPT"`) before Up or Ctrl+R reads them.
-        const before = history
-            ? withHistory(stateRef.current, history.entries())
-            : stateRef.current;
-        const result = composerKey(before, event, suggest, slash);
-        if (result.effect?.type === "submit") {
-            const { text, attachments } = result.effect;
-            // Not taken: keep the text in the composer, and out of the history.
-            if (propsRef.current.onSubmit(text, attachments) === false) return;
-            if (history) {
-                history.add(text);
-                result.state = withHistory(result.state, history.entries());
-            }
-        }
-        stateRef.current = result.state;
-        setState(result.state);
-        if (result.effect?.type === "toggle-mode") propsRef.current.onToggleMode();
-        if (result.effect?.type === "rewind") propsRef.current.onRewind?.();
-    }, []);
-    useRawInput(onKey, active);
-
-    // Esc Esc means two presses the composer saw in a row: a review or a run in between starts over.
-    useEffect(() => {
-        if (active || !stateRef.current.escArmed) return;
-        const next = { ...stateRef.current, escArmed: false };
+    const gate = useContext(KeyGateContext);
+    const set = useCallback((next: ComposerState) => {
         stateRef.current = next;
         setState(next);
-    }, [active]);
+    }, []);
+
+    const onKey = useCallback(
+        (event: KeyEvent) => {
+            if (isAppKey(event)) return;
+            const p = propsRef.current;
+            if (gate ? gate.owner() !== "composer" : !p.active) return;
+            // Esc while busy interrupts (the App does it) unless it closes something here.
+            const escape = event.type === "key" && event.name === "escape";
+            if (escape && p.isBusy?.() && !composerWantsEscape(stateRef.current)) return;
+            const { history, suggest, slash } = p;
+            const current = stateRef.current;
+            if (
+                event.type === "key" &&
+                event.name === "up" &&
+                !event.shift &&
+                current.editor.text === "" &&
+                current.search === null &&
+                current.paste === null
+            ) {
+                const taken = p.onUnqueue?.();
+                if (taken) {
+                    gate?.typed();
+                    set(withTakenBack(current, taken.text, taken.attachments));
+                    return;
+                }
+            }
+            // The store's prompts (loaded, sent, or `north "PROMPT"`) before Up or Ctrl+R reads them.
+            const before = history ? withHistory(current, history.entries()) : current;
+            const result = composerKey(before, event, suggest, slash);
+            if (result.effect?.type === "submit") {
+                const { text, attachments } = result.effect;
+                // Not taken: keep the text in the composer, and out of the history.
+                if (p.onSubmit(text, attachments) === false) return;
+                gate?.decided();
+                if (history) {
+                    history.add(text);
+                    result.state = withHistory(result.state, history.entries());
+                }
+            } else gate?.typed();
+            set(result.state);
+            if (result.effect?.type === "toggle-mode") p.onToggleMode();
+            if (result.effect?.type === "rewind") p.onRewind?.();
+        },
+        [gate, set]
+    );
+    useRawInput(onKey, active && !props.control);
+
+    if (props.control) {
+        props.control.current = {
+            key: onKey,
+            clear() {
+                const cleared = clearComposer(stateRef.current);
+                if (cleared) set(cleared);
+                return cleared !== null;
+            },
+            wantsEscape: () => composerWantsEscape(stateRef.current),
+            takeBack: (text, attachments) =>
+                set(withTakenBack(stateRef.current, text, attachments)),
+        };
+    }
+
+    // Esc Esc means two presses the composer saw in a row: a review or a run in between starts over.
+    const armedOff = !active || busy;
+    useEffect(() => {
+        if (!armedOff || !stateRef.current.escArmed) return;
+        set({ ...stateRef.current, escArmed: false });
+    }, [armedOff, set]);
 
     const draft = props.draft;
     useEffect(() => {
-        if (!draft) return;
-        const next = withDraft(stateRef.current, draft.text);
-        stateRef.current = next;
-        setState(next);
-    }, [draft]);
+        if (draft) set(withDraft(stateRef.current, draft.text));
+    }, [draft, set]);
 
     // The first @ builds the file index; show the matches once it is ready.
     const waiting = state.suggestions !== null && state.suggestions.items === null;
@@ -188,8 +270,8 @@ function ComposerView(props: ComposerProps): ReactElement {
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
     const hints: string[] = [];
-    if (busy) hints.push("Ctrl+C to cancel");
-    else if (reviewing) hints.push("answer the review above");
+    if (reviewing) hints.push("answer the review above");
+    else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
     if (state.attachments.length > 0) {
@@ -199,6 +281,7 @@ function ComposerView(props: ComposerProps): ReactElement {
     const placeholder = state.editor.text === "" && !busy && !reviewing && !search;
     return (
         <Box flexDirection="column" flexShrink={0} width={width}>
+            {props.queued ? <QueuedLine text={props.queued} width={width} /> : null}
             <Text>
                 <Text dimColor>{rule}</Text>
                 <Text color={MODE_COLORS[mode]} bold>

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { useStdin } from "ink";
+import { type Key, useStdin } from "ink";
 import { type KeyEvent, parseInput } from "../input/keys";
 
 /**
@@ -28,4 +28,89 @@ export function useRawInput(handler: (event: KeyEvent) => void, active = true): 
             emitter.off("input", onInput);
         };
     }, [active, emitter]);
+}
+
+const NO_KEY: Key = {
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+};
+
+const NAMED: Partial<Record<string, keyof Key>> = {
+    up: "upArrow",
+    down: "downArrow",
+    left: "leftArrow",
+    right: "rightArrow",
+    pageup: "pageUp",
+    pagedown: "pageDown",
+    home: "home",
+    end: "end",
+    return: "return",
+    escape: "escape",
+    tab: "tab",
+    backtab: "tab",
+    backspace: "backspace",
+    delete: "delete",
+};
+
+/** A key event in the shape of Ink's `useInput` (text in `input`, named keys as flags). */
+export function inkKeyOf(event: KeyEvent): { input: string; key: Key } {
+    switch (event.type) {
+        case "text":
+            return { input: event.text, key: { ...NO_KEY, shift: /^[A-Z]$/.test(event.text) } };
+        case "chord":
+            return { input: event.letter, key: { ...NO_KEY, ctrl: event.ctrl, meta: event.meta } };
+        case "key": {
+            const flag = NAMED[event.name];
+            const key: Key = { ...NO_KEY, ctrl: event.ctrl, meta: event.meta, shift: event.shift };
+            if (flag) Object.assign(key, { [flag]: true });
+            if (event.name === "backtab") key.shift = true;
+            return { input: "", key };
+        }
+        default:
+            return { input: "", key: NO_KEY };
+    }
+}
+
+/**
+ * Ink's `useInput`, but every key of an input string separately and in
+ * order, so `Down Down Enter` or `ya` arriving together are three and two keys.
+ * Handlers that change state several times within one string must read it
+ * from a ref: no render happens between its keys.
+ */
+export function useInputKeys(
+    handler: (input: string, key: Key) => void,
+    options: { isActive?: boolean } = {}
+): void {
+    useRawInput((event) => {
+        if (event.type === "text" && [...event.text].length > 1) {
+            // Keys that arrived together: one at a time (a "\n" in them is Ctrl+J).
+            for (const ch of event.text) {
+                for (const one of parseInput(ch)) {
+                    const { input, key } = inkKeyOf(one);
+                    handler(input, key);
+                }
+            }
+            return;
+        }
+        const { input, key } = inkKeyOf(event);
+        handler(input, key);
+    }, options.isActive ?? true);
 }

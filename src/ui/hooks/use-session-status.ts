@@ -17,6 +17,7 @@ const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
     thinking_delta: false,
     tool_call_start: false,
     tool_call: false,
+    tool_output: false,
     approval_request: false,
     approval_decision: false,
     tool_result: false,

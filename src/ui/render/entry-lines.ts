@@ -4,8 +4,9 @@
  * that animate, the viewport swaps that glyph per frame and keeps the rest.
  */
 import stringWidth from "string-width";
-import type { Entry, ReviewEntry, ToolEntry } from "../transcript/types";
+import type { Entry, ReviewEntry, ThinkingEntry, ToolEntry } from "../transcript/types";
 import type { Ansi } from "./ansi";
+import { ansiRow, diffRows, wrapDiffRows } from "./diff-rows";
 import { renderMarkdown, wrapLines } from "./markdown";
 import { sanitizeText } from "./sanitize";
 
@@ -55,7 +56,8 @@ const REVIEW_LABELS: Record<string, string> = {
     always: "Always",
     auto: "Auto-approved",
     rejected: "Rejected",
-    ran: "Ran",
+    // The user's decision; whether the command then succeeded is its own entry's glyph.
+    ran: "Approved",
     denied: "Denied",
     selected: "Selected",
     declined: "Declined",
@@ -64,6 +66,103 @@ const REVIEW_LABELS: Record<string, string> = {
 
 const reviewOk = (entry: ReviewEntry): boolean =>
     !["rejected", "denied", "declined", "cancelled"].includes(entry.status);
+
+/** Diff rows an accepted edit shows until it is expanded. */
+export const COLLAPSED_DIFF_ROWS = 4;
+
+/** The key that expands the latest diff or plan, as its hint names it. */
+export const EXPAND_KEY = "Ctrl+O";
+
+/** What a review keeps to read again: its diff (a few rows, or all) or its plan. */
+function reviewDetail(entry: ReviewEntry, width: number, ansi: Ansi): string[] {
+    const hint = (text: string): string[] => [ansi.dim(text)];
+    const toggle = (verb: string) => (entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "");
+    if (entry.diffs && entry.diffs.length > 0) {
+        const { rows: all, hidden } = diffRows(entry.diffs);
+        // One file: its header repeats the summary line.
+        const rows = wrapDiffRows(entry.diffs.length === 1 ? all.slice(1) : all, width);
+        if (entry.expanded) {
+            const lines = rows.map((row) => ansiRow(row, ansi));
+            const more = hidden > 0 ? `… ${hidden} more lines not kept` : "";
+            const tail =
+                more + (entry.toggles ? `${more ? " · " : ""}${EXPAND_KEY} to collapse` : "");
+            return tail ? [...lines, ...hint(tail)] : lines;
+        }
+        // The first change and what follows it say the most in a few rows.
+        const first = Math.max(
+            0,
+            rows.findIndex((row) => row.kind === "add" || row.kind === "remove")
+        );
+        const start = Math.max(0, Math.min(first, rows.length - COLLAPSED_DIFF_ROWS));
+        const shown = rows.slice(start, start + COLLAPSED_DIFF_ROWS);
+        const lines = shown.map((row) => ansiRow(row, ansi));
+        const more = rows.length - shown.length + hidden;
+        if (more === 0) return lines;
+        return [...lines, ...hint(`… ${more} more lines${toggle("expand")}`)];
+    }
+    if (entry.plan) {
+        if (entry.expanded) {
+            const lines = renderMarkdown(sanitizeText(entry.plan), width, ansi);
+            return entry.toggles ? [...lines, ...hint(`${EXPAND_KEY} to collapse`)] : lines;
+        }
+        const count = entry.plan.trim().split("\n").length;
+        return hint(`… the plan (${count} line${count === 1 ? "" : "s"})${toggle("expand")}`);
+    }
+    return [];
+}
+
+/** Lines of a running command's output drawn live under its title. */
+export const LIVE_OUTPUT_LINES = 5;
+
+/** Says what Ctrl+O does to an entry, when it is the one that answers it. */
+const toggleHint = (entry: { toggles?: boolean }, verb: string): string =>
+    entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "";
+
+function thinkingLines(entry: ThinkingEntry, width: number, ansi: Ansi): string[] {
+    const text = sanitizeText(entry.text).trim();
+    const style = (line: string): string => ansi.dim(ansi.italic(line));
+    if (entry.streaming || entry.expanded) {
+        const lines = text.split("\n").flatMap((line) => wrapLines(style(line), width));
+        if (!entry.streaming && entry.toggles) lines.push(ansi.dim(`${EXPAND_KEY} to collapse`));
+        return lines;
+    }
+    // Folded once the answer started: one line, the rest a key away.
+    const count = text === "" ? 0 : text.split("\n").length;
+    const first = (text.split("\n")[0] ?? "").trim();
+    const note = ` (${count} line${count === 1 ? "" : "s"} of thinking${toggleHint(entry, "expand")})`;
+    const room = Math.max(1, width - stringWidth(note));
+    return [style(truncatePlain(first, room)) + ansi.dim(note)];
+}
+
+function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
+    const clean = sanitizeText;
+    const quiet = entry.status === "denied" || entry.status === "cancelled";
+    const status = quiet ? ansi.dim(` (${entry.status})`) : "";
+    const title =
+        entry.status === "failed" ? clean(entry.title) : ansi.fg("gray", clean(entry.title));
+    const lines = wrapLines(title + status, width);
+    if (entry.status === "running" && entry.live) {
+        // The last lines as they come; the finished result replaces them.
+        const live = clean(entry.live).replace(/\s+$/, "").split("\n").slice(-LIVE_OUTPUT_LINES);
+        for (const line of live) lines.push(ansi.dim(truncatePlain(line, width)));
+        return lines;
+    }
+    const full = entry.expanded && entry.fullDetail ? entry.fullDetail : entry.detail;
+    for (const raw of full) {
+        const line = clean(raw);
+        const color = entry.status === "failed" ? ansi.fg("red", line) : ansi.dim(line);
+        lines.push(...wrapLines(color, width, false));
+    }
+    const more = (entry.fullDetail?.length ?? 0) - entry.detail.length;
+    if (more > 0 && !entry.expanded) {
+        lines.push(
+            ansi.dim(`… ${more} more line${more === 1 ? "" : "s"}${toggleHint(entry, "expand")}`)
+        );
+    } else if (more > 0 && entry.toggles) {
+        lines.push(ansi.dim(`${EXPAND_KEY} to collapse`));
+    }
+    return lines;
+}
 
 function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
     switch (entry.status) {
@@ -108,7 +207,9 @@ export function entryGlyph(entry: Entry, ansi: Ansi, frame?: number): string {
             break;
         case "review":
             glyph = reviewOk(entry)
-                ? ansi.fg("green", "✓")
+                ? entry.reviewKind === "shell"
+                    ? ansi.dim("✓")
+                    : ansi.fg("green", "✓")
                 : entry.status === "cancelled"
                   ? ansi.dim("⊘")
                   : ansi.fg("red", "✗");
@@ -148,30 +249,14 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
             return lines;
         }
         case "thinking":
-            return clean(entry.text)
-                .trim()
-                .split("\n")
-                .flatMap((line) => wrapLines(ansi.dim(ansi.italic(line)), width));
-        case "tool": {
-            const quiet = entry.status === "denied" || entry.status === "cancelled";
-            const status = quiet ? ansi.dim(` (${entry.status})`) : "";
-            const title =
-                entry.status === "failed"
-                    ? clean(entry.title)
-                    : ansi.fg("gray", clean(entry.title));
-            const lines = wrapLines(title + status, width);
-            for (const raw of entry.detail) {
-                const line = clean(raw);
-                const color = entry.status === "failed" ? ansi.fg("red", line) : ansi.dim(line);
-                lines.push(...wrapLines(color, width, false));
-            }
-            return lines;
-        }
+            return thinkingLines(entry, width, ansi);
+        case "tool":
+            return toolLines(entry, width, ansi);
         case "review": {
             const label = REVIEW_LABELS[entry.status] ?? entry.status;
             const summary = clean(entry.summary).replace(/\s+/g, " ");
             const text = truncatePlain(`${label}: ${summary}`, width);
-            return [reviewOk(entry) ? text : ansi.dim(text)];
+            return [reviewOk(entry) ? text : ansi.dim(text), ...reviewDetail(entry, width, ansi)];
         }
         case "notice": {
             const style =

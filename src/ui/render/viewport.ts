@@ -3,6 +3,7 @@
  * until the viewport (plus the scroll offset) is covered, so the work per
  * frame follows the screen, not the length of the conversation.
  */
+import stringWidth from "string-width";
 import type { Entry } from "../transcript/types";
 import { gapBetween } from "./entry-lines";
 import type { LineCache } from "./line-cache";
@@ -18,6 +19,8 @@ export interface ViewportRequest {
     scrollOffset: number;
     /** A replacement glyph for animated entries (undefined: draw as cached). */
     glyphFor?: (entry: Entry) => string | undefined;
+    /** Text after an entry's first line (a running command's elapsed time), drawn when it fits. */
+    suffixFor?: (entry: Entry) => string | undefined;
 }
 
 export interface Viewport {
@@ -30,7 +33,7 @@ export interface Viewport {
 }
 
 export function computeViewport(request: ViewportRequest): Viewport {
-    const { entries, cache, width, glyphFor } = request;
+    const { entries, cache, width, glyphFor, suffixFor } = request;
     const height = Math.max(0, request.height);
     const want = Math.max(0, request.scrollOffset) + height;
     const blocks: string[][] = [];
@@ -42,6 +45,13 @@ export function computeViewport(request: ViewportRequest): Viewport {
         let lines = rendered.lines;
         const glyph = glyphFor?.(entry);
         if (glyph !== undefined) lines = [glyph + rendered.firstBody, ...lines.slice(1)];
+        const suffix = suffixFor?.(entry);
+        if (suffix !== undefined) {
+            const first = lines[0] ?? "";
+            if (stringWidth(first) + stringWidth(suffix) <= width) {
+                lines = [first + suffix, ...lines.slice(1)];
+            }
+        }
         const previous = index > 0 ? entries[index - 1] : undefined;
         if (previous && gapBetween(previous, entry)) lines = ["", ...lines];
         blocks.push(lines);

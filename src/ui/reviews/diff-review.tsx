@@ -1,18 +1,30 @@
 /**
- * The write review: a coloured unified diff of every file an edit would
- * change, with per-file and total +/− stats, truncated past `maxLines`, and
- * the a / y / r keys while pending.
+ * The write review: every file an edit would change, as a coloured diff with
+ * old/new line numbers and per-file and total +/− stats, and the a / y / r
+ * keys while pending. The diff scrolls inside the review (↑↓, PgUp/PgDn,
+ * Home/End); past 100 lines the rest is in the full-screen view (f).
  */
 import { Text, useInput } from "ink";
-import { memo, useMemo } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
 import type { FileDiff } from "../../tools/types";
+import {
+    type DiffRow,
+    diffRows,
+    rowStyle,
+    sanitizeLine,
+    stats,
+    wrapDiffRows,
+} from "../render/diff-rows";
+import { wrapLines } from "../render/markdown";
 import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
+
+export { sanitizeLine, stats };
 
 export type DiffReviewStatus = "pending" | "accepted" | "always" | "rejected" | "cancelled";
 
-/** Diff lines shown before the rest is cut with an indicator (the spec's limit). */
+/** Diff lines the review holds before the rest is left to the full-screen view (the spec's limit). */
 export const DIFF_MAX_LINES = 100;
 
 export interface DiffReviewProps {
@@ -24,13 +36,17 @@ export interface DiffReviewProps {
     width: number;
     /** Border colour; the parent pulses it while pending. Defaults by status. */
     borderColor?: string;
-    /** Diff body lines shown at most (default 100). */
-    maxLines?: number;
-    /** Listen for a / y / r. */
+    /** Rows the review may take, border included; the diff scrolls inside. Default: no limit. */
+    height?: number;
+    /** Rows of the full-screen view (f). Default: `height`. */
+    fullHeight?: number;
+    /** Listen for a / y / r and the scroll keys. */
     active?: boolean;
-    /** Paths that are protected configuration: one note line (taken from `maxLines`). */
+    /** Paths that are protected configuration: one note line above the diff. */
     protectedPaths?: readonly string[];
     onDecide?: (decision: ApprovalDecision) => void;
+    /** Told when the full-screen view opens or closes (the parent gives it the screen). */
+    onFullScreen?: (full: boolean) => void;
 }
 
 /** The decision a key stands for in a pending write review, or null. */
@@ -47,76 +63,71 @@ export function diffReviewKey(input: string): ApprovalDecision | null {
     }
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** One display line: tabs expanded, control characters (escape sequences too) made visible. */
-export function sanitizeLine(line: string): string {
-    return line.replace(/\t/g, "    ").replace(CONTROL, "\ufffd");
+/** The named keys of Ink's `useInput` the review reads to move around. */
+export interface DiffNavKey {
+    upArrow?: boolean;
+    downArrow?: boolean;
+    pageUp?: boolean;
+    pageDown?: boolean;
+    home?: boolean;
+    end?: boolean;
+    escape?: boolean;
 }
 
-export interface DiffLine {
-    text: string;
-    color?: string;
-    dim?: boolean;
-    bold?: boolean;
+export type DiffNav =
+    "up" | "down" | "pageUp" | "pageDown" | "home" | "end" | "toggleFull" | "exitFull";
+
+/** What a key does to the view of a pending write review, or null. Pure. */
+export function diffNavKey(input: string, key: DiffNavKey): DiffNav | null {
+    if (key.upArrow) return "up";
+    if (key.downArrow) return "down";
+    if (key.pageUp) return "pageUp";
+    if (key.pageDown) return "pageDown";
+    if (key.home) return "home";
+    if (key.end) return "end";
+    if (key.escape) return "exitFull";
+    if (input === "f") return "toggleFull";
+    return null;
+}
+
+/** The first row shown after `nav`, for `total` rows in a window of `room`. Pure. */
+export function scrolledTop(top: number, nav: DiffNav, total: number, room: number): number {
+    const max = Math.max(0, total - room);
+    const page = Math.max(1, room - 1);
+    const next =
+        nav === "up"
+            ? top - 1
+            : nav === "down"
+              ? top + 1
+              : nav === "pageUp"
+                ? top - page
+                : nav === "pageDown"
+                  ? top + page
+                  : nav === "home"
+                    ? 0
+                    : nav === "end"
+                      ? max
+                      : top;
+    return Math.max(0, Math.min(max, next));
 }
 
 export interface RenderedDiff {
-    lines: DiffLine[];
+    lines: Array<{ text: string; color?: string; dim?: boolean; bold?: boolean }>;
     /** Body lines not shown. */
     hidden: number;
     added: number;
     removed: number;
 }
 
-function lineColor(line: string): DiffLine {
-    if (line.startsWith("@@")) return { text: line, color: "cyan" };
-    if (line.startsWith("+")) return { text: line, color: "green" };
-    if (line.startsWith("-")) return { text: line, color: "red" };
-    if (line.startsWith("\\")) return { text: line, dim: true };
-    return { text: line };
-}
-
-/** The body of one file diff: the `---`/`+++` header dropped (the path is shown above it). */
-function bodyLines(diff: string): string[] {
-    const lines = diff.split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    let start = 0;
-    if (lines[0]?.startsWith("--- ") && lines[1]?.startsWith("+++ ")) start = 2;
-    return lines.slice(start);
-}
-
-export function stats(added: number, removed: number): string {
-    return `+${added} −${removed}`;
-}
-
-/** Precomputes the coloured lines once per diff (not per animation frame). */
+/** The lines of `diffs` (numbers included) as drawn, at most `maxLines` body lines. */
 export function renderDiff(diffs: readonly FileDiff[], maxLines = DIFF_MAX_LINES): RenderedDiff {
-    const lines: DiffLine[] = [];
-    let budget = Math.max(0, maxLines);
-    let hidden = 0;
-    let added = 0;
-    let removed = 0;
-    for (const file of diffs) {
-        added += file.linesAdded;
-        removed += file.linesRemoved;
-        const body = bodyLines(file.diff);
-        const label = `${sanitizeLine(file.path)}${file.isNewFile ? " (new file)" : ""}`;
-        if (budget === 0) {
-            hidden += body.length;
-            continue;
-        }
-        lines.push({
-            text: `${label}  ${stats(file.linesAdded, file.linesRemoved)}`,
-            bold: true,
-        });
-        const shown = body.slice(0, budget);
-        budget -= shown.length;
-        hidden += body.length - shown.length;
-        for (const line of shown) lines.push(lineColor(sanitizeLine(line)));
-    }
-    return { lines, hidden, added, removed };
+    const { rows, hidden, added, removed } = diffRows(diffs, maxLines);
+    return {
+        lines: rows.map((row) => ({ text: row.gutter + row.text, ...rowStyle(row.kind) })),
+        hidden,
+        added,
+        removed,
+    };
 }
 
 const STATUS_BADGE: Record<DiffReviewStatus, ReviewBadge> = {
@@ -133,20 +144,86 @@ const DIFF_KEYS: readonly KeyHint[] = [
     { key: "r", label: "reject", color: "red" },
 ];
 
+const hintsText = (hints: readonly KeyHint[]) =>
+    hints.map((h) => `[${h.key}] ${h.label}`).join("  ");
+
+function RowLine({ row }: { row: DiffRow }): ReactElement {
+    const style = rowStyle(row.kind);
+    return (
+        <Text wrap="truncate-end">
+            <Text dimColor>{row.gutter}</Text>
+            <Text color={style.color} dimColor={style.dim} bold={style.bold}>
+                {row.text === "" ? " " : row.text}
+            </Text>
+        </Text>
+    );
+}
+
 function DiffReviewImpl(props: DiffReviewProps): ReactElement {
-    const { summary, diffs, status, width, maxLines = DIFF_MAX_LINES, active = false } = props;
+    const { summary, diffs, status, width, active = false, onFullScreen } = props;
     const guarded = props.protectedPaths ?? [];
-    const bodyLines = guarded.length > 0 ? Math.max(1, maxLines - 1) : maxLines;
-    const rendered = useMemo(() => renderDiff(diffs, bodyLines), [diffs, bodyLines]);
     const pending = status === "pending";
+    const inner = Math.max(1, width - 4);
+    const [full, setFull] = useState(false);
+    const fullRef = useRef(full);
+    const rendered = useMemo(() => {
+        const all = diffRows(diffs, full ? Infinity : DIFF_MAX_LINES);
+        return { ...all, rows: wrapDiffRows(all.rows, inner) };
+    }, [diffs, full, inner]);
+    const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
+    const keys = pending ? wrapLines(hintsText(DIFF_KEYS), inner).length : 0;
+    const fixed =
+        2 + // border
+        1 + // title
+        (guarded.length > 0 ? 1 : 0) +
+        (diffs.length > 1 ? 1 : 0) +
+        (rendered.hidden > 0 ? 1 : 0) +
+        keys;
+    const total = rendered.rows.length;
+    let room = boxHeight === undefined ? total : Math.max(1, boxHeight - fixed);
+    // The position line is needed only when the diff does not fit.
+    const navLine = pending && (full || total > room || rendered.hidden > 0);
+    if (navLine && boxHeight !== undefined) room = Math.max(1, room - 1);
+    const [top, setTop] = useState(0);
+    const topRef = useRef(top);
+    const shownTop = Math.min(top, Math.max(0, total - room));
+    topRef.current = shownTop;
+    const geometry = useRef({ total, room });
+    geometry.current = { total, room };
+
+    useEffect(() => {
+        onFullScreen?.(full);
+    }, [full, onFullScreen]);
+    useEffect(() => () => onFullScreen?.(false), [onFullScreen]);
+
     useInput(
-        (input) => {
+        (input, key) => {
             const decision = diffReviewKey(input);
-            if (decision) props.onDecide?.(decision);
+            if (decision) {
+                props.onDecide?.(decision);
+                return;
+            }
+            const nav = diffNavKey(input, key);
+            if (nav === null) return;
+            if (nav === "toggleFull" || nav === "exitFull") {
+                const next = nav === "toggleFull" ? !fullRef.current : false;
+                if (next === fullRef.current) return;
+                fullRef.current = next;
+                setFull(next);
+                return;
+            }
+            // Keys of one chunk come faster than renders: each reads where the last one left.
+            const { total: rows, room: shown } = geometry.current;
+            const next = scrolledTop(topRef.current, nav, rows, shown);
+            topRef.current = next;
+            setTop(next);
         },
         { isActive: active && pending }
     );
+
     const badge = STATUS_BADGE[status];
+    const visible = rendered.rows.slice(shownTop, shownTop + room);
+    const last = Math.min(total, shownTop + room);
     return (
         <ReviewFrame
             width={width}
@@ -171,26 +248,24 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                     approvals; always asked)
                 </Text>
             ) : null}
-            {rendered.lines.map((line, i) => (
-                <Text
-                    key={i}
-                    color={line.color}
-                    dimColor={line.dim}
-                    bold={line.bold}
-                    wrap="truncate-end"
-                >
-                    {line.text === "" ? " " : line.text}
-                </Text>
+            {visible.map((row, i) => (
+                <RowLine key={shownTop + i} row={row} />
             ))}
             {rendered.hidden > 0 ? (
                 <Text dimColor italic wrap="truncate-end">
                     … {rendered.hidden} more diff line{rendered.hidden === 1 ? "" : "s"} not shown
-                    (truncated)
+                    here{pending ? " (f: full screen)" : ""}
                 </Text>
             ) : null}
             {diffs.length > 1 ? (
                 <Text bold wrap="truncate-end">
                     Total {stats(rendered.added, rendered.removed)}
+                </Text>
+            ) : null}
+            {navLine ? (
+                <Text dimColor wrap="truncate-end">
+                    rows {total === 0 ? 0 : shownTop + 1}–{last} of {total} · f{" "}
+                    {full ? "back (or Esc)" : "full screen"} · ↑↓ PgUp PgDn Home End scroll
                 </Text>
             ) : null}
             {pending ? <KeyHints hints={DIFF_KEYS} /> : null}

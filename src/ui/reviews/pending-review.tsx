@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
+import { useReviewGate } from "../hooks/use-key-gate";
 import { type Ansi, createAnsi } from "../render/ansi";
 import type { PendingReview } from "../review-types";
 import { DiffReview } from "./diff-review";
@@ -22,27 +23,27 @@ const PLAIN = createAnsi(false);
 export const BORDER_PULSE_COLORS = ["yellow", "#ffff87", "#ffffaf", "#ffff87"] as const;
 export const BORDER_PULSE_MS = 600;
 
-/**
- * Keys pressed this soon after a review appears are ignored: they were meant
- * for the previous review (a double-tapped `y`) or typed ahead while the model
- * worked, and must not approve something the user has not seen.
- */
-export const REVIEW_INPUT_GRACE_MS = 200;
-
 export interface PendingReviewViewProps {
     review: PendingReview;
     /** Columns available. */
     width: number;
     /** Pulse the border (off above 100 transcript entries). */
     animate: boolean;
-    /** Rows available; the diff is cut to fit (never past 100 lines). */
+    /** Rows available; the diff scrolls inside them. */
     height?: number;
-    /** Where a command runs, when the App knows it. */
+    /** Rows the diff review's full-screen view (f) may take. */
+    fullHeight?: number;
+    /** Told when the diff review's full-screen view opens or closes. */
+    onFullScreen?: (full: boolean) => void;
+    /** Where a command runs, when the request does not say. */
     cwd?: string;
-    /** Default `REVIEW_INPUT_GRACE_MS`. */
-    inputGraceMs?: number;
     /** Styles for Markdown (the plan); plain when not given. */
     ansi?: Ansi;
+}
+
+/** True when the review scrolls with PageUp/PageDown itself (the transcript does not then). */
+export function reviewScrolls(review: PendingReview): boolean {
+    return review.kind === "write" || review.kind === "plan";
 }
 
 /** Cycles the pending border colour while `active`; the timer runs only then. */
@@ -62,34 +63,26 @@ function useBorderPulse(active: boolean): string {
     return BORDER_PULSE_COLORS[step] ?? "yellow";
 }
 
-/** Rows a diff review needs besides its body: borders, title, footer, total and file headers. */
-function diffChrome(review: Extract<PendingReview, { kind: "write" }>): number {
-    const files = review.request.diffs?.length ?? 0;
-    return 2 + 1 + 1 + 1 + files + (files > 1 ? 1 : 0);
-}
-
 export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
-    const { review, width, animate, height, inputGraceMs = REVIEW_INPUT_GRACE_MS } = props;
+    const { review, width, animate, height } = props;
     const borderColor = useBorderPulse(animate);
-    const shown = useRef({ id: review.id, at: performance.now() });
-    if (shown.current.id !== review.id) shown.current = { id: review.id, at: performance.now() };
-    // One decision per review, whatever the key repeat rate, and none in the grace period.
+    // A key is taken at once, unless it repeats the key that just decided or continues typing.
+    const gate = useReviewGate(review.id);
+    // One decision per review, whatever the key repeat rate.
     const decided = useRef<string | null>(null);
     const once = useCallback(
         <T,>(resolve: (value: T) => void) =>
             (value: T) => {
-                if (decided.current === review.id) return;
-                if (performance.now() - shown.current.at < inputGraceMs) return;
+                if (decided.current === review.id || gate.owner() !== "review") return;
                 decided.current = review.id;
+                gate.decided();
                 resolve(value);
             },
-        [review.id, inputGraceMs]
+        [review.id, gate]
     );
 
     switch (review.kind) {
-        case "write": {
-            const maxLines =
-                height === undefined ? undefined : Math.max(3, height - diffChrome(review));
+        case "write":
             return (
                 <DiffReview
                     key={review.id}
@@ -99,18 +92,19 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                     status="pending"
                     width={width}
                     borderColor={borderColor}
-                    maxLines={maxLines === undefined ? undefined : Math.min(100, maxLines)}
+                    height={height === undefined ? undefined : Math.max(6, height)}
+                    fullHeight={props.fullHeight}
+                    onFullScreen={props.onFullScreen}
                     active
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
             );
-        }
         case "shell":
             return (
                 <ShellReview
                     key={review.id}
                     command={review.request.command ?? review.request.summary}
-                    cwd={props.cwd}
+                    cwd={review.request.cwd ?? props.cwd}
                     status="pending"
                     width={width}
                     borderColor={borderColor}
@@ -130,7 +124,6 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
                     borderColor={borderColor}
                     maxLines={height === undefined ? undefined : Math.max(3, height - 4)}
                     active
-                    inputGraceMs={inputGraceMs}
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
             );

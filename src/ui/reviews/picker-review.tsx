@@ -2,9 +2,10 @@
  * The command picker (e.g. `/model` without an argument): Up/Down move,
  * Enter selects, Esc cancels. Long lists scroll within a window.
  */
-import { Text, useInput } from "ink";
-import { memo, useState } from "react";
+import { Text } from "ink";
+import { memo, useRef, useState } from "react";
 import type { ReactElement } from "react";
+import { useInputKeys } from "../hooks/use-raw-input";
 import { sanitizeLine } from "./diff-review";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 
@@ -55,13 +56,20 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
     const [selected, setSelected] = useState(() =>
         Math.min(Math.max(0, props.initialIndex ?? 0), last)
     );
+    // Keys of one input string come before any render: each must see where the last one moved.
+    const selectedRef = useRef(selected);
     const index = Math.min(selected, last);
-    useInput(
+    const move = (to: number): void => {
+        selectedRef.current = to;
+        setSelected(to);
+    };
+    useInputKeys(
         (_input, key) => {
-            if (key.upArrow) setSelected((i) => Math.max(0, Math.min(i, last) - 1));
-            else if (key.downArrow) setSelected((i) => Math.min(last, i + 1));
+            const at = Math.min(selectedRef.current, last);
+            if (key.upArrow) move(Math.max(0, at - 1));
+            else if (key.downArrow) move(Math.min(last, at + 1));
             else if (key.return) {
-                const option = options[index];
+                const option = options[at];
                 if (option) props.onChoose?.(option.id);
             } else if (key.escape) props.onChoose?.(null);
         },

@@ -43,6 +43,10 @@ export interface PlanKey {
     delete?: boolean;
     upArrow?: boolean;
     downArrow?: boolean;
+    pageUp?: boolean;
+    pageDown?: boolean;
+    home?: boolean;
+    end?: boolean;
     ctrl?: boolean;
     meta?: boolean;
 }
@@ -50,8 +54,10 @@ export interface PlanKey {
 export interface PlanKeyResult {
     input: PlanInput;
     decision?: ApprovalDecision;
-    /** Lines to scroll the plan by. */
+    /** Lines to scroll the plan by (±Infinity: to the top or the end). */
     scroll?: number;
+    /** Pages to scroll the plan by. */
+    pages?: number;
 }
 
 /** What one key does in a pending plan review. Pure. */
@@ -59,6 +65,10 @@ export function planReviewKey(state: PlanInput, text: string, key: PlanKey): Pla
     if (state.phase === "choose") {
         if (key.upArrow) return { input: state, scroll: -1 };
         if (key.downArrow) return { input: state, scroll: 1 };
+        if (key.pageUp) return { input: state, pages: -1 };
+        if (key.pageDown) return { input: state, pages: 1 };
+        if (key.home) return { input: state, scroll: -Infinity };
+        if (key.end) return { input: state, scroll: Infinity };
         if (text === "a") return { input: state, decision: { outcome: "approve" } };
         if (text === "r") return { input: { phase: "feedback", text: "" } };
         return { input: state };
@@ -114,7 +124,7 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
         (text, key) => {
             if (performance.now() - shownAt.current < inputGraceMs) return;
             const result = planReviewKey(inputRef.current, text, key);
-            const scroll = result.scroll;
+            const scroll = (result.scroll ?? 0) + (result.pages ?? 0) * Math.max(1, room - 1);
             if (scroll) setOffset((o) => Math.max(0, Math.min(maxOffset, o + scroll)));
             if (result.input !== inputRef.current) {
                 inputRef.current = result.input;
@@ -146,7 +156,7 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
             ))}
             {below > 0 ? (
                 <Text dimColor italic>
-                    … {below} more line{below === 1 ? "" : "s"} (↓ to scroll)
+                    … {below} more line{below === 1 ? "" : "s"} (↓ PgDn to scroll)
                 </Text>
             ) : null}
             {pending && feedback ? (

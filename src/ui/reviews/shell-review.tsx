@@ -5,6 +5,7 @@
 import { Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
+import stringWidth from "string-width";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { sanitizeLine } from "./diff-review";
 import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
@@ -16,7 +17,7 @@ export const COMMAND_MAX_LINES = 40;
 
 export interface ShellReviewProps {
     command: string;
-    /** Where it runs, when known. */
+    /** The directory it will start in, when known (one row, taken from `maxLines`). */
     cwd?: string;
     status: ShellReviewStatus;
     /** Total columns, border included. */
@@ -45,6 +46,21 @@ export function shellReviewKey(input: string): ApprovalDecision | null {
     }
 }
 
+/** `text` cut at its start to `width` columns ("…/deep/folder"): a path's end matters most. */
+export function truncateStart(text: string, width: number): string {
+    if (stringWidth(text) <= width) return text;
+    const chars = [...text];
+    let out = "";
+    let used = 1;
+    for (let i = chars.length - 1; i >= 0; i--) {
+        const w = stringWidth(chars[i] ?? "");
+        if (used + w > width) break;
+        out = (chars[i] ?? "") + out;
+        used += w;
+    }
+    return `…${out}`;
+}
+
 const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
     pending: { text: "PENDING", color: "yellow" },
     ran: { text: "✓ RAN", color: "green" },
@@ -66,9 +82,9 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
         const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
-        const limit = Math.max(1, maxLines);
+        const limit = Math.max(1, maxLines - (cwd ? 1 : 0));
         return { lines: all.slice(0, limit), hidden: Math.max(0, all.length - limit) };
-    }, [command, maxLines]);
+    }, [command, cwd, maxLines]);
     useInput(
         (input) => {
             const decision = shellReviewKey(input);
@@ -85,7 +101,6 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             title={
                 <>
                     <Text color="blue">⚙ </Text>Run this command?
-                    {cwd ? <Text dimColor> in {sanitizeLine(cwd)}</Text> : null}
                 </>
             }
         >
@@ -98,6 +113,12 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             {hidden > 0 ? (
                 <Text dimColor italic>
                     … {hidden} more line{hidden === 1 ? "" : "s"} of this command not shown
+                </Text>
+            ) : null}
+            {cwd ? (
+                <Text wrap="truncate-end">
+                    <Text dimColor>in </Text>
+                    {truncateStart(sanitizeLine(cwd), Math.max(1, width - 7))}
                 </Text>
             ) : null}
             {pending ? <KeyHints hints={SHELL_KEYS} /> : null}

@@ -4,8 +4,11 @@
  */
 import type { EngineEvent } from "../../agent/events";
 import type { ResolvedReview } from "../review-types";
-import type { Entry, ToolEntry, ToolStatus } from "./types";
-import { resultDetail, titleWithResult, toolTitle } from "./tool-display";
+import { type Entry, isExpandable, type ToolEntry, type ToolStatus } from "./types";
+import { resultDetail, resultStatus, titleWithResult, toolTitle } from "./tool-display";
+
+/** Characters of a running command's output kept for the live view (its last lines). */
+const LIVE_OUTPUT_CHARS = 4_000;
 
 export interface TranscriptState {
     entries: Entry[];
@@ -22,6 +25,10 @@ export interface TranscriptState {
     /** Index of the first entry of the current (or last) run. */
     runStart: number;
     busy: boolean;
+    /** Index of the latest entry that expands (Ctrl+O acts on it), or -1. */
+    toggleIndex: number;
+    /** The plan accepted in the running request, shown pinned until the request ends. */
+    activePlan: string | null;
 }
 
 export type TranscriptAction =
@@ -31,6 +38,8 @@ export type TranscriptAction =
     | { type: "review"; review: ResolvedReview }
     | { type: "command"; command: string; result: string; isError?: boolean }
     | { type: "clear" }
+    /** Ctrl+O: expand or collapse the latest entry that expands. */
+    | { type: "toggle_expand" }
     /** Nothing changed, but everything must be drawn again (e.g. Markdown became available). */
     | { type: "redraw" };
 
@@ -44,6 +53,8 @@ export function createTranscriptState(epoch = 0): TranscriptState {
         retryIndex: -1,
         runStart: 0,
         busy: false,
+        toggleIndex: -1,
+        activePlan: null,
     };
 }
 
@@ -97,19 +108,34 @@ function settleStreams(state: TranscriptState): TranscriptState {
     if (next.streamingIndex !== -1) {
         next = update(next, next.streamingIndex, () => ({ streaming: false }));
     }
-    if (next.thinkingIndex !== -1) {
-        next = update(next, next.thinkingIndex, () => ({ streaming: false }));
+    next = settleThinking(next);
+    return { ...next, streamingIndex: -1 };
+}
+
+/** The thinking ended: it folds to one line, and Ctrl+O unfolds it. */
+function settleThinking(state: TranscriptState): TranscriptState {
+    if (state.thinkingIndex === -1) return state;
+    const index = state.thinkingIndex;
+    const next = update(state, index, () => ({ streaming: false, expanded: false }));
+    return markToggle({ ...next, thinkingIndex: -1 }, index);
+}
+
+/** Makes entry `index` the one Ctrl+O acts on, when it has more to show. */
+function markToggle(state: TranscriptState, index: number): TranscriptState {
+    const entry = state.entries[index];
+    if (!entry || !isExpandable(entry)) return state;
+    let next = state;
+    // Only the latest says it answers Ctrl+O.
+    if (next.toggleIndex !== -1 && next.toggleIndex !== index) {
+        next = update(next, next.toggleIndex, () => ({ toggles: false }));
     }
-    return { ...next, streamingIndex: -1, thinkingIndex: -1 };
+    next = update(next, index, () => ({ toggles: true }));
+    return { ...next, toggleIndex: index };
 }
 
 function appendText(state: TranscriptState, text: string): TranscriptState {
     if (text === "") return state;
-    let next = state;
-    if (next.thinkingIndex !== -1) {
-        next = update(next, next.thinkingIndex, () => ({ streaming: false }));
-        next = { ...next, thinkingIndex: -1 };
-    }
+    let next = settleThinking(state);
     if (next.streamingIndex !== -1) {
         return update(next, next.streamingIndex, (e: Extract<Entry, { kind: "assistant" }>) => ({
             text: e.text + text,
@@ -128,7 +154,13 @@ function appendThinking(state: TranscriptState, text: string): TranscriptState {
         }));
     }
     const index = state.entries.length;
-    const next = append(state, { kind: "thinking", text, streaming: true });
+    const next = append(state, {
+        kind: "thinking",
+        text,
+        streaming: true,
+        expanded: true,
+        toggles: false,
+    });
     return { ...next, thinkingIndex: index, retryIndex: -1 };
 }
 
@@ -146,8 +178,23 @@ function startTool(state: TranscriptState, callId: string, name: string, input: 
         title: toolTitle(name, input),
         status: "running",
         detail: [],
+        startedAt: Date.now(),
     });
     return { ...withToolIndex(next, callId, next.entries.length - 1), retryIndex: -1 };
+}
+
+/** A running tool's output: the end of it is drawn live under the title. */
+function toolOutput(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "tool_output" }>
+): TranscriptState {
+    const index = state.toolIndex[event.id];
+    if (index === undefined) return state;
+    return update(state, index, (e: ToolEntry) => {
+        if (e.status !== "running") return {};
+        const live = (e.live ?? "") + event.text;
+        return { live: live.length > LIVE_OUTPUT_CHARS ? live.slice(-LIVE_OUTPUT_CHARS) : live };
+    });
 }
 
 function finishTool(
@@ -157,20 +204,31 @@ function finishTool(
     let next = state;
     if (next.toolIndex[event.id] === undefined) next = startTool(next, event.id, event.name, {});
     const index = next.toolIndex[event.id] as number;
-    return update(next, index, (e: ToolEntry): Partial<ToolEntry> => {
+    next = update(next, index, (e: ToolEntry): Partial<ToolEntry> => {
         if (event.ok) {
+            const detail = resultDetail(event.name, event.details);
+            const full = resultDetail(event.name, event.details, true);
             return {
-                status: "done",
+                // A command that ran but failed (or was cancelled) is not shown as done.
+                status: resultStatus(event.name, event.details) ?? "done",
                 title: titleWithResult(event.name, e.title, event.details),
-                detail: resultDetail(event.name, event.details),
+                detail,
+                live: undefined,
+                fullDetail: full.length > detail.length ? full : undefined,
+                expanded: false,
             };
         }
         const code = event.error?.code;
         const status: ToolStatus =
             code === "denied" ? "denied" : code === "cancelled" ? "cancelled" : "failed";
         const message = event.error?.message ?? "";
-        return { status, detail: status === "failed" && message !== "" ? [message] : [] };
+        return {
+            status,
+            live: undefined,
+            detail: status === "failed" && message !== "" ? [message] : [],
+        };
     });
+    return markToggle(next, index);
 }
 
 function fileWrite(
@@ -220,7 +278,7 @@ function endRun(
             next = update(next, index, () => ({ status: cancelled ? "cancelled" : "failed" }));
         }
     });
-    next = { ...next, busy: false, retryIndex: -1 };
+    next = { ...next, busy: false, retryIndex: -1, activePlan: null };
     if (cancelled) {
         const last = next.entries.at(-1);
         const lastIndex = next.entries.length - 1;
@@ -246,6 +304,25 @@ function endRun(
     return next;
 }
 
+function appendReview(state: TranscriptState, review: ResolvedReview): TranscriptState {
+    const diffs = review.diffs && review.diffs.length > 0 ? review.diffs : undefined;
+    const plan = review.plan ? review.plan : undefined;
+    const acceptedPlan = review.kind === "plan" && review.status === "accepted" && plan;
+    let next = append(state, {
+        kind: "review",
+        reviewKind: review.kind,
+        summary: review.summary,
+        status: review.status,
+        ...(diffs ? { diffs } : {}),
+        ...(plan ? { plan } : {}),
+        // An accepted plan is read whole; diffs start as a few lines.
+        expanded: Boolean(acceptedPlan),
+        toggles: false,
+    });
+    next = markToggle(next, next.entries.length - 1);
+    return { ...next, activePlan: acceptedPlan && next.busy ? acceptedPlan : next.activePlan };
+}
+
 function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptState {
     switch (event.type) {
         case "run_start":
@@ -258,6 +335,8 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return startTool(state, event.id, event.name, undefined);
         case "tool_call":
             return startTool(state, event.id, event.name, event.input);
+        case "tool_output":
+            return toolOutput(state, event);
         case "tool_result":
             return finishTool(state, event);
         case "turn_end":
@@ -315,12 +394,13 @@ export function transcriptReducer(
         case "notice":
             return append(state, { kind: "notice", level: action.level, text: action.text });
         case "review":
-            return append(state, {
-                kind: "review",
-                reviewKind: action.review.kind,
-                summary: action.review.summary,
-                status: action.review.status,
-            });
+            return appendReview(state, action.review);
+        case "toggle_expand": {
+            if (state.toggleIndex === -1) return state;
+            return update(state, state.toggleIndex, (e: Entry) =>
+                "expanded" in e ? { expanded: !e.expanded } : {}
+            );
+        }
         case "command":
             return append(state, {
                 kind: "command",

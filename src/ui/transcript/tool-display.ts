@@ -38,7 +38,12 @@ export function titleWithResult(name: string, title: string, details: unknown): 
     return named + (display?.resultSuffix?.(details) ?? "");
 }
 
-/** Lines under a finished call (a command's exit status and last output lines). */
-export function resultDetail(name: string, details: unknown): string[] {
-    return displayOf(name)?.resultDetail?.(details) ?? [];
+/** Lines under a finished call (a command's exit status and last output lines); `full`: all kept. */
+export function resultDetail(name: string, details: unknown, full = false): string[] {
+    return displayOf(name)?.resultDetail?.(details, full) ?? [];
+}
+
+/** A result that came back without succeeding (a command's non-zero exit), or undefined. */
+export function resultStatus(name: string, details: unknown): "failed" | "cancelled" | undefined {
+    return displayOf(name)?.resultStatus?.(details);
 }

@@ -5,6 +5,7 @@
  * `version`, so the line cache knows when to re-wrap.
  */
 
+import type { KeptFileDiff } from "../render/diff-rows";
 import type { ResolvedReview } from "../review-types";
 
 interface EntryBase {
@@ -34,6 +35,10 @@ export interface ThinkingEntry extends EntryBase {
     kind: "thinking";
     text: string;
     streaming: boolean;
+    /** Shown whole; once the answer starts it folds to one line until expanded. */
+    expanded: boolean;
+    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    toggles: boolean;
 }
 
 export type ToolStatus = "running" | "done" | "failed" | "denied" | "cancelled";
@@ -48,6 +53,15 @@ export interface ToolEntry extends EntryBase {
     status: ToolStatus;
     /** Extra lines under the title: an error, the tail of a command's output. */
     detail: string[];
+    /** The end of the output so far while it runs (bounded), drawn live. */
+    live?: string;
+    /** When it started (ms since the epoch), for the elapsed time while it runs. */
+    startedAt?: number;
+    /** All the lines the result keeps, when there are more than `detail` shows. */
+    fullDetail?: string[];
+    expanded?: boolean;
+    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    toggles?: boolean;
 }
 
 export interface ReviewEntry extends EntryBase {
@@ -56,6 +70,13 @@ export interface ReviewEntry extends EntryBase {
     summary: string;
     /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "cancelled". */
     status: string;
+    /** An accepted edit's diff (bounded): a few lines, all of them when expanded. */
+    diffs?: KeptFileDiff[];
+    /** A plan's Markdown: whole when expanded (an accepted plan starts so). */
+    plan?: string;
+    expanded: boolean;
+    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    toggles: boolean;
 }
 
 export interface NoticeEntry extends EntryBase {
@@ -81,6 +102,20 @@ export type Entry =
     | ReviewEntry
     | NoticeEntry
     | CommandEntry;
+
+/** True when the entry has more to show than its collapsed form. */
+export function isExpandable(entry: Entry): boolean {
+    switch (entry.kind) {
+        case "review":
+            return (entry.diffs?.length ?? 0) > 0 || Boolean(entry.plan);
+        case "tool":
+            return (entry.fullDetail?.length ?? 0) > entry.detail.length;
+        case "thinking":
+            return !entry.streaming && entry.text.trim() !== "";
+        default:
+            return false;
+    }
+}
 
 /** True while an entry may still change (it is streaming or its tool is running). */
 export function isEntryActive(entry: Entry): boolean {

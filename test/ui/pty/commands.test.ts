@@ -43,7 +43,7 @@ describe("slash commands in the interactive app", () => {
             await submit("/model haiku-4-5");
             await north.waitForText("Switched to");
             await north.waitFor(
-                () => statusLine(session!).includes("claude-haiku-4-5"),
+                () => statusLine(session!).includes("Claude Haiku 4.5"),
                 10_000,
                 "the status line to show haiku"
             );
@@ -68,7 +68,7 @@ describe("slash commands in the interactive app", () => {
             await submit("/model haiku-45");
             await north.waitForText("Did you mean");
             expect(north.screenText()).toContain("haiku-4-5");
-            expect(statusLine(session)).toMatch(/claude-sonnet-4/);
+            expect(statusLine(session)).toContain("Claude Sonnet 4");
             expect(existsSync(join(session.env.NORTH_CONFIG_DIR!, "config.json"))).toBe(false);
         },
         TIMEOUT
