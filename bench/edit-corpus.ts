@@ -17,7 +17,7 @@ export async function benchEditCorpus(): Promise<void> {
         `\n## Edit corpus: ${hunks.length} real hunks from ${sources} repositories, ${cases.length} calls (${ms.toFixed(0)} ms)`
     );
     console.log(
-        `${"category".padEnd(24)}${"calls".padStart(7)}${"byte-exact".padStart(12)}${"wrong place".padStart(13)}${"bytes outside".padStart(15)}${"refused".padStart(9)}`
+        `${"category".padEnd(24)}${"calls".padStart(7)}${"byte-exact".padStart(16)}${"wrong place".padStart(13)}${"bytes outside".padStart(15)}${"refused".padStart(9)}`
     );
     for (const f of figures(results)) {
         const share =
@@ -25,7 +25,7 @@ export async function benchEditCorpus(): Promise<void> {
                 ? `${f.exactPct.toFixed(1)}% refused`
                 : `${f.exactPct.toFixed(1)}%`;
         console.log(
-            `${f.category.padEnd(24)}${String(f.cases).padStart(7)}${share.padStart(12)}${String(f.wrongPlace).padStart(13)}${String(f.outsideBytes).padStart(15)}${String(f.refused).padStart(9)}`
+            `${f.category.padEnd(24)}${String(f.cases).padStart(7)}${share.padStart(16)}${String(f.wrongPlace).padStart(13)}${String(f.outsideBytes).padStart(15)}${String(f.refused).padStart(9)}`
         );
     }
     console.log(
