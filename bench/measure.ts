@@ -82,6 +82,36 @@ export async function series(
     return { label, wallMs: median(walls), peakRssMb: rss.length ? median(rss) : null };
 }
 
+/**
+ * Like `series`, for several commands at once: one run of each in turn, so a
+ * change in the machine's load falls on all of them alike (A/B of two builds).
+ */
+export async function interleavedSeries(
+    entries: Array<{ label: string; make: () => Promise<ProcessSample> }>,
+    runs: number
+): Promise<Series[]> {
+    for (const entry of entries) await entry.make();
+    const walls = entries.map(() => [] as number[]);
+    const rss = entries.map(() => [] as number[]);
+    for (let i = 0; i < runs; i++) {
+        for (const [k, entry] of entries.entries()) {
+            const sample = await entry.make();
+            if (sample.code !== 0) {
+                throw new Error(
+                    `${entry.label}: exit ${sample.code}\n${sample.stderr.slice(0, 2000)}`
+                );
+            }
+            walls[k]!.push(sample.wallMs);
+            if (sample.peakRssMb !== null) rss[k]!.push(sample.peakRssMb);
+        }
+    }
+    return entries.map((entry, k) => ({
+        label: entry.label,
+        wallMs: median(walls[k]!),
+        peakRssMb: rss[k]!.length ? median(rss[k]!) : null,
+    }));
+}
+
 export function printTable(title: string, rows: Series[], baseline: Series): void {
     console.log(`\n## ${title}`);
     console.log(

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
-import { printTable, runOnce, series } from "./measure";
+import { interleavedSeries, printTable, runOnce, series } from "./measure";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -57,20 +57,27 @@ async function benchSession(
     const repo = makeRepo();
     const home = mkdtempSync(join(tmpdir(), "north-bench-home-"));
     try {
-        const baseline = await series("node -e 0", RUNS, () =>
-            runOnce(process.execPath, ["-e", "0"])
-        );
-        const north = await series(label, RUNS, () => {
+        const session = (bin: string) => () => {
             server.enqueue(...turns());
             return runOnce(
                 process.execPath,
-                [NORTH, "-p", "where is the retry logic?", "--path", repo, ...args],
+                [bin, "-p", "where is the retry logic?", "--path", repo, ...args],
                 {
                     env: northEnv(server.anthropicBaseUrl, home),
                 }
             );
-        });
-        printTable(title, [baseline, north], baseline);
+        };
+        // BENCH_BASELINE: another build's bin/north.js, run in turn with this one (A/B).
+        const other = process.env.BENCH_BASELINE;
+        const rows = await interleavedSeries(
+            [
+                { label: "node -e 0", make: () => runOnce(process.execPath, ["-e", "0"]) },
+                ...(other ? [{ label: `${label} (baseline build)`, make: session(other) }] : []),
+                { label, make: session(NORTH) },
+            ],
+            RUNS
+        );
+        printTable(title, rows, rows[0]!);
     } finally {
         await server.close();
         rmSync(repo, { recursive: true, force: true });
