@@ -275,6 +275,20 @@ describe("edit defects from real history (issue 17)", () => {
         );
     });
 
+    it("takes the one place where the text is a whole line over pieces of longer lines", () => {
+        const ts =
+            "const r = resolve(catalogue, name);\nreturn {\n    ok: true,\n    catalogue,\n};\n";
+        expect(applied(ts, "catalogue,", "catalogue: copy,")).toBe(
+            "const r = resolve(catalogue, name);\nreturn {\n    ok: true,\n    catalogue: copy,\n};\n"
+        );
+        // Two whole lines are still two places.
+        const twice = ts + "export default {\n    catalogue,\n};\n";
+        expect(edit(twice, "catalogue,", "x,")).toMatchObject({
+            ok: false,
+            code: "ambiguous_match",
+        });
+    });
+
     it("reports the line after a leading line break as each ambiguous match's place", () => {
         for (const text of ["a\nx\nb\nx\n", "a\r\nx\r\nb\r\nx\r\n"]) {
             const result = edit(text, "\nx", "\ny");

@@ -8,7 +8,7 @@ import type { ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import { ambiguousMessage, notFoundMessage, occurrenceMessage } from "./diagnostics";
 import type { MatchSet, TextMatch, Tolerance } from "./match";
-import { findMatches, replaceMatch, splitsWord } from "./match";
+import { coversWholeLines, findMatches, replaceMatch, splitsWord } from "./match";
 import type { TextDoc } from "./text-doc";
 import { countLines, endsWithNewline, keepFinalNewline, lineStarts, withEol } from "./text-doc";
 
@@ -85,6 +85,10 @@ function pick(
     // matches on word boundaries, only those places count.
     const whole = matches.filter((m) => !splitsWord(file.doc.text, m));
     if (whole.length === 1 && matches.length > 1) return toolOk(whole[0] as TextMatch);
+    // Likewise, text that is a whole line in one place and a piece of a longer line
+    // elsewhere (`catalogue,` against `resolve(catalogue, name)`) means the line.
+    const lines = whole.filter((m) => coversWholeLines(file.doc.text, m));
+    if (lines.length === 1 && whole.length > 1) return toolOk(lines[0] as TextMatch);
     if (matches.length > 1) {
         return toolError(
             "ambiguous_match",

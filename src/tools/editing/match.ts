@@ -339,6 +339,22 @@ export function findMatches(
 const WORD = /[\p{L}\p{N}_]/u;
 
 /** The match starts or ends inside a word of the file (`go` in `richgo`). */
+/**
+ * True when the match takes whole lines: only indentation before it on its
+ * first line and only trailing whitespace after it on its last.
+ */
+export function coversWholeLines(text: string, match: TextMatch): boolean {
+    const { start, end } = match;
+    if (end <= start) return false;
+    for (let i = start - 1; i >= 0 && text[i] !== "\n"; i--) {
+        if (text[i] !== " " && text[i] !== "\t") return false;
+    }
+    for (let i = end; i < text.length && text[i] !== "\n"; i++) {
+        if (text[i] !== " " && text[i] !== "\t" && text[i] !== "\r") return false;
+    }
+    return true;
+}
+
 export function splitsWord(text: string, match: TextMatch): boolean {
     const { start, end } = match;
     if (end <= start) return false;
