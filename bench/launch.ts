@@ -5,11 +5,10 @@
  * build, runs interleaved so both see the same machine load.
  */
 import { rmSync } from "node:fs";
-import * as nodePty from "@lydell/node-pty";
 import { isAppReady, spawnNorthPty } from "../test/kit/pty";
 import { startPacedLlmServer } from "../test/kit/paced-llm-server";
 import { median } from "./measure";
-import { makeFixture } from "./tui";
+import { bareNodeLaunch, makeFixture } from "./tui";
 
 const RUNS = Number(process.env.BENCH_LAUNCH_RUNS ?? 15);
 const COLS = 100;
@@ -38,24 +37,6 @@ async function launchMs(bin: string | undefined, fixture: ReturnType<typeof make
     }
 }
 
-async function bareNodeMs(): Promise<number> {
-    const started = performance.now();
-    const pty = nodePty.spawn(process.execPath, ["-e", "process.stdout.write('ready')"], {
-        cols: COLS,
-        rows: ROWS,
-    });
-    await new Promise<void>((resolve) => {
-        let out = "";
-        pty.onData((data) => {
-            out += data;
-            if (out.includes("ready")) resolve();
-        });
-    });
-    const ms = performance.now() - started;
-    pty.kill();
-    return ms;
-}
-
 export async function benchLaunch(): Promise<void> {
     const baseline = process.env.BENCH_BASELINE;
     const server = await startPacedLlmServer();
@@ -66,7 +47,7 @@ export async function benchLaunch(): Promise<void> {
         await launchMs(undefined, fixture);
         if (baseline) await launchMs(baseline, fixture);
         for (let i = 0; i < RUNS; i++) {
-            samples.bare.push(await bareNodeMs());
+            samples.bare.push(await bareNodeLaunch());
             samples.north.push(await launchMs(undefined, fixture));
             if (baseline) samples.baseline.push(await launchMs(baseline, fixture));
         }
