@@ -10,7 +10,9 @@
  * - keys honoured when typed 20 ms apart while an answer streams (target 100 %);
  * - command reviews answered by a key pressed 50 ms after the review draws (target 20/20).
  *
- * `BENCH_TUI_PART=keys` runs only the last two.
+ * - PageUp to the moved view and bytes per PageUp at 2,000 entries vs 200 (≤ 50 ms).
+ *
+ * `BENCH_TUI_PART=keys` runs only the keys figures, `BENCH_TUI_PART=pageup` only PageUp.
  *
  * Long transcripts come from conversation logs written with the storage API
  * and opened with `north --resume ID`.
@@ -192,7 +194,7 @@ export async function launch(
 }
 
 /** Bare node writing one word in a pty: the floor for any launch. */
-async function bareNodeLaunch(): Promise<number> {
+export async function bareNodeLaunch(): Promise<number> {
     const started = performance.now();
     const pty = nodePty.spawn(process.execPath, ["-e", "process.stdout.write('ready')"], {
         cols: COLS,
@@ -454,12 +456,70 @@ export async function benchTuiKeys(server?: PacedServer): Promise<void> {
     }
 }
 
+// ---------------------------------------------------------------- PageUp
+
+const PAGE_UPS = Number(process.env.BENCH_TUI_PAGEUPS ?? 15);
+const PAGE_UP = "\x1b[5~";
+
+/**
+ * Median time from PageUp written to the pty until the screen shows the
+ * moved view, and median bytes North writes for one PageUp, with a resumed
+ * conversation of `entries` messages.
+ */
+async function pageUps(fixture: Fixture, entries: number): Promise<{ ms: number; bytes: number }> {
+    const id = writeConversation(fixture, entries);
+    const { north } = await launch(fixture, ["--resume", id]);
+    try {
+        await north.waitForText(`reply ${Math.floor((entries - 1) / 2)}:`, 30_000);
+        await north.waitForQuiet(300);
+        const times: number[] = [];
+        const bytes: number[] = [];
+        for (let i = 0; i < PAGE_UPS; i++) {
+            const screen = north.screenText();
+            const before = north.bytesWritten();
+            const started = performance.now();
+            north.type(PAGE_UP);
+            await north.waitFor(() => north.screenText() !== screen, 10_000, "the view to move");
+            times.push(performance.now() - started);
+            await north.waitForQuiet(150);
+            bytes.push(north.bytesWritten() - before);
+        }
+        return { ms: median(times), bytes: median(bytes) };
+    } finally {
+        north.kill();
+    }
+}
+
+/** PageUp at 2,000 entries next to 200 (target ≤ 50 ms median). */
+export async function benchTuiPageUp(): Promise<void> {
+    const fixture = makeFixture("http://127.0.0.1:9");
+    try {
+        const small = await pageUps(fixture, 200);
+        const large = await pageUps(fixture, 2000);
+        console.log(
+            `PageUp to the moved view (median of ${PAGE_UPS}): ${small.ms.toFixed(1)} ms at 200 entries, ` +
+                `${large.ms.toFixed(1)} ms at 2,000 (${(large.ms / small.ms).toFixed(2)}×) — target ≤ 50 ms: ${verdict(large.ms <= 50)}`
+        );
+        console.log(
+            `bytes to the terminal per PageUp (median): ${small.bytes.toLocaleString("en")} B at 200 entries, ` +
+                `${large.bytes.toLocaleString("en")} B at 2,000 (${(large.bytes / small.bytes).toFixed(2)}×)`
+        );
+    } finally {
+        rmSync(fixture.repo, { recursive: true, force: true });
+        rmSync(fixture.home, { recursive: true, force: true });
+    }
+}
+
 const fmt = (value: number | null, unit: string, digits = 1): string =>
     value === null ? "n/a" : `${value.toFixed(digits)} ${unit}`;
 
 const verdict = (ok: boolean): string => (ok ? "ok" : "OVER TARGET");
 
 export async function benchTui(): Promise<void> {
+    if (process.env.BENCH_TUI_PART === "pageup") {
+        console.log(`\n## PageUp in a ${COLS}×${ROWS} pty`);
+        return benchTuiPageUp();
+    }
     if (process.env.BENCH_TUI_PART === "keys") {
         console.log(`\n## Keys in a ${COLS}×${ROWS} pty`);
         return benchTuiKeys();
@@ -537,6 +597,7 @@ export async function benchTui(): Promise<void> {
             `targets: echo ≤ 1.2× ${verdict(echoRatio <= 1.2)}; bytes ≤ 1.2× ${verdict(bytesRatio <= 1.2)}; ` +
                 `RSS growth ≤ 100 MB ${growth === null ? "n/a" : verdict(growth <= 100)}`
         );
+        await benchTuiPageUp();
         await benchTuiKeys(server);
     } finally {
         await server.close();

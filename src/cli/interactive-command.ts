@@ -5,6 +5,7 @@ import { createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
+import { mergeLayers } from "../storage/settings/load";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { historyOf, restoredStateOf } from "./conversation-wiring";
@@ -33,6 +34,9 @@ function printOnlyFlag(args: CliArgs): string | null {
  * Loads the UI chunk. Ink decides at load time whether to draw: it draws
  * nothing live when `CI` is set, and chalk ignores `NO_COLOR`; both are
  * adjusted for the import only, so commands North runs see the real env.
+ * `fetch` is hidden for the import too: Yoga's loader otherwise fetches its
+ * inlined wasm through it, and Node's first `fetch` loads undici (~50 ms
+ * before the first frame); without it Yoga decodes the same bytes directly.
  */
 async function importUi(colors: boolean) {
     const saved = {
@@ -43,9 +47,18 @@ async function importUi(colors: boolean) {
     delete process.env.CI;
     delete process.env.CONTINUOUS_INTEGRATION;
     if (!colors) process.env.FORCE_COLOR = "0";
+    // Node's `fetch` loads undici on its first call; saving and restoring it loads nothing.
+    const fetchDescriptor = Object.getOwnPropertyDescriptor(globalThis, "fetch");
+    Object.defineProperty(globalThis, "fetch", {
+        value: undefined,
+        configurable: true,
+        writable: true,
+    });
     try {
         return await import("../ui/run-app");
     } finally {
+        if (fetchDescriptor) Object.defineProperty(globalThis, "fetch", fetchDescriptor);
+        else delete (globalThis as { fetch?: unknown }).fetch;
         for (const [key, value] of Object.entries(saved)) {
             if (value === undefined) delete process.env[key];
             else process.env[key] = value;
@@ -150,6 +163,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         mode: flags.mode,
         altScreen: args.altScreen,
         colors,
+        theme: mergeLayers(prepared.userSettings).theme,
+        mouse: mergeLayers(prepared.userSettings).mouse,
         initialPrompt: args.prompt?.trim() || undefined,
         initialHistory: prepared.resumed ? historyOf(prepared.resumed.conversation) : undefined,
         notices,

@@ -23,7 +23,16 @@ import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-
 import { useTerminalSize } from "./hooks/use-terminal-size";
 import { InlineTranscript } from "./inline-transcript";
 import { createKeyGate } from "./input/key-gate";
-import type { KeyEvent } from "./input/keys";
+import {
+    DEFAULT_BINDINGS,
+    DEFAULT_KEYBINDINGS,
+    isTypingKey,
+    type KeybindingContext,
+    type Keybindings,
+    strokeOfEvent,
+} from "./input/keybindings";
+import type { KeyEvent, KeyName } from "./input/keys";
+import { LEGACY_MOUSE_PREFIX, parseMouse } from "./input/mouse";
 import type { Ansi } from "./render/ansi";
 import type { LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../commands/host";
@@ -56,7 +65,14 @@ export interface AppProps {
     costs?: () => StatusCosts;
     /** Earlier prompts of this project (Up, Ctrl+R); sent ones are added. */
     promptHistory?: PromptHistory;
+    /** The keys (defaults laid under the user's keybindings.json); the defaults when absent. */
+    keybindings?: Keybindings;
+    /** Mouse reporting (the terminal guard), for the toggle key. */
+    terminal?: { setMouse(on: boolean): boolean; mouse(): boolean };
 }
+
+/** Lines one wheel notch scrolls. */
+const WHEEL_LINES = 3;
 
 /** Rows kept free below the frame: Ink redraws everything when a frame fills the screen. */
 const SPARE_ROWS = 1;
@@ -110,8 +126,35 @@ export function App(props: AppProps): ReactElement {
         if (activePlan !== null) appState.setMode("agent");
     }, [activePlan, appState]);
 
+    const toggleMouse = useCallback(() => {
+        const terminal = props.terminal;
+        if (!altScreen || !terminal) {
+            controller.store.dispatch({
+                type: "notice",
+                level: "info",
+                text: "mouse scrolling is only in the alternate screen (without --no-alt-screen)",
+            });
+            return;
+        }
+        const on = terminal.setMouse(!terminal.mouse());
+        controller.store.dispatch({
+            type: "notice",
+            level: "info",
+            text: on
+                ? "mouse on: the wheel scrolls the transcript; Shift+drag selects text"
+                : "mouse off: drag selects text; the wheel no longer scrolls here",
+        });
+    }, [altScreen, controller, props.terminal]);
+
     const entriesRef = useRef(entries);
     entriesRef.current = entries;
+    const scrollRef = useRef(scroll);
+    scrollRef.current = scroll;
+    // Inside a bracketed paste every key is text: no binding applies.
+    const pasting = useRef(false);
+    // Code points of a legacy (X10) mouse report still to swallow.
+    const legacyMouseBytes = useRef(0);
+    const keybindings = props.keybindings ?? DEFAULT_KEYBINDINGS;
     const onKey = useCallback(
         (event: KeyEvent) => {
             const scrollBy = (delta: number) =>
@@ -121,15 +164,23 @@ export function App(props: AppProps): ReactElement {
             const reviewing = props.bridge.current() !== null;
             const dialog = appState.get().overlay !== null;
             const composerHasKeys = !reviewing && !dialog;
+            const composer = composerControl.current;
             const interrupt = (): void => {
                 if (!controller.cancel()) return;
                 dispatchScroll({ type: "bottom" });
                 // What was queued is not sent after a cancel: back into the composer.
                 const taken = controller.unqueue();
-                if (taken) composerControl.current?.takeBack(taken.text, taken.attachments);
+                if (taken) composer?.takeBack(taken.text, taken.attachments);
             };
-            if (event.type === "chord" && event.ctrl && event.letter === "c") {
-                if (composerHasKeys && composerControl.current?.clear()) return;
+            if (legacyMouseBytes.current > 0 && event.type === "text") {
+                const rest = [...event.text].slice(legacyMouseBytes.current);
+                legacyMouseBytes.current -= [...event.text].length - rest.length;
+                if (rest.length === 0) return;
+                event = { type: "text", text: rest.join("") };
+            }
+            // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
+            if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
+                if (composerHasKeys && composer?.clear()) return;
                 if (controller.isBusy()) interrupt();
                 else if (dialog) appState.showOverlay(null);
                 else if (reviewing)
@@ -137,32 +188,114 @@ export function App(props: AppProps): ReactElement {
                 else exit();
                 return;
             }
-            if (
-                event.type === "key" &&
-                event.name === "escape" &&
-                composerHasKeys &&
-                controller.isBusy() &&
-                !composerControl.current?.wantsEscape()
-            ) {
-                interrupt();
+            if (event.type === "paste-start") pasting.current = true;
+            if (event.type === "paste-end") pasting.current = false;
+            if (pasting.current || event.type === "paste-end") {
+                if (!dialog) composer?.key(event);
                 return;
             }
-            if (event.type === "chord" && event.ctrl && event.letter === "o") {
-                controller.store.dispatch({ type: "toggle_expand" });
-                dispatchScroll({ type: "bottom" });
-                return;
+            let stroke = strokeOfEvent(event);
+            let mouse = false;
+            if (event.type === "unknown") {
+                if (event.sequence === LEGACY_MOUSE_PREFIX) {
+                    legacyMouseBytes.current = 3;
+                    return;
+                }
+                const report = parseMouse(event.sequence);
+                if (report) {
+                    mouse = true;
+                    stroke = report.kind === "wheel" ? `wheel${report.direction}` : null;
+                }
             }
-            // A review that scrolls takes these keys itself.
+            // A review that scrolls takes the scroll keys itself.
             const current = props.bridge.current();
-            if (event.type === "key" && !(current && reviewScrolls(current))) {
-                if (event.name === "pageup") return scrollBy(page);
-                if (event.name === "pagedown") return scrollBy(-page);
-                if ((event.name === "up" || event.name === "down") && event.shift)
-                    return scrollBy(event.name === "up" ? 1 : -1);
+            const empty = composerHasKeys && (composer?.isEmpty() ?? false);
+            const contexts: KeybindingContext[] = [];
+            if (empty) contexts.push("Transcript");
+            if (composerHasKeys) contexts.push("Chat");
+            if (!(current && reviewScrolls(current))) contexts.push("Scroll");
+            contexts.push("Global");
+            let bound = stroke === null ? undefined : keybindings.resolve(contexts, stroke);
+            // A typing key bound in Transcript acts only while reading back; else it is typed.
+            if (
+                bound?.context === "Transcript" &&
+                stroke !== null &&
+                isTypingKey(stroke) &&
+                scrollRef.current.offset === 0
+            ) {
+                bound = undefined;
             }
-            if (!dialog) composerControl.current?.key(event);
+            if (bound === undefined) {
+                if (!mouse && !dialog) composer?.key(event);
+                return;
+            }
+            const action = bound.action;
+            if (action === null) return; // unbound on purpose
+            // The composer's own handling of its default key, so a rebound key acts the same.
+            const own = stroke !== null && DEFAULT_BINDINGS.Chat[stroke] === action;
+            const asComposerKey = (canonical: KeyEvent): void =>
+                composer?.key(own ? event : canonical);
+            const keyOf = (name: KeyName): KeyEvent => ({
+                type: "key",
+                name,
+                ctrl: false,
+                meta: false,
+                shift: false,
+            });
+            switch (action) {
+                case "app:toggleExpand":
+                    // A paste chip in the composer opens first; without one it is the transcript's.
+                    if (composerHasKeys && composer?.expandPaste()) return;
+                    controller.store.dispatch({ type: "toggle_expand" });
+                    dispatchScroll({ type: "bottom" });
+                    return;
+                case "app:toggleMouse":
+                    toggleMouse();
+                    return;
+                case "scroll:pageUp":
+                    return scrollBy(page);
+                case "scroll:pageDown":
+                    return scrollBy(-page);
+                case "scroll:lineUp":
+                    return scrollBy(1);
+                case "scroll:lineDown":
+                    return scrollBy(-1);
+                case "scroll:wheelUp":
+                    return scrollBy(WHEEL_LINES);
+                case "scroll:wheelDown":
+                    return scrollBy(-WHEEL_LINES);
+                case "scroll:top":
+                    dispatchScroll({ type: "top", entries: entriesRef.current });
+                    return;
+                case "scroll:bottom":
+                    dispatchScroll({ type: "bottom" });
+                    return;
+                case "chat:cancel":
+                    if (controller.isBusy() && !composer?.wantsEscape()) interrupt();
+                    else asComposerKey(keyOf("escape"));
+                    return;
+                case "chat:submit":
+                    return asComposerKey(keyOf("return"));
+                case "chat:newline":
+                    return asComposerKey(keyOf("newline"));
+                case "history:previous":
+                    return asComposerKey(keyOf("up"));
+                case "history:next":
+                    return asComposerKey(keyOf("down"));
+                case "history:search":
+                    return asComposerKey({ type: "chord", letter: "r", ctrl: true, meta: false });
+                case "chat:cycleMode":
+                    if (own) composer?.key(event);
+                    else appState.cycleMode();
+                    return;
+                case "chat:clearInput":
+                    composer?.clear();
+                    return;
+                default:
+                    action satisfies never;
+            }
         },
-        [viewportHeight, controller, exit, props.bridge, appState]
+        [viewportHeight, controller, exit, props.bridge, appState, keybindings, toggleMouse]
     );
     useRawInput(onKey, true);
 

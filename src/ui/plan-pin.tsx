@@ -9,6 +9,7 @@ import type { ReactElement } from "react";
 import type { Ansi } from "./render/ansi";
 import { renderMarkdown } from "./render/markdown";
 import { sanitizeText } from "./render/sanitize";
+import { useTheme } from "./theme-context";
 
 /** Rows the pin takes at most on a terminal of `rows` rows (its header included). */
 export function planPinRows(rows: number): number {
@@ -24,6 +25,7 @@ export interface PlanPinProps {
 }
 
 function PlanPinView({ plan, width, maxRows, ansi }: PlanPinProps): ReactElement {
+    const theme = useTheme();
     const lines = useMemo(
         () => renderMarkdown(sanitizeText(plan), width, ansi).filter((l) => l.trim() !== ""),
         [plan, width, ansi]
@@ -35,9 +37,9 @@ function PlanPinView({ plan, width, maxRows, ansi }: PlanPinProps): ReactElement
     return (
         <Box flexDirection="column" flexShrink={0} width={width}>
             <Text wrap="truncate-end">
-                <Text color="cyan">◆ </Text>
+                <Text color={theme.accent}>◆ </Text>
                 <Text bold>Accepted plan</Text>
-                <Text dimColor> · being carried out</Text>
+                <Text color={theme.dim}> · being carried out</Text>
             </Text>
             {shown.map((line, i) => (
                 <Text key={i} wrap="truncate-end">
@@ -45,7 +47,7 @@ function PlanPinView({ plan, width, maxRows, ansi }: PlanPinProps): ReactElement
                 </Text>
             ))}
             {cut ? (
-                <Text dimColor wrap="truncate-end">
+                <Text color={theme.dim} wrap="truncate-end">
                     … {more} more line{more === 1 ? "" : "s"} (the whole plan is in the transcript)
                 </Text>
             ) : null}

@@ -9,9 +9,13 @@ import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
 import { type ChatEngine, createTuiCommands } from "./command-context";
 import { createAppController } from "./controller";
+import { readKeybindingsFile } from "../storage/keybindings-file";
+import { loadKeybindings } from "./input/keybindings";
 import { createDeferredSession } from "./deferred-session";
 import type { StatusCosts } from "../commands/host";
 import { createAnsi } from "./render/ansi";
+import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
+import { ThemeContext } from "./theme-context";
 import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
 import type { PromptHistory } from "./composer/composer-state";
@@ -43,6 +47,10 @@ export interface InteractiveOptions {
     mode: Mode;
     altScreen: boolean;
     colors: boolean;
+    /** The user's `theme` setting (dark when not set). */
+    theme?: ThemeSetting;
+    /** The user's `mouse` setting: false keeps mouse reporting off (the wheel does not scroll). */
+    mouse?: boolean;
     /** Sent as soon as the app is up (`north "PROMPT"`). */
     initialPrompt?: string;
     /** A resumed conversation, drawn in the first frame (the engine loads behind it). */
@@ -73,7 +81,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             return engine.session();
         })
     );
-    const ansi = createAnsi(options.colors);
+    const theme = resolveTheme(options.theme, process.env);
+    const ansi = createAnsi(options.colors, theme, supportsTrueColor(process.env));
     const cache = createLineCache(ansi);
     const fileIndex = createFileIndex(options.repoRoot);
     const store = createTranscriptStore();
@@ -124,15 +133,33 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     for (const notice of options.notices) {
         store.dispatch({ type: "notice", level: notice.level, text: notice.text });
     }
+    const keysFile = readKeybindingsFile();
+    const keys = loadKeybindings(keysFile.text);
+    const keyProblems =
+        "error" in keysFile ? [`cannot be read (${keysFile.error})`] : keys.problems;
+    if (keyProblems.length > 0) {
+        store.dispatch({
+            type: "notice",
+            level: "warning",
+            text: `${keysFile.path}: ${keyProblems.length === 1 ? keyProblems[0] : keyProblems.map((p) => `\n- ${p}`).join("")}\nThe default keys stay for what was wrong.`,
+        });
+    }
     if (options.initialHistory) {
         await loadToolDisplays();
         store.dispatchAll(storedHistoryActions(options.initialHistory));
     }
+    // Asked from the first frame; typing a prompt instead puts it off to the next start (the key gate).
     if (options.learning?.ask && !options.initialPrompt) {
         const learning = options.learning;
         void options.bridge.askLearning().then((answer) => {
             if (answer === true) controller.submit("/learn", [], appState.get().mode);
-            else if (answer === false) {
+            else if (answer === null) {
+                store.dispatch({
+                    type: "notice",
+                    level: "info",
+                    text: "North asks to learn this project next time; /learn learns it any time.",
+                });
+            } else {
                 try {
                     learning.decline();
                     store.dispatch({
@@ -181,7 +208,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         models: () => options.models,
     };
 
-    const guard = createTerminalGuard(processTerminalPort(), { altScreen: options.altScreen });
+    const guard = createTerminalGuard(processTerminalPort(), {
+        altScreen: options.altScreen,
+        mouse: options.mouse ?? true,
+    });
     const hooks = installExitHooks(
         guard,
         () => {
@@ -194,21 +224,25 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     );
     guard.enter();
     const instance = render(
-        <App
-            controller={controller}
-            session={session}
-            bridge={options.bridge}
-            ansi={ansi}
-            cache={cache}
-            projectName={options.projectName}
-            initialMode={options.mode}
-            altScreen={options.altScreen}
-            fileIndex={fileIndex}
-            appState={appState}
-            slash={slash}
-            costs={commands.statusCosts}
-            promptHistory={options.promptHistory}
-        />,
+        <ThemeContext.Provider value={theme}>
+            <App
+                controller={controller}
+                session={session}
+                bridge={options.bridge}
+                ansi={ansi}
+                cache={cache}
+                projectName={options.projectName}
+                initialMode={options.mode}
+                altScreen={options.altScreen}
+                fileIndex={fileIndex}
+                appState={appState}
+                slash={slash}
+                costs={commands.statusCosts}
+                promptHistory={options.promptHistory}
+                keybindings={keys.keybindings}
+                terminal={guard}
+            />
+        </ThemeContext.Provider>,
         {
             exitOnCtrlC: false,
             patchConsole: false,

@@ -15,6 +15,8 @@ export interface ScrollState {
 export type ScrollAction =
     | { type: "by"; delta: number; entries: readonly Entry[] }
     | { type: "bottom" }
+    /** The first line; the viewport clamps the offset to where it is. */
+    | { type: "top"; entries: readonly Entry[] }
     | { type: "clamp"; offset: number };
 
 export const FOLLOWING: ScrollState = { offset: 0, frozen: null };
@@ -27,6 +29,8 @@ export function scrollReducer(state: ScrollState, action: ScrollAction): ScrollS
             if (offset === state.offset) return state;
             return { offset, frozen: state.frozen ?? action.entries };
         }
+        case "top":
+            return { offset: Number.MAX_SAFE_INTEGER, frozen: state.frozen ?? action.entries };
         case "bottom":
             return state.offset === 0 && state.frozen === null ? state : FOLLOWING;
         case "clamp":

@@ -4,8 +4,8 @@ import { Box, Text } from "ink";
 import stringWidth from "string-width";
 import type { Mode } from "../agent/events";
 import { formatCost } from "../providers/catalogue";
-
-const MODE_COLORS: Record<Mode, string> = { ask: "cyan", agent: "green", plan: "magenta" };
+import { MODE_COLORS } from "./theme";
+import { useTheme } from "./theme-context";
 
 export interface StatusLineProps {
     width: number;
@@ -32,11 +32,11 @@ export function formatTokens(tokens: number): string {
     return `${(tokens / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
 }
 
-/** Green below 60 %, yellow to 85 %, red above. */
-export function contextColor(usage: number): "green" | "yellow" | "red" {
-    if (usage > 0.85) return "red";
-    if (usage >= 0.6) return "yellow";
-    return "green";
+/** Green below 60 %, yellow to 85 %, red above (the theme's shades). */
+export function contextColor(usage: number): "contextLow" | "contextMid" | "contextHigh" {
+    if (usage > 0.85) return "contextHigh";
+    if (usage >= 0.6) return "contextMid";
+    return "contextLow";
 }
 
 /** Which parts of the right side fit: the richest that leaves the project name some room. */
@@ -78,6 +78,7 @@ export function statusParts(props: StatusLineProps): {
 
 function StatusLineView(props: StatusLineProps): ReactElement {
     const percent = Math.round(props.contextUsage * 100);
+    const theme = useTheme();
     const parts = statusParts(props);
     const learning = props.learning;
     return (
@@ -86,7 +87,7 @@ function StatusLineView(props: StatusLineProps): ReactElement {
                 <Text wrap="truncate" bold>
                     {props.project}
                     {learning ? (
-                        <Text color="yellow" bold={false}>
+                        <Text color={theme.warning} bold={false}>
                             {" "}
                             learning {learning.percent}% · {learning.topic}
                         </Text>
@@ -96,25 +97,29 @@ function StatusLineView(props: StatusLineProps): ReactElement {
             <Box flexShrink={0}>
                 <Text wrap="truncate">
                     {props.scrolled ? (
-                        <Text color="yellow" bold>
+                        <Text color={theme.warning} bold>
                             [SCROLL]{" "}
                         </Text>
                     ) : null}
-                    {props.mode ? <Text color={MODE_COLORS[props.mode]}>{props.mode} </Text> : null}
-                    {parts.model ? <Text dimColor>{props.model} </Text> : null}
-                    <Text color={contextColor(props.contextUsage)}>●</Text>
+                    {props.mode ? (
+                        <Text color={theme[MODE_COLORS[props.mode]]}>{props.mode} </Text>
+                    ) : null}
+                    {parts.model ? <Text color={theme.statusModel}>{props.model} </Text> : null}
+                    <Text color={theme[contextColor(props.contextUsage)]}>●</Text>
                     <Text>
                         {parts.tokens
                             ? ` ${formatTokens(props.contextUsedTokens)} (${percent}%) `
                             : ` ${percent}% `}
                     </Text>
                     {parts.session ? (
-                        <Text color="green">{formatCost(props.sessionCostUsd)}</Text>
+                        <Text color={theme.costSession}>{formatCost(props.sessionCostUsd)}</Text>
                     ) : null}
                     {parts.allTime ? (
                         <>
-                            <Text dimColor> / </Text>
-                            <Text color="blue">{formatCost(props.allTimeCostUsd)}</Text>
+                            <Text color={theme.dim}> / </Text>
+                            <Text color={theme.costAllTime}>
+                                {formatCost(props.allTimeCostUsd)}
+                            </Text>
                         </>
                     ) : null}
                 </Text>

@@ -34,6 +34,15 @@ describe("key gate", () => {
         expect(press("\r", 5)).toBe("review");
     });
 
+    it("does not let a wheel report end the bounce guard", () => {
+        const { gate, press } = gateAt();
+        press("y");
+        gate.decided();
+        gate.setReviewing(true);
+        press("\x1b[<65;10;5M", 5);
+        expect(press("y", 5)).toBe("none");
+    });
+
     it("gives a review the first key at once, however soon after it appeared", () => {
         const { gate, press } = gateAt();
         gate.setReviewing(true);

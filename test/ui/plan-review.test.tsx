@@ -1,7 +1,10 @@
 import { stripVTControlCharacters } from "node:util";
+import type { ReactElement, ReactNode } from "react";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
 import { createApprovalBridge, resolvedReviewOf } from "../../src/ui/approval-bridge";
+import { KeyGateContext, useKeyGateFeed } from "../../src/ui/hooks/use-key-gate";
+import { createKeyGate } from "../../src/ui/input/key-gate";
 import { createAnsi } from "../../src/ui/render/ansi";
 import { loadMarkdown } from "../../src/ui/render/markdown";
 import { learningPromptKey } from "../../src/ui/reviews/learning-prompt";
@@ -97,15 +100,36 @@ describe("plan review through the bridge", () => {
     });
 
     it("asks the learning question and resolves with the answer", async () => {
+        // The gate on a clock the test moves: the question yields to keys typed just before
+        // it appeared, and holds a lone y/n a moment in case more typing follows.
+        let now = 0;
+        const timers = new Set<() => void>();
+        const gate = createKeyGate(() => now, {
+            set: (run) => (timers.add(run), run),
+            clear: (handle) => void timers.delete(handle as () => void),
+        });
+        const WithGate = ({ children }: { children: ReactNode }): ReactElement => {
+            useKeyGateFeed(gate);
+            return <KeyGateContext.Provider value={gate}>{children}</KeyGateContext.Provider>;
+        };
         const bridge = createApprovalBridge();
         const answer = bridge.askLearning();
         const term = renderToFakeTerminal(
-            <PendingReviewView review={bridge.current()!} width={70} animate />
+            <WithGate>
+                <PendingReviewView review={bridge.current()!} width={70} animate />
+            </WithGate>
         );
         try {
             await term.settle();
             expect(stripVTControlCharacters(term.lastFrame())).toContain("Learn this project?");
+            now += 5_000;
             await term.type("n");
+            // Nothing follows the n: it is the answer.
+            now += 5_000;
+            for (const run of [...timers]) {
+                timers.delete(run);
+                run();
+            }
             await expect(answer).resolves.toBe(false);
             expect(bridge.current()).toBeNull();
         } finally {

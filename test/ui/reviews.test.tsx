@@ -155,15 +155,15 @@ function shellRequest(command: string, id = "approval-s1"): ApprovalRequest {
 }
 
 describe("DiffReview", () => {
-    it("colours additions green, deletions red and hunk headers cyan, numbers old and new lines, without the ---/+++ header", () => {
+    it("colours additions, deletions and hunk headers by the theme, numbers old and new lines, without the ---/+++ header", () => {
         const { lines } = renderDiff([smallDiff]);
         expect(lines.map((l) => [l.text, l.color ?? null])).toEqual([
             ["src/app.ts  +2 −1", null],
-            ["    @@ -1,3 +1,3 @@", "cyan"],
+            ["    @@ -1,3 +1,3 @@", "diffHunk"],
             ["1 1  import x from 'y';", null],
-            ["2   -export const retries = 3;", "red"],
-            ["  2 +export const retries = 5;", "green"],
-            ["  3 +export const delay = 10;", "green"],
+            ["2   -export const retries = 3;", "diffRemove"],
+            ["  2 +export const retries = 5;", "diffAdd"],
+            ["  3 +export const delay = 10;", "diffAdd"],
         ]);
     });
 

@@ -65,11 +65,11 @@ describe("status line", () => {
         expect(formatCost(12.5)).toBe("$12.50");
         expect(formatCost(null)).toBe("$?");
         expect([0.1, 0.59, 0.6, 0.85, 0.86].map(contextColor)).toEqual([
-            "green",
-            "green",
-            "yellow",
-            "yellow",
-            "red",
+            "contextLow",
+            "contextLow",
+            "contextMid",
+            "contextMid",
+            "contextHigh",
         ]);
     });
 

@@ -57,6 +57,10 @@ export const SETTINGS_KEYS = {
     models: { schema: z.array(modelSchema), scopes: USER },
     /** MCP servers for every project, in `.mcp.json`'s shape (checked by the MCP loader). */
     mcpServers: { schema: z.record(z.string(), z.unknown()), scopes: USER },
+    /** The chat's colours; `auto` follows the terminal's background (COLORFGBG), else dark. */
+    theme: { schema: z.enum(["dark", "light", "auto"]), scopes: USER },
+    /** false: the chat leaves mouse reporting off (no wheel scrolling; plain drag selects). */
+    mouse: { schema: z.boolean(), scopes: USER },
     /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
     hooks: { schema: z.record(z.string(), z.unknown()), scopes: ANY },
     disableAllHooks: { schema: z.boolean(), scopes: ANY },

@@ -1,17 +1,17 @@
 /**
  * What the composer does with each key: editing, prompt history (Up/Down and
  * Ctrl+R search), bracketed paste, @ file suggestions, submit, mode switching,
- * Esc Esc in an empty composer (rewind) and Ctrl+C clearing it (Up brings the
- * text back). Pure, so it can be
+ * Esc Esc in an empty composer (rewind), Ctrl+C clearing it (Up brings the
+ * text back), large pastes as chips and undo/redo. Pure, so it can be
  * tested without a terminal; the component only holds the state and draws it.
  */
 import type { KeyEvent } from "../input/keys";
+import { moveOverRows } from "./composer-layout";
 import {
     type EditorState,
     EMPTY_EDITOR,
     backspace,
     completeMention,
-    cursorPosition,
     deleteForward,
     deleteToLineEnd,
     deleteToLineStart,
@@ -23,10 +23,27 @@ import {
     moveLineEnd,
     moveLineStart,
     moveRight,
-    moveVertical,
     moveWordLeft,
     moveWordRight,
 } from "./editor";
+import {
+    type Pastes,
+    NO_PASTES,
+    addChip,
+    chipLabels,
+    expandPastes,
+    isLargePaste,
+    keepChips,
+} from "./paste-chips";
+import {
+    type EditKind,
+    type Snapshot,
+    type UndoHistory,
+    EMPTY_UNDO,
+    recordEdit,
+    redoStep,
+    undoStep,
+} from "./undo";
 import {
     type SlashSource,
     type SuggestionItem,
@@ -89,7 +106,10 @@ export interface ComposerState {
     /** Esc was pressed in the empty composer: another Esc asks to rewind. */
     escArmed: boolean;
     /** What Ctrl+C cleared; Up in the empty composer brings it back. */
-    stash: { text: string; attachments: string[] } | null;
+    stash: { text: string; attachments: string[]; pastes: Pastes } | null;
+    /** Large pastes shown as chips in the text (see paste-chips). */
+    pastes: Pastes;
+    undo: UndoHistory;
 }
 
 export type ComposerEffect =
@@ -123,6 +143,8 @@ export function createComposerState(history: readonly string[] = []): ComposerSt
         dismissed: null,
         escArmed: false,
         stash: null,
+        pastes: NO_PASTES,
+        undo: EMPTY_UNDO,
     };
 }
 
@@ -143,7 +165,10 @@ export function clearComposer(state: ComposerState): ComposerState | null {
     if (text === "" && !state.search && state.paste === null) return null;
     return {
         ...createComposerState(state.history),
-        stash: text === "" ? state.stash : { text, attachments: state.attachments },
+        stash:
+            text === ""
+                ? state.stash
+                : { text, attachments: state.attachments, pastes: state.pastes },
     };
 }
 
@@ -229,6 +254,7 @@ function historyStep(state: ComposerState, direction: -1 | 1): ComposerState | n
             ...state,
             editor: editorOf(stash.text),
             attachments: stash.attachments,
+            pastes: stash.pastes,
             stash: null,
         };
     }
@@ -370,7 +396,8 @@ function searchKey(
 }
 
 function submit(state: ComposerState): ComposerResult {
-    const text = state.editor.text;
+    // What was pasted is sent (and kept in the history) whole.
+    const text = expandPastes(state.editor.text, state.pastes);
     if (text.trim() === "") return { state, handled: true };
     // Attachments whose mention was deleted are dropped.
     const attachments = state.attachments.filter((path) => text.includes(`@${path}`));
@@ -438,7 +465,8 @@ function moved(state: ComposerState, editor: EditorState): ComposerResult {
 
 function editingKey(
     state: ComposerState,
-    event: Extract<KeyEvent, { type: "key" }>
+    event: Extract<KeyEvent, { type: "key" }>,
+    width: number
 ): ComposerResult {
     const e = state.editor;
     const done = (editor: EditorState): ComposerResult => edited(state, editor);
@@ -460,21 +488,15 @@ function editingKey(
             return move(moveLineStart(e));
         case "end":
             return move(moveLineEnd(e));
-        case "up": {
-            const { line } = cursorPosition(e);
-            if (line === 0) {
-                const stepped = historyStep(state, -1);
-                if (stepped) return { state: stepped, handled: true };
-            }
-            return move(moveVertical(e, -1));
-        }
+        case "up":
         case "down": {
-            const { line, lines } = cursorPosition(e);
-            if (line === lines - 1) {
-                const stepped = historyStep(state, 1);
-                if (stepped) return { state: stepped, handled: true };
-            }
-            return move(moveVertical(e, 1));
+            // Over the rows as drawn (wrapped); past the first or last one, the history.
+            const direction = event.name === "up" ? -1 : 1;
+            const chips = chipLabels(e.text, state.pastes);
+            const row = moveOverRows(e, width, direction, chips);
+            if (row) return move(row);
+            const stepped = historyStep(state, direction);
+            return stepped ? { state: stepped, handled: true } : move(e);
         }
         case "tab":
         case "backtab":
@@ -521,15 +543,100 @@ function chordKey(
     return { state, handled: false };
 }
 
+/** Inserts typed or pasted text; a large paste goes in as one chip. */
+function insertInput(state: ComposerState, text: string): ComposerState {
+    const clean = text.replace(/\r\n?/g, "\n");
+    if (isLargePaste(clean)) {
+        const { chip, pastes } = addChip(state.editor.text, state.pastes, clean);
+        return { ...edit(state, insertText(state.editor, chip)), pastes };
+    }
+    const kept = keepChips(state.editor.text, state.pastes, clean);
+    const editor =
+        kept.text === state.editor.text ? state.editor : { ...state.editor, text: kept.text };
+    return { ...edit(state, insertText(editor, clean)), pastes: kept.pastes };
+}
+
+/**
+ * Ctrl+O with chips in the composer: each becomes the text it stands for, to
+ * read or edit (one undo step). Null without chips.
+ */
+export function expandChips(state: ComposerState): ComposerState | null {
+    const { text, cursor } = state.editor;
+    if (state.search || chipLabels(text, state.pastes).size === 0) return null;
+    const before = expandPastes(text.slice(0, cursor), state.pastes);
+    const editor = {
+        text: before + expandPastes(text.slice(cursor), state.pastes),
+        cursor: before.length,
+    };
+    const undo = recordEdit(state.undo, snapshotOf(state), editor, "edit");
+    return { ...edit(state, editor), pastes: NO_PASTES, undo };
+}
+
+const snapshotOf = (state: ComposerState): Snapshot => ({
+    editor: state.editor,
+    pastes: state.pastes,
+    attachments: state.attachments,
+});
+
+function isUndoKey(event: KeyEvent): boolean {
+    // Ctrl+_ arrives as 0x1f (also Ctrl+/ and Ctrl+- in most terminals).
+    if (event.type === "unknown") return event.sequence === "\x1f";
+    return event.type === "chord" && event.ctrl && event.letter === "z" && !event.shift;
+}
+
+function isRedoKey(event: KeyEvent): boolean {
+    if (event.type !== "chord" || !event.ctrl) return false;
+    return event.letter === "y" || (event.letter === "z" && event.shift === true);
+}
+
+/** How an edit made by `event` groups into undo steps. */
+function editKind(event: KeyEvent): EditKind {
+    if (event.type === "paste-end") return "paste";
+    if (event.type === "text") return [...event.text].length === 1 ? "type" : "paste";
+    if (event.type === "key" && (event.name === "backspace" || event.name === "delete"))
+        return event.ctrl || event.meta ? "edit" : "delete";
+    return "edit";
+}
+
 /**
  * Applies one key event. `suggest` looks files up for @ mentions, `slash`
- * gives the commands and models slash autocomplete offers.
+ * gives the commands and models slash autocomplete offers; `width` is the
+ * columns text wraps at (Up and Down move over the wrapped rows).
  */
 export function composerKey(
     state: ComposerState,
     event: KeyEvent,
     suggest: SuggestFiles,
-    slash?: SlashSource
+    slash?: SlashSource,
+    width = Number.POSITIVE_INFINITY
+): ComposerResult {
+    if (!state.search && state.paste === null && (isUndoKey(event) || isRedoKey(event))) {
+        const step = (isUndoKey(event) ? undoStep : redoStep)(state.undo, snapshotOf(state));
+        if (!step) return { state: { ...state, escArmed: false }, handled: true };
+        const { editor, pastes, attachments } = step.snapshot;
+        const next = {
+            ...edit(state, editor),
+            pastes,
+            attachments,
+            undo: step.undo,
+            escArmed: false,
+        };
+        return { state: refreshSuggestions(next, suggest, slash), handled: true };
+    }
+    const result = applyKey(state, event, suggest, slash, width);
+    const after = result.state;
+    const changed = after.editor.text !== state.editor.text || after.pastes !== state.pastes;
+    if (!changed || result.effect?.type === "submit" || state.search || after.search) return result;
+    const undo = recordEdit(state.undo, snapshotOf(state), after.editor, editKind(event));
+    return { ...result, state: { ...after, undo } };
+}
+
+function applyKey(
+    state: ComposerState,
+    event: KeyEvent,
+    suggest: SuggestFiles,
+    slash: SlashSource | undefined,
+    width: number
 ): ComposerResult {
     // Esc Esc in the empty composer asks to rewind; any other key in between starts over.
     const armed = state.escArmed;
@@ -543,8 +650,7 @@ export function composerKey(
     if (event.type === "paste-start") return { state: { ...state, paste: "" }, handled: true };
     if (state.paste !== null) {
         if (event.type === "paste-end") {
-            const editor = insertText(state.editor, state.paste);
-            const next = { ...edit(state, editor), paste: null };
+            const next = { ...insertInput(state, state.paste), paste: null };
             return { state: refreshSuggestions(next, suggest, slash), handled: true };
         }
         let piece = "";
@@ -571,11 +677,11 @@ export function composerKey(
             // Space after "@query" leaves the @ as literal text.
             if (state.suggestions && event.text.startsWith(" "))
                 next = { ...state, suggestions: null, dismissed: state.suggestions.start };
-            result = { state: edit(next, insertText(next.editor, event.text)), handled: true };
+            result = { state: insertInput(next, event.text), handled: true };
             break;
         }
         case "key":
-            result = editingKey(state, event);
+            result = editingKey(state, event, width);
             break;
         case "chord":
             result = chordKey(state, event);

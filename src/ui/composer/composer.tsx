@@ -6,8 +6,11 @@ import type { KeyEvent } from "../input/keys";
 import { KeyGateContext } from "../hooks/use-key-gate";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
-import { layoutComposer } from "./composer-layout";
+import { MODE_COLORS } from "../theme";
+import { useTheme } from "../theme-context";
+import { layoutComposer, wrapWidth } from "./composer-layout";
 import { editorOf } from "./editor";
+import { chipLabels } from "./paste-chips";
 import type { SlashSource } from "./slash-complete";
 import {
     type ComposerState,
@@ -18,6 +21,7 @@ import {
     composerKey,
     composerWantsEscape,
     createComposerState,
+    expandChips,
     matchRange,
     refreshSuggestions,
     withDraft,
@@ -36,8 +40,12 @@ export interface ComposerControl {
     clear(): boolean;
     /** Esc closes something in the composer (suggestions, a search) rather than interrupting. */
     wantsEscape(): boolean;
+    /** Nothing typed, searched or being pasted (keys may move the transcript instead). */
+    isEmpty(): boolean;
     /** Puts queued text back in front of what the composer holds. */
     takeBack(text: string, attachments: readonly string[]): void;
+    /** Ctrl+O: opens the paste chips into their text; false when there are none (the transcript's then). */
+    expandPaste(): boolean;
 }
 
 export interface ComposerProps {
@@ -81,7 +89,6 @@ export interface ComposerProps {
 const MAX_SUGGESTIONS = 8;
 
 /** The badge colour of each mode. */
-export const MODE_COLORS: Record<Mode, string> = { ask: "cyan", agent: "green", plan: "magenta" };
 
 /** Keys the App keeps for itself whatever the composer does. */
 function isAppKey(event: KeyEvent): boolean {
@@ -91,9 +98,10 @@ function isAppKey(event: KeyEvent): boolean {
 
 function Suggestions(props: { state: ComposerState; width: number }): ReactElement | null {
     const s = props.state.suggestions;
+    const theme = useTheme();
     if (!s) return null;
-    if (s.items === null) return <Text dimColor> indexing files…</Text>;
-    if (s.items.length === 0) return <Text dimColor> no matching files</Text>;
+    if (s.items === null) return <Text color={theme.dim}> indexing files…</Text>;
+    if (s.items.length === 0) return <Text color={theme.dim}> no matching files</Text>;
     const first = Math.max(0, Math.min(s.selected - MAX_SUGGESTIONS + 1, s.items.length));
     const shown = s.items.slice(first, first + MAX_SUGGESTIONS);
     const more = s.items.length - first - shown.length;
@@ -103,14 +111,18 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
                 const selected = first + i === s.selected;
                 return (
                     <Text key={item.value} wrap="truncate-end">
-                        <Text color={selected ? "cyan" : undefined}>{selected ? "› " : "  "}</Text>
+                        <Text color={selected ? theme.accent : undefined}>
+                            {selected ? "› " : "  "}
+                        </Text>
                         <Text bold={selected}>{sanitizeText(item.label)}</Text>
-                        {item.hint ? <Text dimColor> {sanitizeText(item.hint)}</Text> : null}
+                        {item.hint ? (
+                            <Text color={theme.dim}> {sanitizeText(item.hint)}</Text>
+                        ) : null}
                     </Text>
                 );
             })}
             {more > 0 || first > 0 ? (
-                <Text dimColor>
+                <Text color={theme.dim}>
                     {"  "}
                     {s.items.length} matches · ↑/↓ choose · Tab inserts · Esc closes
                 </Text>
@@ -123,11 +135,12 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
 function QueuedLine(props: { text: string; width: number }): ReactElement {
     const lines = props.text.split("\n");
     const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+    const theme = useTheme();
     return (
         <Text wrap="truncate-end">
-            <Text color="yellow">queued </Text>
+            <Text color={theme.warning}>queued </Text>
             <Text>{sanitizeText(lines[0] ?? "")}</Text>
-            <Text dimColor>{more} · sent when this answer ends · ↑ to edit</Text>
+            <Text color={theme.dim}>{more} · sent when this answer ends · ↑ to edit</Text>
         </Text>
     );
 }
@@ -135,13 +148,14 @@ function QueuedLine(props: { text: string; width: number }): ReactElement {
 /** The search line: what is searched for, and whether anything older matched. */
 function SearchLabel(props: { search: HistorySearch }): ReactElement {
     const { search } = props;
+    const theme = useTheme();
     return (
         <Text wrap="truncate-end">
-            <Text color={search.failed ? "yellow" : "cyan"}>
+            <Text color={search.failed ? theme.warning : theme.accent}>
                 {search.failed ? "(failed reverse-i-search)" : "(reverse-i-search)"}
             </Text>
             <Text>`{sanitizeText(search.query)}&apos;</Text>
-            <Text dimColor>
+            <Text color={theme.dim}>
                 {search.match === null && search.query !== "" ? " no matching prompt" : ""}
             </Text>
         </Text>
@@ -154,6 +168,7 @@ function SearchLabel(props: { search: HistorySearch }): ReactElement {
  * autocomplete, Tab for the mode (ask → agent → plan) when no suggestions are open.
  */
 function ComposerView(props: ComposerProps): ReactElement {
+    const theme = useTheme();
     const { width, active, busy, reviewing, mode, suggest } = props;
     // The saved prompts are read with the first key, not for the first frame.
     const [state, setState] = useState(() => createComposerState());
@@ -167,6 +182,10 @@ function ComposerView(props: ComposerProps): ReactElement {
         stateRef.current = next;
         setState(next);
     }, []);
+    // A start-up question is not shown over a prompt being written.
+    useEffect(() => {
+        gate?.setComposerProbe(() => stateRef.current.editor.text !== "");
+    }, [gate]);
 
     const onKey = useCallback(
         (event: KeyEvent) => {
@@ -195,11 +214,14 @@ function ComposerView(props: ComposerProps): ReactElement {
             }
             // The store's prompts (loaded, sent, or `north "PROMPT"`) before Up or Ctrl+R reads them.
             const before = history ? withHistory(current, history.entries()) : current;
-            const result = composerKey(before, event, suggest, slash);
+            const width = wrapWidth(Math.max(1, p.width - 2));
+            const result = composerKey(before, event, suggest, slash, width);
             if (result.effect?.type === "submit") {
                 const { text, attachments } = result.effect;
                 // Not taken: keep the text in the composer, and out of the history.
                 if (p.onSubmit(text, attachments) === false) return;
+                // Taken, so a question yielding to typing goes; then the Enter decided.
+                gate?.typed();
                 gate?.decided();
                 if (history) {
                     history.add(text);
@@ -223,8 +245,17 @@ function ComposerView(props: ComposerProps): ReactElement {
                 return cleared !== null;
             },
             wantsEscape: () => composerWantsEscape(stateRef.current),
+            isEmpty: () => {
+                const s = stateRef.current;
+                return s.editor.text === "" && s.search === null && s.paste === null;
+            },
             takeBack: (text, attachments) =>
                 set(withTakenBack(stateRef.current, text, attachments)),
+            expandPaste() {
+                const expanded = expandChips(stateRef.current);
+                if (expanded) set(expanded);
+                return expanded !== null;
+            },
         };
     }
 
@@ -258,6 +289,7 @@ function ComposerView(props: ComposerProps): ReactElement {
 
     const inner = Math.max(1, width - 2);
     const search = active ? state.search : null;
+    const hints: string[] = [];
     let layout;
     if (search) {
         // The match with the query highlighted (the draft until something matched).
@@ -266,10 +298,13 @@ function ComposerView(props: ComposerProps): ReactElement {
         const range = matchRange(shown, search.query) ?? undefined;
         const lines = Math.max(1, props.maxLines - 1);
         layout = layoutComposer(editorOf(shown), inner, lines, false, range);
-    } else layout = layoutComposer(state.editor, inner, props.maxLines, active);
+    } else {
+        const chips = chipLabels(state.editor.text, state.pastes);
+        layout = layoutComposer(state.editor, inner, props.maxLines, active, undefined, chips);
+        if (chips.size > 0 && active && !busy) hints.push("Ctrl+O opens the paste");
+    }
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
-    const hints: string[] = [];
     if (reviewing) hints.push("answer the review above");
     else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
@@ -283,24 +318,27 @@ function ComposerView(props: ComposerProps): ReactElement {
         <Box flexDirection="column" flexShrink={0} width={width}>
             {props.queued ? <QueuedLine text={props.queued} width={width} /> : null}
             <Text>
-                <Text dimColor>{rule}</Text>
-                <Text color={MODE_COLORS[mode]} bold>
+                <Text color={theme.dim}>{rule}</Text>
+                <Text color={theme[MODE_COLORS[mode]]} bold>
                     {badge}
                 </Text>
-                <Text dimColor>──</Text>
+                <Text color={theme.dim}>──</Text>
             </Text>
             {active ? <Suggestions state={state} width={width} /> : null}
             {search ? <SearchLabel search={search} /> : null}
             {layout.lines.map((line, i) => (
                 <Text key={i} dimColor={!active} wrap="truncate-end">
-                    <Text color="cyan">{i === 0 ? "❯ " : "  "}</Text>
+                    <Text color={theme.accent}>{i === 0 ? "❯ " : "  "}</Text>
                     {line}
                     {placeholder && i === 0 ? (
-                        <Text dimColor> Enter to send · Ctrl+J newline · @ file · Tab mode</Text>
+                        <Text color={theme.dim}>
+                            {" "}
+                            Enter to send · Ctrl+J newline · @ file · Tab mode
+                        </Text>
                     ) : null}
                 </Text>
             ))}
-            {hints.length > 0 ? <Text dimColor>{hints.join(" · ")}</Text> : null}
+            {hints.length > 0 ? <Text color={theme.dim}>{hints.join(" · ")}</Text> : null}
         </Box>
     );
 }

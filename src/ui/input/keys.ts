@@ -25,8 +25,8 @@ export type KeyName =
 export type KeyEvent =
     | { type: "text"; text: string }
     | { type: "key"; name: KeyName; ctrl: boolean; meta: boolean; shift: boolean }
-    /** Ctrl+letter ("c" for Ctrl+C), or Alt+letter with `meta`. */
-    | { type: "chord"; letter: string; ctrl: boolean; meta: boolean }
+    /** Ctrl+letter ("c" for Ctrl+C), or Alt+letter with `meta`; `shift` only where the terminal tells. */
+    | { type: "chord"; letter: string; ctrl: boolean; meta: boolean; shift?: boolean }
     | { type: "paste-start" }
     | { type: "paste-end" }
     | { type: "unknown"; sequence: string };

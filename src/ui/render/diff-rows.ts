@@ -7,6 +7,7 @@
 import stringWidth from "string-width";
 import type { FileDiff } from "../../tools/types";
 import type { Ansi } from "./ansi";
+import type { ThemeColor } from "../theme";
 import { wrapLines } from "./markdown";
 
 /** A file's diff as kept with a resolved review: possibly cut, `omitted` lines not kept. */
@@ -146,19 +147,19 @@ export function wrapDiffRows(rows: readonly DiffRow[], width: number): DiffRow[]
     return out;
 }
 
-/** Ink colour props of a row's text. */
-export function rowStyle(kind: DiffRowKind): { color?: string; dim?: boolean; bold?: boolean } {
+/** How a row's text is drawn: its theme colour, bold. */
+export function rowStyle(kind: DiffRowKind): { color?: ThemeColor; bold?: boolean } {
     switch (kind) {
         case "file":
             return { bold: true };
         case "hunk":
-            return { color: "cyan" };
+            return { color: "diffHunk" };
         case "add":
-            return { color: "green" };
+            return { color: "diffAdd" };
         case "remove":
-            return { color: "red" };
+            return { color: "diffRemove" };
         case "note":
-            return { dim: true };
+            return { color: "dim" };
         case "context":
             return {};
     }
@@ -168,8 +169,7 @@ export function rowStyle(kind: DiffRowKind): { color?: string; dim?: boolean; bo
 export function ansiRow(row: DiffRow, ansi: Ansi): string {
     const style = rowStyle(row.kind);
     let text = row.text;
-    if (style.color) text = ansi.fg(style.color as "cyan" | "green" | "red", text);
-    if (style.dim) text = ansi.dim(text);
+    if (style.color) text = ansi.fg(style.color, text);
     if (style.bold) text = ansi.bold(text);
     return ansi.dim(row.gutter) + text;
 }

@@ -19,8 +19,7 @@ export interface RenderedEntry {
 /** Spinner frames (80 ms each) for a running tool. */
 export const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 export const SPINNER_MS = 80;
-/** The streaming pulse: magenta → #ff6ec7 → #ff8fd5 → #ffa0dc → back, 500 ms a step. */
-export const PULSE_COLORS = ["magenta", "#ff6ec7", "#ff8fd5", "#ffa0dc", "#ff8fd5", "#ff6ec7"];
+/** The streaming pulse (the theme's `assistantPulse`), 500 ms a step. */
 export const PULSE_MS = 500;
 
 /** Columns the glyph takes, space included, per kind (⚡ is two columns wide). */
@@ -139,7 +138,7 @@ function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
     const quiet = entry.status === "denied" || entry.status === "cancelled";
     const status = quiet ? ansi.dim(` (${entry.status})`) : "";
     const title =
-        entry.status === "failed" ? clean(entry.title) : ansi.fg("gray", clean(entry.title));
+        entry.status === "failed" ? clean(entry.title) : ansi.fg("dim", clean(entry.title));
     const lines = wrapLines(title + status, width);
     if (entry.status === "running" && entry.live) {
         // The last lines as they come; the finished result replaces them.
@@ -150,7 +149,7 @@ function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
     const full = entry.expanded && entry.fullDetail ? entry.fullDetail : entry.detail;
     for (const raw of full) {
         const line = clean(raw);
-        const color = entry.status === "failed" ? ansi.fg("red", line) : ansi.dim(line);
+        const color = entry.status === "failed" ? ansi.fg("error", line) : ansi.dim(line);
         lines.push(...wrapLines(color, width, false));
     }
     const more = (entry.fullDetail?.length ?? 0) - entry.detail.length;
@@ -167,12 +166,12 @@ function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
 function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
     switch (entry.status) {
         case "failed":
-            return ansi.fg("red", "✗");
+            return ansi.fg("error", "✗");
         case "denied":
         case "cancelled":
             return ansi.dim("⊘");
         default:
-            return ansi.fg("yellow", "⚡");
+            return ansi.fg("toolRunning", "⚡");
     }
 }
 
@@ -185,45 +184,44 @@ export function entryGlyph(entry: Entry, ansi: Ansi, frame?: number): string {
     let glyph: string;
     switch (entry.kind) {
         case "user":
-            glyph = ansi.bold(ansi.fg("cyan", "❯"));
+            glyph = ansi.bold(ansi.fg("user", "❯"));
             break;
         case "assistant":
         case "thinking": {
             const symbol = entry.kind === "assistant" ? "●" : "∴";
             if (frame !== undefined && entry.streaming) {
-                const color = PULSE_COLORS[frame % PULSE_COLORS.length] ?? "magenta";
-                glyph = color.startsWith("#")
-                    ? ansi.hex(color, symbol)
-                    : ansi.fg("magenta", symbol);
+                const pulse = ansi.theme.assistantPulse;
+                glyph = ansi.hex(pulse[frame % pulse.length] ?? ansi.theme.assistant, symbol);
             } else
-                glyph = entry.kind === "assistant" ? ansi.fg("magenta", symbol) : ansi.dim(symbol);
+                glyph =
+                    entry.kind === "assistant" ? ansi.fg("assistant", symbol) : ansi.dim(symbol);
             break;
         }
         case "tool":
             glyph =
                 frame !== undefined && entry.status === "running"
-                    ? ansi.fg("yellow", SPINNER_FRAMES[frame % SPINNER_FRAMES.length] ?? "⠋")
+                    ? ansi.fg("toolRunning", SPINNER_FRAMES[frame % SPINNER_FRAMES.length] ?? "⠋")
                     : toolGlyph(entry, ansi);
             break;
         case "review":
             glyph = reviewOk(entry)
                 ? entry.reviewKind === "shell"
                     ? ansi.dim("✓")
-                    : ansi.fg("green", "✓")
+                    : ansi.fg("success", "✓")
                 : entry.status === "cancelled"
                   ? ansi.dim("⊘")
-                  : ansi.fg("red", "✗");
+                  : ansi.fg("error", "✗");
             break;
         case "notice":
             glyph =
                 entry.level === "error"
-                    ? ansi.fg("red", "✗")
+                    ? ansi.fg("error", "✗")
                     : entry.level === "warning"
-                      ? ansi.fg("yellow", "!")
+                      ? ansi.fg("warning", "!")
                       : ansi.dim("·");
             break;
         case "command":
-            glyph = entry.isError ? ansi.fg("red", "⚙") : ansi.fg("blue", "⚙");
+            glyph = entry.isError ? ansi.fg("error", "⚙") : ansi.fg("tool", "⚙");
             break;
     }
     return pad(glyph, width);
@@ -245,7 +243,7 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
         case "assistant": {
             const lines = renderMarkdown(clean(entry.text), width, ansi);
             if (lines.length === 0) lines.push(entry.streaming ? ansi.dim("…") : "");
-            if (entry.cancelled) lines.push(ansi.fg("yellow", "[Cancelled]"));
+            if (entry.cancelled) lines.push(ansi.fg("warning", "[Cancelled]"));
             return lines;
         }
         case "thinking":
@@ -261,9 +259,9 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
         case "notice": {
             const style =
                 entry.level === "error"
-                    ? (t: string) => ansi.fg("red", t)
+                    ? (t: string) => ansi.fg("error", t)
                     : entry.level === "warning"
-                      ? (t: string) => ansi.fg("yellow", t)
+                      ? (t: string) => ansi.fg("warning", t)
                       : (t: string) => ansi.dim(t);
             return clean(entry.text)
                 .split("\n")
@@ -272,7 +270,7 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
         case "command": {
             const lines = wrapLines(ansi.bold(clean(entry.command)), width);
             const style = entry.isError
-                ? (t: string) => ansi.fg("red", t)
+                ? (t: string) => ansi.fg("error", t)
                 : (t: string) => ansi.dim(t);
             for (const line of clean(entry.result).split("\n")) {
                 if (line !== "") lines.push(...wrapLines(style(line), width, false));

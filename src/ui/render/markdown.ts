@@ -53,7 +53,7 @@ function inlineToken(token: Token, ansi: Ansi): string {
         case "del":
             return ansi.dim(inline((token as Tokens.Del).tokens, ansi));
         case "codespan":
-            return ansi.fg("cyan", decode((token as Tokens.Codespan).text));
+            return ansi.fg("code", decode((token as Tokens.Codespan).text));
         case "br":
             return "\n";
         case "link": {
@@ -90,7 +90,7 @@ function codeBlock(token: Tokens.Code, width: number, ansi: Ansi): string[] {
     if (token.lang) lines.push(ansi.dim(`╭ ${token.lang}`));
     for (const raw of text.split("\n")) {
         for (const line of wrapLines(raw, inner, false))
-            lines.push(gutter + ansi.fg("green", line));
+            lines.push(gutter + ansi.fg("codeBlock", line));
     }
     return lines;
 }
@@ -108,7 +108,7 @@ function list(token: Tokens.List, width: number, ansi: Ansi): string[] {
         const body = blocks(item.tokens, width - markerWidth, ansi, item.loose);
         if (body.length === 0) body.push("");
         if (item.loose && i > 0) lines.push("");
-        lines.push(...indent(body, ansi.fg("yellow", marker), " ".repeat(markerWidth)));
+        lines.push(...indent(body, ansi.fg("listMarker", marker), " ".repeat(markerWidth)));
     });
     return lines;
 }

@@ -7,6 +7,7 @@ import { Box, Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import { formatCost } from "../../providers/catalogue";
+import { useTheme } from "../theme-context";
 
 /** Spend on one model (one row of the breakdown). */
 export interface CostRow {
@@ -89,6 +90,7 @@ function Row(props: {
     color?: string;
 }): ReactElement {
     const figures = `${formatTokens(props.input)} in · ${formatTokens(props.output)} out`;
+    const theme = useTheme();
     return (
         <Box width={props.inner}>
             <Box flexGrow={1} flexShrink={1} paddingLeft={props.indent ?? 0}>
@@ -97,7 +99,7 @@ function Row(props: {
                 </Text>
             </Box>
             <Box flexShrink={0} paddingLeft={1}>
-                <Text dimColor>{figures}</Text>
+                <Text color={theme.dim}>{figures}</Text>
             </Box>
             <Box flexShrink={0} width={11} justifyContent="flex-end">
                 <Text bold={props.bold} color={props.color}>
@@ -115,6 +117,7 @@ function Section(props: {
     color: string;
 }): ReactElement {
     const groups = useMemo(() => groupCosts(props.rows), [props.rows]);
+    const theme = useTheme();
     const total = groups.reduce(
         (sum, g) => ({
             input: sum.input + g.inputTokens,
@@ -128,7 +131,7 @@ function Section(props: {
             <Text bold color={props.color}>
                 {props.title}
             </Text>
-            {groups.length === 0 ? <Text dimColor> No usage yet.</Text> : null}
+            {groups.length === 0 ? <Text color={theme.dim}> No usage yet.</Text> : null}
             {groups.map((group) => (
                 <Box key={group.provider} flexDirection="column">
                     <Row
@@ -167,6 +170,7 @@ function Section(props: {
 }
 
 function CostsDialogImpl(props: CostsDialogProps): ReactElement {
+    const theme = useTheme();
     const { width, active = true } = props;
     useInput(
         (input, key) => {
@@ -181,16 +185,26 @@ function CostsDialogImpl(props: CostsDialogProps): ReactElement {
             <Box
                 flexDirection="column"
                 borderStyle="round"
-                borderColor="blue"
+                borderColor={theme.border}
                 paddingX={1}
                 width={boxWidth}
             >
                 <Box justifyContent="space-between" width={inner}>
                     <Text bold>Costs</Text>
-                    <Text dimColor>Esc or Q to close</Text>
+                    <Text color={theme.dim}>Esc or Q to close</Text>
                 </Box>
-                <Section title="Session" rows={props.session} inner={inner} color="green" />
-                <Section title="All time" rows={props.allTime} inner={inner} color="blue" />
+                <Section
+                    title="Session"
+                    rows={props.session}
+                    inner={inner}
+                    color={theme.costSession}
+                />
+                <Section
+                    title="All time"
+                    rows={props.allTime}
+                    inner={inner}
+                    color={theme.costAllTime}
+                />
             </Box>
         </Box>
     );

@@ -18,6 +18,8 @@ import {
     wrapDiffRows,
 } from "../render/diff-rows";
 import { wrapLines } from "../render/markdown";
+import type { ThemeColor } from "../theme";
+import { useTheme } from "../theme-context";
 import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
 
 export { sanitizeLine, stats };
@@ -112,7 +114,7 @@ export function scrolledTop(top: number, nav: DiffNav, total: number, room: numb
 }
 
 export interface RenderedDiff {
-    lines: Array<{ text: string; color?: string; dim?: boolean; bold?: boolean }>;
+    lines: Array<{ text: string; color?: ThemeColor; bold?: boolean }>;
     /** Body lines not shown. */
     hidden: number;
     added: number;
@@ -131,17 +133,17 @@ export function renderDiff(diffs: readonly FileDiff[], maxLines = DIFF_MAX_LINES
 }
 
 const STATUS_BADGE: Record<DiffReviewStatus, ReviewBadge> = {
-    pending: { text: "PENDING", color: "yellow" },
-    accepted: { text: "✓ ACCEPTED", color: "green" },
-    always: { text: "✓ ALWAYS", color: "cyan" },
-    rejected: { text: "✗ REJECTED", color: "red" },
-    cancelled: { text: "✗ CANCELLED", color: "red" },
+    pending: { text: "PENDING", color: "warning" },
+    accepted: { text: "✓ ACCEPTED", color: "success" },
+    always: { text: "✓ ALWAYS", color: "accent" },
+    rejected: { text: "✗ REJECTED", color: "error" },
+    cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
 const DIFF_KEYS: readonly KeyHint[] = [
-    { key: "a", label: "accept", color: "green" },
-    { key: "y", label: "always", color: "cyan" },
-    { key: "r", label: "reject", color: "red" },
+    { key: "a", label: "accept", color: "success" },
+    { key: "y", label: "always", color: "accent" },
+    { key: "r", label: "reject", color: "error" },
 ];
 
 const hintsText = (hints: readonly KeyHint[]) =>
@@ -149,10 +151,11 @@ const hintsText = (hints: readonly KeyHint[]) =>
 
 function RowLine({ row }: { row: DiffRow }): ReactElement {
     const style = rowStyle(row.kind);
+    const theme = useTheme();
     return (
         <Text wrap="truncate-end">
-            <Text dimColor>{row.gutter}</Text>
-            <Text color={style.color} dimColor={style.dim} bold={style.bold}>
+            <Text color={theme.dim}>{row.gutter}</Text>
+            <Text color={style.color && theme[style.color]} bold={style.bold}>
                 {row.text === "" ? " " : row.text}
             </Text>
         </Text>
@@ -161,6 +164,7 @@ function RowLine({ row }: { row: DiffRow }): ReactElement {
 
 function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const { summary, diffs, status, width, active = false, onFullScreen } = props;
+    const theme = useTheme();
     const guarded = props.protectedPaths ?? [];
     const pending = status === "pending";
     const inner = Math.max(1, width - 4);
@@ -231,9 +235,9 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
             borderColor={props.borderColor}
             title={
                 <>
-                    <Text color="yellow">✎ </Text>
+                    <Text color={theme.warning}>✎ </Text>
                     {sanitizeLine(summary)}
-                    <Text dimColor>
+                    <Text color={theme.dim}>
                         {"  "}
                         {diffs.length > 1
                             ? `${stats(rendered.added, rendered.removed)} in ${diffs.length} files`
@@ -243,7 +247,7 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
             }
         >
             {guarded.length > 0 ? (
-                <Text color="yellow" wrap="truncate-end">
+                <Text color={theme.warning} wrap="truncate-end">
                     ⚠ protected: {guarded.map(sanitizeLine).join(", ")} (can run commands or grant
                     approvals; always asked)
                 </Text>
@@ -252,7 +256,7 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                 <RowLine key={shownTop + i} row={row} />
             ))}
             {rendered.hidden > 0 ? (
-                <Text dimColor italic wrap="truncate-end">
+                <Text color={theme.dim} italic wrap="truncate-end">
                     … {rendered.hidden} more diff line{rendered.hidden === 1 ? "" : "s"} not shown
                     here{pending ? " (f: full screen)" : ""}
                 </Text>
@@ -263,7 +267,7 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                 </Text>
             ) : null}
             {navLine ? (
-                <Text dimColor wrap="truncate-end">
+                <Text color={theme.dim} wrap="truncate-end">
                     rows {total === 0 ? 0 : shownTop + 1}–{last} of {total} · f{" "}
                     {full ? "back (or Esc)" : "full screen"} · ↑↓ PgUp PgDn Home End scroll
                 </Text>

@@ -1,11 +1,13 @@
 /**
  * First start in a project without a profile: learn it now? y runs project
- * learning (read-only), n remembers the answer for this project, Esc asks
- * again next time.
+ * learning (read-only), n remembers the answer for this project, Esc (or
+ * typing a prompt, see the key gate) asks again next time.
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
 import { memo } from "react";
 import type { ReactElement } from "react";
+import { useInputKeys } from "../hooks/use-raw-input";
+import { useTheme } from "../theme-context";
 
 export interface LearningPromptProps {
     width: number;
@@ -27,8 +29,10 @@ export function learningPromptKey(
 }
 
 function LearningPromptImpl(props: LearningPromptProps): ReactElement {
+    const theme = useTheme();
     const { width, active = false } = props;
-    useInput(
+    // Per key, in order: what the key gate gives the question is one key at a time.
+    useInputKeys(
         (input, key) => {
             const answer = learningPromptKey(input, key);
             if (answer !== undefined) props.onAnswer?.(answer);
@@ -39,7 +43,7 @@ function LearningPromptImpl(props: LearningPromptProps): ReactElement {
         <Box
             flexDirection="column"
             borderStyle="round"
-            borderColor={props.borderColor ?? "yellow"}
+            borderColor={props.borderColor ?? theme.warning}
             paddingX={1}
             width={width}
             flexShrink={0}
@@ -51,15 +55,15 @@ function LearningPromptImpl(props: LearningPromptProps): ReactElement {
                 The profile is sent with every request; /learn refreshes it later.
             </Text>
             <Text wrap="wrap">
-                <Text color="green" bold>
+                <Text color={theme.success} bold>
                     [y]
                 </Text>{" "}
                 learn now{"  "}
-                <Text color="red" bold>
+                <Text color={theme.error} bold>
                     [n]
                 </Text>{" "}
                 not for this project{"  "}
-                <Text dimColor>Esc: ask next time</Text>
+                <Text color={theme.dim}>Esc: ask next time</Text>
             </Text>
         </Box>
     );

@@ -8,10 +8,12 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { useReviewGate } from "../hooks/use-key-gate";
+import type { ReviewPolicy } from "../input/key-gate";
 import { type Ansi, createAnsi } from "../render/ansi";
 import type { PendingReview } from "../review-types";
+import { useTheme } from "../theme-context";
 import { DiffReview } from "./diff-review";
-import { LearningPrompt } from "./learning-prompt";
+import { LearningPrompt, learningPromptKey } from "./learning-prompt";
 import { PickerReview } from "./picker-review";
 import { PlanReview } from "./plan-review";
 import { ShellReview } from "./shell-review";
@@ -19,8 +21,7 @@ import { TrustPrompt } from "./trust-prompt";
 
 const PLAIN = createAnsi(false);
 
-/** The spec's pending-review pulse: yellow → #ffff87 → #ffffaf → back, 600 ms a step. */
-export const BORDER_PULSE_COLORS = ["yellow", "#ffff87", "#ffffaf", "#ffff87"] as const;
+/** The pending-review pulse (the theme's `pendingBorder`), 600 ms a step. */
 export const BORDER_PULSE_MS = 600;
 
 export interface PendingReviewViewProps {
@@ -48,26 +49,44 @@ export function reviewScrolls(review: PendingReview): boolean {
 
 /** Cycles the pending border colour while `active`; the timer runs only then. */
 function useBorderPulse(active: boolean): string {
+    const colors = useTheme().pendingBorder;
     const [step, setStep] = useState(0);
     useEffect(() => {
         if (!active) {
             setStep(0);
             return;
         }
-        const timer = setInterval(
-            () => setStep((s) => (s + 1) % BORDER_PULSE_COLORS.length),
-            BORDER_PULSE_MS
-        );
+        const timer = setInterval(() => setStep((s) => (s + 1) % colors.length), BORDER_PULSE_MS);
         return () => clearInterval(timer);
-    }, [active]);
-    return BORDER_PULSE_COLORS[step] ?? "yellow";
+    }, [active, colors]);
+    return colors[step % colors.length] ?? colors[0] ?? "";
 }
 
-export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
+const isYesNoAnswer = (input: string): boolean =>
+    learningPromptKey(input, { escape: input === "\x1b" }) !== undefined;
+
+/**
+ * The start-up questions never take a prompt being typed as an answer:
+ * typing dismisses the learning question (asked again next time) and goes
+ * on around the trust question, which waits for a deliberate y or n.
+ */
+function questionPolicy(review: PendingReview): ReviewPolicy | undefined {
+    if (review.kind === "learning")
+        return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
+    if (review.kind === "trust") return { kind: "guard", isAnswer: isYesNoAnswer };
+    return undefined;
+}
+
+export function PendingReviewView(props: PendingReviewViewProps): ReactElement | null {
     const { review, width, animate, height } = props;
     const borderColor = useBorderPulse(animate);
     // A key is taken at once, unless it repeats the key that just decided or continues typing.
-    const gate = useReviewGate(review.id);
+    const gate = useReviewGate(review.id, questionPolicy(review));
+    // A prompt is being written: the learning question waits for the next start.
+    const skip = review.kind === "learning" && gate.composerHasText();
+    useEffect(() => {
+        if (skip && review.kind === "learning") review.resolve(null);
+    }, [skip, review]);
     // One decision per review, whatever the key repeat rate.
     const decided = useRef<string | null>(null);
     const once = useCallback(
@@ -81,6 +100,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement {
         [review.id, gate]
     );
 
+    if (skip) return null;
     switch (review.kind) {
         case "write":
             return (

@@ -8,6 +8,7 @@ import type { ReactElement } from "react";
 import { useInputKeys } from "../hooks/use-raw-input";
 import { sanitizeLine } from "./diff-review";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
+import { useTheme } from "../theme-context";
 
 export type PickerReviewStatus = "pending" | "selected" | "cancelled";
 
@@ -37,9 +38,9 @@ export interface PickerReviewProps {
 }
 
 const STATUS_BADGE: Record<PickerReviewStatus, ReviewBadge> = {
-    pending: { text: "PENDING", color: "yellow" },
-    selected: { text: "✓ SELECTED", color: "green" },
-    cancelled: { text: "✗ CANCELLED", color: "red" },
+    pending: { text: "PENDING", color: "warning" },
+    selected: { text: "✓ SELECTED", color: "success" },
+    cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
 /** First visible index so that `selected` stays inside a window of `size`. */
@@ -50,6 +51,7 @@ export function windowStart(selected: number, count: number, size: number): numb
 }
 
 function PickerReviewImpl(props: PickerReviewProps): ReactElement {
+    const theme = useTheme();
     const { title, options, status, width, maxVisible = 10, active = false } = props;
     const pending = status === "pending";
     const last = Math.max(0, options.length - 1);
@@ -87,29 +89,31 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
             title={sanitizeLine(title)}
         >
             {props.note?.split("\n").map((line, i) => (
-                <Text key={`note-${i}`} color="yellow" wrap="wrap">
+                <Text key={`note-${i}`} color={theme.warning} wrap="wrap">
                     {sanitizeLine(line)}
                 </Text>
             ))}
-            {start > 0 ? <Text dimColor>↑ {start} more</Text> : null}
+            {start > 0 ? <Text color={theme.dim}>↑ {start} more</Text> : null}
             {visible.map((option, i) => {
                 const current = start + i === index;
                 return (
                     <Text key={option.id} wrap="truncate-end">
-                        <Text color={current ? "cyan" : undefined} bold={current}>
+                        <Text color={current ? theme.accent : undefined} bold={current}>
                             {current ? "› " : "  "}
                             {sanitizeLine(option.label)}
                         </Text>
-                        {option.hint ? <Text dimColor> {sanitizeLine(option.hint)}</Text> : null}
+                        {option.hint ? (
+                            <Text color={theme.dim}> {sanitizeLine(option.hint)}</Text>
+                        ) : null}
                     </Text>
                 );
             })}
             {start + size < options.length ? (
-                <Text dimColor>↓ {options.length - start - size} more</Text>
+                <Text color={theme.dim}>↓ {options.length - start - size} more</Text>
             ) : null}
-            {options.length === 0 ? <Text dimColor>(nothing to choose from)</Text> : null}
+            {options.length === 0 ? <Text color={theme.dim}>(nothing to choose from)</Text> : null}
             {pending ? (
-                <Text dimColor wrap="wrap">
+                <Text color={theme.dim} wrap="wrap">
                     ↑/↓ move · Enter select · Esc cancel
                 </Text>
             ) : null}

@@ -12,6 +12,7 @@ import { renderMarkdown } from "../render/markdown";
 import { sanitizeText } from "../render/sanitize";
 import { sanitizeLine } from "./diff-review";
 import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
+import { useTheme } from "../theme-context";
 
 export type PlanReviewStatus = "pending" | "accepted" | "rejected" | "cancelled";
 
@@ -91,18 +92,19 @@ export function planReviewKey(state: PlanInput, text: string, key: PlanKey): Pla
 }
 
 const STATUS_BADGE: Record<PlanReviewStatus, ReviewBadge> = {
-    pending: { text: "PENDING", color: "yellow" },
-    accepted: { text: "✓ ACCEPTED", color: "green" },
-    rejected: { text: "✗ REJECTED", color: "red" },
-    cancelled: { text: "✗ CANCELLED", color: "red" },
+    pending: { text: "PENDING", color: "warning" },
+    accepted: { text: "✓ ACCEPTED", color: "success" },
+    rejected: { text: "✗ REJECTED", color: "error" },
+    cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
 const PLAN_KEYS: readonly KeyHint[] = [
-    { key: "a", label: "accept", color: "green" },
-    { key: "r", label: "reject with feedback", color: "red" },
+    { key: "a", label: "accept", color: "success" },
+    { key: "r", label: "reject with feedback", color: "error" },
 ];
 
 function PlanReviewImpl(props: PlanReviewProps): ReactElement {
+    const theme = useTheme();
     const { plan, status, width, ansi, active = false, inputGraceMs = 0 } = props;
     const pending = status === "pending";
     const inner = Math.max(1, width - 4);
@@ -144,8 +146,8 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
             borderColor={props.borderColor}
             title={
                 <>
-                    <Text color="cyan">◆ </Text>Proposed plan
-                    {top > 0 ? <Text dimColor> (↑ {top} more)</Text> : null}
+                    <Text color={theme.accent}>◆ </Text>Proposed plan
+                    {top > 0 ? <Text color={theme.dim}> (↑ {top} more)</Text> : null}
                 </>
             }
         >
@@ -155,7 +157,7 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
                 </Text>
             ))}
             {below > 0 ? (
-                <Text dimColor italic>
+                <Text color={theme.dim} italic>
                     … {below} more line{below === 1 ? "" : "s"} (↓ PgDn to scroll)
                 </Text>
             ) : null}
@@ -163,7 +165,7 @@ function PlanReviewImpl(props: PlanReviewProps): ReactElement {
                 <>
                     <Text bold>What should change? (Enter sends, Esc rejects without comment)</Text>
                     <Text wrap="truncate-start">
-                        <Text color="cyan">❯ </Text>
+                        <Text color={theme.accent}>❯ </Text>
                         {sanitizeLine(input.text)}
                         <Text inverse> </Text>
                     </Text>

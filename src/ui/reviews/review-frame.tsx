@@ -5,17 +5,19 @@
 import { Box, Text } from "ink";
 import { Fragment } from "react";
 import type { ReactElement, ReactNode } from "react";
+import type { ThemeColor } from "../theme";
+import { useTheme } from "../theme-context";
 
 export interface ReviewBadge {
     text: string;
-    color: string;
+    color: ThemeColor;
 }
 
 export interface ReviewFrameProps {
     /** Total columns, border included. */
     width: number;
     badge: ReviewBadge;
-    /** Border colour; defaults to the badge's. */
+    /** Border colour (resolved); defaults to the badge's. */
     borderColor?: string;
     /** The title row's left side, drawn bold and cut at the end. */
     title: ReactNode;
@@ -24,11 +26,12 @@ export interface ReviewFrameProps {
 
 export function ReviewFrame(props: ReviewFrameProps): ReactElement {
     const { width, badge } = props;
+    const theme = useTheme();
     return (
         <Box
             flexDirection="column"
             borderStyle="round"
-            borderColor={props.borderColor ?? badge.color}
+            borderColor={props.borderColor ?? theme[badge.color]}
             paddingX={1}
             width={width}
             flexShrink={0}
@@ -40,7 +43,7 @@ export function ReviewFrame(props: ReviewFrameProps): ReactElement {
                     </Text>
                 </Box>
                 <Box flexShrink={0}>
-                    <Text color={badge.color} bold>
+                    <Text color={theme[badge.color]} bold>
                         {" "}
                         {badge.text}
                     </Text>
@@ -54,17 +57,18 @@ export function ReviewFrame(props: ReviewFrameProps): ReactElement {
 export interface KeyHint {
     key: string;
     label: string;
-    color: string;
+    color: ThemeColor;
 }
 
 /** "[a] accept  [r] reject": each key bold in its colour, two spaces between. */
 export function KeyHints({ hints }: { hints: readonly KeyHint[] }): ReactElement {
+    const theme = useTheme();
     return (
         <Text wrap="wrap">
             {hints.map((hint, i) => (
                 <Fragment key={hint.key}>
                     {i > 0 ? "  " : null}
-                    <Text color={hint.color} bold>
+                    <Text color={theme[hint.color]} bold>
                         [{hint.key}]
                     </Text>{" "}
                     {hint.label}

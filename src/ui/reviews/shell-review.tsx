@@ -9,6 +9,7 @@ import stringWidth from "string-width";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { sanitizeLine } from "./diff-review";
 import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
+import { useTheme } from "../theme-context";
 
 export type ShellReviewStatus = "pending" | "ran" | "always" | "auto" | "denied" | "cancelled";
 
@@ -62,22 +63,23 @@ export function truncateStart(text: string, width: number): string {
 }
 
 const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
-    pending: { text: "PENDING", color: "yellow" },
-    ran: { text: "✓ RAN", color: "green" },
-    always: { text: "✓ ALWAYS", color: "green" },
-    auto: { text: "✓ AUTO", color: "green" },
-    denied: { text: "✗ DENIED", color: "red" },
-    cancelled: { text: "✗ CANCELLED", color: "red" },
+    pending: { text: "PENDING", color: "warning" },
+    ran: { text: "✓ RAN", color: "success" },
+    always: { text: "✓ ALWAYS", color: "success" },
+    auto: { text: "✓ AUTO", color: "success" },
+    denied: { text: "✗ DENIED", color: "error" },
+    cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
 const SHELL_KEYS: readonly KeyHint[] = [
-    { key: "r", label: "run", color: "green" },
-    { key: "a", label: "always", color: "cyan" },
-    { key: "y", label: "auto all", color: "yellow" },
-    { key: "d", label: "deny", color: "red" },
+    { key: "r", label: "run", color: "success" },
+    { key: "a", label: "always", color: "accent" },
+    { key: "y", label: "auto all", color: "warning" },
+    { key: "d", label: "deny", color: "error" },
 ];
 
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
+    const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
@@ -100,24 +102,24 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             borderColor={props.borderColor}
             title={
                 <>
-                    <Text color="blue">⚙ </Text>Run this command?
+                    <Text color={theme.tool}>⚙ </Text>Run this command?
                 </>
             }
         >
             {lines.map((line, i) => (
                 <Text key={i} wrap="wrap">
-                    <Text color="blue">{i === 0 ? "$ " : "  "}</Text>
+                    <Text color={theme.tool}>{i === 0 ? "$ " : "  "}</Text>
                     {line}
                 </Text>
             ))}
             {hidden > 0 ? (
-                <Text dimColor italic>
+                <Text color={theme.dim} italic>
                     … {hidden} more line{hidden === 1 ? "" : "s"} of this command not shown
                 </Text>
             ) : null}
             {cwd ? (
                 <Text wrap="truncate-end">
-                    <Text dimColor>in </Text>
+                    <Text color={theme.dim}>in </Text>
                     {truncateStart(sanitizeLine(cwd), Math.max(1, width - 7))}
                 </Text>
             ) : null}

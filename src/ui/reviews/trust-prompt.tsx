@@ -4,9 +4,11 @@
  * it runs, with each command as configured. y trusts (remembered until those
  * files change), n or Esc starts without it (asked again next time).
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
 import { memo } from "react";
 import type { ReactElement } from "react";
+import { useInputKeys } from "../hooks/use-raw-input";
+import { useTheme } from "../theme-context";
 import type { TrustPromptInventory } from "../review-types";
 import { sanitizeText } from "../render/sanitize";
 import { learningPromptKey } from "./learning-prompt";
@@ -24,8 +26,8 @@ export interface TrustPromptProps {
 }
 
 const HINTS: readonly KeyHint[] = [
-    { key: "y", label: "trust this project", color: "green" },
-    { key: "n", label: "start without its configuration", color: "red" },
+    { key: "y", label: "trust this project", color: "success" },
+    { key: "n", label: "start without its configuration", color: "error" },
 ];
 
 const KIND_LABELS: Record<string, string> = {
@@ -43,8 +45,10 @@ function shorten(text: string): string {
 }
 
 function TrustPromptImpl(props: TrustPromptProps): ReactElement {
+    const theme = useTheme();
     const { width, inventory, active = false } = props;
-    useInput(
+    // Per key, in order; the key gate keeps typed text from ever answering it.
+    useInputKeys(
         (input, key) => {
             const answer = learningPromptKey(input, key);
             if (answer !== undefined) props.onAnswer?.(answer);
@@ -73,7 +77,7 @@ function TrustPromptImpl(props: TrustPromptProps): ReactElement {
         <Box
             flexDirection="column"
             borderStyle="round"
-            borderColor={props.borderColor ?? "yellow"}
+            borderColor={props.borderColor ?? theme.warning}
             paddingX={1}
             width={width}
             flexShrink={0}
@@ -81,18 +85,18 @@ function TrustPromptImpl(props: TrustPromptProps): ReactElement {
             <Text bold wrap="truncate-end">
                 Trust this project? {sanitizeText(inventory.repoRoot)}
             </Text>
-            <Text wrap="wrap" dimColor>
+            <Text wrap="wrap" color={theme.dim}>
                 It ships configuration that runs commands or approves them for you. Nothing of it
                 runs until you trust it; you are asked again when these files change.
             </Text>
             {shown.map(({ item, text }, i) => (
                 <Text key={i} wrap="wrap">
                     {"  "}
-                    <Text color="yellow">{KIND_LABELS[item.kind] ?? item.kind}</Text>{" "}
-                    <Text dimColor>{item.source}</Text> {text}
+                    <Text color={theme.warning}>{KIND_LABELS[item.kind] ?? item.kind}</Text>{" "}
+                    <Text color={theme.dim}>{item.source}</Text> {text}
                 </Text>
             ))}
-            {hidden > 0 ? <Text dimColor>{`  … and ${hidden} more`}</Text> : null}
+            {hidden > 0 ? <Text color={theme.dim}>{`  … and ${hidden} more`}</Text> : null}
             <KeyHints hints={HINTS} />
         </Box>
     );

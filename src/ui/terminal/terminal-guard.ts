@@ -1,6 +1,6 @@
 /**
  * Puts the terminal into the TUI's state (alternate screen, hidden cursor,
- * bracketed paste) and guarantees it is put back however North ends: a clean
+ * bracketed paste, mouse reporting for the wheel) and guarantees it is put back however North ends: a clean
  * exit, a crash, an uncaught exception or rejection, SIGTERM, SIGHUP. The
  * restore writes synchronously, so it lands even when the process dies next.
  */
@@ -12,6 +12,10 @@ export const HIDE_CURSOR = "\x1b[?25l";
 export const SHOW_CURSOR = "\x1b[?25h";
 export const BRACKETED_PASTE_ON = "\x1b[?2004h";
 export const BRACKETED_PASTE_OFF = "\x1b[?2004l";
+/** Button press/release reports (the wheel included), in the SGR encoding. */
+export const MOUSE_ON = "\x1b[?1000h\x1b[?1006h";
+/** Every mouse mode off (1002/1003 too, in case something else left them on). */
+export const MOUSE_OFF = "\x1b[?1006l\x1b[?1003l\x1b[?1002l\x1b[?1000l";
 /** Ends synchronized output, in case a frame was cut in the middle. */
 const END_SYNC = "\x1b[?2026l";
 /** Resets colours and styles. */
@@ -24,6 +28,13 @@ export interface TerminalPort {
 
 export interface TerminalGuard {
     enter(): void;
+    /**
+     * Turns mouse reporting on or off (alternate screen only: inline, the
+     * terminal's own scrollback and selection stay). Returns the new state.
+     */
+    setMouse(on: boolean): boolean;
+    /** Mouse reporting is on. */
+    mouse(): boolean;
     /** Idempotent; safe from any exit path. */
     restore(): void;
     /** True once restore() ran. */
@@ -32,30 +43,44 @@ export interface TerminalGuard {
 
 export function createTerminalGuard(
     port: TerminalPort,
-    options: { altScreen: boolean }
+    options: { altScreen: boolean; mouse?: boolean }
 ): TerminalGuard {
     let entered = false;
     let done = false;
+    let mouse = false;
     return {
         enter() {
             if (entered) return;
             entered = true;
+            mouse = options.altScreen && (options.mouse ?? true);
             port.write(
                 (options.altScreen ? ENTER_ALT_SCREEN + "\x1b[H\x1b[2J" : "") +
                     HIDE_CURSOR +
-                    BRACKETED_PASTE_ON
+                    BRACKETED_PASTE_ON +
+                    (mouse ? MOUSE_ON : "")
             );
         },
+        setMouse(on) {
+            const next = on && options.altScreen;
+            if (!entered || done || next === mouse) return mouse;
+            mouse = next;
+            port.write(mouse ? MOUSE_ON : MOUSE_OFF);
+            return mouse;
+        },
+        mouse: () => mouse,
         restore() {
             if (done || !entered) return;
             done = true;
+            mouse = false;
             try {
                 port.setRawMode?.(false);
             } catch {
                 // stdin already closed
             }
+            // Mouse modes off even when North never turned them on: a terminal left reporting is unusable.
             port.write(
-                END_SYNC +
+                MOUSE_OFF +
+                    END_SYNC +
                     RESET_STYLE +
                     BRACKETED_PASTE_OFF +
                     (options.altScreen ? LEAVE_ALT_SCREEN : "") +
