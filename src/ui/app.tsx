@@ -320,7 +320,10 @@ export function App(props: AppProps): ReactElement {
         controller.submit("/rewind", [], appState.get().mode);
     }, [controller, appState]);
     const onCloseOverlay = useCallback(() => appState.showOverlay(null), [appState]);
-    const onClamp = useCallback((offset: number) => dispatchScroll({ type: "clamp", offset }), []);
+    const onClamp = useCallback(
+        (from: number, offset: number) => dispatchScroll({ type: "clamp", from, offset }),
+        []
+    );
     const suggest = useCallback(
         (query: string) => (fileIndex ? fileIndex.search(query, 50) : []),
         [fileIndex]

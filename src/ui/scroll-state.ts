@@ -17,7 +17,8 @@ export type ScrollAction =
     | { type: "bottom" }
     /** The first line; the viewport clamps the offset to where it is. */
     | { type: "top"; entries: readonly Entry[] }
-    | { type: "clamp"; offset: number };
+    /** The viewport drew `from` at `offset` (the top was reached); stale once the offset moved on. */
+    | { type: "clamp"; from: number; offset: number };
 
 export const FOLLOWING: ScrollState = { offset: 0, frozen: null };
 
@@ -34,7 +35,8 @@ export function scrollReducer(state: ScrollState, action: ScrollAction): ScrollS
         case "bottom":
             return state.offset === 0 && state.frozen === null ? state : FOLLOWING;
         case "clamp":
-            if (action.offset === state.offset) return state;
+            // A key may have moved the view since that frame (End right after Home): it wins.
+            if (action.from !== state.offset || action.offset === state.offset) return state;
             return action.offset === 0 ? FOLLOWING : { ...state, offset: action.offset };
     }
 }

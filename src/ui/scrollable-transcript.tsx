@@ -17,8 +17,8 @@ export interface ScrollableTranscriptProps {
     /** Lines up from the bottom; 0 follows new content. */
     scrollOffset: number;
     animate: boolean;
-    /** Told when the offset had to be clamped (the top was reached). */
-    onClamp?: (scrollOffset: number) => void;
+    /** Told when the offset had to be clamped (the top was reached): from what, to what. */
+    onClamp?: (from: number, scrollOffset: number) => void;
 }
 
 /**
@@ -37,7 +37,7 @@ function ScrollableTranscriptView(props: ScrollableTranscriptProps): ReactElemen
         [entries, cache, width, height, scrollOffset, glyphFor, suffixFor, tick]
     );
     useEffect(() => {
-        if (viewport.scrollOffset !== scrollOffset) onClamp?.(viewport.scrollOffset);
+        if (viewport.scrollOffset !== scrollOffset) onClamp?.(scrollOffset, viewport.scrollOffset);
     }, [viewport.scrollOffset, scrollOffset, onClamp]);
     return (
         <Box flexDirection="column" flexShrink={0} width={width}>

@@ -63,12 +63,16 @@ describe("slash commands in print mode", () => {
         expect(server.requests).toHaveLength(0);
     });
 
-    it("/rewind and /fork are refused, naming what print mode offers instead; nothing is sent", async () => {
+    it("/rewind, /new and /fork are refused, naming what print mode offers instead; nothing is sent", async () => {
         const rewind = await runNorth(["-p", "/rewind 1", "--path", repo], { env });
         expect(rewind.code).toBe(2);
         expect(rewind.stdout + rewind.stderr).toContain(
             "/rewind works in the chat; from the shell: north rewind ID [--to N]"
         );
+        // /new would only claim a new conversation: print mode keeps the one it started with.
+        const fresh = await runNorth(["-p", "/new explain x", "--path", repo], { env });
+        expect(fresh.code).toBe(2);
+        expect(fresh.stdout + fresh.stderr).toContain("/new works in the chat");
         const fork = await runNorth(["-p", "/fork explain x", "--path", repo], { env });
         expect(fork.code).toBe(2);
         expect(fork.stdout + fork.stderr).toContain("--fork-session and --resume ID or --continue");

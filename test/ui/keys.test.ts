@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseInput } from "../../src/ui/input/keys";
+import { createInputJoiner, parseInput } from "../../src/ui/input/keys";
 
 const key = (
     name: string,
@@ -63,5 +63,33 @@ describe("input parsing", () => {
             key("backspace"),
             key("backspace"),
         ]);
+    });
+});
+
+describe("escape sequences split across reads", () => {
+    it("joins a mouse report cut in two, so no half of it is typed", () => {
+        const joiner = createInputJoiner();
+        expect(joiner.push("\x1b[<65")).toEqual([]);
+        expect(joiner.holding()).toBe(true);
+        expect(joiner.push(";20;10Mcd")).toEqual(["\x1b[<65;20;10M", "cd"]);
+        expect(parseInput("\x1b[<65;20;10M")).toEqual([
+            { type: "unknown", sequence: "\x1b[<65;20;10M" },
+        ]);
+        // Cut twice, and a bracketed paste marker cut after its first bytes.
+        expect(joiner.push("\x1b[<6")).toEqual([]);
+        expect(joiner.push("5;2")).toEqual([]);
+        expect(joiner.push("0;10M")).toEqual(["\x1b[<65;20;10M"]);
+        expect(joiner.push("\x1b[")).toEqual([]);
+        expect(joiner.push("200~")).toEqual(["\x1b[200~"]);
+    });
+
+    it("never holds a lone Esc or plain text", () => {
+        const joiner = createInputJoiner();
+        expect(joiner.push("\x1b")).toEqual(["\x1b"]);
+        expect(joiner.holding()).toBe(false);
+        expect(joiner.push("plain text [x]")).toEqual(["plain text [x]"]);
+        expect(joiner.push("\x1b[1;")).toEqual([]);
+        expect(joiner.push("5A")).toEqual(["\x1b[1;5A"]);
+        expect(joiner.holding()).toBe(false);
     });
 });

@@ -109,9 +109,19 @@ describe("scroll state", () => {
         expect(more.frozen).toBe(entries);
         expect(scrollReducer(more, { type: "by", delta: -20, entries })).toBe(FOLLOWING);
         expect(scrollReducer(more, { type: "bottom" })).toBe(FOLLOWING);
-        expect(scrollReducer(more, { type: "clamp", offset: 3 })).toEqual({
+        expect(scrollReducer(more, { type: "clamp", from: 10, offset: 3 })).toEqual({
             offset: 3,
             frozen: entries,
         });
+    });
+
+    it("ignores a clamp from a frame the user has already scrolled away from (Home then G)", () => {
+        const top = scrollReducer(FOLLOWING, { type: "top", entries });
+        const bottom = scrollReducer(top, { type: "bottom" });
+        // The viewport's clamp of the Home frame arrives after G: the view stays at the bottom.
+        expect(scrollReducer(bottom, { type: "clamp", from: top.offset, offset: 40 })).toBe(
+            FOLLOWING
+        );
+        expect(scrollReducer(top, { type: "clamp", from: top.offset, offset: 40 }).offset).toBe(40);
     });
 });

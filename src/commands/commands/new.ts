@@ -7,6 +7,13 @@ export const newCommand: CommandDefinition = {
     usage: "/new",
     maxPositional: 0,
     async execute(ctx) {
+        if (!ctx.interactive) {
+            return {
+                message:
+                    "/new works in the chat; print mode runs its prompt in the conversation it started with (leave out --continue/--resume for a new one)",
+                isError: true,
+            };
+        }
         await ctx.newConversation();
         return { message: "Started a new conversation." };
     },

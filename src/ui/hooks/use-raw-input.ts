@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { type Key, useStdin } from "ink";
-import { type KeyEvent, parseInput } from "../input/keys";
+import { createInputJoiner, type KeyEvent, parseInput } from "../input/keys";
 
 /**
  * Key events from Ink's input stream, named by `parseInput` (newline vs
@@ -20,8 +20,12 @@ export function useRawInput(handler: (event: KeyEvent) => void, active = true): 
 
     useEffect(() => {
         if (!active) return;
+        // A terminal always finishes a sequence it began: its end is awaited, however late.
+        const joiner = createInputJoiner();
         const onInput = (input: string): void => {
-            for (const event of parseInput(input)) handlerRef.current(event);
+            for (const piece of joiner.push(input)) {
+                for (const event of parseInput(piece)) handlerRef.current(event);
+            }
         };
         emitter.on("input", onInput);
         return () => {

@@ -180,3 +180,51 @@ export function parseInput(input: string): KeyEvent[] {
     if (endsWithEnter) events.push(key("return"));
     return events;
 }
+
+/** An escape sequence begun but not finished at the end of a chunk: `ESC [` and parameters. */
+// eslint-disable-next-line no-control-regex -- matching escapes is the point
+const UNFINISHED_CSI = /\x1b\[[0-?]*[ -/]*$/;
+
+/**
+ * Joins escape sequences that a terminal's write was split across: under load
+ * a mouse report (`ESC [ < 65 ; 20 ; 10 M`) can arrive in two reads, and the
+ * second half would otherwise be typed into the composer. A lone ESC is never
+ * held (it is the Esc key), and nothing is waited for by time: a terminal
+ * always sends the rest of a sequence it began.
+ */
+export function createInputJoiner(): {
+    /**
+     * The input events that are complete now, in order: a sequence finished by
+     * this chunk comes whole, apart from the text after it.
+     */
+    push(chunk: string): string[];
+    holding(): boolean;
+} {
+    let held = "";
+    return {
+        push(chunk) {
+            const pieces: string[] = [];
+            let text = chunk;
+            if (held !== "") {
+                // The sequence's final byte ends it; what follows is input of its own.
+                const end = /^[0-?]*[ -/]*[@-~]/.exec(text);
+                if (end) {
+                    pieces.push(held + end[0]);
+                    text = text.slice(end[0].length);
+                    held = "";
+                } else {
+                    text = held + text;
+                    held = "";
+                }
+            }
+            const tail = UNFINISHED_CSI.exec(text);
+            if (tail) {
+                held = tail[0];
+                text = text.slice(0, tail.index);
+            }
+            if (text !== "") pieces.push(text);
+            return pieces;
+        },
+        holding: () => held !== "",
+    };
+}
