@@ -191,6 +191,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     checkpoints: async () => (await import("./checkpoints")).benchCheckpoints(),
     resume: async () => (await import("./resume")).benchResume(),
     symbols: async () => (await import("./symbols")).benchSymbols(),
+    install: async () => (await import("./install")).benchInstall(),
 };
 
 const wanted = process.argv.slice(2);

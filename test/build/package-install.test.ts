@@ -1,0 +1,139 @@
+import { execFile, spawn } from "node:child_process";
+import {
+    existsSync,
+    mkdirSync,
+    mkdtempSync,
+    readdirSync,
+    readFileSync,
+    rmSync,
+    writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import { isolatedHome, type NorthRun } from "../kit/run-north";
+
+// Packs the checkout as `npm publish` would and installs the tarball globally into a
+// throwaway prefix, offline: with no runtime dependencies npm has nothing to fetch.
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    name: string;
+    version: string;
+    dependencies?: Record<string, string>;
+};
+const run = promisify(execFile);
+
+let work: string;
+let prefix: string;
+let packed: { filename: string; files: Array<{ path: string }> };
+let server: FakeLlmServer;
+
+/** npm isolated from the user's config, cache and update checks. */
+function npmEnv(): NodeJS.ProcessEnv {
+    return {
+        ...process.env,
+        npm_config_userconfig: join(work, "npmrc"),
+        npm_config_cache: join(work, "npm-cache"),
+        npm_config_update_notifier: "false",
+        npm_config_audit: "false",
+        npm_config_fund: "false",
+    };
+}
+
+beforeAll(async () => {
+    if (!existsSync(join(ROOT, "dist", "cli.js"))) {
+        throw new Error("dist/ is missing: run `node scripts/build.mjs` before this test");
+    }
+    work = mkdtempSync(join(tmpdir(), "north-pack-"));
+    prefix = join(work, "prefix");
+    writeFileSync(join(work, "npmrc"), "");
+    const pack = await run(
+        "npm",
+        ["pack", "--json", "--ignore-scripts", "--pack-destination", work],
+        { cwd: ROOT, env: npmEnv() }
+    );
+    packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
+    await run(
+        "npm",
+        ["install", "-g", "--prefix", prefix, "--offline", join(work, packed.filename)],
+        { cwd: work, env: npmEnv() }
+    );
+    server = await startFakeLlmServer();
+}, 120_000);
+
+afterAll(async () => {
+    await server?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs the installed `north` through its bin link, outside the checkout. */
+function runInstalled(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<NorthRun> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(join(prefix, "bin", "north"), args, { env, cwd, stdio: "pipe" });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        child.stdin.end();
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+}
+
+describe("the published package", () => {
+    it("declares no runtime dependencies: dist/ bundles them", () => {
+        expect(pkg.dependencies ?? {}).toEqual({});
+    });
+
+    it("ships the licence, the bin and the bundle, but no source maps", () => {
+        const files = packed.files.map((f) => f.path);
+        expect(files).toEqual(
+            expect.arrayContaining(["LICENSE", "README.md", "bin/north.js", "dist/cli.js"])
+        );
+        expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+        expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License/);
+    });
+
+    it("installs globally as one package with a working `north` link", async () => {
+        const modules = join(prefix, "lib", "node_modules");
+        expect(readdirSync(modules)).toEqual([pkg.name]);
+        expect(existsSync(join(modules, pkg.name, "node_modules"))).toBe(false);
+        const { env, home } = isolatedHome();
+        try {
+            const result = await runInstalled(["--version"], env, home);
+            expect(result.stderr).toBe("");
+            expect(result.code).toBe(0);
+            expect(result.stdout.trim()).toBe(pkg.version);
+        } finally {
+            rmSync(home, { recursive: true, force: true });
+        }
+    });
+
+    it("runs a print session with a tool call from the installed copy", async () => {
+        const { env, home } = isolatedHome();
+        const repo = join(home, "repo");
+        mkdirSync(repo);
+        writeFileSync(join(repo, "retry.ts"), "export const retries = 3;\n");
+        try {
+            server.enqueue(
+                { toolCalls: [{ id: "toolu_1", name: "read_file", input: { path: "retry.ts" } }] },
+                { text: "retries is 3." }
+            );
+            const result = await runInstalled(
+                ["-p", "how many retries?", "--path", repo],
+                { ...env, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.anthropicBaseUrl },
+                repo
+            );
+            expect(result.stderr).toBe("");
+            expect(result.code).toBe(0);
+            expect(result.stdout).toBe("retries is 3.\n");
+            expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("retries = 3");
+            expect(server.remaining()).toBe(0);
+        } finally {
+            rmSync(home, { recursive: true, force: true });
+        }
+    });
+});
