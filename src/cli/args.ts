@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 export interface CliArgs {
-    command: "run" | "models" | "list" | "resume" | "rewind" | "help" | "version";
+    command: "run" | "models" | "list" | "resume" | "rewind" | "doctor" | "help" | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
@@ -39,6 +39,7 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     conversations: "list",
     resume: "resume",
     rewind: "rewind",
+    doctor: "doctor",
 };
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
@@ -129,6 +130,7 @@ Usage:
   north models                  list the models North knows and which are ready
   north list                    list saved conversations, newest first (also: north conversations)
   north resume [ID]             continue a saved conversation in the chat (no ID: pick one)
+  north doctor                  check Node, keys, endpoints, rg, git, config files, trust and MCP
   north rewind ID [--to N]      list a conversation's prompts; --to N restores the code and the
                                 conversation to before prompt N (--code or --conversation: only
                                 that; --force: also files changed since North changed them)

@@ -29,6 +29,10 @@ async function main(): Promise<number> {
             const { runListCommand } = await import("./list-command");
             return runListCommand(args);
         }
+        case "doctor": {
+            const { runDoctorCommand } = await import("./doctor-command");
+            return runDoctorCommand(args, __NORTH_VERSION__);
+        }
         case "rewind": {
             const { runRewindCommand } = await import("./rewind-command");
             return runRewindCommand(args);

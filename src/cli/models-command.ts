@@ -13,7 +13,7 @@ export function runModelsCommand(): number {
     const { catalogue } = loaded;
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);
-        const ready = provider ? resolveEndpoint(provider, process.env).ok : false;
+        const endpoint = provider ? resolveEndpoint(provider, process.env) : undefined;
         const isDefault =
             m.id === (loaded.selectedModel ?? catalogue.defaultModelId) ||
             m.alias === loaded.selectedModel;
@@ -25,11 +25,13 @@ export function runModelsCommand(): number {
             m.pricing
                 ? `${formatCost(m.pricing.input)}/${formatCost(m.pricing.output)}`
                 : "unknown",
-            ready
-                ? "ready"
-                : provider?.apiKeyEnv
-                  ? `needs ${provider.apiKeyEnv}`
-                  : "not configured",
+            !endpoint
+                ? "not configured"
+                : endpoint.ok
+                  ? "ready"
+                  : endpoint.problem === "key"
+                    ? `needs ${provider?.apiKeyEnv}`
+                    : `bad ${endpoint.problem === "baseUrl" ? "base URL" : "proxy"}`,
         ];
     });
     const header = ["  alias", "id", "provider", "context", "in/out per 1M", "status"];

@@ -111,11 +111,13 @@ export async function loadProjectExtensions(
     if (servers.servers.length > 0) {
         // The SDK is large: load it only when some server is configured.
         const { createMcpManager } = await import("../tools/mcp/manager");
+        const { nodeFetch } = await import("../providers/node-fetch");
         mcp = createMcpManager(servers.servers, {
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
             hiddenEnv: options.hiddenEnv,
+            fetch: nodeFetch,
         });
     }
 

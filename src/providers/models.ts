@@ -6,6 +6,7 @@ import {
     type ModelInfo,
     type ProviderInfo,
 } from "./catalogue";
+import { proxyFor } from "./proxy";
 import type { ProviderApi, ProviderEndpoint } from "./types";
 
 export interface UserProviderEntry {
@@ -126,28 +127,54 @@ export function resolveModel(catalogue: ModelCatalogue, name: string): ModelReso
 }
 
 export type EndpointResolution =
-    { ok: true; endpoint: ProviderEndpoint } | { ok: false; error: string };
+    | { ok: true; endpoint: ProviderEndpoint }
+    | {
+          ok: false;
+          error: string;
+          /** What to fix: the key variable, the base URL, or the proxy variable. */
+          problem: "key" | "baseUrl" | "proxy";
+      };
 
 type Env = Record<string, string | undefined>;
 
+/** Why a base URL cannot be requested (its field named), or undefined when it can. */
+function baseUrlProblem(providerId: string, field: string, value: string): string | undefined {
+    let url: URL | undefined;
+    try {
+        url = new URL(value);
+    } catch {
+        url = undefined;
+    }
+    if (url && (url.protocol === "http:" || url.protocol === "https:") && url.host) return;
+    const hint = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? "" : `: write "http://${value}"`;
+    return `${providerId}: ${field} "${value}" is not an http:// or https:// URL${hint}`;
+}
+
 /** Key and base URL from the environment (which wins) and the provider's config. */
 export function resolveEndpoint(provider: ProviderInfo, env: Env): EndpointResolution {
-    const baseUrl =
-        (provider.baseUrlEnv && env[provider.baseUrlEnv]) || provider.baseUrl || undefined;
+    const fromEnv = provider.baseUrlEnv ? env[provider.baseUrlEnv] : undefined;
+    const baseUrl = fromEnv || provider.baseUrl || undefined;
+    if (baseUrl) {
+        const field = fromEnv ? provider.baseUrlEnv! : `providers.${provider.id}.baseUrl`;
+        const error = baseUrlProblem(provider.id, field, baseUrl);
+        if (error) return { ok: false, error, problem: "baseUrl" };
+    }
     let apiKey = "not-needed";
     if (provider.apiKeyEnv) {
+        // A configured key variable is required; a server that needs no key names none.
         const key = env[provider.apiKeyEnv];
-        // A configured local server may leave its key variable unset.
-        const keyRequired =
-            provider.id === "anthropic" || provider.id === "openai" || !provider.baseUrl;
-        if (key) apiKey = key;
-        else if (keyRequired) {
+        if (!key) {
             return {
                 ok: false,
-                error: `${provider.apiKeyEnv} is not set: export ${provider.apiKeyEnv}=... to use ${provider.display} models, or pick another model with --model.`,
+                problem: "key",
+                error: `${provider.id}: the key variable ${provider.apiKeyEnv} is not set: export ${provider.apiKeyEnv}=... to use ${provider.display} models, or pick another model with --model.`,
             };
         }
+        apiKey = key;
     }
+    // Every SDK default is https; a broken proxy variable would only fail later, once per retry.
+    const proxy = proxyFor(new URL(baseUrl ?? "https://provider.invalid"), env);
+    if (!proxy.ok) return { ok: false, error: `${provider.id}: ${proxy.error}`, problem: "proxy" };
     return {
         ok: true,
         endpoint: {

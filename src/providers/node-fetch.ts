@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
+import { proxiedRequest, proxyFor } from "./proxy";
 import type { ProviderEndpoint } from "./types";
 
 /**
@@ -9,6 +10,7 @@ import type { ProviderEndpoint } from "./types";
  * a WebAssembly module whose background compilation holds up process exit by
  * tens of milliseconds on every print-mode run; plain node:http has no such
  * cost. Bodies the SDKs never send (streams, forms) go to the global fetch.
+ * Requests honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY (`proxy.ts`).
  */
 const agents = {
     "http:": new http.Agent({ keepAlive: true }),
@@ -55,7 +57,6 @@ export function nodeFetch(
     const url = new URL(String(input));
     const agent = agents[url.protocol as keyof typeof agents];
     if (!agent) return fetch(input, init);
-    const transport = url.protocol === "https:" ? https : http;
     const signal = init.signal ?? undefined;
     return new Promise<Response>((resolve, reject) => {
         if (signal?.aborted) {
@@ -64,9 +65,21 @@ export function nodeFetch(
         }
         const headers = headerRecord(init.headers);
         if (body) headers["content-length"] = String(body.length);
-        const request = transport.request(
-            url,
-            { method: init.method ?? "GET", headers, agent },
+        const proxy = proxyFor(url, process.env);
+        if (!proxy.ok) {
+            reject(new TypeError("fetch failed", { cause: new Error(proxy.error) }));
+            return;
+        }
+        const route = proxy.proxy
+            ? proxiedRequest(url, proxy.proxy, headers)
+            : {
+                  transport: url.protocol === "https:" ? https : http,
+                  url,
+                  options: { headers, agent },
+              };
+        const request = route.transport.request(
+            route.url,
+            { method: init.method ?? "GET", ...route.options },
             (res) => {
                 const responseHeaders = new Headers();
                 const raw = res.rawHeaders;

@@ -81,7 +81,9 @@ describe("model catalogue", () => {
         const catalogue = buildCatalogue();
         const provider = catalogue.providers.get("anthropic")!;
         const missing = resolveEndpoint(provider, {});
-        expect(!missing.ok && missing.error).toMatch(/^ANTHROPIC_API_KEY is not set/);
+        expect(!missing.ok && missing.error).toMatch(
+            /^anthropic: the key variable ANTHROPIC_API_KEY is not set/
+        );
         const ok = resolveEndpoint(provider, {
             ANTHROPIC_API_KEY: "k",
             ANTHROPIC_BASE_URL: "http://127.0.0.1:9",

@@ -7,7 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
@@ -62,6 +62,8 @@ export interface McpManagerOptions {
      * built-in ones. A server's own `env` entry may still pass one explicitly.
      */
     hiddenEnv?: readonly string[];
+    /** The fetch of HTTP servers (North's, which honours HTTPS_PROXY and NO_PROXY); default the global one. */
+    fetch?: FetchLike;
     /** Cap on one result's text. Default 100 KB. */
     maxResultBytes?: number;
 }
@@ -155,6 +157,7 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         if (spec.transport === "http") {
             return new StreamableHTTPClientTransport(new URL(spec.url), {
                 requestInit: { headers: spec.headers },
+                fetch: options.fetch,
             });
         }
         return new ProcessStdioTransport({

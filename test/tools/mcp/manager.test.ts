@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { nodeFetch } from "../../../src/providers/node-fetch";
 import {
     type McpServerSpec,
     type McpStdioServerSpec,
@@ -14,10 +15,12 @@ import {
 import {
     createMcpManager,
     type McpManager,
+    type McpManagerOptions,
     type McpToolDefinition,
 } from "../../../src/tools/mcp/manager";
 import { createToolRegistry } from "../../../src/tools/registry";
 import type { ToolResult } from "../../../src/tools/types";
+import { startTestProxy } from "../../kit/test-proxy";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
 const managers: McpManager[] = [];
@@ -53,10 +56,7 @@ function stdio(
     };
 }
 
-function manager(
-    servers: McpServerSpec[],
-    options: { timeoutMs?: number; startupTimeoutMs?: number; maxResultBytes?: number } = {}
-): McpManager {
+function manager(servers: McpServerSpec[], options: Partial<McpManagerOptions> = {}): McpManager {
     const m = createMcpManager(servers, { clientName: "north-test", version: "0.0.0", ...options });
     managers.push(m);
     return m;
@@ -380,6 +380,30 @@ describe("MCP manager over streamable HTTP", () => {
         const result = await call(m, "mcp__remote__add", { a: 2, b: 40 });
         expect(result.ok && (result.data as { text: string }).text).toBe("42");
         expect(seenAuth).toContain("Bearer s3cret");
+    });
+
+    it("goes through HTTP_PROXY with North's fetch", async () => {
+        const { url } = await startHttpServer();
+        const proxy = await startTestProxy();
+        vi.stubEnv("HTTP_PROXY", proxy.url);
+        vi.stubEnv("NO_PROXY", "");
+        try {
+            const parsed = parseMcpServers(
+                { remote: { type: "http", url } },
+                { scope: "user", source: "config", env: {} }
+            );
+            const m = manager(parsed.servers, { fetch: nodeFetch });
+            await m.settled();
+            expect(m.status()[0]).toMatchObject({ state: "ready", tools: ["add"] });
+            const result = await call(m, "mcp__remote__add", { a: 1, b: 2 });
+            expect(result.ok && (result.data as { text: string }).text).toBe("3");
+            expect(proxy.seen.length).toBeGreaterThanOrEqual(2);
+            expect(proxy.seen.every((line) => line.endsWith(` ${url}`))).toBe(true);
+            await m.close();
+        } finally {
+            vi.unstubAllEnvs();
+            await proxy.close();
+        }
     });
 
     it("fails clearly when nothing listens", async () => {

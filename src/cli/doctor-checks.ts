@@ -1,0 +1,252 @@
+/**
+ * The checks behind `north doctor`. Each returns lines of one status and a
+ * short reason; none prints a key's value, and the reachability probe never
+ * sends one.
+ */
+import { spawnSync } from "node:child_process";
+import http from "node:http";
+import https from "node:https";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ProviderInfo } from "../providers/catalogue";
+import type { ModelCatalogue } from "../providers/models";
+import { proxiedRequest, proxyFor } from "../providers/proxy";
+import { configDir, dataDir, logFilePath } from "../storage/paths";
+import {
+    type LayerKind,
+    PROJECT_LAYER_FILES,
+    parseLayer,
+    userConfigPath,
+} from "../storage/settings/load";
+import type { SettingsKey } from "../storage/settings/schema";
+import { type TrustStore, readProjectConfig } from "../storage/trust";
+import { findRipgrep } from "../tools/search-ripgrep";
+import { describeProjectConfig, summarizeInventory } from "./project-trust";
+
+type Env = Record<string, string | undefined>;
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface DoctorCheck {
+    status: CheckStatus;
+    label: string;
+    detail: string;
+}
+
+const ok = (label: string, detail: string): DoctorCheck => ({ status: "ok", label, detail });
+const warn = (label: string, detail: string): DoctorCheck => ({ status: "warn", label, detail });
+const fail = (label: string, detail: string): DoctorCheck => ({ status: "fail", label, detail });
+
+export const MIN_NODE_MAJOR = 20;
+export const PROBE_TIMEOUT_MS = 3000;
+
+/** Where the built-in providers' SDKs go when no base URL is configured. */
+const DEFAULT_BASE_URLS: Record<string, string> = {
+    anthropic: "https://api.anthropic.com",
+    openai: "https://api.openai.com/v1",
+};
+
+export function checkNode(version: string): DoctorCheck {
+    const major = Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
+    return major >= MIN_NODE_MAJOR
+        ? ok("node", `${version}`)
+        : fail("node", `${version}: North needs Node ${MIN_NODE_MAJOR} or later`);
+}
+
+function readOptional(path: string): { text?: string; error?: string } {
+    try {
+        return { text: readFileSync(path, "utf8") };
+    } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return {};
+        return { error: `cannot read ${path}: ${(error as Error).message}` };
+    }
+}
+
+/**
+ * Every settings file North reads, validated as the loader does: a file that
+ * is not valid JSON or sets a bad value fails, an unknown key warns. Project
+ * files are only parsed here, so checking them runs nothing.
+ */
+export function checkConfigFiles(env: Env, repoRoot: string): DoctorCheck[] {
+    const files: Array<{ path: string; kind: LayerKind; keys?: readonly SettingsKey[] }> = [
+        { path: join(configDir(env), "settings.json"), kind: "user" },
+        { path: userConfigPath(env), kind: "user" },
+        ...PROJECT_LAYER_FILES.map((f) => ({ ...f, path: join(repoRoot, f.file) })),
+    ];
+    const checks: DoctorCheck[] = [];
+    for (const { path, kind, keys } of files) {
+        const { text, error } = readOptional(path);
+        if (error !== undefined) checks.push(fail("config", error));
+        if (text === undefined) continue;
+        const parsed = parseLayer(text, path, kind, keys);
+        for (const message of parsed.errors) checks.push(fail("config", message));
+        for (const message of parsed.warnings) checks.push(warn("config", message));
+        if (parsed.errors.length === 0 && parsed.warnings.length === 0)
+            checks.push(ok("config", `${path} is valid`));
+    }
+    const mcpPath = join(repoRoot, ".mcp.json");
+    const mcp = readOptional(mcpPath);
+    if (mcp.error !== undefined) checks.push(fail("config", mcp.error));
+    if (mcp.text !== undefined) {
+        try {
+            JSON.parse(mcp.text);
+            checks.push(ok("config", `${mcpPath} is valid JSON`));
+        } catch (error) {
+            checks.push(
+                fail("config", `${mcpPath} is not valid JSON: ${(error as Error).message}`)
+            );
+        }
+    }
+    if (checks.length === 0) checks.push(ok("config", "no settings files; defaults apply"));
+    return checks;
+}
+
+export type ProbeResult = { ok: true; status: number } | { ok: false; error: string };
+
+/**
+ * One HEAD request without credentials, through the proxy North's providers
+ * would use: any HTTP answer means the server is reachable.
+ */
+export function probeUrl(url: URL, env: Env, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+    const proxy = proxyFor(url, env);
+    if (!proxy.ok) return Promise.resolve({ ok: false, error: proxy.error });
+    const via = proxy.proxy
+        ? proxiedRequest(url, proxy.proxy, {})
+        : { transport: url.protocol === "https:" ? https : http, url, options: {} };
+    return new Promise((resolve) => {
+        const req = via.transport.request(
+            via.url,
+            { ...via.options, method: "HEAD", timeout: timeoutMs },
+            (res) => {
+                res.resume();
+                resolve({ ok: true, status: res.statusCode ?? 0 });
+            }
+        );
+        req.on("timeout", () => {
+            req.destroy();
+            resolve({ ok: false, error: `no answer in ${timeoutMs / 1000} s` });
+        });
+        req.on("error", (error: NodeJS.ErrnoException) =>
+            resolve({ ok: false, error: error.code ?? error.message })
+        );
+        req.end();
+    });
+}
+
+function baseUrlOf(provider: ProviderInfo, env: Env): string | undefined {
+    return (
+        (provider.baseUrlEnv && env[provider.baseUrlEnv]) ||
+        provider.baseUrl ||
+        DEFAULT_BASE_URLS[provider.id]
+    );
+}
+
+async function reachability(provider: ProviderInfo, env: Env): Promise<DoctorCheck> {
+    const label = `${provider.id} url`;
+    const raw = baseUrlOf(provider, env);
+    if (raw === undefined) return fail(label, "no base URL configured");
+    let url: URL;
+    try {
+        url = new URL(raw);
+    } catch {
+        return fail(label, `${raw} is not a valid URL (it needs http:// or https://)`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+        return fail(label, `${raw} is not an http:// or https:// URL`);
+    const probe = await probeUrl(url, env);
+    const proxy = proxyFor(url, env);
+    const via = proxy.ok && proxy.proxy ? ` via ${proxy.variable}` : "";
+    return probe.ok
+        ? ok(label, `${raw} reachable${via} (HTTP ${probe.status})`)
+        : fail(label, `${raw} unreachable${via}: ${probe.error}`);
+}
+
+/**
+ * Each provider's key variable and base URL. A provider is in use when the
+ * user configured it or North's default model needs it: then a missing key
+ * fails, otherwise it only warns. Only providers with a usable key (or none
+ * needed) are contacted.
+ */
+export async function checkProviders(
+    catalogue: ModelCatalogue,
+    configured: ReadonlySet<string>,
+    inUse: string | undefined,
+    env: Env
+): Promise<DoctorCheck[]> {
+    const rows = [...catalogue.providers.values()].map(async (provider) => {
+        const label = provider.id;
+        const needed = configured.has(provider.id) || provider.id === inUse;
+        let key: DoctorCheck;
+        if (!provider.apiKeyEnv) key = ok(label, "no key variable needed");
+        else if (env[provider.apiKeyEnv]) key = ok(label, `${provider.apiKeyEnv} is set`);
+        // Without its key the provider cannot be used, so it is not contacted either.
+        else if (needed) return [fail(label, `${provider.apiKeyEnv} is not set`)];
+        else
+            return [
+                warn(
+                    label,
+                    `${provider.apiKeyEnv} is not set; ${provider.display} models unavailable`
+                ),
+            ];
+        return [key, await reachability(provider, env)];
+    });
+    return (await Promise.all(rows)).flat();
+}
+
+function versionOf(command: string, env: Env): string | undefined {
+    const run = spawnSync(command, ["--version"], {
+        env,
+        encoding: "utf8",
+        timeout: PROBE_TIMEOUT_MS,
+    });
+    if (run.error || run.status !== 0) return undefined;
+    return run.stdout.split("\n")[0]?.trim() || undefined;
+}
+
+/** `rg` and `git`: North works without them, more slowly (search) or with less (checkpoints). */
+export async function checkTools(env: Env): Promise<DoctorCheck[]> {
+    const rg = await findRipgrep(env.PATH ?? "");
+    const rgVersion = rg ? versionOf(rg, env) : undefined;
+    const gitVersion = versionOf("git", env);
+    return [
+        rg && rgVersion
+            ? ok("rg", `${rgVersion} (${rg})`)
+            : warn("rg", "ripgrep not found on PATH; search falls back to a slower built-in scan"),
+        gitVersion
+            ? ok("git", gitVersion)
+            : warn("git", "git not found on PATH; file lists fall back to a directory walk"),
+    ];
+}
+
+export interface TrustState {
+    check: DoctorCheck;
+    trusted: boolean;
+}
+
+export function checkTrust(repoRoot: string, store: TrustStore): TrustState {
+    const snapshot = readProjectConfig(repoRoot);
+    const inventory = describeProjectConfig(repoRoot, snapshot);
+    if (snapshot.fingerprint === null || inventory.items.length === 0)
+        return {
+            trusted: true,
+            check: ok("trust", `${repoRoot}: no project hooks, MCP servers or approvals`),
+        };
+    if (store.isTrusted(repoRoot, snapshot.fingerprint))
+        return { trusted: true, check: ok("trust", `${repoRoot} is trusted`) };
+    return {
+        trusted: false,
+        check: warn(
+            "trust",
+            `${repoRoot} is not trusted, so these stay off: ${summarizeInventory(inventory)} (the chat asks; print mode: --trust)`
+        ),
+    };
+}
+
+export function checkPaths(env: Env): DoctorCheck[] {
+    return [
+        ok("config dir", configDir(env)),
+        ok("data", dataDir(env)),
+        ok("log", logFilePath(env)),
+    ];
+}

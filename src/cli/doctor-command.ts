@@ -1,0 +1,163 @@
+import { join } from "node:path";
+import { detectRepoRoot } from "../project/repo-root";
+import { type ModelCatalogue, buildCatalogue, resolveModel } from "../providers/models";
+import { loadUserConfig } from "../storage/config";
+import { dataDir } from "../storage/paths";
+import type { Settings } from "../storage/settings/schema";
+import { createTrustStore, readProjectConfig } from "../storage/trust";
+import { mergeMcpServers, parseMcpServers, parseProjectMcpConfig } from "../tools/mcp/config";
+import { secretEnvNames } from "../util/child-env";
+import { terminalSafeText } from "../util/terminal-text";
+import type { CliArgs } from "./args";
+import {
+    type CheckStatus,
+    type DoctorCheck,
+    checkConfigFiles,
+    checkNode,
+    checkPaths,
+    checkProviders,
+    checkTools,
+    checkTrust,
+} from "./doctor-checks";
+
+type Env = Record<string, string | undefined>;
+
+/** Long enough for `npx` to start a cached server; `north doctor` should not hang on one. */
+const MCP_STARTUP_TIMEOUT_MS = 5000;
+
+const MARKS: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✗" };
+
+/**
+ * The configured MCP servers: a trusted project's and the user's are started
+ * (and stopped again) to see whether they come up; an untrusted project's are
+ * only listed.
+ */
+async function checkMcp(
+    repoRoot: string,
+    trusted: boolean,
+    config: Settings,
+    catalogue: ModelCatalogue,
+    env: Env,
+    version: string
+): Promise<DoctorCheck[]> {
+    const projectText = readProjectConfig(repoRoot).files[".mcp.json"];
+    const project =
+        projectText === undefined
+            ? { servers: [], warnings: [] }
+            : parseProjectMcpConfig(projectText, join(repoRoot, ".mcp.json"), env);
+    const user = parseMcpServers(config.mcpServers ?? {}, {
+        scope: "user",
+        source: "user config",
+        env,
+    });
+    const all = mergeMcpServers(project, user);
+    const checks: DoctorCheck[] = all.warnings.map((w) => ({
+        status: "warn",
+        label: "mcp",
+        detail: w,
+    }));
+    const toStart = all.servers.filter((s) => trusted || s.scope !== "project");
+    for (const spec of all.servers.filter((s) => !toStart.includes(s))) {
+        checks.push({
+            status: "warn",
+            label: `mcp ${spec.name}`,
+            detail: "not started: the project is not trusted",
+        });
+    }
+    if (toStart.length === 0) {
+        if (all.servers.length === 0)
+            checks.push({ status: "ok", label: "mcp", detail: "none configured" });
+        return checks;
+    }
+    // The SDK is large: load it only when some server is configured.
+    const { createMcpManager } = await import("../tools/mcp/manager");
+    const manager = createMcpManager(toStart, {
+        clientName: "north",
+        version,
+        cwd: repoRoot,
+        env,
+        startupTimeoutMs: MCP_STARTUP_TIMEOUT_MS,
+        hiddenEnv: secretEnvNames([...catalogue.providers.values()].map((p) => p.apiKeyEnv)),
+    });
+    try {
+        await manager.settled();
+        for (const status of manager.status()) {
+            const label = `mcp ${status.name}`;
+            checks.push(
+                status.state === "ready"
+                    ? {
+                          status: "ok",
+                          label,
+                          detail: `${status.transport}, ${status.scope}: started, ${status.tools.length} tool(s)`,
+                      }
+                    : {
+                          status: "fail",
+                          label,
+                          detail: `${status.transport}, ${status.scope}: ${status.error ?? status.state}`,
+                      }
+            );
+        }
+    } finally {
+        await manager.close();
+    }
+    return checks;
+}
+
+function formatCheck(check: DoctorCheck, width: number): string {
+    return terminalSafeText(`${MARKS[check.status]} ${check.label.padEnd(width)}  ${check.detail}`);
+}
+
+/** `north doctor`: one line per check; exit 1 when any check failed. */
+export async function runDoctorCommand(
+    args: CliArgs,
+    version: string,
+    env: Env = process.env
+): Promise<number> {
+    if (args.prompt !== undefined) {
+        process.stderr.write(`north: north doctor takes no arguments (got "${args.prompt}")\n`);
+        return 2;
+    }
+    const repo = detectRepoRoot(args.path ?? process.cwd());
+    if (!repo.ok) {
+        process.stderr.write(`north: --path: ${repo.error}\n`);
+        return 2;
+    }
+    const repoRoot = repo.root;
+    const loaded = loadUserConfig(env);
+    // A broken config.json is reported by the config check; the providers are then the built-in ones.
+    const config: Settings = loaded.ok ? loaded.config : {};
+    const catalogue = buildCatalogue(config.providers, config.models);
+    const wanted = resolveModel(catalogue, config.selectedModel ?? catalogue.defaultModelId);
+    const trust = checkTrust(repoRoot, createTrustStore(dataDir(env)));
+
+    const [providers, tools, mcp] = await Promise.all([
+        checkProviders(
+            catalogue,
+            new Set(Object.keys(config.providers ?? {})),
+            wanted.ok ? wanted.provider.id : undefined,
+            env
+        ),
+        checkTools(env),
+        checkMcp(repoRoot, trust.trusted, config, catalogue, env, version),
+    ]);
+    const checks = [
+        checkNode(process.version),
+        ...checkConfigFiles(env, repoRoot),
+        ...providers,
+        ...tools,
+        trust.check,
+        ...mcp,
+        ...checkPaths(env),
+    ];
+    const width = Math.max(...checks.map((c) => c.label.length));
+    const failed = checks.filter((c) => c.status === "fail").length;
+    const warned = checks.filter((c) => c.status === "warn").length;
+    const summary =
+        failed > 0
+            ? `${failed} problem(s), ${warned} warning(s)`
+            : warned > 0
+              ? `no problems, ${warned} warning(s)`
+              : "no problems";
+    process.stdout.write(`${checks.map((c) => formatCheck(c, width)).join("\n")}\n\n${summary}\n`);
+    return failed > 0 ? 1 : 0;
+}
