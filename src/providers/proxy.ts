@@ -75,6 +75,17 @@ export function bypassesProxy(target: URL, noProxy: string): boolean {
 }
 
 /** The proxy a request to `target` goes through, if any. */
+/** localhost, *.localhost, 127.0.0.0/8 and ::1. */
+function isLoopbackHost(hostname: string): boolean {
+    const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    return (
+        host === "localhost" ||
+        host.endsWith(".localhost") ||
+        host === "::1" ||
+        /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+    );
+}
+
 export function proxyFor(target: URL, env: Env): ProxyLookup {
     const setting = envValue(env, target.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY");
     if (!setting) return { ok: true, proxy: undefined };
@@ -82,6 +93,10 @@ export function proxyFor(target: URL, env: Env): ProxyLookup {
     if (!parsed.ok) return parsed;
     const noProxy = envValue(env, "NO_PROXY");
     if (noProxy && bypassesProxy(target, noProxy.value)) return { ok: true, proxy: undefined };
+    // Without any NO_PROXY, this machine's own servers (a local model) are reached directly,
+    // as Go's clients do; a NO_PROXY that is set, even empty, decides alone.
+    const noProxySet = env.NO_PROXY !== undefined || env.no_proxy !== undefined;
+    if (!noProxySet && isLoopbackHost(target.hostname)) return { ok: true, proxy: undefined };
     return { ok: true, proxy: parsed.url, variable: setting.name };
 }
 

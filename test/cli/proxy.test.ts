@@ -40,10 +40,18 @@ const print = (extraEnv: NodeJS.ProcessEnv) =>
 describe("provider requests through a proxy", () => {
     it("a print session goes through HTTP_PROXY", async () => {
         server.enqueue({ text: "Hello through the proxy." });
-        const run = await print({ HTTP_PROXY: proxy.url });
+        // NO_PROXY set (even empty) decides alone; without it 127.0.0.1 would be reached directly.
+        const run = await print({ HTTP_PROXY: proxy.url, NO_PROXY: "" });
         expect(run.stderr).toBe("");
         expect(run.stdout).toBe("Hello through the proxy.\n");
         expect(proxy.seen).toEqual([`POST ${server.anthropicBaseUrl}/v1/messages`]);
+    });
+
+    it("without NO_PROXY, a server on this machine is reached directly", async () => {
+        server.enqueue({ text: "Local." });
+        const run = await print({ HTTP_PROXY: proxy.url });
+        expect(run.stdout).toBe("Local.\n");
+        expect(proxy.seen).toEqual([]);
     });
 
     it("NO_PROXY matching the host: the proxy sees nothing", async () => {
@@ -62,6 +70,7 @@ describe("provider requests through a proxy", () => {
             const run = await print({
                 ANTHROPIC_BASE_URL: front.url,
                 HTTPS_PROXY: new URL(proxy.url).host,
+                NO_PROXY: "",
                 NODE_EXTRA_CA_CERTS: TEST_CERT_PATH,
             });
             expect(run.stdout).toBe("Hello over TLS.\n");

@@ -38,7 +38,7 @@ describe("proxyFor", () => {
         const found = proxyFor(target, env);
         expect(found.ok && found.proxy?.href).toBe("http://lower:2/");
         expect(found.ok && found.variable).toBe("https_proxy");
-        const plain = proxyFor(new URL("http://127.0.0.1:11434/v1"), env);
+        const plain = proxyFor(new URL("http://10.0.0.5:11434/v1"), env);
         expect(plain.ok && plain.proxy?.host).toBe("plain:3");
         expect(proxyFor(target, { HTTP_PROXY: "http://plain:3" })).toEqual({
             ok: true,
@@ -57,6 +57,23 @@ describe("proxyFor", () => {
         expect(!broken.ok && broken.error).toMatch(
             /^https_proxy "http:\/\/\[oops" is not a proxy URL/
         );
+    });
+
+    it("reaches this machine directly unless NO_PROXY is set, even empty", () => {
+        for (const host of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "api.localhost"]) {
+            const local = new URL(`http://${host}:11434/v1`);
+            expect(proxyFor(local, { HTTP_PROXY: "http://proxy:1" })).toEqual({
+                ok: true,
+                proxy: undefined,
+            });
+            expect(proxyFor(local, { HTTP_PROXY: "http://proxy:1", NO_PROXY: "" })).toMatchObject({
+                ok: true,
+                variable: "HTTP_PROXY",
+            });
+        }
+        expect(
+            proxyFor(new URL("http://10.0.0.2:8000"), { HTTP_PROXY: "http://proxy:1" })
+        ).toMatchObject({ variable: "HTTP_PROXY" });
     });
 
     it("goes direct when NO_PROXY covers the host", () => {
