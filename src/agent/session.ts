@@ -175,12 +175,18 @@ export class AgentSession {
         this.context = { ...context };
     }
 
+    /**
+     * Before the first request (a new conversation, /new) the context figure is
+     * what that request would send. Building the prompt and schemas costs a few
+     * milliseconds, so only a front-end that shows the figure asks for it.
+     */
+    ensureContextFigure(): void {
+        if (this.conversation.contextKnown) return;
+        this.conversation.contextUsedTokens = this.estimateNextRequest();
+        this.conversation.contextKnown = true;
+    }
+
     state(): SessionState {
-        if (!this.conversation.contextKnown) {
-            // Before the first request (a new conversation, /new): what it would send.
-            this.conversation.contextUsedTokens = this.estimateNextRequest();
-            this.conversation.contextKnown = true;
-        }
         const { model, contextUsedTokens, totalCostUsd, totalUsage } = this.conversation;
         const limit = model.contextLimitTokens;
         return {

@@ -15,6 +15,8 @@ export interface SessionPort {
     subscribe(listener: (event: EngineEvent) => void): () => void;
     state(): SessionState;
     run(prompt: string, options: RunOptions): Promise<RunResult>;
+    /** Makes `state()` carry the context figure before any request (the status line shows it). */
+    ensureContextFigure?(): void;
 }
 
 export interface DeferredSession extends SessionPort {
@@ -42,6 +44,7 @@ export function createDeferredSession(
     };
     const attach = (session: SessionPort): void => {
         unsubscribe?.();
+        session.ensureContextFigure?.();
         real = session;
         unsubscribe = session.subscribe((event) => {
             for (const listener of [...listeners]) listener(event);

@@ -103,6 +103,7 @@ describe("auto-summary", () => {
             history(10)
         );
         // A window the conversation fills to about 95 %: past the summary threshold, not over.
+        s.ensureContextFigure();
         const idle = s.state().contextUsedTokens;
         s.setModel({ ...tiny, contextLimitTokens: Math.round(idle / 0.95) });
         const result = await s.run("and now?", { mode: "ask" });
@@ -226,6 +227,9 @@ describe("auto-summary", () => {
 describe("the context figure between requests", () => {
     it("a new conversation shows what its first request will send: system prompt and tools", () => {
         const { s } = session([], sonnet);
+        expect(s.state().contextUsedTokens).toBe(0);
+        // The chat asks for the figure; print mode never pays for it.
+        s.ensureContextFigure();
         const figure = s.state().contextUsedTokens;
         // North's system prompt alone is hundreds of tokens; "0 (0%)" was wrong.
         expect(figure).toBeGreaterThan(200);
@@ -233,7 +237,9 @@ describe("the context figure between requests", () => {
     });
 
     it("after /summarize the figure still counts the system prompt and tools", async () => {
-        const empty = session([], sonnet).s.state().contextUsedTokens;
+        const fresh = session([], sonnet).s;
+        fresh.ensureContextFigure();
+        const empty = fresh.state().contextUsedTokens;
         const { s, events } = session([{ blocks: [text(SUMMARY_JSON)] }], sonnet, history(10));
         expect(await s.summarise({ keepLast: 2 })).toBe(true);
         const figure = s.state().contextUsedTokens;
