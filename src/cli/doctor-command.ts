@@ -70,7 +70,10 @@ async function checkMcp(
         return checks;
     }
     // The SDK is large: load it only when some server is configured.
-    const { createMcpManager } = await import("../tools/mcp/manager");
+    const [{ createMcpManager }, { nodeFetch }] = await Promise.all([
+        import("../tools/mcp/manager"),
+        import("../providers/node-fetch"),
+    ]);
     const manager = createMcpManager(toStart, {
         clientName: "north",
         version,
@@ -78,6 +81,8 @@ async function checkMcp(
         env,
         startupTimeoutMs: MCP_STARTUP_TIMEOUT_MS,
         hiddenEnv: secretEnvNames([...catalogue.providers.values()].map((p) => p.apiKeyEnv)),
+        // Servers over HTTP are reached as the chat reaches them: through the proxy, if any.
+        fetch: nodeFetch,
     });
     try {
         await manager.settled();
