@@ -5,7 +5,6 @@ import { createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
-import { mergeLayers } from "../storage/settings/load";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { historyOf, restoredStateOf } from "./conversation-wiring";
@@ -163,8 +162,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         mode: flags.mode,
         altScreen: args.altScreen,
         colors,
-        theme: mergeLayers(prepared.userSettings).theme,
-        mouse: mergeLayers(prepared.userSettings).mouse,
+        theme: prepared.userMerged.theme,
+        mouse: prepared.userMerged.mouse,
         initialPrompt: args.prompt?.trim() || undefined,
         initialHistory: prepared.resumed ? historyOf(prepared.resumed.conversation) : undefined,
         notices,

@@ -50,6 +50,8 @@ export interface PreparedSession {
     catalogue: ModelCatalogue;
     /** The user's settings files, read once here; the project's join them once trusted. */
     userSettings: SettingsLayer[];
+    /** Those files merged (model selection, theme, mouse). */
+    userMerged: ReturnType<typeof mergeLayers>;
 }
 
 /**
@@ -86,10 +88,11 @@ export function prepareSession(
     const user = loadUserSettings(process.env);
     if (!user.ok) return user;
     for (const warning of user.warnings) warn(warning);
+    const userMerged = mergeLayers(user.layers);
     const selection = resolveModelFromConfig(
         args.model ?? resumed?.conversation.model,
         process.env,
-        mergeLayers(user.layers)
+        userMerged
     );
     if (!selection.ok) return selection;
 
@@ -107,5 +110,6 @@ export function prepareSession(
         repoRoot: repo.root,
         catalogue: selection.catalogue,
         userSettings: user.layers,
+        userMerged,
     };
 }
