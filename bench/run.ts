@@ -178,12 +178,14 @@ const BENCHES: Record<string, () => Promise<void>> = {
     search: benchSearchTree,
     context: async () => (await import("./context")).benchContext(),
     shell: async () => (await import("./shell")).benchShell(),
+    sandbox: async () => (await import("./sandbox")).benchSandbox(),
     edits: async () => (await import("./edits")).benchEdits(),
     "edit-corpus": async () => (await import("./edit-corpus")).benchEditCorpus(),
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     tui: async () => (await import("./tui")).benchTui(),
     launch: async () => (await import("./launch")).benchLaunch(),
+    startup: async () => (await import("./print-startup")).benchPrintStartup(),
     project: async () => (await import("./project")).benchProject(),
     sessions: async () => (await import("./sessions")).benchSessions(),
     northfile: async () => (await import("./north-file")).benchNorthFile(),
@@ -191,6 +193,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     checkpoints: async () => (await import("./checkpoints")).benchCheckpoints(),
     resume: async () => (await import("./resume")).benchResume(),
     symbols: async () => (await import("./symbols")).benchSymbols(),
+    permissions: async () => (await import("./permissions")).benchPermissions(),
     install: async () => (await import("./install")).benchInstall(),
 };
 

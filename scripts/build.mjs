@@ -11,6 +11,9 @@ const built = build({
     entryPoints: { cli: "src/cli/main.ts" },
     outdir: "dist",
     bundle: true,
+    // Every `import()` is a split point, and code shared by a different set of split points
+    // becomes a chunk of its own: add split points sparingly (src/cli/engine-entry.ts,
+    // src/cli/subcommands.ts); test/build/print-path-modules.test.ts counts a print run's files.
     splitting: true,
     format: "esm",
     platform: "node",
@@ -41,3 +44,17 @@ const built = build({
 });
 // esbuild has printed the errors; a stack trace of the rejection would add nothing.
 await built.catch(() => process.exit(1));
+
+// The shell-command parser (src/tools/permissions/bash-parser.ts) loads its two
+// WebAssembly files beside the bundle; esbuild bundles JavaScript only.
+{
+    const { createRequire } = await import("node:module");
+    const { copyFileSync } = await import("node:fs");
+    const resolveFromRoot = createRequire(import.meta.url).resolve;
+    for (const [specifier, name] of [
+        ["web-tree-sitter/tree-sitter.wasm", "tree-sitter.wasm"],
+        ["tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter-bash.wasm"],
+    ]) {
+        copyFileSync(resolveFromRoot(specifier), new URL(`../dist/${name}`, import.meta.url));
+    }
+}

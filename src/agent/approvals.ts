@@ -1,3 +1,4 @@
+import type { PermissionRules } from "../tools/permissions/rules";
 import type { ApprovalPolicy, FileDiff } from "../tools/types";
 
 /** Something only the user (or a policy standing in for them) may allow. */
@@ -14,6 +15,8 @@ export interface ApprovalRequest {
     command?: string;
     /** Shell: the absolute directory the command will start in, when the tool knows it. */
     cwd?: string;
+    /** Shell: the command runs in the OS sandbox, which allows this much. */
+    sandbox?: string;
     /** Write: the prepared changes. */
     diffs?: FileDiff[];
     /**
@@ -23,15 +26,21 @@ export interface ApprovalRequest {
     protectedPaths?: string[];
     /** Plan: the proposed plan in Markdown. */
     plan?: string;
+    /** The ask rule that made this review appear (auto-approval did not count), as written. */
+    askRule?: string;
+    /** Shell: the prefix pattern "always" may remember instead (`npm test:*`). */
+    prefixRule?: string;
 }
 
 /**
  * `remember`: for a command, "exact" adds this exact string to the project
- * allowlist and "all" turns on auto-approve for every command; for an edit,
- * "all" turns on auto-accept for every edit.
+ * allowlist, "prefix" the request's `prefixRule` as a `Bash(...)` allow rule,
+ * and "all" turns on auto-approve for every command; for an edit, "all" turns
+ * on auto-accept for every edit.
  */
 export type ApprovalDecision =
-    { outcome: "approve"; remember?: "exact" | "all" } | { outcome: "deny"; reason?: string };
+    | { outcome: "approve"; remember?: "exact" | "prefix" | "all" }
+    | { outcome: "deny"; reason?: string };
 
 /** A front-end answers approval requests; the engine awaits the answer. */
 export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
@@ -62,6 +71,10 @@ export interface ApprovalSettings {
      * mode's `--allow-edits --allow-config-edits` grants it; absent means no.
      */
     areProtectedEditsAllowed?(): boolean;
+    /** The permission rules in force (deny beats ask beats allow); absent: none. */
+    permissionRules?: PermissionRules;
+    /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), saved where answers are. */
+    allowCommandPattern?(pattern: string): void;
 }
 
 /** No standing permissions: everything is asked. */

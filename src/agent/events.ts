@@ -10,7 +10,13 @@ export type Mode = "ask" | "agent" | "plan";
 
 export const MODES: Mode[] = ["ask", "agent", "plan"];
 
-export type RunSubtype = "success" | "error_max_turns" | "error_during_execution" | "cancelled";
+export type RunSubtype =
+    | "success"
+    | "error_max_turns"
+    /** The session's spend reached its budget (`--max-budget-usd`); no request was sent past it. */
+    | "error_max_budget_usd"
+    | "error_during_execution"
+    | "cancelled";
 
 export interface ToolCallRecord {
     id: string;

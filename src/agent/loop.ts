@@ -23,6 +23,8 @@ export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
     /** Waits between retries; rejects when the signal aborts. */
     sleep: (ms: number, signal: AbortSignal) => Promise<void>;
     random?: () => number;
+    /** The conversation's spending limit in USD; see `budgetEnding`. */
+    maxBudgetUsd?: number;
 }
 
 /** How a run ended; `finish` turns it into the result. */
@@ -75,14 +77,17 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     const extra = submitted?.additionalContext.join("\n\n");
     conversation.add({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt }, true);
     let stopHookActive = false;
+    let lastTurnCost: number | null = 0;
     for (;;) {
         if (run.signal.aborted) return CANCELLED;
+        const overBudget = budgetEnding(deps, lastTurnCost);
+        if (overBudget) return overBudget;
         run.turns++;
         deps.emit({ type: "turn_start", turn: run.turns });
         const outcome = await requestTurn(run, deps);
         if (outcome.kind === "cancelled") return CANCELLED;
         if (outcome.kind === "failed") return failed(outcome.error.message);
-        recordTurn(outcome, run, deps);
+        lastTurnCost = recordTurn(outcome, run, deps);
 
         const calls = outcome.message.content.filter(
             (b): b is ToolCallBlock => b.type === "tool_call"
@@ -107,6 +112,13 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
                 error: `stopped after ${run.maxTurns} model turns (--max-turns); the model still wanted to use tools`,
             };
         }
+        const budgetReached = calls.length > 0 ? budgetEnding(deps, lastTurnCost) : null;
+        if (budgetReached) {
+            // As at the turn limit: the results could not be sent, so nothing runs.
+            const skipped = notRunResults(calls, "not run: the session's budget was reached");
+            conversation.add({ role: "user", content: [...skipped, ...notes] });
+            return budgetReached;
+        }
         const planned = run.mode === "plan" && run.planOnly ? endWithPlan(calls) : null;
         if (planned) {
             // Nobody can review it: the plan is the result, and nothing else runs.
@@ -125,8 +137,43 @@ function failed(error: string): Ending {
     return { subtype: "error_during_execution", error };
 }
 
-/** A finished answer joins the transcript, the run's and session's spend, and the context figure. */
-function recordTurn(outcome: DoneOutcome, run: RunContext, deps: LoopDeps): void {
+/**
+ * Whether the next model request must not be sent: the conversation has
+ * reached `maxBudgetUsd`, or the last request's cost (the best guess of the
+ * next one's, which resends everything) would take it past. Unknown spend
+ * (a model without a price) cannot be kept under a limit, so it stops too.
+ */
+export function budgetEnding(
+    deps: Pick<LoopDeps, "maxBudgetUsd" | "conversation">,
+    lastTurnCost: number | null
+): Ending | null {
+    const limit = deps.maxBudgetUsd;
+    if (limit === undefined) return null;
+    const spent = deps.conversation.totalCostUsd;
+    const usd = (value: number): string => `$${value.toFixed(4)}`;
+    if (spent === null || lastTurnCost === null) {
+        return {
+            subtype: "error_max_budget_usd",
+            error: `stopped: a model without a price answered, so the spend cannot be kept under the budget of ${usd(limit)} (--max-budget-usd)`,
+        };
+    }
+    if (spent >= limit) {
+        return {
+            subtype: "error_max_budget_usd",
+            error: `stopped: this conversation has cost ${usd(spent)}, reaching the budget of ${usd(limit)} (--max-budget-usd)`,
+        };
+    }
+    if (spent + lastTurnCost > limit) {
+        return {
+            subtype: "error_max_budget_usd",
+            error: `stopped before the next model request: this conversation has cost ${usd(spent)}, and another request like the last (${usd(lastTurnCost)}) would pass the budget of ${usd(limit)} (--max-budget-usd)`,
+        };
+    }
+    return null;
+}
+
+/** A finished answer joins the transcript, the run's and session's spend, and the context figure; returns its cost. */
+function recordTurn(outcome: DoneOutcome, run: RunContext, deps: LoopDeps): number | null {
     const { conversation } = deps;
     conversation.add(outcome.message);
     const turnCost = conversation.addUsage(outcome.usage);
@@ -142,6 +189,7 @@ function recordTurn(outcome: DoneOutcome, run: RunContext, deps: LoopDeps): void
     });
     const text = textOf(outcome.message);
     if (text) run.finalText = text;
+    return turnCost;
 }
 
 /** The reason a Stop hook gives to keep working, or null to let the run end. */

@@ -51,6 +51,8 @@ export interface RunSetup {
     repoRoot: string;
     /** Replaces North's system prompt (project learning uses its own). */
     systemPrompt?: string;
+    /** Added after the system prompt, before the rules (`--append-system-prompt`). */
+    appendSystemPrompt?: string;
     context: ContextBlocks;
     /** The session's NORTH_FILE router, created on first use. */
     northFile: () => NorthFileRouter;
@@ -73,8 +75,11 @@ export function requestShape(mode: Mode, setup: Omit<RunSetup, "northFile">): Re
         schemas.push(PROPOSE_PLAN_SCHEMA);
         allowedNames.add(PROPOSE_PLAN_TOOL);
     }
+    const base =
+        setup.systemPrompt ?? buildSystemPrompt({ repoRoot: setup.repoRoot, mode, tools: allowed });
+    // Fixed for the session, so the cached prefix stays byte-identical across requests.
     const system = systemWithContext(
-        setup.systemPrompt ?? buildSystemPrompt({ repoRoot: setup.repoRoot, mode, tools: allowed }),
+        setup.appendSystemPrompt ? `${base}\n\n${setup.appendSystemPrompt}` : base,
         setup.context
     );
     return { system, schemas, allowed, allowedNames };

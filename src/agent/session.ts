@@ -55,8 +55,12 @@ export interface SessionOptions {
     hookSettings?: HookSettings;
     /** Kept from hook commands' environment (provider keys); default the built-in ones. */
     hiddenEnv?: readonly string[];
-    /** Replaces North's system prompt (project learning uses its own). */
+    /** Replaces North's system prompt (project learning uses its own; `--system-prompt`). */
     systemPrompt?: string;
+    /** Added after the system prompt (`--append-system-prompt`). */
+    appendSystemPrompt?: string;
+    /** No model request is sent once the conversation has cost this much (`--max-budget-usd`). */
+    maxBudgetUsd?: number;
     /** Rules and project profile, sent ahead of the transcript on every request. */
     context?: ContextBlocks;
     /** Told of every response's usage and cost (all-time cost tracking). */
@@ -142,6 +146,7 @@ export class AgentSession {
             retryPolicy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
             sleep: options.sleep ?? abortableSleep,
             random: options.random,
+            maxBudgetUsd: options.maxBudgetUsd,
         };
     }
 
@@ -209,6 +214,7 @@ export class AgentSession {
             tools: this.options.tools,
             repoRoot: this.options.repoRoot,
             systemPrompt: this.options.systemPrompt,
+            appendSystemPrompt: this.options.appendSystemPrompt,
             context: this.context,
             northFile: () =>
                 (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot, {
@@ -252,6 +258,7 @@ export class AgentSession {
             tools: this.options.tools,
             repoRoot: this.options.repoRoot,
             systemPrompt: this.options.systemPrompt,
+            appendSystemPrompt: this.options.appendSystemPrompt,
             context: this.context,
         });
         return estimatePromptTokens(shape.system, this.conversation.forRequest(), shape.schemas)

@@ -1,7 +1,12 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
+import path from "node:path";
 import { builtinTool } from "../tools/index";
-import { protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
+import { isInside, protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
+import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
+import type { PermissionRule, PermissionRules, RuleMatch } from "../tools/permissions/rules";
+import type { WriteTargetJudge } from "../tools/permissions/types";
+import { protectedConfigOf } from "../tools/protected-paths";
 import type {
     AnyToolDefinition,
     FileCheckpointer,
@@ -45,6 +50,17 @@ export interface ToolExecutorDeps {
 
 function denied(message: string): ToolResult<never> {
     return { ok: false, error: { code: "denied", message } };
+}
+
+/** "Bash(rm:*) in /p/.north/settings.json": a rule as messages name it. */
+function ruleLabel(rule: Pick<PermissionRule, "text" | "source">): string {
+    return `${rule.text} (${rule.source})`;
+}
+
+function deniedByRule(what: string, rule: Pick<PermissionRule, "text" | "source">, after = "") {
+    return denied(
+        `${what} is denied by the permission rule ${ruleLabel(rule)}${after}; do not try to get around it: tell the user what you wanted to do and why`
+    );
 }
 
 export async function ask(
@@ -102,11 +118,13 @@ export async function executeToolCall(
         };
     }
     const tool = deps.tools.list().find((t) => t.name === call.name);
+    const rules = deps.settings.permissionRules;
     const ctx: ToolContext = {
         repoRoot: deps.repoRoot,
         signal,
         checkpoint: deps.checkpoint,
         onOutput: (text) => deps.emit({ type: "tool_output", id: call.id, name: call.name, text }),
+        readDenial: rules ? (absPath) => rules.readDenial(absPath) : undefined,
     };
     if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
     if (tool && tool.approvalPolicy !== "none" && deps.planRequired) {
@@ -116,12 +134,38 @@ export async function executeToolCall(
     if (!tool || !tool.input.safeParse(call.input).success) {
         return deps.tools.execute(call.name, call.input, ctx);
     }
+    // A deny rule is final: no hook runs for the call and no "allow" can bring it back.
+    const byName = rules?.forTool(call.name, tool.hookAliases ?? []);
+    if (byName?.decision === "deny") return deniedByRule(`${call.name}`, byName.rule);
     const verdict = deps.preToolUse ? await deps.preToolUse(call, signal) : null;
     if (verdict?.block) return denied(`blocked by a PreToolUse hook: ${verdict.block.reason}`);
     const forced = verdict?.permission?.decision;
     if (tool.approvalPolicy === "none") return deps.tools.execute(call.name, call.input, ctx);
-    if (tool.approvalPolicy === "shell") return runShellCall(call, tool, ctx, signal, deps, forced);
-    return runWriteCall(call, ctx, signal, deps, forced);
+    if (tool.approvalPolicy === "shell") {
+        return runShellCall(call, tool, ctx, signal, deps, forced, byName);
+    }
+    return runWriteCall(call, ctx, signal, deps, forced, byName);
+}
+
+/**
+ * How the Edit rules judge a file a command writes (a redirection): deny
+ * and ask rules decide; else an allow rule or edit auto-accept allows, except
+ * outside the project and on protected configuration, which are asked.
+ */
+export function createWriteTargetJudge(
+    repoRoot: string,
+    settings: ApprovalSettings
+): WriteTargetJudge {
+    return (target, cwd) => {
+        const absPath = path.resolve(cwd, target);
+        const match = settings.permissionRules?.forPath("edit", absPath);
+        if (match?.decision === "deny" || match?.decision === "ask") return match.decision;
+        if (!isInside(repoRoot, absPath)) return match ? "allow" : "ask";
+        if (protectedConfigOf(path.relative(repoRoot, absPath).split(path.sep).join("/"))) {
+            return "ask";
+        }
+        return match || settings.isEditsAutoAccepted() ? "allow" : "ask";
+    };
 }
 
 function notInMode(name: string): ToolResult<never> {
@@ -136,38 +180,48 @@ async function runShellCall(
     ctx: ToolContext,
     signal: AbortSignal,
     deps: ToolExecutorDeps,
-    forced?: "allow" | "ask"
+    forced?: "allow" | "ask",
+    byName?: RuleMatch
 ): Promise<ToolResult> {
     // Commands and MCP calls share this review; the tool says what it shows and what "always"
     // keeps (a definition without one: the built-in tool's of its name, else the name).
     const approval = tool.approval ?? builtinTool(tool.name)?.approval;
-    const { summary, rememberKey, command, cwd } = approval?.(call.input) ?? {
+    const { summary, rememberKey, command, cwd, sandbox } = approval?.(call.input) ?? {
         summary: call.name,
         rememberKey: call.name,
     };
     const { settings } = deps;
+    const ruled = await judgeShellByRules(deps, command, cwd, byName);
+    if ("refusal" in ruled) return ruled.refusal;
+    const { askRule } = ruled;
+    const mustAsk = askRule !== undefined || forced === "ask";
     let approvedBy = "user";
-    if (forced === "allow") approvedBy = "hook";
-    else if (forced !== "ask" && settings.isShellAutoApproved()) approvedBy = "auto";
-    else if (forced !== "ask" && settings.isCommandAllowed(rememberKey)) approvedBy = "allowlist";
+    if (!mustAsk && forced === "allow") approvedBy = "hook";
+    else if (!mustAsk && settings.isShellAutoApproved()) approvedBy = "auto";
+    else if (!mustAsk && ruled.allowedBy !== undefined) approvedBy = "rule";
+    else if (!mustAsk && settings.isCommandAllowed(rememberKey)) approvedBy = "allowlist";
     else {
-        const decision = await ask(
-            deps,
-            {
-                id: `approval-${call.id}`,
-                kind: "shell",
-                toolName: call.name,
-                toolCallId: call.id,
-                input: call.input,
-                summary,
-                command,
-                cwd,
-            },
-            signal
-        );
+        const request: ApprovalRequest = {
+            id: `approval-${call.id}`,
+            kind: "shell",
+            toolName: call.name,
+            toolCallId: call.id,
+            input: call.input,
+            summary,
+            command,
+            cwd,
+        };
+        if (askRule !== undefined) request.askRule = askRule;
+        if (sandbox !== undefined) request.sandbox = sandbox;
+        const prefix = command === undefined ? null : await suggestPrefixRule(command);
+        if (prefix !== null && prefix !== command) request.prefixRule = prefix;
+        const decision = await ask(deps, request, signal);
         if (decision.outcome === "deny")
             return denied(decision.reason ?? "the user denied this command");
         if (decision.remember === "exact") settings.allowCommand(rememberKey);
+        if (decision.remember === "prefix" && request.prefixRule !== undefined) {
+            settings.allowCommandPattern?.(request.prefixRule);
+        }
         if (decision.remember === "all") settings.enableShellAutoApprove();
     }
     deps.logger.info("shell_run_start", { approvedBy });
@@ -176,12 +230,70 @@ async function runShellCall(
     return result;
 }
 
+/**
+ * The deny rule behind a judge's verdict, with its source: `Bash(pattern)`
+ * as the judge names it, or the Edit rule over the path a command writes.
+ */
+function denyRuleOf(
+    rules: PermissionRules,
+    named: string,
+    cwd: string
+): Pick<PermissionRule, "text" | "source"> {
+    const bash = /^Bash\((.*)\)$/s.exec(named)?.[1]?.trim();
+    const byPattern = rules
+        .list()
+        .find(
+            (r) =>
+                r.kind === "deny" &&
+                r.target.type === "command" &&
+                r.active() &&
+                r.target.pattern.trim() === bash
+        );
+    if (byPattern) return byPattern;
+    const written = /^Edit\((.*)\)$/s.exec(named)?.[1];
+    const byPath =
+        written === undefined ? undefined : rules.forPath("edit", path.resolve(cwd, written));
+    return byPath?.decision === "deny" ? byPath.rule : { text: named, source: "permission rules" };
+}
+
+/**
+ * The rules' say on a shell-policy call: its name's rule (a bare `Bash`, an
+ * MCP server), then, for a command, the judge over the `Bash(...)` patterns.
+ * A refusal names the deny rule; `askRule` forces the review.
+ */
+async function judgeShellByRules(
+    deps: Pick<ToolExecutorDeps, "settings" | "repoRoot">,
+    command: string | undefined,
+    cwd: string | undefined,
+    byName: RuleMatch | undefined
+): Promise<{ refusal: ToolResult<never> } | { askRule?: string; allowedBy?: string }> {
+    let askRule = byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined;
+    let allowedBy = byName?.decision === "allow" ? ruleLabel(byName.rule) : undefined;
+    const rules: PermissionRules | undefined = deps.settings.permissionRules;
+    // Without Bash patterns or Edit deny/ask rules the judge could only say "ask": skip the parse.
+    if (command === undefined || !rules?.judgesCommands()) return { askRule, allowedBy };
+    const verdict = await judgeCommand(
+        command,
+        rules.commandRules(),
+        createWriteTargetJudge(deps.repoRoot, deps.settings),
+        { cwd: cwd ?? deps.repoRoot }
+    );
+    if (verdict.decision === "deny") {
+        const rule = denyRuleOf(rules, verdict.rule, cwd ?? deps.repoRoot);
+        return { refusal: deniedByRule(`\`${command}\``, rule, ` (${verdict.reason})`) };
+    }
+    if (verdict.decision === "ask" && verdict.forced) askRule ??= verdict.reason;
+    if (verdict.decision === "allow") allowedBy ??= "Bash rules";
+    return { askRule, allowedBy };
+}
+
 async function runWriteCall(
     call: ToolCallBlock,
     ctx: ToolContext,
     signal: AbortSignal,
     deps: ToolExecutorDeps,
-    forced?: "allow" | "ask"
+    forced?: "allow" | "ask",
+    byName?: RuleMatch
 ): Promise<ToolResult> {
     const prepared = await deps.tools.execute(call.name, call.input, ctx);
     if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
@@ -190,7 +302,8 @@ async function runWriteCall(
         { toolName: call.name, toolCallId: call.id, input: call.input },
         signal,
         deps,
-        forced
+        forced,
+        byName
     );
 }
 
@@ -214,6 +327,37 @@ async function judgeTargets(
     return toolOk(protectedPaths);
 }
 
+/**
+ * The Edit rules over every file of a change (the path as written and where
+ * its links lead): a refusal naming the deny rule, the ask rule that forces
+ * the review, or whether allow rules cover every file.
+ */
+async function judgeEditRules(
+    rules: PermissionRules | undefined,
+    repoRoot: string,
+    diffs: readonly FileDiff[]
+): Promise<{ refusal: ToolResult<never> } | { askRule?: string; allAllowed: boolean }> {
+    if (!rules) return { allAllowed: false };
+    let askRule: string | undefined;
+    let allAllowed = diffs.length > 0;
+    for (const diff of diffs) {
+        const absPath = path.join(repoRoot, diff.path);
+        const safe = await resolveWritablePath(repoRoot, diff.path, { mustExist: false });
+        const paths = safe.ok ? [absPath, safe.data.realPath] : [absPath];
+        const matches = paths.flatMap((p) => rules.forPath("edit", p) ?? []);
+        const deny = matches.find((m) => m.decision === "deny");
+        if (deny) {
+            return {
+                refusal: deniedByRule(`editing ${diff.path}`, deny.rule, "; nothing was written"),
+            };
+        }
+        const asked = matches.find((m) => m.decision === "ask");
+        if (asked) askRule ??= ruleLabel(asked.rule);
+        if (!matches.some((m) => m.decision === "allow")) allAllowed = false;
+    }
+    return { askRule, allAllowed };
+}
+
 async function refuse(change: PreparedWrite, result: ToolResult<never>): Promise<ToolResult> {
     await change.discard?.().catch(() => undefined);
     return result;
@@ -230,15 +374,23 @@ export async function reviewPreparedWrite(
     origin: { toolName: string; toolCallId: string; input: unknown },
     signal: AbortSignal,
     deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit" | "repoRoot">,
-    forced?: "allow" | "ask"
+    forced?: "allow" | "ask",
+    byName?: RuleMatch
 ): Promise<ToolResult> {
     const judged = await judgeTargets(deps.repoRoot, change.diffs);
     if (!judged.ok) return refuse(change, judged);
     const protectedPaths = judged.data;
+    const ruled = await judgeEditRules(deps.settings.permissionRules, deps.repoRoot, change.diffs);
+    if ("refusal" in ruled) return refuse(change, ruled.refusal);
+    const askRule =
+        ruled.askRule ?? (byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined);
+    const mustAsk = forced === "ask" || askRule !== undefined;
+    const allowedByRule = ruled.allAllowed || byName?.decision === "allow";
     const autoAccepted =
         protectedPaths.length > 0
-            ? forced !== "ask" && deps.settings.areProtectedEditsAllowed?.() === true
-            : forced === "allow" || (forced !== "ask" && deps.settings.isEditsAutoAccepted());
+            ? !mustAsk && deps.settings.areProtectedEditsAllowed?.() === true
+            : !mustAsk &&
+              (forced === "allow" || allowedByRule || deps.settings.isEditsAutoAccepted());
     if (!autoAccepted) {
         const request: ApprovalRequest = {
             id: `approval-${origin.toolCallId}`,
@@ -250,6 +402,7 @@ export async function reviewPreparedWrite(
             diffs: change.diffs,
         };
         if (protectedPaths.length > 0) request.protectedPaths = protectedPaths;
+        if (askRule !== undefined) request.askRule = askRule;
         const decision = await ask(deps, request, signal);
         if (decision.outcome === "deny") {
             return refuse(

@@ -1,7 +1,17 @@
 import { parseArgs } from "node:util";
+import { closestMatches, levenshtein } from "../util/levenshtein";
 
 export interface CliArgs {
-    command: "run" | "models" | "list" | "resume" | "rewind" | "doctor" | "help" | "version";
+    command:
+        | "run"
+        | "models"
+        | "list"
+        | "resume"
+        | "rewind"
+        | "doctor"
+        | "completion"
+        | "help"
+        | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
@@ -15,8 +25,12 @@ export interface CliArgs {
     allowConfigEdits: boolean;
     allowShell: boolean;
     allowedCommands: string[];
+    /** `--disallowed-command PATTERN` (repeatable): commands never run, as `Bash(PATTERN)` deny rules. */
+    disallowedCommands: string[];
     /** `--trust`: print mode honours the project's own hooks, MCP servers and approvals. */
     trust: boolean;
+    /** `--sandbox`: shell commands run in the OS sandbox (see tools/sandbox). */
+    sandbox: boolean;
     /** `--resume ID` in print mode, or the id of `north resume ID`. */
     resume?: string;
     continue: boolean;
@@ -29,6 +43,16 @@ export interface CliArgs {
     rewindCode: boolean;
     rewindConversation: boolean;
     force: boolean;
+    /** `--system-prompt`: replaces North's own system prompt. */
+    systemPrompt?: string;
+    /** `--append-system-prompt`: added after North's system prompt. */
+    appendSystemPrompt?: string;
+    /** `--add-dir DIR` (repeatable): more roots the tools may read and, with approval, write. */
+    addDirs: string[];
+    /** `--max-budget-usd N`: no new model request once the session's cost reaches N. */
+    maxBudgetUsd?: string;
+    /** `--disallowed-tools`: tool names (North's or Claude Code's), split on commas and spaces. */
+    disallowedTools: string[];
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -40,40 +64,58 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     resume: "resume",
     rewind: "rewind",
     doctor: "doctor",
+    completion: "completion",
 };
+
+/** Every option; the completion scripts are built from this table too. */
+export const CLI_OPTIONS = {
+    print: { type: "boolean", short: "p" },
+    "output-format": { type: "string" },
+    model: { type: "string", short: "m" },
+    mode: { type: "string" },
+    path: { type: "string" },
+    "max-turns": { type: "string" },
+    "log-level": { type: "string" },
+    "allow-edits": { type: "boolean" },
+    "allow-config-edits": { type: "boolean" },
+    "allow-shell": { type: "boolean" },
+    "allowed-command": { type: "string", multiple: true },
+    "disallowed-command": { type: "string", multiple: true },
+    trust: { type: "boolean" },
+    sandbox: { type: "boolean" },
+    resume: { type: "string", short: "r" },
+    continue: { type: "boolean", short: "c" },
+    "fork-session": { type: "boolean" },
+    "no-alt-screen": { type: "boolean" },
+    "system-prompt": { type: "string" },
+    "append-system-prompt": { type: "string" },
+    "add-dir": { type: "string", multiple: true },
+    "max-budget-usd": { type: "string" },
+    "disallowed-tools": { type: "string", multiple: true },
+    // Claude Code's spelling, so its scripts run unchanged.
+    disallowedTools: { type: "string", multiple: true },
+    to: { type: "string" },
+    code: { type: "boolean" },
+    conversation: { type: "boolean" },
+    force: { type: "boolean" },
+    version: { type: "boolean", short: "v" },
+    help: { type: "boolean", short: "h" },
+} as const;
+
+/** The subcommand names, for "did you mean" and completion. */
+export const SUBCOMMAND_NAMES = Object.keys(SUBCOMMANDS);
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
 export function parseCliArgs(argv: string[]): ArgsResult {
+    const misuse = findOptionMisuse(argv);
+    if (misuse) return { ok: false, error: misuse };
     let parsed;
     try {
         parsed = parseArgs({
             args: argv,
             allowPositionals: true,
             strict: true,
-            options: {
-                print: { type: "boolean", short: "p" },
-                "output-format": { type: "string" },
-                model: { type: "string", short: "m" },
-                mode: { type: "string" },
-                path: { type: "string" },
-                "max-turns": { type: "string" },
-                "log-level": { type: "string" },
-                "allow-edits": { type: "boolean" },
-                "allow-config-edits": { type: "boolean" },
-                "allow-shell": { type: "boolean" },
-                "allowed-command": { type: "string", multiple: true },
-                trust: { type: "boolean" },
-                resume: { type: "string", short: "r" },
-                continue: { type: "boolean", short: "c" },
-                "fork-session": { type: "boolean" },
-                "no-alt-screen": { type: "boolean" },
-                to: { type: "string" },
-                code: { type: "boolean" },
-                conversation: { type: "boolean" },
-                force: { type: "boolean" },
-                version: { type: "boolean", short: "v" },
-                help: { type: "boolean", short: "h" },
-            },
+            options: CLI_OPTIONS,
         });
     } catch (error) {
         return { ok: false, error: (error as Error).message };
@@ -84,7 +126,9 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         allowConfigEdits: values["allow-config-edits"] ?? false,
         allowShell: values["allow-shell"] ?? false,
         allowedCommands: values["allowed-command"] ?? [],
+        disallowedCommands: values["disallowed-command"] ?? [],
         trust: values.trust ?? false,
+        sandbox: values.sandbox ?? false,
         resume: values.resume,
         continue: values.continue ?? false,
         forkSession: values["fork-session"] ?? false,
@@ -93,6 +137,13 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         rewindCode: values.code ?? false,
         rewindConversation: values.conversation ?? false,
         force: values.force ?? false,
+        systemPrompt: values["system-prompt"],
+        appendSystemPrompt: values["append-system-prompt"],
+        addDirs: values["add-dir"] ?? [],
+        maxBudgetUsd: values["max-budget-usd"],
+        disallowedTools: [...(values["disallowed-tools"] ?? []), ...(values.disallowedTools ?? [])]
+            .flatMap((list) => list.split(/[\s,]+/))
+            .filter((name) => name.length > 0),
     };
     if (values.help) return { ok: true, args: { command: "help", print: false, ...permissions } };
     if (values.version)
@@ -100,6 +151,8 @@ export function parseCliArgs(argv: string[]): ArgsResult {
     const first = positionals[0];
     const subcommand = !values.print && first !== undefined ? SUBCOMMANDS[first] : undefined;
     const rest = subcommand ? positionals.slice(1) : positionals;
+    const typo = subcommand ? undefined : mistypedSubcommand(argv, positionals, values.print);
+    if (typo) return { ok: false, error: typo };
     const rewindFlag = ["to", "code", "conversation", "force"].find((f) => f in values);
     if (rewindFlag && subcommand !== "rewind")
         return { ok: false, error: `--${rewindFlag} is an option of north rewind` };
@@ -120,6 +173,67 @@ export function parseCliArgs(argv: string[]): ArgsResult {
     };
 }
 
+type OptionName = keyof typeof CLI_OPTIONS;
+
+function optionLabel(name: string, rawName: string): string {
+    return rawName.startsWith("--") ? `--${name}` : rawName;
+}
+
+/**
+ * Unknown options and options missing their value, in North's words (Node's
+ * own messages quote oddly and suggest nothing). Null when argv is well formed.
+ */
+function findOptionMisuse(argv: string[]): string | null {
+    const { tokens } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: false,
+        tokens: true,
+        options: CLI_OPTIONS,
+    });
+    const longNames = Object.keys(CLI_OPTIONS).map((name) => `--${name}`);
+    for (const token of tokens) {
+        if (token.kind !== "option") continue;
+        const label = optionLabel(token.name, token.rawName);
+        const known = CLI_OPTIONS[token.name as OptionName] as
+            (typeof CLI_OPTIONS)[OptionName] | undefined;
+        if (!known) {
+            const [closest] = token.rawName.startsWith("--")
+                ? closestMatches(token.rawName, longNames, 1)
+                : [];
+            return closest
+                ? `unknown option ${token.rawName} (did you mean ${closest}?)`
+                : `unknown option ${token.rawName} (see north --help)`;
+        }
+        if (known.type === "boolean" && token.inlineValue) return `${label} takes no value`;
+        if (known.type === "string") {
+            if (token.value === undefined) return `${label} needs a value`;
+            if (!token.inlineValue && token.value.startsWith("-")) {
+                return `${label} needs a value (got ${token.value}; write ${label}=${token.value} if that is the value)`;
+            }
+        }
+    }
+    return null;
+}
+
+/**
+ * `north modles`: a lone word one or two letters from a subcommand is a typo,
+ * not a prompt. After `--` it is sent as written.
+ */
+function mistypedSubcommand(
+    argv: string[],
+    positionals: string[],
+    print: boolean | undefined
+): string | null {
+    const [word] = positionals;
+    if (print || positionals.length !== 1 || !word || !/^[a-z]{3,}$/.test(word)) return null;
+    if (argv.includes("--")) return null;
+    const allowed = word.length > 5 ? 2 : 1;
+    const typo = SUBCOMMAND_NAMES.find((name) => levenshtein(word, name) <= allowed);
+    if (!typo) return null;
+    return `unknown command ${word} (did you mean north ${typo}? To send "${word}" as a prompt: north -- ${word})`;
+}
+
 export const HELP_TEXT = `North — a terminal AI coding agent
 
 Usage:
@@ -134,6 +248,7 @@ Usage:
   north rewind ID [--to N]      list a conversation's prompts; --to N restores the code and the
                                 conversation to before prompt N (--code or --conversation: only
                                 that; --force: also files changed since North changed them)
+  north completion SHELL        print a completion script for bash, zsh or fish
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit
@@ -151,9 +266,21 @@ Options:
       --allow-config-edits      with --allow-edits, also edits to protected configuration
                                 (.north/, .claude/, .mcp.json, .vscode/tasks.json, ...) (print mode)
       --allow-shell             run every command the model asks for (print mode)
-      --allowed-command CMD     run exactly this command string; repeatable (print mode)
+      --allowed-command CMD     run this command without asking; repeatable (print mode);
+                                "npm test" exactly, "npm test:*" any that start so
+      --disallowed-command CMD  never run commands this pattern covers; repeatable
       --trust                   use this project's hooks, MCP servers and standing approvals
                                 without asking (print mode; the chat asks once per project)
+      --sandbox                 run shell commands in an OS sandbox: writes only in the project,
+                                no network (bubblewrap on Linux, sandbox-exec on macOS)
+      --system-prompt TEXT      replace North's system prompt with TEXT
+      --append-system-prompt TEXT  add TEXT after North's system prompt
+      --add-dir DIR             let the tools read DIR too (and, with approval, write); repeatable
+      --disallowed-tools NAMES  never offer these tools (North's or Claude Code's names, such as
+                                Bash or Edit; comma or space separated; repeatable; also
+                                spelled --disallowedTools)
+      --max-budget-usd N        make no new model request once this session has cost N dollars
+                                (print mode: exit 1)
   -v, --version                 print the version
   -h, --help                    show this help
 
@@ -165,5 +292,6 @@ Environment:
   NORTH_DATA_DIR (~/.north)               conversations, costs, project profiles
   XDG_STATE_HOME (~/.local/state)         log at north/north.log
 
-Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error, 130 interrupted.
+Exit codes: 0 success, 1 runtime failure (or --max-budget-usd reached), 2 usage or
+configuration error, 130 interrupted (Ctrl+C), 143 terminated (SIGTERM).
 `;

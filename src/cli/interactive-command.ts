@@ -5,6 +5,7 @@ import { createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
+import { userAsksForSandbox } from "../tools/sandbox/policy";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { historyOf, restoredStateOf } from "./conversation-wiring";
@@ -113,7 +114,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     let handle: SessionHandle | null = null;
     let closed = false;
     // Starts loading now; it is compiled after the first frame is on screen.
-    const engine = import("./interactive-engine").then(
+    const engine = import("./engine-entry").then(
         async ({ startInteractiveSession, createTuiEngine, summarizeInventory }) => {
             handle = await startInteractiveSession(prepared, {
                 version,
@@ -158,7 +159,11 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         bridge,
         repoRoot,
         // A folder name can hold escape sequences too.
-        projectName: terminalSafeText(basename(repoRoot) || repoRoot),
+        projectName:
+            terminalSafeText(basename(repoRoot) || repoRoot) +
+            (userAsksForSandbox(prepared.sandbox, prepared.userMerged.sandbox)
+                ? " · sandboxed"
+                : ""),
         mode: flags.mode,
         altScreen: args.altScreen,
         colors,

@@ -1,5 +1,5 @@
 import { terminalSafeText } from "../util/terminal-text";
-import { HELP_TEXT, parseCliArgs } from "./args";
+import { CLI_OPTIONS, HELP_TEXT, SUBCOMMAND_NAMES, parseCliArgs } from "./args";
 
 declare const __NORTH_VERSION__: string;
 
@@ -10,7 +10,7 @@ declare const __NORTH_VERSION__: string;
 async function main(): Promise<number> {
     const parsed = parseCliArgs(process.argv.slice(2));
     if (!parsed.ok) {
-        process.stderr.write(`north: ${parsed.error}\nRun \`north --help\` for usage.\n`);
+        process.stderr.write(terminalSafeText(`north: ${parsed.error}\n`));
         return 2;
     }
     const { args } = parsed;
@@ -22,19 +22,27 @@ async function main(): Promise<number> {
             process.stdout.write(HELP_TEXT);
             return 0;
         case "models": {
-            const { runModelsCommand } = await import("./models-command");
+            const { runModelsCommand } = await import("./subcommands");
             return runModelsCommand();
         }
         case "list": {
-            const { runListCommand } = await import("./list-command");
+            const { runListCommand } = await import("./subcommands");
             return runListCommand(args);
         }
         case "doctor": {
-            const { runDoctorCommand } = await import("./doctor-command");
+            const { runDoctorCommand } = await import("./subcommands");
             return runDoctorCommand(args, __NORTH_VERSION__);
         }
+        case "completion": {
+            const { runCompletionCommand } = await import("./subcommands");
+            return runCompletionCommand(args, {
+                options: CLI_OPTIONS,
+                helpText: HELP_TEXT,
+                subcommands: SUBCOMMAND_NAMES,
+            });
+        }
         case "rewind": {
-            const { runRewindCommand } = await import("./rewind-command");
+            const { runRewindCommand } = await import("./subcommands");
             return runRewindCommand(args);
         }
         case "resume": {
@@ -53,7 +61,7 @@ async function main(): Promise<number> {
                 const { runInteractiveCommand } = await import("./interactive-command");
                 return runInteractiveCommand(args, __NORTH_VERSION__);
             }
-            const { runPrintCommand } = await import("./print-command");
+            const { runPrintCommand } = await import("./engine-entry");
             return runPrintCommand(args, __NORTH_VERSION__);
         }
     }

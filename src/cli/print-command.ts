@@ -3,6 +3,7 @@ import { fstatSync } from "node:fs";
 import * as z from "zod";
 import {
     EXIT,
+    type McpServerReport,
     OUTPUT_FORMATS,
     type OutputFormat,
     createBufferedSink,
@@ -10,8 +11,10 @@ import {
     exitCodeFor,
 } from "../headless/print-mode";
 import { terminalSafeText } from "../util/terminal-text";
+import type { McpManager, McpServerState } from "../tools/mcp/manager";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
+import { attachMentionedFiles } from "../headless/print-attachments";
 import { createProfileStore } from "../storage/profile";
 import { dataDir } from "../storage/paths";
 import { resolveReadyModel } from "./model-selection";
@@ -22,12 +25,43 @@ import { summarizeInventory } from "./project-trust";
 
 const MCP_STARTUP_WAIT_MS = 10_000;
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
+/** 128 + the signal's number, as shells report it. */
+const SIGNAL_ENDINGS: Record<StopSignal, { code: number; reason: string }> = {
+    SIGINT: { code: EXIT.interrupted, reason: "cancelled by the user" },
+    SIGTERM: { code: EXIT.terminated, reason: "terminated (SIGTERM)" },
+    SIGHUP: { code: EXIT.hangup, reason: "terminated: the terminal went away (SIGHUP)" },
+};
+
+const MCP_STATUS: Record<McpServerState, McpServerReport["status"]> = {
+    ready: "connected",
+    starting: "pending",
+    failed: "failed",
+    stopped: "stopped",
+};
+
+function mcpReports(mcp: McpManager): McpServerReport[] {
+    return mcp.status().map((server) => ({
+        name: server.name,
+        status: MCP_STATUS[server.state],
+        ...(server.error ? { error: server.error } : {}),
+    }));
+}
+
 function usageError(message: string): number {
     process.stderr.write(terminalSafeText(`north: ${message}\n`));
     return EXIT.usage;
 }
 
-/** Reads a piped or redirected stdin; a terminal or /dev/null gives nothing. */
+/** How long a piped stdin may stay silent before North says it is waiting for it. */
+const STDIN_NOTICE_MS = 3_000;
+
+/**
+ * Reads a piped or redirected stdin; a terminal or /dev/null gives nothing.
+ * A pipe that stays silent gets one notice, so `sleep 8 | north -p hi` does
+ * not look hung.
+ */
 async function readPipedStdin(): Promise<string> {
     if (process.stdin.isTTY) return "";
     try {
@@ -37,7 +71,20 @@ async function readPipedStdin(): Promise<string> {
         return "";
     }
     const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const notice = setTimeout(() => {
+        process.stderr.write(
+            "north: waiting for stdin… (the prompt is read from the pipe until it closes; add < /dev/null to read nothing)\n"
+        );
+    }, STDIN_NOTICE_MS);
+    notice.unref();
+    try {
+        for await (const chunk of process.stdin) {
+            clearTimeout(notice);
+            chunks.push(chunk as Buffer);
+        }
+    } finally {
+        clearTimeout(notice);
+    }
     return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -68,6 +115,11 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         void process.stderr.write(terminalSafeText(`north: warning: ${message}\n`));
     const prepared = prepareSession(args, warn);
     if (!prepared.ok) return usageError(prepared.error);
+    if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
+        return usageError(
+            `--max-budget-usd needs a model with a known price; ${prepared.model.id} has none (see north models)`
+        );
+    }
 
     const piped = await readPipedStdin();
     const prompt = [args.prompt, piped.trim()].filter((p) => p && p.trim().length > 0).join("\n\n");
@@ -100,11 +152,21 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     });
     const { session, sessionId, logger } = handle;
     // Print mode has one prompt: give MCP servers a bounded moment so their tools are offered.
-    if (handle.extensions.mcp) {
+    const mcp = handle.extensions.mcp;
+    if (mcp) {
         await Promise.race([
-            handle.extensions.mcp.settled(),
+            mcp.settled(),
             new Promise((resolve) => setTimeout(resolve, MCP_STARTUP_WAIT_MS).unref()),
         ]);
+        for (const server of mcpReports(mcp)) {
+            if (server.status === "failed") {
+                warn(`MCP server "${server.name}" failed: ${server.error ?? "unknown error"}`);
+            } else if (server.status === "pending") {
+                warn(
+                    `MCP server "${server.name}" is not ready after ${MCP_STARTUP_WAIT_MS / 1000} s; its tools are not offered yet`
+                );
+            }
+        }
     }
 
     let stdoutBroken = false;
@@ -123,19 +185,20 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         stdout,
         stderr,
         progress: format === "text" && process.stderr.isTTY === true,
+        mcpServers: () => (mcp ? mcpReports(mcp) : []),
     });
     session.subscribe((event) => renderer.onEvent(event));
 
     const controller = new AbortController();
     let interrupts = 0;
-    const onSigint = (): void => {
+    let stoppedBy: StopSignal | undefined;
+    const onSignal = (signal: NodeJS.Signals): void => {
         interrupts++;
-        if (interrupts > 1) process.exit(EXIT.interrupted);
+        stoppedBy ??= signal as StopSignal;
+        if (interrupts > 1) process.exit(SIGNAL_ENDINGS[stoppedBy].code);
         controller.abort();
     };
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigint);
-    process.on("SIGHUP", onSigint);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
     // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
     let runMode = mode;
@@ -152,6 +215,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         models: () => prepared.catalogue.models,
         setMode: (next) => (runMode = next),
         signal: () => controller.signal,
+        customCommands: handle.extensions.customCommands,
     });
     if (failed || !remainingText) {
         stdout.flush();
@@ -160,21 +224,39 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         return failed ? EXIT.usage : EXIT.ok;
     }
 
+    // `@path` mentions attach files as the chat's picker does; the chat's outline too.
+    const attachments = await attachMentionedFiles(
+        handle.repoRoot,
+        remainingText,
+        async () => {
+            const { outlineOf } = await import("../ui/attachment-outline");
+            return outlineOf;
+        },
+        {
+            readDenial: (absPath) => handle.readDenial(absPath),
+            onDenied: (path, rule) =>
+                warn(`not attached: reading ${path} is denied by the permission rule ${rule}`),
+        }
+    );
+    if (attachments.missing.length > 0) {
+        warn(`not attached (missing or unreadable): ${attachments.missing.join(", ")}`);
+    }
     // Shown as the prompt when the conversation is resumed in the chat.
-    handle.recordView({ type: "user", text: remainingText, attachments: [] });
+    handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
     // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
     const result = await session.run(remainingText, {
         mode: runMode,
         signal: controller.signal,
         maxTurns,
         planOnly: runMode === "plan",
+        attachedContext: attachments.context,
     });
     await handle.closeAsync();
-    renderer.finish(result);
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
-    process.off("SIGHUP", onSigint);
+    // A signal's own words and exit code: kill (SIGTERM) is not the user's Ctrl+C.
+    const ending = stoppedBy && result.subtype === "cancelled" ? SIGNAL_ENDINGS[stoppedBy] : null;
+    renderer.finish(ending ? { ...result, error: ending.reason } : result);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
     logger.info("app_exit", { subtype: result.subtype, numTurns: result.numTurns });
     logger.flush();
-    return exitCodeFor(result);
+    return ending ? ending.code : exitCodeFor(result);
 }

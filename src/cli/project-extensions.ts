@@ -19,6 +19,7 @@ import {
 import type { McpManager } from "../tools/mcp/manager";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
+import { nodeFetch } from "../providers/node-fetch";
 import type { ProjectTrustDecision } from "./project-trust";
 
 /** What a project and the user's setup bring beyond the built-in tools. */
@@ -111,7 +112,6 @@ export async function loadProjectExtensions(
     if (servers.servers.length > 0) {
         // The SDK is large: load it only when some server is configured.
         const { createMcpManager } = await import("../tools/mcp/manager");
-        const { nodeFetch } = await import("../providers/node-fetch");
         mcp = createMcpManager(servers.servers, {
             clientName: "north",
             version: options.version,

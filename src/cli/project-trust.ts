@@ -93,6 +93,10 @@ function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): Trust
         if (settings.editsAutoAccept === true) add("applies every edit without review");
         for (const command of settings.allowedCommands ?? [])
             add(`runs without asking: ${command}`);
+        // Deny and ask rules only take permissions away; they hold without trust.
+        const allows = settings.permissions?.allow;
+        for (const rule of Array.isArray(allows) ? (allows as unknown[]) : [])
+            add(`allows without asking: ${typeof rule === "string" ? rule : JSON.stringify(rule)}`);
     }
     return items;
 }

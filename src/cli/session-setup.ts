@@ -12,6 +12,8 @@ import { type SettingsLayer, loadUserSettings, mergeLayers } from "../storage/se
 import type { CliArgs } from "./args";
 import { type ResumeTarget, openForResume } from "./conversation-wiring";
 import { resolveModelFromConfig } from "./model-selection";
+import { type ScriptFlags, checkScriptFlags } from "./script-flags";
+import { type CommandPatternFlags, checkCommandPatternFlags } from "./permission-wiring";
 
 /**
  * What print mode and the interactive TUI share, first part: flag checks,
@@ -52,6 +54,12 @@ export interface PreparedSession {
     userSettings: SettingsLayer[];
     /** Those files merged (model selection, theme, mouse). */
     userMerged: ReturnType<typeof mergeLayers>;
+    /** `--system-prompt`, `--append-system-prompt`, `--max-budget-usd`, `--disallowed-tools`. */
+    script: ScriptFlags;
+    /** `--sandbox`: commands run in the OS sandbox whatever the settings say. */
+    sandbox: boolean;
+    /** `--allowed-command` / `--disallowed-command` patterns, checked. */
+    commandFlags: CommandPatternFlags;
 }
 
 /**
@@ -63,6 +71,10 @@ export function prepareSession(
     args: CliArgs,
     warn: (message: string) => void
 ): Checked<PreparedSession> {
+    const commandFlags = checkCommandPatternFlags(args);
+    if (!commandFlags.ok) return commandFlags;
+    const script = checkScriptFlags(args);
+    if (!script.ok) return script;
     const store = createConversationStore(join(dataDir(), "conversations"));
     let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
     if (args.forkSession && args.resume === undefined && !args.continue) {
@@ -111,5 +123,8 @@ export function prepareSession(
         catalogue: selection.catalogue,
         userSettings: user.layers,
         userMerged,
+        script,
+        sandbox: args.sandbox,
+        commandFlags: { allow: commandFlags.allow, deny: commandFlags.deny },
     };
 }

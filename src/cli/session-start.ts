@@ -15,7 +15,7 @@ import { type LogLevel, type Logger, createFileLogger } from "../storage/logger"
 import { secretEnvNames } from "../util/child-env";
 import { dataDir, logFilePath } from "../storage/paths";
 import { createProjectApprovalSettings } from "../storage/project-settings";
-import { resolveSettings } from "../storage/settings/load";
+import { parseProjectLayers, resolveSettings } from "../storage/settings/load";
 import { createTrustStore } from "../storage/trust";
 import {
     type ViewRecorder,
@@ -30,13 +30,18 @@ import {
     restoredUsage,
 } from "./conversation-wiring";
 import type { SwitchResult } from "../commands/host";
+import type { PermissionListing } from "../commands/types";
 import { type SessionCosts, createSessionCosts } from "../agent/session-costs";
 import { createCheckpointStore } from "../storage/checkpoints";
 import { conversationCheckpoints } from "./checkpoint-wiring";
 import type { PreparedSession } from "./session-setup";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { type TrustDecider, settleProjectTrust } from "./project-trust";
+import { listPermissions, loadSessionPermissions, withPermissionRules } from "./permission-wiring";
+import { createSessionSandbox } from "./sandbox-setting";
 import { createConversationToolset } from "./toolset";
+import { addedDirsNote, withoutTools } from "./script-flags";
+import { setAddedRoots } from "../tools/path-guard";
 
 /**
  * What print mode and the interactive TUI share, second part: the session
@@ -64,6 +69,10 @@ export interface SessionHandle {
     providerFor(model: ModelInfo): Promise<Provider>;
     /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
     extensions: ProjectExtensions;
+    /** The permission rules in force and their sources (`/permissions`). */
+    permissions(): PermissionListing;
+    /** The `Read(...)` deny rule covering an absolute path, if any. */
+    readDenial(absPath: string): string | undefined;
     costs: {
         /** What this conversation cost, per model (a resumed one's earlier spend included). */
         readonly session: SessionCosts;
@@ -197,8 +206,24 @@ export async function startSession(
         warn,
         hiddenEnv,
     });
-    const toolset = createConversationToolset(repoRoot, extensions.extraTools, { hiddenEnv });
-    const tools = withMcpTools(toolset.registry, extensions.mcp);
+    const sandbox = createSessionSandbox(settings.layers, prepared.sandbox, warn);
+    const toolset = createConversationToolset(repoRoot, extensions.extraTools, {
+        hiddenEnv,
+        sandbox,
+    });
+    // Before any tool runs: paths in these directories pass the same checks as the project's.
+    setAddedRoots(repoRoot, prepared.script.addDirs);
+    const appendSystemPrompt = [
+        addedDirsNote(prepared.script.addDirs),
+        prepared.script.appendSystemPrompt,
+    ]
+        .filter(Boolean)
+        .join("\n\n");
+    const tools = withoutTools(
+        withMcpTools(toolset.registry, extensions.mcp),
+        prepared.script.disallowedTools,
+        warn
+    );
     // One provider per provider id, so a model switch can change provider mid-conversation.
 
     const providerFor = (wanted: ModelInfo): Promise<Provider> => {
@@ -251,9 +276,27 @@ export async function startSession(
         return costs;
     };
 
+    // Deny and ask rules only take permissions away: an untrusted project's still count.
+    const permissions = loadSessionPermissions({
+        repoRoot,
+        layers: settings.layers,
+        untrustedProjectLayers: trust.trusted
+            ? undefined
+            : parseProjectLayers(repoRoot, trust.snapshot.files).layers,
+        isTrustedNow: () => trust.live.isTrustedNow(),
+        tools: tools.list(),
+        flags: prepared.commandFlags,
+    });
+    permissions.warnings.forEach((w) => warn(w));
     // One set for every conversation of this process, so "always" answers carry over.
+    const projectApprovals = createProjectApprovalSettings(
+        repoRoot,
+        trust.live,
+        settings.approvals,
+        warn
+    );
     const approvalSettings = options.approvalSettings(
-        createProjectApprovalSettings(repoRoot, trust.live, settings.approvals, warn)
+        withPermissionRules(repoRoot, projectApprovals, permissions)
     );
     let context = extensions.context;
     const checkpointStore = createCheckpointStore();
@@ -281,6 +324,9 @@ export async function startSession(
             context,
             hookSettings: extensions.hookSettings,
             hiddenEnv,
+            systemPrompt: prepared.script.systemPrompt,
+            appendSystemPrompt: appendSystemPrompt || undefined,
+            maxBudgetUsd: prepared.script.maxBudgetUsd,
             usageSink: (update) => {
                 record(update);
                 usageLog?.(update);
@@ -366,6 +412,8 @@ export async function startSession(
         tools,
         providerFor,
         extensions,
+        permissions: () => listPermissions(permissions, projectApprovals.sessionCommands),
+        readDenial: (absPath) => permissions.rules.readDenial(absPath),
         costs: {
             get session() {
                 return sessionCosts;

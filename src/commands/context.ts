@@ -183,5 +183,6 @@ export function createCommandContext(front: CommandFront): CommandContext {
         },
         mcpServers: () => loaded?.mcpServers() ?? [],
         skills: () => loaded?.skills() ?? [],
+        permissions: () => loaded?.permissions() ?? { rules: [], notes: [] },
     };
 }

@@ -20,7 +20,13 @@ import type { McpServerStatus } from "../tools/mcp/manager";
 import { age, oneLine } from "../util/short-text";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
 import { forkConversation, rewindConversation, rewindPointsOf } from "./host-rewind";
-import type { CommandResult, PickerOption, RewindPoints, RewindRequest } from "./types";
+import type {
+    CommandResult,
+    PermissionListing,
+    PickerOption,
+    RewindPoints,
+    RewindRequest,
+} from "./types";
 
 export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
 
@@ -47,6 +53,10 @@ export interface HostEngine {
         record: NonNullable<SessionOptions["usageSink"]>;
     };
     setProfile(profile: string): void;
+    /** The permission rules in force, with their sources; absent: none. */
+    permissions?(): PermissionListing;
+    /** The `Read(...)` deny rule covering an absolute path (`@` attachments); absent: none. */
+    readDenial?(absPath: string): string | undefined;
     newConversation(): { warnings: string[] };
     resumeConversation(id: string): SwitchResult;
     forkConversation(beforeEntryId?: string): SwitchResult;
@@ -98,6 +108,9 @@ export interface CommandHost {
     fork(promptNumber?: number): Promise<ForkResult>;
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     skills(): Array<{ name: string; description: string }>;
+    permissions(): PermissionListing;
+    /** The `Read(...)` deny rule covering an absolute path, if any. */
+    readDenial(absPath: string): string | undefined;
     /** Runs project learning with read-only tools, saves the profile and uses it from now on. */
     learn(
         signal: AbortSignal,
@@ -230,6 +243,8 @@ export function createCommandHost(engine: HostEngine, deps: CommandHostDeps): Co
                 tools: s.toolNames,
             })),
         skills: () => engine.extensions.skills,
+        permissions: () => engine.permissions?.() ?? { rules: [], notes: [] },
+        readDenial: (absPath) => engine.readDenial?.(absPath),
 
         async learn(signal, onProgress) {
             deps.profiles.clearDeclined();

@@ -8,6 +8,7 @@ import { mcpCommand } from "./commands/mcp";
 import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
+import { permissionsCommand } from "./commands/permissions";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
 import { rewindCommand } from "./commands/rewind";
@@ -37,6 +38,7 @@ export const BUILTIN_COMMANDS = [
     exportCommand,
     mcpCommand,
     skillsCommand,
+    permissionsCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

@@ -89,6 +89,25 @@ export interface CommandContext {
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     /** Skills the model can load. */
     skills(): Array<{ name: string; description: string }>;
+    /** The permission rules in force and where each comes from. */
+    permissions(): PermissionListing;
+}
+
+/** The permission rules of a session, for `/permissions`. */
+export interface PermissionListing {
+    rules: Array<{
+        kind: "allow" | "deny" | "ask";
+        /** As written: `Bash(npm test:*)`. */
+        text: string;
+        /** A settings file's path, a flag, or "this session". */
+        source: string;
+        /** False for a rule that does not count now (its project is no longer trusted). */
+        inForce: boolean;
+        /** "exact" (an allowedCommands entry), or why the rule matches nothing. */
+        note?: string;
+    }>;
+    /** Why some rules do not count (an untrusted project's allow rules). */
+    notes: string[];
 }
 
 export interface CommandDefinition {

@@ -8,7 +8,10 @@ export interface PrintPermissionFlags {
     allowConfigEdits: boolean;
     /** `--allow-shell`: run every command. */
     allowShell: boolean;
-    /** `--allowed-command CMD` (repeatable): run exactly these strings. */
+    /**
+     * `--allowed-command CMD` (repeatable): these exact strings run; as
+     * patterns (`npm test:*`) they are allow rules of the session already.
+     */
     allowedCommands: string[];
 }
 
@@ -31,10 +34,18 @@ export function createPrintApprovalSettings(
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
         enableEditsAutoAccept: () => {},
         areProtectedEditsAllowed: () => flags.allowEdits && flags.allowConfigEdits,
+        permissionRules: project.permissionRules,
     };
 }
 
 function denialFor(request: ApprovalRequest): string {
+    if (request.askRule !== undefined) {
+        const what =
+            request.kind === "shell"
+                ? `\`${request.command ?? request.summary}\``
+                : request.summary;
+        return `${what} needs the user's approval because of the permission rule ${request.askRule}, and print mode cannot ask, so it was not done. Tell the user what you wanted to do and why.`;
+    }
     if (request.kind === "shell") {
         return `print mode cannot ask before running commands, so \`${request.command ?? ""}\` was not run. The user can allow it with --allowed-command "${request.command ?? ""}" or allow every command with --allow-shell; tell them what you wanted to run and why.`;
     }

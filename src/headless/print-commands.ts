@@ -7,6 +7,8 @@
 import { type CommandFront, createCommandContext } from "../commands/context";
 import type { CommandHost } from "../commands/host";
 import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
+import type { CommandDefinition } from "../commands/types";
+import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
 import { terminalSafeText } from "../util/terminal-text";
 import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
 
@@ -18,6 +20,19 @@ export interface PrintCommandsOptions extends Omit<
     format: OutputFormat;
     stdout: OutputSink;
     stderr: OutputSink;
+    /** The project's and user's Markdown commands: expanded into the prompt, as the chat does. */
+    customCommands?: readonly CustomCommand[];
+}
+
+/** A custom command in the registry: running it only says so; its prompt is expanded after. */
+function customDefinition(command: CustomCommand): CommandDefinition {
+    return {
+        name: command.name,
+        description: command.description || "custom command",
+        usage: `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`,
+        maxPositional: Number.POSITIVE_INFINITY,
+        execute: async () => ({ message: `Sent the prompt of ${command.file}` }),
+    };
 }
 
 /**
@@ -29,11 +44,24 @@ export async function runPrintCommands(
     input: string,
     options: PrintCommandsOptions
 ): Promise<{ remainingText: string; failed: boolean }> {
-    const { host, format, stdout, stderr, ...front } = options;
+    const { host, format, stdout, stderr, customCommands = [], ...front } = options;
     const registry = createCommandRegistryWithAllCommands();
+    const customs = new Map<string, CustomCommand>();
+    for (const command of customCommands) {
+        // A built-in keeps its name, as in the chat.
+        if (registry.get(command.name) || customs.has(command.name)) continue;
+        customs.set(command.name, command);
+        registry.register(customDefinition(command));
+    }
     const context = createCommandContext({ ...front, host, registry });
     const { executed, remainingText } = await runCommandsInInput(input, registry, context);
+    const prompts: string[] = [];
     for (const command of executed) {
+        const custom = customs.get(command.name);
+        if (custom && !command.result.isError) {
+            prompts.push(expandCustomCommand(custom, command.input.slice(command.name.length + 1)));
+            continue;
+        }
         const text = command.input.trim();
         if (format === "stream-json") {
             stdout.write(
@@ -48,7 +76,8 @@ export async function runPrintCommands(
         }
         const mark = command.result.isError ? "✗" : "⚙";
         const line = terminalSafeText(`${mark} ${text}: ${command.result.message}\n`);
-        (remainingText ? stderr : stdout).write(line);
+        (remainingText || prompts.length > 0 ? stderr : stdout).write(line);
     }
-    return { remainingText, failed: executed.some((c) => c.result.isError) };
+    if (remainingText.trim() !== "") prompts.push(remainingText);
+    return { remainingText: prompts.join("\n\n"), failed: executed.some((c) => c.result.isError) };
 }

@@ -10,7 +10,14 @@ export interface OutputSink {
 }
 
 /** Process exit codes of print mode. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+export const EXIT = {
+    ok: 0,
+    failure: 1,
+    usage: 2,
+    hangup: 129,
+    interrupted: 130,
+    terminated: 143,
+} as const;
 
 export function exitCodeFor(result: RunResult): number {
     if (result.subtype === "success") return EXIT.ok;
@@ -157,6 +164,13 @@ export interface PrintRenderer {
     finish(result: RunResult): void;
 }
 
+/** One MCP server in stream-json's `init` line, in Claude Code's words. */
+export interface McpServerReport {
+    name: string;
+    status: "connected" | "pending" | "failed" | "stopped";
+    error?: string;
+}
+
 export interface PrintRendererOptions {
     format: OutputFormat;
     sessionId: string;
@@ -164,6 +178,8 @@ export interface PrintRendererOptions {
     stderr: OutputSink;
     /** Show tool progress on stderr (text mode on a terminal). */
     progress: boolean;
+    /** The MCP servers as the run starts, for the `init` line. */
+    mcpServers?: () => McpServerReport[];
 }
 
 /**
@@ -183,7 +199,10 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
         onEvent(event) {
             if (format === "stream-json") {
                 if (event.type === "run_end") return;
-                const line = streamJsonLine(event, sessionId);
+                let line = streamJsonLine(event, sessionId);
+                if (line && event.type === "run_start") {
+                    line = { ...line, mcp_servers: options.mcpServers?.() ?? [] };
+                }
                 if (line) stdout.write(jsonLine(line));
                 return;
             }

@@ -78,11 +78,20 @@ export function renderAttachedFiles(files: readonly AttachedFile[]): string {
     return parts.join("\n\n");
 }
 
-/** Reads the files, skipping any that are missing, binary, or lead outside the project. */
+/** Permission rules over attachments: a file a `Read(...)` rule denies is never attached. */
+export interface AttachmentRules {
+    /** The deny rule covering an absolute path, if any. */
+    readDenial?: (absPath: string) => string | undefined;
+    /** Told of each file left out because of a rule. */
+    onDenied?: (path: string, rule: string) => void;
+}
+
+/** Reads the files, skipping any that are missing, binary, denied, or lead outside the project. */
 export async function loadAttachments(
     repoRoot: string,
     paths: readonly string[],
-    outlineOf?: OutlineOf
+    outlineOf?: OutlineOf,
+    rules: AttachmentRules = {}
 ): Promise<AttachedFile[]> {
     const root = await realpath(repoRoot);
     const files: AttachedFile[] = [];
@@ -91,6 +100,11 @@ export async function loadAttachments(
             const real = await realpath(resolve(root, path));
             const rel = relative(root, real);
             if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+            const rule = rules.readDenial?.(resolve(root, path)) ?? rules.readDenial?.(real);
+            if (rule !== undefined) {
+                rules.onDenied?.(path, rule);
+                continue;
+            }
             const buffer = await readFile(real);
             if (buffer.subarray(0, 8000).includes(0)) continue;
             const text = buffer.toString("utf8");

@@ -3,7 +3,9 @@
  * only sees the shapes from `./types`.
  */
 
-import Anthropic from "@anthropic-ai/sdk";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import * as sdkErrors from "@anthropic-ai/sdk/error";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import type {
     ContentBlockParam,
     MessageCreateParamsStreaming,
@@ -37,8 +39,12 @@ const LABEL = "Anthropic API";
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
-    let client: Anthropic | undefined;
-    const getClient = (): Anthropic => (client ??= new Anthropic(sdkClientOptions(endpoint)));
+    let client: Messages | undefined;
+    // The base client with only the Messages resource: the full client's other
+    // resources (beta, files, tool runners...) are two thirds of the SDK's code,
+    // compiled on every run.
+    const getClient = (): Messages =>
+        (client ??= new Messages(new BaseAnthropic(sdkClientOptions(endpoint))));
     return {
         api: "anthropic",
         stream: (request, signal) => streamMessages(getClient, request, signal),
@@ -46,16 +52,16 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
 }
 
 function streamMessages(
-    getClient: () => Anthropic,
+    getClient: () => Messages,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
-    const ctx: ClassifyContext = { label: LABEL, sdk: Anthropic, signal };
+    const ctx: ClassifyContext = { label: LABEL, sdk: sdkErrors, signal };
     return streamSse<RawMessageStreamEvent>({
         label: LABEL,
         signal,
-        send: () => getClient().messages.create(buildParams(request), { signal }).asResponse(),
+        send: () => getClient().create(buildParams(request), { signal }).asResponse(),
         state: {
             blocks: state.blocks,
             usage: state.usage,

@@ -21,7 +21,16 @@ import { type ProjectTrust, readProjectConfig } from "./trust";
 
 /** One "always" answer, as saved in the local settings file. */
 export type ApprovalChoice =
-    { allowCommand: string } | { editsAutoAccept: true } | { shellAutoApprove: true };
+    | { allowCommand: string }
+    /** A permission rule for `permissions.allow`: `Bash(npm test:*)`. */
+    | { allowRule: string }
+    | { editsAutoAccept: true }
+    | { shellAutoApprove: true };
+
+function appendUnique(list: unknown, item: string): unknown[] | null {
+    const current = Array.isArray(list) ? (list as unknown[]) : [];
+    return current.includes(item) ? null : [...current, item];
+}
 
 function readObject(path: string): Record<string, unknown> {
     let text: string;
@@ -73,9 +82,19 @@ export function saveApprovalChoice(repoRoot: string, choice: ApprovalChoice): vo
     withFileLock(path, () => {
         const settings = readObject(path);
         if ("allowCommand" in choice) {
-            const current = Array.isArray(settings.allowedCommands) ? settings.allowedCommands : [];
-            if (current.includes(choice.allowCommand)) return;
-            settings.allowedCommands = [...current, choice.allowCommand];
+            const next = appendUnique(settings.allowedCommands, choice.allowCommand);
+            if (next === null) return;
+            settings.allowedCommands = next;
+        } else if ("allowRule" in choice) {
+            const permissions =
+                typeof settings.permissions === "object" &&
+                settings.permissions !== null &&
+                !Array.isArray(settings.permissions)
+                    ? (settings.permissions as Record<string, unknown>)
+                    : {};
+            const next = appendUnique(permissions.allow, choice.allowRule);
+            if (next === null) return;
+            settings.permissions = { ...permissions, allow: next };
         } else Object.assign(settings, choice);
         let mode = 0o644;
         try {
@@ -117,14 +136,16 @@ export function createProjectApprovalSettings(
     const sessionAllowed = new Set<string>();
     let sessionShellAuto = false;
     let sessionEditsAuto = false;
-    const persist = (choice: ApprovalChoice): void => {
+    const persist = (choice: ApprovalChoice): boolean => {
         try {
             const saved = trust.recordOwnWrite(() => saveApprovalChoice(repoRoot, choice));
-            if (!saved) return;
+            if (!saved) return false;
             if ("allowCommand" in choice) standing.allowedCommands.push(choice.allowCommand);
-            else Object.assign(standing, choice);
+            else if (!("allowRule" in choice)) Object.assign(standing, choice);
+            return true;
         } catch (error) {
             warn(`this answer holds for this session only: ${(error as Error).message}`);
+            return false;
         }
     };
     const trusted = (): boolean => trust.isTrustedNow();
@@ -137,6 +158,13 @@ export function createProjectApprovalSettings(
             sessionAllowed.add(command);
             persist({ allowCommand: command });
         },
+        /** Exact commands allowed by an "always" answer of this session. */
+        sessionCommands: (): string[] => [...sessionAllowed],
+        /**
+         * Saves a permission rule the user chose ("always" with a prefix);
+         * true when it reached the local settings file.
+         */
+        saveAllowRule: (rule: string): boolean => persist({ allowRule: rule }),
         enableShellAutoApprove: () => {
             sessionShellAuto = true;
             persist({ shellAutoApprove: true });

@@ -8,6 +8,7 @@ import path from "node:path";
 import * as z from "zod";
 import { walkFiles } from "../util/ignore-walk";
 import { type LanguageCategory, languageOf } from "./structure/language";
+import { isReadableRel } from "./read-denial";
 import { looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
@@ -122,7 +123,7 @@ export function createDetectLanguagesTool(): ToolDefinition<DetectLanguagesInput
                     sliceStart = performance.now();
                 }
                 const language = languageOf(rel);
-                if (!language || GENERATED.test(rel)) {
+                if (!language || GENERATED.test(rel) || !isReadableRel(ctx, rel)) {
                     skipped++;
                     continue;
                 }

@@ -6,6 +6,7 @@
 import picomatch from "picomatch";
 import * as z from "zod";
 import { collectFiles } from "../util/ignore-walk";
+import { isReadableRel } from "./read-denial";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { asRecord, str } from "./display-text";
 import { digestNote, isRecord } from "./digest-text";
@@ -112,6 +113,7 @@ export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesR
             const files: string[] = [];
             let totalMatches = 0;
             for (const rel of all) {
+                if (!isReadableRel(ctx, rel)) continue;
                 if (!isMatch(byName ? rel.slice(rel.lastIndexOf("/") + 1) : rel)) continue;
                 totalMatches++;
                 if (files.length < args.limit) files.push(rel);

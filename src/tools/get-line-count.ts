@@ -6,6 +6,7 @@
 import { promises as fs } from "node:fs";
 import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
+import { refuseDeniedRead } from "./read-denial";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 import { fileTitle } from "./display-text";
@@ -71,6 +72,8 @@ export function createGetLineCountTool(): ToolDefinition<GetLineCountInput, Line
             const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
             if (!resolved.ok) return resolved;
             const { relPath, realPath } = resolved.data;
+            const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);
+            if (refused) return refused;
             let handle: fs.FileHandle;
             try {
                 const stat = await fs.stat(realPath);

@@ -10,6 +10,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
+import { isReadableRel } from "./read-denial";
 import { languageOf } from "./structure/language";
 import { type ToolContext, type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
@@ -173,7 +174,11 @@ async function fromGit(
     let qualified = 0;
     for (const [rel, stats] of ranked) {
         if (ctx.signal.aborted) break;
-        if (!isFile(path.join(ctx.repoRoot, rel)) || (await matcher.isIgnored(rel, false)))
+        if (
+            !isReadableRel(ctx, rel) ||
+            !isFile(path.join(ctx.repoRoot, rel)) ||
+            (await matcher.isIgnored(rel, false))
+        )
             continue;
         qualified++;
         if (out.length < limit) {
@@ -201,6 +206,7 @@ async function fromModifiedTimes(
     })) {
         const category = languageOf(rel)?.category;
         if (category !== "code" && category !== "markup") continue;
+        if (!isReadableRel(ctx, rel)) continue;
         const stat = isFile(path.join(ctx.repoRoot, rel));
         if (stat) found.push({ path: rel, mtimeMs: stat.mtimeMs });
     }

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { listDirectoryEntries } from "../util/ignore-walk";
+import { isReadableRel } from "./read-denial";
 import { type ToolDefinition, type ToolResult, toolOk } from "./types";
 import { asRecord, plural } from "./display-text";
 import { ROOT_MAX_ENTRIES } from "./limits";
@@ -42,7 +43,9 @@ export function createListRootTool(): ToolDefinition<ListRootInput, ListRootResu
         },
         hookAliases: ["LS"],
         async execute(_args, ctx): Promise<ToolResult<ListRootResult>> {
-            const listed = await listDirectoryEntries(ctx.repoRoot);
+            const listed = (await listDirectoryEntries(ctx.repoRoot)).filter((e) =>
+                isReadableRel(ctx, e.name)
+            );
             const dirs = listed.filter((e) => e.isDir && !e.isSymlink).map((e) => `${e.name}/`);
             const files = listed.filter((e) => !e.isDir && !e.isSymlink).map((e) => e.name);
             const links = listed.filter((e) => e.isSymlink).map((e) => `${e.name}@`);

@@ -24,6 +24,22 @@ export interface ResolveOptions {
     mustExist: boolean;
 }
 
+/**
+ * `--add-dir`: directories outside the project that paths may also lead into,
+ * per project root (absolute and symlink-resolved). A path in one is judged
+ * exactly like a path in the project, symlinks included; set once at start.
+ */
+const addedRoots = new Map<string, readonly string[]>();
+
+export function setAddedRoots(repoRoot: string, dirs: readonly string[]): void {
+    if (dirs.length === 0) addedRoots.delete(repoRoot);
+    else addedRoots.set(repoRoot, [...dirs]);
+}
+
+export function addedRootsOf(repoRoot: string): readonly string[] {
+    return addedRoots.get(repoRoot) ?? [];
+}
+
 /** True when `target` is `root` or lies below it (both absolute and normalized). */
 export function isInside(root: string, target: string): boolean {
     if (target === root) return true;
@@ -36,11 +52,11 @@ function toRel(root: string, abs: string): string {
     return rel === "" ? "." : rel.split(path.sep).join("/");
 }
 
-function outside(userPath: string, detail: string): ToolResult<never> {
-    return toolError(
-        "path_outside_repo",
-        `Path "${userPath}" ${detail}. Paths must stay inside the project; use a path relative to the project root.`
-    );
+function outside(userPath: string, detail: string, added: boolean): ToolResult<never> {
+    const rule = added
+        ? "Paths must stay inside the project or a directory added with --add-dir; use a path relative to the project root, or an absolute path in an added directory."
+        : "Paths must stay inside the project; use a path relative to the project root.";
+    return toolError("path_outside_repo", `Path "${userPath}" ${detail}. ${rule}`);
 }
 
 /** The `code` of an fs error (ENOENT, ...), if it has one. */
@@ -69,18 +85,27 @@ export async function resolveSafePath(
     if (userPath.includes("\0")) {
         return toolError("invalid_path", `Path ${JSON.stringify(userPath)} contains a NUL byte.`);
     }
+    const added = addedRootsOf(repoRoot);
+    const roots = [repoRoot, ...added];
+    const allowed = (target: string): boolean => roots.some((r) => isInside(r, target));
+    const viaLink = (): ToolResult<never> =>
+        outside(
+            userPath,
+            `goes through a symbolic link that points outside the project${added.length > 0 ? " and the added directories" : ""}`,
+            added.length > 0
+        );
     const absPath = path.resolve(repoRoot, userPath);
-    if (!isInside(repoRoot, absPath)) return outside(userPath, "is outside the project root");
+    // The root the path lies in: the project first, then the added directories.
+    const root = roots.find((r) => isInside(r, absPath));
+    if (root === undefined) {
+        const detail = `is outside the project root${added.length > 0 ? " and the added directories" : ""}`;
+        return outside(userPath, detail, added.length > 0);
+    }
     const relPath = toRel(repoRoot, absPath);
 
     try {
         const realPath = await fs.realpath(absPath);
-        if (!isInside(repoRoot, realPath)) {
-            return outside(
-                userPath,
-                "goes through a symbolic link that points outside the project"
-            );
-        }
+        if (!allowed(realPath)) return viaLink();
         return toolOk({ absPath, realPath, relPath, exists: true });
     } catch (error) {
         const code = errnoCode(error);
@@ -97,15 +122,15 @@ export async function resolveSafePath(
     for (;;) {
         const broken = await brokenLink(candidate);
         if (broken !== null) {
-            return isInside(repoRoot, broken)
+            return allowed(broken)
                 ? toolError(
                       "invalid_path",
                       `Path "${userPath}" goes through a broken symbolic link.`
                   )
-                : outside(userPath, "goes through a symbolic link that points outside the project");
+                : viaLink();
         }
         const ancestor = path.dirname(candidate);
-        if (ancestor === candidate || !isInside(repoRoot, ancestor)) {
+        if (ancestor === candidate || !isInside(root, ancestor)) {
             return toolError("io_error", "The project root no longer exists.");
         }
         candidate = ancestor;
@@ -117,12 +142,7 @@ export async function resolveSafePath(
             if (code === "ENOENT" || code === "ENOTDIR") continue;
             return toolError("io_error", `Cannot resolve "${userPath}": ${String(error)}`);
         }
-        if (!isInside(repoRoot, realAncestor)) {
-            return outside(
-                userPath,
-                "goes through a symbolic link that points outside the project"
-            );
-        }
+        if (!allowed(realAncestor)) return viaLink();
         if (options.mustExist) {
             return toolError(
                 "not_found",

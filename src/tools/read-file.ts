@@ -11,6 +11,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
+import { refuseDeniedRead } from "./read-denial";
 import { BINARY_SNIFF_BYTES, formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { fileTitle } from "./display-text";
@@ -315,6 +316,8 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
             const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
             if (!resolved.ok) return resolved;
             const { realPath, relPath } = resolved.data;
+            const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);
+            if (refused) return refused;
             const first = args.range?.start ?? 1;
             const requestedEnd = args.range?.end ?? Number.POSITIVE_INFINITY;
             if (requestedEnd < first) {

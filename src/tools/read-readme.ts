@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
+import { refuseDeniedRead } from "./read-denial";
 import { formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
@@ -75,6 +76,8 @@ export function createReadReadmeTool(): ToolDefinition<ReadReadmeInput, ReadmeRe
             for (const name of names) {
                 const resolved = await resolveSafePath(ctx.repoRoot, name, { mustExist: true });
                 if (!resolved.ok) continue;
+                if (refuseDeniedRead(ctx, name, resolved.data.absPath, resolved.data.realPath))
+                    continue;
                 let data: Buffer;
                 try {
                     const stat = await fs.stat(resolved.data.realPath);

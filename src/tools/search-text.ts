@@ -12,6 +12,7 @@ import path from "node:path";
 import * as z from "zod";
 import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
+import { isReadableRel, refuseDeniedRead } from "./read-denial";
 import { MAX_TEXT_CHARS, attachContext } from "./search-context";
 import { type SearchQuery, compileQuery } from "./search-query";
 import { type RawMatch, cutLine, findRipgrep, runRipgrep } from "./search-ripgrep";
@@ -199,7 +200,8 @@ async function searchJs(
     dir: string,
     query: SearchQuery,
     limit: number,
-    signal: AbortSignal
+    signal: AbortSignal,
+    readable: (rel: string) => boolean = () => true
 ): Promise<Found | "cancelled"> {
     const matches: RawMatch[] = [];
     let totalMatches = 0;
@@ -213,6 +215,7 @@ async function searchJs(
     };
     let sliceStart = performance.now();
     for await (const rel of walkFiles(root, { dir, signal })) {
+        if (!readable(rel)) continue;
         const read = readSearchable(path.join(root, rel));
         if (read.kind === "text") consume(scanText(rel, read.text, query, limit));
         if (performance.now() - sliceStart > SLICE_MS) {
@@ -344,6 +347,13 @@ export function createSearchTextTool(
             if (scope !== "") {
                 const resolved = await resolveSafePath(ctx.repoRoot, scope, { mustExist: true });
                 if (!resolved.ok) return resolved;
+                const refused = refuseDeniedRead(
+                    ctx,
+                    resolved.data.relPath,
+                    resolved.data.absPath,
+                    resolved.data.realPath
+                );
+                if (refused) return refused;
                 const stat = await fs.stat(resolved.data.realPath).catch(() => null);
                 if (!stat) return toolError("io_error", `Cannot read ${scope}.`);
                 const rel = path
@@ -423,16 +433,21 @@ async function runEngines(
                 limit,
                 maxFileSize: MAX_SEARCH_FILE_BYTES,
                 signal: ctx.signal,
-                keep: matcher
-                    ? async (rel) => !(await matcher.isIgnored(rel, false, dir))
-                    : undefined,
+                keep:
+                    matcher || ctx.readDenial
+                        ? async (rel) =>
+                              isReadableRel(ctx, rel) &&
+                              !(await matcher?.isIgnored(rel, false, dir))
+                        : undefined,
             });
             if (outcome.kind === "cancelled") return "cancelled";
             if (outcome.kind === "ok") return { ...outcome, engine: "ripgrep" };
             // ripgrep could not run this query (e.g. a Rust regex size limit): fall through.
         }
     }
-    const outcome = await searchJs(ctx.repoRoot, dir, query, limit, ctx.signal);
+    const outcome = await searchJs(ctx.repoRoot, dir, query, limit, ctx.signal, (rel) =>
+        isReadableRel(ctx, rel)
+    );
     return outcome === "cancelled" ? outcome : { ...outcome, engine: "js" };
 }
 

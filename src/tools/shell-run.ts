@@ -10,6 +10,7 @@ import { type ToolDefinition, toolError, toolOk } from "./types";
 import { oneLine, str } from "./display-text";
 import { digestNote, headTail, isRecord } from "./digest-text";
 import { DIGEST_SHELL_HEAD_LINES, DIGEST_SHELL_TAIL_LINES } from "./limits";
+import { SandboxUnavailableError } from "./sandbox/command-sandbox";
 
 export const SHELL_MIN_TIMEOUT_MS = 1_000;
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
@@ -85,7 +86,9 @@ export function createShellRunTool(
 ): ToolDefinition<ShellRunInput, ShellRunDetails> {
     return {
         name: "shell_run",
-        description: DESCRIPTION,
+        description: service.sandbox
+            ? `${DESCRIPTION} Commands run in an OS sandbox: ${service.sandbox}.`
+            : DESCRIPTION,
         input: shellRunInput,
         approvalPolicy: "shell",
         readOnly: false,
@@ -122,6 +125,7 @@ export function createShellRunTool(
             rememberKey: command,
             command,
             cwd: service.cwd || undefined,
+            sandbox: service.sandbox,
         }),
         hookAliases: ["Bash"],
         async execute(input, ctx) {
@@ -133,6 +137,9 @@ export function createShellRunTool(
                 });
                 return toolOk({ command: input.command, ...result });
             } catch (error) {
+                if (error instanceof SandboxUnavailableError) {
+                    return toolError("sandbox_unavailable", `Nothing was run: ${error.message}`);
+                }
                 return toolError(
                     "io_error",
                     `The command could not run: ${(error as Error).message}`

@@ -8,10 +8,11 @@
  * included; a process-wide exit hook kills whatever is still running when North exits.
  * Processes that left the group on purpose (setsid, daemons) may outlive their command
  * but not the service: dispose() and North's exit kill them too (see child-reaper).
- * The environment holds no provider keys.
+ * The environment holds no provider keys. With a sandbox (sandbox/), bash runs
+ * inside it: the same wrapper, output, exit code and kills, plus a private TMPDIR.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
@@ -19,6 +20,11 @@ import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
 import { isInside } from "./path-guard";
 import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "./limits";
+import {
+    type CommandSandbox,
+    SandboxUnavailableError,
+    unavailableMessage,
+} from "./sandbox/command-sandbox";
 
 /** Bytes kept from the start and from the end of a command's output. */
 export { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES };
@@ -65,6 +71,8 @@ export interface ShellService {
     run(command: string, options?: ShellRunOptions): Promise<ShellRunResult>;
     /** Absolute working directory the next command starts in. */
     readonly cwd: string;
+    /** What the sandbox allows, when commands run in one (see sandbox/). */
+    readonly sandbox?: string;
     /** Kills anything still running and removes the service's temp files. */
     dispose(): void;
 }
@@ -263,11 +271,20 @@ interface RawRun {
     buffer: HeadTailBuffer;
 }
 
+/** The program that runs the wrapper: bash itself, or the sandbox around it. */
+interface ShellProgram {
+    file: string;
+    args: string[];
+}
+
+function bashProgram(command: string, pwdFile: string): ShellProgram {
+    return { file: "bash", args: ["-c", wrapperScript(pwdFile), "bash", command] };
+}
+
 function spawnBash(
-    command: string,
+    program: ShellProgram,
     cwd: string,
     env: NodeJS.ProcessEnv,
-    pwdFile: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
     onOutput?: (text: string) => void
@@ -282,7 +299,7 @@ function spawnBash(
             leftovers: false,
             buffer,
         };
-        const child = spawn("bash", ["-c", wrapperScript(pwdFile), "bash", command], {
+        const child = spawn(program.file, program.args, {
             cwd,
             env,
             detached: true,
@@ -398,7 +415,12 @@ function formatSeconds(ms: number): string {
 export interface ShellServiceOptions {
     /** Variables kept from commands (provider keys); default the built-in ones. */
     hiddenEnv?: readonly string[];
+    /** Run every command in this sandbox; refuse commands when it is unavailable. */
+    sandbox?: CommandSandbox;
 }
+
+/** bubblewrap's own failure (a mount it could not make): the command never started. */
+const SANDBOX_START_ERROR = /^bwrap: (.*)/;
 
 /** A shell service for the project at `repoRoot`; commands start at the root. */
 export function createShellService(
@@ -406,6 +428,9 @@ export function createShellService(
     options: ShellServiceOptions = {}
 ): ShellService {
     const hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
+    const { sandbox } = options;
+    // Found out now, in the background: the first command then rarely waits for it.
+    if (sandbox) void sandbox.availability();
     const ownerTag = newOwnerTag();
     let ranCommand = false;
     let root: string;
@@ -421,14 +446,15 @@ export function createShellService(
     let queue: Promise<unknown> = Promise.resolve();
     const running = new Set<AbortController>();
 
-    function pwdFile(): string {
+    function pwdFile(): { dir: string; file: string } {
         if (tempDir === null) {
-            tempDir = mkdtempSync(path.join(tmpdir(), "north-shell-"));
+            tempDir = realpathSync(mkdtempSync(path.join(tmpdir(), "north-shell-")));
             installExitHook();
             liveTempDirs.add(tempDir);
+            if (sandbox) mkdirSync(path.join(tempDir, "tmp"));
         }
         counter++;
-        return path.join(tempDir, `pwd-${counter}`);
+        return { dir: tempDir, file: path.join(tempDir, `pwd-${counter}`) };
     }
 
     async function runOne(command: string, options: ShellRunOptions): Promise<ShellRunResult> {
@@ -459,21 +485,29 @@ export function createShellService(
         if (cwd === root && !(await isDirectory(root))) {
             return notRun(false, `The project root ${root} no longer exists; nothing was run.`);
         }
+        if (sandbox) {
+            const available = await sandbox.availability();
+            if (!available.ok)
+                throw new SandboxUnavailableError(unavailableMessage(available.reason));
+        }
         // One controller per run: the caller's signal and dispose() both abort it.
         const controller = new AbortController();
         const forward = (): void => controller.abort();
         options.signal?.addEventListener("abort", forward, { once: true });
         running.add(controller);
-        const file = pwdFile();
+        const { dir: runDir, file } = pwdFile();
+        const context = { root, tempDir: runDir, cwd };
         ranCommand = true;
         let raw: RawRun;
         try {
             const env = shellEnv(hiddenEnv, ownerTag);
+            if (sandbox) env.TMPDIR = path.join(runDir, "tmp");
+            const bash = bashProgram(command, file);
+            const program = sandbox ? sandbox.wrap([bash.file, ...bash.args], context) : bash;
             raw = await spawnBash(
-                command,
+                program,
                 cwd,
                 env,
-                file,
                 timeoutMs,
                 controller.signal,
                 options.onOutput
@@ -503,13 +537,21 @@ export function createShellService(
             );
         }
         if (raw.cancelled) notes.push("Cancelled by the user; the command was killed.");
-        if (raw.leftovers) {
+        // In the sandbox the kernel ends them with the command, and bwrap's own exit races the check.
+        if (raw.leftovers && !sandbox) {
             notes.push(
                 "Background processes started by the command were stopped when it finished; " +
                     "long-running servers and watchers cannot be kept alive."
             );
         }
         const { output, truncated, droppedBytes } = raw.buffer.finish();
+        if (sandbox && raw.exitCode !== 0 && !raw.timedOut && !raw.cancelled) {
+            const startError = finalDir === null ? SANDBOX_START_ERROR.exec(output) : null;
+            const note = startError
+                ? `The sandbox could not start the command: ${startError[1]}.`
+                : sandbox.blockedNote({ exitCode: raw.exitCode, output }, context);
+            if (note !== undefined) notes.push(note);
+        }
         const result: ShellRunResult = {
             exitCode: raw.exitCode,
             output,
@@ -529,6 +571,7 @@ export function createShellService(
         get cwd() {
             return cwd;
         },
+        sandbox: sandbox?.description,
         run(command, options = {}) {
             if (disposed) return Promise.reject(new Error("the shell service was disposed"));
             const next = queue.then(() => {

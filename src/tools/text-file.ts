@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import { resolveSafePath } from "./path-guard";
+import { refuseDeniedRead } from "./read-denial";
 import { type ToolContext, type ToolResult, toolError, toolOk } from "./types";
 
 /** Largest file the navigation tools load (bytes). */
@@ -66,6 +67,8 @@ export async function readTextFile(
     const resolved = await resolveSafePath(ctx.repoRoot, userPath, { mustExist: true });
     if (!resolved.ok) return resolved;
     const { relPath, realPath } = resolved.data;
+    const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);
+    if (refused) return refused;
     const maxBytes = options.maxBytes ?? MAX_TEXT_FILE_BYTES;
     let size: number;
     try {

@@ -26,6 +26,8 @@ export type ToolErrorCode =
     | "already_exists"
     /** The prior content could not be saved for rewind, so nothing was changed. */
     | "checkpoint_failed"
+    /** The sandbox was asked for but cannot run here; the command was not run at all. */
+    | "sandbox_unavailable"
     | "internal";
 
 export interface ToolError {
@@ -59,6 +61,11 @@ export interface ToolContext {
     checkpoint?: FileCheckpointer;
     /** Output while the tool runs (a command's), for the transcript only; never sent to the model. */
     onOutput?: (text: string) => void;
+    /**
+     * The `Read(...)` deny rule that keeps an absolute path from being read,
+     * listed or matched; absent (or undefined for a path): nothing denied.
+     */
+    readDenial?: (absPath: string) => string | undefined;
 }
 
 /**
@@ -101,6 +108,8 @@ export interface ShellApproval {
     command?: string;
     /** Absolute directory the command will start in. */
     cwd?: string;
+    /** Set when the command runs in the OS sandbox: what the sandbox allows. */
+    sandbox?: string;
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {

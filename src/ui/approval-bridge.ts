@@ -102,7 +102,7 @@ function statusOf(kind: "write" | "shell", decision: ApprovalDecision): string {
         return kind === "write" ? "rejected" : "denied";
     }
     if (kind === "write") return decision.remember === "all" ? "always" : "accepted";
-    if (decision.remember === "exact") return "always";
+    if (decision.remember === "exact" || decision.remember === "prefix") return "always";
     if (decision.remember === "all") return "auto";
     return "ran";
 }

@@ -106,6 +106,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         initialCosts: options.initialCosts,
         record,
     });
+    const customCommandsLoaded = options.engine.then(
+        (engine) => commands.addCustomCommands(engine.customCommands),
+        () => undefined
+    );
     const controller = createAppController({
         record,
         session,
@@ -114,9 +118,21 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         loadAttachments: async (paths) => {
             // The symbol parsers load with the first attachment, not at start-up.
             const { outlineOf } = await import("./attachment-outline");
-            const files = await loadAttachments(options.repoRoot, paths, outlineOf);
+            const engine = await options.engine.catch(() => undefined);
+            const deniedPaths = new Set<string>();
+            const files = await loadAttachments(options.repoRoot, paths, outlineOf, {
+                readDenial: (absPath) => engine?.readDenial(absPath),
+                onDenied: (path, rule) => {
+                    deniedPaths.add(path);
+                    store.dispatch({
+                        type: "notice",
+                        level: "warning",
+                        text: `not attached: reading ${path} is denied by the permission rule ${rule}`,
+                    });
+                },
+            });
             const loaded = new Set(files.map((f) => f.path));
-            const missing = paths.filter((p) => !loaded.has(p));
+            const missing = paths.filter((p) => !loaded.has(p) && !deniedPaths.has(p));
             if (missing.length > 0) {
                 // Deleted since it was picked, unreadable, or outside the project: say so.
                 store.dispatch({
@@ -127,7 +143,11 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             }
             return renderAttachedFiles(files);
         },
-        processInput: (text) => commands.process(text),
+        // A slash command typed before the engine is up may be one of the project's own.
+        processInput: async (text) => {
+            if (text.trimStart().startsWith("/")) await customCommandsLoaded;
+            return commands.process(text);
+        },
         currentMode: () => appState.get().mode,
     });
     for (const notice of options.notices) {
@@ -179,7 +199,6 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     }
     options.engine.then(
         (engine) => {
-            commands.addCustomCommands(engine.customCommands);
             if (!options.initialHistory) store.dispatchAll(storedHistoryActions(engine.history()));
             if (engine.contextFiles.length > 0) {
                 const n = engine.contextFiles.length;

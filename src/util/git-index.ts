@@ -213,7 +213,9 @@ const GIT_LOCATION_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COM
 function gitLsFiles(root: string): TrackedFiles {
     let stdout: Buffer;
     try {
-        stdout = execFileSync("git", ["-c", "core.quotePath=false", "ls-files", "-z", "--stage"], {
+        // An untrusted repository's .git/config must not get git to run a program (fsmonitor).
+        const args = ["-c", "core.quotePath=false", "-c", "core.fsmonitor=false"];
+        stdout = execFileSync("git", [...args, "ls-files", "-z", "--stage"], {
             cwd: root,
             // git must read this tree's own index, whatever the caller's environment says.
             env: childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),

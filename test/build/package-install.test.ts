@@ -91,7 +91,15 @@ describe("the published package", () => {
     it("ships the licence, the bin and the bundle, but no source maps", () => {
         const files = packed.files.map((f) => f.path);
         expect(files).toEqual(
-            expect.arrayContaining(["LICENSE", "README.md", "bin/north.js", "dist/cli.js"])
+            expect.arrayContaining([
+                "LICENSE",
+                "README.md",
+                "bin/north.js",
+                "dist/cli.js",
+                // The shell-command parser loads these beside the bundle (issue 19).
+                "dist/tree-sitter.wasm",
+                "dist/tree-sitter-bash.wasm",
+            ])
         );
         expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
         expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License/);

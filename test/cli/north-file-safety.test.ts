@@ -194,7 +194,7 @@ describe("a write error in the middle of a NORTH_FILE block (ulimit -f)", () => 
         process.kill(pid, "SIGTERM");
         const ended = await run;
         expect(ended.signal).toBeNull();
-        expect(ended.code).toBe(130);
+        expect(ended.code).toBe(143);
         expect(readFileSync(target(), "utf8")).toBe(original);
         expect(sidecars()).toEqual([]);
     });

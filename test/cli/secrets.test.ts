@@ -213,7 +213,7 @@ describe.runIf(process.platform === "linux")("daemons die with North", () => {
             },
         });
         const result = await run;
-        expect(result.code).toBe(130);
+        expect(result.code).toBe(143);
         const pid = readPid(pidFile);
         expect(pid).toBeGreaterThan(1);
         await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);

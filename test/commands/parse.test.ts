@@ -48,6 +48,7 @@ function fakeContext(
         fork: async () => ({ message: "forked" }),
         mcpServers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
         skills: () => [{ name: "release", description: "How to release" }],
+        permissions: () => ({ rules: [], notes: [] }),
         ...overrides,
     };
 }

@@ -487,6 +487,25 @@ describe("tracked files and symbolic links (as git lists them)", () => {
         }
     });
 
+    it("never lets the repository's git config run a program while listing", async () => {
+        const outside = await makeOutsideDir();
+        try {
+            repo = await trackedRepo(outside.dir);
+            git(repo.root, "commit", "-qm", "init");
+            // A split index is read through `git ls-files`, which would run core.fsmonitor.
+            git(repo.root, "update-index", "--split-index");
+            const expected = gitListing(repo.root);
+            const marker = path.join(outside.dir, "fsmonitor-ran");
+            const hook = path.join(outside.dir, "fsmonitor.sh");
+            await fs.writeFile(hook, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+            git(repo.root, "config", "core.fsmonitor", hook);
+            expect(await collectFiles(repo.root, asGit)).toEqual(expected);
+            await expect(fs.access(marker)).rejects.toThrow();
+        } finally {
+            await outside.cleanup();
+        }
+    });
+
     it("reads a SHA-256 repository's index", async () => {
         repo = await makeRepo({ ".gitignore": "*.gen\n", "a.gen": "", "b.gen": "", "c.ts": "" });
         git(repo.root, "init", "-q", "--object-format=sha256");

@@ -206,6 +206,8 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         statusCosts: () => ({ sessionUsd: 0.5, allTimeUsd: 2 }),
         mcpServers: () => [],
         skills: () => [],
+        permissions: () => ({ rules: [], notes: [] }),
+        readDenial: () => undefined,
     };
     return {
         engine,

@@ -1,3 +1,4 @@
+import { configFilePath } from "../../storage/config";
 import type { CommandDefinition } from "../types";
 
 export const mcpCommand: CommandDefinition = {
@@ -9,8 +10,8 @@ export const mcpCommand: CommandDefinition = {
         const servers = ctx.mcpServers();
         if (servers.length === 0) {
             return {
-                message:
-                    "No MCP servers. Add them to .mcp.json (project) or mcpServers in ~/.config/north/config.json.",
+                // The file North reads here, NORTH_CONFIG_DIR and XDG_CONFIG_HOME included.
+                message: `No MCP servers. Add them to .mcp.json (project) or mcpServers in ${configFilePath()}.`,
             };
         }
         const lines = servers.map((s) => {

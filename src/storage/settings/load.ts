@@ -13,7 +13,8 @@
  *
  * A value set in a higher layer replaces a lower one (`editsAutoAccept: false`
  * in the local file turns off a project's auto-accept), except that
- * `allowedCommands` lists add up and every file's `hooks` run. Project and
+ * `allowedCommands` lists add up, every file's `hooks` run and every file's
+ * `permissions` rules count (cli/permission-wiring.ts). Project and
  * local files count only in a trusted project (storage/trust.ts); loaders
  * parse the trusted snapshot, never the disk again.
  */
@@ -33,6 +34,8 @@ export interface SettingsLayer {
     /** Absolute path, for messages and hook sources. */
     path: string;
     settings: Settings;
+    /** The file's text, to point at a line (a bad permission rule). */
+    text?: string;
 }
 
 export const PROJECT_SETTINGS_FILE = ".north/settings.json";
@@ -102,7 +105,15 @@ function parseText(
     try {
         return { ok: true, json: JSON.parse(text) as unknown };
     } catch (error) {
-        return { ok: false, error: `${path} is not valid JSON: ${(error as Error).message}` };
+        const message = (error as Error).message;
+        // Node 20's messages give an offset only: say where that is.
+        const at = /at position (\d+)/.exec(message);
+        let where = "";
+        if (at && !/line \d+/.test(message)) {
+            const before = text.slice(0, Number(at[1])).split("\n");
+            where = ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
+        }
+        return { ok: false, error: `${path} is not valid JSON: ${message}${where}` };
     }
 }
 
@@ -131,7 +142,7 @@ export function parseLayer(
     const scope: SettingsScope = kind === "user" ? "user" : "project";
     const { settings, issues } = validateSettings(parsed.json, path, scope, keys);
     return {
-        layer: { kind, path, settings },
+        layer: { kind, path, settings, text },
         warnings: issues.filter((i) => !i.fatal).map((i) => i.message),
         errors: issues.filter((i) => i.fatal).map((i) => i.message),
     };
@@ -201,7 +212,8 @@ export function mergeLayers(layers: readonly SettingsLayer[]): Settings {
     const commands: string[] = [];
     for (const { settings } of layers) {
         for (const [key, value] of Object.entries(settings)) {
-            if (key === "hooks" || key === "$schema") continue;
+            // Each file's hooks run and each file's permission rules keep their source.
+            if (key === "hooks" || key === "$schema" || key === "permissions") continue;
             if (key === "allowedCommands") {
                 for (const command of value as string[])
                     if (!commands.includes(command)) commands.push(command);

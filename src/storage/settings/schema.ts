@@ -36,6 +36,23 @@ const modelSchema = z.object({
     pricing: pricingSchema.optional(),
 });
 
+// Lists are checked rule by rule (tools/permissions/rules.ts): a bad `allow` must not lose `deny`.
+const permissionsSchema = z.object({
+    allow: z.unknown().optional(),
+    deny: z.unknown().optional(),
+    ask: z.unknown().optional(),
+});
+
+/** `true`, or the sandbox's shape (tools/sandbox/policy.ts decides what each layer may change). */
+const sandboxSchema = z.union([
+    z.boolean(),
+    z.object({
+        enabled: z.boolean().optional(),
+        network: z.boolean().optional(),
+        writable: z.array(z.string().min(1)).optional(),
+    }),
+]);
+
 export type SettingsScope = "user" | "project";
 
 interface KeySpec {
@@ -68,6 +85,13 @@ export const SETTINGS_KEYS = {
     allowedCommands: { schema: z.array(z.string()), scopes: PROJECT },
     editsAutoAccept: { schema: z.boolean(), scopes: PROJECT },
     shellAutoApprove: { schema: z.boolean(), scopes: PROJECT },
+    /** Shell commands run in the OS sandbox; a project may only tighten it. */
+    sandbox: { schema: sandboxSchema, scopes: ANY },
+    /**
+     * Claude Code's permission rules; each rule is checked on its own
+     * (tools/permissions/rules.ts), so one bad rule loses only itself.
+     */
+    permissions: { schema: permissionsSchema, scopes: ANY },
 } as const satisfies Record<string, KeySpec>;
 
 export type SettingsKey = keyof typeof SETTINGS_KEYS;
@@ -117,6 +141,9 @@ function nestedUnknownKeys(
         for (const [key, inner] of Object.entries(value)) {
             nestedUnknownKeys(schema.valueType as z.ZodType, inner, `${path}${key}.`, file, out);
         }
+    } else if (schema instanceof z.ZodUnion && isRecord(value)) {
+        const object = schema.options.find((option) => option instanceof z.ZodObject);
+        if (object) nestedUnknownKeys(object as z.ZodType, value, path, file, out);
     } else if (schema instanceof z.ZodArray && Array.isArray(value)) {
         value.forEach((inner, i) =>
             nestedUnknownKeys(schema.element as z.ZodType, inner, `${path}${i}.`, file, out)

@@ -46,6 +46,8 @@ export interface DiffReviewProps {
     active?: boolean;
     /** Paths that are protected configuration: one note line above the diff. */
     protectedPaths?: readonly string[];
+    /** The ask rule that made this review appear (auto-accept did not count): one note line. */
+    askRule?: string;
     onDecide?: (decision: ApprovalDecision) => void;
     /** Told when the full-screen view opens or closes (the parent gives it the screen). */
     onFullScreen?: (full: boolean) => void;
@@ -180,6 +182,7 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
         2 + // border
         1 + // title
         (guarded.length > 0 ? 1 : 0) +
+        (pending && props.askRule !== undefined ? 1 : 0) +
         (diffs.length > 1 ? 1 : 0) +
         (rendered.hidden > 0 ? 1 : 0) +
         keys;
@@ -250,6 +253,11 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
                 <Text color={theme.warning} wrap="truncate-end">
                     ⚠ protected: {guarded.map(sanitizeLine).join(", ")} (can run commands or grant
                     approvals; always asked)
+                </Text>
+            ) : null}
+            {pending && props.askRule !== undefined ? (
+                <Text color={theme.dim} wrap="truncate-end">
+                    asked because of the rule {sanitizeLine(props.askRule)}
                 </Text>
             ) : null}
             {visible.map((row, i) => (

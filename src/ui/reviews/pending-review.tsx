@@ -109,6 +109,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     summary={review.request.summary}
                     diffs={review.request.diffs ?? []}
                     protectedPaths={review.request.protectedPaths}
+                    askRule={review.request.askRule}
                     status="pending"
                     width={width}
                     borderColor={borderColor}
@@ -125,10 +126,13 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     key={review.id}
                     command={review.request.command ?? review.request.summary}
                     cwd={review.request.cwd ?? props.cwd}
+                    sandbox={review.request.sandbox}
                     status="pending"
                     width={width}
                     borderColor={borderColor}
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
+                    prefixRule={review.request.prefixRule}
+                    askRule={review.request.askRule}
                     active
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />

@@ -1,6 +1,7 @@
 /**
  * The shell review: the exact command (and where it runs), with r run /
- * a always (this exact command) / y auto all / d deny while pending.
+ * a always (this exact command) / p always its prefix rule (`npm test:*`,
+ * when the command has one) / y auto all / d deny while pending.
  */
 import { Text, useInput } from "ink";
 import { memo, useMemo } from "react";
@@ -20,24 +21,32 @@ export interface ShellReviewProps {
     command: string;
     /** The directory it will start in, when known (one row, taken from `maxLines`). */
     cwd?: string;
+    /** What the OS sandbox allows, when the command runs in one (one row). */
+    sandbox?: string;
     status: ShellReviewStatus;
     /** Total columns, border included. */
     width: number;
     /** Border colour; the parent pulses it while pending. Defaults by status. */
     borderColor?: string;
     maxLines?: number;
-    /** Listen for r / a / y / d. */
+    /** The prefix pattern `p` remembers (`npm test:*`); absent: no `p`. */
+    prefixRule?: string;
+    /** The ask rule that made this review appear, shown under the command. */
+    askRule?: string;
+    /** Listen for r / a / p / y / d. */
     active?: boolean;
     onDecide?: (decision: ApprovalDecision) => void;
 }
 
 /** The decision a key stands for in a pending shell review, or null. */
-export function shellReviewKey(input: string): ApprovalDecision | null {
+export function shellReviewKey(input: string, prefixRule?: string): ApprovalDecision | null {
     switch (input) {
         case "r":
             return { outcome: "approve" };
         case "a":
             return { outcome: "approve", remember: "exact" };
+        case "p":
+            return prefixRule === undefined ? null : { outcome: "approve", remember: "prefix" };
         case "y":
             return { outcome: "approve", remember: "all" };
         case "d":
@@ -81,20 +90,36 @@ const SHELL_KEYS: readonly KeyHint[] = [
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
+    const { prefixRule, askRule, sandbox } = props;
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
         const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
-        const limit = Math.max(1, maxLines - (cwd ? 1 : 0));
+        const limit = Math.max(1, maxLines - (cwd ? 1 : 0) - (sandbox ? 1 : 0));
         return { lines: all.slice(0, limit), hidden: Math.max(0, all.length - limit) };
-    }, [command, cwd, maxLines]);
+    }, [command, cwd, sandbox, maxLines]);
     useInput(
         (input) => {
-            const decision = shellReviewKey(input);
+            const decision = shellReviewKey(input, prefixRule);
             if (decision) props.onDecide?.(decision);
         },
         { isActive: active && pending }
     );
     const badge = STATUS_BADGE[status];
+    const hints = useMemo(
+        () =>
+            prefixRule === undefined
+                ? SHELL_KEYS
+                : [
+                      ...SHELL_KEYS.slice(0, 2),
+                      {
+                          key: "p",
+                          label: `always ${sanitizeLine(prefixRule)}`,
+                          color: "accent" as const,
+                      },
+                      ...SHELL_KEYS.slice(2),
+                  ],
+        [prefixRule]
+    );
     return (
         <ReviewFrame
             width={width}
@@ -123,7 +148,17 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
                     {truncateStart(sanitizeLine(cwd), Math.max(1, width - 7))}
                 </Text>
             ) : null}
-            {pending ? <KeyHints hints={SHELL_KEYS} /> : null}
+            {sandbox ? (
+                <Text color={theme.dim} wrap="truncate-end">
+                    sandboxed: {sandbox}
+                </Text>
+            ) : null}
+            {pending && askRule !== undefined ? (
+                <Text color={theme.dim} wrap="truncate-end">
+                    asked because of the rule {sanitizeLine(askRule)}
+                </Text>
+            ) : null}
+            {pending ? <KeyHints hints={hints} /> : null}
         </ReviewFrame>
     );
 }

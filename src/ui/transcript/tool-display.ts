@@ -17,12 +17,10 @@ let displayOf: (name: string) => ToolDisplay | undefined = () => undefined;
  * reads as its name.
  */
 export async function loadToolDisplays(): Promise<void> {
-    const [{ builtinTool }, plan] = await Promise.all([
-        import("../../tools/index"),
-        import("../../agent/plan"),
-    ]);
+    const { builtinTool, PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY } =
+        await import("./builtin-displays");
     // The engine's own tools (not in the tool set) read as their modules say.
-    const engineTools = new Map([[plan.PROPOSE_PLAN_TOOL, plan.PROPOSE_PLAN_DISPLAY]]);
+    const engineTools = new Map([[PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY]]);
     displayOf = (name) => builtinTool(name)?.display ?? engineTools.get(name);
 }
 

@@ -1,0 +1,67 @@
+/**
+ * `npm run bench -- sandbox`: what the bubblewrap sandbox adds to a command.
+ * `true` through the shell service with and without the sandbox, interleaved
+ * run by run so machine load hits both alike; medians, the difference and
+ * the ratio (target: at most 20 ms added).
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { probeBwrap } from "../src/tools/sandbox/bwrap";
+import { createCommandSandbox } from "../src/tools/sandbox/command-sandbox";
+import { type ShellService, createShellService } from "../src/tools/shell-service";
+import { median } from "./measure";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15) * 2;
+const TARGET_MS = 20;
+
+async function timeTrue(shell: ShellService): Promise<number> {
+    const started = performance.now();
+    const result = await shell.run("true");
+    if (result.exitCode !== 0) throw new Error(`true failed: ${result.output}${result.note ?? ""}`);
+    return performance.now() - started;
+}
+
+export async function benchSandbox(): Promise<void> {
+    const probe = await probeBwrap(false);
+    if (!probe.ok) {
+        console.log(`\n## sandbox: skipped, ${probe.reason}`);
+        return;
+    }
+    const root = realpathSync(mkdtempSync(path.join(tmpdir(), "north-bench-sandbox-")));
+    // A project with protected config, so the mounts a real project gets are measured too.
+    mkdirSync(path.join(root, ".north"));
+    writeFileSync(path.join(root, ".north", "settings.json"), "{}\n");
+    writeFileSync(path.join(root, ".mcp.json"), "{}\n");
+    const plain = createShellService(root);
+    const sandbox = createCommandSandbox({ network: false, writable: [] });
+    const boxed = createShellService(root, { sandbox });
+    try {
+        await timeTrue(plain); // warm-up, and the probe settles before timing
+        await timeTrue(boxed);
+        const plainMs: number[] = [];
+        const boxedMs: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            plainMs.push(await timeTrue(plain));
+            boxedMs.push(await timeTrue(boxed));
+        }
+        const base = median(plainMs);
+        const sandboxed = median(boxedMs);
+        const added = sandboxed - base;
+        console.log(`\n## shell_run in the sandbox (npm run bench -- sandbox; ${RUNS} runs each)`);
+        const row = (label: string, value: string, note = ""): void =>
+            console.log(`${label.padEnd(48)}${value.padStart(12)}${note.padStart(22)}`);
+        row("`true` through the service (baseline)", `${base.toFixed(1)} ms`);
+        row("`true` through the service, sandboxed", `${sandboxed.toFixed(1)} ms`);
+        row(
+            "  added by the sandbox",
+            `${added.toFixed(1)} ms`,
+            `target ≤ ${TARGET_MS} ms ${added <= TARGET_MS ? "ok" : "MISS"}`
+        );
+        row("  ratio sandboxed / baseline", `${(sandboxed / base).toFixed(2)}×`);
+    } finally {
+        plain.dispose();
+        boxed.dispose();
+        rmSync(root, { recursive: true, force: true });
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The engine as one lazily loaded module, whichever front end asks for it:
+ * print mode runs from here and the chat starts its session from here. One
+ * split point instead of two keeps the code both share in fewer, larger
+ * chunks, which a print run opens, compiles and links faster.
+ */
+export { runPrintCommand } from "./print-command";
+export { createTuiEngine, startInteractiveSession, summarizeInventory } from "./interactive-engine";

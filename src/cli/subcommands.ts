@@ -1,0 +1,11 @@
+/**
+ * The rarely used commands, loaded through one module. Each `import()` is a
+ * split point for the bundler, and modules shared by a different set of split
+ * points land in chunks of their own: five small entries here cut the print
+ * path's shared code into many more files than one entry does.
+ */
+export { runCompletionCommand } from "./completion-command";
+export { runDoctorCommand } from "./doctor-command";
+export { runListCommand } from "./list-command";
+export { runModelsCommand } from "./models-command";
+export { runRewindCommand } from "./rewind-command";

@@ -1,0 +1,365 @@
+/**
+ * Turns a shell command into every simple command it would run and every file
+ * it would write through a redirection, from the bash syntax tree: lists,
+ * pipelines, subshells, groups, substitutions (also inside strings and
+ * here-docs), process substitution, control flow, and function bodies and
+ * aliases as if they ran.
+ */
+import { isAbsolute, resolve } from "node:path";
+import type { Parser } from "web-tree-sitter";
+import { type SyntaxNode, getBashParser, withParsedTree } from "./bash-parser";
+import {
+    continuationInsideWord,
+    describeError,
+    snippet,
+    substitutionOutsideTree,
+} from "./command-source-checks";
+import { type Word, evaluateWord, literalWord } from "./command-words";
+import { isSafeVariable, unsafeVariableReason } from "./command-wrapper-options";
+import { type CommandCheck, unwrapCommand } from "./command-wrappers";
+
+export type { CommandCheck };
+
+export interface WriteTarget {
+    path: Word;
+    /** Directories a relative path may be relative to; null when a `cd` made it unknowable. */
+    cwds: string[] | null;
+    display: string;
+}
+
+export interface CommandAnalysis {
+    checks: CommandCheck[];
+    writes: WriteTarget[];
+    /** Things the parser could not read or this module does not model; any one means "ask". */
+    problems: string[];
+}
+
+/** Redirection targets that are not files. */
+const NOT_FILES = new Set([
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/fd/1",
+    "/dev/fd/2",
+]);
+const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+const OTHER_OPERATORS = new Set(["<", "<&", ">&", "<&-", ">&-"]);
+const MAX_NESTING = 8;
+
+interface Walk {
+    parser: Parser;
+    analysis: CommandAnalysis;
+    cwds: string[] | null;
+    depth: number;
+}
+
+/** Analyses a command; loads the parser on first use. Throws only when the parser cannot load. */
+export async function analyzeCommand(command: string, cwd: string): Promise<CommandAnalysis> {
+    const parser = await getBashParser();
+    const walk: Walk = {
+        parser,
+        analysis: { checks: [], writes: [], problems: [] },
+        cwds: [cwd],
+        depth: 0,
+    };
+    analyzeScript(walk, command);
+    if (continuationInsideWord(command)) {
+        walk.analysis.problems.push("a line continuation joins two words, which cannot be judged");
+    }
+    return walk.analysis;
+}
+
+function analyzeScript(walk: Walk, script: string): void {
+    if (walk.depth > MAX_NESTING) {
+        walk.analysis.problems.push("commands are nested too deeply to judge");
+        return;
+    }
+    withParsedTree(walk.parser, script, (root) => {
+        visit(walk, root);
+        const missed = substitutionOutsideTree(root, script);
+        if (missed !== null) {
+            walk.analysis.problems.push(
+                `\`${snippet(script.slice(missed, missed + 40))}\` is not understood`
+            );
+        }
+        // Missing tokens (an unclosed `$(`) are anonymous nodes the walk above does not visit.
+        if (root.hasError) walk.analysis.problems.push(describeError(root));
+    });
+}
+
+function visitChildren(walk: Walk, node: SyntaxNode): void {
+    for (const child of node.namedChildren) if (child) visit(walk, child);
+}
+
+function visit(walk: Walk, node: SyntaxNode): void {
+    if (node.type === "ERROR" || node.isError) {
+        walk.analysis.problems.push(`the shell parser could not read \`${snippet(node.text)}\``);
+    } else if (node.isMissing) {
+        walk.analysis.problems.push(`the command is incomplete (a \`${node.type}\` is missing)`);
+    }
+    switch (node.type) {
+        case "command":
+            return visitCommand(walk, node, []);
+        case "redirected_statement":
+            return visitRedirected(walk, node);
+        case "file_redirect": {
+            const extra = visitRedirect(walk, node);
+            if (extra.length > 0)
+                walk.analysis.problems.push(
+                    `words after a redirection in \`${snippet(node.text)}\``
+                );
+            return;
+        }
+        case "variable_assignment":
+            recordAssignment(walk, node, node.text);
+            return visitChildren(walk, node);
+        case "declaration_command":
+        case "unset_command":
+            return visitDeclaration(walk, node);
+        case "command_substitution":
+            visitChildren(walk, node);
+            return visitBacktickEscapes(walk, node);
+        case "heredoc_redirect":
+            return visitHeredoc(walk, node);
+        case "expansion":
+            visitChildren(walk, node);
+            return judgeBackticks(walk, node.text, `\`${snippet(node.text)}\``);
+        case "for_statement": {
+            const variable = node.childForFieldName("variable");
+            if (variable) recordVariable(walk, variable.text, `for ${variable.text}`);
+            return visitChildren(walk, node);
+        }
+        default:
+            return visitChildren(walk, node);
+    }
+}
+
+/** A variable that changes what later commands run (PATH, LD_PRELOAD, GIT_*) is never allowed unasked. */
+function recordVariable(walk: Walk, name: string, display: string): void {
+    if (isSafeVariable(name)) return;
+    walk.analysis.checks.push({
+        words: [literalWord(display)],
+        display,
+        mustAllow: true,
+        unallowable: unsafeVariableReason(name),
+    });
+}
+
+function recordAssignment(walk: Walk, node: SyntaxNode, display: string): void {
+    const name = node.childForFieldName("name");
+    recordVariable(
+        walk,
+        name?.type === "variable_name" ? name.text : (name?.text ?? node.text),
+        display
+    );
+}
+
+function visitDeclaration(walk: Walk, node: SyntaxNode): void {
+    const words: Word[] = [];
+    let unallowable: string | undefined;
+    for (const child of node.children) {
+        if (!child) continue;
+        if (child.type === "variable_assignment") {
+            const name = child.childForFieldName("name")?.text ?? "";
+            if (!isSafeVariable(name)) unallowable ??= unsafeVariableReason(name);
+            words.push(literalWord(child.text));
+            visitChildren(walk, child);
+        } else if (!child.isNamed) {
+            words.push(literalWord(child.type));
+        } else {
+            words.push(evaluateWord(child));
+            visit(walk, child);
+        }
+    }
+    walk.analysis.checks.push({
+        words,
+        display: node.text,
+        mustAllow: true,
+        ...(unallowable ? { unallowable } : {}),
+    });
+}
+
+function visitRedirected(walk: Walk, node: SyntaxNode): void {
+    const body = node.childForFieldName("body");
+    // The grammar hangs `a && cd x && b > f` on the whole list: walk the list first, so
+    // the write is judged from every directory a `cd` in it may have reached.
+    if (body && body.type !== "command") visit(walk, body);
+    const extra: Word[] = [];
+    for (const redirect of node.childrenForFieldName("redirect")) {
+        if (!redirect) continue;
+        if (redirect.type === "file_redirect") extra.push(...visitRedirect(walk, redirect));
+        else visit(walk, redirect);
+    }
+    for (const child of node.namedChildren) {
+        if (child && child.type === "herestring_redirect") visit(walk, child);
+    }
+    if (body?.type === "command") return visitCommand(walk, body, extra);
+    if (extra.length > 0) {
+        walk.analysis.problems.push(`words after a redirection in \`${snippet(node.text)}\``);
+    }
+}
+
+/** Records a write redirection; returns words the grammar put after the target (arguments of the command). */
+function visitRedirect(walk: Walk, node: SyntaxNode): Word[] {
+    const operator = node.children
+        .filter((child) => child && !child.isNamed)
+        .map((child) => child!.type)
+        .join("");
+    const destinations = node
+        .childrenForFieldName("destination")
+        .filter((child): child is SyntaxNode => child !== null);
+    for (const destination of destinations) visit(walk, destination);
+    const [target, ...rest] = destinations;
+    if (!target) return [];
+    const targetWord = evaluateWord(target);
+    // bash opens a socket for these paths, in either direction.
+    if (!targetWord.dynamic && /^\/dev\/(tcp|udp)\//.test(targetWord.value)) {
+        walk.analysis.problems.push(`\`${snippet(node.text)}\` opens a network connection`);
+    }
+    const duplicatesDescriptor = target.type === "number" || target.text === "-";
+    if (WRITE_OPERATORS.has(operator) || (operator === ">&" && !duplicatesDescriptor)) {
+        recordWrite(walk, targetWord, node.text);
+    } else if (!OTHER_OPERATORS.has(operator)) {
+        walk.analysis.problems.push(`the redirection \`${snippet(node.text)}\` is not understood`);
+    }
+    return rest.map((word) => evaluateWord(word));
+}
+
+function recordWrite(walk: Walk, path: Word, display: string): void {
+    if (!path.dynamic && NOT_FILES.has(path.value)) return;
+    const anchored = !path.dynamic && (isAbsolute(path.value) || path.value.startsWith("~"));
+    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display });
+}
+
+function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
+    const words: Word[] = [];
+    let unallowable: string | undefined;
+    node.children.forEach((child, index) => {
+        if (!child || !child.isNamed) return;
+        const field = node.fieldNameForChild(index);
+        if (field === "redirect") {
+            if (child.type === "file_redirect") words.push(...visitRedirect(walk, child));
+            else visit(walk, child);
+            return;
+        }
+        if (child.type === "variable_assignment") {
+            const name = child.childForFieldName("name")?.text ?? "";
+            if (!isSafeVariable(name)) unallowable ??= unsafeVariableReason(name);
+            visitChildren(walk, child);
+            return;
+        }
+        if (field === "name") {
+            const parts = child.namedChildren;
+            // One child is the rule; anything else is a shape this does not model.
+            words.push(
+                parts.length === 1 && parts[0]
+                    ? evaluateWord(parts[0])
+                    : { value: child.text, dynamic: true }
+            );
+        } else if (field === "argument") {
+            words.push(evaluateWord(child));
+        } else if (child.type !== "comment") {
+            walk.analysis.problems.push(
+                `\`${snippet(child.text)}\` in a command is not understood`
+            );
+        }
+        visit(walk, child);
+    });
+    words.push(...extra);
+    if (words.length === 0) {
+        // Only assignments: `X=1` changes what later commands see.
+        if (unallowable) {
+            walk.analysis.checks.push({
+                words: [literalWord(node.text)],
+                display: node.text,
+                mustAllow: true,
+                unallowable,
+            });
+        }
+        return;
+    }
+    const unwrapped = unwrapCommand(words, node.text, unallowable);
+    walk.analysis.checks.push(...unwrapped.checks);
+    for (const write of unwrapped.writes) recordWrite(walk, write, node.text);
+    for (const script of unwrapped.scripts) {
+        if (script.text === null) {
+            walk.analysis.problems.push(
+                `\`${snippet(script.display)}\` runs a script that is only known when it runs`
+            );
+            continue;
+        }
+        walk.depth++;
+        analyzeScript(walk, script.text);
+        walk.depth--;
+    }
+    trackDirectoryChange(walk, unwrapped.checks);
+}
+
+/** After `cd DIR`, relative write targets are judged against every directory the shell may be in. */
+function trackDirectoryChange(walk: Walk, checks: readonly CommandCheck[]): void {
+    for (const check of checks) {
+        const name = check.words[0];
+        if (!name || name.dynamic || !["cd", "pushd", "popd"].includes(name.value)) continue;
+        const target = check.words.find(
+            (word, i) =>
+                i > 0 && !(!word.dynamic && word.value.startsWith("-") && word.value.length > 1)
+        );
+        if (
+            name.value === "popd" ||
+            !target ||
+            target.dynamic ||
+            target.value === "-" ||
+            target.value.startsWith("~") ||
+            walk.cwds === null
+        ) {
+            walk.cwds = null;
+            continue;
+        }
+        const next = walk.cwds.map((dir) => resolve(dir, target.value));
+        walk.cwds = [...new Set([...walk.cwds, ...next])];
+    }
+}
+
+/**
+ * The grammar finds `$(...)` in an unquoted here-doc and in `${x:-...}` but not
+ * backticks: those are cut out here and judged as scripts.
+ */
+function visitHeredoc(walk: Walk, node: SyntaxNode): void {
+    visitChildren(walk, node);
+    const start = node.namedChildren.find((child) => child?.type === "heredoc_start");
+    const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
+    if (!start || !body || /['"\\]/.test(start.text)) return;
+    judgeBackticks(walk, body.text, "a here-doc");
+}
+
+function judgeBackticks(walk: Walk, text: string, where: string): void {
+    let open = -1;
+    for (let i = 0; i < text.length; i++) {
+        if (text[i] === "\\") {
+            i++;
+        } else if (text[i] === "`") {
+            if (open < 0) {
+                open = i;
+                continue;
+            }
+            walk.depth++;
+            analyzeScript(walk, text.slice(open + 1, i));
+            walk.depth--;
+            open = -1;
+        }
+    }
+    if (open >= 0) walk.analysis.problems.push(`${where} has an unclosed backtick`);
+}
+
+/**
+ * Inside backticks a backslash before a backtick, `$` or backslash is removed and
+ * the text parsed again, so a nested escaped backtick runs: judge that reading too.
+ */
+function visitBacktickEscapes(walk: Walk, node: SyntaxNode): void {
+    const text = node.text;
+    if (!text.startsWith("`") || !/\\[`$\\]/.test(text)) return;
+    walk.depth++;
+    analyzeScript(walk, text.slice(1, -1).replace(/\\([`$\\])/g, "$1"));
+    walk.depth--;
+}

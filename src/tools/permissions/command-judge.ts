@@ -1,0 +1,247 @@
+/**
+ * Judges a shell command against Bash rules: deny if any command it runs (or
+ * file it writes) is denied, else ask if an ask rule matches, else allow only
+ * if every command it runs is allowed. Anything not understood is asked about.
+ */
+import { resolve } from "node:path";
+import {
+    type CommandAnalysis,
+    type CommandCheck,
+    type WriteTarget,
+    analyzeCommand,
+} from "./command-analysis";
+import {
+    type CommandPattern,
+    allowMatches,
+    parseCommandPattern,
+    possiblyMatches,
+} from "./command-patterns";
+import { findHiddenCharacter } from "./command-words";
+import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
+
+/** null when `pattern` (the text inside Bash(...)) is valid, else a one-line error. */
+export function validateCommandPattern(pattern: string): string | null {
+    const parsed = parseCommandPattern(pattern);
+    return typeof parsed === "string" ? parsed : null;
+}
+
+function compile(patterns: readonly string[]): CommandPattern[] {
+    return patterns.flatMap((pattern) => {
+        const parsed = parseCommandPattern(pattern);
+        return typeof parsed === "string" ? [] : [parsed];
+    });
+}
+
+function ask(reason: string, uncovered: string[], forced = false): CommandVerdict {
+    return { decision: "ask", reason, uncovered, forced };
+}
+
+export interface JudgeOptions {
+    /** The directory the command starts in (relative write targets are judged from it); defaults to process.cwd(). */
+    cwd?: string;
+}
+
+/** Parses `command` (lazily loading the parser on first use) and judges it. Never throws: a parser failure is an "ask". */
+export async function judgeCommand(
+    command: string,
+    rules: CommandRules,
+    judgeWrite: WriteTargetJudge,
+    options: JudgeOptions = {}
+): Promise<CommandVerdict> {
+    const text = command.trim();
+    if (text === "") return ask("the command is empty", []);
+    const hidden = findHiddenCharacter(command);
+    if (hidden) {
+        const code = hidden.codePointAt(0)!.toString(16).padStart(4, "0");
+        return ask(`the command contains a hidden control character (U+${code.toUpperCase()})`, [
+            text,
+        ]);
+    }
+    let analysis: CommandAnalysis;
+    try {
+        analysis = await analyzeCommand(command, options.cwd ?? process.cwd());
+    } catch (error) {
+        return ask(
+            `the command could not be parsed: ${error instanceof Error ? error.message : String(error)}`,
+            [text]
+        );
+    }
+    const deny = compile(rules.deny);
+    const askRules = compile(rules.ask);
+    const allow = compile(rules.allow);
+
+    if (
+        analysis.checks.length === 0 &&
+        analysis.writes.length === 0 &&
+        analysis.problems.length === 0
+    ) {
+        return ask("the command runs nothing", [text]);
+    }
+    // A judge that throws on a strange path means "ask", never a crash of the run.
+    const judgeWriteSafely: WriteTargetJudge = (path, cwd) => {
+        try {
+            return judgeWrite(path, cwd);
+        } catch {
+            return "ask";
+        }
+    };
+    const denied = findDenied(analysis, deny, rules.deny, judgeWriteSafely);
+    if (denied) return denied;
+    for (const check of analysis.checks) {
+        const rule = askRules.find((pattern) => possiblyMatches(pattern, check.words));
+        if (rule)
+            return ask(
+                `\`${check.display}\` matches the ask rule Bash(${rule.source})`,
+                [check.display],
+                true
+            );
+    }
+    if (analysis.problems.length > 0) return ask(analysis.problems[0]!, [text]);
+    const writeAsk = findWriteToAsk(analysis.writes, judgeWriteSafely);
+    if (writeAsk) return writeAsk;
+
+    const uncovered = analysis.checks.filter(
+        (check) =>
+            check.unallowable ||
+            (check.mustAllow && !allow.some((pattern) => allowMatches(pattern, check.words)))
+    );
+    const legacyWhole = allow.some((pattern) => pattern.wholeCommand === text);
+    if (uncovered.length === 0 || legacyWhole) {
+        return {
+            decision: "allow",
+            commands: analysis.checks
+                .filter((check) => check.mustAllow)
+                .map((check) => check.display),
+        };
+    }
+    const displays = [...new Set(uncovered.map((check) => check.display))];
+    const first = uncovered[0]!;
+    const reason = first.unallowable
+        ? `\`${first.display}\` needs a review: ${first.unallowable}`
+        : `no allow rule covers \`${first.display}\``;
+    return ask(reason, displays);
+}
+
+function findDenied(
+    analysis: CommandAnalysis,
+    deny: readonly CommandPattern[],
+    denySources: readonly string[],
+    judgeWrite: WriteTargetJudge
+): CommandVerdict | null {
+    for (const check of analysis.checks) {
+        const name = check.words[0];
+        // A command whose name is only known at run time could be any denied one.
+        if (name?.dynamic && denySources.length > 0) {
+            return {
+                decision: "deny",
+                reason: `\`${check.display}\` runs a command only known when it runs, which a deny rule may forbid`,
+                rule: `Bash(${denySources[0]!.trim()})`,
+            };
+        }
+        const rule = deny.find((pattern) => possiblyMatches(pattern, check.words));
+        if (rule)
+            return {
+                decision: "deny",
+                reason: `\`${check.display}\` matches a deny rule`,
+                rule: `Bash(${rule.source})`,
+            };
+    }
+    for (const write of analysis.writes) {
+        if (write.path.dynamic) continue;
+        for (const cwd of write.cwds ?? []) {
+            if (judgeWrite(write.path.value, cwd) === "deny") {
+                const path = write.path.value.startsWith("~")
+                    ? write.path.value
+                    : resolve(cwd, write.path.value);
+                return {
+                    decision: "deny",
+                    reason: `\`${write.display}\` writes ${path}, which an Edit rule denies`,
+                    rule: `Edit(${write.path.value})`,
+                };
+            }
+        }
+    }
+    return null;
+}
+
+function findWriteToAsk(
+    writes: readonly WriteTarget[],
+    judgeWrite: WriteTargetJudge
+): CommandVerdict | null {
+    for (const write of writes) {
+        if (write.path.dynamic)
+            return ask(`\`${write.display}\` writes to a path only known when it runs`, [
+                write.display,
+            ]);
+        if (write.cwds === null)
+            return ask(
+                `\`${write.display}\` writes a relative path after a \`cd\` that cannot be followed`,
+                [write.display]
+            );
+        if (write.cwds.some((cwd) => judgeWrite(write.path.value, cwd) !== "allow")) {
+            return ask(`\`${write.display}\` writes ${write.path.value}`, [write.display]);
+        }
+    }
+    return null;
+}
+
+/** Tools whose second word is a subcommand (`git diff`, `npm test`); `run`/`exec` take a third. */
+const SUBCOMMAND_TOOLS = new Set([
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "deno",
+    "cargo",
+    "go",
+    "docker",
+    "kubectl",
+    "gh",
+    "make",
+    "uv",
+    "poetry",
+    "pip",
+    "pip3",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "rustup",
+    "brew",
+    "npx",
+    "pnpx",
+    "bunx",
+    "composer",
+    "mix",
+    "swift",
+]);
+const SCRIPT_RUNNERS = new Set(["run", "exec", "run-script"]);
+
+/** The prefix rule the shell review offers for "always": "npm test:*" for "npm test -- --watch"; null when the command is compound, dynamic or not understood. */
+export async function suggestPrefixRule(command: string): Promise<string | null> {
+    if (command.trim() === "" || findHiddenCharacter(command) !== null) return null;
+    let analysis: CommandAnalysis;
+    try {
+        analysis = await analyzeCommand(command, process.cwd());
+    } catch {
+        return null;
+    }
+    if (analysis.problems.length > 0 || analysis.writes.length > 0 || analysis.checks.length !== 1)
+        return null;
+    const check: CommandCheck = analysis.checks[0]!;
+    // Only a plain command: not a function body, a wrapped command or one with redirections.
+    if (check.display !== command.trim() || !check.mustAllow || check.unallowable) return null;
+    if (check.words.some((word) => word.dynamic)) return null;
+    const [name, second, third] = check.words.map((word) => word.value);
+    const isSubcommand = (word: string | undefined): word is string =>
+        word !== undefined && /^[a-z][\w:.-]*$/i.test(word);
+    const prefix = [name!];
+    if (SUBCOMMAND_TOOLS.has(name!) && isSubcommand(second)) {
+        prefix.push(second);
+        if (SCRIPT_RUNNERS.has(second) && isSubcommand(third)) prefix.push(third);
+    }
+    if (prefix.some((word) => !/^[\w@%+=:,./-]+$/.test(word))) return null;
+    const rule = `${prefix.join(" ")}:*`;
+    const parsed = parseCommandPattern(rule);
+    return typeof parsed !== "string" && allowMatches(parsed, check.words) ? rule : null;
+}

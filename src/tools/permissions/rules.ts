@@ -1,0 +1,295 @@
+/**
+ * Permission rules in Claude Code's syntax (`permissions.allow/deny/ask`):
+ * `Bash(npm test:*)`, `Read(./.env)`, `Edit(src/**)`, `mcp__server__tool`,
+ * `mcp__server`, bare tool names (`shell_run`, `Bash`). Deny beats ask beats
+ * allow. Path globs follow gitignore: `//abs`, `~/home`, `/from-the-project`,
+ * `./x` or `x/y` from the project root, and a bare name (`.env`, `*.pem`)
+ * at any depth; a rule naming a folder covers everything in it.
+ */
+import path from "node:path";
+import picomatch from "picomatch";
+import { validateCommandPattern } from "./command-judge";
+import type { CommandRules } from "./types";
+
+export type RuleKind = "allow" | "deny" | "ask";
+export const RULE_KINDS: readonly RuleKind[] = ["deny", "ask", "allow"];
+
+export type PathAccess = "read" | "edit";
+
+export type RuleTarget =
+    /** A tool by North's name, a Claude Code alias it declares, or an MCP tool's full name. */
+    | { type: "tool"; name: string }
+    /** Every tool of one MCP server (`mcp__server`, `mcp__server__*`). */
+    | { type: "mcp_server"; prefix: string }
+    /** `Bash(pattern)`: judged by the command judge. */
+    | { type: "command"; pattern: string }
+    | { type: "path"; access: PathAccess; matches: (absPath: string) => boolean }
+    /** Claude Code tools North does not have (`WebFetch`, `WebSearch`): kept, never matched. */
+    | { type: "ignored"; note: string };
+
+export interface PermissionRule {
+    kind: RuleKind;
+    /** As written: `Bash(npm test:*)`. */
+    text: string;
+    /** Where it comes from: a settings file's path, `--allowed-command`, "this session". */
+    source: string;
+    target: RuleTarget;
+    /** False while the rule does not count (a project's allow rule once trust is lost). */
+    active(): boolean;
+}
+
+/** What a matching rule decides, and which rule it was. */
+export interface RuleMatch {
+    decision: RuleKind;
+    rule: PermissionRule;
+}
+
+export interface RuleBases {
+    projectRoot: string;
+    home: string;
+}
+
+/** Claude Code's edit tools: an `Edit(...)` rule covers every one of them. */
+const EDIT_RULE_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+const IGNORED_TOOLS = new Set(["WebFetch", "WebSearch"]);
+const RULE_SHAPE = /^([A-Za-z_][A-Za-z0-9_-]*(?:__\*)?)(?:\((.*)\))?$/s;
+
+function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boolean {
+    let root = bases.projectRoot;
+    let glob = spec;
+    let anchored = true;
+    if (spec.startsWith("//")) {
+        root = "/";
+        glob = spec.slice(2);
+    } else if (spec.startsWith("~/")) {
+        root = bases.home;
+        glob = spec.slice(2);
+    } else if (spec.startsWith("/")) glob = spec.slice(1);
+    else if (spec.startsWith("./")) glob = spec.slice(2);
+    else anchored = spec.replace(/\/+$/, "").includes("/");
+    glob = glob.replace(/\/+$/, "");
+    if (!anchored) glob = `**/${glob}`;
+    const test = picomatch(glob, { dot: true });
+    return (absPath) => {
+        const rel = path.relative(root, absPath);
+        if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return false;
+        // gitignore: a pattern that names a folder covers everything inside it.
+        const parts = rel.split(path.sep);
+        for (let i = parts.length; i > 0; i--) {
+            if (test(parts.slice(0, i).join("/"))) return true;
+        }
+        return false;
+    };
+}
+
+/**
+ * Parses one rule. `knownTools` holds the tool names and aliases a bare name
+ * may use (MCP names are always accepted: servers start later).
+ */
+export function parseRule(
+    raw: unknown,
+    bases: RuleBases,
+    knownTools: ReadonlySet<string>
+): { target: RuleTarget } | { error: string } {
+    if (typeof raw !== "string")
+        return { error: `a rule must be a string (got ${JSON.stringify(raw)})` };
+    const text = raw.trim();
+    if (text === "") return { error: "the rule is empty" };
+    const opens = [...text].filter((c) => c === "(").length;
+    const closes = [...text].filter((c) => c === ")").length;
+    const shape = RULE_SHAPE.exec(text);
+    if (!shape || (shape[2] === undefined && (opens > 0 || closes > 0))) {
+        return opens !== closes || (opens > 0 && !text.endsWith(")"))
+            ? { error: `"${text}" has unbalanced parentheses` }
+            : { error: `"${text}" is not a rule: write Tool or Tool(pattern)` };
+    }
+    const tool = shape[1] ?? "";
+    const spec = shape[2];
+    if (spec !== undefined && spec.trim() === "") {
+        return { error: `"${text}" has an empty pattern; write ${tool} alone for every use` };
+    }
+    if (IGNORED_TOOLS.has(tool)) {
+        return { target: { type: "ignored", note: `North has no ${tool} tool` } };
+    }
+    if (tool.startsWith("mcp__")) {
+        if (spec !== undefined) return { error: `"${text}": MCP rules take no pattern` };
+        const [server, ...rest] = tool.slice(5).split("__");
+        const name = rest.join("__");
+        if (!server) return { error: `"${text}" names no MCP server` };
+        if (name === "" || name === "*") {
+            return { target: { type: "mcp_server", prefix: `mcp__${server}__` } };
+        }
+        return { target: { type: "tool", name: tool } };
+    }
+    if (spec === undefined) {
+        if (!knownTools.has(tool)) return { error: `"${text}": no tool is called ${tool}` };
+        return { target: { type: "tool", name: tool } };
+    }
+    if (tool === "Bash") {
+        const invalid = validateCommandPattern(spec);
+        return invalid === null
+            ? { target: { type: "command", pattern: spec } }
+            : { error: `"${text}": ${invalid}` };
+    }
+    if (tool === "Read" || EDIT_RULE_TOOLS.has(tool)) {
+        const access: PathAccess = tool === "Read" ? "read" : "edit";
+        return { target: { type: "path", access, matches: pathMatcher(spec.trim(), bases) } };
+    }
+    return {
+        error: `"${text}": only Bash(…), Read(…), Edit(…) and Write(…) take a pattern; write ${tool} alone`,
+    };
+}
+
+/** One settings file's `permissions`, with its text to find each rule's line. */
+export interface RuleSource {
+    /** The file's path (or a flag's name) shown with its rules. */
+    source: string;
+    /** The lists as read; one that is not a list is reported and skipped. */
+    permissions: Partial<Record<RuleKind, unknown>>;
+    /** The file's text: a bad rule is reported with its line. */
+    text?: string;
+    /** Counts only while this holds (a project file's allow rules: while trusted). */
+    allowActive?: () => boolean;
+}
+
+/** The 1-based line of rule `raw` of list `kind` in a settings file's text (first match). */
+export function lineOfRule(text: string, kind: RuleKind, raw: unknown): number | undefined {
+    const perms = text.indexOf('"permissions"');
+    if (perms < 0) return undefined;
+    const key = text.indexOf(`"${kind}"`, perms);
+    if (key < 0) return undefined;
+    let at = typeof raw === "string" ? text.indexOf(JSON.stringify(raw), key) : -1;
+    if (at < 0) at = key;
+    return text.slice(0, at).split("\n").length;
+}
+
+const ALWAYS = (): boolean => true;
+
+/**
+ * The rules in force for one session: every file's, then flags' and the
+ * session's own (added as they come). Lookups skip inactive rules.
+ */
+export class PermissionRules {
+    private readonly rules: PermissionRule[] = [];
+
+    constructor(
+        readonly bases: RuleBases,
+        private readonly knownTools: ReadonlySet<string>
+    ) {}
+
+    /** Adds every rule of `source`; returns a warning per bad rule, naming file and line. */
+    addSource(input: RuleSource): string[] {
+        const warnings: string[] = [];
+        for (const kind of RULE_KINDS) {
+            const list = input.permissions[kind];
+            if (list === undefined) continue;
+            if (!Array.isArray(list)) {
+                const line =
+                    input.text === undefined ? undefined : lineOfRule(input.text, kind, undefined);
+                const where = line === undefined ? input.source : `${input.source}:${line}`;
+                warnings.push(
+                    `${where}: permissions.${kind} must be a list of rules; it is ignored`
+                );
+                continue;
+            }
+            for (const raw of list as unknown[]) {
+                const added = this.add(
+                    kind,
+                    raw,
+                    input.source,
+                    kind === "allow" ? input.allowActive : undefined
+                );
+                if (added === null) continue;
+                const line =
+                    input.text === undefined ? undefined : lineOfRule(input.text, kind, raw);
+                const where = line === undefined ? input.source : `${input.source}:${line}`;
+                warnings.push(`${where}: permissions.${kind}: ${added}; this rule is ignored`);
+            }
+        }
+        return warnings;
+    }
+
+    /** Adds one rule; returns why it is not a rule, or null. */
+    add(
+        kind: RuleKind,
+        raw: unknown,
+        source: string,
+        active: () => boolean = ALWAYS
+    ): string | null {
+        const parsed = parseRule(raw, this.bases, this.knownTools);
+        if ("error" in parsed) return parsed.error;
+        this.rules.push({ kind, text: String(raw).trim(), source, target: parsed.target, active });
+        return null;
+    }
+
+    /** Whether anything could change a command's verdict: Bash patterns, or Edit deny/ask rules. */
+    judgesCommands(): boolean {
+        return this.rules.some(
+            (r) =>
+                r.active() &&
+                (r.target.type === "command" ||
+                    (r.target.type === "path" && r.target.access === "edit" && r.kind !== "allow"))
+        );
+    }
+
+    /** Every rule, in force or not, in the order added. */
+    list(): readonly PermissionRule[] {
+        return this.rules;
+    }
+
+    private strongest(matches: (rule: PermissionRule) => boolean): RuleMatch | undefined {
+        for (const decision of RULE_KINDS) {
+            const rule = this.rules.find((r) => r.kind === decision && r.active() && matches(r));
+            if (rule) return { decision, rule };
+        }
+        return undefined;
+    }
+
+    /** The rule deciding a tool by name: its North name, its aliases, or its MCP server. */
+    forTool(name: string, aliases: readonly string[] = []): RuleMatch | undefined {
+        return this.strongest(({ target }) => {
+            if (target.type === "tool")
+                return target.name === name || aliases.includes(target.name);
+            if (target.type === "mcp_server") return name.startsWith(target.prefix);
+            return false;
+        });
+    }
+
+    /** The rule deciding a read or an edit of `absPath`. */
+    forPath(access: PathAccess, absPath: string): RuleMatch | undefined {
+        return this.strongest(
+            ({ target }) =>
+                target.type === "path" && target.access === access && target.matches(absPath)
+        );
+    }
+
+    /** The deny rule that keeps `absPath` from being read, if any. */
+    readDenial(absPath: string): string | undefined {
+        const found = this.forPath("read", absPath);
+        return found?.decision === "deny" ? found.rule.text : undefined;
+    }
+
+    /** The `Bash(...)` patterns in force, for the command judge. */
+    commandRules(): CommandRules & {
+        ruleOf(kind: RuleKind, pattern: string): PermissionRule | undefined;
+    } {
+        const of = (kind: RuleKind): string[] =>
+            this.rules.flatMap((r) =>
+                r.kind === kind && r.active() && r.target.type === "command"
+                    ? [r.target.pattern]
+                    : []
+            );
+        return {
+            allow: of("allow"),
+            deny: of("deny"),
+            ask: of("ask"),
+            ruleOf: (kind, pattern) =>
+                this.rules.find(
+                    (r) =>
+                        r.kind === kind &&
+                        r.target.type === "command" &&
+                        r.target.pattern === pattern
+                ),
+        };
+    }
+}

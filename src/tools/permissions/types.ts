@@ -1,0 +1,31 @@
+/**
+ * Shapes shared by the permission rules (`rules.ts`: Claude Code's
+ * `permissions.allow/deny/ask` syntax) and the shell-command judge
+ * (`command-judge.ts`: commands parsed into the simple commands they run).
+ */
+
+/** The rule lists inside `Bash(...)`, as written: `npm test`, `npm test:*`, `git diff *`. */
+export interface CommandRules {
+    allow: readonly string[];
+    deny: readonly string[];
+    ask: readonly string[];
+}
+
+/**
+ * How the Edit rules judge a path a command writes through a redirection
+ * (`> file`, `>> file`, `&> file`, `tee`-like targets are not included):
+ * the path as written, and the directory the command starts in.
+ */
+export type WriteTargetJudge = (path: string, cwd: string) => "allow" | "deny" | "ask";
+
+export type CommandVerdict =
+    /** Every simple command is allowed by a rule and none is denied. */
+    | { decision: "allow"; commands: string[] }
+    /** A deny rule matches (or could match, through an expansion) a simple command or a write. */
+    | { decision: "deny"; reason: string; rule: string }
+    /**
+     * Not covered by the allow rules (`uncovered` lists the simple commands that
+     * are not), or matched by an ask rule (`forced`: auto-approval does not apply),
+     * or not understood by the parser (`reason` says what).
+     */
+    | { decision: "ask"; reason: string; uncovered: string[]; forced: boolean };
