@@ -2,13 +2,19 @@
 // the engine, SDKs and UI load only when a command needs them.
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
-import { inkPatchEsbuild } from "./ink-patch.mjs";
+import {
+    identicalCopiesEsbuild,
+    inkPatchEsbuild,
+    segmenterPatchEsbuild,
+    stringWidthPatchEsbuild,
+} from "./ink-patch.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const built = build({
-    entryPoints: { cli: "src/cli/main.ts" },
+    // `api`: the Node API (`import { createSession } from "north-agent"`, package.json "exports").
+    entryPoints: { cli: "src/cli/main.ts", api: "src/api.ts" },
     outdir: "dist",
     bundle: true,
     // Every `import()` is a split point, and code shared by a different set of split points
@@ -39,7 +45,14 @@ const built = build({
         "process.env.NODE_ENV": '"production"',
     },
     // Fails the build when the patch no longer applies (scripts/ink-patch.mjs).
-    plugins: [inkPatchEsbuild()],
+    // Start-up: string-width, wrap-ansi, slice-ansi and ansi-tokenize build their ICU
+    // segmenters and emoji regex on first use, with fast paths for plain text; same results.
+    plugins: [
+        inkPatchEsbuild(),
+        stringWidthPatchEsbuild(),
+        segmenterPatchEsbuild(),
+        identicalCopiesEsbuild(["ansi-styles"]),
+    ],
     logLevel: "warning",
 });
 // esbuild has printed the errors; a stack trace of the rejection would add nothing.
@@ -57,4 +70,26 @@ await built.catch(() => process.exit(1));
     ]) {
         copyFileSync(resolveFromRoot(specifier), new URL(`../dist/${name}`, import.meta.url));
     }
+}
+
+// The Node API's types: esbuild emits no declarations, and src/cli/api-types.ts imports
+// nothing, so it is declared on its own; createSession's type is the one src/api.ts implements.
+{
+    const { writeFileSync } = await import("node:fs");
+    const ts = (await import("typescript")).default;
+    const source = readFileSync(new URL("../src/cli/api-types.ts", import.meta.url), "utf8");
+    const { outputText, diagnostics } = ts.transpileDeclaration(source, {
+        fileName: "api-types.ts",
+        reportDiagnostics: true,
+    });
+    if (diagnostics?.length) {
+        console.error("src/cli/api-types.ts cannot be declared on its own:");
+        for (const d of diagnostics)
+            console.error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+        process.exit(1);
+    }
+    writeFileSync(
+        new URL("../dist/api.d.ts", import.meta.url),
+        `${outputText}export declare const createSession: CreateSession;\n`
+    );
 }

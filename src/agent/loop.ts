@@ -218,6 +218,7 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
             deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
             conversation.replace(repair.messages);
         }
+        run.refreshTools();
         const fitted = await fitToWindow(deps, run.system, run.schemas, run.attachedFiles, signal);
         if (fitted.kind === "cancelled") return { kind: "cancelled" };
         if (fitted.kind === "too_large") return tooLargeOutcome(fitted, conversation.model.display);

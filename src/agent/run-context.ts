@@ -44,6 +44,11 @@ export interface RunContext {
     toolCalls: ToolCallRecord[];
     /** Plan mode: the plan the user accepted in this run, if any. */
     acceptedPlan: string | null;
+    /**
+     * Updates `schemas` and `allowedNames` in place when the tool list changed
+     * during the run (an MCP server's list_changed); called before each request.
+     */
+    refreshTools(): void;
 }
 
 export interface RunSetup {
@@ -68,13 +73,7 @@ export interface RequestShape {
 
 /** The system prompt and tool schemas of a request in `mode` (also the idle context estimate's). */
 export function requestShape(mode: Mode, setup: Omit<RunSetup, "northFile">): RequestShape {
-    const allowed = setup.tools.list().filter((t) => mode !== "ask" || t.readOnly);
-    const allowedNames = new Set(allowed.map((t) => t.name));
-    const schemas = setup.tools.schemas((t) => allowedNames.has(t.name));
-    if (mode === "plan") {
-        schemas.push(PROPOSE_PLAN_SCHEMA);
-        allowedNames.add(PROPOSE_PLAN_TOOL);
-    }
+    const { schemas, allowed, allowedNames } = toolShape(mode, setup.tools);
     const base =
         setup.systemPrompt ?? buildSystemPrompt({ repoRoot: setup.repoRoot, mode, tools: allowed });
     // Fixed for the session, so the cached prefix stays byte-identical across requests.
@@ -85,10 +84,26 @@ export function requestShape(mode: Mode, setup: Omit<RunSetup, "northFile">): Re
     return { system, schemas, allowed, allowedNames };
 }
 
+function allowedTools(mode: Mode, tools: ToolRunner): ReturnType<ToolRunner["list"]> {
+    return tools.list().filter((t) => mode !== "ask" || t.readOnly);
+}
+
+function toolShape(mode: Mode, tools: ToolRunner): Omit<RequestShape, "system"> {
+    const allowed = allowedTools(mode, tools);
+    const allowedNames = new Set(allowed.map((t) => t.name));
+    const schemas = tools.schemas((t) => allowedNames.has(t.name));
+    if (mode === "plan") {
+        schemas.push(PROPOSE_PLAN_SCHEMA);
+        allowedNames.add(PROPOSE_PLAN_TOOL);
+    }
+    return { schemas, allowed, allowedNames };
+}
+
 /** The tools, system prompt and empty tallies of a run in `options.mode`. */
 export function createRunContext(options: RunOptions, setup: RunSetup): RunContext {
     const { system, schemas, allowed, allowedNames } = requestShape(options.mode, setup);
     const canWrite = allowed.some((t) => t.approvalPolicy === "write");
+    let toolCount = allowed.length;
     return {
         mode: options.mode,
         signal: options.signal ?? new AbortController().signal,
@@ -106,5 +121,14 @@ export function createRunContext(options: RunOptions, setup: RunSetup): RunConte
         costUsd: 0,
         toolCalls: [],
         acceptedPlan: null,
+        refreshTools() {
+            const names = allowedTools(options.mode, setup.tools).map((t) => t.name);
+            if (names.every((name) => allowedNames.has(name)) && names.length === toolCount) return;
+            const next = toolShape(options.mode, setup.tools);
+            toolCount = names.length;
+            schemas.splice(0, schemas.length, ...next.schemas);
+            allowedNames.clear();
+            for (const name of next.allowedNames) allowedNames.add(name);
+        },
     };
 }

@@ -10,11 +10,14 @@ export interface CliArgs {
         | "rewind"
         | "doctor"
         | "completion"
+        | "mcp"
         | "help"
         | "version";
     print: boolean;
     prompt?: string;
     outputFormat?: string;
+    /** `--input-format`: text (default) or stream-json (prompts and approvals as JSON lines on stdin). */
+    inputFormat?: string;
     model?: string;
     mode?: string;
     path?: string;
@@ -53,6 +56,8 @@ export interface CliArgs {
     maxBudgetUsd?: string;
     /** `--disallowed-tools`: tool names (North's or Claude Code's), split on commas and spaces. */
     disallowedTools: string[];
+    /** `north mcp ...`: everything after `mcp`, parsed by the mcp command itself. */
+    mcpArgs?: string[];
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -65,12 +70,14 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     rewind: "rewind",
     doctor: "doctor",
     completion: "completion",
+    mcp: "mcp",
 };
 
 /** Every option; the completion scripts are built from this table too. */
 export const CLI_OPTIONS = {
     print: { type: "boolean", short: "p" },
     "output-format": { type: "string" },
+    "input-format": { type: "string" },
     model: { type: "string", short: "m" },
     mode: { type: "string" },
     path: { type: "string" },
@@ -107,6 +114,12 @@ export const SUBCOMMAND_NAMES = Object.keys(SUBCOMMANDS);
 
 /** Parses argv (without node and the script). Kept free of heavy imports: it runs for `--version`. */
 export function parseCliArgs(argv: string[]): ArgsResult {
+    // `north mcp add NAME -- CMD -y`: its own options (-e, -H, --scope), parsed by the mcp command.
+    if (argv[0] === "mcp") {
+        const base = parseCliArgs([]);
+        if (base.ok)
+            return { ok: true, args: { ...base.args, command: "mcp", mcpArgs: argv.slice(1) } };
+    }
     const misuse = findOptionMisuse(argv);
     if (misuse) return { ok: false, error: misuse };
     let parsed;
@@ -163,6 +176,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
             print: values.print ?? false,
             prompt: rest.length > 0 ? rest.join(" ") : undefined,
             outputFormat: values["output-format"],
+            inputFormat: values["input-format"],
             model: values.model,
             mode: values.mode,
             path: values.path,
@@ -249,10 +263,14 @@ Usage:
                                 conversation to before prompt N (--code or --conversation: only
                                 that; --force: also files changed since North changed them)
   north completion SHELL        print a completion script for bash, zsh or fish
+  north mcp COMMAND             manage MCP servers: add, add-json, list, get, remove
+                                (north mcp --help)
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit
       --output-format FORMAT    text (default), json, or stream-json (one JSON event per line)
+      --input-format FORMAT     text (default), or stream-json: with -p --output-format stream-json,
+                                read prompts and approval answers as JSON lines on stdin
   -m, --model NAME              model alias or id (see \`north models\`), or provider:model-id
       --mode MODE               agent (default: every tool), ask (read-only tools) or plan (plan first)
       --path DIR                project directory (default: the current directory's repository)

@@ -5,4 +5,5 @@
  * chunks, which a print run opens, compiles and links faster.
  */
 export { runPrintCommand } from "./print-command";
+export { openApiSession } from "./api-session";
 export { createTuiEngine, startInteractiveSession, summarizeInventory } from "./interactive-engine";

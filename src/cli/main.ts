@@ -41,6 +41,10 @@ async function main(): Promise<number> {
                 subcommands: SUBCOMMAND_NAMES,
             });
         }
+        case "mcp": {
+            const { runMcpCommand } = await import("./subcommands");
+            return runMcpCommand(args.mcpArgs ?? [], __NORTH_VERSION__);
+        }
         case "rewind": {
             const { runRewindCommand } = await import("./subcommands");
             return runRewindCommand(args);

@@ -9,12 +9,22 @@ import {
     createBufferedSink,
     createPrintRenderer,
     exitCodeFor,
+    jsonLine,
 } from "../headless/print-mode";
 import { terminalSafeText } from "../util/terminal-text";
 import type { McpManager, McpServerState } from "../tools/mcp/manager";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
 import { attachMentionedFiles } from "../headless/print-attachments";
+import {
+    INPUT_FORMATS,
+    type InputFormat,
+    type MessageApprovals,
+    createMessageApprovals,
+    driveStreamInput,
+} from "../headless/stream-input";
+import { createInterface } from "node:readline";
+import type { RunResult } from "../agent/events";
 import { createProfileStore } from "../storage/profile";
 import { dataDir } from "../storage/paths";
 import { resolveReadyModel } from "./model-selection";
@@ -41,7 +51,7 @@ const MCP_STATUS: Record<McpServerState, McpServerReport["status"]> = {
     stopped: "stopped",
 };
 
-function mcpReports(mcp: McpManager): McpServerReport[] {
+export function mcpReports(mcp: McpManager): McpServerReport[] {
     return mcp.status().map((server) => ({
         name: server.name,
         status: MCP_STATUS[server.state],
@@ -98,6 +108,21 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             `--output-format must be one of ${OUTPUT_FORMATS.join(", ")} (got "${args.outputFormat}")`
         );
     }
+    const inputFormat = (args.inputFormat ?? "text") as InputFormat;
+    if (!INPUT_FORMATS.includes(inputFormat)) {
+        return usageError(
+            `--input-format must be one of ${INPUT_FORMATS.join(", ")} (got "${args.inputFormat}")`
+        );
+    }
+    const streamInput = inputFormat === "stream-json";
+    if (streamInput && format !== "stream-json") {
+        return usageError("--input-format stream-json needs --output-format stream-json");
+    }
+    if (streamInput && args.prompt) {
+        return usageError(
+            "--input-format stream-json reads every prompt from stdin; pass no PROMPT argument"
+        );
+    }
     const flags = checkSessionFlags(args);
     if (!flags.ok) return usageError(flags.error);
     const { mode, logLevel } = flags;
@@ -121,15 +146,34 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         );
     }
 
-    const piped = await readPipedStdin();
+    const piped = streamInput ? "" : await readPipedStdin();
     const prompt = [args.prompt, piped.trim()].filter((p) => p && p.trim().length > 0).join("\n\n");
-    if (!prompt) return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
+    if (!prompt && !streamInput) {
+        return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
+    }
+
+    let stdoutBroken = false;
+    process.stdout.on("error", () => {
+        stdoutBroken = true; // e.g. `north -p ... | head -1`: stop writing, keep going.
+    });
+    const stdout = createBufferedSink({
+        write: (text) => {
+            if (!stdoutBroken) process.stdout.write(text);
+        },
+    });
+    // Approval requests go out at once: the client is waiting to answer them.
+    const messageApprovals: MessageApprovals | null = streamInput
+        ? createMessageApprovals((line) => {
+              stdout.write(jsonLine(line));
+              stdout.flush();
+          })
+        : null;
 
     const handle = await startSession(prepared, {
         version,
         frontEnd: "print",
         logLevel,
-        approver: printModeApprover,
+        approver: messageApprovals?.approver ?? printModeApprover,
         approvalSettings: (project) =>
             createPrintApprovalSettings(
                 {
@@ -169,15 +213,6 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         }
     }
 
-    let stdoutBroken = false;
-    process.stdout.on("error", () => {
-        stdoutBroken = true; // e.g. `north -p ... | head -1`: stop writing, keep going.
-    });
-    const stdout = createBufferedSink({
-        write: (text) => {
-            if (!stdoutBroken) process.stdout.write(text);
-        },
-    });
     const stderr = { write: (text: string) => void process.stderr.write(text) };
     const renderer = createPrintRenderer({
         format,
@@ -197,7 +232,11 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         stoppedBy ??= signal as StopSignal;
         if (interrupts > 1) process.exit(SIGNAL_ENDINGS[stoppedBy].code);
         controller.abort();
+        stdinLines?.close();
     };
+    const stdinLines = streamInput
+        ? createInterface({ input: process.stdin, crlfDelay: Infinity })
+        : null;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
     // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
@@ -206,51 +245,84 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
         profiles: createProfileStore(dataDir(), handle.repoRoot),
     });
-    const { remainingText, failed } = await runPrintCommands(prompt, {
-        host,
-        format,
-        stdout,
-        stderr,
-        currentModel: () => session.state().model,
-        models: () => prepared.catalogue.models,
-        setMode: (next) => (runMode = next),
-        signal: () => controller.signal,
-        customCommands: handle.extensions.customCommands,
-    });
-    if (failed || !remainingText) {
+    // One prompt: slash commands, `@path` attachments, then the model. A number is
+    // the exit code of a prompt that never reached the model.
+    const runPrompt = async (prompt: string): Promise<RunResult | number> => {
+        const { remainingText, failed } = await runPrintCommands(prompt, {
+            host,
+            format,
+            stdout,
+            stderr,
+            currentModel: () => session.state().model,
+            models: () => prepared.catalogue.models,
+            setMode: (next) => (runMode = next),
+            signal: () => controller.signal,
+            customCommands: handle.extensions.customCommands,
+        });
+        if (failed || !remainingText) {
+            stdout.flush();
+            return failed ? EXIT.usage : EXIT.ok;
+        }
+
+        // `@path` mentions attach files as the chat's picker does; the chat's outline too.
+        const attachments = await attachMentionedFiles(
+            handle.repoRoot,
+            remainingText,
+            async () => {
+                const { outlineOf } = await import("../ui/attachment-outline");
+                return outlineOf;
+            },
+            {
+                readDenial: (absPath) => handle.readDenial(absPath),
+                onDenied: (path, rule) =>
+                    warn(`not attached: reading ${path} is denied by the permission rule ${rule}`),
+            }
+        );
+        if (attachments.missing.length > 0) {
+            warn(`not attached (missing or unreadable): ${attachments.missing.join(", ")}`);
+        }
+        // Shown as the prompt when the conversation is resumed in the chat.
+        handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
+        // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
+        return session.run(remainingText, {
+            mode: runMode,
+            signal: controller.signal,
+            maxTurns,
+            planOnly: runMode === "plan",
+            attachedContext: attachments.context,
+        });
+    };
+
+    if (stdinLines && messageApprovals) {
+        const code = await driveStreamInput({
+            lines: stdinLines,
+            approvals: messageApprovals,
+            signal: controller.signal,
+            emit: (line) => stdout.write(jsonLine(line)),
+            warn: (message) => void process.stderr.write(terminalSafeText(`north: ${message}\n`)),
+            runPrompt: async (text) => {
+                const result = await runPrompt(text);
+                if (typeof result === "number") return result;
+                const ending =
+                    stoppedBy && result.subtype === "cancelled" ? SIGNAL_ENDINGS[stoppedBy] : null;
+                renderer.finish(ending ? { ...result, error: ending.reason } : result);
+                return exitCodeFor(result);
+            },
+        });
         stdout.flush();
         await handle.closeAsync();
+        for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+        logger.info("app_exit", { subtype: stoppedBy ? "cancelled" : "stream_input_end" });
         logger.flush();
-        return failed ? EXIT.usage : EXIT.ok;
+        return stoppedBy ? SIGNAL_ENDINGS[stoppedBy].code : code;
     }
 
-    // `@path` mentions attach files as the chat's picker does; the chat's outline too.
-    const attachments = await attachMentionedFiles(
-        handle.repoRoot,
-        remainingText,
-        async () => {
-            const { outlineOf } = await import("../ui/attachment-outline");
-            return outlineOf;
-        },
-        {
-            readDenial: (absPath) => handle.readDenial(absPath),
-            onDenied: (path, rule) =>
-                warn(`not attached: reading ${path} is denied by the permission rule ${rule}`),
-        }
-    );
-    if (attachments.missing.length > 0) {
-        warn(`not attached (missing or unreadable): ${attachments.missing.join(", ")}`);
+    const result = await runPrompt(prompt);
+    if (typeof result === "number") {
+        await handle.closeAsync();
+        logger.flush();
+        return result;
     }
-    // Shown as the prompt when the conversation is resumed in the chat.
-    handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
-    // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
-    const result = await session.run(remainingText, {
-        mode: runMode,
-        signal: controller.signal,
-        maxTurns,
-        planOnly: runMode === "plan",
-        attachedContext: attachments.context,
-    });
     await handle.closeAsync();
     // A signal's own words and exit code: kill (SIGTERM) is not the user's Ctrl+C.
     const ending = stoppedBy && result.subtype === "cancelled" ? SIGNAL_ENDINGS[stoppedBy] : null;

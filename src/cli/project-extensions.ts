@@ -57,6 +57,8 @@ export async function loadProjectExtensions(
         warn: (message: string) => void;
         /** Kept from hooks and MCP servers (provider keys); see `secretEnvNames`. */
         hiddenEnv?: readonly string[];
+        /** What MCP servers are told on roots/list: the project root and `--add-dir` directories. */
+        mcpRoots?: readonly string[];
     }
 ): Promise<ProjectExtensions> {
     const { warn } = options;
@@ -116,6 +118,7 @@ export async function loadProjectExtensions(
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
+            roots: options.mcpRoots,
             hiddenEnv: options.hiddenEnv,
             fetch: nodeFetch,
         });

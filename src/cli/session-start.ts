@@ -205,6 +205,7 @@ export async function startSession(
         settings,
         warn,
         hiddenEnv,
+        mcpRoots: [repoRoot, ...prepared.script.addDirs],
     });
     const sandbox = createSessionSandbox(settings.layers, prepared.sandbox, warn);
     const toolset = createConversationToolset(repoRoot, extensions.extraTools, {

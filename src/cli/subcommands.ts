@@ -7,5 +7,6 @@
 export { runCompletionCommand } from "./completion-command";
 export { runDoctorCommand } from "./doctor-command";
 export { runListCommand } from "./list-command";
+export { runMcpCommand } from "./mcp-command";
 export { runModelsCommand } from "./models-command";
 export { runRewindCommand } from "./rewind-command";

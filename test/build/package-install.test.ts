@@ -96,6 +96,9 @@ describe("the published package", () => {
                 "README.md",
                 "bin/north.js",
                 "dist/cli.js",
+                // The Node API (`import { createSession } from "north-agent"`) and its types.
+                "dist/api.js",
+                "dist/api.d.ts",
                 // The shell-command parser loads these beside the bundle (issue 19).
                 "dist/tree-sitter.wasm",
                 "dist/tree-sitter-bash.wasm",

@@ -35,7 +35,8 @@ export interface McpStdioServerSpec extends McpServerSpecBase {
 }
 
 export interface McpHttpServerSpec extends McpServerSpecBase {
-    transport: "http";
+    /** "sse" is the older HTTP+SSE transport, still offered by some servers. */
+    transport: "http" | "sse";
     url: string;
     headers: Record<string, string>;
 }
@@ -138,9 +139,15 @@ function parseEntry(
             missingVars: [...missing],
         };
     }
-    if (type === "http" || type === "streamable-http" || type === "streamableHttp") {
+    const remote = type === "sse" ? "sse" : "http";
+    if (
+        type === "http" ||
+        type === "streamable-http" ||
+        type === "streamableHttp" ||
+        type === "sse"
+    ) {
         if (typeof raw.url !== "string" || raw.url.trim() === "") {
-            return 'an http server needs a "url" string';
+            return `an ${remote} server needs a "url" string`;
         }
         const headers = stringRecord(raw.headers, "headers", problems);
         if (!headers) return problems.join("; ");
@@ -152,16 +159,13 @@ function parseEntry(
         }
         return {
             ...base,
-            transport: "http",
+            transport: remote,
             url,
             headers: expandRecord(headers),
             missingVars: [...missing],
         };
     }
-    if (type === "sse") {
-        return 'type "sse" (the deprecated HTTP+SSE transport) is not supported; use "http" if the server offers streamable HTTP';
-    }
-    return `unknown type ${JSON.stringify(type)} (expected "stdio" or "http")`;
+    return `unknown type ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`;
 }
 
 function isScalar(value: unknown): boolean {
@@ -281,7 +285,7 @@ export function mcpServerFingerprint(spec: McpServerSpec): string {
     const what =
         spec.transport === "stdio"
             ? ["stdio", spec.command, ...spec.args, ...Object.keys(spec.env).sort()]
-            : ["http", spec.url, ...Object.keys(spec.headers).sort()];
+            : [spec.transport, spec.url, ...Object.keys(spec.headers).sort()];
     return createHash("sha256")
         .update(JSON.stringify([spec.name, ...what]))
         .digest("hex")

@@ -6,9 +6,19 @@
  * errors, never a hang or an exception.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import {
+    ElicitRequestSchema,
+    type ElicitResult,
+    ErrorCode,
+    ListRootsRequestSchema,
+    McpError,
+    type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import * as z from "zod";
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
@@ -23,7 +33,7 @@ export type McpServerState = "starting" | "ready" | "failed" | "stopped";
 
 export interface McpServerStatus {
     name: string;
-    transport: "stdio" | "http";
+    transport: McpServerSpec["transport"];
     scope: McpServerScope;
     state: McpServerState;
     /** Why the server failed (state "failed"). */
@@ -66,6 +76,21 @@ export interface McpManagerOptions {
     fetch?: FetchLike;
     /** Cap on one result's text. Default 100 KB. */
     maxResultBytes?: number;
+    /** Directories answered to a server's roots/list; default `[cwd]` (none without a cwd). */
+    roots?: readonly string[];
+    /**
+     * Answers a server's request for input from the user (elicitation). Without
+     * it (print mode) every request is declined.
+     */
+    onElicitation?: (request: McpElicitation, signal: AbortSignal) => Promise<ElicitResult>;
+}
+
+/** A server asking the user to fill in a form (only form mode is advertised). */
+export interface McpElicitation {
+    server: string;
+    message: string;
+    /** The JSON Schema of the answer: a flat object of primitive fields. */
+    requestedSchema: Record<string, unknown>;
 }
 
 export interface McpManager {
@@ -97,6 +122,8 @@ interface Entry {
     client?: Client;
     transport?: Transport;
     started: Promise<void>;
+    /** A tool-list refresh after list_changed, awaited before a call returns. */
+    refreshing?: Promise<void>;
 }
 
 const anyInput = z.record(z.string(), z.unknown());
@@ -140,6 +167,7 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     const maxResultBytes = options.maxResultBytes ?? MAX_MCP_RESULT_BYTES;
+    const roots = options.roots ?? (options.cwd ? [options.cwd] : []);
     const listeners = new Set<() => void>();
     let closed = false;
 
@@ -154,22 +182,22 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
     };
 
     const makeTransport = (spec: McpServerSpec): Transport => {
-        if (spec.transport === "http") {
-            return new StreamableHTTPClientTransport(new URL(spec.url), {
-                requestInit: { headers: spec.headers },
-                fetch: options.fetch,
+        if (spec.transport === "stdio") {
+            return new ProcessStdioTransport({
+                command: spec.command,
+                args: spec.args,
+                env: childEnv(
+                    options.env ?? process.env,
+                    options.hiddenEnv ?? PROVIDER_SECRET_ENV,
+                    spec.env
+                ),
+                cwd: options.cwd,
             });
         }
-        return new ProcessStdioTransport({
-            command: spec.command,
-            args: spec.args,
-            env: childEnv(
-                options.env ?? process.env,
-                options.hiddenEnv ?? PROVIDER_SECRET_ENV,
-                spec.env
-            ),
-            cwd: options.cwd,
-        });
+        const remote = { requestInit: { headers: spec.headers }, fetch: options.fetch };
+        return spec.transport === "sse"
+            ? new SSEClientTransport(new URL(spec.url), remote)
+            : new StreamableHTTPClientTransport(new URL(spec.url), remote);
     };
 
     /** Why `transport` went away, when it can tell (stdio exit code, stderr). */
@@ -224,15 +252,37 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         const client = new Client(
             { name: options.clientName, version: options.version },
             {
-                capabilities: {},
+                capabilities: { roots: { listChanged: false }, elicitation: { form: {} } },
                 listChanged: {
                     tools: {
                         autoRefresh: false,
-                        onChanged: () => void refreshTools(entry, client),
+                        // Refresh at once: the next model request must see the new list.
+                        debounceMs: 0,
+                        onChanged: () => {
+                            entry.refreshing = refreshTools(entry, client);
+                        },
                     },
                 },
             }
         );
+        client.setRequestHandler(ListRootsRequestSchema, () => ({
+            roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) })),
+        }));
+        client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+            const params = request.params;
+            if (!options.onElicitation) return { action: "decline" };
+            return options.onElicitation(
+                {
+                    server: entry.spec.name,
+                    message: params.message,
+                    requestedSchema:
+                        "requestedSchema" in params
+                            ? (params.requestedSchema as Record<string, unknown>)
+                            : {},
+                },
+                extra.signal
+            );
+        });
         entry.client = client;
         entry.transport = transport;
         entry.state = "starting";
@@ -312,9 +362,14 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
             );
         }
         let result: Record<string, unknown>;
+        // The SDK never removes its abort listener, and the session's signal
+        // lives for many calls: give each call a signal of its own.
+        const callAbort = new AbortController();
+        const forwardAbort = (): void => callAbort.abort(signal.reason);
+        signal.addEventListener("abort", forwardAbort, { once: true });
         try {
             result = await client.callTool({ name: tool, arguments: input }, undefined, {
-                signal,
+                signal: callAbort.signal,
                 timeout: timeoutMs,
                 resetTimeoutOnProgress: true,
             });
@@ -338,7 +393,11 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
                 "io_error",
                 `${tool} on the MCP server "${server}" failed: ${errorText(error)}`
             );
+        } finally {
+            signal.removeEventListener("abort", forwardAbort);
         }
+        // A list_changed sent during the call lands before the model's next request.
+        await entry.refreshing;
         const { text, truncated } = mcpResultToText(result, maxResultBytes);
         if (result.isError === true) {
             return toolError(

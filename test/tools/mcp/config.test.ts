@@ -64,7 +64,7 @@ describe("parseMcpServers", () => {
         const { servers, warnings } = parseMcpServers(
             {
                 noCommand: { args: [] },
-                sse: { type: "sse", url: "https://z.test/sse" },
+                sse: { type: "sse" },
                 badUrl: { type: "http", url: "not a url" },
                 weird: { type: "grpc" },
                 badEnv: { command: "x", env: { A: { nested: true } } },
@@ -76,7 +76,7 @@ describe("parseMcpServers", () => {
         expect(servers.map((s) => s.name)).toEqual(["ok"]);
         expect(warnings).toHaveLength(5);
         expect(warnings.join("\n")).toContain(
-            '"sse" (the deprecated HTTP+SSE transport) is not supported'
+            'MCP server "sse" skipped: an sse server needs a "url" string'
         );
         expect(warnings.join("\n")).toContain('MCP server "noCommand" skipped');
     });

@@ -1,0 +1,157 @@
+import type {
+    NorthApprovalRequest,
+    NorthEvent,
+    NorthResult,
+    NorthSessionOptions,
+} from "./api-types";
+import { type Approver, denyAll } from "../agent/approvals";
+import type { EngineEvent, Mode } from "../agent/events";
+import { createPrintApprovalSettings } from "../headless/print-approvals";
+import { resultObject, streamJsonLine } from "../headless/print-mode";
+import { approvalRequestLine } from "../headless/stream-input";
+import type { CliArgs } from "./args";
+import { prepareSession } from "./session-setup";
+import { startSession } from "./session-start";
+import { summarizeInventory } from "./project-trust";
+import { mcpReports } from "./print-command";
+
+/** The engine side of the Node API (src/api.ts): one session, runs that report stream-json events. */
+export interface ApiSession {
+    sessionId: string;
+    /** Runs one prompt; `onEvent` gets each event, the result last. */
+    run(
+        prompt: string,
+        signal: AbortSignal,
+        onEvent: (event: NorthEvent) => void
+    ): Promise<NorthResult>;
+    close(): Promise<void>;
+}
+
+const MODES: Mode[] = ["agent", "ask", "plan"];
+
+function approverFrom(approve: NorthSessionOptions["approve"]): Approver {
+    if (!approve) {
+        return denyAll(
+            "this session has no approver (createSession without `approve`), so it was not done. Tell the user what you wanted to do and why."
+        );
+    }
+    return async (request) => {
+        const answer = await approve(
+            approvalRequestLine(request) as unknown as NorthApprovalRequest
+        );
+        if (answer.decision === "approve") return { outcome: "approve" };
+        if (answer.decision === "deny") {
+            return { outcome: "deny", ...(answer.reason ? { reason: answer.reason } : {}) };
+        }
+        throw new Error(`approve() must answer { decision: "approve" | "deny" }`);
+    };
+}
+
+export async function openApiSession(
+    options: NorthSessionOptions,
+    version: string
+): Promise<ApiSession> {
+    const mode = options.mode ?? "agent";
+    if (!MODES.includes(mode)) {
+        throw new Error(`mode must be one of ${MODES.join(", ")} (got "${String(mode)}")`);
+    }
+    const warn =
+        options.onWarning ??
+        ((message: string) => void process.stderr.write(`north: warning: ${message}\n`));
+    const args: CliArgs = {
+        command: "run",
+        print: true,
+        model: options.model,
+        mode,
+        path: options.cwd ?? process.cwd(),
+        allowEdits: false,
+        allowConfigEdits: false,
+        allowShell: false,
+        allowedCommands: [],
+        disallowedCommands: [],
+        trust: options.trust ?? false,
+        sandbox: false,
+        continue: false,
+        forkSession: false,
+        altScreen: false,
+        rewindCode: false,
+        rewindConversation: false,
+        force: false,
+        addDirs: [],
+        disallowedTools: [],
+    };
+    const prepared = prepareSession(args, warn);
+    if (!prepared.ok) throw new Error(prepared.error);
+    const handle = await startSession(prepared, {
+        version,
+        frontEnd: "print",
+        logLevel: "info",
+        approver: approverFrom(options.approve),
+        approvalSettings: (project) =>
+            createPrintApprovalSettings(
+                {
+                    allowEdits: false,
+                    allowConfigEdits: false,
+                    allowShell: false,
+                    allowedCommands: [],
+                },
+                project
+            ),
+        decideTrust: async (inventory) => {
+            if (options.trust) return "trust-once";
+            warn(
+                `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. Pass trust: true to use it.`
+            );
+            return "untrusted";
+        },
+        warn,
+    });
+    const { session, sessionId } = handle;
+    const mcp = handle.extensions.mcp;
+    let listener: ((event: EngineEvent) => void) | null = null;
+    session.subscribe((event) => listener?.(event));
+    // One run at a time in a conversation: later runs wait for earlier ones.
+    let queue: Promise<unknown> = Promise.resolve();
+    let closed = false;
+
+    return {
+        sessionId,
+        run(prompt, signal, onEvent) {
+            const started = queue.then(async () => {
+                if (closed) throw new Error("the session is closed");
+                listener = (event) => {
+                    if (event.type === "run_end") return;
+                    const line = streamJsonLine(event, sessionId);
+                    if (!line) return;
+                    onEvent(
+                        (event.type === "run_start"
+                            ? { ...line, mcp_servers: mcp ? mcpReports(mcp) : [] }
+                            : line) as unknown as NorthEvent
+                    );
+                };
+                try {
+                    handle.recordView({ type: "user", text: prompt, attachments: [] });
+                    const result = await session.run(prompt, {
+                        mode,
+                        signal,
+                        planOnly: mode === "plan",
+                    });
+                    const final = resultObject(result, sessionId) as unknown as NorthResult;
+                    onEvent(final);
+                    return final;
+                } finally {
+                    listener = null;
+                }
+            });
+            queue = started.catch(() => undefined);
+            return started;
+        },
+        async close() {
+            if (closed) return;
+            closed = true;
+            await queue;
+            await handle.closeAsync();
+            handle.logger.flush();
+        },
+    };
+}

@@ -1,0 +1,123 @@
+/**
+ * The public types of `import { createSession } from "north-agent"`. This file
+ * imports nothing: the build turns it alone into dist/api.d.ts. The events are
+ * the lines of `--output-format stream-json`, as objects.
+ */
+
+export type NorthMode = "agent" | "ask" | "plan";
+
+/** What a run asks before it edits a file, runs a command or (plan mode) carries out a plan. */
+export interface NorthApprovalRequest {
+    type: "approval_request";
+    id: string;
+    kind: "shell" | "write" | "plan";
+    tool: string;
+    tool_call_id: string;
+    /** One line: the command, or the files being edited. */
+    summary: string;
+    input: unknown;
+    command?: string;
+    cwd?: string;
+    /** Edits: each file's unified diff. */
+    diffs?: { path: string; diff: string }[];
+    protected_paths?: string[];
+    plan?: string;
+}
+
+/** A denial's reason is given to the model. */
+export interface NorthApprovalAnswer {
+    decision: "approve" | "deny";
+    reason?: string;
+}
+
+export interface NorthUsage {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+}
+
+/** The last event of every run, and what awaiting the run gives. */
+export interface NorthResult {
+    type: "result";
+    subtype: "success" | "error_max_turns" | "error_max_budget_usd" | "error_during_execution";
+    is_error: boolean;
+    /** The answer, or the error's message. */
+    result: string;
+    session_id: string;
+    num_turns: number;
+    duration_ms: number;
+    /** Null when the model has no known price. */
+    total_cost_usd: number | null;
+    usage: NorthUsage;
+    tool_calls: { name: string; input: unknown; ok: boolean }[];
+}
+
+export type NorthEvent =
+    | {
+          type: "system";
+          subtype: "init";
+          session_id: string;
+          model: string;
+          mode: NorthMode;
+          tools: string[];
+          cwd: string;
+          mcp_servers: { name: string; status: string; error?: string }[];
+      }
+    | { type: "text_delta"; text: string }
+    | { type: "thinking_delta"; text: string }
+    | { type: "tool_call"; id: string; name: string; input: unknown }
+    | {
+          type: "tool_result";
+          id: string;
+          name: string;
+          ok: boolean;
+          duration_ms: number;
+          content: unknown;
+      }
+    | { type: "approval"; request_id: string; decision: unknown }
+    | { type: "retry"; attempt: number; max_attempts: number; delay_ms: number; error: string }
+    | { type: "turn_start"; turn: number }
+    | { type: "turn_end"; turn: number; stop_reason: string; cost_usd: number | null }
+    | { type: "warning"; message: string }
+    | NorthResult;
+
+export interface NorthSessionOptions {
+    /** The project directory (its repository root is found as the CLI does). Default: process.cwd(). */
+    cwd?: string;
+    /** A model alias or id, or provider:model-id, as `--model`. Default: the user's configured model. */
+    model?: string;
+    /** Default "agent". */
+    mode?: NorthMode;
+    /**
+     * Answers approval requests. Without it every edit and command that needs
+     * approval is denied, as in print mode without flags.
+     */
+    approve?: (request: NorthApprovalRequest) => Promise<NorthApprovalAnswer>;
+    /** Use the project's own hooks, MCP servers and standing approvals (`--trust`). Default false. */
+    trust?: boolean;
+    /** Where warnings go (an untrusted project, an unsaved conversation). Default: stderr. */
+    onWarning?: (message: string) => void;
+}
+
+export interface NorthRunOptions {
+    /** Aborting cancels the run: it ends with an error_during_execution result. */
+    signal?: AbortSignal;
+}
+
+/** A run: iterate it for its events (the result last), or await it for the result. */
+export interface NorthRun extends AsyncIterable<NorthEvent>, PromiseLike<NorthResult> {
+    readonly result: Promise<NorthResult>;
+}
+
+export interface NorthSession {
+    /** The conversation's id (`north resume ID` continues it in the chat). */
+    readonly sessionId: string;
+    /** Runs one prompt in this conversation; runs started together go one after another. */
+    run(prompt: string, options?: NorthRunOptions): NorthRun;
+    /** Ends the conversation's log, stops tools and MCP servers. */
+    close(): Promise<void>;
+}
+
+/** Rejects with an Error naming the problem (no key, unknown model, bad cwd...). */
+export type CreateSession = (options?: NorthSessionOptions) => Promise<NorthSession>;

@@ -1,0 +1,216 @@
+import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+
+export const INPUT_FORMATS = ["text", "stream-json"] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+/** One stdin line of `--input-format stream-json`, understood. */
+export type InputLine =
+    | { type: "prompt"; text: string }
+    | { type: "approval_response"; id: string; decision: ApprovalDecision }
+    | { type: "invalid"; error: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Claude Code's content: a string, or text blocks (joined by a blank line). */
+function promptText(content: unknown): string | { error: string } {
+    if (typeof content === "string") {
+        return content.trim() ? content : { error: "message.content is empty" };
+    }
+    if (!Array.isArray(content)) {
+        return { error: "message.content must be a string or an array of text blocks" };
+    }
+    const texts: string[] = [];
+    for (const block of content) {
+        if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string") {
+            const kind = isRecord(block) && typeof block.type === "string" ? block.type : "?";
+            return {
+                error: `only {"type":"text","text":"..."} content blocks are read (got ${kind})`,
+            };
+        }
+        texts.push(block.text);
+    }
+    const text = texts.join("\n\n");
+    return text.trim() ? text : { error: "message.content is empty" };
+}
+
+/** Parses one input line; null for a blank line, which is skipped. */
+export function parseInputLine(line: string): InputLine | null {
+    if (!line.trim()) return null;
+    let value: unknown;
+    try {
+        value = JSON.parse(line);
+    } catch {
+        return { type: "invalid", error: "not a JSON object" };
+    }
+    if (!isRecord(value)) return { type: "invalid", error: "not a JSON object" };
+    if (value.type === "user") {
+        const message = value.message;
+        if (!isRecord(message) || !("content" in message)) {
+            return { type: "invalid", error: 'a "user" line needs message.content' };
+        }
+        if (message.role !== undefined && message.role !== "user") {
+            return { type: "invalid", error: 'message.role must be "user"' };
+        }
+        const text = promptText(message.content);
+        return typeof text === "string"
+            ? { type: "prompt", text }
+            : { type: "invalid", error: text.error };
+    }
+    if (value.type === "approval_response") {
+        if (typeof value.id !== "string" || !value.id) {
+            return { type: "invalid", error: 'an "approval_response" line needs an "id"' };
+        }
+        if (value.reason !== undefined && typeof value.reason !== "string") {
+            return { type: "invalid", error: '"reason" must be a string' };
+        }
+        if (value.decision === "approve") {
+            return { type: "approval_response", id: value.id, decision: { outcome: "approve" } };
+        }
+        if (value.decision === "deny") {
+            const reason = value.reason as string | undefined;
+            return {
+                type: "approval_response",
+                id: value.id,
+                decision: { outcome: "deny", ...(reason ? { reason } : {}) },
+            };
+        }
+        return { type: "invalid", error: '"decision" must be "approve" or "deny"' };
+    }
+    const kind = typeof value.type === "string" ? `"${value.type}"` : "missing";
+    return {
+        type: "invalid",
+        error: `unknown line type ${kind} (expected "user" or "approval_response")`,
+    };
+}
+
+/** The `approval_request` line a client answers with an `approval_response`. */
+export function approvalRequestLine(request: ApprovalRequest): Record<string, unknown> {
+    return {
+        type: "approval_request",
+        id: request.id,
+        kind: request.kind,
+        tool: request.toolName,
+        tool_call_id: request.toolCallId,
+        summary: request.summary,
+        input: request.input,
+        ...(request.command !== undefined ? { command: request.command } : {}),
+        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
+        ...(request.diffs
+            ? { diffs: request.diffs.map((d) => ({ path: d.path, diff: d.diff })) }
+            : {}),
+        ...(request.protectedPaths ? { protected_paths: request.protectedPaths } : {}),
+        ...(request.plan !== undefined ? { plan: request.plan } : {}),
+    };
+}
+
+export interface MessageApprovals {
+    /** Asks by writing an `approval_request` line and waits for its answer on stdin. */
+    approver: Approver;
+    /** Settles a waiting request; false when none waits under that id. */
+    answer(id: string, decision: ApprovalDecision): boolean;
+    /** Nobody can answer any more (stdin closed): waiting and later requests are denied. */
+    close(reason: string): void;
+}
+
+export function createMessageApprovals(
+    emit: (line: Record<string, unknown>) => void
+): MessageApprovals {
+    const waiting = new Map<string, (decision: ApprovalDecision) => void>();
+    let closedReason: string | null = null;
+    return {
+        approver: (request, signal) => {
+            if (closedReason !== null) {
+                return Promise.resolve({ outcome: "deny", reason: closedReason });
+            }
+            return new Promise((resolve) => {
+                const settle = (decision: ApprovalDecision): void => {
+                    waiting.delete(request.id);
+                    signal.removeEventListener("abort", onAbort);
+                    resolve(decision);
+                };
+                const onAbort = (): void => settle({ outcome: "deny", reason: "cancelled" });
+                if (signal.aborted) return onAbort();
+                signal.addEventListener("abort", onAbort, { once: true });
+                waiting.set(request.id, settle);
+                emit(approvalRequestLine(request));
+            });
+        },
+        answer(id, decision) {
+            const settle = waiting.get(id);
+            settle?.(decision);
+            return settle !== undefined;
+        },
+        close(reason) {
+            closedReason = reason;
+            for (const settle of [...waiting.values()]) settle({ outcome: "deny", reason });
+        },
+    };
+}
+
+export interface StreamInputOptions {
+    lines: AsyncIterable<string>;
+    /** Runs one prompt in the session's conversation; resolves to its exit code. */
+    runPrompt(text: string): Promise<number>;
+    approvals: MessageApprovals;
+    /** Writes one stream-json line to stdout. */
+    emit(line: Record<string, unknown>): void;
+    /** Writes one line to stderr. */
+    warn(message: string): void;
+    /** Aborted by a signal: queued prompts are dropped. */
+    signal: AbortSignal;
+}
+
+/**
+ * Reads stdin while prompts run (approval answers arrive mid-run) and runs the
+ * prompts one after another, in order. Resolves once stdin has closed and the
+ * last prompt is done: 0 when every prompt succeeded and every line was
+ * understood, otherwise 1.
+ */
+export async function driveStreamInput(options: StreamInputOptions): Promise<number> {
+    let failed = false;
+    let queue: Promise<void> = Promise.resolve();
+    let lineNumber = 0;
+    const reject = (error: string): void => {
+        failed = true;
+        options.emit({ type: "error", line: lineNumber, error });
+        options.warn(`stdin line ${lineNumber}: ${error}`);
+    };
+    for await (const raw of options.lines) {
+        lineNumber++;
+        if (options.signal.aborted) break;
+        const line = parseInputLine(raw);
+        if (line === null) continue;
+        switch (line.type) {
+            case "invalid":
+                reject(line.error);
+                break;
+            case "prompt": {
+                const at = lineNumber;
+                queue = queue.then(async () => {
+                    if (options.signal.aborted) return;
+                    try {
+                        if ((await options.runPrompt(line.text)) !== 0) failed = true;
+                    } catch (error) {
+                        failed = true;
+                        options.warn(`the prompt of stdin line ${at} failed: ${String(error)}`);
+                    }
+                });
+                break;
+            }
+            case "approval_response":
+                if (!options.approvals.answer(line.id, line.decision)) {
+                    reject(`no approval request is waiting with id "${line.id}"`);
+                }
+                break;
+            default:
+                line satisfies never;
+        }
+    }
+    options.approvals.close(
+        "stdin closed before the approval was answered, so it was not done. Tell the user what you wanted to do."
+    );
+    await queue;
+    return failed ? 1 : 0;
+}

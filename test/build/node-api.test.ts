@@ -1,0 +1,166 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import { isolatedHome } from "../kit/run-north";
+
+// A program outside the checkout imports the built package by its name, as after
+// `npm install north-agent`: node_modules/north-agent links to the checkout.
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const run = promisify(execFile);
+
+let server: FakeLlmServer;
+let home: string;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+    if (!existsSync(join(ROOT, "dist", "api.js"))) {
+        throw new Error("dist/ is missing: run `node scripts/build.mjs` before this test");
+    }
+    server = await startFakeLlmServer();
+});
+afterAll(async () => {
+    await server.close();
+});
+beforeEach(() => {
+    const isolated = isolatedHome();
+    home = isolated.home;
+    repo = join(home, "repo");
+    mkdirSync(repo);
+    writeFileSync(join(repo, "app.ts"), "export const retries = 3;\n");
+    const app = join(home, "app");
+    mkdirSync(join(app, "node_modules"), { recursive: true });
+    symlinkSync(ROOT, join(app, "node_modules", "north-agent"), "dir");
+    env = {
+        ...isolated.env,
+        ANTHROPIC_API_KEY: "k",
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+        REPO: repo,
+    };
+    server.requests.length = 0;
+});
+afterEach(() => {
+    expect(server.remaining()).toBe(0);
+    rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `source` as an ES module of the app; it prints one JSON line. */
+async function runProgram(source: string): Promise<Record<string, unknown>> {
+    const file = join(home, "app", "program.mjs");
+    writeFileSync(file, source);
+    const { stdout } = await run(process.execPath, [file], { env, cwd: join(home, "app") });
+    return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+const edit = {
+    name: "edit_replace_exact",
+    input: { path: "app.ts", old_text: "retries = 3", new_text: "retries = 5" },
+};
+
+describe('import { createSession } from "north-agent"', () => {
+    it("streams a run's events, asks approve(), and keeps one conversation across runs", async () => {
+        server.enqueue({ toolCalls: [edit] }, { text: "Bumped to 5." }, { text: "It was 3." });
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const approvals = [];
+            const session = await createSession({
+                cwd: process.env.REPO,
+                approve: async (request) => {
+                    approvals.push(request);
+                    return { decision: "approve" };
+                },
+            });
+            const types = [];
+            for await (const event of session.run("bump retries")) types.push(event.type);
+            const second = await session.run("what was it before?");
+            await session.close();
+            console.log(JSON.stringify({ types, approvals, second, id: session.sessionId }));
+        `);
+        const types = out.types as string[];
+        expect(types[0]).toBe("system");
+        expect(types).toEqual(
+            expect.arrayContaining(["tool_call", "approval", "tool_result", "text_delta"])
+        );
+        expect(types.at(-1)).toBe("result");
+        expect(out.approvals).toEqual([
+            expect.objectContaining({ type: "approval_request", kind: "write", tool: edit.name }),
+        ]);
+        expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 5;\n");
+        expect(out.second).toMatchObject({
+            type: "result",
+            subtype: "success",
+            result: "It was 3.",
+            session_id: out.id,
+        });
+        const third = JSON.stringify(server.requests[2]!.body);
+        expect(third).toContain("bump retries");
+        expect(third).toContain("Bumped to 5.");
+    });
+
+    it("denies approvals without approve(), cancels with a signal, and rejects a bad model", async () => {
+        server.enqueue({ toolCalls: [edit] }, { text: "Not allowed." });
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const session = await createSession({ cwd: process.env.REPO });
+            const denied = await session.run("bump retries");
+            const cancelled = await session.run("anything", { signal: AbortSignal.abort() });
+            await session.close();
+            const badModel = await createSession({ cwd: process.env.REPO, model: "no-such-model" })
+                .then(() => "opened", (error) => error.message);
+            console.log(JSON.stringify({ denied, cancelled, badModel }));
+        `);
+        expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 3;\n");
+        expect(out.denied).toMatchObject({ subtype: "success", result: "Not allowed." });
+        expect(JSON.stringify(server.requests[1]!.body)).toContain("no approver");
+        expect(out.cancelled).toMatchObject({ is_error: true });
+        expect(server.requests).toHaveLength(2);
+        expect(out.badModel).toContain("no-such-model");
+    });
+
+    it("type-checks a TypeScript consumer against the package's declarations", async () => {
+        const app = join(home, "app");
+        writeFileSync(
+            join(app, "consumer.ts"),
+            `import { createSession, type NorthEvent, type NorthResult } from "north-agent";
+const session = await createSession({ mode: "ask", approve: async () => ({ decision: "deny", reason: "no" }) });
+for await (const event of session.run("hi")) {
+    const kind: NorthEvent["type"] = event.type;
+    void kind;
+}
+const result: NorthResult = await session.run("again");
+const cost: number | null = result.total_cost_usd;
+void cost;
+// @ts-expect-error: mode is agent, ask or plan
+await createSession({ mode: "yolo" });
+`
+        );
+        writeFileSync(
+            join(app, "tsconfig.json"),
+            JSON.stringify({
+                compilerOptions: {
+                    module: "nodenext",
+                    moduleResolution: "nodenext",
+                    target: "es2022",
+                    strict: true,
+                    noEmit: true,
+                    // A Node program has Node's types (AbortSignal is one).
+                    typeRoots: [join(ROOT, "node_modules", "@types")],
+                    types: ["node"],
+                    lib: ["es2022", "esnext.asynciterable"],
+                },
+                files: ["consumer.ts"],
+            })
+        );
+        writeFileSync(join(app, "package.json"), JSON.stringify({ type: "module" }));
+        const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+        const result = await run(process.execPath, [tsc, "-p", app]).then(
+            () => ({ code: 0, output: "" }),
+            (error: { stdout: string }) => ({ code: 1, output: error.stdout })
+        );
+        expect(result).toEqual({ code: 0, output: "" });
+    }, 120_000); // a whole tsc run: slow on a loaded machine
+});

@@ -1,0 +1,140 @@
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import type { McpStdioServerSpec } from "../../../src/tools/mcp/config";
+import {
+    createMcpManager,
+    type McpElicitation,
+    type McpManager,
+    type McpManagerOptions,
+} from "../../../src/tools/mcp/manager";
+import type { ToolResult } from "../../../src/tools/types";
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/client-features-server.mjs", import.meta.url));
+const ECHO_FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
+const managers: McpManager[] = [];
+
+afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.close()));
+});
+
+function spec(name: string, script = FIXTURE): McpStdioServerSpec {
+    return {
+        name,
+        scope: "user",
+        source: "test",
+        missingVars: [],
+        transport: "stdio",
+        command: process.execPath,
+        args: [script],
+        env: {},
+    };
+}
+
+async function started(
+    options: Partial<McpManagerOptions> = {},
+    script = FIXTURE
+): Promise<McpManager> {
+    const m = createMcpManager([spec("feat", script)], {
+        clientName: "north-test",
+        version: "0.0.0",
+        ...options,
+    });
+    managers.push(m);
+    await m.settled();
+    expect(m.status()[0]).toMatchObject({ state: "ready" });
+    return m;
+}
+
+async function call(
+    m: McpManager,
+    name: string,
+    input: Record<string, unknown> = {},
+    signal = new AbortController().signal
+): Promise<string> {
+    const found = m.tools().find((t) => t.name === name);
+    if (!found) throw new Error(`no tool ${name}`);
+    const result: ToolResult = await found.execute(input, { repoRoot: process.cwd(), signal });
+    if (!result.ok) throw new Error(`${name} failed: ${JSON.stringify(result)}`);
+    return (result.data as { text: string }).text;
+}
+
+describe("MCP client features", () => {
+    it("advertises roots and elicitation and answers roots/list with the project root", async () => {
+        const root = realpathSync(mkdtempSync(join(tmpdir(), "north-roots-")));
+        const m = await started({ cwd: root });
+        const capabilities = JSON.parse(await call(m, "mcp__feat__capabilities")) as Record<
+            string,
+            unknown
+        >;
+        expect(capabilities).toHaveProperty("roots");
+        expect(capabilities).toHaveProperty("elicitation");
+        // Not offered until North can answer it through the model.
+        expect(capabilities).not.toHaveProperty("sampling");
+        expect(JSON.parse(await call(m, "mcp__feat__roots"))).toEqual({
+            roots: [{ uri: pathToFileURL(root).href, name: root.split("/").at(-1) }],
+        });
+    });
+
+    it("refreshes the tool list on tools/list_changed before the call that caused it returns", async () => {
+        const m = await started();
+        let notified = 0;
+        m.subscribe(() => notified++);
+        expect(m.tools().map((t) => t.name)).not.toContain("mcp__feat__late");
+        expect(await call(m, "mcp__feat__add_tool")).toBe("added");
+        expect(m.tools().map((t) => t.name)).toContain("mcp__feat__late");
+        expect(m.status()[0]!.tools).toContain("late");
+        expect(notified).toBeGreaterThan(0);
+        expect(await call(m, "mcp__feat__late")).toBe("pong");
+    });
+
+    it("declines every elicitation when nothing can ask the user (print mode)", async () => {
+        const m = await started();
+        expect(JSON.parse(await call(m, "mcp__feat__elicit"))).toEqual({ action: "decline" });
+    });
+
+    it("passes an elicitation to the front-end and returns the user's answer", async () => {
+        const asked: McpElicitation[] = [];
+        const m = await started({
+            onElicitation: async (request) => {
+                asked.push(request);
+                return { action: "accept", content: { name: "Ada" } };
+            },
+        });
+        expect(JSON.parse(await call(m, "mcp__feat__elicit"))).toEqual({
+            action: "accept",
+            content: { name: "Ada" },
+        });
+        expect(asked).toEqual([
+            {
+                server: "feat",
+                message: "What is your name?",
+                requestedSchema: {
+                    type: "object",
+                    properties: { name: { type: "string" } },
+                    required: ["name"],
+                },
+            },
+        ]);
+    });
+
+    it("makes 50 calls with one signal without a MaxListenersExceededWarning", async () => {
+        const m = await started({}, ECHO_FIXTURE);
+        const warnings: Error[] = [];
+        const onWarning = (warning: Error): void => void warnings.push(warning);
+        process.on("warning", onWarning);
+        try {
+            const signal = new AbortController().signal;
+            for (let i = 0; i < 50; i++) {
+                expect(await call(m, "mcp__feat__echo", { text: `n${i}` }, signal)).toBe(`n${i}`);
+            }
+            // Warnings are emitted on the next tick.
+            await new Promise((resolve) => setImmediate(resolve));
+        } finally {
+            process.off("warning", onWarning);
+        }
+        expect(warnings.map((w) => w.name)).not.toContain("MaxListenersExceededWarning");
+    });
+});
