@@ -12,12 +12,16 @@ import {
 } from "../tools/sandbox/command-sandbox";
 import { type SandboxSettingSource, resolveSandboxPolicy } from "../tools/sandbox/policy";
 
-/** The sandbox commands run in, or undefined when none was asked for. Problems go to `warn`. */
+/**
+ * The sandbox commands run in, or undefined when none was asked for. Problems go to `warn`.
+ * `addedDirs` (`--add-dir`, the user's own flag) are writable inside, as they are to the tools.
+ */
 export function createSessionSandbox(
     layers: readonly SettingsLayer[],
     flag: boolean,
     warn: (message: string) => void,
-    options: Omit<CommandSandboxOptions, "onUnavailable"> = {}
+    options: Omit<CommandSandboxOptions, "onUnavailable"> = {},
+    addedDirs: readonly string[] = []
 ): CommandSandbox | undefined {
     let user: SandboxSettingSource | undefined;
     const project: SandboxSettingSource[] = [];
@@ -35,5 +39,6 @@ export function createSessionSandbox(
     });
     warnings.forEach((message) => warn(message));
     if (policy === null) return undefined;
-    return createCommandSandbox(policy, { ...options, onUnavailable: warn });
+    const writable = [...policy.writable, ...addedDirs.filter((d) => !policy.writable.includes(d))];
+    return createCommandSandbox({ ...policy, writable }, { ...options, onUnavailable: warn });
 }

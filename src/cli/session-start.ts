@@ -207,7 +207,13 @@ export async function startSession(
         hiddenEnv,
         mcpRoots: [repoRoot, ...prepared.script.addDirs],
     });
-    const sandbox = createSessionSandbox(settings.layers, prepared.sandbox, warn);
+    const sandbox = createSessionSandbox(
+        settings.layers,
+        prepared.sandbox,
+        warn,
+        {},
+        prepared.script.addDirs
+    );
     const toolset = createConversationToolset(repoRoot, extensions.extraTools, {
         hiddenEnv,
         sandbox,

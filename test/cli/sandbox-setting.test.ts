@@ -68,6 +68,18 @@ describe("createSessionSandbox", () => {
         ]);
     });
 
+    it("makes --add-dir folders writable inside, as they are to the tools", () => {
+        const sandbox = createSessionSandbox(
+            [layer("user", USER, { sandbox: { writable: ["~/.cache/npm"] } })],
+            false,
+            () => {},
+            { home: "/home/ann" },
+            ["/work/shared-lib"]
+        );
+        expect(sandbox?.policy.writable).toEqual(["/home/ann/.cache/npm", "/work/shared-lib"]);
+        expect(createSessionSandbox([], false, () => {}, {}, ["/work/shared-lib"])).toBeUndefined();
+    });
+
     it("--sandbox turns it on; an unavailable sandbox is reported once, however often it is asked", async () => {
         const warnings: string[] = [];
         const sandbox = createSessionSandbox([], true, (m) => warnings.push(m), {
