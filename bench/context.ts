@@ -52,6 +52,16 @@ export async function benchContext(): Promise<void> {
             (_, i) => `export function step${i}(x: number): number { return x + ${i}; }`
         );
         writeFileSync(join(repo, "src", "steps.ts"), lines.join("\n") + "\n");
+        // BENCH_MEMORY_KB=8: a project memory of that size, which must not break the cache.
+        const memoryKb = Number(process.env.BENCH_MEMORY_KB ?? 0);
+        if (memoryKb > 0) {
+            mkdirSync(join(repo, ".north", "memory"), { recursive: true });
+            const note = "- The build uses esbuild; tests run with vitest.\n";
+            writeFileSync(
+                join(repo, ".north", "memory", "MEMORY.md"),
+                note.repeat(Math.ceil((memoryKb * 1024) / note.length))
+            );
+        }
         const turns: FakeTurn[] = [];
         for (let i = 0; i < TURNS - 1; i++) {
             turns.push({

@@ -5,12 +5,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createSubagents } from "../src/agent/subagent-tool";
 import { buildSystemPrompt } from "../src/agent/system-prompt";
 import { createConversationToolset } from "../src/cli/toolset";
 
 export async function benchPromptSize(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "north-prompt-"));
-    const toolset = createConversationToolset(dir);
+    const toolset = createConversationToolset(dir, [createSubagents({ agents: [] }).tool]);
     try {
         console.log("\n## First request size (target ≤ 16,000 characters)");
         for (const mode of ["agent", "ask"] as const) {

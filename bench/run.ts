@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
 import { interleavedSeries, printTable, runOnce, series } from "./measure";
 
@@ -43,15 +44,35 @@ async function benchVersion(): Promise<void> {
     const north = await series("north --version", RUNS * 2, () =>
         runOnce(process.execPath, [NORTH, "--version"])
     );
-    printTable("north --version (target ≤ 1.5× node -e 0)", [baseline, north], baseline);
+    printTable("north --version (target ≤ 1.3× node -e 0)", [baseline, north], baseline);
 }
 
-/** Runs a scripted print-mode session `RUNS` times against an instant fake server. */
+/** A bare Node baseline (bench/bare-*.ts) bundled to plain JS, so node runs it without tsx. */
+function bundleBare(name: string, dir: string): string {
+    const out = join(dir, `${name}.mjs`);
+    buildSync({
+        entryPoints: [fileURLToPath(new URL(`./${name}.ts`, import.meta.url))],
+        outfile: out,
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        logLevel: "error",
+    });
+    return out;
+}
+
+/**
+ * Runs a scripted print-mode session `RUNS` times against an instant fake
+ * server, interleaved with its bare Node limit (`bare`, sent North's own
+ * first request) and `node -e 0`; ratios are against the bare limit.
+ */
 async function benchSession(
     title: string,
     label: string,
     turns: () => FakeTurn[],
-    args: string[]
+    args: string[],
+    bare: "bare-stream" | "bare-agent"
 ): Promise<void> {
     const server = await startFakeLlmServer();
     const repo = makeRepo();
@@ -67,17 +88,31 @@ async function benchSession(
                 }
             );
         };
+        // The bare client sends exactly what North sends first.
+        const before = server.requests.length;
+        const first = await session(NORTH)();
+        if (first.code !== 0) throw new Error(`${label}: exit ${first.code}\n${first.stderr}`);
+        const requestFile = join(home, "first-request.json");
+        writeFileSync(requestFile, JSON.stringify(server.requests[before]!.body));
+        const bareScript = bundleBare(bare, home);
+        const bareRun = () => {
+            server.enqueue(...turns());
+            return runOnce(process.execPath, [bareScript, requestFile, repo], {
+                env: { PATH: process.env.PATH, BARE_BASE_URL: server.url },
+            });
+        };
         // BENCH_BASELINE: another build's bin/north.js, run in turn with this one (A/B).
         const other = process.env.BENCH_BASELINE;
         const rows = await interleavedSeries(
             [
                 { label: "node -e 0", make: () => runOnce(process.execPath, ["-e", "0"]) },
+                { label: `${bare} (the limit)`, make: bareRun },
                 ...(other ? [{ label: `${label} (baseline build)`, make: session(other) }] : []),
                 { label, make: session(NORTH) },
             ],
             RUNS
         );
-        printTable(title, rows, rows[0]!);
+        printTable(title, rows, rows[1]!);
     } finally {
         await server.close();
         rmSync(repo, { recursive: true, force: true });
@@ -162,17 +197,19 @@ const BENCHES: Record<string, () => Promise<void>> = {
     version: benchVersion,
     session4: () =>
         benchSession(
-            "4-turn print session (target wall ≤ 250 ms, RSS ≤ 100 MB)",
+            "4-turn read session (target ≤ 1.2× a bare Node agent)",
             "north -p: 4 turns (3 tools)",
             fourTurnSession,
-            ["--output-format", "json"]
+            ["--output-format", "json"],
+            "bare-agent"
         ),
     stream20k: () =>
         benchSession(
-            "20,000-token answer, one token per event, text mode (target ≤ 400 ms, RSS ≤ 100 MB)",
+            "20,000-token answer, one token per event, text mode (target ≤ 1.3× a bare consumer, RSS ≤ 90 MB)",
             "north -p: 20k-token stream",
             () => [{ text: Array.from({ length: 20_000 }, (_, i) => `tok${i} `) }],
-            []
+            [],
+            "bare-stream"
         ),
     tools20: benchTools20,
     search: benchSearchTree,
@@ -183,6 +220,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     "edit-corpus": async () => (await import("./edit-corpus")).benchEditCorpus(),
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
+    subagents: async () => (await import("./subagents")).benchSubagents(),
     tui: async () => (await import("./tui")).benchTui(),
     launch: async () => (await import("./launch")).benchLaunch(),
     startup: async () => (await import("./print-startup")).benchPrintStartup(),

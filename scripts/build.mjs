@@ -8,13 +8,28 @@ import {
     segmenterPatchEsbuild,
     stringWidthPatchEsbuild,
 } from "./ink-patch.mjs";
+import { ansiTokenizePatchEsbuild } from "./ansi-tokenize-patch.mjs";
+import { builtinToolSchemas } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+
+// The built-in tools' JSON Schemas, derived once here instead of on every run
+// (src/tools/builtin-schemas.ts); a failure fails the build.
+const toolSchemas = await builtinToolSchemas().catch((error) => {
+    console.error(`The built-in tool schemas cannot be derived: ${error?.stack ?? error}`);
+    process.exit(1);
+});
+
 const built = build({
     // `api`: the Node API (`import { createSession } from "north-agent"`, package.json "exports").
-    entryPoints: { cli: "src/cli/main.ts", api: "src/api.ts" },
+    // `image-resize-worker`: the worker thread that scales large images (src/util/image-resize.ts).
+    entryPoints: {
+        cli: "src/cli/main.ts",
+        api: "src/api.ts",
+        "image-resize-worker": "src/util/image-resize-worker.ts",
+    },
     outdir: "dist",
     bundle: true,
     // Every `import()` is a split point, and code shared by a different set of split points
@@ -41,6 +56,7 @@ const built = build({
     },
     define: {
         __NORTH_VERSION__: JSON.stringify(pkg.version),
+        __NORTH_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },
@@ -52,6 +68,8 @@ const built = build({
         stringWidthPatchEsbuild(),
         segmenterPatchEsbuild(),
         identicalCopiesEsbuild(["ansi-styles"]),
+        // Ink's frame-to-text loop skips the style diff between equally styled cells.
+        ansiTokenizePatchEsbuild(),
     ],
     logLevel: "warning",
 });

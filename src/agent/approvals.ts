@@ -30,6 +30,8 @@ export interface ApprovalRequest {
     askRule?: string;
     /** Shell: the prefix pattern "always" may remember instead (`npm test:*`). */
     prefixRule?: string;
+    /** A web request's host ("always" allows it for the session); `summary` is the URL. */
+    domain?: string;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ContextBlocks {
     rules?: string;
     /** The learned project profile. Stable for the session. */
     profile?: string;
+    /** The user's and the project's memory (`MEMORY.md` and topic files). Changes only when a note is saved. */
+    memory?: string;
 }
 
 export function renderSummary(summary: StructuredSummary): string {
@@ -38,6 +40,7 @@ export function renderSummary(summary: StructuredSummary): string {
 export function systemWithContext(system: string, blocks: ContextBlocks): string {
     const parts = [system];
     if (blocks.rules) parts.push(blocks.rules);
+    if (blocks.memory) parts.push(blocks.memory);
     if (blocks.profile) parts.push(`# Project Profile\n\n${blocks.profile}`);
     return parts.join("\n\n");
 }

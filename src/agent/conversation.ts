@@ -141,6 +141,19 @@ export class Conversation {
         return cost;
     }
 
+    /**
+     * A subagent's response: priced by the model that answered it and added to
+     * this conversation's totals and usage sink.
+     */
+    addChildUsage(model: ModelInfo, usage: Usage): number | null {
+        const cost = calculateCost(model.pricing, usage);
+        this.totalUsage = addUsage(this.totalUsage, usage);
+        this.totalCostUsd =
+            this.totalCostUsd === null || cost === null ? null : this.totalCostUsd + cost;
+        this.usageSink?.({ model, usage, costUsd: cost });
+        return cost;
+    }
+
     /** The provider's count of a finished request becomes the context figure. */
     recordContext(usage: Usage): void {
         const used =

@@ -1,4 +1,5 @@
 import type { ProviderError, StopReason, Usage } from "../providers/types";
+import type { TodoItem } from "../tools/todo-write";
 import type { ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
 
@@ -107,6 +108,24 @@ export type EngineEvent =
           linesWritten: number;
           status: "writing" | "written" | "interrupted" | "error";
       }
+    | {
+          /**
+           * A step of a `task` subagent: `id` is the parent's task call. `step`
+           * is "tool_call", "tool_result" (with `ok`) or "turn" (a model answer).
+           */
+          type: "task_progress";
+          id: string;
+          step: "tool_call" | "tool_result" | "turn";
+          /** The child's tool and its one-line title, for tool steps. */
+          toolName?: string;
+          title?: string;
+          ok?: boolean;
+          /** The child's tool calls and model turns so far. */
+          toolCalls: number;
+          turns: number;
+      }
+    /** The model's to-do list, whole, after each todo_write call. */
+    | { type: "todo"; items: TodoItem[] }
     | { type: "run_end"; result: RunResult };
 
 export type EngineListener = (event: EngineEvent) => void;

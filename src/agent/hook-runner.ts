@@ -25,6 +25,8 @@ export interface HookRunnerOptions {
     repoRoot: string;
     /** Kept from hook commands' environment (provider keys); default the built-in ones. */
     hiddenEnv?: readonly string[];
+    /** Hook commands' base environment; default `process.env`. */
+    env?: NodeJS.ProcessEnv;
     emit: (event: EngineEvent) => void;
     logger: Logger;
     /** Claude Code's names for the session's tools (`Bash`, `Edit`…); default the built-in ones. */
@@ -47,6 +49,7 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
                 cwd: options.repoRoot,
                 signal,
                 hiddenEnv: options.hiddenEnv,
+                env: options.env,
                 toolAliases: options.toolAliases,
             }
         );

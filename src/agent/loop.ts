@@ -25,6 +25,8 @@ export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
     random?: () => number;
     /** The conversation's spending limit in USD; see `budgetEnding`. */
     maxBudgetUsd?: number;
+    /** The spend the budget is checked against; default the conversation's (a subagent's is its session's). */
+    spentUsd?: () => number | null;
 }
 
 /** How a run ended; `finish` turns it into the result. */
@@ -75,7 +77,12 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
         return failed(`the prompt was blocked by a UserPromptSubmit hook: ${reason}`);
     }
     const extra = submitted?.additionalContext.join("\n\n");
-    conversation.add({ role: "user", content: extra ? `${prompt}\n\n${extra}` : prompt }, true);
+    const text = extra ? `${prompt}\n\n${extra}` : prompt;
+    const images = run.attachedImages;
+    conversation.add(
+        { role: "user", content: images.length > 0 ? [{ type: "text", text }, ...images] : text },
+        true
+    );
     let stopHookActive = false;
     let lastTurnCost: number | null = 0;
     for (;;) {
@@ -92,9 +99,10 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
         const calls = outcome.message.content.filter(
             (b): b is ToolCallBlock => b.type === "tool_call"
         );
-        const notes = (
-            run.northFile ? await settleNorthFiles(run.northFile, run.turns, run.signal, deps) : []
-        ).map((text) => ({ type: "text" as const, text }));
+        const notes = (await northFileNotes(run, deps)).map((text) => ({
+            type: "text" as const,
+            text,
+        }));
         if (calls.length === 0 && notes.length === 0) {
             const objection = await stopHookObjection(run, deps, stopHookActive);
             if (objection === null) return SUCCESS;
@@ -133,6 +141,14 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     }
 }
 
+/** The turn's NORTH_FILE blocks reviewed; parallel subagents take turns with the edit tools (`exclusive`). */
+async function northFileNotes(run: RunContext, deps: LoopDeps): Promise<string[]> {
+    const router = run.northFile;
+    if (!router) return [];
+    const settle = (): Promise<string[]> => settleNorthFiles(router, run.turns, run.signal, deps);
+    return deps.exclusive ? deps.exclusive(settle) : settle();
+}
+
 function failed(error: string): Ending {
     return { subtype: "error_during_execution", error };
 }
@@ -144,12 +160,12 @@ function failed(error: string): Ending {
  * (a model without a price) cannot be kept under a limit, so it stops too.
  */
 export function budgetEnding(
-    deps: Pick<LoopDeps, "maxBudgetUsd" | "conversation">,
+    deps: Pick<LoopDeps, "maxBudgetUsd" | "conversation" | "spentUsd">,
     lastTurnCost: number | null
 ): Ending | null {
     const limit = deps.maxBudgetUsd;
     if (limit === undefined) return null;
-    const spent = deps.conversation.totalCostUsd;
+    const spent = deps.spentUsd ? deps.spentUsd() : deps.conversation.totalCostUsd;
     const usd = (value: number): string => `$${value.toFixed(4)}`;
     if (spent === null || lastTurnCost === null) {
         return {

@@ -5,6 +5,7 @@ import { EMPTY_USAGE } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import type { Conversation } from "./conversation";
 import type { EngineEvent } from "./events";
+import { lastMessageHasImages, noImagesWarning, withoutImages } from "./image-fallback";
 import { type RequestOutcome, consumeModelStream, responseCharLimit } from "./model-request";
 import type { NorthFileRouter } from "./north-file-turn";
 
@@ -77,6 +78,10 @@ export async function callModel(
     logger.info("model_request_start", { requestId, model: model.id });
     const maxOutputTokens = options.maxOutputTokens ?? model.maxOutputTokens;
     const northFile = options.northFile ?? null;
+    if (!model.images && lastMessageHasImages(messages)) {
+        emit({ type: "warning", message: noImagesWarning(model) });
+    }
+    const sent = model.images ? messages : withoutImages(messages, model);
     const outcome = await consumeModelStream(
         (requestSignal) =>
             deps.stream(
@@ -84,7 +89,7 @@ export async function callModel(
                 {
                     apiModelId: apiModelId(model.id),
                     system,
-                    messages,
+                    messages: sent,
                     tools,
                     maxOutputTokens,
                     thinking:

@@ -1,4 +1,4 @@
-import type { ToolSchema, Usage } from "../providers/types";
+import type { ImageBlock, ToolSchema, Usage } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import type { ContextBlocks } from "./context";
 import { systemWithContext } from "./context";
@@ -19,6 +19,8 @@ export interface RunOptions {
     planOnly?: boolean;
     /** Attached files (already rendered), sent ahead of the summary during this run only. */
     attachedContext?: string;
+    /** Attached images, sent with the prompt (and kept in the transcript). */
+    attachedImages?: ImageBlock[];
 }
 
 /** Everything one run decides up front and accumulates; it ends with the run. */
@@ -32,6 +34,7 @@ export interface RunContext {
     /** Tools the model may call in this mode (propose_plan included in plan mode). */
     readonly allowedNames: Set<string>;
     readonly attachedFiles: string | undefined;
+    readonly attachedImages: ImageBlock[];
     /** Set while the run may write files through NORTH_FILE blocks (edit tools offered). */
     readonly northFile: NorthFileRouter | null;
     readonly startedAt: number;
@@ -113,6 +116,7 @@ export function createRunContext(options: RunOptions, setup: RunSetup): RunConte
         schemas,
         allowedNames,
         attachedFiles: options.attachedContext,
+        attachedImages: options.attachedImages ?? [],
         northFile: canWrite ? setup.northFile() : null,
         startedAt: performance.now(),
         turns: 0,

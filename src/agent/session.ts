@@ -1,6 +1,7 @@
 import type { ModelInfo } from "../providers/catalogue";
 import type { Message, Provider, Usage } from "../providers/types";
 import { type Logger, silentLogger } from "../storage/logger";
+import { TODO_WRITE_TOOL, todoItemsOf } from "../tools/todo-write";
 import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import { type SummariseOptions, summarise } from "./compaction";
@@ -20,8 +21,9 @@ import { type LoopDeps, runLoop } from "./loop";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, streamFromProviders } from "./model-call";
 import { NorthFileRouter } from "./north-file-turn";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep } from "./retry";
-import { type RunOptions, createRunContext, requestShape } from "./run-context";
+import { type RunContext, type RunOptions, createRunContext, requestShape } from "./run-context";
 import { estimatePromptTokens } from "./tokens";
+import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
 
 export type { ToolRunner } from "./tool-executor";
@@ -55,6 +57,8 @@ export interface SessionOptions {
     hookSettings?: HookSettings;
     /** Kept from hook commands' environment (provider keys); default the built-in ones. */
     hiddenEnv?: readonly string[];
+    /** Hook commands' base environment; default `process.env` (the Node API's `env`). */
+    childEnv?: NodeJS.ProcessEnv;
     /** Replaces North's system prompt (project learning uses its own; `--system-prompt`). */
     systemPrompt?: string;
     /** Added after the system prompt (`--append-system-prompt`). */
@@ -71,6 +75,8 @@ export interface SessionOptions {
     outputCache?: OutputCache;
     /** Keeps every file's prior content before an edit or NORTH_FILE block lands (rewind). */
     checkpoints?: FileCheckpointer;
+    /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
+    subagents?: { attach(host: SubagentHost): void };
 }
 
 export interface SessionState {
@@ -97,6 +103,8 @@ export class AgentSession {
     private readonly hooks: HookRunner | undefined;
     private readonly deps: LoopDeps;
     private running = false;
+    /** The run in progress: a subagent's spend joins its figures. */
+    private currentRun: RunContext | null = null;
     /** The mode of the last run: the idle context estimate assumes the next one is alike. */
     private lastMode: Mode = "agent";
     /** Created with the first run that may write files; kept for continuations across runs. */
@@ -124,6 +132,7 @@ export class AgentSession {
                   sessionId: options.sessionId,
                   repoRoot: options.repoRoot,
                   hiddenEnv: options.hiddenEnv,
+                  env: options.childEnv,
                   emit,
                   logger: this.logger,
                   toolAliases: toolAliasesOf(options.tools),
@@ -148,6 +157,11 @@ export class AgentSession {
             random: options.random,
             maxBudgetUsd: options.maxBudgetUsd,
         };
+        options.subagents?.attach({
+            deps: this.deps,
+            currentRun: () => this.currentRun,
+            context: () => this.context,
+        });
     }
 
     get rollingSummary(): StructuredSummary | null {
@@ -177,7 +191,13 @@ export class AgentSession {
      * North's own instructions, so that prefix stays cached.
      */
     setContext(context: ContextBlocks): void {
-        this.context = { ...context };
+        // Memory saved during the session (`setMemory`) is newer than the caller's copy.
+        this.context = { ...context, memory: this.context.memory };
+    }
+
+    /** Replaces the memory block (a note was saved); the prefix before it stays cached. */
+    setMemory(memory: string | undefined): void {
+        this.context = { ...this.context, memory };
     }
 
     /**
@@ -221,10 +241,12 @@ export class AgentSession {
                     checkpoint: this.options.checkpoints,
                 })),
         });
+        this.currentRun = run;
         try {
             return await runLoop(prompt, run, this.deps);
         } finally {
             this.running = false;
+            this.currentRun = null;
         }
     }
 
@@ -282,6 +304,10 @@ export class AgentSession {
                 // A broken front-end must not break the conversation.
                 this.logger.error("listener_error", { message: (error as Error).message });
             }
+        }
+        if (event.type === "tool_result" && event.ok && event.name === TODO_WRITE_TOOL) {
+            const items = todoItemsOf(event.details);
+            if (items) this.emit({ type: "todo", items });
         }
     }
 }

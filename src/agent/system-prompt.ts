@@ -27,7 +27,7 @@ const SECTIONS: Section[] = [
     ],
     [
         "planning",
-        `For tasks touching 2+ files, write a 2-5 bullet plan, then do it at once.`,
+        `For tasks touching 2+ files, write a 2-5 bullet plan, then do it at once. Track multi-step work with todo_write.`,
         "write",
     ],
     [

@@ -5,6 +5,9 @@ import {
     TOKEN_SAFETY_MARGIN as SAFETY_MARGIN,
 } from "../tools/limits";
 
+/** Providers scale an image to about 1,600 tokens at most (Anthropic: 1568 px long edge). */
+const IMAGE_CHARS = 1600 * CHARS_PER_TOKEN;
+
 export interface PromptEstimate {
     system: number;
     messages: number;
@@ -25,7 +28,10 @@ function messageChars(message: Message): number {
                 chars += block.text.length;
                 break;
             case "tool_result":
-                chars += block.content.length;
+                chars += block.content.length + (block.images?.length ?? 0) * IMAGE_CHARS;
+                break;
+            case "image":
+                chars += IMAGE_CHARS;
                 break;
             case "tool_call":
                 chars += block.name.length + block.rawInput.length;

@@ -125,6 +125,8 @@ export async function executeToolCall(
         checkpoint: deps.checkpoint,
         onOutput: (text) => deps.emit({ type: "tool_output", id: call.id, name: call.name, text }),
         readDenial: rules ? (absPath) => rules.readDenial(absPath) : undefined,
+        toolCallId: call.id,
+        hostDenial: rules ? (host) => denyingRuleText(rules.forDomain(host)) : undefined,
     };
     if (tool && !allowedNames.has(call.name)) return notInMode(call.name);
     if (tool && tool.approvalPolicy !== "none" && deps.planRequired) {
@@ -168,6 +170,10 @@ export function createWriteTargetJudge(
     };
 }
 
+function denyingRuleText(match: RuleMatch | undefined): string | undefined {
+    return match?.decision === "deny" ? ruleLabel(match.rule) : undefined;
+}
+
 function notInMode(name: string): ToolResult<never> {
     return denied(
         `${name} is not available in this mode (read-only tools only); describe the change instead`
@@ -186,19 +192,24 @@ async function runShellCall(
     // Commands and MCP calls share this review; the tool says what it shows and what "always"
     // keeps (a definition without one: the built-in tool's of its name, else the name).
     const approval = tool.approval ?? builtinTool(tool.name)?.approval;
-    const { summary, rememberKey, command, cwd, sandbox } = approval?.(call.input) ?? {
+    const { summary, rememberKey, command, cwd, sandbox, domain } = approval?.(call.input) ?? {
         summary: call.name,
         rememberKey: call.name,
     };
     const { settings } = deps;
     const ruled = await judgeShellByRules(deps, command, cwd, byName);
     if ("refusal" in ruled) return ruled.refusal;
-    const { askRule } = ruled;
+    const byDomain = domain === undefined ? undefined : settings.permissionRules?.forDomain(domain);
+    if (byDomain?.decision === "deny") return deniedByRule(`fetching ${summary}`, byDomain.rule);
+    const askRule =
+        ruled.askRule ?? (byDomain?.decision === "ask" ? ruleLabel(byDomain.rule) : undefined);
+    const allowedBy =
+        ruled.allowedBy ?? (byDomain?.decision === "allow" ? ruleLabel(byDomain.rule) : undefined);
     const mustAsk = askRule !== undefined || forced === "ask";
     let approvedBy = "user";
     if (!mustAsk && forced === "allow") approvedBy = "hook";
     else if (!mustAsk && settings.isShellAutoApproved()) approvedBy = "auto";
-    else if (!mustAsk && ruled.allowedBy !== undefined) approvedBy = "rule";
+    else if (!mustAsk && allowedBy !== undefined) approvedBy = "rule";
     else if (!mustAsk && settings.isCommandAllowed(rememberKey)) approvedBy = "allowlist";
     else {
         const request: ApprovalRequest = {
@@ -213,12 +224,16 @@ async function runShellCall(
         };
         if (askRule !== undefined) request.askRule = askRule;
         if (sandbox !== undefined) request.sandbox = sandbox;
+        if (domain !== undefined) request.domain = domain;
         const prefix = command === undefined ? null : await suggestPrefixRule(command);
         if (prefix !== null && prefix !== command) request.prefixRule = prefix;
         const decision = await ask(deps, request, signal);
         if (decision.outcome === "deny")
             return denied(decision.reason ?? "the user denied this command");
-        if (decision.remember === "exact") settings.allowCommand(rememberKey);
+        // "Always" for a web host is a session rule, never a saved command.
+        if (decision.remember === "exact" && domain !== undefined) {
+            settings.permissionRules?.add("allow", rememberKey, "this session");
+        } else if (decision.remember === "exact") settings.allowCommand(rememberKey);
         if (decision.remember === "prefix" && request.prefixRule !== undefined) {
             settings.allowCommandPattern?.(request.prefixRule);
         }

@@ -24,25 +24,64 @@ export interface ToolTurnDeps {
     hooks?: HookRunner;
     logger: Logger;
     emit: (event: EngineEvent) => void;
+    /**
+     * Runs a call that may change something (an edit, a command) alone among
+     * parallel subagents, so each sees the last one's change; absent: as is.
+     */
+    exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
-/** Runs a turn's tool calls one after another; each result pairs with its call. */
+/** Calls of a `concurrent` tool (subagents) running at once in one turn. */
+export const MAX_CONCURRENT_CALLS = 4;
+
+/**
+ * Runs a turn's tool calls: one after another, except that consecutive calls
+ * of a `concurrent` tool run together (at most `MAX_CONCURRENT_CALLS` at once).
+ * Results keep the calls' order.
+ */
 export async function runToolCalls(
     calls: ToolCallBlock[],
     run: RunContext,
     deps: ToolTurnDeps
 ): Promise<ToolResultBlock[]> {
     const results: ToolResultBlock[] = [];
-    for (const call of calls) {
-        const result = await runToolCall(call, run, deps);
-        results.push(result);
+    const concurrent = (call: ToolCallBlock): boolean =>
+        deps.tools.list().find((t) => t.name === call.name)?.concurrent === true;
+    for (let start = 0; start < calls.length;) {
+        let end = start + 1;
+        if (concurrent(calls[start]!)) {
+            while (end < calls.length && concurrent(calls[end]!)) end++;
+        }
+        results.push(...(await runBounded(calls.slice(start, end), run, deps)));
+        start = end;
+    }
+    calls.forEach((call, i) =>
         run.toolCalls.push({
             id: call.id,
             name: call.name,
             input: call.input,
-            ok: !result.isError,
-        });
-    }
+            ok: !results[i]!.isError,
+        })
+    );
+    return results;
+}
+
+/** Runs `group` with at most `MAX_CONCURRENT_CALLS` in flight; results in call order. */
+async function runBounded(
+    group: ToolCallBlock[],
+    run: RunContext,
+    deps: ToolTurnDeps
+): Promise<ToolResultBlock[]> {
+    const results = new Array<ToolResultBlock>(group.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+        while (next < group.length) {
+            const index = next++;
+            results[index] = await runToolCall(group[index]!, run, deps);
+        }
+    };
+    const workers = Math.min(MAX_CONCURRENT_CALLS, group.length);
+    await Promise.all(Array.from({ length: workers }, worker));
     return results;
 }
 
@@ -69,6 +108,7 @@ async function runToolCall(
         argsSummary: summarizeArgs(call.input),
     });
     const hooks = deps.hooks;
+    const definition = deps.tools.list().find((t) => t.name === call.name);
     const executor: ToolExecutorDeps = {
         tools: deps.tools,
         approver: deps.approver,
@@ -95,10 +135,23 @@ async function runToolCall(
         if (review.accepted !== null) run.acceptedPlan = review.accepted;
         result = review.result;
     } else {
-        result = await executeToolCall(call, run.allowedNames, signal, executor);
+        const execute = (): Promise<ToolResult> =>
+            executeToolCall(call, run.allowedNames, signal, executor);
+        result =
+            deps.exclusive && definition && !definition.readOnly
+                ? await deps.exclusive(execute)
+                : await execute();
     }
     const forModel: ToolResult = result.ok
-        ? { ok: true, data: digestToolOutput(call.name, call.input, result.data, deps.outputs) }
+        ? {
+              ok: true,
+              data: digestToolOutput(
+                  definition ?? call.name,
+                  call.input,
+                  result.data,
+                  deps.outputs
+              ),
+          }
         : result;
     let content = capToolResult(
         resultContent(forModel),
@@ -137,7 +190,14 @@ async function runToolCall(
         ok: result.ok,
         ...(error ? { errorCode: error.code } : {}),
     });
-    return { type: "tool_result", toolCallId: call.id, content, isError: !result.ok };
+    const images = result.ok ? result.images : undefined;
+    return {
+        type: "tool_result",
+        toolCallId: call.id,
+        content,
+        isError: !result.ok,
+        ...(images?.length ? { images } : {}),
+    };
 }
 
 /** A tool result as the model reads it: the data as JSON, or the error. */

@@ -87,6 +87,7 @@ export async function openApiSession(
         frontEnd: "print",
         logLevel: "info",
         approver: approverFrom(options.approve),
+        childEnv: options.env ? { ...process.env, ...options.env } : undefined,
         approvalSettings: (project) =>
             createPrintApprovalSettings(
                 {

@@ -80,6 +80,11 @@ export type NorthEvent =
     | { type: "turn_start"; turn: number }
     | { type: "turn_end"; turn: number; stop_reason: string; cost_usd: number | null }
     | { type: "warning"; message: string }
+    /** The model's to-do list, whole, after each todo_write call. */
+    | {
+          type: "todo";
+          items: Array<{ content: string; status: "pending" | "in_progress" | "done" }>;
+      }
     | NorthResult;
 
 export interface NorthSessionOptions {
@@ -96,6 +101,12 @@ export interface NorthSessionOptions {
     approve?: (request: NorthApprovalRequest) => Promise<NorthApprovalAnswer>;
     /** Use the project's own hooks, MCP servers and standing approvals (`--trust`). Default false. */
     trust?: boolean;
+    /**
+     * Variables for this session's commands, hooks and MCP servers, over
+     * `process.env` (an `undefined` value removes one). `process.env` itself is
+     * never changed. Provider keys are still read from `process.env`.
+     */
+    env?: Record<string, string | undefined>;
     /** Where warnings go (an untrusted project, an unsaved conversation). Default: stderr. */
     onWarning?: (message: string) => void;
 }

@@ -176,6 +176,7 @@ export function createViewRecorder(
                 case "approval_decision":
                     return; // the front-end records the review as it showed it
                 case "tool_output":
+                case "task_progress":
                     return; // live only: the result keeps the output
                 case "file_write":
                     if (event.status === "writing") return;
@@ -204,6 +205,7 @@ export function createViewRecorder(
                 case "context":
                 case "summary":
                 case "warning":
+                case "todo":
                 case "run_end":
                     break;
                 default:

@@ -113,9 +113,11 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
 
     let handle: SessionHandle | null = null;
     let closed = false;
-    // Starts loading now; it is compiled after the first frame is on screen.
-    const engine = import("./engine-entry").then(
-        async ({ startInteractiveSession, createTuiEngine, summarizeInventory }) => {
+    // runInteractiveApp draws the first frame synchronously, so the engine's files are read
+    // and compiled only once it is on screen (a resumed conversation's tool titles load first).
+    const engine = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => import("./engine-entry"))
+        .then(async ({ startInteractiveSession, createTuiEngine, summarizeInventory }) => {
             handle = await startInteractiveSession(prepared, {
                 version,
                 logLevel: flags.logLevel,
@@ -131,11 +133,14 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
                     return "untrusted";
                 },
                 warn: (message) => warn(message),
+                mcpPrompts: {
+                    elicit: (request, signal) => bridge.askElicitation(request, signal),
+                    approveSampling: (request, signal) => bridge.askSampling(request, signal),
+                },
             });
             if (closed) handle.close();
             return createTuiEngine(handle, { profiles });
-        }
-    );
+        });
     const code = await runInteractiveApp({
         engine,
         initialCosts: { sessionUsd: resumedState.totalCostUsd, allTimeUsd: allTime.allTimeCostUsd },

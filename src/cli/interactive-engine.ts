@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { Approver } from "../agent/approvals";
 import type { LogLevel } from "../storage/logger";
 import type { TrustDecider } from "./project-trust";
+import type { McpUserPrompts } from "./mcp-sampling";
 import type { PreparedSession } from "./session-setup";
 import { type SessionHandle, startSession } from "./session-start";
 
@@ -21,6 +22,7 @@ export async function startInteractiveSession(
         approver: Approver;
         decideTrust: TrustDecider;
         warn: (message: string) => void;
+        mcpPrompts?: McpUserPrompts;
     }
 ): Promise<SessionHandle> {
     // Zod's JIT compiles each object schema with `new Function`: slower than it saves here.
@@ -33,5 +35,6 @@ export async function startInteractiveSession(
         approvalSettings: (project) => project,
         decideTrust: options.decideTrust,
         warn: options.warn,
+        mcpPrompts: options.mcpPrompts,
     });
 }

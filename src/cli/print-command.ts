@@ -281,6 +281,15 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         if (attachments.missing.length > 0) {
             warn(`not attached (missing or unreadable): ${attachments.missing.join(", ")}`);
         }
+        // The answer would be about a picture the model never saw: stop before paying for it.
+        if (attachments.refused.length > 0) {
+            for (const { path, reason } of attachments.refused)
+                warn(`not attached: ${path}: ${reason}`);
+            stdout.flush();
+            return EXIT.usage;
+        }
+        for (const { path, note } of attachments.scaled)
+            process.stderr.write(terminalSafeText(`north: ${path}: ${note}\n`));
         // Shown as the prompt when the conversation is resumed in the chat.
         handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
         // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
@@ -290,6 +299,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             maxTurns,
             planOnly: runMode === "plan",
             attachedContext: attachments.context,
+            attachedImages: attachments.images,
         });
     };
 

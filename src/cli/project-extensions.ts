@@ -5,6 +5,7 @@ import { mergeHookSettings } from "../agent/hooks/settings";
 import type { ToolRunner } from "../agent/session";
 import { type ContextFile, loadProjectContext } from "../project/context-files";
 import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
+import { loadMemory, memoryDirs } from "../project/memory";
 import { createSkillTool, discoverSkills } from "../project/skills";
 import { type CostStore, createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
@@ -16,7 +17,7 @@ import {
     parseMcpServers,
     parseProjectMcpConfig,
 } from "../tools/mcp/config";
-import type { McpManager } from "../tools/mcp/manager";
+import type { McpManager, McpManagerOptions } from "../tools/mcp/manager";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
 import { nodeFetch } from "../providers/node-fetch";
@@ -59,12 +60,20 @@ export async function loadProjectExtensions(
         hiddenEnv?: readonly string[];
         /** What MCP servers are told on roots/list: the project root and `--add-dir` directories. */
         mcpRoots?: readonly string[];
+        /** Answers servers' elicitation and sampling requests (the chat); without: declined. */
+        mcpClient?: Pick<McpManagerOptions, "onElicitation" | "onSampling">;
+        /** Base environment of hooks and MCP servers; default `process.env`. */
+        childEnv?: NodeJS.ProcessEnv;
     }
 ): Promise<ProjectExtensions> {
     const { warn } = options;
     const projectContext = loadProjectContext(repoRoot);
     for (const warning of projectContext.warnings) warn(warning);
     const profile = createProfileStore(dataDir(), repoRoot).loadProfile();
+    // Like AGENTS.md, project memory is repository text the user can read: loaded whether or
+    // not the project is trusted, after North's own instructions, which it cannot replace.
+    const memory = loadMemory(memoryDirs(dataDir(), repoRoot));
+    for (const warning of memory.warnings) warn(warning);
 
     const { trust, settings } = options;
     // North's own project settings first, then the user's, then Claude Code's.
@@ -75,7 +84,7 @@ export async function loadProjectExtensions(
         hooks.settings,
         "SessionStart",
         { session_id: options.sessionId, source: options.resumed ? "resume" : "startup" },
-        { cwd: repoRoot, hiddenEnv: options.hiddenEnv }
+        { cwd: repoRoot, hiddenEnv: options.hiddenEnv, env: options.childEnv }
     );
     for (const message of [...started.warnings, ...started.systemMessages])
         warn(`SessionStart hook: ${message}`);
@@ -120,12 +129,14 @@ export async function loadProjectExtensions(
             cwd: repoRoot,
             roots: options.mcpRoots,
             hiddenEnv: options.hiddenEnv,
+            env: options.childEnv,
             fetch: nodeFetch,
+            ...options.mcpClient,
         });
     }
 
     return {
-        context: { rules, profile: profile ?? undefined },
+        context: { rules, profile: profile ?? undefined, memory: memory.text ?? undefined },
         contextFiles: projectContext.files,
         hookSettings: Object.keys(hooks.settings).length > 0 ? hooks.settings : undefined,
         extraTools:
@@ -142,7 +153,7 @@ export async function loadProjectExtensions(
                     hooks.settings,
                     "SessionEnd",
                     { session_id: options.sessionId, reason: "other" },
-                    { cwd: repoRoot, hiddenEnv: options.hiddenEnv }
+                    { cwd: repoRoot, hiddenEnv: options.hiddenEnv, env: options.childEnv }
                 );
             }
             await mcp?.close();

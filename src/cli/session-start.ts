@@ -14,6 +14,7 @@ import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
 import { secretEnvNames } from "../util/child-env";
 import { dataDir, logFilePath } from "../storage/paths";
+import { loadMemory, memoryDirs } from "../project/memory";
 import { createProjectApprovalSettings } from "../storage/project-settings";
 import { parseProjectLayers, resolveSettings } from "../storage/settings/load";
 import { createTrustStore } from "../storage/trust";
@@ -39,9 +40,11 @@ import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./p
 import { type TrustDecider, settleProjectTrust } from "./project-trust";
 import { listPermissions, loadSessionPermissions, withPermissionRules } from "./permission-wiring";
 import { createSessionSandbox } from "./sandbox-setting";
+import { loadSubagents } from "./subagent-wiring";
 import { createConversationToolset } from "./toolset";
 import { addedDirsNote, withoutTools } from "./script-flags";
 import { setAddedRoots } from "../tools/path-guard";
+import { type McpUserPrompts, type SamplingDeps, mcpClientHandlers } from "./mcp-sampling";
 
 /**
  * What print mode and the interactive TUI share, second part: the session
@@ -132,6 +135,13 @@ export interface StartSessionOptions {
     /** Settles an untrusted project's configuration: the chat asks, print mode skips. */
     decideTrust: TrustDecider;
     warn: (message: string) => void;
+    /** Asks the user for MCP servers' forms and sampling requests (the chat); without: declined. */
+    mcpPrompts?: McpUserPrompts;
+    /**
+     * Base environment of commands, hooks and MCP servers (the Node API's
+     * `env` merged over `process.env`); default `process.env`.
+     */
+    childEnv?: NodeJS.ProcessEnv;
 }
 
 /** Opens (or continues) the conversation log and builds the session around it. */
@@ -197,6 +207,8 @@ export async function startSession(
         trust.trusted ? trust.snapshot.files : undefined
     );
     settings.warnings.forEach((w) => warn(w));
+    // Set once the session exists; a server's sampling request before that is refused.
+    let samplingDeps: SamplingDeps | null = null;
     const extensions = await loadProjectExtensions(repoRoot, {
         sessionId,
         version: options.version,
@@ -206,6 +218,10 @@ export async function startSession(
         warn,
         hiddenEnv,
         mcpRoots: [repoRoot, ...prepared.script.addDirs],
+        mcpClient: options.mcpPrompts
+            ? mcpClientHandlers(options.mcpPrompts, () => samplingDeps)
+            : undefined,
+        childEnv: options.childEnv,
     });
     const sandbox = createSessionSandbox(
         settings.layers,
@@ -214,10 +230,24 @@ export async function startSession(
         {},
         prepared.script.addDirs
     );
-    const toolset = createConversationToolset(repoRoot, extensions.extraTools, {
-        hiddenEnv,
-        sandbox,
-    });
+    const subagents = await loadSubagents(
+        repoRoot,
+        trust.trusted,
+        catalogue,
+        warn,
+        prepared.userMerged.subagents?.tools
+    );
+    const toolset = createConversationToolset(
+        repoRoot,
+        [...extensions.extraTools, subagents.tool],
+        {
+            hiddenEnv,
+            sandbox,
+            env: options.childEnv,
+            // A user setting only: a project must not open its own network to the model.
+            webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
+        }
+    );
     // Before any tool runs: paths in these directories pass the same checks as the project's.
     setAddedRoots(repoRoot, prepared.script.addDirs);
     const appendSystemPrompt = [
@@ -306,6 +336,7 @@ export async function startSession(
         withPermissionRules(repoRoot, projectApprovals, permissions)
     );
     let context = extensions.context;
+    let sessionsBuilt = 0;
     const checkpointStore = createCheckpointStore();
     let view: ViewRecorder | undefined;
     let history: ConversationHistory = { view: [], messages: [], messagesBeforeView: 0 };
@@ -322,6 +353,13 @@ export async function startSession(
         sessionCosts = costsOf(stored);
         history = stored ? historyOf(stored) : { view: [], messages: [], messagesBeforeView: 0 };
         const checkpoints = sessionLog ? conversationCheckpoints(checkpointStore, id) : undefined;
+        // A later conversation of this chat (/new, /resume, /fork, /rewind) sees memory saved since start.
+        if (sessionsBuilt++ > 0) {
+            context = {
+                ...context,
+                memory: loadMemory(memoryDirs(dataDir(), repoRoot)).text ?? undefined,
+            };
+        }
         const built = new AgentSession({
             sessionId: id,
             repoRoot,
@@ -331,6 +369,7 @@ export async function startSession(
             context,
             hookSettings: extensions.hookSettings,
             hiddenEnv,
+            childEnv: options.childEnv,
             systemPrompt: prepared.script.systemPrompt,
             appendSystemPrompt: appendSystemPrompt || undefined,
             maxBudgetUsd: prepared.script.maxBudgetUsd,
@@ -346,6 +385,7 @@ export async function startSession(
             rollingSummary: restored?.rollingSummary,
             restoredState: restored?.state,
             checkpoints: checkpoints?.checkpointer,
+            subagents,
             sink: sessionLog
                 ? createConversationSink(sessionLog, warn, {
                       knownIds: restored?.ids,
@@ -359,6 +399,7 @@ export async function startSession(
     };
 
     let session = buildSession(sessionId, model, log, resumed?.conversation);
+    samplingDeps = { model: () => session.state().model, providerFor, record };
     if (log && resumed && resumed.conversation.model !== model.id) {
         log.append({ type: "model_changed", model: model.id });
     }

@@ -4,13 +4,26 @@ import { createBuiltinTools } from "../tools/index";
 import { createToolRegistry } from "../tools/registry";
 import type { CommandSandbox } from "../tools/sandbox/command-sandbox";
 import { createShellService } from "../tools/shell-service";
+import { proxiedRequest, proxyFor } from "../providers/proxy";
+import type { ProxyRouter } from "../tools/web-fetch-http";
 
 export interface ToolsetOptions {
     /** Variables kept from commands (provider keys), see `secretEnvNames`. */
     hiddenEnv?: readonly string[];
     /** Commands run in this OS sandbox (`--sandbox`, the `sandbox` setting). */
     sandbox?: CommandSandbox;
+    /** Commands' base environment; default `process.env`. */
+    env?: NodeJS.ProcessEnv;
+    /** The user's `webFetch.allowPrivateNetwork`: web_fetch may reach loopback and private hosts. */
+    webFetchAllowPrivateNetwork?: boolean;
 }
+
+/** web_fetch goes through the same HTTPS_PROXY / NO_PROXY reading as the providers. */
+const webFetchProxy: ProxyRouter = (target, headers) => {
+    const found = proxyFor(target, process.env);
+    if (!found.ok) throw new Error(found.error);
+    return found.proxy ? proxiedRequest(target, found.proxy, headers) : undefined;
+};
 
 /** Every tool of one conversation, with the services they share and how to dispose of them. */
 export function createConversationToolset(
@@ -22,9 +35,17 @@ export function createConversationToolset(
     const shell = createShellService(repoRoot, {
         hiddenEnv: options.hiddenEnv,
         sandbox: options.sandbox,
+        env: options.env,
     });
     const registry = createToolRegistry([
-        ...createBuiltinTools({ expandOutput: (id) => outputs.get(id), shell }),
+        ...createBuiltinTools({
+            expandOutput: (id) => outputs.get(id),
+            shell,
+            webFetch: {
+                allowPrivateNetwork: options.webFetchAllowPrivateNetwork === true,
+                proxy: webFetchProxy,
+            },
+        }),
         ...extraTools,
     ]);
     return {

@@ -28,6 +28,11 @@ export interface InteractivePort {
     learningProgress(progress: { percent: number; topic: string } | null): void;
     /** The session's state changed without an engine event (a model switch, learning's spend). */
     stateChanged(): void;
+    /**
+     * Hands the terminal to the user's editor on `path` until it exits; an
+     * error when no editor could be started.
+     */
+    editFile(path: string): { ok: true; warning?: string } | { ok: false; error: string };
 }
 
 export interface CommandFront {
@@ -184,5 +189,24 @@ export function createCommandContext(front: CommandFront): CommandContext {
         mcpServers: () => loaded?.mcpServers() ?? [],
         skills: () => loaded?.skills() ?? [],
         permissions: () => loaded?.permissions() ?? { rules: [], notes: [] },
+        memory: async () => (await pending).memory(),
+        remember: async (note, scope) => (await pending).remember(note, scope),
+        async editMemory(scope) {
+            if (!ui) {
+                return {
+                    message:
+                        "/memory edit works in the chat (north); in print mode edit the MEMORY.md that /memory lists",
+                    isError: true,
+                };
+            }
+            const host = await pending;
+            const file = host.memoryFile(scope);
+            if (!file.ok) return { message: `Cannot edit memory: ${file.error}`, isError: true };
+            const edited = ui.editFile(file.path);
+            if (!edited.ok) return { message: edited.error, isError: true };
+            const reloaded = host.reloadMemory();
+            if (edited.warning) ui.warning(edited.warning);
+            return reloaded;
+        },
     };
 }

@@ -20,8 +20,10 @@ import type { McpServerStatus } from "../tools/mcp/manager";
 import { age, oneLine } from "../util/short-text";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
 import { forkConversation, rewindConversation, rewindPointsOf } from "./host-rewind";
+import { memoryFileToEdit, memoryListing, reloadMemory, saveMemoryNote } from "./host-memory";
 import type {
     CommandResult,
+    MemoryListing,
     PermissionListing,
     PickerOption,
     RewindPoints,
@@ -109,6 +111,14 @@ export interface CommandHost {
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     skills(): Array<{ name: string; description: string }>;
     permissions(): PermissionListing;
+    memory(): MemoryListing;
+    remember(note: string, scope: "user" | "project"): CommandResult;
+    /** The scope's `MEMORY.md` to open in an editor, created when missing. */
+    memoryFile(
+        scope: "user" | "project"
+    ): { ok: true; path: string } | { ok: false; error: string };
+    /** Reads the memory files again; the next request sends them. */
+    reloadMemory(): CommandResult;
     /** The `Read(...)` deny rule covering an absolute path, if any. */
     readDenial(absPath: string): string | undefined;
     /** Runs project learning with read-only tools, saves the profile and uses it from now on. */
@@ -244,6 +254,10 @@ export function createCommandHost(engine: HostEngine, deps: CommandHostDeps): Co
             })),
         skills: () => engine.extensions.skills,
         permissions: () => engine.permissions?.() ?? { rules: [], notes: [] },
+        memory: () => memoryListing(engine.repoRoot),
+        remember: (note, scope) => saveMemoryNote(engine, note, scope),
+        memoryFile: (scope) => memoryFileToEdit(engine.repoRoot, scope),
+        reloadMemory: () => reloadMemory(engine),
         readDenial: (absPath) => engine.readDenial?.(absPath),
 
         async learn(signal, onProgress) {

@@ -5,6 +5,7 @@ import { forkCommand } from "./commands/fork";
 import { helpCommand } from "./commands/help";
 import { learnCommand } from "./commands/learn";
 import { mcpCommand } from "./commands/mcp";
+import { memoryCommand } from "./commands/memory";
 import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
@@ -39,6 +40,7 @@ export const BUILTIN_COMMANDS = [
     mcpCommand,
     skillsCommand,
     permissionsCommand,
+    memoryCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

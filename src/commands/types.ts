@@ -91,6 +91,26 @@ export interface CommandContext {
     skills(): Array<{ name: string; description: string }>;
     /** The permission rules in force and where each comes from. */
     permissions(): PermissionListing;
+    /** The memory directories and what is loaded from them. */
+    memory(): Promise<MemoryListing>;
+    /** Appends a note to the user's or the project's memory; the next request sends it. */
+    remember(note: string, scope: "user" | "project"): Promise<CommandResult>;
+    /** Opens the scope's `MEMORY.md` in the user's editor (chat only), then reloads memory. */
+    editMemory(scope: "user" | "project"): Promise<CommandResult>;
+}
+
+/** The memory directories and the files loaded from them, for `/memory`. */
+export interface MemoryListing {
+    dirs: Array<{ scope: "user" | "project"; dir: string; label: string }>;
+    files: Array<{
+        scope: "user" | "project";
+        path: string;
+        label: string;
+        bytes: number;
+        /** Less than `bytes` when the memory cap cut the file; 0 when it was not loaded. */
+        loadedBytes: number;
+    }>;
+    warnings: string[];
 }
 
 /** The permission rules of a session, for `/permissions`. */

@@ -46,6 +46,9 @@ function denialFor(request: ApprovalRequest): string {
                 : request.summary;
         return `${what} needs the user's approval because of the permission rule ${request.askRule}, and print mode cannot ask, so it was not done. Tell the user what you wanted to do and why.`;
     }
+    if (request.kind === "shell" && request.domain !== undefined) {
+        return `print mode cannot ask before fetching from the web, so ${request.summary} was not fetched. The user can allow the site with the rule "WebFetch(domain:${request.domain})" in permissions.allow, or allow every command and fetch with --allow-shell; tell them what you wanted to read and why.`;
+    }
     if (request.kind === "shell") {
         return `print mode cannot ask before running commands, so \`${request.command ?? ""}\` was not run. The user can allow it with --allowed-command "${request.command ?? ""}" or allow every command with --allow-shell; tell them what you wanted to run and why.`;
     }

@@ -9,6 +9,8 @@ import {
     loadAttachments,
     renderAttachedFiles,
 } from "../project/attachments";
+import { loadAttachedImages } from "../project/images";
+import type { ImageBlock } from "../providers/types";
 
 /** Punctuation that ends a sentence rather than a path (`what is in @a.txt?`). */
 const TRAILING = /[.,;:!?)\]}'"`]+$/;
@@ -27,6 +29,12 @@ export interface PrintAttachments {
     /** The "# Attached Files" block for the run, or undefined when nothing was attached. */
     context: string | undefined;
     attached: string[];
+    /** Attached image files, sent as image blocks with the prompt. */
+    images: ImageBlock[];
+    /** Image files North would not send (too large, corrupt), with the reason. */
+    refused: Array<{ path: string; reason: string }>;
+    /** Image files scaled down to be sent, with how. */
+    scaled: Array<{ path: string; note: string }>;
     /** Mentioned but missing, unreadable or outside the project: sent as written. */
     missing: string[];
 }
@@ -38,19 +46,40 @@ export async function attachMentionedFiles(
     rules: AttachmentRules = {}
 ): Promise<PrintAttachments> {
     const paths = mentionedPaths(prompt);
-    if (paths.length === 0) return { context: undefined, attached: [], missing: [] };
+    if (paths.length === 0) {
+        return {
+            context: undefined,
+            attached: [],
+            images: [],
+            refused: [],
+            scaled: [],
+            missing: [],
+        };
+    }
     const denied = new Set<string>();
-    const files = await loadAttachments(repoRoot, paths, await outlineOf(), {
+    const onDenied = (path: string, rule: string): void => {
+        denied.add(path);
+        rules.onDenied?.(path, rule);
+    };
+    const images = await loadAttachedImages(repoRoot, paths, rules.readDenial, onDenied);
+    const textPaths = paths.filter((p) => !images.handled.has(p));
+    const files = await loadAttachments(repoRoot, textPaths, await outlineOf(), {
         readDenial: rules.readDenial,
-        onDenied: (path, rule) => {
-            denied.add(path);
-            rules.onDenied?.(path, rule);
-        },
+        onDenied,
     });
-    const attached = files.map((f) => f.path);
+    const refusedPaths = new Set(images.refused.map((r) => r.path));
+    const attached = [
+        ...files.map((f) => f.path),
+        ...paths.filter((p) => images.handled.has(p) && !denied.has(p) && !refusedPaths.has(p)),
+    ];
     return {
         context: renderAttachedFiles(files) || undefined,
         attached,
-        missing: paths.filter((p) => !attached.includes(p) && !denied.has(p)),
+        images: images.images,
+        refused: images.refused,
+        scaled: images.scaled,
+        missing: paths.filter(
+            (p) => !attached.includes(p) && !denied.has(p) && !refusedPaths.has(p)
+        ),
     };
 }

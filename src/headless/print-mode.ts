@@ -113,6 +113,19 @@ export function streamJsonLine(
             return resultObject(event.result, sessionId);
         case "warning":
             return { type: "warning", message: event.message };
+        case "todo":
+            return { type: "todo", items: event.items };
+        case "task_progress":
+            return {
+                type: "task_progress",
+                id: event.id,
+                step: event.step,
+                ...(event.toolName ? { tool: event.toolName } : {}),
+                ...(event.title ? { title: event.title } : {}),
+                ...(event.ok === undefined ? {} : { ok: event.ok }),
+                tool_calls: event.toolCalls,
+                turns: event.turns,
+            };
         // Outside the stream-json contract (README): `approval` carries the decision, `tool_call`
         // the call once its input is complete; context, summaries and file progress are TUI status.
         case "tool_call_start":
@@ -249,6 +262,8 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "context":
         case "summary":
         case "file_write":
+        case "todo":
+        case "task_progress":
         case "run_end":
             return null;
         default:

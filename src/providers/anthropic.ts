@@ -8,6 +8,7 @@ import * as sdkErrors from "@anthropic-ai/sdk/error";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import type {
     ContentBlockParam,
+    ImageBlockParam,
     MessageCreateParamsStreaming,
     MessageParam,
     RawMessageStreamEvent,
@@ -19,9 +20,10 @@ import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall } from "./stream-utils";
+import { emptyUsage, makeToolCall, pushTextDelta, pushToolCallDelta } from "./stream-utils";
 import type {
     AssistantBlock,
+    ImageBlock,
     Message,
     Provider,
     ProviderEndpoint,
@@ -65,7 +67,7 @@ function streamMessages(
         state: {
             blocks: state.blocks,
             usage: state.usage,
-            handle: (event) => state.handle(event),
+            handle: (event, out) => state.handle(event, out),
             failure: () => undefined,
             incompleteDetail: () =>
                 state.stopped ? null : incompleteDetail(state.openToolName, "message_stop"),
@@ -109,7 +111,7 @@ class StreamState {
         return undefined;
     }
 
-    *handle(event: RawMessageStreamEvent): Generator<StreamEvent> {
+    handle(event: RawMessageStreamEvent, out: StreamEvent[]): void {
         switch (event.type) {
             case "message_start": {
                 const u = event.message.usage;
@@ -123,7 +125,7 @@ class StreamState {
                 const block = event.content_block;
                 if (block.type === "text") {
                     this.startBlock(event.index, { type: "text", text: block.text });
-                    if (block.text) yield { type: "text_delta", text: block.text };
+                    if (block.text) pushTextDelta(out, "text_delta", block.text);
                 } else if (block.type === "thinking") {
                     this.startBlock(event.index, {
                         type: "thinking",
@@ -134,7 +136,7 @@ class StreamState {
                     this.startBlock(event.index, { type: "redacted_thinking", data: block.data });
                 } else if (block.type === "tool_use") {
                     this.openTools.set(event.index, { id: block.id, name: block.name, json: "" });
-                    yield { type: "tool_call_start", id: block.id, name: block.name };
+                    out.push({ type: "tool_call_start", id: block.id, name: block.name });
                 }
                 // Server-tool blocks are never requested by North and are ignored.
                 break;
@@ -145,16 +147,16 @@ class StreamState {
                     const tool = this.openTools.get(event.index);
                     if (!tool) break;
                     tool.json += delta.partial_json;
-                    yield { type: "tool_call_delta", id: tool.id, partialJson: delta.partial_json };
+                    pushToolCallDelta(out, tool.id, delta.partial_json);
                     break;
                 }
                 const block = this.openBlocks.get(event.index);
                 if (delta.type === "text_delta" && block?.type === "text") {
                     block.text += delta.text;
-                    yield { type: "text_delta", text: delta.text };
+                    pushTextDelta(out, "text_delta", delta.text);
                 } else if (delta.type === "thinking_delta" && block?.type === "thinking") {
                     block.thinking += delta.thinking;
-                    yield { type: "thinking_delta", text: delta.thinking };
+                    pushTextDelta(out, "thinking_delta", delta.thinking);
                 } else if (delta.type === "signature_delta" && block?.type === "thinking") {
                     block.signature += delta.signature;
                 }
@@ -167,7 +169,7 @@ class StreamState {
                     this.openTools.delete(event.index);
                     const call = makeToolCall(tool.id, tool.name, tool.json);
                     this.blocks.push(call);
-                    yield { type: "tool_call_end", call };
+                    out.push({ type: "tool_call_end", call });
                 }
                 break;
             }
@@ -245,6 +247,13 @@ function toAnthropicTool(tool: ToolSchema): Tool {
     };
 }
 
+function toAnthropicImage(block: ImageBlock): ImageBlockParam {
+    return {
+        type: "image",
+        source: { type: "base64", media_type: block.mediaType, data: block.data },
+    };
+}
+
 function toAnthropicMessages(messages: Message[]): MessageParam[] {
     const out: MessageParam[] = [];
     for (const message of messages) {
@@ -253,16 +262,27 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
                 out.push({ role: "user", content: message.content });
                 continue;
             }
-            const content: ContentBlockParam[] = message.content.map((block) =>
-                block.type === "text"
-                    ? { type: "text", text: block.text }
-                    : {
-                          type: "tool_result",
-                          tool_use_id: block.toolCallId,
-                          content: block.content,
-                          is_error: block.isError,
-                      }
-            );
+            const content: ContentBlockParam[] = message.content.map((block) => {
+                if (block.type === "text") return { type: "text", text: block.text };
+                if (block.type === "image") return toAnthropicImage(block);
+                if (!block.images?.length) {
+                    return {
+                        type: "tool_result",
+                        tool_use_id: block.toolCallId,
+                        content: block.content,
+                        is_error: block.isError,
+                    };
+                }
+                return {
+                    type: "tool_result",
+                    tool_use_id: block.toolCallId,
+                    content: [
+                        { type: "text", text: block.content },
+                        ...block.images.map(toAnthropicImage),
+                    ],
+                    is_error: block.isError,
+                };
+            });
             out.push({ role: "user", content });
             continue;
         }
@@ -315,7 +335,10 @@ function markLastUserBlockForCache(messages: MessageParam[]): void {
         return;
     }
     const block = last.content[last.content.length - 1];
-    if (block && (block.type === "text" || block.type === "tool_result")) {
+    if (
+        block &&
+        (block.type === "text" || block.type === "tool_result" || block.type === "image")
+    ) {
         block.cache_control = EPHEMERAL;
     }
 }

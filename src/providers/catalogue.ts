@@ -23,6 +23,8 @@ export interface ModelInfo {
     thinkingBudget?: number;
     /** Undefined when nobody knows the price: costs are then reported as unknown, never as 0. */
     pricing?: ModelPricing;
+    /** Accepts image input (Claude 3+, GPT-4o/4.1/5); otherwise images are replaced by a note. */
+    images?: boolean;
 }
 
 export interface ProviderInfo {
@@ -124,6 +126,8 @@ function claudeVariants(base: ClaudeBase): ModelInfo[] {
         contextLimitTokens: 200_000,
         maxOutputTokens: base.maxOutputTokens,
         pricing: base.pricing,
+        // Every Claude 3 and 4 model reads images (docs.anthropic.com/en/docs/vision).
+        images: true,
     };
     return [
         { ...common, alias: base.alias, id: base.id, display: base.display },
@@ -147,6 +151,8 @@ function gpt(alias: string, display: string, pricing: ModelPricing): ModelInfo {
         contextLimitTokens: 272_000,
         maxOutputTokens: 128_000,
         pricing,
+        // The GPT-5 family takes text and image input.
+        images: true,
     };
 }
 

@@ -26,6 +26,8 @@ export interface UserModelEntry {
     maxOutputTokens?: number;
     thinkingBudget?: number;
     pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+    /** The model accepts images; unknown models are assumed not to. */
+    images?: boolean;
 }
 
 export interface ModelCatalogue {
@@ -64,6 +66,7 @@ export function buildCatalogue(
         contextLimitTokens: m.contextLimitTokens ?? UNKNOWN_CONTEXT_LIMIT,
         maxOutputTokens: m.maxOutputTokens ?? UNKNOWN_MAX_OUTPUT,
         thinkingBudget: m.thinkingBudget,
+        images: m.images === true,
         pricing: m.pricing
             ? {
                   input: m.pricing.input,

@@ -1,4 +1,4 @@
-import http from "node:http";
+import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
@@ -47,6 +47,62 @@ function bufferBody(body: RequestInit["body"]): Buffer | null | undefined {
     return undefined; // a stream or form: not ours to handle
 }
 
+interface LazyBody {
+    stream: ReadableStream<Uint8Array>;
+    res: IncomingMessage;
+    /** Set once the web stream was read or the body was claimed: one reader only. */
+    taken: boolean;
+}
+
+const nodeBodies = new WeakMap<Response, LazyBody>();
+
+/**
+ * A web stream over `res` that adapts it only when first read: the SDKs read
+ * error bodies this way, while a streamed answer is read straight from `res`
+ * (`claimNodeBody`), without web-stream adapters on the hot path.
+ */
+function lazyBody(res: IncomingMessage): LazyBody {
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    const body: LazyBody = {
+        res,
+        taken: false,
+        stream: new ReadableStream<Uint8Array>(
+            {
+                async pull(controller) {
+                    if (!reader) {
+                        if (body.taken) throw new TypeError("the body was already read");
+                        body.taken = true;
+                        const web = Readable.toWeb(res) as NodeWebStream<Uint8Array>;
+                        reader = (web as unknown as ReadableStream<Uint8Array>).getReader();
+                    }
+                    const { done, value } = await reader.read();
+                    if (done) controller.close();
+                    else controller.enqueue(value);
+                },
+                cancel(reason) {
+                    if (reader) return reader.cancel(reason);
+                    res.destroy();
+                    return undefined;
+                },
+            },
+            // Nothing is pulled before someone reads.
+            { highWaterMark: 0 }
+        ),
+    };
+    return body;
+}
+
+/**
+ * The node:http response behind a `nodeFetch` Response whose body nobody has
+ * read yet, for the caller to read directly; undefined for other responses.
+ */
+export function claimNodeBody(response: Response): IncomingMessage | undefined {
+    const body = nodeBodies.get(response);
+    if (!body || body.taken || response.bodyUsed) return undefined;
+    body.taken = true;
+    return body.res;
+}
+
 export function nodeFetch(
     input: string | URL | Request,
     init: RequestInit = {}
@@ -88,15 +144,15 @@ export function nodeFetch(
                 const status = res.statusCode ?? 500;
                 const noBody = status === 204 || status === 304 || init.method === "HEAD";
                 if (noBody) res.resume();
-                const stream = noBody ? null : (Readable.toWeb(res) as NodeWebStream<Uint8Array>);
+                const body = noBody ? null : lazyBody(res);
                 signal?.addEventListener("abort", () => res.destroy(abortError()), { once: true });
-                resolve(
-                    new Response(stream as unknown as ReadableStream<Uint8Array> | null, {
-                        status,
-                        statusText: res.statusMessage ?? "",
-                        headers: responseHeaders,
-                    })
-                );
+                const response = new Response(body?.stream ?? null, {
+                    status,
+                    statusText: res.statusMessage ?? "",
+                    headers: responseHeaders,
+                });
+                if (body) nodeBodies.set(response, body);
+                resolve(response);
             }
         );
         const onAbort = (): void => {

@@ -7,6 +7,8 @@
 import OpenAI from "openai";
 import type {
     ChatCompletionChunk,
+    ChatCompletionContentPart,
+    ChatCompletionContentPartImage,
     ChatCompletionCreateParamsStreaming,
     ChatCompletionMessageParam,
     ChatCompletionMessageToolCall,
@@ -16,9 +18,16 @@ import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall, parseSseJson } from "./stream-utils";
+import {
+    emptyUsage,
+    makeToolCall,
+    parseSseJson,
+    pushTextDelta,
+    pushToolCallDelta,
+} from "./stream-utils";
 import type {
     AssistantBlock,
+    ImageBlock,
     Message,
     Provider,
     ProviderEndpoint,
@@ -61,7 +70,7 @@ function streamChat(
         state: {
             blocks: state.blocks,
             usage: state.usage,
-            handle: (chunk) => state.handle(chunk),
+            handle: (chunk, out) => state.handle(chunk, out),
             failure: () => undefined,
             incompleteDetail: () =>
                 state.finishReason === undefined
@@ -122,7 +131,7 @@ class StreamState {
         return "end_turn";
     }
 
-    *handle(chunk: ChatCompletionChunk): Generator<StreamEvent> {
+    handle(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
         if (chunk.usage) this.setUsage(chunk.usage);
         const choice = chunk.choices[0];
         if (!choice) return;
@@ -134,7 +143,7 @@ class StreamState {
                 this.blocks.push(this.thinking);
             }
             this.thinking.thinking += reasoning;
-            yield { type: "thinking_delta", text: reasoning };
+            pushTextDelta(out, "thinking_delta", reasoning);
         }
         if (delta.content) {
             if (!this.text) {
@@ -142,7 +151,7 @@ class StreamState {
                 this.blocks.push(this.text);
             }
             this.text.text += delta.content;
-            yield { type: "text_delta", text: delta.content };
+            pushTextDelta(out, "text_delta", delta.content);
         }
         for (const part of delta.tool_calls ?? []) {
             let tool = this.toolCalls.get(part.index);
@@ -156,21 +165,21 @@ class StreamState {
                 // Some servers never send an id; make one so results can be matched.
                 tool.id ||= `call_${part.index}_${Date.now().toString(36)}`;
                 tool.started = true;
-                yield { type: "tool_call_start", id: tool.id, name: tool.name };
+                out.push({ type: "tool_call_start", id: tool.id, name: tool.name });
             }
             const args = part.function?.arguments;
             if (args) {
                 tool.args += args;
-                if (tool.started) yield { type: "tool_call_delta", id: tool.id, partialJson: args };
+                if (tool.started) pushToolCallDelta(out, tool.id, args);
             }
         }
         if (choice.finish_reason) {
             this.finishReason = choice.finish_reason;
-            yield* this.closeToolCalls();
+            this.closeToolCalls(out);
         }
     }
 
-    private *closeToolCalls(): Generator<StreamEvent> {
+    private closeToolCalls(out: StreamEvent[]): void {
         const indices = [...this.toolCalls.keys()].sort((a, b) => a - b);
         for (const index of indices) {
             const tool = this.toolCalls.get(index);
@@ -178,7 +187,7 @@ class StreamState {
             const call = makeToolCall(tool.id, tool.name, tool.args);
             this.blocks.push(call);
             this.completedCalls++;
-            yield { type: "tool_call_end", call };
+            out.push({ type: "tool_call_end", call });
         }
         this.toolCalls.clear();
     }
@@ -210,6 +219,13 @@ function toChatTool(tool: ToolSchema): ChatCompletionTool {
     };
 }
 
+function toImagePart(block: ImageBlock): ChatCompletionContentPartImage {
+    return {
+        type: "image_url",
+        image_url: { url: `data:${block.mediaType};base64,${block.data}` },
+    };
+}
+
 function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
     const out: ChatCompletionMessageParam[] = [];
     if (system) out.push({ role: "system", content: system });
@@ -221,6 +237,8 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
             }
             // Tool results must directly follow the assistant message that called them.
             const text: string[] = [];
+            // A tool message carries text only: a tool's images follow in a user message.
+            const images: ChatCompletionContentPartImage[] = [];
             for (const block of message.content) {
                 if (block.type === "tool_result") {
                     out.push({
@@ -228,11 +246,20 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
                         tool_call_id: block.toolCallId,
                         content: block.content,
                     });
+                    images.push(...(block.images ?? []).map(toImagePart));
+                } else if (block.type === "image") {
+                    images.push(toImagePart(block));
                 } else if (block.text) {
                     text.push(block.text);
                 }
             }
-            if (text.length > 0) out.push({ role: "user", content: text.join("\n\n") });
+            if (images.length > 0) {
+                const parts: ChatCompletionContentPart[] =
+                    text.length > 0 ? [{ type: "text", text: text.join("\n\n") }] : [];
+                out.push({ role: "user", content: [...parts, ...images] });
+            } else if (text.length > 0) {
+                out.push({ role: "user", content: text.join("\n\n") });
+            }
             continue;
         }
         const text: string[] = [];

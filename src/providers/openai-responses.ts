@@ -9,7 +9,9 @@ import type {
     Response as ApiResponse,
     ResponseCreateParamsStreaming,
     ResponseInput,
+    ResponseInputImage,
     ResponseInputItem,
+    ResponseInputText,
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
@@ -17,9 +19,16 @@ import { sdkClientOptions } from "./node-fetch";
 import { classifyError, classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
-import { emptyUsage, makeToolCall, parseSseJson } from "./stream-utils";
+import {
+    emptyUsage,
+    makeToolCall,
+    parseSseJson,
+    pushTextDelta,
+    pushToolCallDelta,
+} from "./stream-utils";
 import type {
     AssistantBlock,
+    ImageBlock,
     Message,
     Provider,
     ProviderEndpoint,
@@ -58,7 +67,7 @@ function streamResponses(
         state: {
             blocks: state.blocks,
             usage: state.usage,
-            handle: (event) => state.handle(event),
+            handle: (event, out) => state.handle(event, out),
             failure: () => state.failure,
             incompleteDetail: () =>
                 state.finished ? null : incompleteDetail(state.openToolName, "response.completed"),
@@ -106,7 +115,7 @@ class StreamState {
         return this.sawRefusal ? "refusal" : "end_turn";
     }
 
-    *handle(event: ResponseStreamEvent): Generator<StreamEvent> {
+    handle(event: ResponseStreamEvent, out: StreamEvent[]): void {
         switch (event.type) {
             case "response.output_item.added": {
                 const item = event.item;
@@ -118,7 +127,7 @@ class StreamState {
                         args: item.arguments ?? "",
                     };
                     this.openTools.set(id, tool);
-                    yield { type: "tool_call_start", id: tool.callId, name: tool.name };
+                    out.push({ type: "tool_call_start", id: tool.callId, name: tool.name });
                 } else if (item.type === "reasoning") {
                     this.reasoning.set(item.id, { summary: [] });
                 }
@@ -126,7 +135,7 @@ class StreamState {
             }
             case "response.output_text.delta": {
                 this.textBlock(event.item_id).text += event.delta;
-                yield { type: "text_delta", text: event.delta };
+                pushTextDelta(out, "text_delta", event.delta);
                 break;
             }
             case "response.reasoning_summary_text.delta": {
@@ -135,21 +144,21 @@ class StreamState {
                 if (entry) {
                     // A new summary part: separate it from the previous one.
                     if (index > 0 && entry.summary[index] === undefined) {
-                        yield { type: "thinking_delta", text: "\n\n" };
+                        pushTextDelta(out, "thinking_delta", "\n\n");
                     }
                     entry.summary[index] = (entry.summary[index] ?? "") + event.delta;
                 }
-                yield { type: "thinking_delta", text: event.delta };
+                pushTextDelta(out, "thinking_delta", event.delta);
                 break;
             }
             case "response.reasoning_text.delta":
-                yield { type: "thinking_delta", text: event.delta };
+                pushTextDelta(out, "thinking_delta", event.delta);
                 break;
             case "response.function_call_arguments.delta": {
                 const tool = this.openTools.get(event.item_id);
                 if (!tool) break;
                 tool.args += event.delta;
-                yield { type: "tool_call_delta", id: tool.callId, partialJson: event.delta };
+                pushToolCallDelta(out, tool.callId, event.delta);
                 break;
             }
             case "response.function_call_arguments.done": {
@@ -158,7 +167,7 @@ class StreamState {
                 break;
             }
             case "response.output_item.done":
-                yield* this.finishItem(event.item);
+                this.finishItem(event.item, out);
                 break;
             case "response.completed":
             case "response.incomplete":
@@ -181,9 +190,10 @@ class StreamState {
         }
     }
 
-    private *finishItem(
-        item: Extract<ResponseStreamEvent, { type: "response.output_item.done" }>["item"]
-    ): Generator<StreamEvent> {
+    private finishItem(
+        item: Extract<ResponseStreamEvent, { type: "response.output_item.done" }>["item"],
+        out: StreamEvent[]
+    ): void {
         if (item.type === "function_call") {
             const key = item.id ?? item.call_id;
             const open = this.openTools.get(key);
@@ -191,7 +201,7 @@ class StreamState {
             const call = makeToolCall(item.call_id, item.name, item.arguments ?? open?.args ?? "");
             this.blocks.push(call);
             this.sawToolCall = true;
-            yield { type: "tool_call_end", call };
+            out.push({ type: "tool_call_end", call });
         } else if (item.type === "reasoning") {
             const streamed = this.reasoning.get(item.id);
             this.reasoning.delete(item.id);
@@ -281,6 +291,14 @@ function toFunctionTool(tool: ToolSchema): FunctionTool {
 /** An assistant output message replayed as input; the API does not need its `id` when `store` is false. */
 type ReplayedOutputMessage = Omit<ResponseOutputMessage, "id"> & { id?: string };
 
+function toInputImage(block: ImageBlock): ResponseInputImage {
+    return {
+        type: "input_image",
+        image_url: `data:${block.mediaType};base64,${block.data}`,
+        detail: "auto",
+    };
+}
+
 function toInput(messages: Message[]): ResponseInput {
     const items: Array<ResponseInputItem | ReplayedOutputMessage> = [];
     for (const message of messages) {
@@ -289,24 +307,28 @@ function toInput(messages: Message[]): ResponseInput {
                 items.push({ role: "user", content: message.content });
                 continue;
             }
-            let text: string[] = [];
+            let parts: Array<ResponseInputText | ResponseInputImage> = [];
             const flushText = (): void => {
-                if (text.length === 0) return;
-                items.push({
-                    role: "user",
-                    content: text.map((t) => ({ type: "input_text", text: t })),
-                });
-                text = [];
+                if (parts.length === 0) return;
+                items.push({ role: "user", content: parts });
+                parts = [];
             };
             for (const block of message.content) {
                 if (block.type === "text") {
-                    text.push(block.text);
+                    parts.push({ type: "input_text", text: block.text });
+                } else if (block.type === "image") {
+                    parts.push(toInputImage(block));
                 } else {
                     flushText();
                     items.push({
                         type: "function_call_output",
                         call_id: block.toolCallId,
-                        output: block.content,
+                        output: block.images?.length
+                            ? [
+                                  { type: "input_text", text: block.content },
+                                  ...block.images.map(toInputImage),
+                              ]
+                            : block.content,
                     });
                 }
             }

@@ -1,11 +1,13 @@
+import type { IncomingMessage } from "node:http";
 import {
     cancelledError,
     classifyStreamErrorBody,
     incompleteStreamError,
     responseTooLargeError,
 } from "./errors";
-import { SseEventTooLargeError, readSseBatches, type SseEvent } from "./sse";
-import { pushCoalesced, snapshotMessage, untilAborted } from "./stream-utils";
+import { claimNodeBody } from "./node-fetch";
+import { SseEventTooLargeError, SseParser, readSseBatches, type SseEvent } from "./sse";
+import { snapshotMessage, untilAborted } from "./stream-utils";
 import type { AssistantBlock, ProviderError, StopReason, StreamEvent, Usage } from "./types";
 
 /** An error object sent inside a stream (`{type:"error", error:{...}}` or `{error:{...}}`). */
@@ -19,7 +21,12 @@ export interface StreamErrorBody {
 export interface StreamAccumulator<E> {
     readonly blocks: AssistantBlock[];
     readonly usage: Usage;
-    handle(event: E): Iterable<StreamEvent>;
+    /**
+     * Applies one API event and appends what it produced to `out`, the events
+     * of the current network chunk (`pushTextDelta` / `pushToolCallDelta` merge
+     * deltas): one array per chunk rather than an iterator per event.
+     */
+    handle(event: E, out: StreamEvent[]): void;
     /** A failure the API reported inside the stream (e.g. `response.failed`). */
     failure(): ProviderError | undefined;
     /** Null once the API said the message is complete; otherwise what was left open. */
@@ -58,7 +65,11 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
         }
         const response = await options.send();
         if (!response.body) throw new Error("the response has no body");
-        for await (const batch of untilAborted(readSseBatches(response.body), signal)) {
+        const node = claimNodeBody(response);
+        const batches = node
+            ? readNodeSseBatches(node, signal)
+            : untilAborted(readSseBatches(response.body), signal);
+        for await (const batch of batches) {
             const out: StreamEvent[] = [];
             for (const sse of batch) {
                 const event = options.decode(sse);
@@ -68,7 +79,7 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
                     yield fail(classifyStreamErrorBody(label, event.streamError));
                     return;
                 }
-                for (const produced of state.handle(event)) pushCoalesced(out, produced);
+                state.handle(event, out);
                 if (state.failure()) break;
             }
             yield* out;
@@ -93,6 +104,36 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
                 ? responseTooLargeError(error.limit, "one streamed event")
                 : options.classify(error)
         );
+    }
+}
+
+/**
+ * The SSE events of a node:http response, one batch per read (all the bytes
+ * that arrived since the last one): no web-stream adapters and no promise per
+ * event. Ends quietly once `signal` aborts (the caller reports the cancel);
+ * stopping early destroys the response, which closes the connection.
+ */
+async function* readNodeSseBatches(
+    res: IncomingMessage,
+    signal: AbortSignal
+): AsyncGenerator<SseEvent[]> {
+    const parser = new SseParser();
+    const onAbort = (): void => {
+        res.destroy();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+        for await (const chunk of res as AsyncIterable<Buffer>) {
+            const batch = parser.push(chunk);
+            if (batch.length > 0) yield batch;
+        }
+        const last = parser.finish();
+        if (last.length > 0) yield last;
+    } catch (error) {
+        if (!signal.aborted) throw error;
+    } finally {
+        signal.removeEventListener("abort", onAbort);
+        if (!res.complete) res.destroy();
     }
 }
 

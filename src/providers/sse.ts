@@ -4,17 +4,31 @@ export interface SseEvent {
     data: string;
 }
 
+const COLON = 58;
+const SPACE = 32;
+
+/** Parses one event's text (its lines, without the blank line that ended it). */
 function parseEvent(raw: string): SseEvent | null {
     let event = "message";
     let data: string | null = null;
-    for (const line of raw.split("\n")) {
-        if (line === "" || line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") event = value;
-        else if (field === "data") data = data === null ? value : `${data}\n${value}`;
+    // Walks the lines in place: no array of lines, one slice per value.
+    for (let start = 0; start < raw.length;) {
+        let end = raw.indexOf("\n", start);
+        if (end < 0) end = raw.length;
+        if (end > start && raw.charCodeAt(start) !== COLON) {
+            let colon = raw.indexOf(":", start);
+            if (colon < 0 || colon > end) colon = end;
+            let valueStart = colon + 1;
+            if (valueStart < end && raw.charCodeAt(valueStart) === SPACE) valueStart++;
+            const value = valueStart < end ? raw.slice(valueStart, end) : "";
+            const nameLength = colon - start;
+            if (nameLength === 4 && raw.startsWith("data", start)) {
+                data = data === null ? value : `${data}\n${value}`;
+            } else if (nameLength === 5 && raw.startsWith("event", start)) {
+                event = value;
+            }
+        }
+        start = end + 1;
     }
     return data === null ? null : { event, data };
 }
@@ -33,67 +47,97 @@ export class SseEventTooLargeError extends Error {
  */
 export const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
 
+const normalize = (text: string): string =>
+    text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+
 /**
- * Reads an SSE body and yields the events of each network chunk as one batch,
- * so a provider can coalesce deltas that arrived together instead of paying
- * an async step per token. Throws `SseEventTooLargeError` past `maxEventChars`.
+ * A synchronous SSE parser fed one network chunk at a time: one decode per
+ * chunk, and the events that chunk completed come back as one array, so
+ * there is no promise per event. Throws `SseEventTooLargeError` once the
+ * event in progress passes `maxEventChars`.
+ */
+export class SseParser {
+    private readonly decoder = new TextDecoder();
+    // The event in progress, in pieces: joined only once it ends, so a long
+    // event costs no copying per chunk.
+    private readonly pieces: string[] = [];
+    private pendingChars = 0;
+    // A CR at the end of a chunk may be the first half of a CRLF.
+    private heldCr = false;
+
+    constructor(private readonly maxEventChars = MAX_SSE_EVENT_CHARS) {}
+
+    /** The events completed by this chunk (often none, or several). */
+    push(bytes: Uint8Array): SseEvent[] {
+        let raw = this.decoder.decode(bytes, { stream: true });
+        if (this.heldCr) raw = `\r${raw}`;
+        this.heldCr = raw.endsWith("\r");
+        if (this.heldCr) raw = raw.slice(0, -1);
+        const text = normalize(raw);
+        const batch: SseEvent[] = [];
+        let start = 0;
+        if (text.startsWith("\n") && this.pieces.at(-1)?.endsWith("\n")) {
+            add(batch, this.take("").slice(0, -1)); // the blank line straddles two chunks
+            start = 1;
+        }
+        for (let end = text.indexOf("\n\n", start); end >= 0; end = text.indexOf("\n\n", start)) {
+            add(batch, this.take(text.slice(start, end)));
+            start = end + 2;
+        }
+        if (start < text.length) {
+            this.pieces.push(start === 0 ? text : text.slice(start));
+            this.pendingChars += text.length - start;
+        }
+        if (this.pendingChars > this.maxEventChars) {
+            throw new SseEventTooLargeError(this.maxEventChars);
+        }
+        return batch;
+    }
+
+    /** The last event, when the body ended without the blank line after it. */
+    finish(): SseEvent[] {
+        const rest = this.take(normalize((this.heldCr ? "\r" : "") + this.decoder.decode()));
+        this.heldCr = false;
+        const last = rest.trim() === "" ? null : parseEvent(rest);
+        return last ? [last] : [];
+    }
+
+    private take(tail: string): string {
+        if (this.pieces.length === 0) return tail;
+        const raw = this.pieces.join("") + tail;
+        this.pieces.length = 0;
+        this.pendingChars = 0;
+        return raw;
+    }
+}
+
+function add(batch: SseEvent[], raw: string): void {
+    const parsed = parseEvent(raw);
+    if (parsed) batch.push(parsed);
+}
+
+/**
+ * Reads an SSE web-stream body and yields the events of each network chunk as
+ * one batch, so a provider can coalesce deltas that arrived together instead
+ * of paying an async step per token. Throws `SseEventTooLargeError` past
+ * `maxEventChars`. (Responses from `nodeFetch` skip the web stream: see
+ * `streamSse`.)
  */
 export async function* readSseBatches(
     body: ReadableStream<Uint8Array>,
     maxEventChars = MAX_SSE_EVENT_CHARS
 ): AsyncGenerator<SseEvent[]> {
-    const decoder = new TextDecoder();
+    const parser = new SseParser(maxEventChars);
     const reader = body.getReader();
-    // The event in progress, in pieces: joined only once it ends, so a long
-    // event costs no copying per chunk.
-    const pieces: string[] = [];
-    let pendingChars = 0;
-    const take = (tail: string): string => {
-        const raw = pieces.join("") + tail;
-        pieces.length = 0;
-        pendingChars = 0;
-        return raw;
-    };
-    // A CR at the end of a chunk may be the first half of a CRLF.
-    let heldCr = false;
-    const normalize = (text: string): string =>
-        text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
     try {
         for (;;) {
             const { done, value } = await reader.read();
             if (done) break;
-            let raw: string = (heldCr ? "\r" : "") + decoder.decode(value, { stream: true });
-            heldCr = raw.endsWith("\r");
-            if (heldCr) raw = raw.slice(0, -1);
-            const text = normalize(raw);
-            const batch: SseEvent[] = [];
-            const add = (event: string): void => {
-                const parsed = parseEvent(event);
-                if (parsed) batch.push(parsed);
-            };
-            let start = 0;
-            if (text.startsWith("\n") && pieces.at(-1)?.endsWith("\n")) {
-                add(take("").slice(0, -1)); // the blank line straddles two chunks
-                start = 1;
-            }
-            for (
-                let end = text.indexOf("\n\n", start);
-                end >= 0;
-                end = text.indexOf("\n\n", start)
-            ) {
-                add(take(text.slice(start, end)));
-                start = end + 2;
-            }
-            if (start < text.length) {
-                pieces.push(text.slice(start));
-                pendingChars += text.length - start;
-            }
-            if (pendingChars > maxEventChars) throw new SseEventTooLargeError(maxEventChars);
+            const batch = parser.push(value);
             if (batch.length > 0) yield batch;
         }
-        const rest = take(normalize((heldCr ? "\r" : "") + decoder.decode()));
-        const last = rest.trim() === "" ? null : parseEvent(rest);
-        if (last) yield [last];
+        const last = parser.finish();
+        if (last.length > 0) yield last;
     } finally {
         reader.releaseLock();
         body.cancel().catch(() => undefined);

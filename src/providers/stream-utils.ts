@@ -76,26 +76,26 @@ export async function* untilAborted<T>(
     }
 }
 
-/** Appends `event`, merging it into the previous one when both are deltas of the same kind. */
-export function pushCoalesced(out: StreamEvent[], event: StreamEvent): void {
+/**
+ * Appends a text or thinking delta to one network chunk's events, merged into
+ * the previous event when it is a delta of the same kind. Those events are
+ * built here for this batch only, so extending them in place is safe.
+ */
+export function pushTextDelta(
+    out: StreamEvent[],
+    type: "text_delta" | "thinking_delta",
+    text: string
+): void {
     const last = out[out.length - 1];
-    if (last && last.type === event.type) {
-        if (event.type === "text_delta" || event.type === "thinking_delta") {
-            out[out.length - 1] = {
-                type: event.type,
-                text: (last as { text: string }).text + event.text,
-            };
-            return;
-        }
-        if (event.type === "tool_call_delta" && (last as { id: string }).id === event.id) {
-            out[out.length - 1] = {
-                ...event,
-                partialJson: (last as { partialJson: string }).partialJson + event.partialJson,
-            };
-            return;
-        }
-    }
-    out.push(event);
+    if (last?.type === type) last.text += text;
+    else out.push({ type, text });
+}
+
+/** Appends a tool-argument delta, merged into the previous one for the same call. */
+export function pushToolCallDelta(out: StreamEvent[], id: string, partialJson: string): void {
+    const last = out[out.length - 1];
+    if (last?.type === "tool_call_delta" && last.id === id) last.partialJson += partialJson;
+    else out.push({ type: "tool_call_delta", id, partialJson });
 }
 
 /**

@@ -48,6 +48,18 @@ export interface ToolResultBlock {
     /** Text the model reads (JSON for structured results). */
     content: string;
     isError: boolean;
+    /** Images the tool returned (read_file on a picture), sent after the text. */
+    images?: ImageBlock[];
+}
+
+/** A raster image, its bytes inline as base64 (checked by `util/image-format.ts`). */
+export interface ImageBlock {
+    type: "image";
+    mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+    data: string;
+    /** File name and raw size, for the transcript's `[Image: name.png 120 KB]`. */
+    name: string;
+    bytes: number;
 }
 
 /** OpenAI Responses reasoning item, replayed (encrypted) in tool loops; other APIs drop it. */
@@ -63,7 +75,7 @@ export type AssistantBlock =
 
 export interface UserMessage {
     role: "user";
-    content: string | Array<TextBlock | ToolResultBlock>;
+    content: string | Array<TextBlock | ToolResultBlock | ImageBlock>;
 }
 
 export interface AssistantMessage {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
+import { lazyValue } from "../util/lazy-value";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
 
@@ -22,20 +23,21 @@ export interface CostBreakdown {
     lastUpdated: number;
 }
 
-const modelCostSchema = z.object({
-    provider: z.string().default("unknown"),
-    inputTokens: z.number().nonnegative(),
-    outputTokens: z.number().nonnegative(),
-    cacheReadTokens: z.number().nonnegative().default(0),
-    cacheWriteTokens: z.number().nonnegative().default(0),
-    costUsd: z.number().nonnegative(),
-    unpricedRequests: z.number().int().nonnegative().default(0),
-});
-
-const breakdownSchema = z.object({
-    allTimeCostUsd: z.number().nonnegative(),
-    byModel: z.record(z.string(), modelCostSchema),
-    lastUpdated: z.number(),
+const breakdownSchema = lazyValue(() => {
+    const modelCostSchema = z.object({
+        provider: z.string().default("unknown"),
+        inputTokens: z.number().nonnegative(),
+        outputTokens: z.number().nonnegative(),
+        cacheReadTokens: z.number().nonnegative().default(0),
+        cacheWriteTokens: z.number().nonnegative().default(0),
+        costUsd: z.number().nonnegative(),
+        unpricedRequests: z.number().int().nonnegative().default(0),
+    });
+    return z.object({
+        allTimeCostUsd: z.number().nonnegative(),
+        byModel: z.record(z.string(), modelCostSchema),
+        lastUpdated: z.number(),
+    });
 });
 
 export interface CostUpdate {
@@ -70,9 +72,9 @@ export function createCostStore(dataDirectory: string, warn: (message: string) =
             warn(`could not read ${path}: ${(error as Error).message}`);
             return empty();
         }
-        let parsed: ReturnType<typeof breakdownSchema.safeParse> | null = null;
+        let parsed: ReturnType<ReturnType<typeof breakdownSchema>["safeParse"]> | null = null;
         try {
-            parsed = breakdownSchema.safeParse(JSON.parse(text));
+            parsed = breakdownSchema().safeParse(JSON.parse(text));
         } catch {
             parsed = null;
         }

@@ -22,7 +22,11 @@ import { type SearchTextOptions, createSearchTextTool } from "./search-text";
 import { createExpandOutputTool } from "./expand-output";
 import type { ShellService } from "./shell-service";
 import { createShellRunTool } from "./shell-run";
+import { type WebFetchOptions, createWebFetchTool } from "./web-fetch";
+import { createTodoWriteTool } from "./todo-write";
+import { createRememberTool } from "./remember";
 import type { AnyToolDefinition } from "./types";
+import { withPrebuiltSchemas } from "./builtin-schemas";
 
 export { createToolRegistry, type ToolRegistry } from "./registry";
 
@@ -33,7 +37,7 @@ export interface ReadToolsOptions {
 
 /** The read-only tools (all of ask mode's but expand_output, which needs the session's cache). */
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
-    return [
+    return withPrebuiltSchemas([
         createListRootTool(),
         createFindFilesTool(),
         createSearchTextTool(options.search),
@@ -47,12 +51,12 @@ export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefiniti
         createFindCodeBlockTool(),
         createReadAroundTool(),
         createFindBlocksTool(),
-    ];
+    ]);
 }
 
 /** The write tools: each prepares a change the engine reviews before it is applied. */
 export function createEditTools(): AnyToolDefinition[] {
-    return [
+    return withPrebuiltSchemas([
         createEditReplaceExactTool(),
         createEditInsertAtLineTool(),
         createEditAfterAnchorTool(),
@@ -61,7 +65,7 @@ export function createEditTools(): AnyToolDefinition[] {
         createEditByAnchorTool(),
         createEditCreateFileTool(),
         createEditApplyBatchTool(),
-    ];
+    ]);
 }
 
 export interface BuiltinToolDeps extends ReadToolsOptions {
@@ -69,6 +73,8 @@ export interface BuiltinToolDeps extends ReadToolsOptions {
     expandOutput: (outputId: string) => unknown;
     /** Runs shell_run's commands. */
     shell: ShellService;
+    /** web_fetch's proxy and private-network settings. */
+    webFetch?: WebFetchOptions;
 }
 
 /**
@@ -77,12 +83,15 @@ export interface BuiltinToolDeps extends ReadToolsOptions {
  * needs elsewhere (display, digest, approval, hook names) is on its definition.
  */
 export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
-    return [
+    return withPrebuiltSchemas([
         ...createReadTools({ search: deps.search }),
         createExpandOutputTool(deps.expandOutput),
+        createTodoWriteTool(),
+        createRememberTool(),
         ...createEditTools(),
         createShellRunTool(deps.shell),
-    ];
+        createWebFetchTool(deps.webFetch),
+    ]);
 }
 
 /** For definitions that are only read (display, digest, hook names), never run. */

@@ -12,6 +12,7 @@ import type { FileHandle } from "node:fs/promises";
 import * as z from "zod";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
+import { readImageFile } from "./read-image";
 import { BINARY_SNIFF_BYTES, formatBytes, looksBinary } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { fileTitle } from "./display-text";
@@ -285,7 +286,7 @@ function requestedRange(args: unknown): number | null {
     return typeof start === "number" && typeof end === "number" ? end - start + 1 : null;
 }
 
-const DESCRIPTION = `Read a text file: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
+const DESCRIPTION = `Read a text file or image: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
 
 export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
     return {
@@ -348,6 +349,8 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
                 const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, size));
                 await handle.read(sniff, 0, sniff.length, 0);
                 if (looksBinary(sniff)) {
+                    const image = await readImageFile(realPath, relPath, size, sniff);
+                    if (image) return image;
                     return toolError(
                         "binary_file",
                         `${relPath} is a binary file (${formatBytes(size)}); read_file only reads text.`

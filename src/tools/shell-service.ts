@@ -243,9 +243,13 @@ function wrapperScript(pwdFile: string): string {
 }
 
 /** The inherited environment without North's secrets, made non-interactive and marked. */
-function shellEnv(hidden: readonly string[], ownerTag: string): NodeJS.ProcessEnv {
+function shellEnv(
+    base: NodeJS.ProcessEnv,
+    hidden: readonly string[],
+    ownerTag: string
+): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
-        ...childEnv(process.env, hidden),
+        ...childEnv(base, hidden),
         ...ownerEnv(ownerTag),
         PAGER: "cat",
         GIT_PAGER: "cat",
@@ -417,6 +421,8 @@ export interface ShellServiceOptions {
     hiddenEnv?: readonly string[];
     /** Run every command in this sandbox; refuse commands when it is unavailable. */
     sandbox?: CommandSandbox;
+    /** Commands' base environment; default `process.env` (the Node API's `env` option). */
+    env?: NodeJS.ProcessEnv;
 }
 
 /** bubblewrap's own failure (a mount it could not make): the command never started. */
@@ -428,6 +434,7 @@ export function createShellService(
     options: ShellServiceOptions = {}
 ): ShellService {
     const hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
+    const baseEnv = options.env ?? process.env;
     const { sandbox } = options;
     // Found out now, in the background: the first command then rarely waits for it.
     if (sandbox) void sandbox.availability();
@@ -500,7 +507,7 @@ export function createShellService(
         ranCommand = true;
         let raw: RawRun;
         try {
-            const env = shellEnv(hiddenEnv, ownerTag);
+            const env = shellEnv(baseEnv, hiddenEnv, ownerTag);
             if (sandbox) env.TMPDIR = path.join(runDir, "tmp");
             const bash = bashProgram(command, file);
             const program = sandbox ? sandbox.wrap([bash.file, ...bash.args], context) : bash;

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ImageBlock } from "../providers/types";
 
 /** Closed set of failure codes a tool result can carry; the model reads `message`. */
 export type ToolErrorCode =
@@ -35,7 +36,9 @@ export interface ToolError {
     message: string;
 }
 
-export type ToolResult<D = unknown> = { ok: true; data: D } | { ok: false; error: ToolError };
+export type ToolResult<D = unknown> =
+    /** `images`: pictures for the model beside the data (read_file on an image). */
+    { ok: true; data: D; images?: ImageBlock[] } | { ok: false; error: ToolError };
 
 /** Who must agree before a tool runs: nobody, the edit review, or the shell review. */
 export type ApprovalPolicy = "none" | "write" | "shell";
@@ -66,6 +69,10 @@ export interface ToolContext {
      * listed or matched; absent (or undefined for a path): nothing denied.
      */
     readDenial?: (absPath: string) => string | undefined;
+    /** The model's id for this call (a subagent tags its progress with it). */
+    toolCallId?: string;
+    /** The `WebFetch(domain:…)` deny rule that keeps a web host from being fetched, if any. */
+    hostDenial?: (host: string) => string | undefined;
 }
 
 /**
@@ -110,6 +117,8 @@ export interface ShellApproval {
     cwd?: string;
     /** Set when the command runs in the OS sandbox: what the sandbox allows. */
     sandbox?: string;
+    /** A web request's host: `WebFetch(domain:…)` rules judge it and "always" allows it. */
+    domain?: string;
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {
@@ -121,6 +130,8 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     approvalPolicy: ApprovalPolicy;
     /** Read-only tools are the only ones offered in ask mode. */
     readOnly: boolean;
+    /** Several calls of it in one turn may run at once (bounded); others run one by one. */
+    concurrent?: boolean;
     execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
     /** Transcript title and result text; without it the call shows as the tool's name. */
     display?: ToolDisplay;

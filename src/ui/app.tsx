@@ -38,9 +38,10 @@ import type { LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../commands/host";
 import { CostsDialog } from "./reviews/costs-dialog";
 import type { PendingReview } from "./review-types";
-import { PendingReviewView, reviewScrolls } from "./reviews/pending-review";
+import { PendingReviewView, reviewScrolls, reviewTakesEscape } from "./reviews/pending-review";
 import { FOLLOWING, scrollReducer } from "./scroll-state";
 import { PlanPin, planPinRows } from "./plan-pin";
+import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
@@ -181,8 +182,11 @@ export function App(props: AppProps): ReactElement {
             // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
             if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
                 if (composerHasKeys && composer?.clear()) return;
-                if (controller.isBusy()) interrupt();
-                else if (dialog) appState.showOverlay(null);
+                if (controller.isBusy()) {
+                    interrupt();
+                    // An MCP server's question is not tied to the run: close it too.
+                    if (reviewing) props.bridge.cancelAll();
+                } else if (dialog) appState.showOverlay(null);
                 else if (reviewing)
                     props.bridge.cancelAll(); // a picker opened while idle
                 else exit();
@@ -271,6 +275,8 @@ export function App(props: AppProps): ReactElement {
                     dispatchScroll({ type: "bottom" });
                     return;
                 case "chat:cancel":
+                    // An MCP server's question takes Esc itself (decline), the run goes on.
+                    if (reviewTakesEscape(current)) return;
                     if (controller.isBusy() && !composer?.wantsEscape()) interrupt();
                     else asComposerKey(keyOf("escape"));
                     return;
@@ -333,7 +339,9 @@ export function App(props: AppProps): ReactElement {
         [fileIndex]
     );
 
-    const pinRows = activePlan !== null ? planPinRows(rows) : 0;
+    const todos = transcript.todos;
+    const todoRows = todos ? todoChecklistRows(todos, rows) : 0;
+    const pinRows = (activePlan !== null ? planPinRows(rows) : 0) + todoRows;
     const reviewHeight = Math.max(5, rows - SPARE_ROWS - 9 - pinRows);
     const composerLines = Math.max(1, Math.min(10, Math.floor(rows / 4)));
     const costs = props.costs?.() ?? {
@@ -352,7 +360,10 @@ export function App(props: AppProps): ReactElement {
                 />
             ) : null}
             {activePlan !== null && !fullScreen ? (
-                <PlanPin plan={activePlan} width={width} maxRows={pinRows} ansi={ansi} />
+                <PlanPin plan={activePlan} width={width} maxRows={planPinRows(rows)} ansi={ansi} />
+            ) : null}
+            {todos && todoRows > 0 && !fullScreen ? (
+                <TodoChecklist items={todos} width={width} maxRows={todoRows} />
             ) : null}
             {pending ? (
                 <Box flexShrink={0} width={width}>

@@ -10,6 +10,11 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
 import { keepDiffs } from "./render/diff-rows";
 import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
+import type {
+    McpElicitation,
+    McpElicitationAnswer,
+    McpSamplingRequest,
+} from "../tools/mcp/client-requests";
 
 /** One choice of a picker review. */
 export type PickerOption = Extract<PendingReview, { kind: "picker" }>["options"][number];
@@ -45,6 +50,10 @@ export interface ApprovalBridge {
      * (n), null (cancelled). Asked ahead of anything already waiting.
      */
     askTrust(inventory: TrustPromptInventory): Promise<boolean | null>;
+    /** Shows an MCP server's form; Ctrl+C or the server giving up answers "cancel". */
+    askElicitation(request: McpElicitation, signal: AbortSignal): Promise<McpElicitationAnswer>;
+    /** Asks to run an MCP server's sampling request: true only when approved. */
+    askSampling(request: McpSamplingRequest, signal: AbortSignal): Promise<boolean>;
 }
 
 interface Waiting {
@@ -229,10 +238,75 @@ export function createApprovalBridge(): ApprovalBridge {
             true
         );
 
+    /** A server's question, taken off the queue when the server gives up (`signal`). */
+    const askServer = <T>(
+        review: (id: string, resolve: (answer: T) => void) => PendingReview,
+        cancelled: T,
+        record: (answer: T) => ResolvedReview,
+        signal: AbortSignal
+    ): Promise<T> =>
+        new Promise<T>((resolvePromise) => {
+            const id = `mcp-${++pickerCounter}`;
+            let settled = false;
+            const settle = (answer: T): void => {
+                if (settled) return;
+                settled = true;
+                signal.removeEventListener("abort", onAbort);
+                remove(entry);
+                announce({ id, ...record(answer) });
+                resolvePromise(answer);
+            };
+            const onAbort = (): void => settle(cancelled);
+            const entry: Waiting = { review: review(id, settle), cancel: onAbort };
+            if (signal.aborted) {
+                resolvePromise(cancelled);
+                return;
+            }
+            signal.addEventListener("abort", onAbort, { once: true });
+            enqueue(entry);
+        });
+
+    const askElicitation = (
+        request: McpElicitation,
+        signal: AbortSignal
+    ): Promise<McpElicitationAnswer> =>
+        askServer<McpElicitationAnswer>(
+            (id, resolve) => ({ kind: "elicitation", id, request, resolve }),
+            { action: "cancel" },
+            (answer) => ({
+                kind: "elicitation",
+                summary: `${request.server} asked: ${request.message}`,
+                status:
+                    answer.action === "accept"
+                        ? "accepted"
+                        : answer.action === "decline"
+                          ? "declined"
+                          : "cancelled",
+            }),
+            signal
+        );
+
+    const askSampling = async (
+        request: McpSamplingRequest,
+        signal: AbortSignal
+    ): Promise<boolean> =>
+        (await askServer<boolean | null>(
+            (id, resolve) => ({ kind: "sampling", id, request, resolve }),
+            null,
+            (answer) => ({
+                kind: "sampling",
+                summary: `${request.server} asked to use the model (up to ${request.maxTokens} tokens)`,
+                status: answer === null ? "cancelled" : answer ? "accepted" : "denied",
+            }),
+            signal
+        )) === true;
+
     return {
         approver,
         askLearning,
         askTrust,
+        askElicitation,
+        askSampling,
         subscribe(listener) {
             listeners.add(listener);
             listener(current());

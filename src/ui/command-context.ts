@@ -24,6 +24,7 @@ import { formatCost } from "../providers/catalogue";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
+import { memoryNoteOf } from "./memory-note";
 
 /** The command host as the chat holds it: with the conversation to show and its saved view. */
 export interface ChatEngine extends CommandHost {
@@ -56,6 +57,8 @@ export interface TuiCommandsDeps {
     initialCosts?: StatusCosts;
     /** Saves a transcript action with the conversation (see ChatEngine.recordView). */
     record?: (action: TranscriptAction) => void;
+    /** Hands the terminal to the user's editor on a file until it exits (`/memory edit`). */
+    editFile?: InteractivePort["editFile"];
 }
 
 export interface TuiCommands {
@@ -124,6 +127,8 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         },
         learningProgress: (progress) => appState.setLearning(progress),
         stateChanged: () => session.notifyStateChanged(),
+        editFile: (path) =>
+            deps.editFile?.(path) ?? { ok: false, error: "this chat cannot open an editor" },
     };
     const context = createCommandContext({
         host: deps.engine,
@@ -143,6 +148,20 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
             // before that waits for it, so `/help` and `/review` never miss them.
             await deps.engine.catch(() => undefined);
             switched = false;
+            // `# note` (one line): saved to the project's memory, never sent as a prompt.
+            const note = memoryNoteOf(input);
+            if (note !== undefined) {
+                const result = await context.remember(note, "project");
+                const action: TranscriptAction = {
+                    type: "command",
+                    command: input.trim(),
+                    result: result.message,
+                    isError: result.isError === true,
+                };
+                store.dispatch(action);
+                deps.record?.(action);
+                return null;
+            }
             const { executed, remainingText } = await runCommandsInInput(input, registry, context);
             const prompts: string[] = [];
             for (const run of executed) {

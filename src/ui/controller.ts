@@ -6,7 +6,9 @@
  */
 import type { Mode } from "../agent/events";
 import type { AgentSession } from "../agent/session";
+import type { ImageBlock } from "../providers/types";
 import type { ApprovalBridge } from "./approval-bridge";
+import { memoryNoteOf } from "./memory-note";
 import type { TranscriptAction } from "./transcript/reducer";
 import { type TranscriptStore, createTranscriptStore } from "./transcript/store";
 
@@ -50,6 +52,13 @@ export interface ControllerDeps {
     bridge: Pick<ApprovalBridge, "cancelAll" | "onResolved">;
     /** Renders attached files as the run's context block. */
     loadAttachments?: (paths: string[]) => Promise<string>;
+    /**
+     * Loads the image files among the attachments; `rest` are the others,
+     * `refused` says why an image cannot be sent (the prompt then is not sent).
+     */
+    loadImages?: (
+        paths: string[]
+    ) => Promise<{ images: ImageBlock[]; rest: string[]; refused: string[] }>;
     store?: TranscriptStore;
     /**
      * Runs the slash commands of an input (their entries go to the transcript)
@@ -68,6 +77,13 @@ export function createAppController(deps: ControllerDeps): AppController {
     let busy = false;
     let abort: AbortController | null = null;
     let running: Promise<void> = Promise.resolve();
+    /**
+     * Inputs sent while busy, in order: prompts typed one after another are
+     * joined into one entry; a `#` note is an entry of its own, so it is saved
+     * as memory when its turn comes and never sent as (part of) a prompt.
+     */
+    let queue: QueuedInput[] = [];
+    /** What the composer shows as queued: the entries joined (kept for useSyncExternalStore). */
     let waiting: QueuedInput | null = null;
 
     const notify = (): void => {
@@ -78,8 +94,16 @@ export function createAppController(deps: ControllerDeps): AppController {
         busy = value;
         notify();
     };
-    const setQueued = (value: QueuedInput | null): void => {
-        waiting = value;
+    const setQueue = (value: QueuedInput[]): void => {
+        queue = value;
+        waiting =
+            value.length === 0
+                ? null
+                : {
+                      text: value.map((q) => q.text).join("\n"),
+                      attachments: [...new Set(value.flatMap((q) => q.attachments))],
+                      mode: value.at(-1)!.mode,
+                  };
         notify();
     };
 
@@ -99,9 +123,23 @@ export function createAppController(deps: ControllerDeps): AppController {
 
     const run = async (text: string, attachments: string[], mode: Mode, signal: AbortSignal) => {
         let attachedContext: string | undefined;
+        let attachedImages: ImageBlock[] = [];
         if (attachments.length > 0 && deps.loadAttachments) {
             try {
-                attachedContext = (await deps.loadAttachments(attachments)) || undefined;
+                let files = attachments;
+                if (deps.loadImages) {
+                    const loaded = await deps.loadImages(attachments);
+                    if (loaded.refused.length > 0) {
+                        // The answer would be about a picture the model never saw.
+                        for (const text of loaded.refused)
+                            store.dispatch({ type: "notice", level: "error", text });
+                        return;
+                    }
+                    attachedImages = loaded.images;
+                    files = loaded.rest;
+                }
+                if (files.length > 0)
+                    attachedContext = (await deps.loadAttachments(files)) || undefined;
             } catch (error) {
                 store.dispatch({
                     type: "notice",
@@ -115,7 +153,7 @@ export function createAppController(deps: ControllerDeps): AppController {
             return;
         }
         try {
-            await deps.session.run(text, { mode, signal, attachedContext });
+            await deps.session.run(text, { mode, signal, attachedContext, attachedImages });
         } catch (error) {
             show({ type: "notice", level: "error", text: `Error: ${(error as Error).message}` });
         }
@@ -158,12 +196,11 @@ export function createAppController(deps: ControllerDeps): AppController {
         running = handle(text, attachments, mode, controller.signal).finally(() => {
             store.flush();
             abort = null;
-            const next = controller.signal.aborted ? null : waiting;
+            const [next, ...rest] = controller.signal.aborted ? [] : queue;
             if (next) {
-                waiting = null;
                 // Busy throughout: the queued input starts before anyone sees the run end.
+                setQueue(rest);
                 start(next.text, next.attachments, next.mode);
-                notify();
             } else setBusy(false);
         });
     };
@@ -180,20 +217,21 @@ export function createAppController(deps: ControllerDeps): AppController {
                 start(text, attachments, mode);
                 return;
             }
-            setQueued(
-                waiting
-                    ? {
-                          text: `${waiting.text}\n${text}`,
-                          attachments: [...new Set([...waiting.attachments, ...attachments])],
-                          mode,
-                      }
-                    : { text, attachments, mode }
-            );
+            const last = queue.at(-1);
+            const apart = (input: string): boolean => memoryNoteOf(input) !== undefined;
+            if (last && !apart(last.text) && !apart(text)) {
+                const joined: QueuedInput = {
+                    text: `${last.text}\n${text}`,
+                    attachments: [...new Set([...last.attachments, ...attachments])],
+                    mode,
+                };
+                setQueue([...queue.slice(0, -1), joined]);
+            } else setQueue([...queue, { text, attachments, mode }]);
         },
         queued: () => waiting,
         unqueue() {
             const taken = waiting;
-            if (taken) setQueued(null);
+            if (taken) setQueue([]);
             return taken;
         },
         cancel() {

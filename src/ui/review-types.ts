@@ -1,5 +1,10 @@
 import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals";
 import type { KeptFileDiff } from "./render/diff-rows";
+import type {
+    McpElicitation,
+    McpElicitationAnswer,
+    McpSamplingRequest,
+} from "../tools/mcp/client-requests";
 
 /**
  * A review waiting for the user, as the App renders it. The approval bridge
@@ -41,6 +46,20 @@ export type PendingReview =
           resolve: (answer: boolean | null) => void;
       }
     | {
+          /** An MCP server asks the user to fill in a form. */
+          kind: "elicitation";
+          id: string;
+          request: McpElicitation;
+          resolve: (answer: McpElicitationAnswer) => void;
+      }
+    | {
+          /** An MCP server asks to run one request through the session's model (null: cancelled). */
+          kind: "sampling";
+          id: string;
+          request: McpSamplingRequest;
+          resolve: (approved: boolean | null) => void;
+      }
+    | {
           kind: "picker";
           id: string;
           title: string;
@@ -61,7 +80,7 @@ export interface TrustPromptInventory {
  * was approved (an accepted edit's diff, a plan's text) to read again.
  */
 export interface ResolvedReview {
-    kind: "write" | "shell" | "picker" | "plan" | "learning" | "trust";
+    kind: "write" | "shell" | "picker" | "plan" | "learning" | "trust" | "elicitation" | "sampling";
     summary: string;
     /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "declined", "cancelled". */
     status: string;

@@ -2,6 +2,7 @@ import { render } from "ink";
 import type { Mode } from "../agent/events";
 import type { SessionState } from "../agent/session";
 import { loadAttachments, renderAttachedFiles } from "../project/attachments";
+import { loadAttachedImages } from "../project/images";
 import { createFileIndex } from "../project/file-index";
 import type { ModelInfo } from "../providers/catalogue";
 import { App } from "./app";
@@ -29,6 +30,8 @@ import {
     installExitHooks,
     processTerminalPort,
 } from "./terminal/terminal-guard";
+import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
+import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
 
 export interface InteractiveOptions {
     /** The engine (session, commands' port), once loaded. */
@@ -105,6 +108,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         signal: () => controller.currentSignal() ?? new AbortController().signal,
         initialCosts: options.initialCosts,
         record,
+        editFile: (path) => editFile(path),
     });
     const customCommandsLoaded = options.engine.then(
         (engine) => commands.addCustomCommands(engine.customCommands),
@@ -142,6 +146,27 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 });
             }
             return renderAttachedFiles(files);
+        },
+        loadImages: async (paths) => {
+            const engine = await options.engine.catch(() => undefined);
+            const loaded = await loadAttachedImages(
+                options.repoRoot,
+                paths,
+                (absPath) => engine?.readDenial(absPath),
+                (path, rule) =>
+                    store.dispatch({
+                        type: "notice",
+                        level: "warning",
+                        text: `not attached: reading ${path} is denied by the permission rule ${rule}`,
+                    })
+            );
+            for (const { path, note } of loaded.scaled)
+                store.dispatch({ type: "notice", level: "info", text: `${path}: ${note}` });
+            return {
+                images: loaded.images,
+                rest: paths.filter((p) => !loaded.handled.has(p)),
+                refused: loaded.refused.map(({ path, reason }) => `not sent: ${path}: ${reason}`),
+            };
         },
         // A slash command typed before the engine is up may be one of the project's own.
         processInput: async (text) => {
@@ -241,6 +266,14 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         (message) => void process.stderr.write(message)
     );
+    const redraw = createRedrawPort();
+    const editFile = createEditorHandover({
+        terminal: processHandoverTerminal(),
+        altScreen: options.altScreen,
+        mouse: () => guard.mouse(),
+        redraw: () => redraw.request(),
+        env: process.env,
+    });
     guard.enter();
     const instance = render(
         <ThemeContext.Provider value={theme}>
@@ -261,6 +294,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 keybindings={keys.keybindings}
                 terminal={guard}
             />
+            <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,
         {
             exitOnCtrlC: false,

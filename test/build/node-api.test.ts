@@ -121,6 +121,40 @@ describe('import { createSession } from "north-agent"', () => {
         expect(out.badModel).toContain("no-such-model");
     });
 
+    it("gives commands the env option's variables over process.env without changing process.env", async () => {
+        server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        name: "shell_run",
+                        input: { command: 'echo "api=$API_VAR gone=${GONE_VAR:-unset}"' },
+                    },
+                ],
+            },
+            { text: "Echoed." }
+        );
+        env.GONE_VAR = "inherited";
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const session = await createSession({
+                cwd: process.env.REPO,
+                env: { API_VAR: "from-option", GONE_VAR: undefined },
+                approve: async () => ({ decision: "approve" }),
+            });
+            const result = await session.run("echo it");
+            await session.close();
+            console.log(JSON.stringify({
+                text: result.text ?? null,
+                apiVar: process.env.API_VAR ?? null,
+                goneVar: process.env.GONE_VAR ?? null,
+            }));
+        `);
+        expect(JSON.stringify(server.requests.at(-1)!.body)).toContain(
+            "api=from-option gone=unset"
+        );
+        expect(out).toMatchObject({ apiVar: null, goneVar: "inherited" });
+    });
+
     it("type-checks a TypeScript consumer against the package's declarations", async () => {
         const app = join(home, "app");
         writeFileSync(

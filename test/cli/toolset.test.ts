@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createConversationToolset } from "../../src/cli/toolset";
 
 describe("the conversation toolset", () => {
-    it("offers exactly the spec's read-only tools in ask mode, and every tool in agent mode", () => {
+    it("offers the spec's read-only tools and the to-do list (it writes no file) in ask mode, and every tool in agent mode", () => {
         const dir = mkdtempSync(join(tmpdir(), "north-toolset-"));
         const toolset = createConversationToolset(dir);
         try {
@@ -30,6 +30,7 @@ describe("the conversation toolset", () => {
                     "find_code_block",
                     "read_around",
                     "find_blocks",
+                    "todo_write",
                 ].sort()
             );
             const writers = toolset.registry
@@ -37,6 +38,7 @@ describe("the conversation toolset", () => {
                 .filter((t) => !t.readOnly)
                 .map((t) => [t.name, t.approvalPolicy]);
             expect(writers).toEqual([
+                ["remember", "write"],
                 ["edit_replace_exact", "write"],
                 ["edit_insert_at_line", "write"],
                 ["edit_after_anchor", "write"],
@@ -46,6 +48,7 @@ describe("the conversation toolset", () => {
                 ["edit_create_file", "write"],
                 ["edit_apply_batch", "write"],
                 ["shell_run", "shell"],
+                ["web_fetch", "shell"],
             ]);
         } finally {
             toolset.dispose();

@@ -4,7 +4,15 @@
  * answered by the same host code over a real session handle; only what the
  * port does (pickers, dialogs, saving the model choice) differs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+    appendFileSync,
+    existsSync,
+    mkdirSync,
+    mkdtempSync,
+    readFileSync,
+    rmSync,
+    writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -114,6 +122,12 @@ async function viaChat(handle: SessionHandle, input: string, picks: Array<string
         },
         learningProgress: () => undefined,
         stateChanged: () => void seen.push("state"),
+        // The "editor" adds a line to the file, as a user saving in $EDITOR would.
+        editFile: (path) => {
+            seen.push(`edit ${path}`);
+            appendFileSync(path, "- Run the tests with pnpm\n");
+            return { ok: true };
+        },
     };
     const registry = createCommandRegistryWithAllCommands();
     const context = createCommandContext({
@@ -225,6 +239,50 @@ describe("one command host for the chat and print mode", () => {
         const back = await viaChat(handle, "/conversations", [first]);
         expect(back.seen[0]).toBe(`pick Switch to conversation: ${first}`);
         expect(handle.sessionId).toBe(first);
+    });
+});
+
+describe("memory edited during a chat", () => {
+    const systemOfLastRequest = () =>
+        JSON.stringify((server.requests.at(-1)!.body as { system: unknown }).system);
+
+    it("/memory edit opens MEMORY.md (created with its header) and the next request carries the edit; print mode refuses", async () => {
+        const handle = await conversation(0);
+        const index = join(repo, ".north", "memory", "MEMORY.md");
+        const print = await viaPrint(handle, "/memory edit");
+        expect(print.failed).toBe(true);
+        expect(print.stdout).toContain("/memory edit works in the chat");
+        expect(existsSync(index)).toBe(false);
+
+        const chat = await viaChat(handle, "/memory edit");
+        expect(chat.seen).toEqual([`edit ${index}`]);
+        expect(readFileSync(index, "utf8")).toBe("# Memory\n\n- Run the tests with pnpm\n");
+        expect(chat.results[0]!.isError).toBeUndefined();
+        expect(chat.results[0]!.message).toMatch(
+            /^Memory reloaded: \d+ B in 1 file; the next request carries it\.$/
+        );
+        server.enqueue({ text: "ok" });
+        await handle.session.run("hello", { mode: "agent" });
+        expect(systemOfLastRequest()).toContain("Run the tests with pnpm");
+
+        const user = await viaChat(handle, "/memory edit --user");
+        expect(user.seen).toEqual([`edit ${join(home, "data", "memory", "MEMORY.md")}`]);
+        expect(user.results[0]!.message).toContain("in 2 files");
+    });
+
+    it("a new conversation (/new) loads the memory saved since the chat started", async () => {
+        const handle = await conversation(0);
+        const dir = join(repo, ".north", "memory");
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, "MEMORY.md"), "# Memory\n\n- Deploy on Fridays is forbidden\n");
+        server.enqueue({ text: "before" });
+        await handle.session.run("one", { mode: "agent" });
+        expect(systemOfLastRequest()).not.toContain("Deploy on Fridays");
+
+        await viaChat(handle, "/new");
+        server.enqueue({ text: "after" });
+        await handle.session.run("two", { mode: "agent" });
+        expect(systemOfLastRequest()).toContain("Deploy on Fridays is forbidden");
     });
 });
 

@@ -4,6 +4,8 @@
  * through the real SDKs without any network.
  *
  * Each POST to one of the three endpoints consumes the next scripted turn.
+ * A turn with `when` is only served to a request whose raw body it accepts,
+ * and before turns without one (requests in parallel, such as subagents').
  */
 
 import { createServer } from "node:http";
@@ -47,9 +49,19 @@ export interface FakeLlmServer {
     /** url + "/v1" */
     openaiBaseUrl: string;
     requests: RecordedRequest[];
-    enqueue(...turns: FakeTurn[]): void;
+    enqueue(...turns: ScriptedTurn[]): void;
     remaining(): number;
     close(): Promise<void>;
+}
+
+/** A turn, optionally served only to requests whose raw JSON body `when` accepts. */
+export type ScriptedTurn = FakeTurn & { when?: (body: string) => boolean };
+
+/** The turn a request gets: the first whose `when` accepts it, else the first without `when`. */
+function takeTurn(queue: ScriptedTurn[], body: string): ScriptedTurn | undefined {
+    let index = queue.findIndex((t) => t.when?.(body) === true);
+    if (index === -1) index = queue.findIndex((t) => t.when === undefined);
+    return index === -1 ? undefined : queue.splice(index, 1)[0];
 }
 
 const ROUTES: Record<string, Wire> = {
@@ -61,9 +73,9 @@ const ROUTES: Record<string, Wire> = {
 const BATCH_BYTES = 64 * 1024;
 
 export async function startFakeLlmServer(
-    opts: { turns?: FakeTurn[] } = {}
+    opts: { turns?: ScriptedTurn[] } = {}
 ): Promise<FakeLlmServer> {
-    const queue: FakeTurn[] = [...(opts.turns ?? [])];
+    const queue: ScriptedTurn[] = [...(opts.turns ?? [])];
     const requests: RecordedRequest[] = [];
     const sockets = new Set<Socket>();
     const timers = new Set<NodeJS.Timeout>();
@@ -99,7 +111,7 @@ export async function startFakeLlmServer(
             });
             return;
         }
-        const turn = queue.shift();
+        const turn = takeTurn(queue, text);
         if (!turn) {
             sendError(res, wire, { status: 500, message: "fake server: no scripted turn left" });
             return;

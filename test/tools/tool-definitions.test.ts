@@ -110,6 +110,7 @@ describe("Claude Code hook matchers reach tools through their definitions", () =
                     { matcher: "Edit", hooks: [{ type: "command", command: "echo edit" }] },
                     { matcher: "Write", hooks: [{ type: "command", command: "echo write" }] },
                     { matcher: "Bash", hooks: [{ type: "command", command: "echo bash" }] },
+                    { matcher: "WebFetch", hooks: [{ type: "command", command: "echo web" }] },
                 ],
             },
         },
@@ -118,13 +119,15 @@ describe("Claude Code hook matchers reach tools through their definitions", () =
     const fired = (name: string, aliases = builtinToolAliases): string[] =>
         matchingHooks(settings, "PreToolUse", name, aliases).map((m) => m.hook.command);
 
-    it("`Edit` or `Write` fires for every write tool, `Bash` for the shell tool, nothing for reads", () => {
+    it("`Edit` or `Write` fires for every write tool, `Bash` for the shell tool, `WebFetch` for web_fetch, nothing for reads", () => {
         const tools = builtins();
         for (const tool of tools) {
             const commands = fired(tool.name);
             if (tool.approvalPolicy === "write") {
                 expect(commands.length, tool.name).toBe(1);
                 expect(["echo edit", "echo write"], tool.name).toContain(commands[0]);
+            } else if (tool.name === "web_fetch") {
+                expect(commands, tool.name).toEqual(["echo web"]);
             } else if (tool.approvalPolicy === "shell") {
                 expect(commands, tool.name).toEqual(["echo bash"]);
             } else {

@@ -207,6 +207,10 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         mcpServers: () => [],
         skills: () => [],
         permissions: () => ({ rules: [], notes: [] }),
+        memory: () => ({ dirs: [], files: [], warnings: [] }),
+        remember: () => ({ message: "saved" }),
+        memoryFile: () => ({ ok: false, error: "no memory in this test" }),
+        reloadMemory: () => ({ message: "reloaded" }),
         readDenial: () => undefined,
     };
     return {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/agent/events";
 import { createApprovalBridge } from "../../src/ui/approval-bridge";
 import { createAppController } from "../../src/ui/controller";
+import { memoryNoteOf } from "../../src/ui/memory-note";
 import { runResult } from "./helpers";
 
 /** A session whose runs end when the test says, with success or an error. */
@@ -66,5 +67,45 @@ describe("controller queue", () => {
         expect(prompts).toEqual(["first", "after the error"]);
         expect(controller.unqueue()?.text).toBe("not after a cancel");
         expect(controller.queued()).toBeNull();
+    });
+
+    it("keeps a queued # note apart: saved when its turn comes, never joined into a prompt", async () => {
+        const { session, prompts, end } = heldSession();
+        const notes: string[] = [];
+        const controller = createAppController({
+            session,
+            bridge: createApprovalBridge(),
+            // As the chat's commands do: a # line is saved, nothing is left to send.
+            processInput: async (text) => {
+                if (memoryNoteOf(text) === undefined) return text;
+                notes.push(text);
+                return null;
+            },
+        });
+        controller.submit("first", [], "agent");
+        await settle();
+        controller.submit("second", [], "agent");
+        controller.submit("# Use pnpm, not npm", [], "agent");
+        controller.submit("# Tabs in Makefiles", [], "agent");
+        controller.submit("third", ["b.ts"], "agent");
+        controller.submit("fourth", [], "agent");
+        expect(controller.queued()?.text).toBe(
+            "second\n# Use pnpm, not npm\n# Tabs in Makefiles\nthird\nfourth"
+        );
+
+        end();
+        await settle();
+        await settle();
+        expect(prompts).toEqual(["first", "second"]);
+        expect(notes).toEqual([]);
+
+        end();
+        for (let i = 0; i < 6 && prompts.length < 3; i++) await settle();
+        expect(notes).toEqual(["# Use pnpm, not npm", "# Tabs in Makefiles"]);
+        expect(prompts).toEqual(["first", "second", "third\nfourth"]);
+        expect(controller.queued()).toBeNull();
+        end();
+        await controller.idle();
+        expect(controller.isBusy()).toBe(false);
     });
 });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
+import { lazyValue } from "../../util/lazy-value";
 
 /**
  * Format version written in every new log's header line. Version 2: entry ids
@@ -70,55 +71,58 @@ export function repoHashOf(repoRoot: string): string {
     return createHash("sha256").update(repoRoot).digest("hex").slice(0, 16);
 }
 
-const entrySchema = z.looseObject({ id: z.string() });
-const ts = z.string();
-
-const headerSchema = z.object({
-    type: z.literal("header"),
-    format: z.literal(LOG_FORMAT),
-    version: z.number().int().nonnegative(),
-    id: z.string(),
-    repoRoot: z.string(),
-    repoHash: z.string(),
-    model: z.string(),
-    createdAt: z.string(),
-    forkedFrom: z.string().optional(),
-});
-
-const eventSchema = z.discriminatedUnion("type", [
+const headerSchema = lazyValue(() =>
     z.object({
-        type: z.literal("conversation_started"),
-        ts,
+        type: z.literal("header"),
+        format: z.literal(LOG_FORMAT),
+        version: z.number().int().nonnegative(),
         id: z.string(),
         repoRoot: z.string(),
         repoHash: z.string(),
         model: z.string(),
-        firstPrompt: z.string().optional(),
-    }),
-    z.object({ type: z.literal("entry_added"), ts, entry: entrySchema }),
-    z.object({
-        type: z.literal("entry_updated"),
-        ts,
-        id: z.string(),
-        patch: z.record(z.string(), z.unknown()),
-    }),
-    z.object({ type: z.literal("model_changed"), ts, model: z.string() }),
-    z.object({ type: z.literal("rolling_summary_set"), ts, summary: z.unknown() }),
-    z.object({ type: z.literal("transcript_replaced"), ts, entries: z.array(entrySchema) }),
-    z.object({ type: z.literal("view"), ts, record: z.record(z.string(), z.unknown()) }),
-    z.object({
-        type: z.literal("usage"),
-        ts,
-        model: z.string(),
-        usage: z.record(z.string(), z.number()),
-        costUsd: z.number().nullable(),
-    }),
-    z.object({ type: z.literal("rewound"), ts, entryId: z.string() }),
-    z.object({ type: z.literal("conversation_ended"), ts }),
-]);
+        createdAt: z.string(),
+        forkedFrom: z.string().optional(),
+    })
+);
+
+const eventSchema = lazyValue(() => {
+    const entrySchema = z.looseObject({ id: z.string() });
+    const ts = z.string();
+    return z.discriminatedUnion("type", [
+        z.object({
+            type: z.literal("conversation_started"),
+            ts,
+            id: z.string(),
+            repoRoot: z.string(),
+            repoHash: z.string(),
+            model: z.string(),
+            firstPrompt: z.string().optional(),
+        }),
+        z.object({ type: z.literal("entry_added"), ts, entry: entrySchema }),
+        z.object({
+            type: z.literal("entry_updated"),
+            ts,
+            id: z.string(),
+            patch: z.record(z.string(), z.unknown()),
+        }),
+        z.object({ type: z.literal("model_changed"), ts, model: z.string() }),
+        z.object({ type: z.literal("rolling_summary_set"), ts, summary: z.unknown() }),
+        z.object({ type: z.literal("transcript_replaced"), ts, entries: z.array(entrySchema) }),
+        z.object({ type: z.literal("view"), ts, record: z.record(z.string(), z.unknown()) }),
+        z.object({
+            type: z.literal("usage"),
+            ts,
+            model: z.string(),
+            usage: z.record(z.string(), z.number()),
+            costUsd: z.number().nullable(),
+        }),
+        z.object({ type: z.literal("rewound"), ts, entryId: z.string() }),
+        z.object({ type: z.literal("conversation_ended"), ts }),
+    ]);
+});
 
 export function parseHeader(value: unknown): LogHeader | undefined {
-    const result = headerSchema.safeParse(value);
+    const result = headerSchema().safeParse(value);
     return result.success ? result.data : undefined;
 }
 
@@ -141,7 +145,7 @@ export function parseEvent(value: unknown): LoggedEvent | undefined {
             return undefined;
         }
     }
-    const result = eventSchema.safeParse(value);
+    const result = eventSchema().safeParse(value);
     if (!result.success) return undefined;
     const event = result.data;
     if (event.type === "rolling_summary_set") return { ...event, summary: event.summary ?? null };

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
+import { lazyValue } from "../../util/lazy-value";
 import { withFileLock } from "../file-lock";
 import { writeFileAtomicSync } from "./io";
 
@@ -27,24 +28,28 @@ export interface IndexRecord extends ConversationSummary {
 const INDEX_FORMAT = "north-conversation-index";
 const INDEX_VERSION = 1;
 
-const recordSchema = z.object({
-    id: z.string(),
-    repoRoot: z.string(),
-    repoHash: z.string(),
-    model: z.string(),
-    firstPrompt: z.string().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    messageCount: z.number().int().nonnegative(),
-    logBytes: z.number().int().nonnegative(),
-    forkedFrom: z.string().optional(),
-});
+const recordSchema = lazyValue(() =>
+    z.object({
+        id: z.string(),
+        repoRoot: z.string(),
+        repoHash: z.string(),
+        model: z.string(),
+        firstPrompt: z.string().nullable(),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+        messageCount: z.number().int().nonnegative(),
+        logBytes: z.number().int().nonnegative(),
+        forkedFrom: z.string().optional(),
+    })
+);
 
-const indexSchema = z.object({
-    format: z.literal(INDEX_FORMAT),
-    version: z.number().int(),
-    conversations: z.record(z.string(), z.unknown()),
-});
+const indexSchema = lazyValue(() =>
+    z.object({
+        format: z.literal(INDEX_FORMAT),
+        version: z.number().int(),
+        conversations: z.record(z.string(), z.unknown()),
+    })
+);
 
 export interface IndexRead {
     status: "ok" | "missing" | "corrupt";
@@ -61,7 +66,7 @@ export function readIndex(path: string): IndexRead {
     }
     let parsed;
     try {
-        parsed = indexSchema.safeParse(JSON.parse(text));
+        parsed = indexSchema().safeParse(JSON.parse(text));
     } catch {
         return { status: "corrupt", records: new Map() };
     }
@@ -69,7 +74,7 @@ export function readIndex(path: string): IndexRead {
     const records = new Map<string, IndexRecord>();
     let dropped = false;
     for (const [id, value] of Object.entries(parsed.data.conversations)) {
-        const record = recordSchema.safeParse(value);
+        const record = recordSchema().safeParse(value);
         if (record.success && record.data.id === id) records.set(id, record.data);
         else dropped = true;
     }

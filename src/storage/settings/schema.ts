@@ -6,57 +6,71 @@
  * the key; none of them stops North.
  */
 import * as z from "zod";
+import { lazyValue } from "../../util/lazy-value";
 import { closestMatches } from "../../util/levenshtein";
 import { PROVIDER_APIS } from "../../util/provider-apis";
 
-const pricingSchema = z.object({
-    input: z.number().nonnegative(),
-    output: z.number().nonnegative(),
-    cacheRead: z.number().nonnegative().optional(),
-    cacheWrite: z.number().nonnegative().optional(),
-});
+const pricingSchema = lazyValue(() =>
+    z.object({
+        input: z.number().nonnegative(),
+        output: z.number().nonnegative(),
+        cacheRead: z.number().nonnegative().optional(),
+        cacheWrite: z.number().nonnegative().optional(),
+    })
+);
 
-const providerSchema = z.object({
-    api: z.enum(PROVIDER_APIS).optional(),
-    baseUrl: z.string().url().optional(),
-    /** Name of the environment variable that holds the key. */
-    apiKeyEnv: z.string().min(1).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    display: z.string().optional(),
-});
+const providerSchema = lazyValue(() =>
+    z.object({
+        api: z.enum(PROVIDER_APIS).optional(),
+        baseUrl: z.string().url().optional(),
+        /** Name of the environment variable that holds the key. */
+        apiKeyEnv: z.string().min(1).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+        display: z.string().optional(),
+    })
+);
 
-const modelSchema = z.object({
-    alias: z.string().min(1),
-    id: z.string().min(1),
-    provider: z.string().min(1),
-    display: z.string().optional(),
-    contextLimitTokens: z.number().int().positive().optional(),
-    maxOutputTokens: z.number().int().positive().optional(),
-    thinkingBudget: z.number().int().positive().optional(),
-    pricing: pricingSchema.optional(),
-});
+const modelSchema = lazyValue(() =>
+    z.object({
+        alias: z.string().min(1),
+        id: z.string().min(1),
+        provider: z.string().min(1),
+        display: z.string().optional(),
+        contextLimitTokens: z.number().int().positive().optional(),
+        maxOutputTokens: z.number().int().positive().optional(),
+        thinkingBudget: z.number().int().positive().optional(),
+        pricing: pricingSchema().optional(),
+        /** The model accepts images (sent as image blocks; otherwise replaced by a note). */
+        images: z.boolean().optional(),
+    })
+);
 
 // Lists are checked rule by rule (tools/permissions/rules.ts): a bad `allow` must not lose `deny`.
-const permissionsSchema = z.object({
-    allow: z.unknown().optional(),
-    deny: z.unknown().optional(),
-    ask: z.unknown().optional(),
-});
+const permissionsSchema = lazyValue(() =>
+    z.object({
+        allow: z.unknown().optional(),
+        deny: z.unknown().optional(),
+        ask: z.unknown().optional(),
+    })
+);
 
 /** `true`, or the sandbox's shape (tools/sandbox/policy.ts decides what each layer may change). */
-const sandboxSchema = z.union([
-    z.boolean(),
-    z.object({
-        enabled: z.boolean().optional(),
-        network: z.boolean().optional(),
-        writable: z.array(z.string().min(1)).optional(),
-    }),
-]);
+const sandboxSchema = lazyValue(() =>
+    z.union([
+        z.boolean(),
+        z.object({
+            enabled: z.boolean().optional(),
+            network: z.boolean().optional(),
+            writable: z.array(z.string().min(1)).optional(),
+        }),
+    ])
+);
 
 export type SettingsScope = "user" | "project";
 
 interface KeySpec {
-    schema: z.ZodType;
+    /** A function builds the schema on first use: zod's constructors are slow at start-up. */
+    schema: z.ZodType | (() => z.ZodType);
     scopes: readonly SettingsScope[];
 }
 
@@ -67,26 +81,36 @@ const ANY: readonly SettingsScope[] = ["user", "project"];
 /** Every key North reads from a settings file, with the layers allowed to set it. */
 export const SETTINGS_KEYS = {
     /** JSON Schema reference for editors; never read. */
-    $schema: { schema: z.string(), scopes: ANY },
+    $schema: { schema: lazyValue(() => z.string()), scopes: ANY },
     /** The model used when `--model` is not given (`/model` saves it). */
-    selectedModel: { schema: z.string(), scopes: USER },
-    providers: { schema: z.record(z.string(), providerSchema), scopes: USER },
-    models: { schema: z.array(modelSchema), scopes: USER },
+    selectedModel: { schema: lazyValue(() => z.string()), scopes: USER },
+    providers: { schema: lazyValue(() => z.record(z.string(), providerSchema())), scopes: USER },
+    models: { schema: lazyValue(() => z.array(modelSchema())), scopes: USER },
     /** MCP servers for every project, in `.mcp.json`'s shape (checked by the MCP loader). */
-    mcpServers: { schema: z.record(z.string(), z.unknown()), scopes: USER },
+    mcpServers: { schema: lazyValue(() => z.record(z.string(), z.unknown())), scopes: USER },
     /** The chat's colours; `auto` follows the terminal's background (COLORFGBG), else dark. */
-    theme: { schema: z.enum(["dark", "light", "auto"]), scopes: USER },
+    theme: { schema: lazyValue(() => z.enum(["dark", "light", "auto"])), scopes: USER },
     /** false: the chat leaves mouse reporting off (no wheel scrolling; plain drag selects). */
-    mouse: { schema: z.boolean(), scopes: USER },
+    mouse: { schema: lazyValue(() => z.boolean()), scopes: USER },
     /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
-    hooks: { schema: z.record(z.string(), z.unknown()), scopes: ANY },
-    disableAllHooks: { schema: z.boolean(), scopes: ANY },
+    hooks: { schema: lazyValue(() => z.record(z.string(), z.unknown())), scopes: ANY },
+    disableAllHooks: { schema: lazyValue(() => z.boolean()), scopes: ANY },
     /** Commands run without asking: exact strings, never patterns. */
-    allowedCommands: { schema: z.array(z.string()), scopes: PROJECT },
-    editsAutoAccept: { schema: z.boolean(), scopes: PROJECT },
-    shellAutoApprove: { schema: z.boolean(), scopes: PROJECT },
+    allowedCommands: { schema: lazyValue(() => z.array(z.string())), scopes: PROJECT },
+    editsAutoAccept: { schema: lazyValue(() => z.boolean()), scopes: PROJECT },
+    shellAutoApprove: { schema: lazyValue(() => z.boolean()), scopes: PROJECT },
     /** Shell commands run in the OS sandbox; a project may only tighten it. */
     sandbox: { schema: sandboxSchema, scopes: ANY },
+    /** web_fetch: `allowPrivateNetwork` lets it reach loopback and private addresses (user only). */
+    webFetch: {
+        schema: lazyValue(() => z.object({ allowPrivateNetwork: z.boolean().optional() })),
+        scopes: USER,
+    },
+    /** The tools of a subagent run without a named agent (North's or Claude Code's names; user only). */
+    subagents: {
+        schema: lazyValue(() => z.object({ tools: z.array(z.string().min(1)).optional() })),
+        scopes: USER,
+    },
     /**
      * Claude Code's permission rules; each rule is checked on its own
      * (tools/permissions/rules.ts), so one bad rule loses only itself.
@@ -98,8 +122,14 @@ export type SettingsKey = keyof typeof SETTINGS_KEYS;
 
 /** One file's settings, validated: only known keys of its layer, with good values. */
 export type Settings = {
-    -readonly [K in SettingsKey]?: z.infer<(typeof SETTINGS_KEYS)[K]["schema"]>;
+    -readonly [K in SettingsKey]?: z.infer<SchemaOf<(typeof SETTINGS_KEYS)[K]["schema"]>>;
 };
+
+type SchemaOf<S> = S extends () => infer T ? T : S;
+
+function schemaOf(spec: KeySpec): z.ZodType {
+    return typeof spec.schema === "function" ? spec.schema() : spec.schema;
+}
 
 /** A problem with one file: `fatal` ones make a user file unusable (bad values). */
 export interface SettingsIssue {
@@ -189,7 +219,8 @@ export function validateSettings(
             });
             continue;
         }
-        const parsed = spec.schema.safeParse(value);
+        const schema = schemaOf(spec);
+        const parsed = schema.safeParse(value);
         if (!parsed.success) {
             const detail = parsed.error.issues
                 .map((issue) => `${[key, ...issue.path].join(".")}: ${issue.message}`)
@@ -198,7 +229,7 @@ export function validateSettings(
             continue;
         }
         const nested: string[] = [];
-        nestedUnknownKeys(spec.schema, value, `${key}.`, file, nested);
+        nestedUnknownKeys(schema, value, `${key}.`, file, nested);
         issues.push(...nested.map((message) => ({ message, fatal: false })));
         settings[key] = parsed.data;
     }

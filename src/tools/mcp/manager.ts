@@ -10,8 +10,9 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-    ElicitRequestSchema,
-    type ElicitResult,
+    CancelledNotificationSchema,
+    CreateMessageRequestSchema,
+    type CreateMessageResult,
     ErrorCode,
     ListRootsRequestSchema,
     McpError,
@@ -28,6 +29,16 @@ import { mcpResultToText } from "./content";
 import { describeMcpCall, mcpToolName } from "./names";
 import { NAME_ONLY_DISPLAY } from "../display-text";
 import { ProcessStdioTransport } from "./stdio-transport";
+import {
+    type McpElicitation,
+    type McpElicitationAnswer,
+    type McpSamplingAnswer,
+    type McpSamplingRequest,
+    formFields,
+    samplingRequestOf,
+} from "./client-requests";
+
+export type { McpElicitation } from "./client-requests";
 
 export type McpServerState = "starting" | "ready" | "failed" | "stopped";
 
@@ -82,15 +93,24 @@ export interface McpManagerOptions {
      * Answers a server's request for input from the user (elicitation). Without
      * it (print mode) every request is declined.
      */
-    onElicitation?: (request: McpElicitation, signal: AbortSignal) => Promise<ElicitResult>;
+    onElicitation?: (request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+    /**
+     * Runs a server's sampling request through the session's model once the
+     * user approved it; throws (with the reason) when denied or failed.
+     * Without it (print mode, the Node API) every request is refused.
+     */
+    onSampling?: (request: McpSamplingRequest, signal: AbortSignal) => Promise<McpSamplingAnswer>;
 }
 
-/** A server asking the user to fill in a form (only form mode is advertised). */
-export interface McpElicitation {
-    server: string;
-    message: string;
-    /** The JSON Schema of the answer: a flat object of primitive fields. */
-    requestedSchema: Record<string, unknown>;
+/** JSON-RPC code of a request the user turned down (the MCP spec's sampling example). */
+const USER_REJECTED = -1;
+
+/**
+ * An error answer to a server's request. Not an McpError: its message
+ * already starts "MCP error N:", and the server adds that again.
+ */
+function requestError(code: number, message: string): Error & { code: number } {
+    return Object.assign(new Error(message), { code });
 }
 
 export interface McpManager {
@@ -247,12 +267,46 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         return info ? `${base}${hint}; ${info}` : `${base}${hint}`;
     };
 
+    const elicit = async (
+        server: string,
+        params: Record<string, unknown>,
+        signal: AbortSignal
+    ): Promise<McpElicitationAnswer> => {
+        if (params.mode !== undefined && params.mode !== "form") {
+            throw requestError(
+                ErrorCode.InvalidParams,
+                `North declined the elicitation: only form mode is supported, not ${String(params.mode)}`
+            );
+        }
+        const schema = params.requestedSchema;
+        if (typeof params.message !== "string" || typeof schema !== "object" || schema === null) {
+            throw requestError(
+                ErrorCode.InvalidParams,
+                "North declined the elicitation: it needs a message and a requestedSchema object"
+            );
+        }
+        const requestedSchema = schema as Record<string, unknown>;
+        const form = formFields(requestedSchema);
+        if (!form.ok) {
+            throw requestError(
+                ErrorCode.InvalidParams,
+                `North declined the elicitation: ${form.error}`
+            );
+        }
+        if (!options.onElicitation) return { action: "decline" };
+        return options.onElicitation({ server, message: params.message, requestedSchema }, signal);
+    };
+
     const start = async (entry: Entry): Promise<void> => {
         const transport = makeTransport(entry.spec);
         const client = new Client(
             { name: options.clientName, version: options.version },
             {
-                capabilities: { roots: { listChanged: false }, elicitation: { form: {} } },
+                capabilities: {
+                    roots: { listChanged: false },
+                    elicitation: { form: {} },
+                    sampling: {},
+                },
                 listChanged: {
                     tools: {
                         autoRefresh: false,
@@ -268,21 +322,79 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         client.setRequestHandler(ListRootsRequestSchema, () => ({
             roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) })),
         }));
-        client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-            const params = request.params;
-            if (!options.onElicitation) return { action: "decline" };
-            return options.onElicitation(
-                {
-                    server: entry.spec.name,
-                    message: params.message,
-                    requestedSchema:
-                        "requestedSchema" in params
-                            ? (params.requestedSchema as Record<string, unknown>)
-                            : {},
+        // Not through setRequestHandler: the SDK would answer a schema it cannot
+        // parse (a nested object) with a raw validation dump instead of a reason.
+        // The SDK ignores a cancellation of request id 0 (falsy), often the
+        // first question a server asks: the user's open review must still close.
+        const asking = new Map<string | number, AbortController>();
+        const askSignal = (extra: { requestId: string | number; signal: AbortSignal }) => {
+            const controller = new AbortController();
+            asking.set(extra.requestId, controller);
+            const forward = (): void => controller.abort(extra.signal.reason);
+            extra.signal.addEventListener("abort", forward, { once: true });
+            return {
+                signal: controller.signal,
+                done: () => {
+                    asking.delete(extra.requestId);
+                    extra.signal.removeEventListener("abort", forward);
                 },
-                extra.signal
-            );
+            };
+        };
+        client.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+            const id = notification.params.requestId;
+            if (id !== undefined) asking.get(id)?.abort(notification.params.reason);
         });
+        client.fallbackRequestHandler = async (request, extra) => {
+            if (request.method !== "elicitation/create") {
+                throw requestError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+            }
+            const question = askSignal(extra);
+            try {
+                return await elicit(entry.spec.name, request.params ?? {}, question.signal);
+            } finally {
+                question.done();
+            }
+        };
+        client.setRequestHandler(
+            CreateMessageRequestSchema,
+            async (request, extra): Promise<CreateMessageResult> => {
+                if (!options.onSampling) {
+                    throw requestError(
+                        USER_REJECTED,
+                        "North declined the sampling request: only the chat can ask the user to approve one (not print mode or the Node API)"
+                    );
+                }
+                const params = request.params;
+                if (params.tools || params.toolChoice) {
+                    throw requestError(
+                        ErrorCode.InvalidParams,
+                        "North declined the sampling request: tools in sampling are not supported"
+                    );
+                }
+                const parsed = samplingRequestOf(entry.spec.name, params);
+                if (!parsed.ok) {
+                    throw requestError(
+                        ErrorCode.InvalidParams,
+                        `North declined the sampling request: ${parsed.error}`
+                    );
+                }
+                let answer: McpSamplingAnswer;
+                const question = askSignal(extra);
+                try {
+                    answer = await options.onSampling(parsed.request, question.signal);
+                } catch (error) {
+                    throw requestError(USER_REJECTED, errorText(error));
+                } finally {
+                    question.done();
+                }
+                return {
+                    role: "assistant",
+                    content: { type: "text", text: answer.text },
+                    model: answer.model,
+                    stopReason: answer.stopReason,
+                };
+            }
+        );
         entry.client = client;
         entry.transport = transport;
         entry.state = "starting";

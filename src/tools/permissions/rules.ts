@@ -1,6 +1,6 @@
 /**
  * Permission rules in Claude Code's syntax (`permissions.allow/deny/ask`):
- * `Bash(npm test:*)`, `Read(./.env)`, `Edit(src/**)`, `mcp__server__tool`,
+ * `Bash(npm test:*)`, `Read(./.env)`, `Edit(src/**)`, `WebFetch(domain:x.com)`, `mcp__server__tool`,
  * `mcp__server`, bare tool names (`shell_run`, `Bash`). Deny beats ask beats
  * allow. Path globs follow gitignore: `//abs`, `~/home`, `/from-the-project`,
  * `./x` or `x/y` from the project root, and a bare name (`.env`, `*.pem`)
@@ -24,7 +24,9 @@ export type RuleTarget =
     /** `Bash(pattern)`: judged by the command judge. */
     | { type: "command"; pattern: string }
     | { type: "path"; access: PathAccess; matches: (absPath: string) => boolean }
-    /** Claude Code tools North does not have (`WebFetch`, `WebSearch`): kept, never matched. */
+    /** `WebFetch(domain:example.com)`: that host and its subdomains. */
+    | { type: "domain"; domain: string }
+    /** Claude Code tools North does not have (`WebSearch`): kept, never matched. */
     | { type: "ignored"; note: string };
 
 export interface PermissionRule {
@@ -51,7 +53,8 @@ export interface RuleBases {
 
 /** Claude Code's edit tools: an `Edit(...)` rule covers every one of them. */
 const EDIT_RULE_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
-const IGNORED_TOOLS = new Set(["WebFetch", "WebSearch"]);
+const IGNORED_TOOLS = new Set(["WebSearch"]);
+const DOMAIN_SPEC = /^domain:((?:\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i;
 const RULE_SHAPE = /^([A-Za-z_][A-Za-z0-9_-]*(?:__\*)?)(?:\((.*)\))?$/s;
 
 function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boolean {
@@ -131,12 +134,20 @@ export function parseRule(
             ? { target: { type: "command", pattern: spec } }
             : { error: `"${text}": ${invalid}` };
     }
+    if (tool === "WebFetch") {
+        const domain = DOMAIN_SPEC.exec(spec.trim())?.[1]
+            ?.toLowerCase()
+            .replace(/^\[|\]$/g, "");
+        return domain === undefined || domain === ""
+            ? { error: `"${text}": write WebFetch(domain:example.com)` }
+            : { target: { type: "domain", domain: domain.replace(/^\*?\./, "") } };
+    }
     if (tool === "Read" || EDIT_RULE_TOOLS.has(tool)) {
         const access: PathAccess = tool === "Read" ? "read" : "edit";
         return { target: { type: "path", access, matches: pathMatcher(spec.trim(), bases) } };
     }
     return {
-        error: `"${text}": only Bash(…), Read(…), Edit(…) and Write(…) take a pattern; write ${tool} alone`,
+        error: `"${text}": only Bash(…), Read(…), Edit(…), Write(…) and WebFetch(domain:…) take a pattern; write ${tool} alone`,
     };
 }
 
@@ -260,6 +271,19 @@ export class PermissionRules {
         return this.strongest(
             ({ target }) =>
                 target.type === "path" && target.access === access && target.matches(absPath)
+        );
+    }
+
+    /** The rule deciding a web request to `host` (a `WebFetch(domain:…)` rule covers subdomains). */
+    forDomain(host: string): RuleMatch | undefined {
+        const bare = host
+            .toLowerCase()
+            .replace(/^\[|\]$/g, "")
+            .replace(/\.$/, "");
+        return this.strongest(
+            ({ target }) =>
+                target.type === "domain" &&
+                (bare === target.domain || bare.endsWith(`.${target.domain}`))
         );
     }
 

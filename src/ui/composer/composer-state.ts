@@ -35,6 +35,7 @@ import {
     isLargePaste,
     keepChips,
 } from "./paste-chips";
+import { pastedImagePath } from "./pasted-image-path";
 import {
     type EditKind,
     type Snapshot,
@@ -650,6 +651,14 @@ function applyKey(
     if (event.type === "paste-start") return { state: { ...state, paste: "" }, handled: true };
     if (state.paste !== null) {
         if (event.type === "paste-end") {
+            const image = pastedImagePath(state.paste);
+            if (image !== null) {
+                const attached = insertInput({ ...state, paste: null }, `@${image} `);
+                const attachments = state.attachments.includes(image)
+                    ? state.attachments
+                    : [...state.attachments, image];
+                return { state: { ...attached, attachments }, handled: true };
+            }
             const next = { ...insertInput(state, state.paste), paste: null };
             return { state: refreshSuggestions(next, suggest, slash), handled: true };
         }

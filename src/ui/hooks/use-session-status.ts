@@ -27,6 +27,9 @@ const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
     summary: true,
     warning: false,
     file_write: false,
+    todo: false,
+    // A subagent's answer adds to the session's spend.
+    task_progress: true,
     run_end: true,
 };
 

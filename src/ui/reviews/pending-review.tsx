@@ -13,6 +13,8 @@ import { type Ansi, createAnsi } from "../render/ansi";
 import type { PendingReview } from "../review-types";
 import { useTheme } from "../theme-context";
 import { DiffReview } from "./diff-review";
+import { ElicitationReview } from "./elicitation-review";
+import { SamplingReview } from "./sampling-review";
 import { LearningPrompt, learningPromptKey } from "./learning-prompt";
 import { PickerReview } from "./picker-review";
 import { PlanReview } from "./plan-review";
@@ -45,6 +47,11 @@ export interface PendingReviewViewProps {
 /** True when the review scrolls with PageUp/PageDown itself (the transcript does not then). */
 export function reviewScrolls(review: PendingReview): boolean {
     return review.kind === "write" || review.kind === "plan";
+}
+
+/** True when Esc answers the review (an MCP server's question) rather than interrupting the run. */
+export function reviewTakesEscape(review: PendingReview | null): boolean {
+    return review?.kind === "elicitation" || review?.kind === "sampling";
 }
 
 /** Cycles the pending border colour while `active`; the timer runs only then. */
@@ -125,7 +132,11 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                 <ShellReview
                     key={review.id}
                     command={review.request.command ?? review.request.summary}
-                    cwd={review.request.cwd ?? props.cwd}
+                    cwd={
+                        review.request.domain !== undefined
+                            ? undefined
+                            : (review.request.cwd ?? props.cwd)
+                    }
                     sandbox={review.request.sandbox}
                     status="pending"
                     width={width}
@@ -133,6 +144,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
                     prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
+                    domain={review.request.domain}
                     active
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
@@ -171,6 +183,30 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     borderColor={borderColor}
                     active
                     onAnswer={once<boolean | null>(review.resolve)}
+                />
+            );
+        case "elicitation":
+            return (
+                <ElicitationReview
+                    key={review.id}
+                    request={review.request}
+                    width={width}
+                    borderColor={borderColor}
+                    active
+                    ownsKey={() => gate.owner() === "review"}
+                    onAnswer={once(review.resolve)}
+                />
+            );
+        case "sampling":
+            return (
+                <SamplingReview
+                    key={review.id}
+                    request={review.request}
+                    width={width}
+                    borderColor={borderColor}
+                    maxLines={height === undefined ? undefined : Math.max(2, height - 5)}
+                    active
+                    onDecide={once<boolean | null>(review.resolve)}
                 />
             );
         case "picker":

@@ -1,7 +1,8 @@
 /**
  * The shell review: the exact command (and where it runs), with r run /
  * a always (this exact command) / p always its prefix rule (`npm test:*`,
- * when the command has one) / y auto all / d deny while pending.
+ * when the command has one) / y auto all / d deny while pending. A web fetch
+ * shows its URL and host: r fetch / a always this host (session) / d deny.
  */
 import { Text, useInput } from "ink";
 import { memo, useMemo } from "react";
@@ -33,13 +34,23 @@ export interface ShellReviewProps {
     prefixRule?: string;
     /** The ask rule that made this review appear, shown under the command. */
     askRule?: string;
+    /** A web fetch's host: `command` is its URL; `a` allows the host for the session, no `y`. */
+    domain?: string;
     /** Listen for r / a / p / y / d. */
     active?: boolean;
     onDecide?: (decision: ApprovalDecision) => void;
 }
 
 /** The decision a key stands for in a pending shell review, or null. */
-export function shellReviewKey(input: string, prefixRule?: string): ApprovalDecision | null {
+export function shellReviewKey(
+    input: string,
+    prefixRule?: string,
+    domain?: string
+): ApprovalDecision | null {
+    if (domain !== undefined && input === "y") return null;
+    if (domain !== undefined && input === "d") {
+        return { outcome: "deny", reason: "the user denied this fetch" };
+    }
     switch (input) {
         case "r":
             return { outcome: "approve" };
@@ -90,16 +101,17 @@ const SHELL_KEYS: readonly KeyHint[] = [
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
-    const { prefixRule, askRule, sandbox } = props;
+    const { prefixRule, askRule, sandbox, domain } = props;
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
         const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
-        const limit = Math.max(1, maxLines - (cwd ? 1 : 0) - (sandbox ? 1 : 0));
+        const rows = (cwd ? 1 : 0) + (sandbox ? 1 : 0) + (domain !== undefined ? 1 : 0);
+        const limit = Math.max(1, maxLines - rows);
         return { lines: all.slice(0, limit), hidden: Math.max(0, all.length - limit) };
-    }, [command, cwd, sandbox, maxLines]);
+    }, [command, cwd, sandbox, domain, maxLines]);
     useInput(
         (input) => {
-            const decision = shellReviewKey(input, prefixRule);
+            const decision = shellReviewKey(input, prefixRule, domain);
             if (decision) props.onDecide?.(decision);
         },
         { isActive: active && pending }
@@ -107,18 +119,28 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const badge = STATUS_BADGE[status];
     const hints = useMemo(
         () =>
-            prefixRule === undefined
-                ? SHELL_KEYS
-                : [
-                      ...SHELL_KEYS.slice(0, 2),
+            domain !== undefined
+                ? [
+                      { key: "r", label: "fetch", color: "success" as const },
                       {
-                          key: "p",
-                          label: `always ${sanitizeLine(prefixRule)}`,
+                          key: "a",
+                          label: `always ${sanitizeLine(domain)} (this session)`,
                           color: "accent" as const,
                       },
-                      ...SHELL_KEYS.slice(2),
-                  ],
-        [prefixRule]
+                      { key: "d", label: "deny", color: "error" as const },
+                  ]
+                : prefixRule === undefined
+                  ? SHELL_KEYS
+                  : [
+                        ...SHELL_KEYS.slice(0, 2),
+                        {
+                            key: "p",
+                            label: `always ${sanitizeLine(prefixRule)}`,
+                            color: "accent" as const,
+                        },
+                        ...SHELL_KEYS.slice(2),
+                    ],
+        [prefixRule, domain]
     );
     return (
         <ReviewFrame
@@ -127,19 +149,28 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             borderColor={props.borderColor}
             title={
                 <>
-                    <Text color={theme.tool}>⚙ </Text>Run this command?
+                    <Text color={theme.tool}>⚙ </Text>
+                    {domain !== undefined ? "Fetch this page?" : "Run this command?"}
                 </>
             }
         >
             {lines.map((line, i) => (
                 <Text key={i} wrap="wrap">
-                    <Text color={theme.tool}>{i === 0 ? "$ " : "  "}</Text>
+                    <Text color={theme.tool}>
+                        {i > 0 ? "  " : domain !== undefined ? "GET " : "$ "}
+                    </Text>
                     {line}
                 </Text>
             ))}
             {hidden > 0 ? (
                 <Text color={theme.dim} italic>
                     … {hidden} more line{hidden === 1 ? "" : "s"} of this command not shown
+                </Text>
+            ) : null}
+            {domain !== undefined ? (
+                <Text wrap="truncate-end">
+                    <Text color={theme.dim}>host </Text>
+                    {sanitizeLine(domain)}
                 </Text>
             ) : null}
             {cwd ? (

@@ -4,3 +4,4 @@
  */
 export { builtinTool } from "../../tools/index";
 export { PROPOSE_PLAN_DISPLAY, PROPOSE_PLAN_TOOL } from "../../agent/plan";
+export { TASK_DISPLAY, TASK_TOOL } from "../../agent/subagent-display";

@@ -7,6 +7,7 @@
 import type { EngineEvent } from "../../agent/events";
 import type { Message, ToolCallBlock } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
+import { imageLabel } from "../../project/images";
 import type { TranscriptAction } from "./reducer";
 
 /** Messages rebuilt at most from a conversation without view records; older ones are counted in one line. */
@@ -86,6 +87,7 @@ export function historyActions(messages: readonly Message[]): TranscriptAction[]
             const texts: string[] = [];
             for (const block of message.content) {
                 if (block.type === "text") texts.push(block.text);
+                else if (block.type === "image") texts.push(imageLabel(block));
                 else {
                     actions.push({
                         type: "engine",

@@ -3,6 +3,7 @@
  * App's own entries) to the list of entries the TUI draws.
  */
 import type { EngineEvent } from "../../agent/events";
+import type { TodoItem } from "../../tools/todo-write";
 import type { ResolvedReview } from "../review-types";
 import { type Entry, isExpandable, type ToolEntry, type ToolStatus } from "./types";
 import { resultDetail, resultStatus, titleWithResult, toolTitle } from "./tool-display";
@@ -29,6 +30,8 @@ export interface TranscriptState {
     toggleIndex: number;
     /** The plan accepted in the running request, shown pinned until the request ends. */
     activePlan: string | null;
+    /** The model's latest to-do list (todo_write), shown above the composer; null: none yet. */
+    todos: TodoItem[] | null;
 }
 
 export type TranscriptAction =
@@ -55,6 +58,7 @@ export function createTranscriptState(epoch = 0): TranscriptState {
         busy: false,
         toggleIndex: -1,
         activePlan: null,
+        todos: null,
     };
 }
 
@@ -197,6 +201,16 @@ function toolOutput(
     });
 }
 
+/** A subagent's tool call shows as a line of its task's live output. */
+function taskProgress(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "task_progress" }>
+): TranscriptState {
+    if (event.step !== "tool_call") return state;
+    const line = `↳ ${event.title ?? event.toolName ?? "tool"}\n`;
+    return toolOutput(state, { type: "tool_output", id: event.id, name: "task", text: line });
+}
+
 function finishTool(
     state: TranscriptState,
     event: Extract<EngineEvent, { type: "tool_result" }>
@@ -337,6 +351,8 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return startTool(state, event.id, event.name, event.input);
         case "tool_output":
             return toolOutput(state, event);
+        case "task_progress":
+            return taskProgress(state, event);
         case "tool_result":
             return finishTool(state, event);
         case "turn_end":
@@ -362,6 +378,8 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return append(state, { kind: "notice", level: "warning", text: event.message });
         case "run_end":
             return endRun(state, event);
+        case "todo":
+            return { ...state, todos: event.items };
         // Reviews arrive as `review` actions from the approval bridge; context use is the status line's.
         case "turn_start":
         case "approval_request":

@@ -17,10 +17,13 @@ let displayOf: (name: string) => ToolDisplay | undefined = () => undefined;
  * reads as its name.
  */
 export async function loadToolDisplays(): Promise<void> {
-    const { builtinTool, PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY } =
+    const { builtinTool, PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY, TASK_TOOL, TASK_DISPLAY } =
         await import("./builtin-displays");
     // The engine's own tools (not in the tool set) read as their modules say.
-    const engineTools = new Map([[PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY]]);
+    const engineTools = new Map([
+        [PROPOSE_PLAN_TOOL, PROPOSE_PLAN_DISPLAY],
+        [TASK_TOOL, TASK_DISPLAY],
+    ]);
     displayOf = (name) => builtinTool(name)?.display ?? engineTools.get(name);
 }
 

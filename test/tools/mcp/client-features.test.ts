@@ -11,6 +11,7 @@ import {
     type McpManagerOptions,
 } from "../../../src/tools/mcp/manager";
 import type { ToolResult } from "../../../src/tools/types";
+import type { McpSamplingRequest } from "../../../src/tools/mcp/client-requests";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/client-features-server.mjs", import.meta.url));
 const ECHO_FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
@@ -71,8 +72,7 @@ describe("MCP client features", () => {
         >;
         expect(capabilities).toHaveProperty("roots");
         expect(capabilities).toHaveProperty("elicitation");
-        // Not offered until North can answer it through the model.
-        expect(capabilities).not.toHaveProperty("sampling");
+        expect(capabilities).toHaveProperty("sampling");
         expect(JSON.parse(await call(m, "mcp__feat__roots"))).toEqual({
             roots: [{ uri: pathToFileURL(root).href, name: root.split("/").at(-1) }],
         });
@@ -136,5 +136,107 @@ describe("MCP client features", () => {
             process.off("warning", onWarning);
         }
         expect(warnings.map((w) => w.name)).not.toContain("MaxListenersExceededWarning");
+    });
+});
+
+describe("MCP sampling", () => {
+    const answering = (asked: McpSamplingRequest[]): Partial<McpManagerOptions> => ({
+        onSampling: async (request) => {
+            asked.push(request);
+            return { text: "sampled text", model: "fake:model", stopReason: "endTurn" };
+        },
+    });
+
+    it("runs an approved request and returns the assistant's text, model and stop reason", async () => {
+        const asked: McpSamplingRequest[] = [];
+        const m = await started(answering(asked));
+        const result = JSON.parse(
+            await call(m, "mcp__feat__sample", { prompt: "Summarise", systemPrompt: "Be brief" })
+        ) as Record<string, unknown>;
+        expect(result).toMatchObject({
+            role: "assistant",
+            content: { type: "text", text: "sampled text" },
+            model: "fake:model",
+            stopReason: "endTurn",
+        });
+        expect(asked).toEqual([
+            {
+                server: "feat",
+                systemPrompt: "Be brief",
+                messages: [{ role: "user", text: "Summarise" }],
+                maxTokens: 100,
+            },
+        ]);
+    });
+
+    it("caps a huge maxTokens and says what was asked", async () => {
+        const asked: McpSamplingRequest[] = [];
+        const m = await started(answering(asked));
+        await call(m, "mcp__feat__sample", { maxTokens: 1_000_000_000 });
+        expect(asked[0]).toMatchObject({ maxTokens: 4096, requestedMaxTokens: 1_000_000_000 });
+    });
+
+    it("refuses empty messages and image content without asking the user", async () => {
+        const asked: McpSamplingRequest[] = [];
+        const m = await started(answering(asked));
+        expect(await call(m, "mcp__feat__sample", { empty: true })).toBe(
+            "sampling failed: MCP error -32602: North declined the sampling request: the sampling request has no messages"
+        );
+        expect(await call(m, "mcp__feat__sample", { image: true })).toBe(
+            "sampling failed: MCP error -32602: North declined the sampling request: message 1 holds image content; North samples text only"
+        );
+        expect(asked).toEqual([]);
+    });
+
+    it("passes the user's denial back to the server as an error", async () => {
+        const m = await started({
+            onSampling: async () => {
+                throw new Error("the user denied the sampling request");
+            },
+        });
+        expect(await call(m, "mcp__feat__sample")).toBe(
+            "sampling failed: MCP error -1: the user denied the sampling request"
+        );
+    });
+
+    it("declines every sampling request when nothing can ask the user (print mode)", async () => {
+        const m = await started();
+        expect(await call(m, "mcp__feat__sample")).toMatch(
+            /^sampling failed: MCP error -1: North declined the sampling request: only the chat can ask/
+        );
+    });
+});
+
+describe("MCP elicitation forms", () => {
+    it("declines a nested schema with its reason, without asking the user", async () => {
+        let asked = 0;
+        const m = await started({
+            onElicitation: async () => {
+                asked++;
+                return { action: "decline" };
+            },
+        });
+        expect(await call(m, "mcp__feat__elicit_nested")).toBe(
+            'elicitation failed: MCP error -32602: North declined the elicitation: field "address" is of type "object"; ' +
+                "North's form takes only text, numbers, yes/no and single choices"
+        );
+        expect(asked).toBe(0);
+    });
+
+    it("closes the question when the server cancels it", async () => {
+        let aborted = false;
+        const m = await started({
+            onElicitation: (_request, signal) =>
+                new Promise((resolve) => {
+                    signal.addEventListener("abort", () => {
+                        aborted = true;
+                        resolve({ action: "cancel" });
+                    });
+                }),
+        });
+        expect(await call(m, "mcp__feat__elicit_form", { timeoutMs: 200 })).toMatch(
+            /^elicitation failed: MCP error -32001: Request timed out/
+        );
+        await expect.poll(() => aborted, { timeout: 10_000 }).toBe(true);
     });
 });

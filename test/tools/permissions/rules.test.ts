@@ -27,7 +27,10 @@ describe("parseRule", () => {
         expect(parseRule("shell_run", bases, known)).toEqual({
             target: { type: "tool", name: "shell_run" },
         });
-        expect(parseRule("WebFetch(domain:x.com)", bases, known)).toMatchObject({
+        expect(parseRule("WebFetch(domain:x.com)", bases, known)).toEqual({
+            target: { type: "domain", domain: "x.com" },
+        });
+        expect(parseRule("WebSearch", bases, known)).toMatchObject({
             target: { type: "ignored" },
         });
     });

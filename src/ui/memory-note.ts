@@ -1,0 +1,7 @@
+/**
+ * The chat's quick "remember this": one line starting with `#` (not `##`, a
+ * Markdown heading) is a note for memory, never a prompt.
+ */
+export function memoryNoteOf(input: string): string | undefined {
+    return /^\s*#(?!#)([^\n]*)$/.exec(input)?.[1];
+}

@@ -1,0 +1,80 @@
+/**
+ * An MCP server asks to run one request through the session's model
+ * (sampling): the server, its system prompt and messages (their first lines)
+ * and the token cap. a approves this once; d or Esc denies.
+ */
+import { Text } from "ink";
+import { memo } from "react";
+import type { ReactElement } from "react";
+import type { McpSamplingRequest } from "../../tools/mcp/client-requests";
+import { useInputKeys } from "../hooks/use-raw-input";
+import { sanitizeLine } from "./diff-review";
+import { KeyHints, ReviewFrame } from "./review-frame";
+import { useTheme } from "../theme-context";
+
+export interface SamplingReviewProps {
+    request: McpSamplingRequest;
+    /** Total columns, border included. */
+    width: number;
+    /** Rows the messages may take (default 12). */
+    maxLines?: number;
+    borderColor?: string;
+    active?: boolean;
+    onDecide?: (approved: boolean) => void;
+}
+
+/** The request's text as labelled lines, at most `max` of them (the last says how many more). */
+export function samplingLines(request: McpSamplingRequest, max: number): string[] {
+    const lines: string[] = [];
+    const add = (label: string, text: string): void => {
+        const rows = text.split("\n");
+        lines.push(`${label}${rows[0] ?? ""}`);
+        for (const row of rows.slice(1)) lines.push(`  ${row}`);
+    };
+    if (request.systemPrompt) add("system: ", request.systemPrompt);
+    for (const message of request.messages) add(`${message.role}: `, message.text);
+    if (lines.length <= max) return lines;
+    const kept = lines.slice(0, Math.max(1, max - 1));
+    return [...kept, `… ${lines.length - kept.length} more lines`];
+}
+
+function SamplingReviewImpl(props: SamplingReviewProps): ReactElement {
+    const theme = useTheme();
+    const { request, width, active = false } = props;
+    useInputKeys(
+        (input, key) => {
+            if (input === "a") props.onDecide?.(true);
+            else if (input === "d" || key.escape) props.onDecide?.(false);
+        },
+        { isActive: active }
+    );
+    const capped =
+        request.requestedMaxTokens === undefined
+            ? `up to ${request.maxTokens} tokens`
+            : `up to ${request.maxTokens} tokens (it asked for ${request.requestedMaxTokens})`;
+    return (
+        <ReviewFrame
+            width={width}
+            badge={{ text: "SAMPLING", color: "warning" }}
+            borderColor={props.borderColor}
+            title={`MCP server ${sanitizeLine(request.server)} asks to use the model`}
+        >
+            {samplingLines(request, Math.max(2, props.maxLines ?? 12)).map((line, i) => (
+                <Text key={i} wrap="truncate-end">
+                    {sanitizeLine(line)}
+                </Text>
+            ))}
+            <Text color={theme.dim}>
+                One request, no tools, {capped}; it counts in this session's cost.
+            </Text>
+            <KeyHints
+                hints={[
+                    { key: "a", label: "approve once", color: "success" },
+                    { key: "d", label: "deny", color: "error" },
+                ]}
+            />
+        </ReviewFrame>
+    );
+}
+
+export const SamplingReview = memo(SamplingReviewImpl);

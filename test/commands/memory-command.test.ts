@@ -1,0 +1,149 @@
+import { promises as fs, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+    memoryFileToEdit,
+    memoryListing,
+    reloadMemory,
+    saveMemoryNote,
+} from "../../src/commands/host-memory";
+import {
+    type CommandContext,
+    createCommandRegistryWithAllCommands,
+    runCommandsInInput,
+} from "../../src/commands/index";
+
+const roots: string[] = [];
+const savedDataDir = process.env.NORTH_DATA_DIR;
+afterEach(async () => {
+    process.env.NORTH_DATA_DIR = savedDataDir;
+    for (const root of roots.splice(0)) await fs.rm(root, { recursive: true, force: true });
+});
+
+async function setup(): Promise<{ repo: string; data: string }> {
+    const root = realpathSync(await fs.mkdtemp(path.join(tmpdir(), "north-memcmd-")));
+    roots.push(root);
+    const repo = path.join(root, "repo");
+    const data = path.join(root, "data");
+    await fs.mkdir(repo);
+    process.env.NORTH_DATA_DIR = data;
+    return { repo, data };
+}
+
+describe("/memory over the host", () => {
+    it("saves a project or user note, and the session gets the new memory at once", async () => {
+        const { repo, data } = await setup();
+        const memories: Array<string | undefined> = [];
+        const engine = { repoRoot: repo, session: { setMemory: (m?: string) => memories.push(m) } };
+        expect(saveMemoryNote(engine, "Use pnpm", "project")).toEqual({
+            message: "Saved to project memory (.north/memory/MEMORY.md).",
+        });
+        expect(saveMemoryNote(engine, "I like short answers", "user").isError).toBeUndefined();
+        expect(await fs.readFile(path.join(data, "memory", "MEMORY.md"), "utf8")).toContain(
+            "- I like short answers"
+        );
+        expect(memories.at(-1)).toContain("- Use pnpm");
+        expect(memories.at(-1)).toContain("- I like short answers");
+
+        const refused = saveMemoryNote(engine, "   ", "project");
+        expect(refused.isError).toBe(true);
+        expect(memories).toHaveLength(2);
+
+        const listing = memoryListing(repo);
+        expect(listing.files.map((f) => [f.scope, path.basename(f.path)])).toEqual([
+            ["user", "MEMORY.md"],
+            ["project", "MEMORY.md"],
+        ]);
+    });
+
+    it("/memory lists what is loaded; /memory add --user saves to the user's memory", async () => {
+        const { repo } = await setup();
+        const calls: string[] = [];
+        const ctx = {
+            memory: async () => memoryListing(repo),
+            remember: async (note: string, scope: string) => {
+                calls.push(`${scope}:${note}`);
+                return { message: "saved" };
+            },
+        } as unknown as CommandContext;
+        const registry = createCommandRegistryWithAllCommands();
+        const empty = await runCommandsInInput("/memory", registry, ctx);
+        expect(empty.executed[0]!.result.message).toContain("Project memory (");
+        expect(empty.executed[0]!.result.message).toContain("(none)");
+        await runCommandsInInput("/memory add --user prefer tabs", registry, ctx);
+        await runCommandsInInput("/memory add deploys need approval", registry, ctx);
+        expect(calls).toEqual(["user:prefer tabs", "project:deploys need approval"]);
+        const wrong = await runCommandsInInput("/memory forget", registry, ctx);
+        expect(wrong.executed[0]!.result.isError).toBe(true);
+    });
+
+    it("/memory edit: MEMORY.md is created (folder too) for the editor; a non-file there is refused", async () => {
+        const { repo, data } = await setup();
+        const project = memoryFileToEdit(repo, "project");
+        expect(project).toEqual({
+            ok: true,
+            path: path.join(repo, ".north", "memory", "MEMORY.md"),
+        });
+        expect(await fs.readFile(path.join(repo, ".north", "memory", "MEMORY.md"), "utf8")).toBe(
+            "# Memory\n\n"
+        );
+        await fs.writeFile(
+            path.join(repo, ".north", "memory", "MEMORY.md"),
+            "# Memory\n\n- kept\n"
+        );
+        expect(memoryFileToEdit(repo, "project").ok).toBe(true);
+        expect(await fs.readFile(path.join(repo, ".north", "memory", "MEMORY.md"), "utf8")).toBe(
+            "# Memory\n\n- kept\n"
+        );
+        await fs.mkdir(path.join(data, "memory", "MEMORY.md"), { recursive: true });
+        const user = memoryFileToEdit(repo, "user");
+        expect(user).toEqual({
+            ok: false,
+            error: `${path.join(data, "memory", "MEMORY.md")} is not a regular file`,
+        });
+    });
+
+    it("reloading after an edit sends the new memory, says its size, and marks a 1 MB file as capped", async () => {
+        const { repo } = await setup();
+        const memories: Array<string | undefined> = [];
+        const engine = { repoRoot: repo, session: { setMemory: (m?: string) => memories.push(m) } };
+        expect(reloadMemory(engine)).toEqual({
+            message: "Memory reloaded: it is empty now; the next request carries none.",
+        });
+        expect(memories).toEqual([undefined]);
+        const dir = path.join(repo, ".north", "memory");
+        await fs.mkdir(dir, { recursive: true });
+        await fs.writeFile(path.join(dir, "MEMORY.md"), "# Memory\n\n- Use pnpm\n");
+        expect(reloadMemory(engine).message).toBe(
+            "Memory reloaded: 21 B in 1 file; the next request carries it."
+        );
+        expect(memories.at(-1)).toContain("- Use pnpm");
+        await fs.writeFile(path.join(dir, "big.md"), "x".repeat(1024 * 1024));
+        const capped = reloadMemory(engine);
+        expect(capped.message).toContain("Memory reloaded: 24.0 KB in 2 files");
+        expect(capped.message).toContain("warning: memory file .north/memory/big.md is 1024 KB");
+        expect(memories.at(-1)).toContain("[memory truncated");
+    });
+
+    it("/memory edit [--user] asks the front-end to open the editor and takes no note", async () => {
+        const calls: string[] = [];
+        const ctx = {
+            editMemory: async (scope: string) => {
+                calls.push(scope);
+                return { message: "edited" };
+            },
+        } as unknown as CommandContext;
+        const registry = createCommandRegistryWithAllCommands();
+        await runCommandsInInput("/memory edit", registry, ctx);
+        await runCommandsInInput("/memory edit --user", registry, ctx);
+        expect(calls).toEqual(["project", "user"]);
+        const extra = await runCommandsInInput("/memory edit use pnpm", registry, ctx);
+        expect(extra.executed[0]!.result).toEqual({
+            message:
+                '/memory edit takes no note (got "use pnpm"); it opens MEMORY.md in your editor',
+            isError: true,
+        });
+        expect(calls).toHaveLength(2);
+    });
+});
