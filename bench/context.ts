@@ -14,7 +14,7 @@ import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
 import { runOnce } from "./measure";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
-const TURNS = 50;
+const TURNS = Number(process.env.BENCH_TURNS ?? 50);
 
 interface Unit {
     text: string;

@@ -4,7 +4,8 @@
  * checkout's bin/north.js (e.g. the commit before a change) — next to that
  * build, runs interleaved so both see the same machine load.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { isAppReady, spawnNorthPty } from "../test/kit/pty";
 import { startPacedLlmServer } from "../test/kit/paced-llm-server";
 import { median } from "./measure";
@@ -41,6 +42,21 @@ export async function benchLaunch(): Promise<void> {
     const baseline = process.env.BENCH_BASELINE;
     const server = await startPacedLlmServer();
     const fixture = makeFixture(server.anthropicBaseUrl);
+    // BENCH_LAUNCH_FULL_CONFIG=1: a user config with providers, models and permission rules
+    // (keys the zod-free start-up check does not cover), as a local-model user has.
+    if (process.env.BENCH_LAUNCH_FULL_CONFIG === "1") {
+        mkdirSync(join(fixture.home, "config"), { recursive: true });
+        writeFileSync(
+            join(fixture.home, "config", "config.json"),
+            JSON.stringify({
+                providers: {
+                    ollama: { api: "openai-chat", baseUrl: "http://127.0.0.1:11434/v1" },
+                },
+                models: [{ alias: "qwen", id: "qwen2.5-coder", provider: "ollama" }],
+                permissions: { allow: ["Bash(npm test:*)"], deny: ["Read(./.env)"] },
+            })
+        );
+    }
     const samples = { bare: [] as number[], north: [] as number[], baseline: [] as number[] };
     try {
         // One warm-up of each fills the disk cache.

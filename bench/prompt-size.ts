@@ -13,7 +13,7 @@ export async function benchPromptSize(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "north-prompt-"));
     const toolset = createConversationToolset(dir, [createSubagents({ agents: [] }).tool]);
     try {
-        console.log("\n## First request size (target ≤ 16,000 characters)");
+        console.log("\n## First request size (target ≤ 18,000 characters)");
         for (const mode of ["agent", "ask"] as const) {
             const tools = toolset.registry.schemas((t) => mode === "agent" || t.readOnly);
             const system = buildSystemPrompt({

@@ -80,7 +80,7 @@ export async function openApiSession(
         addDirs: [],
         disallowedTools: [],
     };
-    const prepared = prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn);
     if (!prepared.ok) throw new Error(prepared.error);
     const handle = await startSession(prepared, {
         version,

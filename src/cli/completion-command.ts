@@ -3,7 +3,7 @@ import { BUILTIN_MODELS } from "../providers/catalogue";
 import { LOG_LEVELS } from "../storage/logger";
 import { terminalSafeText } from "../util/terminal-text";
 import type { CLI_OPTIONS, CliArgs } from "./args";
-import { loadCatalogue } from "./model-selection";
+import { loadCatalogue } from "./model-catalogue";
 
 export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
 type Shell = (typeof COMPLETION_SHELLS)[number];

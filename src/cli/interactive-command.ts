@@ -1,14 +1,13 @@
 import { basename } from "node:path";
 import { terminalSafeText } from "../util/terminal-text";
 import { EMPTY_USAGE } from "../providers/types";
-import { createCostStore } from "../storage/costs";
+import { plainAllTimeCost } from "../storage/all-time-cost";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
 import { userAsksForSandbox } from "../tools/sandbox/policy";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
-import { historyOf, restoredStateOf } from "./conversation-wiring";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import type { SessionHandle } from "./session-start";
 
@@ -84,7 +83,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
 
     const notices: Array<{ level: "info" | "warning"; text: string }> = [];
     let warn = (message: string): void => void notices.push({ level: "warning", text: message });
-    const prepared = prepareSession(args, (message) => warn(message));
+    const prepared = await prepareSession(args, (message) => warn(message));
     if (!prepared.ok) return usageError(prepared.error);
     const { model, repoRoot } = prepared;
     notices.unshift({
@@ -98,15 +97,25 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         });
     }
 
-    // A resumed conversation's figures show from the first frame.
-    const resumedState = prepared.resumed
-        ? restoredStateOf(prepared.resumed.conversation)
-        : { contextUsedTokens: 0, totalUsage: { ...EMPTY_USAGE }, totalCostUsd: 0 };
+    // A resumed conversation's figures and history show from the first frame.
+    const resumedView = prepared.resumed
+        ? await import("./resume-wiring").then(({ historyOf, restoredStateOf }) => ({
+              state: restoredStateOf(prepared.resumed!.conversation),
+              history: historyOf(prepared.resumed!.conversation),
+          }))
+        : undefined;
+    const resumedState = resumedView?.state ?? {
+        contextUsedTokens: 0,
+        totalUsage: { ...EMPTY_USAGE },
+        totalCostUsd: 0,
+    };
     const profiles = createProfileStore(dataDir(), repoRoot);
     const promptHistory = openPromptHistory(dataDir(), repoRoot, {
         warn: (message) => warn(message),
     });
-    const allTime = createCostStore(dataDir(), (message) => warn(message)).breakdown();
+    // A costs file that needs repair shows 0 until the engine's cost store has moved it aside
+    // (it starts over at 0) and said so in the transcript.
+    const allTimeUsd = plainAllTimeCost(dataDir()) ?? 0;
     const bridge = createApprovalBridge();
     const colors = !process.env.NO_COLOR;
     const { runInteractiveApp } = await importUi(colors);
@@ -143,7 +152,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         });
     const code = await runInteractiveApp({
         engine,
-        initialCosts: { sessionUsd: resumedState.totalCostUsd, allTimeUsd: allTime.allTimeCostUsd },
+        initialCosts: { sessionUsd: resumedState.totalCostUsd, allTimeUsd },
         models: prepared.catalogue.models,
         learning: {
             ask: !profiles.hasProfile() && !profiles.hasDeclined(),
@@ -175,7 +184,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         theme: prepared.userMerged.theme,
         mouse: prepared.userMerged.mouse,
         initialPrompt: args.prompt?.trim() || undefined,
-        initialHistory: prepared.resumed ? historyOf(prepared.resumed.conversation) : undefined,
+        initialHistory: resumedView?.history,
         notices,
         close: () => {
             closed = true;

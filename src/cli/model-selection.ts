@@ -6,7 +6,7 @@ import {
     type ModelCatalogue,
 } from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
-import { type UserConfig, loadUserConfig } from "../storage/config";
+import type { UserConfig } from "../storage/config";
 
 type Env = Record<string, string | undefined>;
 
@@ -29,17 +29,6 @@ export function catalogueFrom(config: UserConfig): {
         catalogue: buildCatalogue(config.providers, config.models),
         selectedModel: config.selectedModel,
     };
-}
-
-/** Loads the user's settings and builds the catalogue (`north models`). */
-export function loadCatalogue(
-    env: Env
-):
-    | { ok: true; catalogue: ModelCatalogue; selectedModel?: string; warnings: string[] }
-    | { ok: false; error: string } {
-    const config = loadUserConfig(env);
-    if (!config.ok) return { ok: false, error: config.error };
-    return { ok: true, ...catalogueFrom(config.config), warnings: config.warnings };
 }
 
 /** A model by name with a ready endpoint (its key present), or why not. */

@@ -1,6 +1,6 @@
 import { formatCost } from "../providers/catalogue";
 import { resolveEndpoint } from "../providers/models";
-import { loadCatalogue } from "./model-selection";
+import { loadCatalogue } from "./model-catalogue";
 
 /** `north models`: every model with its provider, context, price and readiness. */
 export function runModelsCommand(): number {

@@ -10,33 +10,10 @@ import type { ApprovalSettings } from "../agent/approvals";
 import type { PermissionListing } from "../commands/types";
 import type { createProjectApprovalSettings } from "../storage/project-settings";
 import { LOCAL_SETTINGS_FILE, type SettingsLayer } from "../storage/settings/load";
-import { validateCommandPattern } from "../tools/permissions/command-judge";
 import { PermissionRules } from "../tools/permissions/rules";
 import type { AnyToolDefinition } from "../tools/types";
+import type { CommandPatternFlags } from "./command-pattern-flags";
 import { join } from "node:path";
-
-/** `--allowed-command` and `--disallowed-command` patterns (`npm test`, `npm test:*`). */
-export interface CommandPatternFlags {
-    allow: string[];
-    deny: string[];
-}
-
-/** The flags' patterns, or the first bad one named with why. */
-export function checkCommandPatternFlags(args: {
-    allowedCommands: readonly string[];
-    disallowedCommands: readonly string[];
-}): ({ ok: true } & CommandPatternFlags) | { ok: false; error: string } {
-    for (const [flag, patterns] of [
-        ["--allowed-command", args.allowedCommands],
-        ["--disallowed-command", args.disallowedCommands],
-    ] as const) {
-        for (const pattern of patterns) {
-            const invalid = validateCommandPattern(pattern);
-            if (invalid !== null) return { ok: false, error: `${flag} "${pattern}": ${invalid}` };
-        }
-    }
-    return { ok: true, allow: [...args.allowedCommands], deny: [...args.disallowedCommands] };
-}
 
 export interface PermissionWiringInput {
     repoRoot: string;

@@ -138,7 +138,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
 
     const warn = (message: string): void =>
         void process.stderr.write(terminalSafeText(`north: warning: ${message}\n`));
-    const prepared = prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn);
     if (!prepared.ok) return usageError(prepared.error);
     if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
         return usageError(

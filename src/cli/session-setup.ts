@@ -5,15 +5,16 @@ import { detectRepoRoot } from "../project/repo-root";
 import type { ModelInfo } from "../providers/catalogue";
 import type { ModelCatalogue } from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
-import { createConversationStore } from "../storage/conversations";
 import { LOG_LEVELS, type LogLevel } from "../storage/logger";
 import { dataDir } from "../storage/paths";
-import { type SettingsLayer, loadUserSettings, mergeLayers } from "../storage/settings/load";
+import type { ConversationStore } from "../storage/conversations";
+import type { SettingsLayer } from "../storage/settings/load";
+import { mergeLayers, plainUserLayers } from "../storage/settings/plain-load";
 import type { CliArgs } from "./args";
-import { type ResumeTarget, openForResume } from "./conversation-wiring";
+import type { ResumeTarget } from "./conversation-wiring";
 import { resolveModelFromConfig } from "./model-selection";
 import { type ScriptFlags, checkScriptFlags } from "./script-flags";
-import { type CommandPatternFlags, checkCommandPatternFlags } from "./permission-wiring";
+import { type CommandPatternFlags, checkCommandPatternFlags } from "./command-pattern-flags";
 
 /**
  * What print mode and the interactive TUI share, first part: flag checks,
@@ -43,7 +44,8 @@ export function checkSessionFlags(args: CliArgs): Checked<{ mode: Mode; logLevel
 }
 
 export interface PreparedSession {
-    store: ReturnType<typeof createConversationStore>;
+    /** Opened here only to resume; otherwise the engine opens it after the first frame. */
+    store?: ConversationStore;
     resumed?: Extract<ResumeTarget, { ok: true }>;
     model: ModelInfo;
     endpoint: ProviderEndpoint;
@@ -65,17 +67,18 @@ export interface PreparedSession {
 /**
  * Resolves `--resume`/`--continue`, the user's settings, the model and the
  * project root. Warnings (the resumed conversation, unknown settings) go to
- * `warn`.
+ * `warn`. The conversation store and the full settings check (zod) load only
+ * when needed, so the chat's first frame waits for neither.
  */
-export function prepareSession(
+export async function prepareSession(
     args: CliArgs,
     warn: (message: string) => void
-): Checked<PreparedSession> {
+): Promise<Checked<PreparedSession>> {
     const commandFlags = checkCommandPatternFlags(args);
     if (!commandFlags.ok) return commandFlags;
     const script = checkScriptFlags(args);
     if (!script.ok) return script;
-    const store = createConversationStore(join(dataDir(), "conversations"));
+    let store: ConversationStore | undefined;
     let resumed: Extract<ResumeTarget, { ok: true }> | undefined;
     if (args.forkSession && args.resume === undefined && !args.continue) {
         return { ok: false, error: "--fork-session needs --resume ID or --continue" };
@@ -87,6 +90,8 @@ export function prepareSession(
             if (!here.ok) return { ok: false, error: `--path: ${here.error}` };
             continueRepo = here.root;
         }
+        const { createConversationStore, openForResume } = await import("./resume-wiring");
+        store = createConversationStore(join(dataDir(), "conversations"));
         const target = openForResume(store, {
             resumeId: args.resume,
             continueRepo,
@@ -97,7 +102,12 @@ export function prepareSession(
         resumed = target;
     }
 
-    const user = loadUserSettings(process.env);
+    // Zod loads only for a settings file the plain check leaves to it (a bad value, an unknown
+    // key), with the engine that the chat loads next anyway: a split point of its own would
+    // add chunks to the print path.
+    const user =
+        plainUserLayers(process.env) ??
+        (await import("./engine-entry")).loadUserSettings(process.env);
     if (!user.ok) return user;
     for (const warning of user.warnings) warn(warning);
     const userMerged = mergeLayers(user.layers);

@@ -4,11 +4,12 @@ import type { ModelInfo } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
 import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers/models";
 import type { Message, Provider } from "../providers/types";
-import type {
-    ConversationLog,
-    ConversationStore,
-    LoadedConversation,
-    OpenResult,
+import {
+    type ConversationLog,
+    type ConversationStore,
+    type LoadedConversation,
+    type OpenResult,
+    createConversationStore,
 } from "../storage/conversations";
 import type { CostBreakdown } from "../storage/costs";
 import { type LogLevel, type Logger, createFileLogger } from "../storage/logger";
@@ -149,7 +150,8 @@ export async function startSession(
     prepared: PreparedSession,
     options: StartSessionOptions
 ): Promise<SessionHandle> {
-    const { store, resumed, model, endpoint, repoRoot, catalogue } = prepared;
+    const { resumed, model, endpoint, repoRoot, catalogue } = prepared;
+    const store = prepared.store ?? createConversationStore();
     const { warn } = options;
     // Start loading the provider's SDK now: it compiles while the project's files are read.
     const providers = new Map<string, Promise<Provider>>([

@@ -3,6 +3,7 @@
  * only sees the shapes from `./types`.
  */
 
+import type { IncomingMessage } from "node:http";
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import * as sdkErrors from "@anthropic-ai/sdk/error";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -16,6 +17,14 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
+import { VERSION as SDK_VERSION } from "@anthropic-ai/sdk/version";
+import {
+    type DirectPostErrors,
+    directPostApplies,
+    postDirect,
+    requestTimeoutMs,
+    stainlessHeaders,
+} from "./direct-post";
 import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
@@ -40,21 +49,70 @@ import type {
 const LABEL = "Anthropic API";
 const EPHEMERAL = { type: "ephemeral" } as const;
 
+/** Variables that change what the SDK sends: with one set, requests go through the SDK. */
+const SDK_ENV = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"] as const;
+
+/** The base client, with its status-error factory (which picks error-code subclasses) in reach. */
+class AnthropicClient extends BaseAnthropic {
+    statusError(
+        status: number,
+        body: object | undefined,
+        message: string | undefined,
+        headers: Headers
+    ) {
+        return this.makeStatusError(status, body ?? {}, message, headers);
+    }
+}
+
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
+    let base: AnthropicClient | undefined;
     let client: Messages | undefined;
+    const getBase = (): AnthropicClient =>
+        (base ??= new AnthropicClient(sdkClientOptions(endpoint)));
     // The base client with only the Messages resource: the full client's other
     // resources (beta, files, tool runners...) are two thirds of the SDK's code,
     // compiled on every run.
-    const getClient = (): Messages =>
-        (client ??= new Messages(new BaseAnthropic(sdkClientOptions(endpoint))));
+    const getClient = (): Messages => (client ??= new Messages(getBase()));
+    const errors: DirectPostErrors = {
+        aborted: () => new sdkErrors.APIUserAbortError(),
+        timedOut: () => new sdkErrors.APIConnectionTimeoutError(),
+        connection: (cause) => new sdkErrors.APIConnectionError({ cause }),
+        status: (status, body, message, headers) =>
+            getBase().statusError(status, body, message, headers),
+    };
+    // Without a key the SDK resolves credentials itself (profiles, tokens).
+    const direct = endpoint.apiKey !== "" && directPostApplies(SDK_ENV);
+    const send = (params: MessageCreateParamsStreaming, signal: AbortSignal) =>
+        direct
+            ? postDirect({
+                  endpoint,
+                  defaultBaseUrl: "https://api.anthropic.com",
+                  path: "/v1/messages",
+                  headers: {
+                      ...stainlessHeaders(SDK_VERSION, requestTimeoutMs(endpoint)),
+                      "user-agent": `Anthropic/JS ${SDK_VERSION}`,
+                      "anthropic-version": ANTHROPIC_VERSION,
+                      authorization: `Bearer ${endpoint.apiKey}`,
+                  },
+                  body: params,
+                  signal,
+                  errors,
+              })
+            : getClient().create(params, { signal }).asResponse();
     return {
         api: "anthropic",
-        stream: (request, signal) => streamMessages(getClient, request, signal),
+        stream: (request, signal) => streamMessages(send, request, signal),
     };
 }
 
+/** The API version this SDK release sends (test/providers/direct-post-headers.test.ts checks it). */
+const ANTHROPIC_VERSION = "2026-10-21";
+
 function streamMessages(
-    getClient: () => Messages,
+    send: (
+        params: MessageCreateParamsStreaming,
+        signal: AbortSignal
+    ) => Promise<Response | IncomingMessage>,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
@@ -63,7 +121,7 @@ function streamMessages(
     return streamSse<RawMessageStreamEvent>({
         label: LABEL,
         signal,
-        send: () => getClient().create(buildParams(request), { signal }).asResponse(),
+        send: () => send(buildParams(request), signal),
         state: {
             blocks: state.blocks,
             usage: state.usage,

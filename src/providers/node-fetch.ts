@@ -103,23 +103,26 @@ export function claimNodeBody(response: Response): IncomingMessage | undefined {
     return body.res;
 }
 
-export function nodeFetch(
-    input: string | URL | Request,
-    init: RequestInit = {}
-): Promise<Response> {
-    const body = bufferBody(init.body);
-    const isRequest = typeof input === "object" && !(input instanceof URL);
-    if (body === undefined || isRequest) return fetch(input, init);
-    const url = new URL(String(input));
-    const agent = agents[url.protocol as keyof typeof agents];
-    if (!agent) return fetch(input, init);
-    const signal = init.signal ?? undefined;
-    return new Promise<Response>((resolve, reject) => {
+export interface NodeRequest {
+    method: string;
+    headers: Record<string, string>;
+    body: Buffer | null;
+    signal?: AbortSignal;
+}
+
+/**
+ * Sends one request on node:http (through the proxy, if any) and resolves
+ * with the response once its headers arrive. Rejects like `fetch`: an
+ * AbortError, or `TypeError("fetch failed")` with the network error as cause.
+ */
+export function sendNodeRequest(url: URL, init: NodeRequest): Promise<IncomingMessage> {
+    const { signal, body } = init;
+    return new Promise<IncomingMessage>((resolve, reject) => {
         if (signal?.aborted) {
             reject(abortError());
             return;
         }
-        const headers = headerRecord(init.headers);
+        const headers = init.headers;
         if (body) headers["content-length"] = String(body.length);
         const proxy = proxyFor(url, process.env);
         if (!proxy.ok) {
@@ -131,33 +134,20 @@ export function nodeFetch(
             : {
                   transport: url.protocol === "https:" ? https : http,
                   url,
-                  options: { headers, agent },
+                  options: { headers, agent: agents[url.protocol as keyof typeof agents] },
               };
-        const request = route.transport.request(
-            route.url,
-            { method: init.method ?? "GET", ...route.options },
-            (res) => {
-                const responseHeaders = new Headers();
-                const raw = res.rawHeaders;
-                for (let i = 0; i + 1 < raw.length; i += 2)
-                    responseHeaders.append(raw[i]!, raw[i + 1]!);
-                const status = res.statusCode ?? 500;
-                const noBody = status === 204 || status === 304 || init.method === "HEAD";
-                if (noBody) res.resume();
-                const body = noBody ? null : lazyBody(res);
-                signal?.addEventListener("abort", () => res.destroy(abortError()), { once: true });
-                const response = new Response(body?.stream ?? null, {
-                    status,
-                    statusText: res.statusMessage ?? "",
-                    headers: responseHeaders,
-                });
-                if (body) nodeBodies.set(response, body);
-                resolve(response);
-            }
-        );
         const onAbort = (): void => {
             request.destroy(abortError());
         };
+        const request = route.transport.request(
+            route.url,
+            { method: init.method, ...route.options },
+            (res) => {
+                signal?.removeEventListener("abort", onAbort);
+                signal?.addEventListener("abort", () => res.destroy(abortError()), { once: true });
+                resolve(res);
+            }
+        );
         signal?.addEventListener("abort", onAbort, { once: true });
         request.on("error", (error) => {
             signal?.removeEventListener("abort", onAbort);
@@ -168,6 +158,40 @@ export function nodeFetch(
             );
         });
         request.end(body ?? undefined);
+    });
+}
+
+export function nodeFetch(
+    input: string | URL | Request,
+    init: RequestInit = {}
+): Promise<Response> {
+    const body = bufferBody(init.body);
+    const isRequest = typeof input === "object" && !(input instanceof URL);
+    if (body === undefined || isRequest) return fetch(input, init);
+    const url = new URL(String(input));
+    if (!(url.protocol in agents)) return fetch(input, init);
+    const method = init.method ?? "GET";
+    const request = sendNodeRequest(url, {
+        method,
+        headers: headerRecord(init.headers),
+        body,
+        signal: init.signal ?? undefined,
+    });
+    return request.then((res) => {
+        const responseHeaders = new Headers();
+        const raw = res.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
+        const status = res.statusCode ?? 500;
+        const noBody = status === 204 || status === 304 || method === "HEAD";
+        if (noBody) res.resume();
+        const lazy = noBody ? null : lazyBody(res);
+        const response = new Response(lazy?.stream ?? null, {
+            status,
+            statusText: res.statusMessage ?? "",
+            headers: responseHeaders,
+        });
+        if (lazy) nodeBodies.set(response, lazy);
+        return response;
     });
 }
 

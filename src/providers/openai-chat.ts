@@ -4,6 +4,7 @@
  * this file.
  */
 
+import type { IncomingMessage } from "node:http";
 import OpenAI from "openai";
 import type {
     ChatCompletionChunk,
@@ -14,7 +15,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { sdkClientOptions } from "./node-fetch";
+import { openAISender } from "./openai-direct";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
@@ -42,21 +43,28 @@ import type {
 
 const LABEL = "OpenAI-compatible API";
 
+type SendChat = (
+    params: ChatCompletionCreateParamsStreaming,
+    signal: AbortSignal
+) => Promise<Response | IncomingMessage>;
+
 export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
-    let client: OpenAI | undefined;
-    const getClient = (): OpenAI =>
-        (client ??= new OpenAI(
-            // Local servers ignore the key, but the SDK requires a non-empty one.
-            sdkClientOptions(endpoint, endpoint.apiKey || "not-needed")
-        ));
+    const send: SendChat = openAISender(
+        endpoint,
+        // Local servers ignore the key, but the SDK requires a non-empty one.
+        endpoint.apiKey || "not-needed",
+        "/chat/completions",
+        (client, params: ChatCompletionCreateParamsStreaming, signal) =>
+            client.chat.completions.create(params, { signal }).asResponse()
+    );
     return {
         api: "openai-chat",
-        stream: (request, signal) => streamChat(getClient, request, signal),
+        stream: (request, signal) => streamChat(send, request, signal),
     };
 }
 
 function streamChat(
-    getClient: () => OpenAI,
+    send: SendChat,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
@@ -65,8 +73,7 @@ function streamChat(
     return streamSse<ChatCompletionChunk>({
         label: LABEL,
         signal,
-        send: () =>
-            getClient().chat.completions.create(buildParams(request), { signal }).asResponse(),
+        send: () => send(buildParams(request), signal),
         state: {
             blocks: state.blocks,
             usage: state.usage,

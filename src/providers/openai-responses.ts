@@ -3,6 +3,7 @@
  * as encrypted items). SDK types stay in this file.
  */
 
+import type { IncomingMessage } from "node:http";
 import OpenAI from "openai";
 import type {
     FunctionTool,
@@ -15,7 +16,7 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { sdkClientOptions } from "./node-fetch";
+import { openAISender } from "./openai-direct";
 import { classifyError, classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import type { ClassifyContext } from "./errors";
@@ -44,17 +45,27 @@ import type {
 
 const LABEL = "OpenAI API";
 
+type SendResponses = (
+    params: ResponseCreateParamsStreaming,
+    signal: AbortSignal
+) => Promise<Response | IncomingMessage>;
+
 export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provider {
-    let client: OpenAI | undefined;
-    const getClient = (): OpenAI => (client ??= new OpenAI(sdkClientOptions(endpoint)));
+    const send: SendResponses = openAISender(
+        endpoint,
+        endpoint.apiKey,
+        "/responses",
+        (client, params: ResponseCreateParamsStreaming, signal) =>
+            client.responses.create(params, { signal }).asResponse()
+    );
     return {
         api: "openai-responses",
-        stream: (request, signal) => streamResponses(getClient, request, signal),
+        stream: (request, signal) => streamResponses(send, request, signal),
     };
 }
 
 function streamResponses(
-    getClient: () => OpenAI,
+    send: SendResponses,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
@@ -63,7 +74,7 @@ function streamResponses(
     return streamSse<ResponseStreamEvent>({
         label: LABEL,
         signal,
-        send: () => getClient().responses.create(buildParams(request), { signal }).asResponse(),
+        send: () => send(buildParams(request), signal),
         state: {
             blocks: state.blocks,
             usage: state.usage,

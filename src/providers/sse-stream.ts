@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import { IncomingMessage } from "node:http";
 import {
     cancelledError,
     classifyStreamErrorBody,
@@ -37,8 +37,12 @@ export interface StreamAccumulator<E> {
 export interface SseStreamOptions<E> {
     label: string;
     signal: AbortSignal;
-    /** Sends the request through the SDK (typed HTTP errors) and returns the raw response. */
-    send: () => Promise<Response>;
+    /**
+     * Sends the request and returns the raw 2xx response: through the SDK (a
+     * `Response`) or straight on node:http (`direct-post.ts`). Errors are the
+     * SDK's classes either way.
+     */
+    send: () => Promise<Response | IncomingMessage>;
     state: StreamAccumulator<E>;
     /** The API event in one SSE message: null to skip it, `{ streamError }` when it reports an error. */
     decode: (sse: SseEvent) => E | null | { streamError: StreamErrorBody };
@@ -64,11 +68,15 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
             return;
         }
         const response = await options.send();
-        if (!response.body) throw new Error("the response has no body");
-        const node = claimNodeBody(response);
-        const batches = node
-            ? readNodeSseBatches(node, signal)
-            : untilAborted(readSseBatches(response.body), signal);
+        let batches: AsyncIterable<SseEvent[]>;
+        if (response instanceof IncomingMessage) batches = readNodeSseBatches(response, signal);
+        else {
+            if (!response.body) throw new Error("the response has no body");
+            const node = claimNodeBody(response);
+            batches = node
+                ? readNodeSseBatches(node, signal)
+                : untilAborted(readSseBatches(response.body), signal);
+        }
         for await (const batch of batches) {
             const out: StreamEvent[] = [];
             for (const sse of batch) {

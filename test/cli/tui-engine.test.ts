@@ -53,7 +53,7 @@ async function start(
 ): Promise<{ engine: TuiEngine; handle: SessionHandle }> {
     const args = parseCliArgs(["--path", repo]);
     if (!args.ok) throw new Error(args.error);
-    const prepared = prepareSession(args.args, () => undefined);
+    const prepared = await prepareSession(args.args, () => undefined);
     if (!prepared.ok) throw new Error(prepared.error);
     handle = await startSession(prepared, {
         version: "test",

@@ -75,7 +75,7 @@ const SUMMARY = JSON.stringify({
 async function conversation(exchanges: number): Promise<SessionHandle> {
     const args = parseCliArgs(["--path", repo]);
     if (!args.ok) throw new Error(args.error);
-    const prepared = prepareSession(args.args, () => undefined);
+    const prepared = await prepareSession(args.args, () => undefined);
     if (!prepared.ok) throw new Error(prepared.error);
     const handle = await startSession(prepared, {
         version: "test",

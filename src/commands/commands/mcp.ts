@@ -1,4 +1,4 @@
-import { configFilePath } from "../../storage/config";
+import { userConfigPath } from "../../storage/settings/plain-load";
 import type { CommandDefinition } from "../types";
 
 export const mcpCommand: CommandDefinition = {
@@ -11,7 +11,7 @@ export const mcpCommand: CommandDefinition = {
         if (servers.length === 0) {
             return {
                 // The file North reads here, NORTH_CONFIG_DIR and XDG_CONFIG_HOME included.
-                message: `No MCP servers. Add them to .mcp.json (project) or mcpServers in ${configFilePath()}.`,
+                message: `No MCP servers. Add them to .mcp.json (project) or mcpServers in ${userConfigPath()}.`,
             };
         }
         const lines = servers.map((s) => {

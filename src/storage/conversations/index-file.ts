@@ -28,20 +28,38 @@ export interface IndexRecord extends ConversationSummary {
 const INDEX_FORMAT = "north-conversation-index";
 const INDEX_VERSION = 1;
 
-const recordSchema = lazyValue(() =>
-    z.object({
-        id: z.string(),
-        repoRoot: z.string(),
-        repoHash: z.string(),
-        model: z.string(),
-        firstPrompt: z.string().nullable(),
-        createdAt: z.string(),
-        updatedAt: z.string(),
-        messageCount: z.number().int().nonnegative(),
-        logBytes: z.number().int().nonnegative(),
-        forkedFrom: z.string().optional(),
-    })
-);
+const RECORD_STRINGS = ["id", "repoRoot", "repoHash", "model", "createdAt", "updatedAt"] as const;
+
+function isCount(value: unknown): value is number {
+    return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * One index record checked field by field, unknown fields dropped; undefined
+ * when malformed. Hand-written rather than a schema: the index holds every
+ * conversation ever saved and is re-read on each write.
+ */
+function parseRecord(value: unknown): IndexRecord | undefined {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const v = value as Record<string, unknown>;
+    for (const key of RECORD_STRINGS) if (typeof v[key] !== "string") return undefined;
+    if (v.firstPrompt !== null && typeof v.firstPrompt !== "string") return undefined;
+    if (!isCount(v.messageCount) || !isCount(v.logBytes)) return undefined;
+    if (v.forkedFrom !== undefined && typeof v.forkedFrom !== "string") return undefined;
+    const record: IndexRecord = {
+        id: v.id as string,
+        repoRoot: v.repoRoot as string,
+        repoHash: v.repoHash as string,
+        model: v.model as string,
+        firstPrompt: v.firstPrompt,
+        createdAt: v.createdAt as string,
+        updatedAt: v.updatedAt as string,
+        messageCount: v.messageCount,
+        logBytes: v.logBytes,
+    };
+    if (v.forkedFrom !== undefined) record.forkedFrom = v.forkedFrom;
+    return record;
+}
 
 const indexSchema = lazyValue(() =>
     z.object({
@@ -74,8 +92,8 @@ export function readIndex(path: string): IndexRead {
     const records = new Map<string, IndexRecord>();
     let dropped = false;
     for (const [id, value] of Object.entries(parsed.data.conversations)) {
-        const record = recordSchema().safeParse(value);
-        if (record.success && record.data.id === id) records.set(id, record.data);
+        const record = parseRecord(value);
+        if (record?.id === id) records.set(id, record);
         else dropped = true;
     }
     return { status: dropped ? "corrupt" : "ok", records };

@@ -22,7 +22,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "../paths";
 import type { TrustGatedFile } from "../trust";
+import { mergeLayers, userConfigPath } from "./plain-load";
 import { type Settings, type SettingsKey, type SettingsScope, validateSettings } from "./schema";
+
+export { mergeLayers, userConfigPath } from "./plain-load";
 
 type Env = Record<string, string | undefined>;
 
@@ -93,10 +96,6 @@ export interface LoadedSettings {
 export type UserSettingsResult =
     | { ok: true; layers: SettingsLayer[]; warnings: string[]; path: string }
     | { ok: false; error: string; path: string };
-
-export function userConfigPath(env: Env = process.env): string {
-    return join(configDir(env), "config.json");
-}
 
 function parseText(
     text: string,
@@ -204,24 +203,6 @@ export function parseProjectLayers(
         addLayer(layers, warnings, parseLayer(text, join(repoRoot, file), kind, keys));
     }
     return { layers, warnings };
-}
-
-/** Merges layers given lowest first: later values win, `allowedCommands` add up. */
-export function mergeLayers(layers: readonly SettingsLayer[]): Settings {
-    const merged: Record<string, unknown> = {};
-    const commands: string[] = [];
-    for (const { settings } of layers) {
-        for (const [key, value] of Object.entries(settings)) {
-            // Each file's hooks run and each file's permission rules keep their source.
-            if (key === "hooks" || key === "$schema" || key === "permissions") continue;
-            if (key === "allowedCommands") {
-                for (const command of value as string[])
-                    if (!commands.includes(command)) commands.push(command);
-            } else merged[key] = value;
-        }
-    }
-    if (commands.length > 0) merged.allowedCommands = commands;
-    return merged as Settings;
 }
 
 export function approvalsOf(merged: Settings): StandingApprovals {

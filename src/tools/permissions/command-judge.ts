@@ -19,11 +19,7 @@ import {
 import { findHiddenCharacter } from "./command-words";
 import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
 
-/** null when `pattern` (the text inside Bash(...)) is valid, else a one-line error. */
-export function validateCommandPattern(pattern: string): string | null {
-    const parsed = parseCommandPattern(pattern);
-    return typeof parsed === "string" ? parsed : null;
-}
+export { validateCommandPattern } from "./command-patterns";
 
 function compile(patterns: readonly string[]): CommandPattern[] {
     return patterns.flatMap((pattern) => {

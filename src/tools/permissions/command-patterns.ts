@@ -84,6 +84,12 @@ export function parseCommandPattern(source: string): CommandPattern | string {
     return { source: text, alternatives: [elements], wholeCommand };
 }
 
+/** null when `pattern` (the text inside Bash(...)) is valid, else a one-line error. */
+export function validateCommandPattern(pattern: string): string | null {
+    const parsed = parseCommandPattern(pattern);
+    return typeof parsed === "string" ? parsed : null;
+}
+
 function isSpace(element: PatternElement | SubjectElement | undefined): boolean {
     return element === " " || element === WORD_SPACE;
 }

@@ -1,0 +1,73 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+// What the chat loads before its first frame: the interactive command's chunk and the UI's,
+// with every chunk they import statically (an `import()` loads later, so it is not followed).
+// Each source file is named by the chunks' source maps, so the check holds however esbuild
+// groups modules into chunks.
+const CHUNKS = fileURLToPath(new URL("../../dist/chunks/", import.meta.url));
+
+function entryChunk(prefix: string): string {
+    const found = readdirSync(CHUNKS).find(
+        (file) => file.startsWith(`${prefix}-`) && file.endsWith(".js")
+    );
+    if (!found) throw new Error(`dist/chunks has no ${prefix}-*.js: run the build first`);
+    return found;
+}
+
+function staticClosure(entries: readonly string[]): Set<string> {
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        const code = readFileSync(join(CHUNKS, file), "utf8");
+        // Minified static imports: `import{a as b}from"./chunk-X.js"` or `import"./chunk-X.js"`.
+        for (const match of code.matchAll(/(?:\bfrom|\bimport)\s*"\.\/([\w.-]+\.js)"/g))
+            visit(match[1]!);
+    };
+    entries.forEach(visit);
+    return seen;
+}
+
+function sourcesOf(chunks: Iterable<string>): string[] {
+    return [...chunks].flatMap((file) => {
+        const map = JSON.parse(readFileSync(join(CHUNKS, `${file}.map`), "utf8")) as {
+            sources: string[];
+        };
+        return map.sources.map((source) => source.replace(/^(\.\.\/)+/, ""));
+    });
+}
+
+describe("what the chat loads before its first frame", () => {
+    const sources = sourcesOf(
+        staticClosure([entryChunk("interactive-command"), entryChunk("run-app")])
+    );
+
+    it("includes the session setup and the UI (the walk follows the chunks' imports)", () => {
+        expect(sources).toContain("src/cli/session-setup.ts");
+        expect(sources).toContain("src/tools/permissions/command-patterns.ts");
+        expect(sources).toContain("src/ui/app.tsx");
+        expect(sources.some((source) => source.includes("node_modules/ink/"))).toBe(true);
+    });
+
+    it("leaves out zod, the command judge, the permission rules, the conversation store and the engine", () => {
+        const heavy = sources.filter(
+            (source) =>
+                /^src\/tools\/permissions\/(command-judge|command-analysis|bash-parser|rules)\.ts$/.test(
+                    source
+                ) ||
+                source.includes("node_modules/picomatch/") ||
+                source.includes("node_modules/zod/") ||
+                source.includes("node_modules/web-tree-sitter/") ||
+                /^src\/storage\/conversations(\.ts|\/replay\.ts|\/log\.ts)$/.test(source) ||
+                source === "src/cli/conversation-wiring.ts" ||
+                source === "src/cli/permission-wiring.ts" ||
+                source === "src/cli/engine-entry.ts" ||
+                source === "src/agent/session.ts" ||
+                source.includes("node_modules/@anthropic-ai/")
+        );
+        expect(heavy).toEqual([]);
+    });
+});

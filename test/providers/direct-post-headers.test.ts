@@ -1,0 +1,212 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import * as anthropicErrors from "@anthropic-ai/sdk/error";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAnthropicProvider } from "../../src/providers/anthropic";
+import { classifyError } from "../../src/providers/errors";
+import { sdkClientOptions } from "../../src/providers/node-fetch";
+import { createOpenAIChatProvider } from "../../src/providers/openai-chat";
+import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses";
+import type { ProviderEndpoint } from "../../src/providers/types";
+import { collect, errorOf, request } from "./helpers";
+
+interface Recorded {
+    url: string;
+    headers: http.IncomingHttpHeaders;
+    body: unknown;
+}
+
+// Every request is answered with the same 400, so both paths end in the SDK's status error.
+const ERROR_BODY = {
+    type: "error",
+    error: { type: "invalid_request_error", message: "max_tokens: too large" },
+};
+
+let server: http.Server;
+let baseUrl: string;
+const recorded: Recorded[] = [];
+
+beforeAll(async () => {
+    server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+            recorded.push({
+                url: req.url ?? "",
+                headers: req.headers,
+                body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown,
+            });
+            res.writeHead(400, { "content-type": "application/json", "request-id": "req_1" });
+            res.end(JSON.stringify(ERROR_BODY));
+        });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function endpoint(api: ProviderEndpoint["api"], path = ""): ProviderEndpoint {
+    return {
+        api,
+        baseUrl: baseUrl + path,
+        apiKey: "sk-test-key",
+        headers: { "X-Custom-Header": "custom-value" },
+        timeoutMs: 90_000,
+    };
+}
+
+/** The SDK's request and North's direct one for the same call: same URL, headers and body. */
+async function compare(
+    viaSdk: (signal: AbortSignal) => Promise<unknown>,
+    sdkErrors: Parameters<typeof classifyError>[1]["sdk"],
+    viaNorth: () => ReturnType<typeof collect>
+): Promise<void> {
+    recorded.length = 0;
+    const sdkError = await viaSdk(new AbortController().signal).then(
+        () => undefined,
+        (error: unknown) => error
+    );
+    const northError = errorOf(await viaNorth()).error;
+    expect(recorded).toHaveLength(2);
+    const [sdk, north] = recorded as [Recorded, Recorded];
+    expect(north.url).toBe(sdk.url);
+    expect(north.body).toEqual(sdk.body);
+    expect(north.headers).toEqual(sdk.headers);
+    expect(north.headers["x-custom-header"]).toBe("custom-value");
+    expect(north.headers["authorization"]).toBe("Bearer sk-test-key");
+    expect(northError).toEqual(classifyError(sdkError, { label: northLabel, sdk: sdkErrors }));
+    expect(northError).toMatchObject({ kind: "bad_request", status: 400 });
+}
+
+let northLabel = "";
+
+describe("requests sent without the SDK's fetch", () => {
+    it("Anthropic: the same headers, body and error as the SDK", async () => {
+        northLabel = "Anthropic API";
+        const ep = endpoint("anthropic");
+        const params = {
+            model: "test-model",
+            max_tokens: 1024,
+            messages: [
+                {
+                    role: "user" as const,
+                    content: [
+                        {
+                            type: "text" as const,
+                            text: "Hi",
+                            cache_control: { type: "ephemeral" as const },
+                        },
+                    ],
+                },
+            ],
+            system: [
+                {
+                    type: "text" as const,
+                    text: "You are a test.",
+                    cache_control: { type: "ephemeral" as const },
+                },
+            ],
+            stream: true as const,
+        };
+        await compare(
+            (signal) =>
+                new Messages(new BaseAnthropic(sdkClientOptions(ep)))
+                    .create(params, { signal })
+                    .asResponse(),
+            anthropicErrors,
+            () => collect(createAnthropicProvider(ep), request())
+        );
+    });
+
+    it("OpenAI Responses: the same headers, body and error as the SDK", async () => {
+        northLabel = "OpenAI API";
+        const ep = endpoint("openai-responses", "/v1");
+        const provider = createOpenAIResponsesProvider(ep);
+        recorded.length = 0;
+        await collect(provider, request());
+        const params = recorded[0]!.body as OpenAI.Responses.ResponseCreateParamsStreaming;
+        await compare(
+            (signal) =>
+                new OpenAI(sdkClientOptions(ep)).responses.create(params, { signal }).asResponse(),
+            OpenAI,
+            () => collect(provider, request())
+        );
+    });
+
+    it("OpenAI Chat Completions: the same headers, body and error as the SDK", async () => {
+        northLabel = "OpenAI-compatible API";
+        const ep = endpoint("openai-chat", "/v1");
+        const provider = createOpenAIChatProvider(ep);
+        recorded.length = 0;
+        await collect(provider, request());
+        const params = recorded[0]!.body as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+        await compare(
+            (signal) =>
+                new OpenAI(sdkClientOptions(ep)).chat.completions
+                    .create(params, { signal })
+                    .asResponse(),
+            OpenAI,
+            () => collect(provider, request())
+        );
+    });
+});
+
+describe("failures before the response, on the direct path", () => {
+    let silent: http.Server;
+    let silentUrl: string;
+    beforeAll(async () => {
+        // Accepts requests and never answers.
+        silent = http.createServer(() => undefined);
+        await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+        silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+        silent.closeAllConnections();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+
+    it("a server that never answers is a retryable timeout", async () => {
+        const provider = createAnthropicProvider({
+            api: "anthropic",
+            baseUrl: silentUrl,
+            apiKey: "sk-test-key",
+            timeoutMs: 50,
+        });
+        const error = errorOf(await collect(provider, request())).error;
+        expect(error).toMatchObject({ kind: "timeout", retryable: true });
+    });
+
+    it("cancelling while waiting for the answer reports a cancel", async () => {
+        const provider = createOpenAIResponsesProvider({
+            api: "openai-responses",
+            baseUrl: silentUrl,
+            apiKey: "sk-test-key",
+        });
+        const controller = new AbortController();
+        const collecting = collect(provider, request(), controller.signal);
+        // Abort once the request reached the server.
+        await new Promise<void>((resolve) => silent.once("request", () => resolve()));
+        controller.abort();
+        expect(errorOf(await collecting).error.kind).toBe("cancelled");
+    });
+
+    it("a refused connection is a retryable network error", async () => {
+        const closed = http.createServer();
+        await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+        const port = (closed.address() as AddressInfo).port;
+        await new Promise<void>((resolve) => closed.close(() => resolve()));
+        const provider = createOpenAIChatProvider({
+            api: "openai-chat",
+            baseUrl: `http://127.0.0.1:${port}/v1`,
+            apiKey: "",
+        });
+        const error = errorOf(await collect(provider, request())).error;
+        expect(error).toMatchObject({ kind: "network", retryable: true });
+    });
+});
