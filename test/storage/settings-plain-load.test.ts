@@ -75,10 +75,15 @@ const SAMPLES: unknown[] = [
 ];
 
 describe("reading the user's settings without zod", () => {
-    it("covers only user keys of schema.ts", () => {
+    it("covers exactly the user keys of schema.ts (a new one would load zod before the chat's first frame)", () => {
         for (const key of Object.keys(PLAIN_USER_KEYS)) {
             expect(SETTINGS_KEYS[key as SettingsKey]?.scopes).toContain("user");
         }
+        const userKeys = Object.entries(SETTINGS_KEYS)
+            .filter(([, spec]) => (spec.scopes as readonly string[]).includes("user"))
+            .map(([key]) => key)
+            .sort();
+        expect(Object.keys(PLAIN_USER_KEYS).sort()).toEqual(userKeys);
     });
 
     it("accepts only values the full check accepts without a word, with the same result", () => {
