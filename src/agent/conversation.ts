@@ -131,21 +131,12 @@ export class Conversation {
         return `req-${++this.requests}`;
     }
 
-    /** Adds a response's usage to the totals; returns its cost (null without a price). */
-    addUsage(usage: Usage): number | null {
-        const cost = calculateCost(this.current.pricing, usage);
-        this.totalUsage = addUsage(this.totalUsage, usage);
-        this.totalCostUsd =
-            this.totalCostUsd === null || cost === null ? null : this.totalCostUsd + cost;
-        this.usageSink?.({ model: this.current, usage, costUsd: cost });
-        return cost;
-    }
-
     /**
-     * A subagent's response: priced by the model that answered it and added to
-     * this conversation's totals and usage sink.
+     * Adds a response's usage to the totals and the usage sink, priced by the
+     * model that answered it (a subagent's may differ); returns its cost (null
+     * without a price).
      */
-    addChildUsage(model: ModelInfo, usage: Usage): number | null {
+    addUsage(usage: Usage, model: ModelInfo = this.current): number | null {
         const cost = calculateCost(model.pricing, usage);
         this.totalUsage = addUsage(this.totalUsage, usage);
         this.totalCostUsd =

@@ -240,7 +240,7 @@ export function createSubagents(options: SubagentOptions): {
             model,
             emit,
             usageSink: ({ model: answered, usage }) => {
-                const cost = parent.conversation.addChildUsage(answered, usage);
+                const cost = parent.conversation.addUsage(usage, answered);
                 if (!parentRun) return;
                 parentRun.usage = addUsage(parentRun.usage, usage);
                 parentRun.costUsd =

@@ -45,16 +45,27 @@ async function head(path: string, length: number): Promise<Buffer> {
     }
 }
 
+/** The size of the file at `absPath` when it is a raster image (from its first bytes), else undefined. Throws on read errors. */
+async function sniffImageFile(absPath: string): Promise<{ size: number } | undefined> {
+    const info = await stat(absPath);
+    if (!info.isFile()) return undefined;
+    const first = await head(absPath, 1024);
+    if (!sniffImageType(first) || looksLikeSvg(first)) return undefined;
+    return { size: info.size };
+}
+
 /** An image block for the file at `absPath`, a refusal, or `not_image`. Throws on read errors. */
 export async function loadImageFile(absPath: string): Promise<ImageLoad> {
-    const info = await stat(absPath);
-    if (!info.isFile()) return { kind: "not_image" };
-    const first = await head(absPath, 1024);
-    if (!sniffImageType(first) || looksLikeSvg(first)) return { kind: "not_image" };
-    if (info.size > MAX_IMAGE_FILE_BYTES) {
+    const sniffed = await sniffImageFile(absPath);
+    return sniffed ? fitImageFile(absPath, sniffed.size) : { kind: "not_image" };
+}
+
+/** Reads an image file of `size` bytes and fits it to the providers' limits, or refuses it. */
+async function fitImageFile(absPath: string, size: number): Promise<ImageLoad> {
+    if (size > MAX_IMAGE_FILE_BYTES) {
         return {
             kind: "refused",
-            reason: `the image is ${formatImageBytes(info.size)}; North sends images up to ${formatImageBytes(MAX_IMAGE_FILE_BYTES)} on disk`,
+            reason: `the image is ${formatImageBytes(size)}; North sends images up to ${formatImageBytes(MAX_IMAGE_FILE_BYTES)} on disk`,
         };
     }
     const fit = await fitImage(await readFile(absPath));
@@ -107,17 +118,21 @@ export async function loadAttachedImages(
         const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
         let load: ImageLoad;
         try {
-            load = await loadImageFile(abs);
+            const sniffed = await sniffImageFile(abs);
+            if (!sniffed) continue;
+            result.handled.add(path);
+            // A denied image is never read past the bytes that tell it is an image.
+            const rule = readDenial?.(abs);
+            if (rule !== undefined) {
+                onDenied?.(path, rule);
+                continue;
+            }
+            load = await fitImageFile(abs, sniffed.size);
         } catch {
+            result.handled.delete(path);
             continue; // missing or unreadable: the text loader reports it
         }
         if (load.kind === "not_image") continue;
-        result.handled.add(path);
-        const rule = readDenial?.(abs);
-        if (rule !== undefined) {
-            onDenied?.(path, rule);
-            continue;
-        }
         if (load.kind === "refused") result.refused.push({ path, reason: load.reason });
         else {
             result.images.push(load.block);

@@ -24,13 +24,6 @@ export function refuseDeniedRead(
     return null;
 }
 
-/** Keeps the repo-relative paths a denied-read rule does not cover. */
-export function withoutDeniedPaths(ctx: ToolContext, relPaths: readonly string[]): string[] {
-    const denial = ctx.readDenial;
-    if (!denial) return [...relPaths];
-    return relPaths.filter((rel) => denial(path.join(ctx.repoRoot, rel)) === undefined);
-}
-
 /** Whether one repo-relative path may be read (for walks that filter as they go). */
 export function isReadableRel(ctx: ToolContext, relPath: string): boolean {
     return ctx.readDenial?.(path.join(ctx.repoRoot, relPath)) === undefined;

@@ -114,6 +114,12 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         (engine) => commands.addCustomCommands(engine.customCommands),
         () => undefined
     );
+    const noticeDeniedAttachment = (path: string, rule: string): void =>
+        store.dispatch({
+            type: "notice",
+            level: "warning",
+            text: `not attached: reading ${path} is denied by the permission rule ${rule}`,
+        });
     const controller = createAppController({
         record,
         session,
@@ -128,11 +134,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 readDenial: (absPath) => engine?.readDenial(absPath),
                 onDenied: (path, rule) => {
                     deniedPaths.add(path);
-                    store.dispatch({
-                        type: "notice",
-                        level: "warning",
-                        text: `not attached: reading ${path} is denied by the permission rule ${rule}`,
-                    });
+                    noticeDeniedAttachment(path, rule);
                 },
             });
             const loaded = new Set(files.map((f) => f.path));
@@ -153,12 +155,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 options.repoRoot,
                 paths,
                 (absPath) => engine?.readDenial(absPath),
-                (path, rule) =>
-                    store.dispatch({
-                        type: "notice",
-                        level: "warning",
-                        text: `not attached: reading ${path} is denied by the permission rule ${rule}`,
-                    })
+                noticeDeniedAttachment
             );
             for (const { path, note } of loaded.scaled)
                 store.dispatch({ type: "notice", level: "info", text: `${path}: ${note}` });

@@ -70,7 +70,7 @@ export type SettingsScope = "user" | "project";
 
 interface KeySpec {
     /** A function builds the schema on first use: zod's constructors are slow at start-up. */
-    schema: z.ZodType | (() => z.ZodType);
+    schema: () => z.ZodType;
     scopes: readonly SettingsScope[];
 }
 
@@ -122,13 +122,11 @@ export type SettingsKey = keyof typeof SETTINGS_KEYS;
 
 /** One file's settings, validated: only known keys of its layer, with good values. */
 export type Settings = {
-    -readonly [K in SettingsKey]?: z.infer<SchemaOf<(typeof SETTINGS_KEYS)[K]["schema"]>>;
+    -readonly [K in SettingsKey]?: z.infer<ReturnType<(typeof SETTINGS_KEYS)[K]["schema"]>>;
 };
 
-type SchemaOf<S> = S extends () => infer T ? T : S;
-
 function schemaOf(spec: KeySpec): z.ZodType {
-    return typeof spec.schema === "function" ? spec.schema() : spec.schema;
+    return spec.schema();
 }
 
 /** A problem with one file: `fatal` ones make a user file unusable (bad values). */

@@ -56,12 +56,6 @@ export function getBashParser(): Promise<Parser> {
     return loading;
 }
 
-/** Parses a script into its syntax tree's root; the caller must not keep nodes past `use`. */
-export async function withBashTree<T>(script: string, use: (root: SyntaxNode) => T): Promise<T> {
-    const parser = await getBashParser();
-    return withParsedTree(parser, script, use);
-}
-
 /** Synchronous parse with an already-loaded parser (nested `bash -c` scripts). */
 export function withParsedTree<T>(parser: Parser, script: string, use: (root: SyntaxNode) => T): T {
     const tree = parser.parse(script);

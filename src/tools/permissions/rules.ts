@@ -289,8 +289,15 @@ export class PermissionRules {
 
     /** The deny rule that keeps `absPath` from being read, if any. */
     readDenial(absPath: string): string | undefined {
-        const found = this.forPath("read", absPath);
-        return found?.decision === "deny" ? found.rule.text : undefined;
+        // Called for every file a walk visits: only deny rules can answer, so only they are tried.
+        return this.rules.find(
+            (r) =>
+                r.kind === "deny" &&
+                r.active() &&
+                r.target.type === "path" &&
+                r.target.access === "read" &&
+                r.target.matches(absPath)
+        )?.text;
     }
 
     /** The `Bash(...)` patterns in force, for the command judge. */

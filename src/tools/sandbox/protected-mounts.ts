@@ -57,8 +57,9 @@ export function protectedMounts(root: string): string[] {
         const dir = isDirectory(abs);
         if (name.toLowerCase() === ".git") {
             if (!dir) continue; // a worktree's pointer file; its real git dir is elsewhere
+            const gitEntries = entriesOf(abs);
             for (const entry of GIT_CONFIG_ENTRIES) {
-                if (entriesOf(abs).includes(entry)) add(join(abs, entry));
+                if (gitEntries.includes(entry)) add(join(abs, entry));
             }
             continue;
         }
