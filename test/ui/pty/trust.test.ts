@@ -16,7 +16,8 @@ import {
     startNorthSession,
 } from "../../kit/pty";
 
-const TIMEOUT = 40_000;
+// Three launches, a trusted hook and MCP server: generous for a loaded machine.
+const TIMEOUT = 90_000;
 
 let session: NorthPtySession | undefined;
 let extra: PtyNorth | undefined;
