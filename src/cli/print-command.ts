@@ -23,7 +23,6 @@ import {
     createMessageApprovals,
     driveStreamInput,
 } from "../headless/stream-input";
-import { createInterface } from "node:readline";
 import type { RunResult } from "../agent/events";
 import { createProfileStore } from "../storage/profile";
 import { dataDir } from "../storage/paths";
@@ -234,8 +233,12 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         controller.abort();
         stdinLines?.close();
     };
+    // Loaded only for stream-json input: a text run never reads lines from stdin.
     const stdinLines = streamInput
-        ? createInterface({ input: process.stdin, crlfDelay: Infinity })
+        ? (await import("node:readline")).createInterface({
+              input: process.stdin,
+              crlfDelay: Infinity,
+          })
         : null;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 

@@ -1,10 +1,12 @@
 /**
- * The all-time total of `costs.json` for the chat's first frame, read without
- * zod (~17 ms to load) when the file is plainly well formed. Anything else
- * (unreadable, corrupt, odd) is left to costs.ts, which reports and repairs it.
+ * The format of `costs.json`, checked without zod (~17 ms to load, more to
+ * build a schema): the chat's first frame reads the total, and costs.ts
+ * reads and updates the file after model turns. Anything unreadable or odd
+ * is left to costs.ts, which reports and repairs it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CostBreakdown, ModelCost } from "./costs";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -29,16 +31,11 @@ function isModelCost(value: unknown): boolean {
     );
 }
 
-/** The all-time cost in USD (0 without a file), or undefined: ask `createCostStore`. */
-export function plainAllTimeCost(dataDirectory: string): number | undefined {
-    const path = join(dataDirectory, "costs.json");
-    if (!existsSync(path)) return 0;
-    let json: unknown;
-    try {
-        json = JSON.parse(readFileSync(path, "utf8"));
-    } catch {
-        return undefined;
-    }
+/**
+ * The breakdown in parsed `costs.json` text, missing optional counts filled
+ * in and unknown keys left out; undefined when it is not in that format.
+ */
+export function plainBreakdown(json: unknown): CostBreakdown | undefined {
     if (
         !isRecord(json) ||
         !isCount(json.allTimeCostUsd) ||
@@ -49,5 +46,32 @@ export function plainAllTimeCost(dataDirectory: string): number | undefined {
     ) {
         return undefined;
     }
-    return json.allTimeCostUsd as number;
+    const byModel: Record<string, ModelCost> = {};
+    for (const [model, raw] of Object.entries(json.byModel as Record<string, Partial<ModelCost>>)) {
+        byModel[model] = {
+            provider: raw.provider ?? "unknown",
+            inputTokens: raw.inputTokens!,
+            outputTokens: raw.outputTokens!,
+            cacheReadTokens: raw.cacheReadTokens ?? 0,
+            cacheWriteTokens: raw.cacheWriteTokens ?? 0,
+            costUsd: raw.costUsd!,
+            unpricedRequests: raw.unpricedRequests ?? 0,
+        };
+    }
+    return {
+        allTimeCostUsd: json.allTimeCostUsd as number,
+        byModel,
+        lastUpdated: json.lastUpdated,
+    };
+}
+
+/** The all-time cost in USD (0 without a file), or undefined: ask `createCostStore`. */
+export function plainAllTimeCost(dataDirectory: string): number | undefined {
+    const path = join(dataDirectory, "costs.json");
+    if (!existsSync(path)) return 0;
+    try {
+        return plainBreakdown(JSON.parse(readFileSync(path, "utf8")))?.allTimeCostUsd;
+    } catch {
+        return undefined;
+    }
 }

@@ -10,10 +10,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fs, statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { gunzip, gzip } from "node:zlib";
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
+// node:zlib is loaded on first use: most runs never compress or read a blob.
+const gzipAsync = async (data: Uint8Array, options: { level: number }): Promise<Buffer> =>
+    promisify((await import("node:zlib")).gzip)(data, options);
+const gunzipAsync = async (data: Uint8Array): Promise<Buffer> =>
+    promisify((await import("node:zlib")).gunzip)(data);
 
 const RAW = ".raw";
 const HASH_NAME = /^[0-9a-f]{64}$/;

@@ -201,14 +201,6 @@ export function createConversationStore(
     const logPath = (id: string) => join(dir, `${id}.jsonl`);
     const ensureDir = () => mkdirSync(dir, { recursive: true, mode: 0o700 });
 
-    const writeRecord = (record: IndexRecord) => {
-        try {
-            updateIndex(indexPath, (records) => upsertIfNewer(records, record));
-        } catch {
-            // a cache: list() rebuilds it
-        }
-    };
-
     const read = (
         id: string
     ): { ok: true; parsed: ParsedLog; bytes: number } | { ok: false; error: string } => {
@@ -350,7 +342,8 @@ export function createConversationStore(
             logBytes: bytes,
             ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
         };
-        writeRecord(record);
+        // Not indexed yet: the writer indexes it on its interval and at close, and
+        // list() reads a log the index lacks, so starting costs no locked index write.
         return createLogWriter(
             fd,
             logPath(id),

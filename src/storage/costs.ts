@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
-import { lazyValue } from "../util/lazy-value";
+import { plainBreakdown } from "./all-time-cost";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
 
@@ -22,23 +21,6 @@ export interface CostBreakdown {
     byModel: Record<string, ModelCost>;
     lastUpdated: number;
 }
-
-const breakdownSchema = lazyValue(() => {
-    const modelCostSchema = z.object({
-        provider: z.string().default("unknown"),
-        inputTokens: z.number().nonnegative(),
-        outputTokens: z.number().nonnegative(),
-        cacheReadTokens: z.number().nonnegative().default(0),
-        cacheWriteTokens: z.number().nonnegative().default(0),
-        costUsd: z.number().nonnegative(),
-        unpricedRequests: z.number().int().nonnegative().default(0),
-    });
-    return z.object({
-        allTimeCostUsd: z.number().nonnegative(),
-        byModel: z.record(z.string(), modelCostSchema),
-        lastUpdated: z.number(),
-    });
-});
 
 export interface CostUpdate {
     modelId: string;
@@ -72,13 +54,13 @@ export function createCostStore(dataDirectory: string, warn: (message: string) =
             warn(`could not read ${path}: ${(error as Error).message}`);
             return empty();
         }
-        let parsed: ReturnType<ReturnType<typeof breakdownSchema>["safeParse"]> | null = null;
+        let parsed: CostBreakdown | undefined;
         try {
-            parsed = breakdownSchema().safeParse(JSON.parse(text));
+            parsed = plainBreakdown(JSON.parse(text));
         } catch {
-            parsed = null;
+            parsed = undefined;
         }
-        if (parsed?.success) return parsed.data;
+        if (parsed) return parsed;
         const backup = `${path}.corrupt-${Date.now()}`;
         try {
             renameSync(path, backup);

@@ -6,7 +6,6 @@
  * to first token, so North sends that size itself.
  */
 import { existsSync } from "node:fs";
-import { Worker } from "node:worker_threads";
 import {
     type ImageInfo,
     type ImageMediaType,
@@ -139,6 +138,8 @@ function workerEntry(): URL | undefined {
 async function scaleOffThread(job: ScaleJob): Promise<ScaleOutcome> {
     const entry = workerEntry();
     if (entry) {
+        // Imported here: worker_threads costs every run's start-up, and few runs scale an image.
+        const { Worker } = await import("node:worker_threads");
         const outcome = await new Promise<ScaleOutcome | undefined>((resolve) => {
             const worker = new Worker(entry);
             const finish = (value: ScaleOutcome | undefined) => {

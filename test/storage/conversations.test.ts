@@ -57,7 +57,6 @@ describe("conversation logs", () => {
         expect(log.id).toMatch(/^[0-9a-f]{6}$/);
         expect(statSync(dir).mode & 0o777).toBe(0o700);
         expect(statSync(log.path).mode & 0o777).toBe(0o600);
-        expect(statSync(join(dir, "index.json")).mode & 0o777).toBe(0o600);
         const [header, first] = lines(log.path).map((l) => JSON.parse(l));
         expect(header).toEqual({
             type: "header",
@@ -72,6 +71,7 @@ describe("conversation logs", () => {
         expect(header.repoHash).toMatch(/^[0-9a-f]{16}$/);
         expect(first).toMatchObject({ type: "conversation_started", id: log.id, model: "sonnet" });
         log.close();
+        expect(statSync(join(dir, "index.json")).mode & 0o777).toBe(0o600);
     });
 
     it("writes each event before append returns and replays them in order", () => {
@@ -327,26 +327,27 @@ describe("conversation index", () => {
         gone.close();
         rmSync(gone.path);
         log.append({ type: "entry_added", entry: assistant("a2", "streamed") }); // not yet indexed
-        expect(readIndexFile(dir).conversations[log.id]?.messageCount).toBeLessThan(4); // stale: only the first prompt was indexed at once
+        expect(readIndexFile(dir).conversations[log.id]).toBeUndefined(); // not indexed before its interval or close
         expect(store.list().map((s) => [s.id, s.messageCount])).toEqual([[log.id, 4]]);
         expect(Object.keys(readIndexFile(dir).conversations)).toEqual([log.id]);
         log.close();
     });
 
-    it("rewrites the index on the first prompt, on the interval and at close, not every event", () => {
+    it("rewrites the index on the interval and at close, not at start or every event", () => {
         let clock = 0;
         const { dir, store } = setup({ indexIntervalMs: 5000, now: () => clock });
         const log = store.start({ repoRoot: "/repo", model: "m" });
-        const count = () => readIndexFile(dir).conversations[log.id]?.messageCount;
+        const count = () =>
+            existsSync(join(dir, "index.json"))
+                ? readIndexFile(dir).conversations[log.id]?.messageCount
+                : undefined;
         log.append({ type: "entry_added", entry: user("u1", "hello") });
-        expect(count()).toBe(1);
-        expect(readIndexFile(dir).conversations[log.id]?.firstPrompt).toBe("hello");
         log.append({ type: "entry_added", entry: assistant("a1", "") });
-        log.append({ type: "entry_added", entry: assistant("a2", "") });
-        expect(count()).toBe(1);
+        expect(count()).toBeUndefined();
         clock += 5000;
-        log.append({ type: "entry_updated", id: "a2", patch: { content: "x" } });
+        log.append({ type: "entry_added", entry: assistant("a2", "") });
         expect(count()).toBe(3);
+        expect(readIndexFile(dir).conversations[log.id]?.firstPrompt).toBe("hello");
         log.append({ type: "entry_added", entry: assistant("a3", "") });
         expect(count()).toBe(3);
         log.close();
@@ -355,6 +356,18 @@ describe("conversation index", () => {
             ok: false,
             error: `conversation ${log.id} is closed`,
         });
+    });
+
+    it("lists a conversation that is not indexed yet, from its log", () => {
+        const { dir, store } = setup({ indexIntervalMs: 60_000 });
+        const log = store.start({ repoRoot: "/repo", model: "m" });
+        log.append({ type: "entry_added", entry: user("u1", "hello") });
+        expect(existsSync(join(dir, "index.json"))).toBe(false);
+        expect(store.list().map((c) => [c.id, c.firstPrompt, c.messageCount])).toEqual([
+            [log.id, "hello", 1],
+        ]);
+        expect(store.latestForRepo("/repo")?.id).toBe(log.id);
+        log.close();
     });
 
     it("checks new ids against existing logs and the index (injected random source)", () => {
@@ -402,7 +415,6 @@ describe("unusable data directory", () => {
     it("keeps appending when the index cannot be written mid-conversation", () => {
         const { dir, store } = setup();
         const log = store.start({ repoRoot: "/repo", model: "m" });
-        rmSync(join(dir, "index.json"));
         mkdirSync(join(dir, "index.json")); // rename over a directory fails
         expect(log.append({ type: "entry_added", entry: user("u1", "hi") })).toEqual({ ok: true });
         expect(() => log.close()).not.toThrow();

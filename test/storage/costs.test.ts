@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -39,6 +39,32 @@ describe("all-time costs", () => {
             costUsd: 0.75,
         });
         expect(store.breakdown().byModel.opus?.costUsd).toBe(1);
+    });
+
+    it("reads an older file's missing counts as zero and drops keys it does not know", () => {
+        const dir = temp();
+        writeFileSync(
+            join(dir, "costs.json"),
+            JSON.stringify({
+                allTimeCostUsd: 2,
+                byModel: { sonnet: { inputTokens: 7, outputTokens: 3, costUsd: 2, extra: 1 } },
+                lastUpdated: 1,
+                note: "x",
+            })
+        );
+        const totals = createCostStore(dir).add(update("sonnet", 0.5))!;
+        expect(totals.allTimeCostUsd).toBeCloseTo(2.5, 10);
+        expect(totals.byModel.sonnet).toEqual({
+            provider: "unknown",
+            inputTokens: 107,
+            outputTokens: 13,
+            cacheReadTokens: 5,
+            cacheWriteTokens: 1,
+            costUsd: 2.5,
+            unpricedRequests: 0,
+        });
+        const file = JSON.parse(readFileSync(join(dir, "costs.json"), "utf8"));
+        expect(Object.keys(file).sort()).toEqual(["allTimeCostUsd", "byModel", "lastUpdated"]);
     });
 
     it("counts unpriced requests instead of calling them free", () => {

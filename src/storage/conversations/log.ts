@@ -109,13 +109,14 @@ export function createLogWriter(
                     ids.push(event.entry.id);
                     record.messageCount = ids.length;
                 }
-                // Only the first prompt is worth an index write now; later entries
-                // reach the index with the periodic or closing write.
-                if (record.firstPrompt !== null) return false;
-                const prompt = deps.firstPromptOf(event.entry);
-                if (!prompt) return false;
-                record.firstPrompt = clipPrompt(prompt);
-                return true;
+                // Entries reach the index with the periodic or closing write, not at
+                // once: the first prompt would otherwise cost a locked index
+                // rewrite before the first request (list() reads unindexed logs).
+                if (record.firstPrompt === null) {
+                    const prompt = deps.firstPromptOf(event.entry);
+                    if (prompt) record.firstPrompt = clipPrompt(prompt);
+                }
+                return false;
             }
             case "transcript_replaced":
                 ids = event.entries.map((e) => e.id);
