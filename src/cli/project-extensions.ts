@@ -23,6 +23,9 @@ import type { AnyToolDefinition } from "../tools/types";
 import { nodeFetch } from "../providers/node-fetch";
 import type { ProjectTrustDecision } from "./project-trust";
 
+/** How long after a model response the all-time costs are saved (also at close). */
+const COST_BATCH_MS = 1000;
+
 /** What a project and the user's setup bring beyond the built-in tools. */
 export interface ProjectExtensions {
     context: ContextBlocks;
@@ -145,7 +148,9 @@ export async function loadProjectExtensions(
                 : [],
         customCommands: commands.commands,
         skills: skills.skills.map((s) => ({ name: s.name, description: s.description })),
-        costs: createCostStore(dataDir(), warn),
+        // Saved a moment after a model response (or at close), not one locked,
+        // fsynced rewrite per response of a tool loop.
+        costs: createCostStore(dataDir(), { warn, batchMs: COST_BATCH_MS }),
         mcp,
         async close() {
             if (hooks.settings.SessionEnd) {

@@ -442,6 +442,7 @@ export async function startSession(
         closed = true;
         toolset.dispose();
         endLog();
+        extensions.costs.flush();
         logger.flush();
     };
     return {

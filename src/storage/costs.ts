@@ -37,13 +37,47 @@ function empty(): CostBreakdown {
     return { allTimeCostUsd: 0, byModel: {}, lastUpdated: 0 };
 }
 
+/** Adds one response's usage to `totals`, in place. */
+function apply(totals: CostBreakdown, update: CostUpdate): void {
+    const entry: ModelCost = totals.byModel[update.modelId] ?? {
+        provider: update.provider,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costUsd: 0,
+        unpricedRequests: 0,
+    };
+    entry.inputTokens += update.inputTokens;
+    entry.outputTokens += update.outputTokens;
+    entry.cacheReadTokens += update.cacheReadTokens;
+    entry.cacheWriteTokens += update.cacheWriteTokens;
+    if (update.costUsd === null) entry.unpricedRequests += 1;
+    else entry.costUsd += update.costUsd;
+    totals.byModel[update.modelId] = entry;
+    totals.allTimeCostUsd = Object.values(totals.byModel).reduce((sum, m) => sum + m.costUsd, 0);
+}
+
+export interface CostStoreOptions {
+    warn?: (message: string) => void;
+    /**
+     * Batches updates: they are saved together this long after the first
+     * unsaved one, or by `flush()`, instead of one locked, fsynced rewrite
+     * per model response. Unset: every update is saved before `add` returns.
+     */
+    batchMs?: number;
+}
+
 /**
- * All-time costs per model in `~/.north/costs.json`. Every update is a locked
+ * All-time costs per model in `~/.north/costs.json`. Every save is a locked
  * read-modify-write, so two North processes never lose each other's updates;
  * a corrupt file is moved aside (`costs.json.corrupt-<time>`) and started over.
  */
-export function createCostStore(dataDirectory: string, warn: (message: string) => void = () => {}) {
+export function createCostStore(dataDirectory: string, options: CostStoreOptions = {}) {
     const path = join(dataDirectory, "costs.json");
+    const warn = options.warn ?? (() => {});
+    const pending: CostUpdate[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
 
     const read = (): CostBreakdown => {
         if (!existsSync(path)) return empty();
@@ -71,46 +105,54 @@ export function createCostStore(dataDirectory: string, warn: (message: string) =
         return empty();
     };
 
+    /** Saves the pending updates; the new totals, or null (warned) when they could not be saved. */
+    const save = (): CostBreakdown | null => {
+        if (timer !== undefined) clearTimeout(timer);
+        timer = undefined;
+        const updates = pending.splice(0);
+        try {
+            mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+            return withFileLock(`${path}.lock`, () => {
+                const current = read();
+                for (const update of updates) apply(current, update);
+                current.lastUpdated = Date.now();
+                writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n");
+                return current;
+            });
+        } catch (error) {
+            warn(`could not update ${path}: ${(error as Error).message}`);
+            return null;
+        }
+    };
+
+    /** The saved totals with the unsaved updates added. */
+    const withPending = (): CostBreakdown => {
+        const totals = read();
+        for (const update of pending) apply(totals, update);
+        return totals;
+    };
+
     return {
         path,
-        /** The current totals (a missing file is all zeros). */
+        /** The current totals (a missing file is all zeros), unsaved updates included. */
         breakdown(): CostBreakdown {
-            return read();
+            return withPending();
         },
-        /** Adds one response's usage; returns the new totals. Never throws. */
+        /**
+         * Adds one response's usage; returns the new totals, or null (warned)
+         * when they could not be saved. Never throws.
+         */
         add(update: CostUpdate): CostBreakdown | null {
-            try {
-                mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
-                return withFileLock(`${path}.lock`, () => {
-                    const current = read();
-                    const entry: ModelCost = current.byModel[update.modelId] ?? {
-                        provider: update.provider,
-                        inputTokens: 0,
-                        outputTokens: 0,
-                        cacheReadTokens: 0,
-                        cacheWriteTokens: 0,
-                        costUsd: 0,
-                        unpricedRequests: 0,
-                    };
-                    entry.inputTokens += update.inputTokens;
-                    entry.outputTokens += update.outputTokens;
-                    entry.cacheReadTokens += update.cacheReadTokens;
-                    entry.cacheWriteTokens += update.cacheWriteTokens;
-                    if (update.costUsd === null) entry.unpricedRequests += 1;
-                    else entry.costUsd += update.costUsd;
-                    current.byModel[update.modelId] = entry;
-                    current.allTimeCostUsd = Object.values(current.byModel).reduce(
-                        (sum, m) => sum + m.costUsd,
-                        0
-                    );
-                    current.lastUpdated = Date.now();
-                    writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n");
-                    return current;
-                });
-            } catch (error) {
-                warn(`could not update ${path}: ${(error as Error).message}`);
-                return null;
-            }
+            pending.push(update);
+            if (options.batchMs === undefined) return save();
+            timer ??= setTimeout(save, options.batchMs);
+            // A pending save never holds the process open; exits call flush().
+            timer.unref?.();
+            return withPending();
+        },
+        /** Saves what is pending now (at exit). Never throws. */
+        flush(): void {
+            if (pending.length > 0) save();
         },
     };
 }

@@ -67,7 +67,7 @@ describe("the all-time cost read without zod", () => {
             expect(plainAllTimeCost(dir), text).toBeUndefined();
             expect(readdirSync(dir), text).toEqual(["costs.json"]);
             const warnings: string[] = [];
-            createCostStore(dir, (message) => warnings.push(message)).breakdown();
+            createCostStore(dir, { warn: (message) => warnings.push(message) }).breakdown();
             expect(warnings, text).toHaveLength(1);
             rmSync(dir, { recursive: true, force: true });
             mkdirSync(dir);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCostStore } from "../../src/storage/costs";
 
 const dirs: string[] = [];
@@ -67,6 +67,34 @@ describe("all-time costs", () => {
         expect(Object.keys(file).sort()).toEqual(["allTimeCostUsd", "byModel", "lastUpdated"]);
     });
 
+    it("batched, saves a moment after the first unsaved update or on flush, totals current meanwhile", () => {
+        vi.useFakeTimers();
+        try {
+            const dir = temp();
+            const store = createCostStore(dir, { batchMs: 1000 });
+            const other = createCostStore(dir); // another North process
+            expect(store.add(update("sonnet", 0.5))?.allTimeCostUsd).toBeCloseTo(0.5, 10);
+            expect(store.add(update("sonnet", 0.25))?.allTimeCostUsd).toBeCloseTo(0.75, 10);
+            expect(store.breakdown().byModel.sonnet?.inputTokens).toBe(200);
+            expect(existsSync(join(dir, "costs.json"))).toBe(false);
+            vi.advanceTimersByTime(999);
+            expect(existsSync(join(dir, "costs.json"))).toBe(false);
+            vi.advanceTimersByTime(1);
+            expect(other.breakdown().allTimeCostUsd).toBeCloseTo(0.75, 10);
+
+            other.add(update("opus", 1));
+            store.add(update("sonnet", 0.25));
+            store.flush();
+            const saved = other.breakdown();
+            expect(saved.allTimeCostUsd).toBeCloseTo(2, 10);
+            expect(saved.byModel.sonnet?.inputTokens).toBe(300);
+            vi.advanceTimersByTime(5000); // the flushed batch is not saved twice
+            expect(other.breakdown().byModel.sonnet?.inputTokens).toBe(300);
+        } finally {
+            vi.useRealTimers();
+        }
+    });
+
     it("counts unpriced requests instead of calling them free", () => {
         const store = createCostStore(temp());
         const totals = store.add(update("local", null))!;
@@ -81,7 +109,7 @@ describe("all-time costs", () => {
         const dir = temp();
         writeFileSync(join(dir, "costs.json"), "{ broken");
         const warnings: string[] = [];
-        const store = createCostStore(dir, (w) => warnings.push(w));
+        const store = createCostStore(dir, { warn: (w) => warnings.push(w) });
         store.add(update("sonnet", 0.1));
         expect(warnings.join("\n")).toContain("corrupt");
         expect(readdirSync(dir).some((f) => f.startsWith("costs.json.corrupt-"))).toBe(true);
@@ -92,7 +120,7 @@ describe("all-time costs", () => {
         const blocker = join(temp(), "file");
         writeFileSync(blocker, "");
         const warnings: string[] = [];
-        const store = createCostStore(join(blocker, "data"), (w) => warnings.push(w));
+        const store = createCostStore(join(blocker, "data"), { warn: (w) => warnings.push(w) });
         expect(store.add(update("sonnet", 1))).toBeNull();
         expect(warnings).toHaveLength(1);
         expect(existsSync(join(blocker, "data"))).toBe(false);
