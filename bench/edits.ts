@@ -14,6 +14,7 @@ import type { EditCase } from "./fixtures/edits/corpus";
 import { buildCorpus } from "./fixtures/edits/corpus";
 import { fileText } from "./fixtures/edits/sources";
 import { median } from "./measure";
+import { inputSchema } from "../src/tools/tool-input";
 
 type Verdict = "correct" | "wrong_place" | "other_bytes" | "refused_ok" | "refused";
 
@@ -48,7 +49,7 @@ async function runCase(root: string, c: EditCase, ctx: ToolContext): Promise<Out
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, original);
     const tool = TOOLS[c.tool];
-    const parsed = tool.input.safeParse(c.input);
+    const parsed = inputSchema(tool.input).safeParse(c.input);
     if (!parsed.success) return { verdict: "refused", detail: "invalid input" };
     const prepared = await tool.execute(parsed.data, ctx);
     if (!prepared.ok) {

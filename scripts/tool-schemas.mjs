@@ -1,5 +1,6 @@
-// The built-in tools' input JSON Schemas, derived at build time exactly as the
-// registry derives them at run time (src/tools/builtin-schemas.ts inlines them).
+// The input JSON Schemas of the built-in tools, `task` and `skill`, derived at
+// build time exactly as the registry derives them at run time
+// (src/util/prebuilt-tool-schemas.ts reads them from the bundle).
 import { build } from "esbuild";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ENTRY = `
+import { createSubagents } from "./src/agent/subagent-tool";
+import { createSkillTool } from "./src/project/skills";
 import { createBuiltinTools } from "./src/tools/index";
 import { createToolRegistry } from "./src/tools/registry";
 const detachedShell = {
@@ -14,7 +17,11 @@ const detachedShell = {
     cwd: "",
     dispose: () => undefined,
 };
-const tools = createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell });
+const tools = [
+    ...createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell }),
+    createSubagents({ agents: [] }).tool,
+    createSkillTool([]),
+];
 const derived = new Set(tools.filter((tool) => !tool.inputJsonSchema).map((tool) => tool.name));
 export const schemas = Object.fromEntries(
     createToolRegistry(tools)
@@ -23,7 +30,7 @@ export const schemas = Object.fromEntries(
 );
 `;
 
-/** name → input JSON Schema for every built-in tool whose schema comes from zod. */
+/** name → input JSON Schema for every such tool whose schema comes from zod. */
 export async function builtinToolSchemas() {
     const dir = mkdtempSync(join(tmpdir(), "north-tool-schemas-"));
     try {

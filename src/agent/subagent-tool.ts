@@ -5,11 +5,12 @@
  * approver and permission rules, one at a time across parallel tasks. The
  * child's final answer is the result; its spend joins the session's.
  */
-import * as z from "zod";
 import type { ModelInfo } from "../providers/catalogue";
 import type { AgentDefinition } from "../project/agent-definitions";
 import type { AnyToolDefinition, ToolContext, ToolResult } from "../tools/types";
 import { toolError, toolOk } from "../tools/types";
+import { type InputOf, toolInput } from "../tools/tool-input";
+import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
 import type { ApprovalRequest, Approver } from "./approvals";
 import type { ContextBlocks } from "./context";
 import { Conversation, addUsage } from "./conversation";
@@ -52,12 +53,14 @@ export interface SubagentOptions {
     defaultTools?: string[];
 }
 
-const TaskInput = z.object({
-    description: z.string().min(1).max(120).describe("3-7 words"),
-    prompt: z.string().min(1).describe("The full task; the subagent sees nothing else"),
-    agent: z.string().optional().describe("Agent name"),
-});
-type TaskInput = z.infer<typeof TaskInput>;
+const taskInput = toolInput((z) =>
+    z.object({
+        description: z.string().min(1).max(120).describe("3-7 words"),
+        prompt: z.string().min(1).describe("The full task; the subagent sees nothing else"),
+        agent: z.string().optional().describe("Agent name"),
+    })
+);
+type TaskInput = InputOf<typeof taskInput>;
 
 function taskDescription(agents: AgentDefinition[], defaultTools: string[] | undefined): string {
     const reach = defaultTools
@@ -319,7 +322,8 @@ export function createSubagents(options: SubagentOptions): {
     const tool: AnyToolDefinition = {
         name: TASK_TOOL,
         description: taskDescription(options.agents, options.defaultTools),
-        input: TaskInput,
+        input: taskInput,
+        inputJsonSchema: prebuiltToolSchema(TASK_TOOL),
         approvalPolicy: "none",
         // Its children only read unless a definition grants more, and those go through approvals.
         readOnly: true,

@@ -16,6 +16,7 @@ import type {
     ToolResult,
 } from "../tools/types";
 import { isPreparedWrite, toolError, toolOk } from "../tools/types";
+import { inputSchema } from "../tools/tool-input";
 import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
 import type { EngineEvent } from "./events";
 import { PLAN_REQUIRED_MESSAGE } from "./plan";
@@ -133,7 +134,7 @@ export async function executeToolCall(
         return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
     }
     // Never run hooks for, or ask the user about, arguments that would be rejected anyway.
-    if (!tool || !tool.input.safeParse(call.input).success) {
+    if (!tool || !inputSchema(tool.input).safeParse(call.input).success) {
         return deps.tools.execute(call.name, call.input, ctx);
     }
     // A deny rule is final: no hook runs for the call and no "allow" can bring it back.

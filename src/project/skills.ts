@@ -7,7 +7,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import * as z from "zod";
+import type * as z from "zod";
+import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 export const SKILL_FILE = "SKILL.md";
@@ -157,13 +158,22 @@ type SkillToolResult =
 export interface SkillTool {
     name: "skill";
     description: string;
-    input: z.ZodType<{ name: string }>;
+    /** Built on first use, by tools/tool-input (a `ToolInput`). */
+    input: { readonly build: (zod: typeof z) => z.ZodType<{ name: string }> };
+    /** Prebuilt by the build; absent from source, where the registry derives it. */
+    inputJsonSchema: Record<string, unknown> | undefined;
     approvalPolicy: "none";
     readOnly: true;
     /** Claude Code's name for it, so a hook matching `Skill` fires. */
     hookAliases: readonly string[];
     execute(input: { name: string }, ctx: { signal: AbortSignal }): Promise<SkillToolResult>;
 }
+
+/** One object for every skill tool, so its schema is built once per process. */
+const SKILL_INPUT: SkillTool["input"] = {
+    build: (zod) =>
+        zod.object({ name: zod.string().min(1).describe("The skill's name, from the list") }),
+};
 
 function oneLine(text: string, max: number): string {
     const line = text.replace(/\s+/g, " ").trim();
@@ -196,7 +206,8 @@ export function createSkillTool(skills: Skill[]): SkillTool {
     return {
         name: "skill",
         description: skillToolDescription(usable),
-        input: z.object({ name: z.string().min(1).describe("The skill's name, from the list") }),
+        input: SKILL_INPUT,
+        inputJsonSchema: prebuiltToolSchema("skill"),
         approvalPolicy: "none",
         readOnly: true,
         hookAliases: ["Skill"],

@@ -4,9 +4,6 @@
  */
 
 import type { IncomingMessage } from "node:http";
-import { BaseAnthropic } from "@anthropic-ai/sdk/client";
-import * as sdkErrors from "@anthropic-ai/sdk/error";
-import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import type {
     ContentBlockParam,
     ImageBlockParam,
@@ -17,7 +14,6 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { VERSION as SDK_VERSION } from "@anthropic-ai/sdk/version";
 import {
     type DirectPostErrors,
     directPostApplies,
@@ -25,10 +21,11 @@ import {
     requestTimeoutMs,
     stainlessHeaders,
 } from "./direct-post";
+import { parseStringDelta } from "./anthropic-delta";
+import type { AnthropicSdk } from "./anthropic-sdk";
 import { sdkClientOptions } from "./node-fetch";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
-import type { ClassifyContext } from "./errors";
 import { emptyUsage, makeToolCall, pushTextDelta, pushToolCallDelta } from "./stream-utils";
 import type {
     AssistantBlock,
@@ -36,6 +33,7 @@ import type {
     Message,
     Provider,
     ProviderEndpoint,
+    ProviderError,
     RedactedThinkingBlock,
     StopReason,
     StreamEvent,
@@ -52,34 +50,14 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 /** Variables that change what the SDK sends: with one set, requests go through the SDK. */
 const SDK_ENV = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"] as const;
 
-/** The base client, with its status-error factory (which picks error-code subclasses) in reach. */
-class AnthropicClient extends BaseAnthropic {
-    statusError(
-        status: number,
-        body: object | undefined,
-        message: string | undefined,
-        headers: Headers
-    ) {
-        return this.makeStatusError(status, body ?? {}, message, headers);
-    }
-}
-
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
-    let base: AnthropicClient | undefined;
-    let client: Messages | undefined;
-    const getBase = (): AnthropicClient =>
-        (base ??= new AnthropicClient(sdkClientOptions(endpoint)));
-    // The base client with only the Messages resource: the full client's other
-    // resources (beta, files, tool runners...) are two thirds of the SDK's code,
-    // compiled on every run.
-    const getClient = (): Messages => (client ??= new Messages(getBase()));
-    const errors: DirectPostErrors = {
-        aborted: () => new sdkErrors.APIUserAbortError(),
-        timedOut: () => new sdkErrors.APIConnectionTimeoutError(),
-        connection: (cause) => new sdkErrors.APIConnectionError({ cause }),
-        status: (status, body, message, headers) =>
-            getBase().statusError(status, body, message, headers),
-    };
+    // The SDK's runtime loads on a failure or an SDK-sent request only (anthropic-sdk.ts).
+    let sdk: Promise<AnthropicSdk> | undefined;
+    const loadSdk = (): Promise<AnthropicSdk> =>
+        (sdk ??= import("./anthropic-sdk").then((m) =>
+            m.createAnthropicSdk(sdkClientOptions(endpoint))
+        ));
+    const errors = async (): Promise<DirectPostErrors> => (await loadSdk()).errors;
     // Without a key the SDK resolves credentials itself (profiles, tokens).
     const direct = endpoint.apiKey !== "" && directPostApplies(SDK_ENV);
     const send = (params: MessageCreateParamsStreaming, signal: AbortSignal) =>
@@ -89,8 +67,8 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
                   defaultBaseUrl: "https://api.anthropic.com",
                   path: "/v1/messages",
                   headers: {
-                      ...stainlessHeaders(SDK_VERSION, requestTimeoutMs(endpoint)),
-                      "user-agent": `Anthropic/JS ${SDK_VERSION}`,
+                      ...stainlessHeaders(ANTHROPIC_SDK_VERSION, requestTimeoutMs(endpoint)),
+                      "user-agent": `Anthropic/JS ${ANTHROPIC_SDK_VERSION}`,
                       "anthropic-version": ANTHROPIC_VERSION,
                       authorization: `Bearer ${endpoint.apiKey}`,
                   },
@@ -98,26 +76,36 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
                   signal,
                   errors,
               })
-            : getClient().create(params, { signal }).asResponse();
+            : loadSdk().then((client) => client.send(params, signal));
+    const classify = async (error: unknown, signal: AbortSignal) =>
+        classifyError(error, { label: LABEL, sdk: (await loadSdk()).classes, signal });
     return {
         api: "anthropic",
-        stream: (request, signal) => streamMessages(send, request, signal),
+        stream: (request, signal) => streamMessages(send, classify, request, signal),
     };
 }
 
 /** The API version this SDK release sends (test/providers/direct-post-headers.test.ts checks it). */
 const ANTHROPIC_VERSION = "2026-10-21";
 
+/**
+ * The SDK release the direct request's headers name. Written out rather than
+ * imported: the SDK's `version` module, shared with the lazily loaded client,
+ * would become a bundle chunk of its own on every run
+ * (test/providers/sdk-versions.test.ts checks it against the SDK).
+ */
+export const ANTHROPIC_SDK_VERSION = "1.12.0";
+
 function streamMessages(
     send: (
         params: MessageCreateParamsStreaming,
         signal: AbortSignal
     ) => Promise<Response | IncomingMessage>,
+    classify: (error: unknown, signal: AbortSignal) => Promise<ProviderError>,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
-    const ctx: ClassifyContext = { label: LABEL, sdk: sdkErrors, signal };
     return streamSse<RawMessageStreamEvent>({
         label: LABEL,
         signal,
@@ -133,10 +121,12 @@ function streamMessages(
         },
         decode: (sse) => {
             if (sse.event === "ping") return null;
+            const delta = parseStringDelta(sse.data);
+            if (delta) return delta;
             const parsed = JSON.parse(sse.data) as RawMessageStreamEvent | StreamErrorEvent;
             return parsed.type === "error" ? { streamError: parsed.error ?? {} } : parsed;
         },
-        classify: (error) => classifyError(error, ctx),
+        classify: (error) => classify(error, signal),
     });
 }
 

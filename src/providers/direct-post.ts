@@ -6,8 +6,9 @@ import type { ProviderEndpoint } from "./types";
  * Streaming POSTs sent straight on node:http with the headers the SDK would
  * send. The SDKs build every request with `new Headers()`, and the first use
  * of `Headers` loads Node's bundled undici (~40 ms of CPU on every print run).
- * The SDK error classes are still used, so failures classify the same; only
- * a non-2xx answer touches `Headers` (to build the SDK's status error).
+ * Failures are still the SDK's error classes, so they classify the same; the
+ * SDK is loaded only then (`errors`), and only a non-2xx answer touches
+ * `Headers` (to build the SDK's status error).
  */
 
 /** How the SDK reports each failure, as its own error classes. */
@@ -33,7 +34,8 @@ export interface DirectPost {
     headers: Record<string, string>;
     body: unknown;
     signal: AbortSignal;
-    errors: DirectPostErrors;
+    /** Loads the SDK's errors; called only when the request fails. */
+    errors: () => Promise<DirectPostErrors>;
 }
 
 /**
@@ -100,9 +102,13 @@ export async function postDirect(post: DirectPost): Promise<IncomingMessage> {
             signal: timeout.signal,
         });
     } catch (error) {
-        if (signal.aborted) throw errors.aborted();
-        if (timeout.signal.aborted) throw errors.timedOut();
-        throw errors.connection(error instanceof Error ? error : new Error(String(error)));
+        clearTimeout(timer);
+        // Decided before the SDK loads, so the wait cannot change the outcome.
+        const failure = signal.aborted ? "aborted" : timeout.signal.aborted ? "timedOut" : "other";
+        const sdk = await errors();
+        if (failure === "aborted") throw sdk.aborted();
+        if (failure === "timedOut") throw sdk.timedOut();
+        throw sdk.connection(error instanceof Error ? error : new Error(String(error)));
     } finally {
         clearTimeout(timer);
     }
@@ -110,7 +116,7 @@ export async function postDirect(post: DirectPost): Promise<IncomingMessage> {
     signal.removeEventListener("abort", onAbort);
     if (signal.aborted) {
         res.destroy();
-        throw errors.aborted();
+        throw (await errors()).aborted();
     }
     signal.addEventListener("abort", () => res.destroy(), { once: true });
     const status = res.statusCode ?? 500;
@@ -122,7 +128,7 @@ export async function postDirect(post: DirectPost): Promise<IncomingMessage> {
 async function statusError(
     res: IncomingMessage,
     status: number,
-    errors: DirectPostErrors
+    errors: () => Promise<DirectPostErrors>
 ): Promise<Error> {
     const chunks: Buffer[] = [];
     try {
@@ -141,7 +147,7 @@ async function statusError(
     const headers = new Headers();
     const raw = res.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-    return errors.status(status, body, body ? undefined : text, headers);
+    return (await errors()).status(status, body, body ? undefined : text, headers);
 }
 
 function platformName(platform: string): string {

@@ -5,7 +5,6 @@
  */
 
 import type { IncomingMessage } from "node:http";
-import OpenAI from "openai";
 import type {
     ChatCompletionChunk,
     ChatCompletionContentPart,
@@ -15,10 +14,8 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { openAISender } from "./openai-direct";
-import { classifyError } from "./errors";
+import { classifyOpenAIError, openAISender } from "./openai-direct";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
-import type { ClassifyContext } from "./errors";
 import {
     emptyUsage,
     makeToolCall,
@@ -69,7 +66,6 @@ function streamChat(
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
-    const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
     return streamSse<ChatCompletionChunk>({
         label: LABEL,
         signal,
@@ -92,7 +88,7 @@ function streamChat(
                 return { streamError: chunk.error };
             return chunk;
         },
-        classify: (error) => classifyError(error, ctx),
+        classify: (error) => classifyOpenAIError(error, LABEL, signal),
     });
 }
 

@@ -1,25 +1,33 @@
 import type { IncomingMessage } from "node:http";
-import OpenAI from "openai";
-import { VERSION as SDK_VERSION } from "openai/version";
-import {
-    type DirectPostErrors,
-    directPostApplies,
-    postDirect,
-    stainlessHeaders,
-} from "./direct-post";
+import type OpenAI from "openai";
+import { directPostApplies, postDirect, stainlessHeaders } from "./direct-post";
+import { classifyError } from "./errors";
 import { sdkClientOptions } from "./node-fetch";
-import type { ProviderEndpoint } from "./types";
+import type { ProviderEndpoint, ProviderError } from "./types";
 
 /** Variables that change what the SDK sends: with one set, requests go through the SDK. */
 const SDK_ENV = ["OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS", "OPENAI_LOG"];
 
-const errors: DirectPostErrors = {
-    aborted: () => new OpenAI.APIUserAbortError(),
-    timedOut: () => new OpenAI.APIConnectionTimeoutError(),
-    connection: (cause) => new OpenAI.APIConnectionError({ cause }),
-    status: (status, body, message, headers) =>
-        OpenAI.APIError.generate(status, body, message, headers),
-};
+/**
+ * The SDK release the direct request's headers name. Written out rather than
+ * imported: the SDK's `version` module, shared with the lazily loaded client,
+ * would become a bundle chunk of its own
+ * (test/providers/sdk-versions.test.ts checks it against the SDK).
+ */
+export const OPENAI_SDK_VERSION = "6.49.0";
+
+/** The SDK's runtime, loaded on a failure or an SDK-sent request only (openai-sdk.ts). */
+const loadSdk = () => import("./openai-sdk");
+
+/** Classifies a failure with the SDK's error classes (`classifyError`). */
+export async function classifyOpenAIError(
+    error: unknown,
+    label: string,
+    signal: AbortSignal
+): Promise<ProviderError> {
+    const { openAIErrorClasses } = await loadSdk();
+    return classifyError(error, { label, sdk: openAIErrorClasses, signal });
+}
 
 /**
  * Sends a streaming POST to an OpenAI API path ("/responses",
@@ -34,9 +42,10 @@ export function openAISender<Body extends object>(
 ): (body: Body, signal: AbortSignal) => Promise<Response | IncomingMessage> {
     let client: OpenAI | undefined;
     const direct = apiKey !== "" && directPostApplies(SDK_ENV);
-    return (body, signal) => {
+    return async (body, signal) => {
         if (!direct) {
-            client ??= new OpenAI(sdkClientOptions(endpoint, apiKey));
+            const { createOpenAIClient } = await loadSdk();
+            client ??= createOpenAIClient(sdkClientOptions(endpoint, apiKey));
             return viaSdk(client, body, signal);
         }
         return postDirect({
@@ -44,13 +53,13 @@ export function openAISender<Body extends object>(
             defaultBaseUrl: "https://api.openai.com/v1",
             path,
             headers: {
-                ...stainlessHeaders(SDK_VERSION, undefined),
-                "user-agent": `OpenAI/JS ${SDK_VERSION}`,
+                ...stainlessHeaders(OPENAI_SDK_VERSION, undefined),
+                "user-agent": `OpenAI/JS ${OPENAI_SDK_VERSION}`,
                 authorization: `Bearer ${apiKey}`,
             },
             body,
             signal,
-            errors,
+            errors: async () => (await loadSdk()).openAIErrors,
         });
     };
 }

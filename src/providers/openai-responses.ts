@@ -4,7 +4,6 @@
  */
 
 import type { IncomingMessage } from "node:http";
-import OpenAI from "openai";
 import type {
     FunctionTool,
     Response as ApiResponse,
@@ -16,10 +15,9 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { openAISender } from "./openai-direct";
-import { classifyError, classifyStreamErrorBody } from "./errors";
+import { classifyOpenAIError, openAISender } from "./openai-direct";
+import { classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
-import type { ClassifyContext } from "./errors";
 import {
     emptyUsage,
     makeToolCall,
@@ -70,7 +68,6 @@ function streamResponses(
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new StreamState();
-    const ctx: ClassifyContext = { label: LABEL, sdk: OpenAI, signal };
     return streamSse<ResponseStreamEvent>({
         label: LABEL,
         signal,
@@ -91,7 +88,7 @@ function streamResponses(
                 return { streamError: event.error };
             return event;
         },
-        classify: (error) => classifyError(error, ctx),
+        classify: (error) => classifyOpenAIError(error, LABEL, signal),
     });
 }
 

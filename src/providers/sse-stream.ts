@@ -3,6 +3,7 @@ import {
     cancelledError,
     classifyStreamErrorBody,
     incompleteStreamError,
+    makeProviderError,
     responseTooLargeError,
 } from "./errors";
 import { claimNodeBody } from "./node-fetch";
@@ -46,7 +47,8 @@ export interface SseStreamOptions<E> {
     state: StreamAccumulator<E>;
     /** The API event in one SSE message: null to skip it, `{ streamError }` when it reports an error. */
     decode: (sse: SseEvent) => E | null | { streamError: StreamErrorBody };
-    classify: (error: unknown) => ProviderError;
+    /** May load the SDK (its error classes) first: failures only, off the success path. */
+    classify: (error: unknown) => ProviderError | Promise<ProviderError>;
 }
 
 /**
@@ -110,8 +112,22 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
         yield fail(
             error instanceof SseEventTooLargeError
                 ? responseTooLargeError(error.limit, "one streamed event")
-                : options.classify(error)
+                : await classifySafely(options.classify, error, label)
         );
+    }
+}
+
+/** `classify`, kept from throwing (it may load a module): the stream still ends with `error`. */
+async function classifySafely(
+    classify: SseStreamOptions<unknown>["classify"],
+    error: unknown,
+    label: string
+): Promise<ProviderError> {
+    try {
+        return await classify(error);
+    } catch (failure) {
+        const message = failure instanceof Error ? failure.message : String(failure);
+        return makeProviderError("unknown", `${label} error: ${message}`);
     }
 }
 

@@ -1,15 +1,8 @@
 /**
- * The built-in tools' input JSON Schemas, derived from their zod schemas by
- * scripts/build.mjs from this same source (scripts/tool-schemas.mjs) and
- * inlined into dist/: deriving them costs 15-70 ms of every run otherwise.
- * Running from source (tsx, tests), the registry derives them at run time.
+ * The built-in tools' prebuilt input JSON Schemas (see util/prebuilt-tool-schemas).
  */
+import { prebuiltToolSchemas } from "../util/prebuilt-tool-schemas";
 import type { AnyToolDefinition } from "./types";
-
-declare const __NORTH_TOOL_SCHEMAS__: Record<string, Record<string, unknown>> | undefined;
-
-const prebuilt: Record<string, Record<string, unknown>> | undefined =
-    typeof __NORTH_TOOL_SCHEMAS__ === "undefined" ? undefined : __NORTH_TOOL_SCHEMAS__;
 
 /**
  * Gives each built-in tool the input schema the build derived for it. Only
@@ -19,7 +12,7 @@ const prebuilt: Record<string, Record<string, unknown>> | undefined =
  */
 export function withPrebuiltSchemas(
     tools: AnyToolDefinition[],
-    schemas: Record<string, Record<string, unknown>> | undefined = prebuilt
+    schemas: Record<string, Record<string, unknown>> | undefined = prebuiltToolSchemas
 ): AnyToolDefinition[] {
     if (!schemas) return tools;
     for (const tool of tools) {

@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { walkFiles } from "../util/ignore-walk";
 import { type LanguageCategory, languageOf } from "./structure/language";
 import { isReadableRel } from "./read-denial";
@@ -21,9 +21,9 @@ const SLICE_MS = 10;
 const GENERATED =
     /(?:^|\/)(?:package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock|Gemfile\.lock|go\.sum)$|\.min\.(?:js|css)$|\.map$/;
 
-const input = z.object({});
+const input = toolInput((z) => z.object({}));
 
-export type DetectLanguagesInput = z.infer<typeof input>;
+export type DetectLanguagesInput = InputOf<typeof input>;
 
 export interface LanguageShare {
     language: string;

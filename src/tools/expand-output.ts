@@ -1,15 +1,17 @@
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
 
-const input = z.object({
-    outputId: z.string().min(1).describe('The outputId from a digested result, e.g. "out-3".'),
-});
+const input = toolInput((z) =>
+    z.object({
+        outputId: z.string().min(1).describe('The outputId from a digested result, e.g. "out-3".'),
+    })
+);
 
 /** `expand_output`: the full version of a digested tool output of the current user message. */
 export function createExpandOutputTool(
     lookup: (outputId: string) => unknown
-): ToolDefinition<z.infer<typeof input>, unknown> {
+): ToolDefinition<InputOf<typeof input>, unknown> {
     return {
         name: "expand_output",
         description:

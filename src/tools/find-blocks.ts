@@ -3,7 +3,7 @@
  * content): HTML sections and inline `<style>`/`<script>` with the rules and
  * symbols inside them, stylesheet rules, or code symbols.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { type DocBlock, cssBlocks, htmlBlocks, symbolBlocks } from "./structure/blocks";
 import { type ParserId, isCssParser, languageOf } from "./structure/language";
 import { readTextFile } from "./text-file";
@@ -23,13 +23,20 @@ export const BLOCK_KINDS = [
 
 export type BlockKind = (typeof BLOCK_KINDS)[number];
 
-const input = z.object({
-    path: z.string(),
-    kind: z.enum(BLOCK_KINDS).optional().describe("Default: from the file type."),
-    startLine: z.number().int().min(1).optional().describe("Skip blocks ending before this line."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        kind: z.enum(BLOCK_KINDS).optional().describe("Default: from the file type."),
+        startLine: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe("Skip blocks ending before this line."),
+    })
+);
 
-export type FindBlocksInput = z.infer<typeof input>;
+export type FindBlocksInput = InputOf<typeof input>;
 
 export interface BlockEntry {
     /** "html-0", "style-0", "style0-css-0", "script-0", "script0-js-0", "css-3", "js-2", … */

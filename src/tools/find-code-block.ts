@@ -3,7 +3,7 @@
  * section, or any brace/indented block) that contain a text, innermost
  * first, so the model can jump to the right place in one call.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { type CodeScan, type Dialect, enclosingBlock, scanCode } from "./structure/code-scan";
 import { type DocBlock, documentBlocks } from "./structure/blocks";
 import { type ParserId, isCssParser, languageOf } from "./structure/language";
@@ -21,13 +21,15 @@ const SNIPPET_LINE_CHARS = 200;
 
 const KINDS = ["function", "class", "method", "block", "any"] as const;
 
-const input = z.object({
-    path: z.string(),
-    query: z.string().min(1).describe("Text inside the block."),
-    kind: z.enum(KINDS).default("any").describe("block: any braces or indented block."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        query: z.string().min(1).describe("Text inside the block."),
+        kind: z.enum(KINDS).default("any").describe("block: any braces or indented block."),
+    })
+);
 
-export type FindCodeBlockInput = z.infer<typeof input>;
+export type FindCodeBlockInput = InputOf<typeof input>;
 
 export interface CodeBlockMatch {
     startLine: number;

@@ -4,7 +4,7 @@
  * git lists is: tracked files a .gitignore matches, and symbolic links (by name).
  */
 import picomatch from "picomatch";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { collectFiles } from "../util/ignore-walk";
 import { isReadableRel } from "./read-denial";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
@@ -17,23 +17,25 @@ const MAX_LIMIT = FIND_FILES_MAX_LIMIT;
 /** A walk stops after this many files; the result then says so. */
 export const MAX_SCANNED_FILES = 200_000;
 
-const input = z.object({
-    pattern: z
-        .string()
-        .min(1)
-        .describe(
-            'Glob, e.g. "*.ts", "src/**/*.test.ts", "**/README*". Without "/" it matches file names at any depth.'
-        ),
-    limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_LIMIT)
-        .default(DEFAULT_LIMIT)
-        .describe(`Maximum paths to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
-});
+const input = toolInput((z) =>
+    z.object({
+        pattern: z
+            .string()
+            .min(1)
+            .describe(
+                'Glob, e.g. "*.ts", "src/**/*.test.ts", "**/README*". Without "/" it matches file names at any depth.'
+            ),
+        limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_LIMIT)
+            .default(DEFAULT_LIMIT)
+            .describe(`Maximum paths to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
+    })
+);
 
-export type FindFilesInput = z.infer<typeof input>;
+export type FindFilesInput = InputOf<typeof input>;
 
 export interface FindFilesResult {
     /** Repo-relative POSIX paths, sorted. */

@@ -3,7 +3,7 @@
  * symbols with members, exports; HTML sections with inline style and script;
  * stylesheet rules; 50-line chunks otherwise), plus a compact text form.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { SYMBOL_PARSERS, languageOf } from "./structure/language";
 import {
     type OutlineItem,
@@ -20,12 +20,19 @@ import { MAX_OUTLINE_ITEMS } from "./limits";
 /** Lines longer than this are reported as minified or generated. */
 const LONG_LINE_CHARS = 10_000;
 
-const input = z.object({
-    path: z.string(),
-    startLine: z.number().int().min(1).optional().describe("Skip items ending before this line."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        startLine: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe("Skip items ending before this line."),
+    })
+);
 
-export type GetFileOutlineInput = z.infer<typeof input>;
+export type GetFileOutlineInput = InputOf<typeof input>;
 
 export interface FileOutlineResult {
     path: string;

@@ -4,7 +4,7 @@
  * patterns (TS/JS, Python, Rust, Go, Java, C#, PHP). HTML and stylesheets are
  * redirected to find_blocks; other languages to get_file_outline.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { SYMBOL_PARSERS, isCssParser, languageOf } from "./structure/language";
 import { type SymbolKind, extractSymbols } from "./structure/symbols";
 import { readTextFile } from "./text-file";
@@ -12,17 +12,19 @@ import { type ToolDefinition, toolOk } from "./types";
 import { fileTitle } from "./display-text";
 import { MAX_SYMBOLS } from "./limits";
 
-const input = z.object({
-    path: z.string(),
-    startLine: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("List symbols declared from this line on (continue with nextLine)."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        startLine: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe("List symbols declared from this line on (continue with nextLine)."),
+    })
+);
 
-export type GetFileSymbolsInput = z.infer<typeof input>;
+export type GetFileSymbolsInput = InputOf<typeof input>;
 
 export interface FileSymbol {
     name: string;

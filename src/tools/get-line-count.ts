@@ -4,7 +4,7 @@
  * about how to read a file of that size.
  */
 import { promises as fs } from "node:fs";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
 import { formatBytes, looksBinary } from "./text-file";
@@ -15,11 +15,13 @@ const CHUNK_BYTES = 1024 * 1024;
 /** A line longer than this marks the file as minified or generated. */
 export const LONG_LINE_BYTES = 10_000;
 
-const input = z.object({
-    path: z.string(),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+    })
+);
 
-export type GetLineCountInput = z.infer<typeof input>;
+export type GetLineCountInput = InputOf<typeof input>;
 
 export type SizeCategory = "empty" | "small" | "medium" | "large";
 

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { statSync } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { isReadableRel } from "./read-denial";
 import { languageOf } from "./structure/language";
@@ -23,17 +23,19 @@ const MAX_GIT_OUTPUT = 32 * 1024 * 1024;
 const MAX_FALLBACK_FILES = 20_000;
 const COMMIT_MARK = "commit ";
 
-const input = z.object({
-    limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_LIMIT)
-        .default(DEFAULT_LIMIT)
-        .describe(`Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}.`),
-});
+const input = toolInput((z) =>
+    z.object({
+        limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_LIMIT)
+            .default(DEFAULT_LIMIT)
+            .describe(`Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}.`),
+    })
+);
 
-export type HotfilesInput = z.infer<typeof input>;
+export type HotfilesInput = InputOf<typeof input>;
 
 export interface HotFile {
     path: string;

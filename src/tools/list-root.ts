@@ -2,7 +2,7 @@
  * list_root: the entries at the top of the project, ignored ones left out,
  * directories first (marked with a trailing "/").
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { listDirectoryEntries } from "../util/ignore-walk";
 import { isReadableRel } from "./read-denial";
 import { type ToolDefinition, type ToolResult, toolOk } from "./types";
@@ -11,9 +11,9 @@ import { ROOT_MAX_ENTRIES } from "./limits";
 
 export const MAX_ROOT_ENTRIES = ROOT_MAX_ENTRIES;
 
-const input = z.object({});
+const input = toolInput((z) => z.object({}));
 
-export type ListRootInput = z.infer<typeof input>;
+export type ListRootInput = InputOf<typeof input>;
 
 export interface ListRootResult {
     /** Directories first ("src/"), then files; symbolic links end in "@". */

@@ -3,7 +3,7 @@
  * marked with ">". One call replaces "search, then read a range". Several
  * matches need `occurrence`; without it the tool lists the candidates.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { type TextMatch, findTextLines, readTextFile } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { NAME_ONLY_DISPLAY } from "./display-text";
@@ -15,32 +15,37 @@ export const MAX_LINE_CHARS = READ_AROUND_MAX_LINE_CHARS;
 const MAX_CANDIDATES = 20;
 const PREVIEW_CHARS = 100;
 
-const input = z.object({
-    path: z.string(),
-    anchor: z.string().min(1).describe("Exact text (case and whitespace matter); may span lines."),
-    before: z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_CONTEXT_LINES)
-        .default(12)
-        .describe(`Lines before: default 12, max ${MAX_CONTEXT_LINES}.`),
-    after: z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_CONTEXT_LINES)
-        .default(20)
-        .describe(`Lines after: default 20, max ${MAX_CONTEXT_LINES}.`),
-    occurrence: z
-        .number()
-        .int()
-        .min(1, "occurrence is 1-based: 1 is the first match")
-        .optional()
-        .describe("Which match, 1-based; needed when there are several."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        anchor: z
+            .string()
+            .min(1)
+            .describe("Exact text (case and whitespace matter); may span lines."),
+        before: z
+            .number()
+            .int()
+            .min(0)
+            .max(MAX_CONTEXT_LINES)
+            .default(12)
+            .describe(`Lines before: default 12, max ${MAX_CONTEXT_LINES}.`),
+        after: z
+            .number()
+            .int()
+            .min(0)
+            .max(MAX_CONTEXT_LINES)
+            .default(20)
+            .describe(`Lines after: default 20, max ${MAX_CONTEXT_LINES}.`),
+        occurrence: z
+            .number()
+            .int()
+            .min(1, "occurrence is 1-based: 1 is the first match")
+            .optional()
+            .describe("Which match, 1-based; needed when there are several."),
+    })
+);
 
-export type ReadAroundInput = z.infer<typeof input>;
+export type ReadAroundInput = InputOf<typeof input>;
 
 export interface ReadAroundResult {
     path: string;

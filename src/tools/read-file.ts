@@ -9,7 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
 import { readImageFile } from "./read-image";
@@ -39,18 +39,20 @@ const EDGE_CHUNK_BYTES = 8 * 1024;
 /** Characters kept of a `head` or `tail` line. */
 export const EDGE_LINE_CHARS = READ_EDGE_LINE_CHARS;
 
-const input = z.object({
-    path: z.string(),
-    range: z
-        .object({
-            start: z.number().int().min(1).describe("1-based."),
-            end: z.number().int().min(1).optional().describe("Inclusive."),
-        })
-        .optional(),
-    includeHeadTail: z.boolean().optional().describe("Add first/last 10 lines."),
-});
+const input = toolInput((z) =>
+    z.object({
+        path: z.string(),
+        range: z
+            .object({
+                start: z.number().int().min(1).describe("1-based."),
+                end: z.number().int().min(1).optional().describe("Inclusive."),
+            })
+            .optional(),
+        includeHeadTail: z.boolean().optional().describe("Add first/last 10 lines."),
+    })
+);
 
-export type ReadFileInput = z.infer<typeof input>;
+export type ReadFileInput = InputOf<typeof input>;
 
 export interface ReadFileResult {
     path: string;

@@ -3,7 +3,7 @@
  * case and extension accepted), at most 8 KB.
  */
 import { promises as fs } from "node:fs";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
 import { formatBytes, looksBinary } from "./text-file";
@@ -13,9 +13,9 @@ import { README_MAX_BYTES } from "./limits";
 
 export const MAX_README_BYTES = README_MAX_BYTES;
 
-const input = z.object({});
+const input = toolInput((z) => z.object({}));
 
-export type ReadReadmeInput = z.infer<typeof input>;
+export type ReadReadmeInput = InputOf<typeof input>;
 
 export interface ReadmeResult {
     path: string;

@@ -3,10 +3,11 @@
  * turns every expected failure (unknown tool, oversized or invalid input, a
  * throw inside a tool) into a `ToolResult` error instead of an exception.
  */
-import * as z from "zod";
+import type * as z from "zod";
 import type { ToolSchema } from "../providers/types";
 import { type AnyToolDefinition, type ToolContext, type ToolResult, toolError } from "./types";
 import { MAX_TOOL_INPUT_BYTES } from "./limits";
+import { deriveInputJsonSchema, inputSchema } from "./tool-input";
 
 export { MAX_TOOL_INPUT_BYTES };
 
@@ -37,8 +38,8 @@ function tidySchema(node: unknown): unknown {
     return out;
 }
 
-function inputSchema(tool: AnyToolDefinition): JsonSchema {
-    return tidySchema(z.toJSONSchema(tool.input, { io: "input" })) as JsonSchema;
+function derivedSchema(tool: AnyToolDefinition): JsonSchema {
+    return tidySchema(deriveInputJsonSchema(tool.input)) as JsonSchema;
 }
 
 /** A one-line signature such as `{path: string, range?: object}`. */
@@ -87,7 +88,7 @@ export function createToolRegistry(tools: AnyToolDefinition[]): ToolRegistry {
     const schemaOf = (tool: AnyToolDefinition): JsonSchema => {
         let schema = schemaCache.get(tool.name);
         if (!schema) {
-            schema = (tool.inputJsonSchema as JsonSchema | undefined) ?? inputSchema(tool);
+            schema = (tool.inputJsonSchema as JsonSchema | undefined) ?? derivedSchema(tool);
             schemaCache.set(tool.name, schema);
         }
         return schema;
@@ -133,7 +134,7 @@ export function createToolRegistry(tools: AnyToolDefinition[]): ToolRegistry {
                         'assistant text as <NORTH_FILE path="...">...</NORTH_FILE> instead of a tool argument.'
                 );
             }
-            const parsed = tool.input.safeParse(value);
+            const parsed = inputSchema(tool.input).safeParse(value);
             if (!parsed.success) {
                 return toolError(
                     "invalid_args",

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { editOperations } from "./editing/files";
 import { prepareSteps } from "./editing/run";
 import type { PreparedWrite, ToolDefinition } from "./types";
@@ -9,7 +9,7 @@ import { asArgs, editStatsSuffix, oneLine, str } from "./display-text";
 export const PROJECT_MEMORY_INDEX = ".north/memory/MEMORY.md";
 const MAX_NOTE_CHARS = 1000;
 
-const input = z.object({ note: z.string() });
+const input = toolInput((z) => z.object({ note: z.string() }));
 
 /**
  * `remember`: saves a note the user asked the model to keep, as one line of
@@ -17,7 +17,7 @@ const input = z.object({ note: z.string() });
  * the user reviews it like any edit of North's configuration (a note in
  * memory reaches every later conversation).
  */
-export function createRememberTool(): ToolDefinition<z.infer<typeof input>, PreparedWrite> {
+export function createRememberTool(): ToolDefinition<InputOf<typeof input>, PreparedWrite> {
     const ops = editOperations();
     return {
         name: "remember",

@@ -9,7 +9,7 @@
  */
 import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
 import { isReadableRel, refuseDeniedRead } from "./read-denial";
@@ -36,33 +36,35 @@ const MAX_CONTEXT = SEARCH_MAX_CONTEXT_LINES;
 /** Longest stretch of synchronous reading before yielding to the event loop. */
 const SLICE_MS = 10;
 
-const input = z.object({
-    query: z.string().min(1),
-    regex: z.boolean().default(false),
-    caseSensitive: z.boolean().default(false),
-    path: z.string().optional().describe("Directory to search."),
-    file: z.string().optional().describe("One file to search."),
-    lineRange: z
-        .object({ start: z.number().int().min(1), end: z.number().int().min(1) })
-        .optional()
-        .describe("Lines to search; needs file."),
-    contextLines: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_CONTEXT)
-        .optional()
-        .describe("Context lines per match."),
-    limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_LIMIT)
-        .default(DEFAULT_LIMIT)
-        .describe(`Max matches (default ${DEFAULT_LIMIT}).`),
-});
+const input = toolInput((z) =>
+    z.object({
+        query: z.string().min(1),
+        regex: z.boolean().default(false),
+        caseSensitive: z.boolean().default(false),
+        path: z.string().optional().describe("Directory to search."),
+        file: z.string().optional().describe("One file to search."),
+        lineRange: z
+            .object({ start: z.number().int().min(1), end: z.number().int().min(1) })
+            .optional()
+            .describe("Lines to search; needs file."),
+        contextLines: z
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_CONTEXT)
+            .optional()
+            .describe("Context lines per match."),
+        limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_LIMIT)
+            .default(DEFAULT_LIMIT)
+            .describe(`Max matches (default ${DEFAULT_LIMIT}).`),
+    })
+);
 
-export type SearchTextInput = z.infer<typeof input>;
+export type SearchTextInput = InputOf<typeof input>;
 
 export interface SearchTextMatch {
     path: string;

@@ -4,7 +4,7 @@
  * still a successful result: the flags are set and the output so far is what the
  * model needs to decide what to do next.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { DEFAULT_SHELL_TIMEOUT_MS, type ShellRunResult, type ShellService } from "./shell-service";
 import { type ToolDefinition, toolError, toolOk } from "./types";
 import { oneLine, str } from "./display-text";
@@ -17,27 +17,29 @@ export const SHELL_MAX_TIMEOUT_MS = 600_000;
 
 const TIMEOUT_HINT = `timeoutMs must be a whole number of milliseconds from ${SHELL_MIN_TIMEOUT_MS} to ${SHELL_MAX_TIMEOUT_MS} (10 minutes); omit it for the default of ${DEFAULT_SHELL_TIMEOUT_MS}`;
 
-export const shellRunInput = z.object({
-    command: z
-        .string({
-            error: 'command must be a string holding the bash command to run, e.g. "npm test"',
-        })
-        .refine((value) => value.trim() !== "", {
-            error: 'command is empty; pass the bash command to run, e.g. "npm test"',
-        })
-        .describe("The bash command line to run (pipes, &&, redirections and cd all work)."),
-    timeoutMs: z
-        .number({ error: TIMEOUT_HINT })
-        .int({ error: TIMEOUT_HINT })
-        .min(SHELL_MIN_TIMEOUT_MS, { error: TIMEOUT_HINT })
-        .max(SHELL_MAX_TIMEOUT_MS, { error: TIMEOUT_HINT })
-        .optional()
-        .describe(
-            `Milliseconds before the command is killed; default ${DEFAULT_SHELL_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}.`
-        ),
-});
+export const shellRunInput = toolInput((z) =>
+    z.object({
+        command: z
+            .string({
+                error: 'command must be a string holding the bash command to run, e.g. "npm test"',
+            })
+            .refine((value) => value.trim() !== "", {
+                error: 'command is empty; pass the bash command to run, e.g. "npm test"',
+            })
+            .describe("The bash command line to run (pipes, &&, redirections and cd all work)."),
+        timeoutMs: z
+            .number({ error: TIMEOUT_HINT })
+            .int({ error: TIMEOUT_HINT })
+            .min(SHELL_MIN_TIMEOUT_MS, { error: TIMEOUT_HINT })
+            .max(SHELL_MAX_TIMEOUT_MS, { error: TIMEOUT_HINT })
+            .optional()
+            .describe(
+                `Milliseconds before the command is killed; default ${DEFAULT_SHELL_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}.`
+            ),
+    })
+);
 
-export type ShellRunInput = z.infer<typeof shellRunInput>;
+export type ShellRunInput = InputOf<typeof shellRunInput>;
 
 /** What shell_run returns: the command as run plus the service's result. */
 export interface ShellRunDetails extends ShellRunResult {

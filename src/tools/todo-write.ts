@@ -1,4 +1,4 @@
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { type ToolDefinition, toolOk } from "./types";
 import { asArgs, plural } from "./display-text";
 
@@ -16,16 +16,18 @@ export interface TodoItem {
 const MAX_ITEMS = 50;
 const MAX_CONTENT = 300;
 
-const input = z.object({
-    items: z
-        .array(
-            z.object({
-                content: z.string().min(1).max(MAX_CONTENT),
-                status: z.enum(TODO_STATUSES),
-            })
-        )
-        .max(MAX_ITEMS),
-});
+const input = toolInput((z) =>
+    z.object({
+        items: z
+            .array(
+                z.object({
+                    content: z.string().min(1).max(MAX_CONTENT),
+                    status: z.enum(TODO_STATUSES),
+                })
+            )
+            .max(MAX_ITEMS),
+    })
+);
 
 export interface TodoWriteDetails {
     items: TodoItem[];
@@ -56,7 +58,7 @@ export function todoItemsOf(details: unknown): TodoItem[] | undefined {
  * `todo_write`: the model's visible checklist. Each call replaces the whole
  * list; the engine announces it (a `todo` event) and the chat pins it.
  */
-export function createTodoWriteTool(): ToolDefinition<z.infer<typeof input>, TodoWriteDetails> {
+export function createTodoWriteTool(): ToolDefinition<InputOf<typeof input>, TodoWriteDetails> {
     return {
         name: TODO_WRITE_TOOL,
         description:

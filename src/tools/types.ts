@@ -1,5 +1,5 @@
-import type { z } from "zod";
 import type { ImageBlock } from "../providers/types";
+import type { ToolInput } from "./tool-input";
 
 /** Closed set of failure codes a tool result can carry; the model reads `message`. */
 export type ToolErrorCode =
@@ -124,8 +124,12 @@ export interface ShellApproval {
 export interface ToolDefinition<I = unknown, D = unknown> {
     name: string;
     description: string;
-    input: z.ZodType<I>;
-    /** JSON Schema shown to the model when the one derived from `input` would be needlessly long. */
+    /** Validates the model's arguments; built on first use (see tool-input.ts). */
+    input: ToolInput<I>;
+    /**
+     * JSON Schema shown to the model instead of deriving one from `input`:
+     * prebuilt at build time, or hand-written where the derived one would be needlessly long.
+     */
     inputJsonSchema?: Record<string, unknown>;
     approvalPolicy: ApprovalPolicy;
     /** Read-only tools are the only ones offered in ask mode. */

@@ -4,7 +4,7 @@
  * before `execute`; this file never does. Private and loopback addresses are
  * refused unless the user's own settings allow them.
  */
-import * as z from "zod";
+import { type InputOf, toolInput } from "./tool-input";
 import { digestNote, isRecord } from "./digest-text";
 import { oneLine, str } from "./display-text";
 import { blockedAddressReason } from "./web-fetch-address";
@@ -34,11 +34,13 @@ export interface WebFetchOptions {
     addressPolicy?: (address: string) => string | undefined;
 }
 
-export const webFetchInput = z.object({
-    url: z.string({ error: 'url must be a string such as "https://example.com/docs"' }),
-});
+export const webFetchInput = toolInput((z) =>
+    z.object({
+        url: z.string({ error: 'url must be a string such as "https://example.com/docs"' }),
+    })
+);
 
-export type WebFetchInput = z.infer<typeof webFetchInput>;
+export type WebFetchInput = InputOf<typeof webFetchInput>;
 
 export interface WebFetchDetails {
     url: string;

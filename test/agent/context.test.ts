@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
 import { chooseCutIndex, parseSummary, withSummary } from "../../src/agent/context";
 import type { EngineEvent } from "../../src/agent/events";
 import { AgentSession } from "../../src/agent/session";
@@ -7,6 +6,7 @@ import { BUILTIN_MODELS, type ModelInfo } from "../../src/providers/catalogue";
 import type { Message } from "../../src/providers/types";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 const tiny: ModelInfo = { ...sonnet, alias: "tiny", id: "tiny-model", contextLimitTokens: 3_000 };
@@ -35,7 +35,7 @@ function bigTool(chars: number): AnyToolDefinition {
     return {
         name: "big",
         description: "big output",
-        input: z.object({}).passthrough(),
+        input: toolInput((z) => z.object({}).passthrough()),
         approvalPolicy: "none",
         readOnly: true,
         execute: async () => ({ ok: true, data: { text: "z".repeat(chars) } }),

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as z from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseHookSettings } from "../../src/agent/hooks/index";
 import { AgentSession } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 const dirs: string[] = [];
@@ -23,7 +23,7 @@ function setup(hooks: Record<string, unknown>, replies: ScriptedReply[]) {
     const shell: AnyToolDefinition = {
         name: "shell_run",
         description: "run",
-        input: z.object({ command: z.string() }),
+        input: toolInput((z) => z.object({ command: z.string() })),
         approvalPolicy: "shell",
         readOnly: false,
         execute: async (input: { command: string }) => {

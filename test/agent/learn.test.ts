@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as z from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { DISCOVERY_TOPICS, runLearningSession } from "../../src/agent/learn";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import { createProfileStore, projectHash } from "../../src/storage/profile";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 const dirs: string[] = [];
@@ -18,7 +18,7 @@ afterEach(() => {
 const tool = (name: string, readOnly: boolean): AnyToolDefinition => ({
     name,
     description: name,
-    input: z.object({}).passthrough(),
+    input: toolInput((z) => z.object({}).passthrough()),
     approvalPolicy: readOnly ? "none" : "write",
     readOnly,
     execute: async () => ({ ok: true, data: { from: name } }),

@@ -1,7 +1,6 @@
 import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/agent/context";
 import { Conversation } from "../../src/agent/conversation";
@@ -24,6 +23,7 @@ import type {
 } from "../../src/providers/types";
 import { silentLogger } from "../../src/storage/logger";
 import type { AnyToolDefinition } from "../../src/tools/types";
+import { inputSchema, toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 const NO_USAGE: Usage = {
@@ -87,7 +87,7 @@ function fakeStream(replies: Reply[]): { stream: StreamFn; requests: StreamReque
 const readNote: AnyToolDefinition = {
     name: "read_note",
     description: "reads a note",
-    input: z.object({ name: z.string() }),
+    input: toolInput((z) => z.object({ name: z.string() })),
     approvalPolicy: "none",
     readOnly: true,
     execute: async (input: { name: string }) => ({
@@ -108,7 +108,7 @@ function runner(tools: AnyToolDefinition[]): ToolRunner & { executed: string[] }
         async execute(name, rawInput, ctx) {
             executed.push(name);
             const found = tools.find((t) => t.name === name)!;
-            return found.execute(found.input.parse(rawInput), ctx);
+            return found.execute(inputSchema(found.input).parse(rawInput), ctx);
         },
     };
 }

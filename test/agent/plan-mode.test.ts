@@ -1,10 +1,10 @@
-import * as z from "zod";
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest, Approver } from "../../src/agent/approvals";
 import { AgentSession } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 
@@ -14,7 +14,7 @@ function setup(replies: ScriptedReply[], approver: Approver) {
     const shell: AnyToolDefinition = {
         name: "shell_run",
         description: "run",
-        input: z.object({ command: z.string() }),
+        input: toolInput((z) => z.object({ command: z.string() })),
         approvalPolicy: "shell",
         readOnly: false,
         execute: async (input: { command: string }) => {

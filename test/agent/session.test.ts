@@ -12,8 +12,8 @@ import { AgentSession, type ToolRunner } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { Message, ToolResultBlock } from "../../src/providers/types";
 import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
-import * as z from "zod";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { inputSchema, toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 
@@ -25,7 +25,7 @@ function tool(
     return {
         name,
         description: `${name} tool`,
-        input: z.object({}).passthrough(),
+        input: toolInput((z) => z.object({}).passthrough()),
         approvalPolicy: readOnly ? "none" : "write",
         readOnly,
         execute: (input, ctx) =>
@@ -52,7 +52,7 @@ function runner(tools: AnyToolDefinition[]): ToolRunner & { executed: string[] }
                     ok: false,
                     error: { code: "unknown_tool", message: `unknown tool ${name}` },
                 };
-            const parsed = found.input.safeParse(rawInput);
+            const parsed = inputSchema(found.input).safeParse(rawInput);
             if (!parsed.success)
                 return { ok: false, error: { code: "invalid_args", message: "bad arguments" } };
             return found.execute(parsed.data, ctx);
@@ -181,7 +181,7 @@ describe("AgentSession tool loop", () => {
         const editTool: AnyToolDefinition = {
             name: "edit_x",
             description: "edit",
-            input: z.object({ path: z.string() }),
+            input: toolInput((z) => z.object({ path: z.string() })),
             approvalPolicy: "write",
             readOnly: false,
             execute: async (input: { path: string }) => ({
@@ -262,7 +262,7 @@ describe("AgentSession tool loop", () => {
         const shell: AnyToolDefinition = {
             name: "shell_run",
             description: "run",
-            input: z.object({ command: z.string() }),
+            input: toolInput((z) => z.object({ command: z.string() })),
             approvalPolicy: "shell",
             readOnly: false,
             execute: async (input: { command: string }) => ({

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as z from "zod";
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../src/agent/approvals";
 import type { EngineEvent } from "../../src/agent/events";
@@ -12,6 +11,7 @@ import type { Provider, StreamRequest } from "../../src/providers/types";
 import { createToolRegistry } from "../../src/tools/registry";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
+import { toolInput } from "../../src/tools/tool-input";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 
@@ -19,7 +19,7 @@ function fakeTool(name: string, readOnly: boolean, aliases: string[] = []): AnyT
     return {
         name,
         description: name,
-        input: z.object({ path: z.string() }),
+        input: toolInput((z) => z.object({ path: z.string() })),
         approvalPolicy: readOnly ? "none" : "shell",
         readOnly,
         hookAliases: aliases,

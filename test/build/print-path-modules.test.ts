@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import module from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
@@ -42,8 +43,33 @@ afterAll(async () => {
     rmSync(work, { recursive: true, force: true });
 });
 
+/**
+ * Text found only in the SDKs' code, which a successful direct request does not
+ * need (src/providers/anthropic-sdk.ts, openai-sdk.ts): the Anthropic client's
+ * private state and the message of both SDKs' timeout error. Survives minifying.
+ */
+const SDK_CLIENT_MARKERS = ["_BaseAnthropic_instances", "Request timed out."];
+
+/** The SDK client markers found in the given dist/ files. */
+function sdkMarkersIn(urls: string[]): string[] {
+    const code = urls.map((url) => readFileSync(fileURLToPath(url), "utf8")).join("\n");
+    return SDK_CLIENT_MARKERS.filter((marker) => code.includes(marker));
+}
+
 /** Runs the built CLI and returns the names of the dist/ files it loaded. */
 async function loadedFiles(args: string[], name: string): Promise<string[]> {
+    const { urls, run } = await loadedUrls(args, name);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    return urls.map((url) => basename(new URL(url).pathname));
+}
+
+/** Runs the built CLI and returns the run and the URLs of the dist/ files it loaded. */
+async function loadedUrls(
+    args: string[],
+    name: string,
+    extraEnv: NodeJS.ProcessEnv = {}
+): Promise<{ urls: string[]; run: Awaited<ReturnType<typeof runNorth>> }> {
     const log = join(work, `${name}.log`);
     writeFileSync(log, "");
     const { env } = isolatedHome();
@@ -54,15 +80,11 @@ async function loadedFiles(args: string[], name: string): Promise<string[]> {
             ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
             NODE_OPTIONS: `--import=${join(work, "register.mjs")}`,
             NORTH_TEST_MODULE_LOG: log,
+            ...extraEnv,
         },
         cwd: work,
     });
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    return readFileSync(log, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((url) => basename(new URL(url).pathname));
+    return { urls: readFileSync(log, "utf8").split("\n").filter(Boolean), run };
 }
 
 // Module hooks (`module.register`) arrived in Node 20.6.
@@ -83,6 +105,44 @@ describe.skipIf(typeof module.register !== "function")("what a run loads from di
         );
         expect(unexpected).toEqual([]);
         expect(files.length).toBeLessThanOrEqual(PRINT_RUN_CHUNK_BUDGET);
+    });
+
+    it("a successful print run loads no SDK client or error code; a 400 loads it and reports the API's error", async () => {
+        server.enqueue({ text: "hello" });
+        const ok = await loadedUrls(["-p", "hi", "--path", work], "print-ok");
+        expect(ok.run.stdout).toContain("hello");
+        expect(ok.run.code).toBe(0);
+        const okNames = ok.urls.map((url) => basename(new URL(url).pathname));
+        expect(okNames.some((file) => file.startsWith("anthropic-"))).toBe(true);
+        expect(okNames.filter((file) => /-sdk-/.test(file))).toEqual([]);
+        expect(sdkMarkersIn(ok.urls)).toEqual([]);
+
+        server.enqueue({ error: { status: 400, message: "max_tokens: too large" } });
+        const rejected = await loadedUrls(["-p", "hi", "--path", work], "print-400");
+        expect(rejected.run.stderr).toBe("north: Anthropic API 400: max_tokens: too large\n");
+        expect(rejected.run.code).toBe(1);
+        // The markers are real: the failure path loads the code they stand for.
+        expect(sdkMarkersIn(rejected.urls)).toEqual(SDK_CLIENT_MARKERS);
+    });
+
+    it("an OpenAI print run loads the OpenAI SDK only when the request fails", async () => {
+        const openai = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.openaiBaseUrl };
+        const args = ["-p", "hi", "--path", work, "--model", "gpt-5.1"];
+        server.enqueue({ text: "hello" });
+        const ok = await loadedUrls(args, "openai-ok", openai);
+        expect(ok.run.stdout).toContain("hello");
+        expect(ok.run.code).toBe(0);
+        const okNames = ok.urls.map((url) => basename(new URL(url).pathname));
+        expect(okNames.some((file) => file.startsWith("openai-responses-"))).toBe(true);
+        expect(okNames.filter((file) => /-sdk-/.test(file))).toEqual([]);
+        expect(sdkMarkersIn(ok.urls)).toEqual([]);
+
+        server.enqueue({ error: { status: 400, message: "bad input" } });
+        const rejected = await loadedUrls(args, "openai-400", openai);
+        expect(rejected.run.stderr).toBe("north: OpenAI API 400: bad input\n");
+        expect(rejected.run.code).toBe(1);
+        expect(rejected.urls.some((url) => url.includes("/openai-sdk-"))).toBe(true);
+        expect(sdkMarkersIn(rejected.urls)).toContain("Request timed out.");
     });
 
     it("north --version loads no engine code", async () => {

@@ -1,14 +1,17 @@
-import * as z from "zod";
 import { expect, it } from "vitest";
+import { createSubagents } from "../../src/agent/subagent-tool";
+import { createSkillTool } from "../../src/project/skills";
 import { withPrebuiltSchemas } from "../../src/tools/builtin-schemas";
+import { createBuiltinTools } from "../../src/tools/index";
 import { createToolRegistry } from "../../src/tools/registry";
 import type { AnyToolDefinition } from "../../src/tools/types";
+import { toolInput } from "../../src/tools/tool-input";
 
 function tool(name: string, inputJsonSchema?: Record<string, unknown>): AnyToolDefinition {
     return {
         name,
         description: `${name} tool`,
-        input: z.object({ path: z.string() }),
+        input: toolInput((z) => z.object({ path: z.string() })),
         inputJsonSchema,
         approvalPolicy: "never",
         readOnly: true,
@@ -42,3 +45,24 @@ it("changes nothing when running from source, where the build inlined no schemas
     withPrebuiltSchemas(tools);
     expect(tools[0]!.inputJsonSchema).toBeUndefined();
 });
+
+it("prebuilds, as the registry derives them from source, every zod-derived schema, task and skill included", async () => {
+    const { builtinToolSchemas } = await import("../../scripts/tool-schemas.mjs");
+    const prebuiltByBuild = await builtinToolSchemas();
+    const detachedShell = {
+        run: () => Promise.reject(new Error("no shell in this test")),
+        cwd: "",
+        dispose: () => undefined,
+    };
+    const tools = [
+        ...createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell }),
+        createSubagents({ agents: [] }).tool,
+        createSkillTool([]) as unknown as AnyToolDefinition,
+    ];
+    // From source nothing is prebuilt, so the registry derives each schema with zod now.
+    const derivedNow = createToolRegistry(tools)
+        .schemas((tool) => !tool.inputJsonSchema)
+        .map((schema) => [schema.name, schema.inputSchema] as const);
+    expect(derivedNow.map(([name]) => name)).toEqual(expect.arrayContaining(["task", "skill"]));
+    expect(prebuiltByBuild).toEqual(Object.fromEntries(derivedNow));
+}, 60_000);

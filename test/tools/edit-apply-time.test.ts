@@ -10,6 +10,7 @@ import type { EditOperations } from "../../src/tools/editing/files";
 import { localEditOperations } from "../../src/tools/editing/files";
 import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
 import { type TempRepo, expectError, expectOk, makeOutsideDir, makeRepo } from "./fixtures";
+import { inputSchema } from "../../src/tools/tool-input";
 
 let repo: TempRepo;
 let outside: { dir: string; cleanup: () => Promise<void> };
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 async function prepare(tool: AnyToolDefinition, input: unknown): Promise<PreparedWrite> {
-    const parsed = tool.input.safeParse(input);
+    const parsed = inputSchema(tool.input).safeParse(input);
     if (!parsed.success) throw new Error(parsed.error.message);
     return expectOk((await tool.execute(parsed.data, repo.ctx())) as ToolResult<PreparedWrite>);
 }

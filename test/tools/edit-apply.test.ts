@@ -8,6 +8,7 @@ import { createEditReplaceExactTool } from "../../src/tools/edit-replace-exact";
 import type { EditOperations } from "../../src/tools/editing/files";
 import { localEditOperations } from "../../src/tools/editing/files";
 import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
+import { inputSchema } from "../../src/tools/tool-input";
 
 const roots: string[] = [];
 
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 async function run(tool: AnyToolDefinition, root: string, input: unknown): Promise<ToolResult> {
-    const parsed = tool.input.safeParse(input);
+    const parsed = inputSchema(tool.input).safeParse(input);
     if (!parsed.success) throw new Error(parsed.error.message);
     return tool.execute(parsed.data, { repoRoot: root, signal: new AbortController().signal });
 }
@@ -317,7 +318,7 @@ describe("edit_apply_batch", () => {
     });
 
     it("rejects an unknown tool name in an item", () => {
-        const parsed = batch.input.safeParse({
+        const parsed = inputSchema(batch.input).safeParse({
             edits: [{ tool: "shell_run", path: "a", command: "rm" }],
         });
         expect(parsed.success).toBe(false);

@@ -14,6 +14,7 @@ import type {
     PreparedWrite,
     ToolResult,
 } from "../../src/tools/types";
+import { inputSchema } from "../../src/tools/tool-input";
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -58,7 +59,7 @@ async function prepare(
     input: unknown,
     checkpoint?: FileCheckpointer
 ): Promise<PreparedWrite> {
-    const parsed = tool.input.safeParse(input);
+    const parsed = inputSchema(tool.input).safeParse(input);
     if (!parsed.success) throw new Error(parsed.error.message);
     const result = (await tool.execute(parsed.data, {
         repoRoot: root,

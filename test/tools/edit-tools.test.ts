@@ -16,6 +16,7 @@ import type {
     ToolResult,
 } from "../../src/tools/types";
 import { isPreparedWrite } from "../../src/tools/types";
+import { inputSchema } from "../../src/tools/tool-input";
 
 const roots: string[] = [];
 
@@ -38,7 +39,7 @@ function context(root: string): ToolContext {
 }
 
 async function run(tool: AnyToolDefinition, root: string, input: unknown): Promise<ToolResult> {
-    const parsed = tool.input.safeParse(input);
+    const parsed = inputSchema(tool.input).safeParse(input);
     expect(parsed.success).toBe(true);
     return tool.execute(parsed.data, context(root));
 }

@@ -15,6 +15,7 @@ import {
     ok,
     run,
 } from "./nav-fixtures";
+import { inputSchema } from "../../src/tools/tool-input";
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -151,6 +152,8 @@ describe("find_blocks", () => {
     });
 
     it("rejects an unknown kind at validation", () => {
-        expect(tool.input.safeParse({ path: "a.ts", kind: "rust_symbol" }).success).toBe(false);
+        expect(
+            inputSchema(tool.input).safeParse({ path: "a.ts", kind: "rust_symbol" }).success
+        ).toBe(false);
     });
 });

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ToolContext, ToolResult } from "../../src/tools/types";
+import { type ToolInput, inputSchema } from "../../src/tools/tool-input";
 
 export interface TempRepo {
     root: string;
@@ -416,11 +417,11 @@ export const UNCLOSED_HTML = `<html>
 /** Runs a tool the way the registry does: input parsed (defaults applied) first. */
 export async function run<I, D>(
     tool: {
-        input: { parse(value: unknown): I };
+        input: ToolInput<I>;
         execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
     },
     args: unknown,
     ctx: ToolContext
 ): Promise<ToolResult<D>> {
-    return tool.execute(tool.input.parse(args), ctx);
+    return tool.execute(inputSchema(tool.input).parse(args), ctx);
 }

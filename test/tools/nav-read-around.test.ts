@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReadAroundTool } from "../../src/tools/read-around";
 import { TS_SOURCE, type TempRepo, err, makeRepo, ok, run } from "./nav-fixtures";
+import { inputSchema } from "../../src/tools/tool-input";
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -16,7 +17,7 @@ function numbered(count: number, text = (i: number) => `line ${i}`): string {
 
 describe("read_around", () => {
     it("has a compact schema with the spec's defaults", () => {
-        const parsed = tool.input.parse({ path: "a.ts", anchor: "x" });
+        const parsed = inputSchema(tool.input).parse({ path: "a.ts", anchor: "x" });
         expect(parsed).toMatchObject({ before: 12, after: 20 });
         expect(tool.readOnly).toBe(true);
         expect(tool.description).toContain("search_text");
@@ -101,7 +102,11 @@ describe("read_around", () => {
     });
 
     it("rejects occurrence 0 at validation and beyond the count with the valid range", async () => {
-        const zero = tool.input.safeParse({ path: "a.ts", anchor: "x", occurrence: 0 });
+        const zero = inputSchema(tool.input).safeParse({
+            path: "a.ts",
+            anchor: "x",
+            occurrence: 0,
+        });
         expect(zero.success).toBe(false);
         expect(zero.error!.issues[0]!.message).toContain("1-based");
 
@@ -126,8 +131,12 @@ describe("read_around", () => {
     });
 
     it("caps before/after at 200 in the schema", () => {
-        expect(tool.input.safeParse({ path: "a", anchor: "x", before: 201 }).success).toBe(false);
-        expect(tool.input.safeParse({ path: "a", anchor: "x", after: 200 }).success).toBe(true);
+        expect(
+            inputSchema(tool.input).safeParse({ path: "a", anchor: "x", before: 201 }).success
+        ).toBe(false);
+        expect(
+            inputSchema(tool.input).safeParse({ path: "a", anchor: "x", after: 200 }).success
+        ).toBe(true);
     });
 
     it("marks every line of a multi-line anchor", async () => {

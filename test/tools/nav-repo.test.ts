@@ -4,6 +4,7 @@ import { createDetectLanguagesTool } from "../../src/tools/detect-languages";
 import { createHotfilesTool } from "../../src/tools/hotfiles";
 import { createReadReadmeTool } from "../../src/tools/read-readme";
 import { PY_SOURCE, TS_SOURCE, type TempRepo, err, makeRepo, ok, run } from "./nav-fixtures";
+import { inputSchema } from "../../src/tools/tool-input";
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -159,7 +160,7 @@ describe("hotfiles", () => {
 
     it("validates limit (default 10, max 50)", () => {
         const tool = createHotfilesTool();
-        expect(tool.input.parse({})).toEqual({ limit: 10 });
-        expect(tool.input.safeParse({ limit: 51 }).success).toBe(false);
+        expect(inputSchema(tool.input).parse({})).toEqual({ limit: 10 });
+        expect(inputSchema(tool.input).safeParse({ limit: 51 }).success).toBe(false);
     });
 });

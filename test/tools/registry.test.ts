@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as z from "zod";
 import { createReadTools } from "../../src/tools/index";
 import { MAX_TOOL_INPUT_BYTES, createToolRegistry } from "../../src/tools/registry";
 import { type ToolDefinition, toolOk } from "../../src/tools/types";
 import { type TempRepo, expectError, expectOk, makeRepo } from "./fixtures";
+import { toolInput } from "../../src/tools/tool-input";
 
 const boom: ToolDefinition<{ x?: string }, never> = {
     name: "boom",
     description: "Throws.",
-    input: z.object({ x: z.string().optional() }),
+    input: toolInput((z) => z.object({ x: z.string().optional() })),
     approvalPolicy: "none",
     readOnly: false,
     execute: async () => {
@@ -19,7 +19,7 @@ const boom: ToolDefinition<{ x?: string }, never> = {
 const echo: ToolDefinition<{ text: string }, { text: string }> = {
     name: "echo",
     description: "Echoes.",
-    input: z.object({ text: z.string() }),
+    input: toolInput((z) => z.object({ text: z.string() })),
     approvalPolicy: "none",
     readOnly: true,
     execute: async (input) => toolOk({ text: input.text }),

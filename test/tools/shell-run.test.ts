@@ -6,6 +6,7 @@ import * as z from "zod";
 import { createShellRunTool } from "../../src/tools/shell-run";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
 import type { ToolContext } from "../../src/tools/types";
+import { inputSchema } from "../../src/tools/tool-input";
 
 let root: string;
 let shell: ShellService;
@@ -26,7 +27,7 @@ function ctx(signal = new AbortController().signal): ToolContext {
 
 /** The messages the model would read for `input`, or null when it is valid. */
 function inputErrors(input: unknown): string[] | null {
-    const parsed = createShellRunTool(shell).input.safeParse(input);
+    const parsed = inputSchema(createShellRunTool(shell).input).safeParse(input);
     return parsed.success ? null : parsed.error.issues.map((issue) => issue.message);
 }
 
@@ -44,7 +45,7 @@ describe("shell_run tool", () => {
     });
 
     it("has a small JSON schema: command required, timeoutMs an optional bounded integer", () => {
-        const schema = z.toJSONSchema(createShellRunTool(shell).input) as unknown as {
+        const schema = z.toJSONSchema(inputSchema(createShellRunTool(shell).input)) as unknown as {
             required: string[];
             properties: { timeoutMs: { type: string; minimum: number; maximum: number } };
         };

@@ -3,8 +3,10 @@
  * edit_apply_batch (whose items are these shapes plus a `tool` name). Field
  * descriptions go on the single tools only; batch items repeat the same names
  * without them, which keeps the batch schema small. Names are snake_case.
+ * Shapes are functions of zod so that nothing is built before a tool is used.
  */
-import * as z from "zod";
+import type * as z from "zod";
+import { type InputOf, type Zod, toolInput } from "../tool-input";
 
 type Shape = Record<string, z.ZodType>;
 
@@ -25,32 +27,36 @@ const DOCS = {
     inclusive: "Also replace the anchor lines.",
 };
 
-const replaceExactShape = {
+const replaceExactShape = (z: Zod) => ({
     path: z.string(),
     old_text: z.string(),
     new_text: z.string(),
     occurrence: z.number().int().optional(),
-};
+});
 
-const insertAtLineShape = { path: z.string(), line: z.number().int(), content: z.string() };
+const insertAtLineShape = (z: Zod) => ({
+    path: z.string(),
+    line: z.number().int(),
+    content: z.string(),
+});
 
-const anchorInsertShape = {
+const anchorInsertShape = (z: Zod) => ({
     path: z.string(),
     anchor: z.string(),
     content: z.string(),
     occurrence: z.number().int().optional(),
-};
+});
 
-const replaceBlockShape = {
+const replaceBlockShape = (z: Zod) => ({
     path: z.string(),
     start_anchor: z.string(),
     end_anchor: z.string(),
     content: z.string(),
     inclusive: z.boolean().optional(),
     occurrence: z.number().int().optional(),
-};
+});
 
-const byAnchorShape = {
+const byAnchorShape = (z: Zod) => ({
     path: z.string(),
     mode: z.enum(["insert_before", "insert_after", "replace_line", "replace_between"]),
     anchor: z.string(),
@@ -58,92 +64,110 @@ const byAnchorShape = {
     content: z.string(),
     occurrence: z.number().int().optional(),
     inclusive: z.boolean().optional(),
-};
+});
 
-const createFileShape = {
+const createFileShape = (z: Zod) => ({
     path: z.string(),
     content: z.string(),
     overwrite: z.boolean().optional(),
-};
+});
 
-export const replaceExactInput = z.object(
-    describe(replaceExactShape, {
-        old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
-        new_text: "The replacement text (empty to delete).",
-        occurrence: DOCS.occurrence,
-    })
+export const replaceExactInput = toolInput((z) =>
+    z.object(
+        describe(replaceExactShape(z), {
+            old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
+            new_text: "The replacement text (empty to delete).",
+            occurrence: DOCS.occurrence,
+        })
+    )
 );
 
-export const insertAtLineInput = z.object(
-    describe(insertAtLineShape, {
-        line: "1-based line to insert before; the line count plus 1 appends.",
-        content: DOCS.content,
-    })
+export const insertAtLineInput = toolInput((z) =>
+    z.object(
+        describe(insertAtLineShape(z), {
+            line: "1-based line to insert before; the line count plus 1 appends.",
+            content: DOCS.content,
+        })
+    )
 );
 
-export const anchorInsertInput = z.object(
-    describe(anchorInsertShape, {
-        anchor: DOCS.anchor,
-        content: DOCS.content,
-        occurrence: DOCS.occurrence,
-    })
+export const anchorInsertInput = toolInput((z) =>
+    z.object(
+        describe(anchorInsertShape(z), {
+            anchor: DOCS.anchor,
+            content: DOCS.content,
+            occurrence: DOCS.occurrence,
+        })
+    )
 );
 
-export const replaceBlockInput = z.object(
-    describe(replaceBlockShape, {
-        start_anchor: "Text on the first line.",
-        end_anchor: "Text on the last line (the first such after start).",
-        content: "New lines (empty deletes).",
-        inclusive: DOCS.inclusive,
-        occurrence: "Which start_anchor match, from 1.",
-    })
+export const replaceBlockInput = toolInput((z) =>
+    z.object(
+        describe(replaceBlockShape(z), {
+            start_anchor: "Text on the first line.",
+            end_anchor: "Text on the last line (the first such after start).",
+            content: "New lines (empty deletes).",
+            inclusive: DOCS.inclusive,
+            occurrence: "Which start_anchor match, from 1.",
+        })
+    )
 );
 
-export const byAnchorInput = z.object(
-    describe(byAnchorShape, {
-        anchor: DOCS.anchor,
-        anchor_end: "replace_between: text on the closing line.",
-        content: "Lines to insert, or the replacement.",
-        occurrence: DOCS.occurrence,
-        inclusive: DOCS.inclusive,
-    })
+export const byAnchorInput = toolInput((z) =>
+    z.object(
+        describe(byAnchorShape(z), {
+            anchor: DOCS.anchor,
+            anchor_end: "replace_between: text on the closing line.",
+            content: "Lines to insert, or the replacement.",
+            occurrence: DOCS.occurrence,
+            inclusive: DOCS.inclusive,
+        })
+    )
 );
 
-export const createFileInput = z.object(
-    describe(createFileShape, {
-        content: "The complete file content.",
-        overwrite: "Replace the file if it exists (default false).",
-    })
+export const createFileInput = toolInput((z) =>
+    z.object(
+        describe(createFileShape(z), {
+            content: "The complete file content.",
+            overwrite: "Replace the file if it exists (default false).",
+        })
+    )
 );
 
-export type ReplaceExactArgs = z.infer<typeof replaceExactInput>;
-export type InsertAtLineArgs = z.infer<typeof insertAtLineInput>;
-export type AnchorInsertArgs = z.infer<typeof anchorInsertInput>;
-export type ReplaceBlockArgs = z.infer<typeof replaceBlockInput>;
-export type ByAnchorArgs = z.infer<typeof byAnchorInput>;
-export type CreateFileArgs = z.infer<typeof createFileInput>;
+export type ReplaceExactArgs = InputOf<typeof replaceExactInput>;
+export type InsertAtLineArgs = InputOf<typeof insertAtLineInput>;
+export type AnchorInsertArgs = InputOf<typeof anchorInsertInput>;
+export type ReplaceBlockArgs = InputOf<typeof replaceBlockInput>;
+export type ByAnchorArgs = InputOf<typeof byAnchorInput>;
+export type CreateFileArgs = InputOf<typeof createFileInput>;
 
 /** One item of edit_apply_batch: a tool name and that tool's arguments. */
-export const batchEditInput = z.discriminatedUnion("tool", [
-    z.object({ tool: z.literal("edit_replace_exact"), ...replaceExactShape }),
-    z.object({ tool: z.literal("edit_insert_at_line"), ...insertAtLineShape }),
-    z.object({ tool: z.literal("edit_after_anchor"), ...anchorInsertShape }),
-    z.object({ tool: z.literal("edit_before_anchor"), ...anchorInsertShape }),
-    z.object({ tool: z.literal("edit_replace_block"), ...replaceBlockShape }),
-    z.object({ tool: z.literal("edit_by_anchor"), ...byAnchorShape }),
-    z.object({ tool: z.literal("edit_create_file"), ...createFileShape }),
-]);
+function batchEditInput(z: Zod) {
+    return z.discriminatedUnion("tool", [
+        z.object({ tool: z.literal("edit_replace_exact"), ...replaceExactShape(z) }),
+        z.object({ tool: z.literal("edit_insert_at_line"), ...insertAtLineShape(z) }),
+        z.object({ tool: z.literal("edit_after_anchor"), ...anchorInsertShape(z) }),
+        z.object({ tool: z.literal("edit_before_anchor"), ...anchorInsertShape(z) }),
+        z.object({ tool: z.literal("edit_replace_block"), ...replaceBlockShape(z) }),
+        z.object({ tool: z.literal("edit_by_anchor"), ...byAnchorShape(z) }),
+        z.object({ tool: z.literal("edit_create_file"), ...createFileShape(z) }),
+    ]);
+}
 
-export type BatchEditArgs = z.infer<typeof batchEditInput>;
+export type BatchEditArgs = z.infer<ReturnType<typeof batchEditInput>>;
 
 export const MAX_BATCH_EDITS = 100;
 
-export const applyBatchInput = z.object({
-    edits: z
-        .array(batchEditInput)
-        .min(1)
-        .max(MAX_BATCH_EDITS)
-        .describe("Edits in order; each is {tool: <edit tool name>, ...that tool's arguments}."),
-});
+export const applyBatchInput = toolInput((z) =>
+    z.object({
+        edits: z
+            .array(batchEditInput(z))
+            .min(1)
+            .max(MAX_BATCH_EDITS)
+            .describe(
+                "Edits in order; each is {tool: <edit tool name>, ...that tool's arguments}."
+            ),
+    })
+);
 
-export type ApplyBatchArgs = z.infer<typeof applyBatchInput>;
+export type ApplyBatchArgs = InputOf<typeof applyBatchInput>;

@@ -20,9 +20,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import * as z from "zod";
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
+import { toolInput } from "../tool-input";
 import type { McpServerScope, McpServerSpec } from "./config";
 import { MAX_MCP_RESULT_BYTES } from "../limits";
 import { mcpResultToText } from "./content";
@@ -146,7 +146,7 @@ interface Entry {
     refreshing?: Promise<void>;
 }
 
-const anyInput = z.record(z.string(), z.unknown());
+const anyInput = toolInput((z) => z.record(z.string(), z.unknown()));
 
 function errorText(error: unknown): string {
     if (!(error instanceof Error)) return String(error);

@@ -21,6 +21,7 @@ import {
 import { createToolRegistry } from "../../../src/tools/registry";
 import type { ToolResult } from "../../../src/tools/types";
 import { startTestProxy } from "../../kit/test-proxy";
+import { inputSchema } from "../../../src/tools/tool-input";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
 const managers: McpManager[] = [];
@@ -123,7 +124,7 @@ describe("MCP manager over stdio", () => {
             properties: { text: { type: "string" } },
             required: ["text"],
         });
-        expect(echo.input.safeParse({ text: "x", extra: 1 }).success).toBe(true);
+        expect(inputSchema(echo.input).safeParse({ text: "x", extra: 1 }).success).toBe(true);
 
         const result = await call(m, "mcp__fake__echo", { text: "hi there" });
         expect(result).toEqual({

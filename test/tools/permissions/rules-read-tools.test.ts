@@ -10,6 +10,7 @@ import { findRipgrep } from "../../../src/tools/search-ripgrep";
 import { createSearchTextTool } from "../../../src/tools/search-text";
 import type { AnyToolDefinition, ToolContext, ToolResult } from "../../../src/tools/types";
 import { type TempRepo, makeRepo } from "../fixtures";
+import { inputSchema } from "../../../src/tools/tool-input";
 
 const rgPath = await findRipgrep();
 let repo: TempRepo;
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 const text = (result: ToolResult) => JSON.stringify(result);
 const run = (tool: AnyToolDefinition, input: unknown, ctx: ToolContext) =>
-    tool.execute(tool.input.parse(input), ctx);
+    tool.execute(inputSchema(tool.input).parse(input), ctx);
 
 describe("Read deny rules in the read and search tools", () => {
     it("read_file, read_around and get_line_count refuse a denied file, naming the rule", async () => {

@@ -1,0 +1,46 @@
+/**
+ * A tool's input schema, built on first use. Zod is slow to construct
+ * schemas and a run calls few tools (the model-facing JSON Schemas are
+ * prebuilt), so a definition holds a builder, not a schema. The builder is
+ * handed the zod namespace: this module is the one place that imports zod at
+ * run time for tool inputs.
+ */
+import * as z from "zod";
+
+/** The zod namespace a builder receives. */
+export type Zod = typeof z;
+
+/**
+ * How to build a tool's input schema. A plain object, so definitions outside
+ * tools/ (project/ may not import it) can write one with a type-only zod import.
+ */
+export interface ToolInput<I> {
+    /** Called once, on first use; the schema is kept for the life of the process. */
+    readonly build: (zod: Zod) => z.ZodType<I>;
+}
+
+/** The validated input type of a `ToolInput`, for naming a tool's arguments. */
+export type InputOf<T> = T extends ToolInput<infer I> ? I : never;
+
+/** Typed constructor: `toolInput((z) => z.object({...}))`. */
+export function toolInput<S extends z.ZodType>(build: (zod: Zod) => S): ToolInput<z.output<S>> {
+    // S is a schema whose output is z.output<S>; TypeScript cannot see that through the generic.
+    return { build: build as (zod: Zod) => z.ZodType<z.output<S>> };
+}
+
+const built = new WeakMap<ToolInput<unknown>, z.ZodType>();
+
+/** The zod schema of `input`, built the first time it is asked for. */
+export function inputSchema<I>(input: ToolInput<I>): z.ZodType<I> {
+    let schema = built.get(input);
+    if (!schema) {
+        schema = input.build(z);
+        built.set(input, schema);
+    }
+    return schema as z.ZodType<I>;
+}
+
+/** The input-side JSON Schema zod derives for `input`, before any tidying. */
+export function deriveInputJsonSchema(input: ToolInput<unknown>): Record<string, unknown> {
+    return z.toJSONSchema(inputSchema(input), { io: "input" }) as Record<string, unknown>;
+}
