@@ -44,5 +44,24 @@ export default tseslint.config(
             "@typescript-eslint/no-misused-promises": "error",
         },
     },
+    {
+        // Zod loads on first use, through one instance (src/util/zod-runtime.ts).
+        files: ["src/**/*.ts", "src/**/*.tsx"],
+        rules: {
+            "@typescript-eslint/no-restricted-imports": [
+                "error",
+                {
+                    paths: [
+                        {
+                            name: "zod",
+                            allowTypeImports: true,
+                            message:
+                                "Build schemas with zod() from src/util/zod-runtime.ts: a static import loads zod on every run.",
+                        },
+                    ],
+                },
+            ],
+        },
+    },
     ...layerConfigs()
 );

@@ -22,6 +22,9 @@ const toolSchemas = await builtinToolSchemas().catch((error) => {
     process.exit(1);
 });
 
+/** Zod's bundle beside the entry files (src/util/zod-runtime.ts). */
+const ZOD_BUNDLE = "zod.cjs";
+
 const built = build({
     // `api`: the Node API (`import { createSession } from "north-agent"`, package.json "exports").
     // `image-resize-worker`: the worker thread that scales large images (src/util/image-resize.ts).
@@ -57,6 +60,7 @@ const built = build({
     define: {
         __NORTH_VERSION__: JSON.stringify(pkg.version),
         __NORTH_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+        __NORTH_ZOD_CJS__: JSON.stringify(ZOD_BUNDLE),
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },
@@ -75,6 +79,34 @@ const built = build({
 });
 // esbuild has printed the errors; a stack trace of the rejection would add nothing.
 await built.catch(() => process.exit(1));
+
+// Zod for src/util/zod-runtime.ts, which requires it on first use: only the members
+// North uses (its ZOD_MEMBERS list), tree-shaken into one CommonJS file.
+{
+    const source = readFileSync(new URL("../src/util/zod-runtime.ts", import.meta.url), "utf8");
+    const list = /ZOD_MEMBERS = \[([^\]]*)\]/.exec(source)?.[1];
+    const members = list ? [...list.matchAll(/"(\w+)"/g)].map((m) => m[1]) : [];
+    if (members.length === 0) {
+        console.error("src/util/zod-runtime.ts: ZOD_MEMBERS not found");
+        process.exit(1);
+    }
+    await build({
+        stdin: {
+            contents: `export { ${members.join(", ")} } from "zod";`,
+            resolveDir: new URL("..", import.meta.url).pathname,
+            loader: "js",
+        },
+        outfile: `dist/${ZOD_BUNDLE}`,
+        bundle: true,
+        format: "cjs",
+        platform: "node",
+        target: "node20",
+        mainFields: ["module", "main"],
+        minifyWhitespace: true,
+        minifySyntax: true,
+        logLevel: "warning",
+    }).catch(() => process.exit(1));
+}
 
 // The shell-command parser (src/tools/permissions/bash-parser.ts) loads its two
 // WebAssembly files beside the bundle; esbuild bundles JavaScript only.

@@ -8,10 +8,14 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ENTRY = `
+import * as zod from "zod";
+import { provideZod } from "./src/util/zod-runtime";
 import { createSubagents } from "./src/agent/subagent-tool";
 import { createSkillTool } from "./src/project/skills";
 import { createBuiltinTools } from "./src/tools/index";
 import { createToolRegistry } from "./src/tools/registry";
+// This bundle holds zod itself: no dist/zod.cjs exists yet.
+provideZod(zod);
 const detachedShell = {
     run: () => Promise.reject(new Error("no shell at build time")),
     cwd: "",

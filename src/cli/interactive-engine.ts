@@ -1,4 +1,3 @@
-import * as z from "zod";
 import type { Approver } from "../agent/approvals";
 import type { LogLevel } from "../storage/logger";
 import type { TrustDecider } from "./project-trust";
@@ -25,8 +24,6 @@ export async function startInteractiveSession(
         mcpPrompts?: McpUserPrompts;
     }
 ): Promise<SessionHandle> {
-    // Zod's JIT compiles each object schema with `new Function`: slower than it saves here.
-    z.config({ jitless: true });
     return startSession(prepared, {
         version: options.version,
         frontEnd: "interactive",

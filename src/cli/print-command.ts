@@ -1,6 +1,5 @@
 import { createCommandHost } from "../commands/host";
 import { fstatSync } from "node:fs";
-import * as z from "zod";
 import {
     EXIT,
     type McpServerReport,
@@ -98,9 +97,6 @@ async function readPipedStdin(): Promise<string> {
 }
 
 export async function runPrintCommand(args: CliArgs, version: string): Promise<number> {
-    // Zod's JIT compiles each object schema with `new Function`: slower than it saves for
-    // a handful of tool calls, and it costs start-up time.
-    z.config({ jitless: true });
     const format = (args.outputFormat ?? "text") as OutputFormat;
     if (!OUTPUT_FORMATS.includes(format)) {
         return usageError(

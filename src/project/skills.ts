@@ -9,6 +9,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type * as z from "zod";
 import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
+import type { ZodApi } from "../util/zod-runtime";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 export const SKILL_FILE = "SKILL.md";
@@ -159,7 +160,7 @@ export interface SkillTool {
     name: "skill";
     description: string;
     /** Built on first use, by tools/tool-input (a `ToolInput`). */
-    input: { readonly build: (zod: typeof z) => z.ZodType<{ name: string }> };
+    input: { readonly build: (zod: ZodApi) => z.ZodType<{ name: string }> };
     /** Prebuilt by the build; absent from source, where the registry derives it. */
     inputJsonSchema: Record<string, unknown> | undefined;
     approvalPolicy: "none";

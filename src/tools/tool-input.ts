@@ -2,13 +2,13 @@
  * A tool's input schema, built on first use. Zod is slow to construct
  * schemas and a run calls few tools (the model-facing JSON Schemas are
  * prebuilt), so a definition holds a builder, not a schema. The builder is
- * handed the zod namespace: this module is the one place that imports zod at
- * run time for tool inputs.
+ * handed zod (util/zod-runtime), which is only loaded then.
  */
-import * as z from "zod";
+import type * as z from "zod";
+import { type ZodApi, zod } from "../util/zod-runtime";
 
-/** The zod namespace a builder receives. */
-export type Zod = typeof z;
+/** The zod members a builder receives. */
+export type Zod = ZodApi;
 
 /**
  * How to build a tool's input schema. A plain object, so definitions outside
@@ -34,7 +34,7 @@ const built = new WeakMap<ToolInput<unknown>, z.ZodType>();
 export function inputSchema<I>(input: ToolInput<I>): z.ZodType<I> {
     let schema = built.get(input);
     if (!schema) {
-        schema = input.build(z);
+        schema = input.build(zod());
         built.set(input, schema);
     }
     return schema as z.ZodType<I>;
@@ -42,5 +42,5 @@ export function inputSchema<I>(input: ToolInput<I>): z.ZodType<I> {
 
 /** The input-side JSON Schema zod derives for `input`, before any tidying. */
 export function deriveInputJsonSchema(input: ToolInput<unknown>): Record<string, unknown> {
-    return z.toJSONSchema(inputSchema(input), { io: "input" }) as Record<string, unknown>;
+    return zod().toJSONSchema(inputSchema(input), { io: "input" }) as Record<string, unknown>;
 }

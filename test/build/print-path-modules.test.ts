@@ -6,6 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
+import { ZOD_MEMBERS } from "../../src/util/zod-runtime";
+
+const DIST = fileURLToPath(new URL("../../dist", import.meta.url));
 
 // Every file a run opens costs start-up time (open, compile, link), so the print
 // path's chunk count is a budget: pre-refactor builds loaded 24, this one 27.
@@ -35,6 +38,18 @@ export async function load(url, context, next) {
         join(work, "register.mjs"),
         `import { register } from "node:module";
 register(new URL("./hooks.mjs", import.meta.url), { data: { log: process.env.NORTH_TEST_MODULE_LOG } });
+`
+    );
+    // ESM hooks do not see require(): dist/zod.cjs is required (src/util/zod-runtime.ts).
+    writeFileSync(
+        join(work, "require-log.cjs"),
+        `const Module = require("node:module");
+const { appendFileSync } = require("node:fs");
+const load = Module._load;
+Module._load = function (request, ...rest) {
+    if (request.includes("/dist/")) appendFileSync(process.env.NORTH_TEST_MODULE_LOG, require("node:url").pathToFileURL(request).href + "\\n");
+    return load.call(this, request, ...rest);
+};
 `
     );
 });
@@ -78,7 +93,7 @@ async function loadedUrls(
             ...env,
             ANTHROPIC_API_KEY: "k",
             ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-            NODE_OPTIONS: `--import=${join(work, "register.mjs")}`,
+            NODE_OPTIONS: `--import=${join(work, "register.mjs")} --require=${join(work, "require-log.cjs")}`,
             NORTH_TEST_MODULE_LOG: log,
             ...extraEnv,
         },
@@ -143,6 +158,25 @@ describe.skipIf(typeof module.register !== "function")("what a run loads from di
         expect(rejected.run.code).toBe(1);
         expect(rejected.urls.some((url) => url.includes("/openai-sdk-"))).toBe(true);
         expect(sdkMarkersIn(rejected.urls)).toContain("Request timed out.");
+    });
+
+    it("zod loads only when something is validated: not for a plain answer, yes for a tool call", async () => {
+        server.enqueue({ text: "hello" });
+        const answer = await loadedUrls(["-p", "hi", "--path", work], "zod-answer");
+        expect(answer.run.code).toBe(0);
+        expect(answer.urls.filter((url) => url.endsWith("/zod.cjs"))).toEqual([]);
+        const code = answer.urls.map((url) => readFileSync(fileURLToPath(url), "utf8"));
+        expect(code.filter((text) => text.includes("$ZodType")).length).toBe(0);
+
+        server.enqueue(
+            { toolCalls: [{ name: "find_files", input: { pattern: "*.md" } }] },
+            { text: "found" }
+        );
+        const tool = await loadedFiles(["-p", "hi", "--path", work], "zod-tool");
+        expect(tool).toContain("zod.cjs");
+        expect(readFileSync(join(DIST, "zod.cjs"), "utf8")).toContain("$ZodType");
+        const bundled = module.createRequire(import.meta.url)(join(DIST, "zod.cjs")) as object;
+        expect(Object.keys(bundled).sort()).toEqual([...ZOD_MEMBERS].sort());
     });
 
     it("north --version loads no engine code", async () => {

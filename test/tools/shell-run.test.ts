@@ -2,11 +2,11 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import * as z from "zod";
 import { createShellRunTool } from "../../src/tools/shell-run";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
 import type { ToolContext } from "../../src/tools/types";
 import { inputSchema } from "../../src/tools/tool-input";
+import { zod } from "../../src/util/zod-runtime";
 
 let root: string;
 let shell: ShellService;
@@ -45,7 +45,9 @@ describe("shell_run tool", () => {
     });
 
     it("has a small JSON schema: command required, timeoutMs an optional bounded integer", () => {
-        const schema = z.toJSONSchema(inputSchema(createShellRunTool(shell).input)) as unknown as {
+        const schema = zod().toJSONSchema(
+            inputSchema(createShellRunTool(shell).input)
+        ) as unknown as {
             required: string[];
             properties: { timeoutMs: { type: string; minimum: number; maximum: number } };
         };

@@ -1,15 +1,15 @@
-import type * as realZod from "zod";
+import * as realZod from "zod";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type ZodApi, provideZod } from "../../src/util/zod-runtime";
 
-// Counts the object schemas tool code builds, through the namespace tool-input hands out.
-const built = vi.hoisted(() => ({ objects: 0 }));
-vi.mock("zod", async (importOriginal) => {
-    const zod = await importOriginal<typeof realZod>();
-    const object = ((...args: Parameters<typeof zod.object>) => {
+// Counts the object schemas tool code builds, through the zod tool-input hands out.
+const built = { objects: 0 };
+provideZod({
+    ...realZod,
+    object: ((...args: Parameters<typeof realZod.object>) => {
         built.objects++;
-        return zod.object(...args);
-    }) as typeof zod.object;
-    return { ...zod, object };
+        return realZod.object(...args);
+    }) as typeof realZod.object,
 });
 
 const { createBuiltinTools } = await import("../../src/tools/index");
@@ -41,7 +41,7 @@ describe("tool input schemas built on first use", () => {
     });
 
     it("builds a schema only when first asked for it, then keeps it", () => {
-        const build = vi.fn((z: typeof realZod) => z.object({ path: z.string() }));
+        const build = vi.fn((z: ZodApi) => z.object({ path: z.string() }));
         const input = toolInput(build);
         expect(build).not.toHaveBeenCalled();
         const first = inputSchema(input);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import * as z from "zod";
 import { lazyValue } from "../../util/lazy-value";
+import { zod } from "../../util/zod-runtime";
 
 /**
  * Format version written in every new log's header line. Version 2: entry ids
@@ -71,8 +71,9 @@ export function repoHashOf(repoRoot: string): string {
     return createHash("sha256").update(repoRoot).digest("hex").slice(0, 16);
 }
 
-const headerSchema = lazyValue(() =>
-    z.object({
+const headerSchema = lazyValue(() => {
+    const z = zod();
+    return z.object({
         type: z.literal("header"),
         format: z.literal(LOG_FORMAT),
         version: z.number().int().nonnegative(),
@@ -82,10 +83,11 @@ const headerSchema = lazyValue(() =>
         model: z.string(),
         createdAt: z.string(),
         forkedFrom: z.string().optional(),
-    })
-);
+    });
+});
 
 const eventSchema = lazyValue(() => {
+    const z = zod();
     const entrySchema = z.looseObject({ id: z.string() });
     const ts = z.string();
     return z.discriminatedUnion("type", [

@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import * as z from "zod";
-import { lazyValue } from "../../util/lazy-value";
 import { withFileLock } from "../file-lock";
 import { writeFileAtomicSync } from "./io";
 
@@ -30,6 +28,10 @@ const INDEX_VERSION = 1;
 
 const RECORD_STRINGS = ["id", "repoRoot", "repoHash", "model", "createdAt", "updatedAt"] as const;
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 function isCount(value: unknown): value is number {
     return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
@@ -40,8 +42,8 @@ function isCount(value: unknown): value is number {
  * conversation ever saved and is re-read on each write.
  */
 function parseRecord(value: unknown): IndexRecord | undefined {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-    const v = value as Record<string, unknown>;
+    if (!isPlainObject(value)) return undefined;
+    const v = value;
     for (const key of RECORD_STRINGS) if (typeof v[key] !== "string") return undefined;
     if (v.firstPrompt !== null && typeof v.firstPrompt !== "string") return undefined;
     if (!isCount(v.messageCount) || !isCount(v.logBytes)) return undefined;
@@ -61,13 +63,12 @@ function parseRecord(value: unknown): IndexRecord | undefined {
     return record;
 }
 
-const indexSchema = lazyValue(() =>
-    z.object({
-        format: z.literal(INDEX_FORMAT),
-        version: z.number().int(),
-        conversations: z.record(z.string(), z.unknown()),
-    })
-);
+/** The index file's own fields: its format, an integer version and the records by id. */
+function indexConversations(json: unknown): Record<string, unknown> | undefined {
+    if (!isPlainObject(json) || json.format !== INDEX_FORMAT) return undefined;
+    if (!Number.isSafeInteger(json.version)) return undefined;
+    return isPlainObject(json.conversations) ? json.conversations : undefined;
+}
 
 export interface IndexRead {
     status: "ok" | "missing" | "corrupt";
@@ -82,16 +83,16 @@ export function readIndex(path: string): IndexRead {
     } catch {
         return { status: "missing", records: new Map() };
     }
-    let parsed;
+    let conversations: Record<string, unknown> | undefined;
     try {
-        parsed = indexSchema().safeParse(JSON.parse(text));
+        conversations = indexConversations(JSON.parse(text));
     } catch {
         return { status: "corrupt", records: new Map() };
     }
-    if (!parsed.success) return { status: "corrupt", records: new Map() };
+    if (!conversations) return { status: "corrupt", records: new Map() };
     const records = new Map<string, IndexRecord>();
     let dropped = false;
-    for (const [id, value] of Object.entries(parsed.data.conversations)) {
+    for (const [id, value] of Object.entries(conversations)) {
         const record = parseRecord(value);
         if (record?.id === id) records.set(id, record);
         else dropped = true;

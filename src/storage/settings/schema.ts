@@ -5,12 +5,18 @@
  * wrong layer, an unknown key and a bad value are reported with the file and
  * the key; none of them stops North.
  */
-import * as z from "zod";
+import type * as z from "zod";
 import { lazyValue } from "../../util/lazy-value";
+import { type ZodApi, zod } from "../../util/zod-runtime";
 import { closestMatches } from "../../util/levenshtein";
 import { PROVIDER_APIS } from "../../util/provider-apis";
 
-const pricingSchema = lazyValue(() =>
+/** A schema built on first use, with zod loaded then (util/zod-runtime). */
+function lazySchema<T>(build: (api: ZodApi) => T): () => T {
+    return lazyValue(() => build(zod()));
+}
+
+const pricingSchema = lazySchema((z) =>
     z.object({
         input: z.number().nonnegative(),
         output: z.number().nonnegative(),
@@ -19,7 +25,7 @@ const pricingSchema = lazyValue(() =>
     })
 );
 
-const providerSchema = lazyValue(() =>
+const providerSchema = lazySchema((z) =>
     z.object({
         api: z.enum(PROVIDER_APIS).optional(),
         baseUrl: z.string().url().optional(),
@@ -30,7 +36,7 @@ const providerSchema = lazyValue(() =>
     })
 );
 
-const modelSchema = lazyValue(() =>
+const modelSchema = lazySchema((z) =>
     z.object({
         alias: z.string().min(1),
         id: z.string().min(1),
@@ -46,7 +52,7 @@ const modelSchema = lazyValue(() =>
 );
 
 // Lists are checked rule by rule (tools/permissions/rules.ts): a bad `allow` must not lose `deny`.
-const permissionsSchema = lazyValue(() =>
+const permissionsSchema = lazySchema((z) =>
     z.object({
         allow: z.unknown().optional(),
         deny: z.unknown().optional(),
@@ -55,7 +61,7 @@ const permissionsSchema = lazyValue(() =>
 );
 
 /** `true`, or the sandbox's shape (tools/sandbox/policy.ts decides what each layer may change). */
-const sandboxSchema = lazyValue(() =>
+const sandboxSchema = lazySchema((z) =>
     z.union([
         z.boolean(),
         z.object({
@@ -81,34 +87,34 @@ const ANY: readonly SettingsScope[] = ["user", "project"];
 /** Every key North reads from a settings file, with the layers allowed to set it. */
 export const SETTINGS_KEYS = {
     /** JSON Schema reference for editors; never read. */
-    $schema: { schema: lazyValue(() => z.string()), scopes: ANY },
+    $schema: { schema: lazySchema((z) => z.string()), scopes: ANY },
     /** The model used when `--model` is not given (`/model` saves it). */
-    selectedModel: { schema: lazyValue(() => z.string()), scopes: USER },
-    providers: { schema: lazyValue(() => z.record(z.string(), providerSchema())), scopes: USER },
-    models: { schema: lazyValue(() => z.array(modelSchema())), scopes: USER },
+    selectedModel: { schema: lazySchema((z) => z.string()), scopes: USER },
+    providers: { schema: lazySchema((z) => z.record(z.string(), providerSchema())), scopes: USER },
+    models: { schema: lazySchema((z) => z.array(modelSchema())), scopes: USER },
     /** MCP servers for every project, in `.mcp.json`'s shape (checked by the MCP loader). */
-    mcpServers: { schema: lazyValue(() => z.record(z.string(), z.unknown())), scopes: USER },
+    mcpServers: { schema: lazySchema((z) => z.record(z.string(), z.unknown())), scopes: USER },
     /** The chat's colours; `auto` follows the terminal's background (COLORFGBG), else dark. */
-    theme: { schema: lazyValue(() => z.enum(["dark", "light", "auto"])), scopes: USER },
+    theme: { schema: lazySchema((z) => z.enum(["dark", "light", "auto"])), scopes: USER },
     /** false: the chat leaves mouse reporting off (no wheel scrolling; plain drag selects). */
-    mouse: { schema: lazyValue(() => z.boolean()), scopes: USER },
+    mouse: { schema: lazySchema((z) => z.boolean()), scopes: USER },
     /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
-    hooks: { schema: lazyValue(() => z.record(z.string(), z.unknown())), scopes: ANY },
-    disableAllHooks: { schema: lazyValue(() => z.boolean()), scopes: ANY },
+    hooks: { schema: lazySchema((z) => z.record(z.string(), z.unknown())), scopes: ANY },
+    disableAllHooks: { schema: lazySchema((z) => z.boolean()), scopes: ANY },
     /** Commands run without asking: exact strings, never patterns. */
-    allowedCommands: { schema: lazyValue(() => z.array(z.string())), scopes: PROJECT },
-    editsAutoAccept: { schema: lazyValue(() => z.boolean()), scopes: PROJECT },
-    shellAutoApprove: { schema: lazyValue(() => z.boolean()), scopes: PROJECT },
+    allowedCommands: { schema: lazySchema((z) => z.array(z.string())), scopes: PROJECT },
+    editsAutoAccept: { schema: lazySchema((z) => z.boolean()), scopes: PROJECT },
+    shellAutoApprove: { schema: lazySchema((z) => z.boolean()), scopes: PROJECT },
     /** Shell commands run in the OS sandbox; a project may only tighten it. */
     sandbox: { schema: sandboxSchema, scopes: ANY },
     /** web_fetch: `allowPrivateNetwork` lets it reach loopback and private addresses (user only). */
     webFetch: {
-        schema: lazyValue(() => z.object({ allowPrivateNetwork: z.boolean().optional() })),
+        schema: lazySchema((z) => z.object({ allowPrivateNetwork: z.boolean().optional() })),
         scopes: USER,
     },
     /** The tools of a subagent run without a named agent (North's or Claude Code's names; user only). */
     subagents: {
-        schema: lazyValue(() => z.object({ tools: z.array(z.string().min(1)).optional() })),
+        schema: lazySchema((z) => z.object({ tools: z.array(z.string().min(1)).optional() })),
         scopes: USER,
     },
     /**
@@ -155,9 +161,10 @@ function nestedUnknownKeys(
     file: string,
     out: string[]
 ): void {
-    if (schema instanceof z.ZodOptional) {
+    const { ZodArray, ZodObject, ZodOptional, ZodRecord, ZodUnion } = zod();
+    if (schema instanceof ZodOptional) {
         nestedUnknownKeys(schema.unwrap() as z.ZodType, value, path, file, out);
-    } else if (schema instanceof z.ZodObject && isRecord(value)) {
+    } else if (schema instanceof ZodObject && isRecord(value)) {
         const shape = schema.shape as Record<string, z.ZodType>;
         const known = Object.keys(shape);
         for (const [key, inner] of Object.entries(value)) {
@@ -165,14 +172,14 @@ function nestedUnknownKeys(
             if (sub === undefined) out.push(unknownKey(file, path, key, known));
             else nestedUnknownKeys(sub, inner, `${path}${key}.`, file, out);
         }
-    } else if (schema instanceof z.ZodRecord && isRecord(value)) {
+    } else if (schema instanceof ZodRecord && isRecord(value)) {
         for (const [key, inner] of Object.entries(value)) {
             nestedUnknownKeys(schema.valueType as z.ZodType, inner, `${path}${key}.`, file, out);
         }
-    } else if (schema instanceof z.ZodUnion && isRecord(value)) {
-        const object = schema.options.find((option) => option instanceof z.ZodObject);
+    } else if (schema instanceof ZodUnion && isRecord(value)) {
+        const object = schema.options.find((option) => option instanceof ZodObject);
         if (object) nestedUnknownKeys(object as z.ZodType, value, path, file, out);
-    } else if (schema instanceof z.ZodArray && Array.isArray(value)) {
+    } else if (schema instanceof ZodArray && Array.isArray(value)) {
         value.forEach((inner, i) =>
             nestedUnknownKeys(schema.element as z.ZodType, inner, `${path}${i}.`, file, out)
         );
