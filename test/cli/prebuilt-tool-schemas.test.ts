@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { createSubagents } from "../../src/agent/subagent-tool";
+import { createSkillTool } from "../../src/project/skills";
 import { createBuiltinTools } from "../../src/tools/index";
 import { createToolRegistry } from "../../src/tools/registry";
 import type { ShellService } from "../../src/tools/shell-service";
+import type { AnyToolDefinition } from "../../src/tools/types";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
@@ -22,9 +25,14 @@ const detachedShell: ShellService = {
     dispose: () => undefined,
 };
 
-it("the built CLI sends the built-in tool schemas the zod definitions give at run time", async () => {
+it("the built CLI sends the tool schemas (built-ins, task, skill) the zod definitions give at run time", async () => {
     const repo = mkdtempSync(join(tmpdir(), "north-repo-"));
     writeFileSync(join(repo, "README.md"), "# demo\n");
+    mkdirSync(join(repo, ".north", "skills", "release"), { recursive: true });
+    writeFileSync(
+        join(repo, ".north", "skills", "release", "SKILL.md"),
+        "---\nname: release\ndescription: How to cut a release\n---\nRun the release script."
+    );
     const { home, env } = isolatedHome();
     try {
         server.enqueue({ text: "ok" });
@@ -37,25 +45,24 @@ it("the built CLI sends the built-in tool schemas the zod definitions give at ru
         });
         expect(run.stderr).toBe("");
         expect(run.code).toBe(0);
-        const sent = (
-            server.requests[0]!.body as {
-                tools: Array<{ name: string; input_schema: unknown }>;
-            }
-        ).tools;
-        const derived = new Map(
-            createToolRegistry(
-                createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell })
-            )
-                .schemas()
-                .map((schema) => [schema.name, schema.inputSchema])
+        const sent = new Map(
+            (
+                server.requests[0]!.body as {
+                    tools: Array<{ name: string; input_schema: unknown }>;
+                }
+            ).tools.map((tool) => [tool.name, tool.input_schema])
         );
-        const sentBuiltins = sent.filter((tool) => derived.has(tool.name));
-        expect(sentBuiltins.map((tool) => tool.name)).toContain("read_file");
-        expect(sentBuiltins.length).toBeGreaterThan(10);
-        for (const tool of sentBuiltins) {
-            expect({ [tool.name]: tool.input_schema }).toEqual({
-                [tool.name]: derived.get(tool.name),
-            });
+        // From source nothing is prebuilt: the registry derives every schema with zod here.
+        const derived = createToolRegistry([
+            ...createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell }),
+            createSubagents({ agents: [] }).tool,
+            createSkillTool([]) as unknown as AnyToolDefinition,
+        ]).schemas();
+        expect(derived.map((schema) => schema.name)).toEqual(
+            expect.arrayContaining(["read_file", "task", "skill"])
+        );
+        for (const { name, inputSchema } of derived) {
+            expect({ [name]: sent.get(name) }).toEqual({ [name]: inputSchema });
         }
     } finally {
         rmSync(repo, { recursive: true, force: true });

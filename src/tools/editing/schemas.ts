@@ -6,7 +6,7 @@
  * Shapes are functions of zod so that nothing is built before a tool is used.
  */
 import type * as z from "zod";
-import { type InputOf, type Zod, toolInput } from "../tool-input";
+import { type InputOf, type ToolInput, type Zod, toolInput } from "../tool-input";
 
 type Shape = Record<string, z.ZodType>;
 
@@ -18,6 +18,14 @@ function describe<S extends Shape>(shape: S, docs: Partial<Record<keyof S, strin
         out[key] = doc ? field.describe(doc) : field;
     }
     return out as S;
+}
+
+/** A single edit tool's input: its fields, each described. */
+function describedInput<S extends Shape>(
+    shape: (z: Zod) => S,
+    docs: Partial<Record<keyof S, string>>
+): ToolInput<z.output<z.ZodObject<S>>> {
+    return toolInput((z) => z.object(describe(shape(z), docs)));
 }
 
 const DOCS = {
@@ -72,67 +80,43 @@ const createFileShape = (z: Zod) => ({
     overwrite: z.boolean().optional(),
 });
 
-export const replaceExactInput = toolInput((z) =>
-    z.object(
-        describe(replaceExactShape(z), {
-            old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
-            new_text: "The replacement text (empty to delete).",
-            occurrence: DOCS.occurrence,
-        })
-    )
-);
+export const replaceExactInput = describedInput(replaceExactShape, {
+    old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
+    new_text: "The replacement text (empty to delete).",
+    occurrence: DOCS.occurrence,
+});
 
-export const insertAtLineInput = toolInput((z) =>
-    z.object(
-        describe(insertAtLineShape(z), {
-            line: "1-based line to insert before; the line count plus 1 appends.",
-            content: DOCS.content,
-        })
-    )
-);
+export const insertAtLineInput = describedInput(insertAtLineShape, {
+    line: "1-based line to insert before; the line count plus 1 appends.",
+    content: DOCS.content,
+});
 
-export const anchorInsertInput = toolInput((z) =>
-    z.object(
-        describe(anchorInsertShape(z), {
-            anchor: DOCS.anchor,
-            content: DOCS.content,
-            occurrence: DOCS.occurrence,
-        })
-    )
-);
+export const anchorInsertInput = describedInput(anchorInsertShape, {
+    anchor: DOCS.anchor,
+    content: DOCS.content,
+    occurrence: DOCS.occurrence,
+});
 
-export const replaceBlockInput = toolInput((z) =>
-    z.object(
-        describe(replaceBlockShape(z), {
-            start_anchor: "Text on the first line.",
-            end_anchor: "Text on the last line (the first such after start).",
-            content: "New lines (empty deletes).",
-            inclusive: DOCS.inclusive,
-            occurrence: "Which start_anchor match, from 1.",
-        })
-    )
-);
+export const replaceBlockInput = describedInput(replaceBlockShape, {
+    start_anchor: "Text on the first line.",
+    end_anchor: "Text on the last line (the first such after start).",
+    content: "New lines (empty deletes).",
+    inclusive: DOCS.inclusive,
+    occurrence: "Which start_anchor match, from 1.",
+});
 
-export const byAnchorInput = toolInput((z) =>
-    z.object(
-        describe(byAnchorShape(z), {
-            anchor: DOCS.anchor,
-            anchor_end: "replace_between: text on the closing line.",
-            content: "Lines to insert, or the replacement.",
-            occurrence: DOCS.occurrence,
-            inclusive: DOCS.inclusive,
-        })
-    )
-);
+export const byAnchorInput = describedInput(byAnchorShape, {
+    anchor: DOCS.anchor,
+    anchor_end: "replace_between: text on the closing line.",
+    content: "Lines to insert, or the replacement.",
+    occurrence: DOCS.occurrence,
+    inclusive: DOCS.inclusive,
+});
 
-export const createFileInput = toolInput((z) =>
-    z.object(
-        describe(createFileShape(z), {
-            content: "The complete file content.",
-            overwrite: "Replace the file if it exists (default false).",
-        })
-    )
-);
+export const createFileInput = describedInput(createFileShape, {
+    content: "The complete file content.",
+    overwrite: "Replace the file if it exists (default false).",
+});
 
 export type ReplaceExactArgs = InputOf<typeof replaceExactInput>;
 export type InsertAtLineArgs = InputOf<typeof insertAtLineInput>;
