@@ -13,7 +13,7 @@ import type { CliArgs } from "./args";
 import { prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
-import { mcpReports } from "./print-command";
+import { mcpReports } from "./mcp-reports";
 
 /** The engine side of the Node API (src/api.ts): one session, runs that report stream-json events. */
 export interface ApiSession {
@@ -122,13 +122,10 @@ export async function openApiSession(
                 if (closed) throw new Error("the session is closed");
                 listener = (event) => {
                     if (event.type === "run_end") return;
-                    const line = streamJsonLine(event, sessionId);
-                    if (!line) return;
-                    onEvent(
-                        (event.type === "run_start"
-                            ? { ...line, mcp_servers: mcp ? mcpReports(mcp) : [] }
-                            : line) as unknown as NorthEvent
+                    const line = streamJsonLine(event, sessionId, () =>
+                        mcp ? mcpReports(mcp) : []
                     );
+                    if (line) onEvent(line as unknown as NorthEvent);
                 };
                 try {
                     handle.recordView({ type: "user", text: prompt, attachments: [] });

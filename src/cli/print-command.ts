@@ -2,7 +2,6 @@ import { createCommandHost } from "../commands/host";
 import { fstatSync } from "node:fs";
 import {
     EXIT,
-    type McpServerReport,
     OUTPUT_FORMATS,
     type OutputFormat,
     createBufferedSink,
@@ -11,7 +10,7 @@ import {
     jsonLine,
 } from "../headless/print-mode";
 import { terminalSafeText } from "../util/terminal-text";
-import type { McpManager, McpServerState } from "../tools/mcp/manager";
+import { mcpReports } from "./mcp-reports";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
 import { attachMentionedFiles } from "../headless/print-attachments";
@@ -41,21 +40,6 @@ const SIGNAL_ENDINGS: Record<StopSignal, { code: number; reason: string }> = {
     SIGTERM: { code: EXIT.terminated, reason: "terminated (SIGTERM)" },
     SIGHUP: { code: EXIT.hangup, reason: "terminated: the terminal went away (SIGHUP)" },
 };
-
-const MCP_STATUS: Record<McpServerState, McpServerReport["status"]> = {
-    ready: "connected",
-    starting: "pending",
-    failed: "failed",
-    stopped: "stopped",
-};
-
-export function mcpReports(mcp: McpManager): McpServerReport[] {
-    return mcp.status().map((server) => ({
-        name: server.name,
-        status: MCP_STATUS[server.state],
-        ...(server.error ? { error: server.error } : {}),
-    }));
-}
 
 function usageError(message: string): number {
     process.stderr.write(terminalSafeText(`north: ${message}\n`));

@@ -7,8 +7,8 @@
 import { type CommandFront, createCommandContext } from "../commands/context";
 import type { CommandHost } from "../commands/host";
 import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
-import type { CommandDefinition } from "../commands/types";
-import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
+import { createCustomCommands } from "../commands/custom-commands";
+import type { CustomCommand } from "../project/custom-commands";
 import { terminalSafeText } from "../util/terminal-text";
 import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
 
@@ -24,17 +24,6 @@ export interface PrintCommandsOptions extends Omit<
     customCommands?: readonly CustomCommand[];
 }
 
-/** A custom command in the registry: running it only says so; its prompt is expanded after. */
-function customDefinition(command: CustomCommand): CommandDefinition {
-    return {
-        name: command.name,
-        description: command.description || "custom command",
-        usage: `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`,
-        maxPositional: Number.POSITIVE_INFINITY,
-        execute: async () => ({ message: `Sent the prompt of ${command.file}` }),
-    };
-}
-
 /**
  * Runs the commands of `input` in order and prints each outcome: stream-json
  * as a `command` line, otherwise on stderr when a prompt follows (stdout keeps
@@ -46,20 +35,15 @@ export async function runPrintCommands(
 ): Promise<{ remainingText: string; failed: boolean }> {
     const { host, format, stdout, stderr, customCommands = [], ...front } = options;
     const registry = createCommandRegistryWithAllCommands();
-    const customs = new Map<string, CustomCommand>();
-    for (const command of customCommands) {
-        // A built-in keeps its name, as in the chat.
-        if (registry.get(command.name) || customs.has(command.name)) continue;
-        customs.set(command.name, command);
-        registry.register(customDefinition(command));
-    }
+    const customs = createCustomCommands(registry);
+    customs.add(customCommands);
     const context = createCommandContext({ ...front, host, registry });
     const { executed, remainingText } = await runCommandsInInput(input, registry, context);
     const prompts: string[] = [];
     for (const command of executed) {
-        const custom = customs.get(command.name);
-        if (custom && !command.result.isError) {
-            prompts.push(expandCustomCommand(custom, command.input.slice(command.name.length + 1)));
+        const prompt = customs.promptOf(command);
+        if (prompt !== undefined) {
+            prompts.push(prompt);
             continue;
         }
         const text = command.input.trim();

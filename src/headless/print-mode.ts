@@ -59,10 +59,14 @@ export function jsonLine(value: unknown): string {
     return `${escaped}\n`;
 }
 
-/** One stream-json line for an engine event, or null for events not worth a line. */
+/**
+ * One stream-json line for an engine event, or null for events not worth a
+ * line; `mcpServers` gives the `init` line's servers as the run starts.
+ */
 export function streamJsonLine(
     event: EngineEvent,
-    sessionId: string
+    sessionId: string,
+    mcpServers: () => McpServerReport[] = () => []
 ): Record<string, unknown> | null {
     switch (event.type) {
         case "run_start":
@@ -74,6 +78,7 @@ export function streamJsonLine(
                 mode: event.mode,
                 tools: event.tools,
                 cwd: event.cwd,
+                mcp_servers: mcpServers(),
             };
         case "text_delta":
             return { type: "text_delta", text: event.text };
@@ -212,10 +217,7 @@ export function createPrintRenderer(options: PrintRendererOptions): PrintRendere
         onEvent(event) {
             if (format === "stream-json") {
                 if (event.type === "run_end") return;
-                let line = streamJsonLine(event, sessionId);
-                if (line && event.type === "run_start") {
-                    line = { ...line, mcp_servers: options.mcpServers?.() ?? [] };
-                }
+                const line = streamJsonLine(event, sessionId, options.mcpServers);
                 if (line) stdout.write(jsonLine(line));
                 return;
             }

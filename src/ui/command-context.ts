@@ -8,7 +8,6 @@
 import {
     BUILTIN_COMMANDS,
     type CommandContext,
-    type CommandDefinition,
     type CommandRegistry,
     type PickerOption,
     createCommandRegistry,
@@ -16,7 +15,8 @@ import {
 } from "../commands/index";
 import { type InteractivePort, createCommandContext } from "../commands/context";
 import type { CommandHost, StatusCosts } from "../commands/host";
-import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
+import type { CustomCommand } from "../project/custom-commands";
+import { createCustomCommands } from "../commands/custom-commands";
 import type { ModelInfo } from "../providers/catalogue";
 import type { AppStateStore } from "./app-state";
 import type { DeferredSession, SessionPort } from "./deferred-session";
@@ -76,23 +76,10 @@ export interface TuiCommands {
     statusCosts(): StatusCosts;
 }
 
-/** A custom command as the registry holds it: every token up to the next command is its argument. */
-function customDefinition(command: CustomCommand): CommandDefinition {
-    const where = command.scope === "project" ? "project command" : "user command";
-    return {
-        name: command.name,
-        description: `${command.description || "custom command"} (${where})`,
-        usage: `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`,
-        maxPositional: Number.POSITIVE_INFINITY,
-        execute: async () => ({ message: `Sent the prompt of ${command.file}` }),
-    };
-}
-
 export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
     const { session, store, appState } = deps;
     const registry = createCommandRegistry(BUILTIN_COMMANDS);
-    const builtins = new Set(BUILTIN_COMMANDS.map((c) => c.name));
-    const customs = new Map<string, CustomCommand>();
+    const customs = createCustomCommands(registry);
     let engine: ChatEngine | null = null;
     void deps.engine.then(
         (loaded) => {
@@ -173,23 +160,14 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
                 };
                 store.dispatch(action);
                 if (!switched) deps.record?.(action);
-                const custom = customs.get(run.name);
-                if (custom && !run.result.isError) {
-                    const args = run.input.slice(run.name.length + 1);
-                    prompts.push(expandCustomCommand(custom, args));
-                }
+                const prompt = customs.promptOf(run);
+                if (prompt !== undefined) prompts.push(prompt);
             }
             if (exiting) return null;
             if (remainingText.trim() !== "") prompts.push(remainingText);
             return prompts.length > 0 ? prompts.join("\n\n") : null;
         },
-        addCustomCommands(commands) {
-            for (const command of commands) {
-                if (builtins.has(command.name) || customs.has(command.name)) continue;
-                customs.set(command.name, command);
-                registry.register(customDefinition(command));
-            }
-        },
+        addCustomCommands: (commands) => customs.add(commands),
         statusCosts: () =>
             engine?.statusCosts() ?? deps.initialCosts ?? { sessionUsd: 0, allTimeUsd: null },
     };
