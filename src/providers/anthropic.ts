@@ -14,13 +14,7 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import {
-    type DirectPostErrors,
-    directPostApplies,
-    postDirect,
-    requestTimeoutMs,
-    stainlessHeaders,
-} from "./direct-post";
+import { directSender } from "./direct-post";
 import { parseStringDelta } from "./anthropic-delta";
 import type { AnthropicSdk } from "./anthropic-sdk";
 import { sdkClientOptions } from "./node-fetch";
@@ -57,26 +51,19 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         (sdk ??= import("./anthropic-sdk").then((m) =>
             m.createAnthropicSdk(sdkClientOptions(endpoint))
         ));
-    const errors = async (): Promise<DirectPostErrors> => (await loadSdk()).errors;
-    // Without a key the SDK resolves credentials itself (profiles, tokens).
-    const direct = endpoint.apiKey !== "" && directPostApplies(SDK_ENV);
-    const send = (params: MessageCreateParamsStreaming, signal: AbortSignal) =>
-        direct
-            ? postDirect({
-                  endpoint,
-                  defaultBaseUrl: "https://api.anthropic.com",
-                  path: "/v1/messages",
-                  headers: {
-                      ...stainlessHeaders(ANTHROPIC_SDK_VERSION, requestTimeoutMs(endpoint)),
-                      "user-agent": `Anthropic/JS ${ANTHROPIC_SDK_VERSION}`,
-                      "anthropic-version": ANTHROPIC_VERSION,
-                      authorization: `Bearer ${endpoint.apiKey}`,
-                  },
-                  body: params,
-                  signal,
-                  errors,
-              })
-            : loadSdk().then((client) => client.send(params, signal));
+    const send = directSender<MessageCreateParamsStreaming>({
+        endpoint,
+        apiKey: endpoint.apiKey,
+        sdkEnv: SDK_ENV,
+        sdkName: "Anthropic",
+        sdkVersion: ANTHROPIC_SDK_VERSION,
+        sendsTimeout: true,
+        defaultBaseUrl: "https://api.anthropic.com",
+        path: "/v1/messages",
+        apiHeaders: { "anthropic-version": ANTHROPIC_VERSION },
+        errors: async () => (await loadSdk()).errors,
+        viaSdk: async (params, signal) => (await loadSdk()).send(params, signal),
+    });
     const classify = async (error: unknown, signal: AbortSignal) =>
         classifyError(error, { label: LABEL, sdk: (await loadSdk()).classes, signal });
     return {

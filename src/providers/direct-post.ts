@@ -74,6 +74,59 @@ export function requestTimeoutMs(endpoint: ProviderEndpoint): number {
     return endpoint.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 }
 
+/** What one provider's direct sender states: the rest is the same for every SDK. */
+export interface DirectSenderSpec<Body> {
+    endpoint: ProviderEndpoint;
+    /** Sent as a bearer token; empty leaves credentials to the SDK (profiles, tokens). */
+    apiKey: string;
+    /** Variables that change what the SDK sends: with one set, requests go through the SDK. */
+    sdkEnv: readonly string[];
+    /** For the user agent, e.g. "Anthropic" sends "Anthropic/JS <version>". */
+    sdkName: string;
+    sdkVersion: string;
+    /** The SDK sends `x-stainless-timeout` on every request (the OpenAI SDK does not). */
+    sendsTimeout: boolean;
+    defaultBaseUrl: string;
+    path: string;
+    /** Headers of this API the SDK adds (e.g. `anthropic-version`). */
+    apiHeaders?: Record<string, string>;
+    /** Loads the SDK's errors; called only when a direct request fails. */
+    errors: () => Promise<DirectPostErrors>;
+    /** Sends the request through the SDK (loaded then) and resolves with the raw 2xx response. */
+    viaSdk: (body: Body, signal: AbortSignal) => Promise<Response>;
+}
+
+/**
+ * A provider's streaming POST: straight on node:http when the configuration
+ * is the plain case (`directPostApplies`), through the SDK otherwise.
+ */
+export function directSender<Body>(
+    spec: DirectSenderSpec<Body>
+): (body: Body, signal: AbortSignal) => Promise<Response | IncomingMessage> {
+    const { endpoint, apiKey, sdkVersion } = spec;
+    const direct = apiKey !== "" && directPostApplies(spec.sdkEnv);
+    return (body, signal) =>
+        direct
+            ? postDirect({
+                  endpoint,
+                  defaultBaseUrl: spec.defaultBaseUrl,
+                  path: spec.path,
+                  headers: {
+                      ...stainlessHeaders(
+                          sdkVersion,
+                          spec.sendsTimeout ? requestTimeoutMs(endpoint) : undefined
+                      ),
+                      "user-agent": `${spec.sdkName}/JS ${sdkVersion}`,
+                      ...spec.apiHeaders,
+                      authorization: `Bearer ${apiKey}`,
+                  },
+                  body,
+                  signal,
+                  errors: spec.errors,
+              })
+            : spec.viaSdk(body, signal);
+}
+
 /**
  * Sends the request and resolves with the 2xx response, its body unread.
  * The timeout covers the wait for the response headers, as in the SDKs.

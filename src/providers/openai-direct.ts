@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type OpenAI from "openai";
-import { directPostApplies, postDirect, stainlessHeaders } from "./direct-post";
+import { directSender } from "./direct-post";
 import { classifyError } from "./errors";
 import { sdkClientOptions } from "./node-fetch";
 import type { ProviderEndpoint, ProviderError } from "./types";
@@ -41,25 +41,20 @@ export function openAISender<Body extends object>(
     viaSdk: (client: OpenAI, body: Body, signal: AbortSignal) => Promise<Response>
 ): (body: Body, signal: AbortSignal) => Promise<Response | IncomingMessage> {
     let client: OpenAI | undefined;
-    const direct = apiKey !== "" && directPostApplies(SDK_ENV);
-    return async (body, signal) => {
-        if (!direct) {
+    return directSender<Body>({
+        endpoint,
+        apiKey,
+        sdkEnv: SDK_ENV,
+        sdkName: "OpenAI",
+        sdkVersion: OPENAI_SDK_VERSION,
+        sendsTimeout: false,
+        defaultBaseUrl: "https://api.openai.com/v1",
+        path,
+        errors: async () => (await loadSdk()).openAIErrors,
+        viaSdk: async (body, signal) => {
             const { createOpenAIClient } = await loadSdk();
             client ??= createOpenAIClient(sdkClientOptions(endpoint, apiKey));
             return viaSdk(client, body, signal);
-        }
-        return postDirect({
-            endpoint,
-            defaultBaseUrl: "https://api.openai.com/v1",
-            path,
-            headers: {
-                ...stainlessHeaders(OPENAI_SDK_VERSION, undefined),
-                "user-agent": `OpenAI/JS ${OPENAI_SDK_VERSION}`,
-                authorization: `Bearer ${apiKey}`,
-            },
-            body,
-            signal,
-            errors: async () => (await loadSdk()).openAIErrors,
-        });
-    };
+        },
+    });
 }

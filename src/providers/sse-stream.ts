@@ -7,7 +7,7 @@ import {
     responseTooLargeError,
 } from "./errors";
 import { claimNodeBody } from "./node-fetch";
-import { SseEventTooLargeError, SseParser, readSseBatches, type SseEvent } from "./sse";
+import { SseEventTooLargeError, readSseBatches, sseBatchesOf, type SseEvent } from "./sse";
 import { snapshotMessage, untilAborted } from "./stream-utils";
 import type { AssistantBlock, ProviderError, StopReason, StreamEvent, Usage } from "./types";
 
@@ -132,27 +132,21 @@ async function classifySafely(
 }
 
 /**
- * The SSE events of a node:http response, one batch per read (all the bytes
- * that arrived since the last one): no web-stream adapters and no promise per
- * event. Ends quietly once `signal` aborts (the caller reports the cancel);
+ * The SSE events of a node:http response (`sseBatchesOf`), one batch per read
+ * (all the bytes that arrived since the last one): no web-stream adapters.
+ * Ends quietly once `signal` aborts (the caller reports the cancel);
  * stopping early destroys the response, which closes the connection.
  */
 async function* readNodeSseBatches(
     res: IncomingMessage,
     signal: AbortSignal
 ): AsyncGenerator<SseEvent[]> {
-    const parser = new SseParser();
     const onAbort = (): void => {
         res.destroy();
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-        for await (const chunk of res as AsyncIterable<Buffer>) {
-            const batch = parser.push(chunk);
-            if (batch.length > 0) yield batch;
-        }
-        const last = parser.finish();
-        if (last.length > 0) yield last;
+        yield* sseBatchesOf(res as AsyncIterable<Buffer>);
     } catch (error) {
         if (!signal.aborted) throw error;
     } finally {

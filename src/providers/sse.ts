@@ -117,27 +117,42 @@ function add(batch: SseEvent[], raw: string): void {
 }
 
 /**
- * Reads an SSE web-stream body and yields the events of each network chunk as
- * one batch, so a provider can coalesce deltas that arrived together instead
- * of paying an async step per token. Throws `SseEventTooLargeError` past
- * `maxEventChars`. (Responses from `nodeFetch` skip the web stream: see
- * `streamSse`.)
+ * The one SSE read loop: feeds each byte chunk of a body to the parser and
+ * yields the events it completed as one batch, so a provider can coalesce
+ * deltas that arrived together instead of paying an async step per token.
+ * Throws `SseEventTooLargeError` past `maxEventChars`. Closing the source is
+ * the caller's: see `readSseBatches` (web stream) and `readNodeSseBatches`.
+ */
+export async function* sseBatchesOf(
+    chunks: AsyncIterable<Uint8Array>,
+    maxEventChars = MAX_SSE_EVENT_CHARS
+): AsyncGenerator<SseEvent[]> {
+    const parser = new SseParser(maxEventChars);
+    for await (const chunk of chunks) {
+        const batch = parser.push(chunk);
+        if (batch.length > 0) yield batch;
+    }
+    const last = parser.finish();
+    if (last.length > 0) yield last;
+}
+
+/**
+ * The SSE events of a web-stream body (`sseBatchesOf`); the body is cancelled
+ * however the reading ends. (Responses from `nodeFetch` skip the web stream:
+ * see `streamSse`.)
  */
 export async function* readSseBatches(
     body: ReadableStream<Uint8Array>,
     maxEventChars = MAX_SSE_EVENT_CHARS
 ): AsyncGenerator<SseEvent[]> {
-    const parser = new SseParser(maxEventChars);
     const reader = body.getReader();
+    // Reads through the reader itself: no `return()` for `for await` to call,
+    // so releasing and cancelling stay here, in this order.
+    const chunks: AsyncIterable<Uint8Array> = {
+        [Symbol.asyncIterator]: () => ({ next: () => reader.read() }),
+    };
     try {
-        for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            const batch = parser.push(value);
-            if (batch.length > 0) yield batch;
-        }
-        const last = parser.finish();
-        if (last.length > 0) yield last;
+        yield* sseBatchesOf(chunks, maxEventChars);
     } finally {
         reader.releaseLock();
         body.cancel().catch(() => undefined);
