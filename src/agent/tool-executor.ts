@@ -2,10 +2,15 @@ import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import path from "node:path";
 import { builtinTool } from "../tools/index";
-import { isInside, protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
+import {
+    type SafePath,
+    isInside,
+    protectedConfigFor,
+    resolveWritablePath,
+} from "../tools/path-guard";
 import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
 import type { PermissionRule, PermissionRules, RuleMatch } from "../tools/permissions/rules";
-import type { WriteTargetJudge } from "../tools/permissions/types";
+import type { CommandVerdict, WriteTargetJudge } from "../tools/permissions/types";
 import { protectedConfigOf } from "../tools/protected-paths";
 import type {
     AnyToolDefinition,
@@ -26,6 +31,24 @@ export interface ToolRunner {
     list(): AnyToolDefinition[];
     schemas(filter?: (tool: AnyToolDefinition) => boolean): ToolSchema[];
     execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
+    /** `execute` for a definition from `list()`, skipping the lookup by name (the registry has it; wrappers may not). */
+    executeDefinition?(
+        tool: AnyToolDefinition,
+        rawInput: unknown,
+        ctx: ToolContext
+    ): Promise<ToolResult>;
+}
+
+/** Runs a definition the runner listed, through its entry point for one when it has it. */
+function runListedTool(
+    tools: ToolRunner,
+    tool: AnyToolDefinition,
+    rawInput: unknown,
+    ctx: ToolContext
+): Promise<ToolResult> {
+    return tools.executeDefinition
+        ? tools.executeDefinition(tool, rawInput, ctx)
+        : tools.execute(tool.name, rawInput, ctx);
 }
 
 /** A PreToolUse hook's say: block the call, or allow / force-ask its approval. */
@@ -143,11 +166,11 @@ export async function executeToolCall(
     const verdict = deps.preToolUse ? await deps.preToolUse(call, signal) : null;
     if (verdict?.block) return denied(`blocked by a PreToolUse hook: ${verdict.block.reason}`);
     const forced = verdict?.permission?.decision;
-    if (tool.approvalPolicy === "none") return deps.tools.execute(call.name, call.input, ctx);
+    if (tool.approvalPolicy === "none") return runListedTool(deps.tools, tool, call.input, ctx);
     if (tool.approvalPolicy === "shell") {
         return runShellCall(call, tool, ctx, signal, deps, forced, byName);
     }
-    return runWriteCall(call, ctx, signal, deps, forced, byName);
+    return runWriteCall(call, tool, ctx, signal, deps, forced, byName);
 }
 
 /**
@@ -161,7 +184,7 @@ export function createWriteTargetJudge(
 ): WriteTargetJudge {
     return (target, cwd) => {
         const absPath = path.resolve(cwd, target);
-        const match = settings.permissionRules?.forPath("edit", absPath);
+        const match = editRuleOfWrite(settings.permissionRules, target, cwd);
         if (match?.decision === "deny" || match?.decision === "ask") return match.decision;
         if (!isInside(repoRoot, absPath)) return match ? "allow" : "ask";
         if (protectedConfigOf(path.relative(repoRoot, absPath).split(path.sep).join("/"))) {
@@ -169,6 +192,15 @@ export function createWriteTargetJudge(
         }
         return match || settings.isEditsAutoAccepted() ? "allow" : "ask";
     };
+}
+
+/** The Edit rule over a file a command writes, from the directory it writes in. */
+function editRuleOfWrite(
+    rules: PermissionRules | undefined,
+    target: string,
+    cwd: string
+): RuleMatch | undefined {
+    return rules?.forPath("edit", path.resolve(cwd, target));
 }
 
 function denyingRuleText(match: RuleMatch | undefined): string | undefined {
@@ -241,35 +273,30 @@ async function runShellCall(
         if (decision.remember === "all") settings.enableShellAutoApprove();
     }
     deps.logger.info("shell_run_start", { approvedBy });
-    const result = await deps.tools.execute(tool.name, call.input, ctx);
+    const result = await runListedTool(deps.tools, tool, call.input, ctx);
     deps.logger.info("shell_run_complete", { ok: result.ok });
     return result;
 }
 
 /**
- * The deny rule behind a judge's verdict, with its source: `Bash(pattern)`
- * as the judge names it, or the Edit rule over the path a command writes.
+ * The deny rule behind a judge's verdict, with its source: the `Bash(...)`
+ * rule of the pattern that matched, or the Edit rule the write judge found
+ * over the path a command writes.
  */
 function denyRuleOf(
     rules: PermissionRules,
-    named: string,
-    cwd: string
+    commandRules: ReturnType<PermissionRules["commandRules"]>,
+    verdict: Extract<CommandVerdict, { decision: "deny" }>
 ): Pick<PermissionRule, "text" | "source"> {
-    const bash = /^Bash\((.*)\)$/s.exec(named)?.[1]?.trim();
-    const byPattern = rules
-        .list()
-        .find(
-            (r) =>
-                r.kind === "deny" &&
-                r.target.type === "command" &&
-                r.active() &&
-                r.target.pattern.trim() === bash
-        );
-    if (byPattern) return byPattern;
-    const written = /^Edit\((.*)\)$/s.exec(named)?.[1];
-    const byPath =
-        written === undefined ? undefined : rules.forPath("edit", path.resolve(cwd, written));
-    return byPath?.decision === "deny" ? byPath.rule : { text: named, source: "permission rules" };
+    const { deniedBy } = verdict;
+    if (deniedBy.type === "command") {
+        const rule = commandRules.ruleOf("deny", deniedBy.pattern);
+        if (rule) return rule;
+    } else {
+        const match = editRuleOfWrite(rules, deniedBy.path, deniedBy.cwd);
+        if (match?.decision === "deny") return match.rule;
+    }
+    return { text: verdict.rule, source: "permission rules" };
 }
 
 /**
@@ -288,14 +315,15 @@ async function judgeShellByRules(
     const rules: PermissionRules | undefined = deps.settings.permissionRules;
     // Without Bash patterns or Edit deny/ask rules the judge could only say "ask": skip the parse.
     if (command === undefined || !rules?.judgesCommands()) return { askRule, allowedBy };
+    const commandRules = rules.commandRules();
     const verdict = await judgeCommand(
         command,
-        rules.commandRules(),
+        commandRules,
         createWriteTargetJudge(deps.repoRoot, deps.settings),
         { cwd: cwd ?? deps.repoRoot }
     );
     if (verdict.decision === "deny") {
-        const rule = denyRuleOf(rules, verdict.rule, cwd ?? deps.repoRoot);
+        const rule = denyRuleOf(rules, commandRules, verdict);
         return { refusal: deniedByRule(`\`${command}\``, rule, ` (${verdict.reason})`) };
     }
     if (verdict.decision === "ask" && verdict.forced) askRule ??= verdict.reason;
@@ -305,13 +333,14 @@ async function judgeShellByRules(
 
 async function runWriteCall(
     call: ToolCallBlock,
+    tool: AnyToolDefinition,
     ctx: ToolContext,
     signal: AbortSignal,
     deps: ToolExecutorDeps,
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
-    const prepared = await deps.tools.execute(call.name, call.input, ctx);
+    const prepared = await runListedTool(deps.tools, tool, call.input, ctx);
     if (!prepared.ok || !isPreparedWrite(prepared.data)) return prepared;
     return reviewPreparedWrite(
         prepared.data,
@@ -323,24 +352,36 @@ async function runWriteCall(
     );
 }
 
+/** A diff of a change with where it would land, resolved from the disk. */
+interface ResolvedTarget {
+    diff: FileDiff;
+    safe: SafePath;
+}
+
 /**
- * Where a prepared write would land, judged again from the disk: an error
- * when a path is (now) outside the project or in git's internals, else the
- * diffs' paths that are protected configuration.
+ * Where a prepared write would land: an error when a path is (now) outside
+ * the project or in git's internals, else each diff with its resolved path.
  */
-async function judgeTargets(
+async function resolveTargets(
     repoRoot: string,
     diffs: readonly FileDiff[]
-): Promise<ToolResult<string[]>> {
-    const protectedPaths: string[] = [];
+): Promise<ToolResult<ResolvedTarget[]>> {
+    const targets: ResolvedTarget[] = [];
     for (const diff of diffs) {
         const safe = await resolveWritablePath(repoRoot, diff.path, { mustExist: false });
         if (!safe.ok) {
             return toolError(safe.error.code, `${safe.error.message} Nothing was written.`);
         }
-        if (protectedConfigFor(repoRoot, safe.data)) protectedPaths.push(diff.path);
+        targets.push({ diff, safe: safe.data });
     }
-    return toolOk(protectedPaths);
+    return toolOk(targets);
+}
+
+/** The diffs' paths that are protected configuration. */
+function protectedPathsOf(repoRoot: string, targets: readonly ResolvedTarget[]): string[] {
+    return targets.flatMap(({ diff, safe }) =>
+        protectedConfigFor(repoRoot, safe) ? [diff.path] : []
+    );
 }
 
 /**
@@ -348,18 +389,16 @@ async function judgeTargets(
  * its links lead): a refusal naming the deny rule, the ask rule that forces
  * the review, or whether allow rules cover every file.
  */
-async function judgeEditRules(
+function judgeEditRules(
     rules: PermissionRules | undefined,
     repoRoot: string,
-    diffs: readonly FileDiff[]
-): Promise<{ refusal: ToolResult<never> } | { askRule?: string; allAllowed: boolean }> {
+    targets: readonly ResolvedTarget[]
+): { refusal: ToolResult<never> } | { askRule?: string; allAllowed: boolean } {
     if (!rules) return { allAllowed: false };
     let askRule: string | undefined;
-    let allAllowed = diffs.length > 0;
-    for (const diff of diffs) {
-        const absPath = path.join(repoRoot, diff.path);
-        const safe = await resolveWritablePath(repoRoot, diff.path, { mustExist: false });
-        const paths = safe.ok ? [absPath, safe.data.realPath] : [absPath];
+    let allAllowed = targets.length > 0;
+    for (const { diff, safe } of targets) {
+        const paths = [path.join(repoRoot, diff.path), safe.realPath];
         const matches = paths.flatMap((p) => rules.forPath("edit", p) ?? []);
         const deny = matches.find((m) => m.decision === "deny");
         if (deny) {
@@ -393,10 +432,10 @@ export async function reviewPreparedWrite(
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
-    const judged = await judgeTargets(deps.repoRoot, change.diffs);
-    if (!judged.ok) return refuse(change, judged);
-    const protectedPaths = judged.data;
-    const ruled = await judgeEditRules(deps.settings.permissionRules, deps.repoRoot, change.diffs);
+    const targets = await resolveTargets(deps.repoRoot, change.diffs);
+    if (!targets.ok) return refuse(change, targets);
+    const protectedPaths = protectedPathsOf(deps.repoRoot, targets.data);
+    const ruled = judgeEditRules(deps.settings.permissionRules, deps.repoRoot, targets.data);
     if ("refusal" in ruled) return refuse(change, ruled.refusal);
     const askRule =
         ruled.askRule ?? (byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined);
@@ -430,9 +469,11 @@ export async function reviewPreparedWrite(
     }
     // The review may have been open for a while: a path swapped meanwhile must not
     // land outside, in .git, or on a protected file nobody reviewed as such.
-    const again = await judgeTargets(deps.repoRoot, change.diffs);
+    const again = await resolveTargets(deps.repoRoot, change.diffs);
     if (!again.ok) return refuse(change, again);
-    const unreviewed = again.data.filter((p) => !protectedPaths.includes(p));
+    const unreviewed = protectedPathsOf(deps.repoRoot, again.data).filter(
+        (p) => !protectedPaths.includes(p)
+    );
     if (unreviewed.length > 0) {
         return refuse(
             change,

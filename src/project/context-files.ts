@@ -1,5 +1,6 @@
-import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { readFileCapped } from "../util/read-file-capped";
 
 /** The spec's cap for `.cursor/rules`, and the same cap for each AGENTS.md / CLAUDE.md. */
 export const CONTEXT_CAP_BYTES = 30 * 1024;
@@ -23,21 +24,14 @@ export interface ProjectContext {
 
 /** Reads at most `cap` bytes: a 1 MB AGENTS.md is never loaded whole. */
 function readCapped(path: string, cap: number): { text: string; truncated: boolean } {
-    const fd = openSync(path, "r");
-    try {
-        const buffer = Buffer.alloc(cap + 1);
-        const read = readSync(fd, buffer, 0, cap + 1, 0);
-        const truncated = read > cap;
-        // Cut at a line break when one is near, so a rule is not split mid-line.
-        let text = buffer.subarray(0, Math.min(read, cap)).toString("utf8");
-        if (truncated) {
-            const lastBreak = text.lastIndexOf("\n");
-            if (lastBreak > cap * 0.8) text = text.slice(0, lastBreak);
-        }
-        return { text, truncated };
-    } finally {
-        closeSync(fd);
+    const { bytes, truncated } = readFileCapped(path, cap);
+    // Cut at a line break when one is near, so a rule is not split mid-line.
+    let text = bytes.toString("utf8");
+    if (truncated) {
+        const lastBreak = text.lastIndexOf("\n");
+        if (lastBreak > cap * 0.8) text = text.slice(0, lastBreak);
     }
+    return { text, truncated };
 }
 
 /** Splits optional `---` frontmatter from the body; broken frontmatter keeps the whole text. */

@@ -17,10 +17,17 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join, sep } from "node:path";
+import {
+    MEMORY_INDEX,
+    PROJECT_MEMORY_DIR,
+    newMemoryIndexText,
+    noteFault,
+    noteLine,
+} from "../util/memory-note";
+import { readFileCapped } from "../util/read-file-capped";
 
 /** The most memory sent with a request, all files together. */
 export const MEMORY_CAP_BYTES = 24 * 1024;
-export const MEMORY_INDEX = "MEMORY.md";
 /** Topic files read at most per directory (sorted by name). */
 const MAX_TOPIC_FILES = 100;
 
@@ -81,22 +88,12 @@ function memoryFilesOf(dir: string, warnings: string[]): string[] {
  * A multi-byte character cut by the cap is dropped, not garbled.
  */
 function readUtf8Capped(path: string, cap: number): { text: string | null; size: number } {
-    const fd = openSync(path, "r");
+    const { bytes, size, truncated } = readFileCapped(path, cap);
     try {
-        const buffer = Buffer.alloc(cap);
-        const read = readSync(fd, buffer, 0, cap, 0);
-        let size = read;
-        if (read === cap) size = lstatSync(path).size;
-        try {
-            const decoder = new TextDecoder("utf-8", { fatal: true });
-            const text = decoder.decode(buffer.subarray(0, read), { stream: size > read });
-            if (text.includes("\u0000")) return { text: null, size };
-            return { text, size };
-        } catch {
-            return { text: null, size };
-        }
-    } finally {
-        closeSync(fd);
+        const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
+        return { text: text.includes("\u0000") ? null : text, size };
+    } catch {
+        return { text: null, size };
     }
 }
 
@@ -176,23 +173,12 @@ function kb(bytes: number): string {
     return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`;
 }
 
-/** A note as one index line: a bullet, on one line, with surrounding space trimmed. */
-export function memoryLine(note: string): string {
-    return `- ${note.trim().replace(/\s*\r?\n\s*/g, " ")}\n`;
-}
-
-/** The index of a new memory directory, before its first note. */
-export const NEW_INDEX_TEXT = "# Memory\n\n";
-
-/** Longest note `#` or `remember` accepts: memory is a list of facts, not a document. */
-export const MAX_NOTE_CHARS = 1000;
-
 /** Why a note cannot be saved, or null when it can. */
 export function noteProblem(note: string): string | null {
-    const trimmed = note.trim();
-    if (trimmed === "") return "the note is empty; write what to remember after the #";
-    if (trimmed.length > MAX_NOTE_CHARS) {
-        return `the note is ${trimmed.length} characters; memory keeps notes of at most ${MAX_NOTE_CHARS} (put longer text in a topic file with /memory)`;
+    const fault = noteFault(note);
+    if (fault && "empty" in fault) return "the note is empty; write what to remember after the #";
+    if (fault) {
+        return `the note is ${fault.tooLong} characters; memory keeps notes of at most ${fault.max} (put longer text in a topic file with /memory)`;
     }
     return null;
 }
@@ -219,10 +205,10 @@ export function appendMemoryNote(
         if (existing && !existing.isFile()) {
             return { ok: false, error: `${path} is not a regular file; nothing was saved` };
         }
-        if (!existing) writeFileSync(path, NEW_INDEX_TEXT, { flag: "wx" });
+        if (!existing) writeFileSync(path, newMemoryIndexText(), { flag: "wx" });
         else if (existing.size > 0 && !endsWithNewline(path, existing.size))
             appendFileSync(path, "\n");
-        appendFileSync(path, memoryLine(note));
+        appendFileSync(path, noteLine(note));
         return { ok: true, path };
     } catch (error) {
         return { ok: false, error: `could not save to ${path}: ${(error as Error).message}` };
@@ -248,7 +234,7 @@ export function ensureMemoryIndex(
         if (existing && !existing.isFile()) {
             return { ok: false, error: `${path} is not a regular file` };
         }
-        if (!existing) writeFileSync(path, NEW_INDEX_TEXT, { flag: "wx" });
+        if (!existing) writeFileSync(path, newMemoryIndexText(), { flag: "wx" });
         return { ok: true, path, created: !existing };
     } catch (error) {
         return { ok: false, error: `could not create ${path}: ${(error as Error).message}` };
@@ -278,5 +264,5 @@ export function memoryDirs(dataDir: string, repoRoot: string): MemoryDir[] {
 }
 
 export function projectMemoryDir(repoRoot: string): string {
-    return join(repoRoot, ".north", "memory");
+    return join(repoRoot, ...PROJECT_MEMORY_DIR.split("/"));
 }

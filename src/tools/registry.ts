@@ -19,6 +19,12 @@ export interface ToolRegistry {
     schemas(filter?: (tool: AnyToolDefinition) => boolean): ToolSchema[];
     /** Validates `rawInput` and runs the tool; never throws. */
     execute(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
+    /** `execute` for a definition the caller already looked up (from `list()`): no second lookup by name. */
+    executeDefinition(
+        tool: AnyToolDefinition,
+        rawInput: unknown,
+        ctx: ToolContext
+    ): Promise<ToolResult>;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -78,6 +84,43 @@ function errorMessage(error: unknown): string {
     return error instanceof Error ? error.message : String(error);
 }
 
+/** Checks the input's size and shape, then runs `tool`; every failure is a result. */
+async function runDefinition(
+    tool: AnyToolDefinition,
+    rawInput: unknown,
+    ctx: ToolContext,
+    schemaOf: (tool: AnyToolDefinition) => JsonSchema
+): Promise<ToolResult> {
+    const { name } = tool;
+    const value = rawInput === undefined ? {} : rawInput;
+    let json: string | undefined;
+    try {
+        json = JSON.stringify(value);
+    } catch (error) {
+        return toolError("invalid_args", `Input for ${name} is not JSON: ${errorMessage(error)}`);
+    }
+    const size = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
+    if (size > MAX_TOOL_INPUT_BYTES) {
+        return toolError(
+            "input_too_large",
+            `Input for ${name} is ${formatKb(size)}; the limit is ${formatKb(MAX_TOOL_INPUT_BYTES)}. ` +
+                "Split the work into smaller calls. To write a large file, put its content in plain " +
+                'assistant text as <NORTH_FILE path="...">...</NORTH_FILE> instead of a tool argument.'
+        );
+    }
+    const parsed = inputSchema(tool.input).safeParse(value);
+    if (!parsed.success) {
+        return toolError("invalid_args", describeIssues(name, schemaOf(tool), parsed.error.issues));
+    }
+    if (ctx.signal.aborted) return toolError("cancelled", `${name} was cancelled.`);
+    try {
+        return await tool.execute(parsed.data, ctx);
+    } catch (error) {
+        if (ctx.signal.aborted) return toolError("cancelled", `${name} was cancelled.`);
+        return toolError("internal", `${name} failed: ${errorMessage(error)}`);
+    }
+}
+
 export function createToolRegistry(tools: AnyToolDefinition[]): ToolRegistry {
     const byName = new Map<string, AnyToolDefinition>();
     for (const tool of tools) {
@@ -115,39 +158,8 @@ export function createToolRegistry(tools: AnyToolDefinition[]): ToolRegistry {
                     `Unknown tool "${name}". Available tools: ${names}.`
                 );
             }
-            const value = rawInput === undefined ? {} : rawInput;
-            let json: string | undefined;
-            try {
-                json = JSON.stringify(value);
-            } catch (error) {
-                return toolError(
-                    "invalid_args",
-                    `Input for ${name} is not JSON: ${errorMessage(error)}`
-                );
-            }
-            const size = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
-            if (size > MAX_TOOL_INPUT_BYTES) {
-                return toolError(
-                    "input_too_large",
-                    `Input for ${name} is ${formatKb(size)}; the limit is ${formatKb(MAX_TOOL_INPUT_BYTES)}. ` +
-                        "Split the work into smaller calls. To write a large file, put its content in plain " +
-                        'assistant text as <NORTH_FILE path="...">...</NORTH_FILE> instead of a tool argument.'
-                );
-            }
-            const parsed = inputSchema(tool.input).safeParse(value);
-            if (!parsed.success) {
-                return toolError(
-                    "invalid_args",
-                    describeIssues(name, schemaOf(tool), parsed.error.issues)
-                );
-            }
-            if (ctx.signal.aborted) return toolError("cancelled", `${name} was cancelled.`);
-            try {
-                return await tool.execute(parsed.data, ctx);
-            } catch (error) {
-                if (ctx.signal.aborted) return toolError("cancelled", `${name} was cancelled.`);
-                return toolError("internal", `${name} failed: ${errorMessage(error)}`);
-            }
+            return runDefinition(tool, rawInput, ctx, schemaOf);
         },
+        executeDefinition: (tool, rawInput, ctx) => runDefinition(tool, rawInput, ctx, schemaOf),
     };
 }

@@ -4,10 +4,7 @@ import { prepareSteps } from "./editing/run";
 import type { PreparedWrite, ToolDefinition } from "./types";
 import { toolError, toolOk } from "./types";
 import { asArgs, editStatsSuffix, oneLine, str } from "./display-text";
-
-/** The project memory's index, as the edit tools name it. Same place as `project/memory.ts`. */
-export const PROJECT_MEMORY_INDEX = ".north/memory/MEMORY.md";
-const MAX_NOTE_CHARS = 1000;
+import { PROJECT_MEMORY_INDEX, newMemoryIndexText, noteFault, noteLine } from "../util/memory-note";
 
 const input = toolInput((z) => z.object({ note: z.string() }));
 
@@ -35,13 +32,13 @@ export function createRememberTool(): ToolDefinition<InputOf<typeof input>, Prep
         },
         hookAliases: ["Edit"],
         async execute({ note }, ctx) {
-            const line = note.trim().replace(/\s*\r?\n\s*/g, " ");
-            if (line === "")
+            const fault = noteFault(note);
+            if (fault && "empty" in fault)
                 return toolError("invalid_args", "note is empty: say what to remember.");
-            if (line.length > MAX_NOTE_CHARS) {
+            if (fault) {
                 return toolError(
                     "input_too_large",
-                    `note is ${line.length} characters; memory keeps notes of at most ${MAX_NOTE_CHARS}. Save the gist.`
+                    `note is ${fault.tooLong} characters; memory keeps notes of at most ${fault.max}. Save the gist.`
                 );
             }
             return prepareSteps(
@@ -53,9 +50,9 @@ export function createRememberTool(): ToolDefinition<InputOf<typeof input>, Prep
                         mustExist: false,
                         run: (file) => {
                             const nl = file.exists ? file.doc.eol : "\n";
-                            const before = file.exists ? file.doc.text : `# Memory${nl}${nl}`;
+                            const before = file.exists ? file.doc.text : newMemoryIndexText(nl);
                             const sep = before === "" || before.endsWith("\n") ? "" : nl;
-                            const text = `${before}${sep}- ${line}${nl}`;
+                            const text = `${before}${sep}${noteLine(note, nl)}`;
                             return toolOk({ text, line: text.split("\n").length - 1 });
                         },
                     },

@@ -178,6 +178,44 @@ describe("commands that write files under the Edit rules", () => {
             "export const a = 1;\n"
         );
     });
+
+    it("a redirection after a `cd` names the Edit rule over the path it really writes", async () => {
+        const result = await call(
+            "shell_run",
+            { command: "cd src && echo hacked > a.ts" },
+            {
+                approver: recordingApprover(),
+                settings: settingsWith(rulesOf({ deny: ["Edit(src/**)"] }), {
+                    isShellAutoApproved: () => true,
+                }),
+            }
+        );
+        expect(result.ok).toBe(false);
+        expect(JSON.stringify(result)).toContain(
+            "is denied by the permission rule Edit(src/**) (settings.json)"
+        );
+        expect(await fs.readFile(path.join(repo.root, "src/a.ts"), "utf8")).toBe(
+            "export const a = 1;\n"
+        );
+    });
+
+    it("a command only known when it runs names the first deny rule as written, with its file", async () => {
+        const approver = recordingApprover();
+        const result = await call(
+            "shell_run",
+            { command: '"$CMD" ran.txt' },
+            {
+                approver,
+                settings: settingsWith(rulesOf({ deny: ["Bash( rm:* )", "Bash(touch:*)"] }), {
+                    isShellAutoApproved: () => true,
+                }),
+            }
+        );
+        expect(JSON.stringify(result)).toContain(
+            "is denied by the permission rule Bash( rm:* ) (settings.json)"
+        );
+        expect(approver.asked).toEqual([]);
+    });
 });
 
 describe("writes under the Edit rules", () => {

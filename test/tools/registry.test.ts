@@ -157,4 +157,23 @@ describe("tool registry", () => {
     it("refuses duplicate tool names", () => {
         expect(() => createToolRegistry([echo, echo])).toThrow(/Duplicate tool name: echo/);
     });
+
+    it("runs a definition already looked up with execute's checks and results", async () => {
+        const ctx = repo.ctx();
+        expect(expectOk(await registry.executeDefinition(echo, { text: "hi" }, ctx))).toEqual({
+            text: "hi",
+        });
+        const invalid = expectError(await registry.executeDefinition(echo, { text: 1 }, ctx));
+        expect(invalid.code).toBe("invalid_args");
+        expect(invalid.message).toBe(
+            expectError(await registry.execute("echo", { text: 1 }, ctx)).message
+        );
+        expect(expectError(await registry.executeDefinition(boom, {}, ctx)).message).toBe(
+            "boom failed: kaboom"
+        );
+        const big = { text: "x".repeat(MAX_TOOL_INPUT_BYTES + 1) };
+        expect(expectError(await registry.executeDefinition(echo, big, ctx)).code).toBe(
+            "input_too_large"
+        );
+    });
 });

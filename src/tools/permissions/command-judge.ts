@@ -21,11 +21,16 @@ import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
 
 export { validateCommandPattern } from "./command-patterns";
 
-function compile(patterns: readonly string[]): CommandPattern[] {
-    return patterns.flatMap((pattern) => {
-        const parsed = parseCommandPattern(pattern);
-        return typeof parsed === "string" ? [] : [parsed];
+/** The valid patterns, each with its entry of the rule list (a verdict names the entry). */
+function compileEntries(patterns: readonly string[]): { pattern: CommandPattern; entry: string }[] {
+    return patterns.flatMap((entry) => {
+        const pattern = parseCommandPattern(entry);
+        return typeof pattern === "string" ? [] : [{ pattern, entry }];
     });
+}
+
+function compile(patterns: readonly string[]): CommandPattern[] {
+    return compileEntries(patterns).map(({ pattern }) => pattern);
 }
 
 function ask(reason: string, uncovered: string[], forced = false): CommandVerdict {
@@ -62,7 +67,7 @@ export async function judgeCommand(
             [text]
         );
     }
-    const deny = compile(rules.deny);
+    const deny = compileEntries(rules.deny);
     const askRules = compile(rules.ask);
     const allow = compile(rules.allow);
 
@@ -120,7 +125,7 @@ export async function judgeCommand(
 
 function findDenied(
     analysis: CommandAnalysis,
-    deny: readonly CommandPattern[],
+    deny: readonly { pattern: CommandPattern; entry: string }[],
     denySources: readonly string[],
     judgeWrite: WriteTargetJudge
 ): CommandVerdict | null {
@@ -132,14 +137,16 @@ function findDenied(
                 decision: "deny",
                 reason: `\`${check.display}\` runs a command only known when it runs, which a deny rule may forbid`,
                 rule: `Bash(${denySources[0]!.trim()})`,
+                deniedBy: { type: "command", pattern: denySources[0]! },
             };
         }
-        const rule = deny.find((pattern) => possiblyMatches(pattern, check.words));
-        if (rule)
+        const matched = deny.find(({ pattern }) => possiblyMatches(pattern, check.words));
+        if (matched)
             return {
                 decision: "deny",
                 reason: `\`${check.display}\` matches a deny rule`,
-                rule: `Bash(${rule.source})`,
+                rule: `Bash(${matched.pattern.source})`,
+                deniedBy: { type: "command", pattern: matched.entry },
             };
     }
     for (const write of analysis.writes) {
@@ -153,6 +160,7 @@ function findDenied(
                     decision: "deny",
                     reason: `\`${write.display}\` writes ${path}, which an Edit rule denies`,
                     rule: `Edit(${write.path.value})`,
+                    deniedBy: { type: "write", path: write.path.value, cwd },
                 };
             }
         }

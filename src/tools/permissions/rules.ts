@@ -300,7 +300,7 @@ export class PermissionRules {
         )?.text;
     }
 
-    /** The `Bash(...)` patterns in force, for the command judge. */
+    /** The `Bash(...)` patterns in force, for the command judge, and the rule in force behind a pattern. */
     commandRules(): CommandRules & {
         ruleOf(kind: RuleKind, pattern: string): PermissionRule | undefined;
     } {
@@ -318,6 +318,7 @@ export class PermissionRules {
                 this.rules.find(
                     (r) =>
                         r.kind === kind &&
+                        r.active() &&
                         r.target.type === "command" &&
                         r.target.pattern === pattern
                 ),

@@ -18,11 +18,21 @@ export interface CommandRules {
  */
 export type WriteTargetJudge = (path: string, cwd: string) => "allow" | "deny" | "ask";
 
+/**
+ * What a deny verdict rests on: an entry of `CommandRules.deny`, exactly as
+ * given, or a write the `WriteTargetJudge` denied, with the arguments it got.
+ */
+export type DeniedBy =
+    { type: "command"; pattern: string } | { type: "write"; path: string; cwd: string };
+
 export type CommandVerdict =
     /** Every simple command is allowed by a rule and none is denied. */
     | { decision: "allow"; commands: string[] }
-    /** A deny rule matches (or could match, through an expansion) a simple command or a write. */
-    | { decision: "deny"; reason: string; rule: string }
+    /**
+     * A deny rule matches (or could match, through an expansion) a simple command or a write.
+     * `rule` names it for people; `deniedBy` says which, to find the rule without parsing `rule`.
+     */
+    | { decision: "deny"; reason: string; rule: string; deniedBy: DeniedBy }
     /**
      * Not covered by the allow rules (`uncovered` lists the simple commands that
      * are not), or matched by an ask rule (`forced`: auto-approval does not apply),

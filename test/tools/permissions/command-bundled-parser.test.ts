@@ -55,6 +55,7 @@ process.stdout.write(JSON.stringify(verdict));
             decision: "deny",
             reason: "`rm -rf /` matches a deny rule",
             rule: "Bash(rm:*)",
+            deniedBy: { type: "command", pattern: "rm:*" },
         });
     });
 

@@ -74,6 +74,7 @@ describe("judgeCommand", () => {
             decision: "deny",
             reason: "`> .env` writes /p/.env, which an Edit rule denies",
             rule: "Edit(.env)",
+            deniedBy: { type: "write", path: ".env", cwd: "/p" },
         });
         expect(seen).toEqual([[".env", "/p"]]);
         seen.length = 0;
