@@ -209,7 +209,11 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     const onSignal = (signal: NodeJS.Signals): void => {
         interrupts++;
         stoppedBy ??= signal as StopSignal;
-        if (interrupts > 1) process.exit(SIGNAL_ENDINGS[stoppedBy].code);
+        if (interrupts > 1) {
+            // A second signal stops at once, keeping the costs of the turns already answered.
+            handle.extensions.costs.flush();
+            process.exit(SIGNAL_ENDINGS[stoppedBy].code);
+        }
         controller.abort();
         stdinLines?.close();
     };
