@@ -9,7 +9,7 @@ import {
     stringWidthPatchEsbuild,
 } from "./ink-patch.mjs";
 import { ansiTokenizePatchEsbuild } from "./ansi-tokenize-patch.mjs";
-import { builtinToolSchemas } from "./tool-schemas.mjs";
+import { builtinToolSchemas, runtimeZodMembers } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -83,13 +83,10 @@ await built.catch(() => process.exit(1));
 // Zod for src/util/zod-runtime.ts, which requires it on first use: only the members
 // North uses (its ZOD_MEMBERS list), tree-shaken into one CommonJS file.
 {
-    const source = readFileSync(new URL("../src/util/zod-runtime.ts", import.meta.url), "utf8");
-    const list = /ZOD_MEMBERS = \[([^\]]*)\]/.exec(source)?.[1];
-    const members = list ? [...list.matchAll(/"(\w+)"/g)].map((m) => m[1]) : [];
-    if (members.length === 0) {
-        console.error("src/util/zod-runtime.ts: ZOD_MEMBERS not found");
+    const members = await runtimeZodMembers().catch((error) => {
+        console.error(`The zod members cannot be read: ${error?.stack ?? error}`);
         process.exit(1);
-    }
+    });
     await build({
         stdin: {
             contents: `export { ${members.join(", ")} } from "zod";`,

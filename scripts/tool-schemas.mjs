@@ -1,6 +1,7 @@
 // The input JSON Schemas of the built-in tools, `task` and `skill`, derived at
 // build time exactly as the registry derives them at run time
-// (src/util/prebuilt-tool-schemas.ts reads them from the bundle).
+// (src/util/prebuilt-tool-schemas.ts reads them from the bundle), and the zod
+// members North uses at run time (scripts/build.mjs bundles them as dist/zod.cjs).
 import { build } from "esbuild";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,34 +33,54 @@ export const schemas = Object.fromEntries(
         .schemas((tool) => derived.has(tool.name))
         .map((schema) => [schema.name, schema.inputSchema])
 );
+export { ZOD_MEMBERS } from "./src/util/zod-runtime";
 `;
+
+let loaded;
+
+/** The source's build-time facts (ENTRY above), bundled and imported once. */
+function sourceFacts() {
+    loaded ??= (async () => {
+        const dir = mkdtempSync(join(tmpdir(), "north-tool-schemas-"));
+        try {
+            const outfile = join(dir, "tool-schemas.mjs");
+            await build({
+                stdin: {
+                    contents: ENTRY,
+                    resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+                    loader: "ts",
+                },
+                outfile,
+                bundle: true,
+                format: "esm",
+                platform: "node",
+                target: "node20",
+                mainFields: ["module", "main"],
+                banner: {
+                    js: 'import { createRequire as __northCreateRequire } from "node:module"; const require = __northCreateRequire(import.meta.url);',
+                },
+                logLevel: "warning",
+            });
+            return await import(pathToFileURL(outfile).href);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+    })();
+    return loaded;
+}
 
 /** name → input JSON Schema for every such tool whose schema comes from zod. */
 export async function builtinToolSchemas() {
-    const dir = mkdtempSync(join(tmpdir(), "north-tool-schemas-"));
-    try {
-        const outfile = join(dir, "tool-schemas.mjs");
-        await build({
-            stdin: {
-                contents: ENTRY,
-                resolveDir: fileURLToPath(new URL("..", import.meta.url)),
-                loader: "ts",
-            },
-            outfile,
-            bundle: true,
-            format: "esm",
-            platform: "node",
-            target: "node20",
-            mainFields: ["module", "main"],
-            banner: {
-                js: 'import { createRequire as __northCreateRequire } from "node:module"; const require = __northCreateRequire(import.meta.url);',
-            },
-            logLevel: "warning",
-        });
-        const { schemas } = await import(pathToFileURL(outfile).href);
-        if (Object.keys(schemas).length === 0) throw new Error("no built-in tool schemas");
-        return schemas;
-    } finally {
-        rmSync(dir, { recursive: true, force: true });
+    const { schemas } = await sourceFacts();
+    if (Object.keys(schemas).length === 0) throw new Error("no built-in tool schemas");
+    return schemas;
+}
+
+/** The zod members North uses at run time (`ZOD_MEMBERS`, src/util/zod-runtime.ts). */
+export async function runtimeZodMembers() {
+    const { ZOD_MEMBERS } = await sourceFacts();
+    if (!Array.isArray(ZOD_MEMBERS) || ZOD_MEMBERS.length === 0) {
+        throw new Error("src/util/zod-runtime.ts exports no ZOD_MEMBERS");
     }
+    return ZOD_MEMBERS;
 }

@@ -114,6 +114,15 @@ export async function ask(
     return decision;
 }
 
+/** Whether `input` passes the tool's schema; a schema that cannot be built counts as no. */
+function validInput(tool: AnyToolDefinition, input: unknown): boolean {
+    try {
+        return inputSchema(tool.input).safeParse(input).success;
+    } catch {
+        return false;
+    }
+}
+
 /**
  * Runs one tool call under the mode's tool list and the approval rules.
  * Never throws: every failure is a result the model reads.
@@ -157,7 +166,7 @@ export async function executeToolCall(
         return { ok: false, error: { code: "plan_required", message: PLAN_REQUIRED_MESSAGE } };
     }
     // Never run hooks for, or ask the user about, arguments that would be rejected anyway.
-    if (!tool || !inputSchema(tool.input).safeParse(call.input).success) {
+    if (!tool || !validInput(tool, call.input)) {
         return deps.tools.execute(call.name, call.input, ctx);
     }
     // A deny rule is final: no hook runs for the call and no "allow" can bring it back.

@@ -78,6 +78,8 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
     const warn = options.warn ?? (() => {});
     const pending: CostUpdate[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** The totals last read or saved, so a batched `add` does not re-read the file. */
+    let known: CostBreakdown | undefined;
 
     const read = (): CostBreakdown => {
         if (!existsSync(path)) return empty();
@@ -109,6 +111,7 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
     const save = (): CostBreakdown | null => {
         if (timer !== undefined) clearTimeout(timer);
         timer = undefined;
+        process.off("exit", saveAtExit);
         const updates = pending.splice(0);
         try {
             mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
@@ -117,6 +120,7 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
                 for (const update of updates) apply(current, update);
                 current.lastUpdated = Date.now();
                 writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n");
+                known = current;
                 return current;
             });
         } catch (error) {
@@ -125,18 +129,24 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
         }
     };
 
-    /** The saved totals with the unsaved updates added. */
-    const withPending = (): CostBreakdown => {
-        const totals = read();
-        for (const update of pending) apply(totals, update);
-        return totals;
+    // A process that ends without flush() (a Node API user, an exit forced mid-turn)
+    // still saves: the save is synchronous, so it runs inside an exit listener.
+    const saveAtExit = (): void => void save();
+
+    /** `totals` (a copy) with the unsaved updates added. */
+    const withPending = (totals: CostBreakdown): CostBreakdown => {
+        const copy = { ...totals, byModel: { ...totals.byModel } };
+        for (const [model, cost] of Object.entries(copy.byModel)) copy.byModel[model] = { ...cost };
+        for (const update of pending) apply(copy, update);
+        return copy;
     };
 
     return {
         path,
         /** The current totals (a missing file is all zeros), unsaved updates included. */
         breakdown(): CostBreakdown {
-            return withPending();
+            known = read();
+            return withPending(known);
         },
         /**
          * Adds one response's usage; returns the new totals, or null (warned)
@@ -145,10 +155,14 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
         add(update: CostUpdate): CostBreakdown | null {
             pending.push(update);
             if (options.batchMs === undefined) return save();
-            timer ??= setTimeout(save, options.batchMs);
-            // A pending save never holds the process open; exits call flush().
-            timer.unref?.();
-            return withPending();
+            if (timer === undefined) {
+                timer = setTimeout(save, options.batchMs);
+                // A pending save never holds the process open: the exit listener saves it.
+                timer.unref?.();
+                process.once("exit", saveAtExit);
+            }
+            known ??= read();
+            return withPending(known);
         },
         /** Saves what is pending now (at exit). Never throws. */
         flush(): void {

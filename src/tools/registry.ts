@@ -108,7 +108,13 @@ async function runDefinition(
                 'assistant text as <NORTH_FILE path="...">...</NORTH_FILE> instead of a tool argument.'
         );
     }
-    const parsed = inputSchema(tool.input).safeParse(value);
+    let parsed: ReturnType<z.ZodType["safeParse"]>;
+    try {
+        // Building the schema loads zod on first use: a broken install is this call's error.
+        parsed = inputSchema(tool.input).safeParse(value);
+    } catch (error) {
+        return toolError("internal", `${name} failed: ${errorMessage(error)}`);
+    }
     if (!parsed.success) {
         return toolError("invalid_args", describeIssues(name, schemaOf(tool), parsed.error.issues));
     }

@@ -7,25 +7,22 @@
 import type * as z from "zod";
 import { type ZodApi, zod } from "../util/zod-runtime";
 
-/** The zod members a builder receives. */
-export type Zod = ZodApi;
-
 /**
  * How to build a tool's input schema. A plain object, so definitions outside
  * tools/ (project/ may not import it) can write one with a type-only zod import.
  */
 export interface ToolInput<I> {
     /** Called once, on first use; the schema is kept for the life of the process. */
-    readonly build: (zod: Zod) => z.ZodType<I>;
+    readonly build: (zod: ZodApi) => z.ZodType<I>;
 }
 
 /** The validated input type of a `ToolInput`, for naming a tool's arguments. */
 export type InputOf<T> = T extends ToolInput<infer I> ? I : never;
 
 /** Typed constructor: `toolInput((z) => z.object({...}))`. */
-export function toolInput<S extends z.ZodType>(build: (zod: Zod) => S): ToolInput<z.output<S>> {
+export function toolInput<S extends z.ZodType>(build: (zod: ZodApi) => S): ToolInput<z.output<S>> {
     // S is a schema whose output is z.output<S>; TypeScript cannot see that through the generic.
-    return { build: build as (zod: Zod) => z.ZodType<z.output<S>> };
+    return { build: build as (zod: ZodApi) => z.ZodType<z.output<S>> };
 }
 
 const built = new WeakMap<ToolInput<unknown>, z.ZodType>();

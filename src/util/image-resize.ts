@@ -5,7 +5,6 @@
  * on the long side or ~1.15 megapixels down on its side, which costs time
  * to first token, so North sends that size itself.
  */
-import { existsSync } from "node:fs";
 import {
     type ImageInfo,
     type ImageMediaType,
@@ -15,6 +14,7 @@ import {
     withinProviderLimits,
 } from "./image-format";
 import type { ScaleJob, ScaleOutcome } from "./image-resize-codecs";
+import { fileBesideBundle } from "./beside-bundle";
 
 /** Images whose long side is at most this go unchanged (when within the providers' limits). */
 export const RESIZE_ABOVE_SIDE_PX = 2000;
@@ -121,13 +121,9 @@ export async function fitImage(bytes: Buffer): Promise<FitResult> {
     };
 }
 
-/** The bundled worker entry beside this chunk (dist/ or dist/chunks/); absent when running from source. */
-function workerEntry(): URL | undefined {
-    for (const relative of ["./image-resize-worker.js", "../image-resize-worker.js"]) {
-        const url = new URL(relative, import.meta.url);
-        if (existsSync(url)) return url;
-    }
-    return undefined;
+/** The bundled worker entry beside the bundle; absent when running from source. */
+function workerEntry(): string | undefined {
+    return fileBesideBundle("image-resize-worker.js");
 }
 
 /**

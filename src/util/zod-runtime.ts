@@ -7,10 +7,9 @@
  * required, unless a test setup or script has provided its own instance.
  * Every runtime use of zod goes through `zod()`, so there is one instance.
  */
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type * as Zod from "zod";
+import { fileBesideBundle } from "./beside-bundle";
 
 /** The zod members North uses at run time: scripts/build.mjs bundles exactly these. */
 export const ZOD_MEMBERS = [
@@ -49,13 +48,12 @@ function configured(api: ZodApi): ZodApi {
     return api;
 }
 
-/** Where the bundled zod is, seen from the chunk this module was built into. */
+/** The bundled zod beside dist/'s entry files. */
 function bundledPath(file: string): string {
-    for (const relative of [`./${file}`, `../${file}`]) {
-        const url = new URL(relative, import.meta.url);
-        if (existsSync(url)) return fileURLToPath(url);
-    }
-    throw new Error(`${file} is missing beside North's bundle; reinstall North`);
+    const path = fileBesideBundle(file);
+    if (path === undefined)
+        throw new Error(`${file} is missing beside North's bundle; reinstall North`);
+    return path;
 }
 
 /** Zod, loaded on the first call. */
@@ -66,6 +64,12 @@ export function zod(): ZodApi {
         typeof __NORTH_ZOD_CJS__ === "string" ? bundledPath(__NORTH_ZOD_CJS__) : "zod";
     loaded = configured(require(specifier) as ZodApi);
     return loaded;
+}
+
+/** A schema built on first use, with zod loaded then. */
+export function lazySchema<T>(build: (z: ZodApi) => T): () => T {
+    let built: { value: T } | undefined;
+    return () => (built ??= { value: build(zod()) }).value;
 }
 
 /**

@@ -126,24 +126,34 @@ describe("all-time costs", () => {
         expect(existsSync(join(blocker, "data"))).toBe(false);
     });
 
+    /** Runs test/storage/fixtures/cost-writer.ts: `count` updates for `model` in `dir`. */
+    const runWriter = (dir: string, model: string, count: number, mode = "") =>
+        new Promise<number | null>((resolve) => {
+            const child = spawn(
+                process.execPath,
+                [
+                    "--import",
+                    "tsx",
+                    join(import.meta.dirname, "fixtures", "cost-writer.ts"),
+                    dir,
+                    model,
+                    String(count),
+                    mode,
+                ],
+                { stdio: "inherit" }
+            );
+            child.on("close", resolve);
+        });
+
+    it("batched, still saves what is pending when the process ends without a flush", async () => {
+        const dir = temp();
+        expect(await runWriter(dir, "a", 3, "batched")).toBe(0);
+        expect(createCostStore(dir).breakdown().byModel.a?.inputTokens).toBe(3);
+    }, 60_000);
+
     it("two processes adding 500 updates each lose none", async () => {
         const dir = temp();
-        const run = (model: string) =>
-            new Promise<number | null>((resolve) => {
-                const child = spawn(
-                    process.execPath,
-                    [
-                        "--import",
-                        "tsx",
-                        join(import.meta.dirname, "fixtures", "cost-writer.ts"),
-                        dir,
-                        model,
-                        "500",
-                    ],
-                    { stdio: "inherit" }
-                );
-                child.on("close", resolve);
-            });
+        const run = (model: string) => runWriter(dir, model, 500);
         expect(await Promise.all([run("a"), run("b")])).toEqual([0, 0]);
         const totals = createCostStore(dir).breakdown();
         expect(totals.byModel.a?.inputTokens).toBe(500);

@@ -37,6 +37,27 @@ describe("tool registry", () => {
     });
     afterAll(() => repo.cleanup());
 
+    it("turns an input schema that cannot be built into the call's error, never a throw", async () => {
+        const broken: ToolDefinition<{ text: string }, never> = {
+            ...echo,
+            name: "broken",
+            input: {
+                build: () => {
+                    throw new Error("dist/zod.cjs is missing");
+                },
+            },
+            inputJsonSchema: { type: "object" },
+            execute: async () => {
+                throw new Error("never run");
+            },
+        };
+        const result = await createToolRegistry([broken]).execute("broken", {}, repo.ctx());
+        expect(expectError(result)).toEqual({
+            code: "internal",
+            message: "broken failed: dist/zod.cjs is missing",
+        });
+    });
+
     it("lists tools and builds compact JSON schemas", () => {
         expect(registry.list().map((t) => t.name)).toEqual([
             "list_root",

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { lazyValue } from "../../util/lazy-value";
-import { zod } from "../../util/zod-runtime";
+import { lazySchema } from "../../util/zod-runtime";
 
 /**
  * Format version written in every new log's header line. Version 2: entry ids
@@ -71,9 +70,8 @@ export function repoHashOf(repoRoot: string): string {
     return createHash("sha256").update(repoRoot).digest("hex").slice(0, 16);
 }
 
-const headerSchema = lazyValue(() => {
-    const z = zod();
-    return z.object({
+const headerSchema = lazySchema((z) =>
+    z.object({
         type: z.literal("header"),
         format: z.literal(LOG_FORMAT),
         version: z.number().int().nonnegative(),
@@ -83,11 +81,10 @@ const headerSchema = lazyValue(() => {
         model: z.string(),
         createdAt: z.string(),
         forkedFrom: z.string().optional(),
-    });
-});
+    })
+);
 
-const eventSchema = lazyValue(() => {
-    const z = zod();
+const eventSchema = lazySchema((z) => {
     const entrySchema = z.looseObject({ id: z.string() });
     const ts = z.string();
     return z.discriminatedUnion("type", [

@@ -6,15 +6,9 @@
  * the key; none of them stops North.
  */
 import type * as z from "zod";
-import { lazyValue } from "../../util/lazy-value";
-import { type ZodApi, zod } from "../../util/zod-runtime";
+import { lazySchema, zod } from "../../util/zod-runtime";
 import { closestMatches } from "../../util/levenshtein";
 import { PROVIDER_APIS } from "../../util/provider-apis";
-
-/** A schema built on first use, with zod loaded then (util/zod-runtime). */
-function lazySchema<T>(build: (api: ZodApi) => T): () => T {
-    return lazyValue(() => build(zod()));
-}
 
 const pricingSchema = lazySchema((z) =>
     z.object({

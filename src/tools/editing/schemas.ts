@@ -6,7 +6,8 @@
  * Shapes are functions of zod so that nothing is built before a tool is used.
  */
 import type * as z from "zod";
-import { type InputOf, type ToolInput, type Zod, toolInput } from "../tool-input";
+import type { ZodApi } from "../../util/zod-runtime";
+import { type InputOf, type ToolInput, toolInput } from "../tool-input";
 
 type Shape = Record<string, z.ZodType>;
 
@@ -22,7 +23,7 @@ function describe<S extends Shape>(shape: S, docs: Partial<Record<keyof S, strin
 
 /** A single edit tool's input: its fields, each described. */
 function describedInput<S extends Shape>(
-    shape: (z: Zod) => S,
+    shape: (z: ZodApi) => S,
     docs: Partial<Record<keyof S, string>>
 ): ToolInput<z.output<z.ZodObject<S>>> {
     return toolInput((z) => z.object(describe(shape(z), docs)));
@@ -35,27 +36,27 @@ const DOCS = {
     inclusive: "Also replace the anchor lines.",
 };
 
-const replaceExactShape = (z: Zod) => ({
+const replaceExactShape = (z: ZodApi) => ({
     path: z.string(),
     old_text: z.string(),
     new_text: z.string(),
     occurrence: z.number().int().optional(),
 });
 
-const insertAtLineShape = (z: Zod) => ({
+const insertAtLineShape = (z: ZodApi) => ({
     path: z.string(),
     line: z.number().int(),
     content: z.string(),
 });
 
-const anchorInsertShape = (z: Zod) => ({
+const anchorInsertShape = (z: ZodApi) => ({
     path: z.string(),
     anchor: z.string(),
     content: z.string(),
     occurrence: z.number().int().optional(),
 });
 
-const replaceBlockShape = (z: Zod) => ({
+const replaceBlockShape = (z: ZodApi) => ({
     path: z.string(),
     start_anchor: z.string(),
     end_anchor: z.string(),
@@ -64,7 +65,7 @@ const replaceBlockShape = (z: Zod) => ({
     occurrence: z.number().int().optional(),
 });
 
-const byAnchorShape = (z: Zod) => ({
+const byAnchorShape = (z: ZodApi) => ({
     path: z.string(),
     mode: z.enum(["insert_before", "insert_after", "replace_line", "replace_between"]),
     anchor: z.string(),
@@ -74,7 +75,7 @@ const byAnchorShape = (z: Zod) => ({
     inclusive: z.boolean().optional(),
 });
 
-const createFileShape = (z: Zod) => ({
+const createFileShape = (z: ZodApi) => ({
     path: z.string(),
     content: z.string(),
     overwrite: z.boolean().optional(),
@@ -126,7 +127,7 @@ export type ByAnchorArgs = InputOf<typeof byAnchorInput>;
 export type CreateFileArgs = InputOf<typeof createFileInput>;
 
 /** One item of edit_apply_batch: a tool name and that tool's arguments. */
-function batchEditInput(z: Zod) {
+function batchEditInput(z: ZodApi) {
     return z.discriminatedUnion("tool", [
         z.object({ tool: z.literal("edit_replace_exact"), ...replaceExactShape(z) }),
         z.object({ tool: z.literal("edit_insert_at_line"), ...insertAtLineShape(z) }),

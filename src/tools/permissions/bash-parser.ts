@@ -2,19 +2,17 @@
  * The bash grammar (tree-sitter-bash on web-tree-sitter), loaded once on the
  * first shell judgement so start-up never pays for it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
+import { fileBesideBundle } from "../../util/beside-bundle";
 
 export type { SyntaxNode };
 
 /** Where a .wasm file is: next to the bundle in dist/ (or dist/chunks/), else in node_modules. */
 function findWasm(fileName: string, packageSpecifier: string): string {
-    const besideBundle = [`./${fileName}`, `../${fileName}`].map((relative) =>
-        fileURLToPath(new URL(relative, import.meta.url))
-    );
-    const found = besideBundle.find((path) => existsSync(path));
+    const found = fileBesideBundle(fileName);
     if (found) return found;
     try {
         return createRequire(import.meta.url).resolve(packageSpecifier);
