@@ -4,7 +4,7 @@
 // blanks). Neighbouring cells almost always share their styles, and the diff of equal
 // styles is empty, so the patched loop skips it then; test/build/ansi-tokenize-patch.test.ts
 // checks the patched function against the original.
-import { readFileSync } from "node:fs";
+import { replaceOnce, sourcePatchEsbuild } from "./ink-patch.mjs";
 
 /** The module that holds styledCharsToString, wherever node_modules puts it. */
 export const ANSI_TOKENIZE_STYLED_CHARS =
@@ -60,50 +60,23 @@ export function patchStyledCharsToString(
     source,
     file = "@alcalzone/ansi-tokenize/build/styledChars.js"
 ) {
-    const at = source.indexOf(ORIGINAL);
-    if (at === -1 || source.indexOf(ORIGINAL, at + 1) !== -1) {
-        throw new Error(
-            `The styledCharsToString patch no longer applies: ${file} does not contain the ` +
-                "original function exactly once. @alcalzone/ansi-tokenize was upgraded or changed; " +
-                "update or remove the patch in scripts/ansi-tokenize-patch.mjs."
-        );
-    }
-    return source.replace(ORIGINAL, FAST);
+    return replaceOnce(
+        source,
+        ORIGINAL,
+        FAST,
+        `The styledCharsToString patch no longer applies: ${file} does not contain the ` +
+            "original function exactly once. @alcalzone/ansi-tokenize was upgraded or changed; " +
+            "update or remove the patch in scripts/ansi-tokenize-patch.mjs."
+    );
 }
 
 /** esbuild plugin: patches styledCharsToString, and fails the build when it was never bundled. */
 export function ansiTokenizePatchEsbuild() {
-    return {
+    return sourcePatchEsbuild({
         name: "ansi-tokenize-styled-chars",
-        setup(build) {
-            let patched = false;
-            build.onStart(() => {
-                patched = false;
-            });
-            build.onLoad({ filter: ANSI_TOKENIZE_STYLED_CHARS }, (args) => {
-                try {
-                    const contents = patchStyledCharsToString(
-                        readFileSync(args.path, "utf8"),
-                        args.path
-                    );
-                    patched = true;
-                    return { contents, loader: "js" };
-                } catch (error) {
-                    return {
-                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
-                    };
-                }
-            });
-            build.onEnd((result) => {
-                if (patched || result.errors.length > 0) return null;
-                return {
-                    errors: [
-                        {
-                            text: "@alcalzone/ansi-tokenize's build/styledChars.js was not bundled, so its speed patch was not applied; update scripts/ansi-tokenize-patch.mjs.",
-                        },
-                    ],
-                };
-            });
-        },
-    };
+        filter: ANSI_TOKENIZE_STYLED_CHARS,
+        patch: patchStyledCharsToString,
+        missing:
+            "@alcalzone/ansi-tokenize's build/styledChars.js was not bundled, so its speed patch was not applied; update scripts/ansi-tokenize-patch.mjs.",
+    });
 }

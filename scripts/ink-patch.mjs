@@ -7,6 +7,46 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/**
+ * An esbuild plugin that rewrites every bundled file matching `filter` with
+ * `patch(source, path)`; a throw fails the build with its message (no stack).
+ * With `missing`, the build also fails, saying so, when no file matched.
+ */
+export function sourcePatchEsbuild({ name, filter, patch, missing }) {
+    return {
+        name,
+        setup(build) {
+            let patched = false;
+            build.onStart(() => {
+                patched = false;
+            });
+            build.onLoad({ filter }, (args) => {
+                try {
+                    const contents = patch(readFileSync(args.path, "utf8"), args.path);
+                    patched = true;
+                    return { contents, loader: "js" };
+                } catch (error) {
+                    return {
+                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
+                    };
+                }
+            });
+            if (missing === undefined) return;
+            build.onEnd((result) => {
+                if (patched || result.errors.length > 0) return null;
+                return { errors: [{ text: missing }] };
+            });
+        },
+    };
+}
+
+/** `source` with `original` replaced; throws `message` unless `original` is there exactly once. */
+export function replaceOnce(source, original, replacement, message) {
+    const at = source.indexOf(original);
+    if (at === -1 || source.indexOf(original, at + 1) !== -1) throw new Error(message);
+    return source.replace(original, () => replacement);
+}
+
 /** Ink's log-update module, wherever node_modules puts it. */
 export const INK_LOG_UPDATE = /[\\/]ink[\\/]build[\\/]log-update\.js$/;
 
@@ -21,50 +61,25 @@ const FIXED =
 
 /** Returns log-update.js with the fix; throws when the line to fix is not there exactly once. */
 export function patchInkLogUpdate(source, file = "ink/build/log-update.js") {
-    const at = source.indexOf(BUGGY);
-    if (at === -1 || source.indexOf(BUGGY, at + 1) !== -1) {
-        throw new Error(
-            `Ink's incremental-render fix no longer applies: ${file} does not contain ` +
-                `\`${BUGGY}\` exactly once. Ink was upgraded or changed; check whether the ` +
-                "bug is fixed upstream and update or remove the patch in scripts/ink-patch.mjs."
-        );
-    }
-    return source.replace(BUGGY, FIXED);
+    return replaceOnce(
+        source,
+        BUGGY,
+        FIXED,
+        `Ink's incremental-render fix no longer applies: ${file} does not contain ` +
+            `\`${BUGGY}\` exactly once. Ink was upgraded or changed; check whether the ` +
+            "bug is fixed upstream and update or remove the patch in scripts/ink-patch.mjs."
+    );
 }
 
 /** esbuild plugin: patches Ink, and fails the build when Ink's log-update was never bundled. */
 export function inkPatchEsbuild() {
-    return {
+    return sourcePatchEsbuild({
         name: "ink-incremental-fix",
-        setup(build) {
-            let patched = false;
-            build.onStart(() => {
-                patched = false;
-            });
-            build.onLoad({ filter: INK_LOG_UPDATE }, (args) => {
-                try {
-                    const contents = patchInkLogUpdate(readFileSync(args.path, "utf8"), args.path);
-                    patched = true;
-                    return { contents, loader: "js" };
-                } catch (error) {
-                    // An error result, not a throw: esbuild prints the message without a stack.
-                    return {
-                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
-                    };
-                }
-            });
-            build.onEnd((result) => {
-                if (patched || result.errors.length > 0) return null;
-                return {
-                    errors: [
-                        {
-                            text: "Ink's build/log-update.js was not bundled, so its incremental-render fix was not applied; update scripts/ink-patch.mjs for this Ink version.",
-                        },
-                    ],
-                };
-            });
-        },
-    };
+        filter: INK_LOG_UPDATE,
+        patch: patchInkLogUpdate,
+        missing:
+            "Ink's build/log-update.js was not bundled, so its incremental-render fix was not applied; update scripts/ink-patch.mjs for this Ink version.",
+    });
 }
 
 /** Every copy of string-width (Ink's wrap-ansi pins an older one), wherever node_modules puts it. */
@@ -147,23 +162,11 @@ export function patchStringWidth(source, file = "string-width/index.js") {
 
 /** esbuild plugin: the fast path in every bundled string-width. */
 export function stringWidthPatchEsbuild() {
-    return {
+    return sourcePatchEsbuild({
         name: "string-width-fast-path",
-        setup(build) {
-            build.onLoad({ filter: STRING_WIDTH_INDEX }, (args) => {
-                try {
-                    return {
-                        contents: patchStringWidth(readFileSync(args.path, "utf8"), args.path),
-                        loader: "js",
-                    };
-                } catch (error) {
-                    return {
-                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
-                    };
-                }
-            });
-        },
-    };
+        filter: STRING_WIDTH_INDEX,
+        patch: patchStringWidth,
+    });
 }
 
 /**
@@ -215,26 +218,11 @@ function northCodeUnitSegments(input) {
 
 /** esbuild plugin: lazy segmenters in the packages above. */
 export function segmenterPatchEsbuild() {
-    return {
+    return sourcePatchEsbuild({
         name: "lazy-segmenters",
-        setup(build) {
-            build.onLoad({ filter: SEGMENTER_AT_IMPORT_FILES }, (args) => {
-                try {
-                    return {
-                        contents: patchSegmenterAtImport(
-                            readFileSync(args.path, "utf8"),
-                            args.path
-                        ),
-                        loader: "js",
-                    };
-                } catch (error) {
-                    return {
-                        errors: [{ text: error instanceof Error ? error.message : String(error) }],
-                    };
-                }
-            });
-        },
-    };
+        filter: SEGMENTER_AT_IMPORT_FILES,
+        patch: patchSegmenterAtImport,
+    });
 }
 
 /** Every installed copy of package `name` under `nodeModules` (nested layouts too), sorted. */
