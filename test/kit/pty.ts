@@ -68,6 +68,9 @@ export interface PtyNorth {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** DEC private mode 2026, synchronized output: Ink wraps each frame in these. */
+const BEGIN_SYNC = "\x1b[?2026h";
+const END_SYNC = "\x1b[?2026l";
 
 /** Spawns `node bin/north.js ARGS` in a pty of `cols`×`rows` (default 100×30). */
 export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
@@ -95,11 +98,26 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
         for (const waiter of [...waiters]) waiter();
     };
 
+    // Inside a synchronized update (a frame Ink wrote between BEGIN_SYNC and
+    // END_SYNC) the screen is half old frame, half new: a real terminal shows
+    // neither until the frame ends, so waits do not look at it either. The pty
+    // may cut a frame, or the marker itself, across reads.
+    let syncOpen = false;
+    let markerTail = "";
     pty.onData((data) => {
         chunks.push(data);
         bytes += Buffer.byteLength(data);
         lastDataAt = performance.now();
-        if (!disposed) term.write(data);
+        const scanned = markerTail + data;
+        markerTail = scanned.slice(-(BEGIN_SYNC.length - 1));
+        const begin = scanned.lastIndexOf(BEGIN_SYNC);
+        const end = scanned.lastIndexOf(END_SYNC);
+        const openAfter = begin === end ? undefined : begin > end;
+        if (disposed) return;
+        term.write(data, () => {
+            if (openAfter !== undefined) syncOpen = openAfter;
+            wake();
+        });
     });
     // Answer the app's terminal queries (cursor position, device attributes) like a real terminal.
     term.onData((data) => {
@@ -130,6 +148,7 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
     ): Promise<void> =>
         new Promise<void>((resolve, reject) => {
             const check = (): void => {
+                if (syncOpen && !exitInfo) return;
                 let ok = false;
                 try {
                     ok = predicate();

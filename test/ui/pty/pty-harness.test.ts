@@ -1,5 +1,6 @@
 /** The pty harness itself, against output that does not depend on the interactive app. */
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PtyNorth, spawnNorthPty } from "../../kit/pty";
 import { isolatedHome } from "../../kit/run-north";
@@ -38,5 +39,38 @@ describe("pty harness", () => {
         home = isolated.home;
         north = spawnNorthPty({ args: ["--version"], env: isolated.env, cwd: home });
         await expect(north.waitForText("never shown", 500)).rejects.toThrow(/screen:\n\d+\.\d+/);
+    });
+
+    it("does not match a frame until its synchronized update ends", async () => {
+        const isolated = isolatedHome();
+        home = isolated.home;
+        // Half a frame (its end marker cut in two), then the rest once a key arrives.
+        const script = join(home, "half-frame.cjs");
+        writeFileSync(
+            script,
+            [
+                "process.stdin.setRawMode(true);",
+                'process.stdout.write("\\x1b[?2026h\\x1b[2J\\x1b[Htop half\\r\\n\\x1b[?20");',
+                'process.stdin.once("data", () => {',
+                '    process.stdout.write("26lignored\\x1b[?2026h\\x1b[2J\\x1b[Htop half\\r\\nbottom half\\x1b[?2026l");',
+                "    setTimeout(() => process.exit(0), 60_000);",
+                "});",
+            ].join("\n")
+        );
+        north = spawnNorthPty({ bin: script, env: isolated.env, cwd: home });
+        let matched = false;
+        const waited = north.waitForText("top half").then(() => {
+            matched = true;
+        });
+        // Polls the raw output, which the gate does not hold back.
+        for (let i = 0; i < 400 && !north.output().includes("top half"); i++) {
+            await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        await north.flush();
+        expect(north.screenText()).toContain("top half");
+        expect(matched).toBe(false);
+        north.type("x");
+        await waited;
+        expect(north.screenText()).toContain("bottom half");
     });
 });
