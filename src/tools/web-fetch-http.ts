@@ -1,6 +1,7 @@
 /**
- * web_fetch's HTTP GET: redirects followed by hand (each hop's scheme and
- * resolved addresses checked again), the body read up to a byte cap, one
+ * web_fetch's HTTP GET: redirects followed by hand within one host (each
+ * hop's scheme and resolved addresses checked again; a redirect to another
+ * host is returned, not followed), the body read up to a byte cap, one
  * deadline over every hop. A direct connection resolves through a lookup hook
  * that refuses blocked addresses, so the socket goes to the address that was
  * checked (a DNS rebind cannot slip in). Through a proxy the host is checked
@@ -30,14 +31,20 @@ export type ProxyRouter = (
     headers: Record<string, string>
 ) => ProxiedRoute | undefined;
 
+/** Why an address may not be connected to, or undefined when it may. */
+type AddressPolicy = (address: string) => string | undefined;
+
 export interface HttpGetOptions {
     signal: AbortSignal;
     timeoutMs: number;
     /** Body bytes kept (after decompression); the rest is not read. */
     maxBytes: number;
     maxRedirects: number;
-    /** Why an address may not be connected to, or undefined when it may. */
-    addressPolicy: (address: string) => string | undefined;
+    /**
+     * Why an address may not be connected to, or undefined when it may;
+     * without it every address may (and a proxied host is not resolved here).
+     */
+    addressPolicy?: AddressPolicy;
     proxy?: ProxyRouter;
     /** The deny rule that keeps a host from being fetched (checked on every hop), if any. */
     hostDenial?: (host: string) => string | undefined;
@@ -54,6 +61,11 @@ export interface HttpGetResponse {
     truncated: boolean;
     /** Every URL redirected through, in order. */
     redirects: string[];
+    /**
+     * The redirect that was not followed because it leads to another host (the
+     * user approved this one); `status` is the redirect's, `body` empty.
+     */
+    movedTo?: string;
 }
 
 export type HttpGetResult =
@@ -72,7 +84,7 @@ function hostOf(url: URL): string {
 }
 
 /** A lookup for node:http that refuses a host when any of its addresses is blocked. */
-function checkedLookup(policy: HttpGetOptions["addressPolicy"]): net.LookupFunction {
+function checkedLookup(policy: AddressPolicy): net.LookupFunction {
     return (hostname, options, callback) => {
         dns.lookup(hostname, { all: true, family: options.family }, (error, addresses) => {
             const cb = callback as (
@@ -99,7 +111,7 @@ function checkedLookup(policy: HttpGetOptions["addressPolicy"]): net.LookupFunct
 }
 
 /** Checks every address of `host` before it is handed to a proxy. */
-async function checkHost(host: string, policy: HttpGetOptions["addressPolicy"]) {
+async function checkHost(host: string, policy: AddressPolicy) {
     const addresses = await dns.promises.lookup(host, { all: true });
     const blocked = addresses.find((a) => policy(a.address) !== undefined);
     if (blocked) {
@@ -179,7 +191,7 @@ function readCapped(
 async function getOnce(url: URL, options: HttpGetOptions, signal: AbortSignal): Promise<Hop> {
     const host = hostOf(url);
     if (net.isIP(host) !== 0) {
-        const why = options.addressPolicy(host);
+        const why = options.addressPolicy?.(host);
         if (why !== undefined) throw new RefusedAddressError(`${host} is ${why}`);
     }
     const headers: Record<string, string> = {
@@ -188,11 +200,17 @@ async function getOnce(url: URL, options: HttpGetOptions, signal: AbortSignal): 
         "accept-encoding": "gzip, deflate, br",
     };
     const proxied = options.proxy?.(url, headers);
-    if (proxied && net.isIP(host) === 0) await checkHost(host, options.addressPolicy);
+    const policy = options.addressPolicy;
+    // Behind a proxy the name may not resolve here at all; it is looked up only to be checked.
+    if (proxied && policy && net.isIP(host) === 0) await checkHost(host, policy);
     const route = proxied ?? {
         transport: url.protocol === "https:" ? https : http,
         url,
-        options: { headers, agent: false, lookup: checkedLookup(options.addressPolicy) },
+        options: {
+            headers,
+            agent: false,
+            ...(policy ? { lookup: checkedLookup(policy) } : {}),
+        },
     };
     return new Promise<Hop>((resolve, reject) => {
         const request = route.transport.request(
@@ -232,12 +250,26 @@ async function getOnce(url: URL, options: HttpGetOptions, signal: AbortSignal): 
 
 class RefusedTypeError extends Error {}
 
+/** The host without a leading "www.": example.com and www.example.com are one site. */
+function siteOf(url: URL): string {
+    return url.hostname.replace(/^www\./, "");
+}
+
+/**
+ * A redirect is followed only within the host the user approved (or its www.
+ * twin); anywhere else is a new fetch, with its own approval.
+ */
+function sameSite(from: URL, to: URL): boolean {
+    return siteOf(from) === siteOf(to);
+}
+
 /** GETs `start`, following up to `maxRedirects` redirects; never throws. */
 export async function httpGet(start: URL, options: HttpGetOptions): Promise<HttpGetResult> {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
     const signal = AbortSignal.any([options.signal, deadline.signal]);
     const redirects: string[] = [];
+    let redirectStatus = 0;
     let url = start;
     try {
         for (;;) {
@@ -264,6 +296,21 @@ export async function httpGet(start: URL, options: HttpGetOptions): Promise<Http
                     message: `${what} is denied by the permission rule ${deniedBy}; do not try to get around it`,
                 };
             }
+            const from = redirects.at(-1);
+            if (from !== undefined && !sameSite(new URL(from), url)) {
+                return {
+                    ok: true,
+                    response: {
+                        finalUrl: from,
+                        status: redirectStatus,
+                        contentType: "",
+                        body: Buffer.alloc(0),
+                        truncated: false,
+                        redirects: redirects.slice(0, -1),
+                        movedTo: url.href,
+                    },
+                };
+            }
             const hop = await getOnce(url, options, signal);
             if (hop.location === undefined) {
                 return {
@@ -279,6 +326,7 @@ export async function httpGet(start: URL, options: HttpGetOptions): Promise<Http
                 };
             }
             const next = new URL(hop.location, url);
+            redirectStatus = hop.status;
             redirects.push(url.href);
             if (redirects.includes(next.href)) {
                 return {

@@ -1,6 +1,7 @@
 /**
  * web_fetch: GET one http(s) URL after the user's approval (the shell review,
- * with "always" per domain), HTML turned into Markdown. The engine asks
+ * with "always" per domain), HTML turned into Markdown. A redirect to another
+ * host is reported, not followed: that host gets its own approval. The engine asks
  * before `execute`; this file never does. Private and loopback addresses are
  * refused unless the user's own settings allow them.
  */
@@ -53,6 +54,8 @@ export interface WebFetchDetails {
     /** The body was longer than the byte cap and was cut. */
     truncated: boolean;
     content: string;
+    /** The redirect to another host that was not followed. */
+    movedTo?: string;
 }
 
 const DESCRIPTION =
@@ -90,7 +93,7 @@ export function createWebFetchTool(
 ): ToolDefinition<WebFetchInput, WebFetchDetails> {
     const addressPolicy =
         options.addressPolicy ??
-        (options.allowPrivateNetwork === true ? () => undefined : blockedAddressReason);
+        (options.allowPrivateNetwork === true ? undefined : blockedAddressReason);
     return {
         name: "web_fetch",
         description: DESCRIPTION,
@@ -106,6 +109,7 @@ export function createWebFetchTool(
             resultSuffix: (details) => {
                 const d = details as Partial<WebFetchDetails> | null;
                 if (!d || typeof d !== "object" || typeof d.bytes !== "number") return "";
+                if (typeof d.movedTo === "string") return ` - moved to ${hostAndPath(d.movedTo)}`;
                 return ` - ${sizeText(d.bytes)}${d.truncated ? " (cut)" : ""}`;
             },
         },
@@ -148,6 +152,18 @@ export function createWebFetchTool(
             });
             if (!got.ok) return toolError(got.code, got.message);
             const { response } = got;
+            if (response.movedTo !== undefined) {
+                return toolOk({
+                    url: input.url,
+                    finalUrl: response.finalUrl,
+                    status: response.status,
+                    contentType: "",
+                    bytes: 0,
+                    truncated: false,
+                    movedTo: response.movedTo,
+                    content: `${response.finalUrl} redirects (HTTP ${response.status}) to another host: ${response.movedTo}. North follows redirects only within the host the user approved; to read that page, call web_fetch with that URL (the user is asked for its host).`,
+                });
+            }
             const read = await bodyText(response.body, response.contentType);
             if (!read.ok) return toolError("binary_file", read.note);
             if (response.status >= 400) {

@@ -22,8 +22,13 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
     llm = await startFakeLlmServer();
-    web = http.createServer((_req, res) => {
+    web = http.createServer((req, res) => {
         webHits++;
+        if (req.url === "/moved") {
+            const port = (web.address() as AddressInfo).port;
+            res.writeHead(302, { location: `http://localhost:${port}/notes` }).end();
+            return;
+        }
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         res.end("<html><body><h2>Release notes</h2><p>North <b>1.2</b> is out.</p></body></html>");
     });
@@ -117,6 +122,30 @@ describe("web_fetch in print mode", () => {
         expect(lastRequest()).toContain(
             "is denied by the permission rule WebFetch(domain:127.0.0.1)"
         );
+        expect(webHits).toBe(1);
+    });
+
+    it("does not follow a redirect past the allowed domain; fetching the new host needs its own allowance", async () => {
+        userConfig({
+            webFetch: { allowPrivateNetwork: true },
+            permissions: { allow: ["WebFetch(domain:127.0.0.1)"] },
+        });
+        const moved = pageUrl.replace("/notes", "/moved");
+        const elsewhere = pageUrl.replace("127.0.0.1", "localhost");
+        llm.enqueue(
+            { toolCalls: [{ name: "web_fetch", input: { url: moved } }] },
+            {
+                when: (body) => body.includes(`to another host: ${elsewhere}`),
+                toolCalls: [{ name: "web_fetch", input: { url: elsewhere } }],
+            },
+            { text: "It moved." }
+        );
+        const run = await runNorth(["-p", "x", "--path", repo], { env });
+        expect(run.code).toBe(0);
+        expect(lastRequest()).toContain("print mode cannot ask before fetching from the web");
+        expect(lastRequest()).toContain("WebFetch(domain:localhost)");
+        expect(lastRequest()).not.toContain("Release notes");
+        // Only the redirect itself was served.
         expect(webHits).toBe(1);
     });
 

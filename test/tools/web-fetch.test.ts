@@ -223,30 +223,59 @@ describe("web_fetch refuses", () => {
         expect(hits).toEqual([]);
     });
 
-    it("a redirect to a loopback or metadata address, checked at every hop", async () => {
+    it("to follow a redirect to another host: it says where, for a fetch the user approves", async () => {
+        const port = new URL(base).port;
+        routes.set("/to-other-host", (_q, s) =>
+            s.writeHead(301, { location: `http://localhost:${port}/page` }).end()
+        );
+        const moved = ok(await fetchWith(`${base}/to-other-host`));
+        expect(moved).toMatchObject({
+            status: 301,
+            bytes: 0,
+            finalUrl: `${base}/to-other-host`,
+            movedTo: `http://localhost:${port}/page`,
+        });
+        const suffix = createWebFetchTool().display?.resultSuffix?.(moved);
+        expect(suffix).toBe(` - moved to localhost:${port}/page`);
+        expect(moved.content).toBe(
+            `${base}/to-other-host redirects (HTTP 301) to another host: http://localhost:${port}/page. North follows redirects only within the host the user approved; to read that page, call web_fetch with that URL (the user is asked for its host).`
+        );
+        // Not one request went to the other host.
+        expect(hits).toEqual(["/to-other-host"]);
+    });
+
+    it("a redirect to a loopback or metadata address, neither followed nor fetched after", async () => {
         // The test server stands in for a public site: only its own address passes.
         const publicServer = (address: string) =>
             address === "127.0.0.1" ? undefined : blockedAddressReason(address);
         const port = new URL(base).port;
-        routes.set("/to-loopback", (_q, s) =>
-            s.writeHead(302, { location: `http://127.0.0.2:${port}/secret` }).end()
-        );
-        routes.set("/to-metadata", (_q, s) =>
-            s.writeHead(302, { location: "http://169.254.169.254/latest/meta-data" }).end()
-        );
-        routes.set("/to-mapped", (_q, s) =>
-            s.writeHead(302, { location: `http://[::ffff:127.0.0.3]:${port}/secret` }).end()
-        );
+        const targets = {
+            "/to-loopback": `http://127.0.0.2:${port}/secret`,
+            "/to-metadata": "http://169.254.169.254/latest/meta-data",
+            "/to-mapped": `http://[::ffff:127.0.0.3]:${port}/secret`,
+        };
+        for (const [path, location] of Object.entries(targets)) {
+            routes.set(path, (_q, s) => s.writeHead(302, { location }).end());
+        }
         const options = { addressPolicy: publicServer };
-        const loop = failure(await fetchWith(`${base}/to-loopback`, options));
-        expect(loop.message).toMatch(
-            /to-loopback redirected to http:\/\/127\.0\.0\.2:\d+\/secret, which was not fetched: 127\.0\.0\.2 is a loopback address/
+        const moved = await Promise.all(
+            Object.keys(targets).map(async (path) => ok(await fetchWith(`${base}${path}`, options)))
         );
-        const meta = failure(await fetchWith(`${base}/to-metadata`, options));
+        expect(moved.map((page) => page.content)).toEqual(
+            Object.entries(targets).map(([path, location]) =>
+                expect.stringContaining(
+                    `${base}${path} redirects (HTTP 302) to another host: ${new URL(location).href}.`
+                )
+            )
+        );
+        // The model's next call for that URL is refused by its address.
+        const loop = failure(await fetchWith(targets["/to-loopback"], options));
+        expect(loop.message).toMatch(/127\.0\.0\.2 is a loopback address/);
+        const meta = failure(await fetchWith(targets["/to-metadata"], options));
         expect(meta.message).toMatch(/169\.254\.169\.254 is a link-local address \(cloud metadata/);
-        const mapped = failure(await fetchWith(`${base}/to-mapped`, options));
+        const mapped = failure(await fetchWith(targets["/to-mapped"], options));
         expect(mapped.message).toMatch(/::ffff:7f00:3 is a loopback address/);
-        expect(hits).toEqual(["/to-loopback", "/to-metadata", "/to-mapped"]);
+        expect([...hits].sort()).toEqual(["/to-loopback", "/to-mapped", "/to-metadata"]);
     });
 
     it("a redirect to a host a deny rule names", async () => {
@@ -312,6 +341,34 @@ describe("web_fetch through a proxy", () => {
             proxy.closeAllConnections();
             await new Promise((resolve) => proxy.close(resolve));
         }
+    });
+});
+
+describe("web_fetch redirects by host", () => {
+    it("follows a redirect to the www. twin of the host, and stops at any other host", async () => {
+        // The test server acts as the proxy: it gets absolute URLs of names that need not resolve.
+        routes.set("/to-www", (_q, s) =>
+            s.writeHead(302, { location: "http://www.site.test/page" }).end()
+        );
+        routes.set("/to-sub", (_q, s) =>
+            s.writeHead(302, { location: "http://docs.site.test/page" }).end()
+        );
+        const options: WebFetchOptions = {
+            allowPrivateNetwork: true,
+            proxy: (target, headers) => proxiedRequest(target, new URL(base), headers),
+        };
+        const page = ok(await fetchWith("http://site.test/to-www", options));
+        expect(page.finalUrl).toBe("http://www.site.test/page");
+        expect(page.content).toMatch(/^# Install/m);
+        const moved = ok(await fetchWith("http://www.site.test/to-sub", options));
+        expect(moved.content).toMatch(
+            /^http:\/\/www\.site\.test\/to-sub redirects \(HTTP 302\) to another host: http:\/\/docs\.site\.test\/page\./
+        );
+        expect(hits).toEqual([
+            "http://site.test/to-www",
+            "http://www.site.test/page",
+            "http://www.site.test/to-sub",
+        ]);
     });
 });
 

@@ -21,6 +21,11 @@ import {
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
+import {
+    type DeadlineTimers,
+    type PausableDeadline,
+    pausableDeadline,
+} from "../../util/pausable-deadline";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "../types";
 import { toolInput } from "../tool-input";
 import type { McpServerScope, McpServerSpec } from "./config";
@@ -70,8 +75,14 @@ export type McpToolDefinition = ToolDefinition<Record<string, unknown>, McpCallD
 export interface McpManagerOptions {
     clientName: string;
     version: string;
-    /** Per tool call; progress notifications from the server extend it. Default 120 s. */
+    /**
+     * Per tool call; a progress notification from the server starts it over,
+     * and it stops counting while the user answers the server's question.
+     * Default 120 s.
+     */
     timeoutMs?: number;
+    /** The timers of that limit (tests pass a manual clock). */
+    timers?: DeadlineTimers;
     /** Connect, handshake and tool listing. Default 30 s. */
     startupTimeoutMs?: number;
     /** Working directory of stdio servers (the repository root). */
@@ -128,6 +139,8 @@ export interface McpManager {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** The SDK's own per-request limit, set past any real call: North keeps the time (setTimeout's maximum). */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const MAX_DESCRIPTION_CHARS = 2048;
 const MAX_TOOL_PAGES = 20;
@@ -144,6 +157,10 @@ interface Entry {
     started: Promise<void>;
     /** A tool-list refresh after list_changed, awaited before a call returns. */
     refreshing?: Promise<void>;
+    /** The server's questions the user is answering (elicitation, sampling). */
+    questionsOpen: number;
+    /** The time limits of the calls in flight, paused while a question is open. */
+    callDeadlines: Set<PausableDeadline>;
 }
 
 const anyInput = toolInput((z) => z.record(z.string(), z.unknown()));
@@ -327,16 +344,23 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         // The SDK ignores a cancellation of request id 0 (falsy), often the
         // first question a server asks: the user's open review must still close.
         const asking = new Map<string | number, AbortController>();
+        // While the user answers, the server's calls wait on the user, not on the server.
         const askSignal = (extra: { requestId: string | number; signal: AbortSignal }) => {
             const controller = new AbortController();
             asking.set(extra.requestId, controller);
             const forward = (): void => controller.abort(extra.signal.reason);
             extra.signal.addEventListener("abort", forward, { once: true });
+            if (entry.questionsOpen++ === 0) {
+                for (const deadline of entry.callDeadlines) deadline.pause();
+            }
             return {
                 signal: controller.signal,
                 done: () => {
                     asking.delete(extra.requestId);
                     extra.signal.removeEventListener("abort", forward);
+                    if (--entry.questionsOpen === 0) {
+                        for (const deadline of entry.callDeadlines) deadline.resume();
+                    }
                 },
             };
         };
@@ -439,6 +463,8 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         state: "starting",
         tools: [],
         started: Promise.resolve(),
+        questionsOpen: 0,
+        callDeadlines: new Set(),
     }));
     for (const entry of entries) entry.started = start(entry);
 
@@ -479,14 +505,33 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
         const callAbort = new AbortController();
         const forwardAbort = (): void => callAbort.abort(signal.reason);
         signal.addEventListener("abort", forwardAbort, { once: true });
+        // North's own limit, not the SDK's: the SDK's cannot pause while the user answers.
+        let timedOut = false;
+        const deadline = pausableDeadline(
+            timeoutMs,
+            () => {
+                timedOut = true;
+                callAbort.abort(new Error("timed out"));
+            },
+            { paused: entry.questionsOpen > 0, timers: options.timers }
+        );
+        entry.callDeadlines.add(deadline);
         try {
             result = await client.callTool({ name: tool, arguments: input }, undefined, {
                 signal: callAbort.signal,
-                timeout: timeoutMs,
-                resetTimeoutOnProgress: true,
+                timeout: NO_SDK_TIMEOUT_MS,
+                // Asks the server for progress (the SDK sends a token only with a handler).
+                onprogress: () => deadline.restart(),
             });
         } catch (error) {
             if (signal.aborted) return toolError("cancelled", `${tool} was cancelled.`);
+            if (timedOut) {
+                return toolError(
+                    "io_error",
+                    `${tool} on the MCP server "${server}" did not answer within ${seconds(timeoutMs)}; ` +
+                        "the call was cancelled. Try a smaller request or carry on without it."
+                );
+            }
             if (entry.client === client && stateOf(entry) === "failed") {
                 return toolError(
                     "io_error",
@@ -494,18 +539,13 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
                         "Its tools are unavailable until it is restarted."
                 );
             }
-            if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-                return toolError(
-                    "io_error",
-                    `${tool} on the MCP server "${server}" did not answer within ${seconds(timeoutMs)}; ` +
-                        "the call was cancelled. Try a smaller request or carry on without it."
-                );
-            }
             return toolError(
                 "io_error",
                 `${tool} on the MCP server "${server}" failed: ${errorText(error)}`
             );
         } finally {
+            deadline.cancel();
+            entry.callDeadlines.delete(deadline);
             signal.removeEventListener("abort", forwardAbort);
         }
         // A list_changed sent during the call lands before the model's next request.

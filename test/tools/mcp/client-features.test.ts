@@ -12,6 +12,7 @@ import {
 } from "../../../src/tools/mcp/manager";
 import type { ToolResult } from "../../../src/tools/types";
 import type { McpSamplingRequest } from "../../../src/tools/mcp/client-requests";
+import { manualTimers } from "../../kit/manual-timers";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/client-features-server.mjs", import.meta.url));
 const ECHO_FIXTURE = fileURLToPath(new URL("./fixtures/fake-server.mjs", import.meta.url));
@@ -238,5 +239,53 @@ describe("MCP elicitation forms", () => {
             /^elicitation failed: MCP error -32001: Request timed out/
         );
         await expect.poll(() => aborted, { timeout: 10_000 }).toBe(true);
+    });
+});
+
+describe("an MCP call's time limit", () => {
+    it("stops counting while the user answers the server's form or sampling request", async () => {
+        const timers = manualTimers();
+        const m = await started({
+            timeoutMs: 1000,
+            timers,
+            // The user takes a minute over each question.
+            onElicitation: async () => {
+                timers.advance(60_000);
+                return { action: "accept", content: { name: "web", replicas: 3 } };
+            },
+            onSampling: async () => {
+                timers.advance(60_000);
+                return { text: "teal", model: "fake:model", stopReason: "endTurn" };
+            },
+        });
+        expect(JSON.parse(await call(m, "mcp__feat__elicit_form"))).toEqual({
+            action: "accept",
+            content: { name: "web", replicas: 3 },
+        });
+        expect(JSON.parse(await call(m, "mcp__feat__sample"))).toMatchObject({
+            content: { text: "teal" },
+        });
+        expect(timers.pending()).toBe(0);
+    });
+
+    it("starts over on the server's progress, and past it cancels the call", async () => {
+        const timers = manualTimers();
+        const m = await started({ timeoutMs: 1000, timers });
+        const tool = m.tools().find((t) => t.name === "mcp__feat__progress")!;
+        let settled = false;
+        const pending = tool
+            .execute({}, { repoRoot: process.cwd(), signal: new AbortController().signal })
+            .finally(() => (settled = true));
+        // The limit was set once for the call and once more on the progress notification.
+        await expect.poll(() => timers.armed, { timeout: 10_000 }).toBe(2);
+        timers.advance(999);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(settled).toBe(false);
+        timers.advance(1);
+        const result = await pending;
+        expect(!result.ok && result.error.message).toBe(
+            'progress on the MCP server "feat" did not answer within 1 s; the call was cancelled. Try a smaller request or carry on without it.'
+        );
+        expect(m.status()[0]?.state).toBe("ready");
     });
 });
