@@ -191,5 +191,11 @@ export function withMcpTools(base: ToolRunner, mcp: McpManager | undefined): Too
             base.list().some((t) => t.name === name)
                 ? base.execute(name, input, ctx)
                 : mcpRegistry().execute(name, input, ctx),
+        executeDefinition: (tool, input, ctx) =>
+            !base.list().includes(tool)
+                ? mcpRegistry().executeDefinition(tool, input, ctx)
+                : base.executeDefinition
+                  ? base.executeDefinition(tool, input, ctx)
+                  : base.execute(tool.name, input, ctx),
     };
 }

@@ -11,7 +11,7 @@ export interface DeadlineTimers {
     now(): number;
 }
 
-export const systemTimers: DeadlineTimers = {
+const systemTimers: DeadlineTimers = {
     setTimeout: (fire, ms) => setTimeout(fire, ms),
     clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
     now: () => performance.now(),
