@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
+import { GIT_NO_REPO_PROGRAMS_ARGS, GIT_NO_REPO_PROGRAMS_ENV } from "../util/git-no-repo-programs";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { type InputOf, toolInput } from "./tool-input";
@@ -74,13 +75,12 @@ function runGit(
     signal: AbortSignal
 ): Promise<GitRun> {
     return new Promise((resolve) => {
-        const child = spawn(gitPath, args, {
+        const child = spawn(gitPath, [...GIT_NO_REPO_PROGRAMS_ARGS, ...args], {
             cwd,
             stdio: ["ignore", "pipe", "pipe"],
             env: {
                 ...childEnv(process.env, PROVIDER_SECRET_ENV),
-                GIT_OPTIONAL_LOCKS: "0",
-                GIT_TERMINAL_PROMPT: "0",
+                ...GIT_NO_REPO_PROGRAMS_ENV,
                 LC_ALL: "C",
             },
         });
@@ -244,6 +244,9 @@ export function createHotfilesTool(
                     "--name-only",
                     "--no-merges",
                     "--no-renames",
+                    "--no-show-signature",
+                    "--no-ext-diff",
+                    "--no-textconv",
                     "-z",
                     `-n${MAX_COMMITS}`,
                     `--format=%x00${COMMIT_MARK}%ct`,

@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { PROVIDER_SECRET_ENV, childEnv } from "./child-env";
+import { GIT_NO_REPO_PROGRAMS_ARGS, GIT_NO_REPO_PROGRAMS_ENV } from "./git-no-repo-programs";
 
 export interface TrackedFiles {
     /** Whether `rel` (a repo-relative POSIX path) is a tracked file or symlink. */
@@ -213,12 +214,14 @@ const GIT_LOCATION_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COM
 function gitLsFiles(root: string): TrackedFiles {
     let stdout: Buffer;
     try {
-        // An untrusted repository's .git/config must not get git to run a program (fsmonitor).
-        const args = ["-c", "core.quotePath=false", "-c", "core.fsmonitor=false"];
+        const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
         stdout = execFileSync("git", [...args, "ls-files", "-z", "--stage"], {
             cwd: root,
             // git must read this tree's own index, whatever the caller's environment says.
-            env: childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
+            env: {
+                ...childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
+                ...GIT_NO_REPO_PROGRAMS_ENV,
+            },
             maxBuffer: 1 << 30,
             stdio: ["ignore", "pipe", "ignore"],
             timeout: 30_000,

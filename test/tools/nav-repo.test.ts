@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDetectLanguagesTool } from "../../src/tools/detect-languages";
 import { createHotfilesTool } from "../../src/tools/hotfiles";
@@ -26,6 +29,10 @@ function git(...args: string[]): void {
             },
         }
     );
+}
+
+function gitOut(args: string[], input?: string): string {
+    return execFileSync("git", args, { cwd: repo.root, input, encoding: "utf8" });
 }
 
 describe("read_readme", () => {
@@ -156,6 +163,48 @@ describe("hotfiles", () => {
         const empty = ok(await run(createHotfilesTool(), {}, repo.ctx));
         expect(empty.method).toBe("recently_modified");
         expect(empty.note).toContain("git log failed");
+    });
+
+    it("never lets the repository's git config run a program while reading history", async () => {
+        // Outside the repo, so the listing never sees what the programs write.
+        const outside = mkdtempSync(join(tmpdir(), "north-hot-outside-"));
+        try {
+            const ran = join(outside, "ran.log");
+            const program = join(outside, "program.sh");
+            writeFileSync(program, `#!/bin/sh\necho "$0 $*" >> '${ran}'\n`, { mode: 0o755 });
+            repo.write("src/a.ts", "1");
+            git("init", "-q");
+            git("add", "-A");
+            git("commit", "-qm", "one");
+            repo.write("src/a.ts", "2");
+            git("commit", "-qam", "two");
+            // A signed commit, checked by the repository's own gpg.program on every log.
+            const signed = gitOut(["cat-file", "commit", "HEAD"]).replace(
+                /^(committer .*)$/m,
+                "$1\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----"
+            );
+            const head = gitOut(["hash-object", "-t", "commit", "-w", "--stdin"], signed).trim();
+            git("update-ref", "HEAD", head);
+            git("config", "log.showSignature", "true");
+            git("config", "gpg.program", program);
+            const plain = ok(await run(createHotfilesTool(), {}, repo.ctx));
+            expect(plain.method).toBe("git_history");
+            expect(plain.files).toEqual([
+                { path: "src/a.ts", commits: 2, lastChanged: "2024-05-01" },
+            ]);
+            // A fake partial clone: a missing tree would be fetched through its uploadpack.
+            git("config", "core.repositoryformatversion", "1");
+            git("config", "extensions.partialClone", "origin");
+            git("config", "remote.origin.url", repo.root);
+            git("config", "remote.origin.uploadpack", program);
+            const tree = gitOut(["rev-parse", "HEAD~1^{tree}"]).trim();
+            rmSync(join(repo.root, ".git", "objects", tree.slice(0, 2), tree.slice(2)));
+            const lazy = ok(await run(createHotfilesTool(), {}, repo.ctx));
+            expect(lazy.method).toBe("recently_modified");
+            expect(existsSync(ran) ? readFileSync(ran, "utf8") : "").toBe("");
+        } finally {
+            rmSync(outside, { recursive: true, force: true });
+        }
     });
 
     it("validates limit (default 10, max 50)", () => {
