@@ -6,12 +6,13 @@ import {
     type SafePath,
     isInside,
     protectedConfigFor,
+    realPathOfWriteSync,
     resolveWritablePath,
 } from "../tools/path-guard";
 import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
 import type { PermissionRule, PermissionRules, RuleMatch } from "../tools/permissions/rules";
 import type { CommandVerdict, WriteTargetJudge } from "../tools/permissions/types";
-import { protectedConfigOf } from "../tools/protected-paths";
+import { isGitInternal, protectedConfigOf } from "../tools/protected-paths";
 import type {
     AnyToolDefinition,
     FileCheckpointer,
@@ -183,33 +184,49 @@ export async function executeToolCall(
 }
 
 /**
- * How the Edit rules judge a file a command writes (a redirection): deny
- * and ask rules decide; else an allow rule or edit auto-accept allows, except
- * outside the project and on protected configuration, which are asked.
+ * How the Edit rules judge a file a command writes (a redirection), on the
+ * path as written and where its symlinks lead: deny and ask rules decide;
+ * else allow rules covering both, or edit auto-accept, allow, except outside
+ * the project, on protected configuration and in git's internals (a hook or
+ * a config line there runs on the next git command), which are asked.
  */
 export function createWriteTargetJudge(
     repoRoot: string,
     settings: ApprovalSettings
 ): WriteTargetJudge {
     return (target, cwd) => {
-        const absPath = path.resolve(cwd, target);
-        const match = editRuleOfWrite(settings.permissionRules, target, cwd);
-        if (match?.decision === "deny" || match?.decision === "ask") return match.decision;
-        if (!isInside(repoRoot, absPath)) return match ? "allow" : "ask";
-        if (protectedConfigOf(path.relative(repoRoot, absPath).split(path.sep).join("/"))) {
-            return "ask";
-        }
-        return match || settings.isEditsAutoAccepted() ? "allow" : "ask";
+        const paths = pathsOfWrite(target, cwd);
+        if (paths === undefined) return "ask";
+        const matches = paths.map((p) => settings.permissionRules?.forPath("edit", p));
+        if (matches.some((m) => m?.decision === "deny")) return "deny";
+        if (matches.some((m) => m?.decision === "ask")) return "ask";
+        const allowedByRule = matches.every((m) => m?.decision === "allow");
+        if (!paths.every((p) => isInside(repoRoot, p))) return allowedByRule ? "allow" : "ask";
+        const special = paths
+            .map((p) => path.relative(repoRoot, p).split(path.sep).join("/"))
+            .some((rel) => isGitInternal(rel) || protectedConfigOf(rel) !== null);
+        if (special) return "ask";
+        return allowedByRule || settings.isEditsAutoAccepted() ? "allow" : "ask";
     };
 }
 
-/** The Edit rule over a file a command writes, from the directory it writes in. */
-function editRuleOfWrite(
-    rules: PermissionRules | undefined,
+/** A written file's path and, when a symlink leads elsewhere, its real one; undefined for a link loop. */
+function pathsOfWrite(target: string, cwd: string): string[] | undefined {
+    const absPath = path.resolve(cwd, target);
+    const realPath = realPathOfWriteSync(absPath);
+    if (realPath === undefined) return undefined;
+    return realPath === absPath ? [absPath] : [absPath, realPath];
+}
+
+/** The Edit rule that denies a file a command writes, judged as the write judge did. */
+function denyingEditRuleOfWrite(
+    rules: PermissionRules,
     target: string,
     cwd: string
 ): RuleMatch | undefined {
-    return rules?.forPath("edit", path.resolve(cwd, target));
+    return (pathsOfWrite(target, cwd) ?? [])
+        .map((p) => rules.forPath("edit", p))
+        .find((m) => m?.decision === "deny");
 }
 
 function denyingRuleText(match: RuleMatch | undefined): string | undefined {
@@ -302,8 +319,8 @@ function denyRuleOf(
         const rule = commandRules.ruleOf("deny", deniedBy.pattern);
         if (rule) return rule;
     } else {
-        const match = editRuleOfWrite(rules, deniedBy.path, deniedBy.cwd);
-        if (match?.decision === "deny") return match.rule;
+        const match = denyingEditRuleOfWrite(rules, deniedBy.path, deniedBy.cwd);
+        if (match) return match.rule;
     }
     return { text: verdict.rule, source: "permission rules" };
 }
@@ -408,16 +425,17 @@ function judgeEditRules(
     let allAllowed = targets.length > 0;
     for (const { diff, safe } of targets) {
         const paths = [path.join(repoRoot, diff.path), safe.realPath];
-        const matches = paths.flatMap((p) => rules.forPath("edit", p) ?? []);
-        const deny = matches.find((m) => m.decision === "deny");
+        const matches = paths.map((p) => rules.forPath("edit", p));
+        const deny = matches.find((m) => m?.decision === "deny");
         if (deny) {
             return {
                 refusal: deniedByRule(`editing ${diff.path}`, deny.rule, "; nothing was written"),
             };
         }
-        const asked = matches.find((m) => m.decision === "ask");
+        const asked = matches.find((m) => m?.decision === "ask");
         if (asked) askRule ??= ruleLabel(asked.rule);
-        if (!matches.some((m) => m.decision === "allow")) allAllowed = false;
+        // A link out of an allowed folder is allowed only where it leads is allowed too.
+        if (!matches.every((m) => m?.decision === "allow")) allAllowed = false;
     }
     return { askRule, allAllowed };
 }

@@ -4,7 +4,7 @@
  * A path that does not exist yet is judged by its nearest existing ancestor,
  * so a file cannot be created through a symlinked directory that leaves the repo.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { type ProtectedConfig, isGitInternal, protectedConfigOf } from "./protected-paths";
 import { type ToolResult, toolError, toolOk } from "./types";
@@ -152,6 +152,42 @@ export async function resolveSafePath(
         const realPath = path.join(realAncestor, path.relative(ancestor, absPath));
         return toolOk({ absPath, realPath, relPath, exists: false });
     }
+}
+
+/** Links followed before a path counts as a loop (Linux's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Where a write to `absPath` lands: the symlinks of its existing part followed
+ * (a link to a missing file too), the rest as written; undefined for a link
+ * loop. Synchronous, for the command judge, which judges redirections as it parses.
+ */
+export function realPathOfWriteSync(absPath: string): string | undefined {
+    let existing = absPath;
+    const rest: string[] = [];
+    for (let links = 0; links <= MAX_LINKS; ) {
+        try {
+            return path.join(realpathSync(existing), ...rest);
+        } catch {
+            // Missing or a broken link: follow the link, else go up one level.
+        }
+        let target: string | undefined;
+        try {
+            if (lstatSync(existing).isSymbolicLink()) target = readlinkSync(existing);
+        } catch {
+            target = undefined;
+        }
+        if (target !== undefined) {
+            existing = path.resolve(path.dirname(existing), target);
+            links++;
+            continue;
+        }
+        const parent = path.dirname(existing);
+        if (parent === existing) return absPath;
+        rest.unshift(path.basename(existing));
+        existing = parent;
+    }
+    return undefined;
 }
 
 /** For a symlink whose target is missing, the (lexical) absolute target; otherwise null. */

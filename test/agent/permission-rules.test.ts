@@ -199,6 +199,69 @@ describe("commands that write files under the Edit rules", () => {
         );
     });
 
+    it("a redirection into git's internals is reviewed under every allowance, also through a symlink", async () => {
+        await fs.mkdir(path.join(repo.root, ".git", "hooks"), { recursive: true });
+        await fs.symlink("../.git/hooks", path.join(repo.root, "src", "hooks"));
+        // An ordinary file written the same way: unasked.
+        const plain = recordingApprover();
+        await call(
+            "shell_run",
+            { command: "cat src/a.ts > docs/copy.ts" },
+            {
+                approver: plain,
+                settings: settingsWith(rulesOf({ allow: ["Bash(cat:*)"] }), {
+                    isEditsAutoAccepted: () => true,
+                }),
+            }
+        );
+        expect(plain.asked).toEqual([]);
+        expect(await fs.readFile(path.join(repo.root, "docs/copy.ts"), "utf8")).toContain("a = 1");
+        for (const command of [
+            "cat src/a.ts >> .git/config",
+            "cat src/a.ts > src/hooks/pre-commit",
+            "cd src && echo x > hooks/post-checkout",
+        ]) {
+            const approver = recordingApprover();
+            await call(
+                "shell_run",
+                { command },
+                {
+                    approver,
+                    settings: settingsWith(
+                        rulesOf({
+                            allow: ["Bash(cat:*)", "Bash(echo:*)", "Bash(cd:*)", "Edit(**)"],
+                        }),
+                        { isEditsAutoAccepted: () => true }
+                    ),
+                }
+            );
+            expect(approver.asked, command).toHaveLength(1);
+        }
+    });
+
+    it("a redirection through a symlink is judged where it leads: a deny rule there refuses it", async () => {
+        await fs.symlink("../docs/b.md", path.join(repo.root, "src", "notes.md"));
+        const approver = recordingApprover();
+        const result = await call(
+            "shell_run",
+            { command: "echo x > src/notes.md" },
+            {
+                approver,
+                settings: settingsWith(
+                    rulesOf({ allow: ["Bash(echo:*)"], deny: ["Edit(docs/**)"] }),
+                    {
+                        isEditsAutoAccepted: () => true,
+                    }
+                ),
+            }
+        );
+        expect(JSON.stringify(result)).toContain(
+            "is denied by the permission rule Edit(docs/**) (settings.json)"
+        );
+        expect(approver.asked).toEqual([]);
+        expect(await fs.readFile(path.join(repo.root, "docs/b.md"), "utf8")).toBe("old\n");
+    });
+
     it("a command only known when it runs names the first deny rule as written, with its file", async () => {
         const approver = recordingApprover();
         const result = await call(
@@ -256,6 +319,28 @@ describe("writes under the Edit rules", () => {
         expect(result.ok).toBe(true);
         expect(allower.asked).toEqual([]);
         expect(await read("docs/b.md")).toBe("new\n");
+    });
+
+    it("an allow rule covers a symlinked file only when where it leads is allowed too", async () => {
+        await fs.symlink("../docs/b.md", path.join(repo.root, "src", "notes.md"));
+        const asker = recordingApprover();
+        await call(
+            "edit_replace_exact",
+            { path: "src/notes.md", old_text: "old", new_text: "new" },
+            { approver: asker, settings: settingsWith(rulesOf({ allow: ["Edit(src/**)"] })) }
+        );
+        expect(asker.asked).toHaveLength(1);
+        const allower = recordingApprover();
+        await call(
+            "edit_replace_exact",
+            { path: "src/notes.md", old_text: "new", new_text: "newer" },
+            {
+                approver: allower,
+                settings: settingsWith(rulesOf({ allow: ["Edit(src/**)", "Edit(docs/**)"] })),
+            }
+        );
+        expect(allower.asked).toEqual([]);
+        expect(await read("docs/b.md")).toBe("newer\n");
     });
 
     it("NORTH_FILE-style prepared writes obey the same deny rules and are discarded", async () => {
