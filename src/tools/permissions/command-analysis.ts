@@ -15,7 +15,12 @@ import {
     substitutionOutsideTree,
 } from "./command-source-checks";
 import { type Word, evaluateWord, literalWord } from "./command-words";
-import { isSafeVariable, unsafeVariableReason } from "./command-wrapper-options";
+import {
+    builtinEvaluationProblem,
+    declarationProblem,
+    evaluationProblem,
+} from "./command-evaluation";
+import { settingProblem } from "./command-wrapper-options";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
 
 export type { CommandCheck };
@@ -98,6 +103,8 @@ function visit(walk: Walk, node: SyntaxNode): void {
     } else if (node.isMissing) {
         walk.analysis.problems.push(`the command is incomplete (a \`${node.type}\` is missing)`);
     }
+    const evaluation = evaluationProblem(node);
+    if (evaluation) walk.analysis.problems.push(evaluation);
     switch (node.type) {
         case "command":
             return visitCommand(walk, node, []);
@@ -127,7 +134,13 @@ function visit(walk: Walk, node: SyntaxNode): void {
             return judgeBackticks(walk, node.text, `\`${snippet(node.text)}\``);
         case "for_statement": {
             const variable = node.childForFieldName("variable");
-            if (variable) recordVariable(walk, variable.text, `for ${variable.text}`);
+            // The loop's values are words the analysis does not track: a safe name is not exempt.
+            if (variable)
+                recordVariable(
+                    walk,
+                    settingProblem(variable.text, { value: "", dynamic: true }),
+                    `for ${variable.text}`
+                );
             return visitChildren(walk, node);
         }
         default:
@@ -136,33 +149,38 @@ function visit(walk: Walk, node: SyntaxNode): void {
 }
 
 /** A variable that changes what later commands run (PATH, LD_PRELOAD, GIT_*) is never allowed unasked. */
-function recordVariable(walk: Walk, name: string, display: string): void {
-    if (isSafeVariable(name)) return;
+function recordVariable(walk: Walk, problem: string | undefined, display: string): void {
+    if (!problem) return;
     walk.analysis.checks.push({
         words: [literalWord(display)],
         display,
         mustAllow: true,
-        unallowable: unsafeVariableReason(name),
+        unallowable: problem,
     });
 }
 
-function recordAssignment(walk: Walk, node: SyntaxNode, display: string): void {
+function assignmentProblem(node: SyntaxNode): string | undefined {
     const name = node.childForFieldName("name");
-    recordVariable(
-        walk,
+    const value = node.childForFieldName("value");
+    return settingProblem(
         name?.type === "variable_name" ? name.text : (name?.text ?? node.text),
-        display
+        value ? evaluateWord(value) : null
     );
+}
+
+function recordAssignment(walk: Walk, node: SyntaxNode, display: string): void {
+    recordVariable(walk, assignmentProblem(node), display);
 }
 
 function visitDeclaration(walk: Walk, node: SyntaxNode): void {
     const words: Word[] = [];
     let unallowable: string | undefined;
+    const declaration = declarationProblem(node);
+    if (declaration) walk.analysis.problems.push(declaration);
     for (const child of node.children) {
         if (!child) continue;
         if (child.type === "variable_assignment") {
-            const name = child.childForFieldName("name")?.text ?? "";
-            if (!isSafeVariable(name)) unallowable ??= unsafeVariableReason(name);
+            unallowable ??= assignmentProblem(child);
             words.push(literalWord(child.text));
             visitChildren(walk, child);
         } else if (!child.isNamed) {
@@ -244,8 +262,7 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
             return;
         }
         if (child.type === "variable_assignment") {
-            const name = child.childForFieldName("name")?.text ?? "";
-            if (!isSafeVariable(name)) unallowable ??= unsafeVariableReason(name);
+            unallowable ??= assignmentProblem(child);
             visitChildren(walk, child);
             return;
         }
@@ -281,6 +298,10 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     }
     const unwrapped = unwrapCommand(words, node.text, unallowable);
     walk.analysis.checks.push(...unwrapped.checks);
+    for (const check of unwrapped.checks) {
+        const problem = builtinEvaluationProblem(check.words, check.display);
+        if (problem) walk.analysis.problems.push(problem);
+    }
     for (const write of unwrapped.writes) recordWrite(walk, write, node.text);
     for (const script of unwrapped.scripts) {
         if (script.text === null) {

@@ -16,6 +16,27 @@ export function unsafeVariableReason(name: string): string {
     return `it sets ${name}, which can change what runs`;
 }
 
+/**
+ * Why setting NAME to VALUE needs a review, or undefined. A safe name is exempt
+ * only with a plain value: any other value could reach an arithmetic context
+ * or a prompt expansion (`a[$(cmd)]`) and run there. A null value sets nothing.
+ */
+export function settingProblem(name: string, value: Word | null): string | undefined {
+    if (!isSafeVariable(name)) return unsafeVariableReason(name);
+    if (value === null || (!value.dynamic && /^[\w.,:/@%+=*-]*$/.test(value.value)))
+        return undefined;
+    return `it sets ${name} to a value that is not a plain word`;
+}
+
+/** `NAME=value` as one word (after `env` or `sudo`): the problem with that setting. */
+export function settingWordProblem(word: Word): string | undefined {
+    const eq = word.value.indexOf("=");
+    return settingProblem(word.value.slice(0, eq), {
+        value: word.value.slice(eq + 1),
+        dynamic: word.dynamic,
+    });
+}
+
 export interface OptionSpec {
     /** Options that take the next word as their value (`-u NAME`). */
     withValue: string[];
@@ -132,6 +153,8 @@ export const WRAPPER_OPTIONS: Record<string, OptionSpec> = {
             "--exit",
             "--open-tty",
             "--show-limits",
+            "-i",
+            "--replace",
         ],
         longWithValue: [
             "--arg-file",

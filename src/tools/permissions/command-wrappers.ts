@@ -4,12 +4,7 @@
  * would run is judged, not only the first word.
  */
 import { basename } from "node:path";
-import {
-    WRAPPER_OPTIONS,
-    isSafeVariable,
-    skipOptions,
-    unsafeVariableReason,
-} from "./command-wrapper-options";
+import { WRAPPER_OPTIONS, settingWordProblem, skipOptions } from "./command-wrapper-options";
 import { type Word, wordsText } from "./command-words";
 
 export interface CommandCheck {
@@ -165,15 +160,33 @@ function unwrapInto(result: UnwrappedCommand, level: Level): void {
             const start = skipOptions(words, 1, WRAPPER_OPTIONS.xargs!);
             // xargs runs `echo` by default and appends arguments read from its input.
             if (start !== null && start >= words.length) return needsAllow();
-            return lookThrough(start, "transparent", [{ value: "(xargs input)", dynamic: true }]);
+            const replace = xargsReplacement(words, start ?? words.length);
+            if (replace === undefined)
+                return lookThrough(start, "transparent", [
+                    { value: "(xargs input)", dynamic: true },
+                ]);
+            // With -I R every word holding R is rewritten from the input (a `bash -c` script too).
+            if (start === null) return needsAllow();
+            result.checks.push({ ...level, mustAllow: false });
+            const inner = words
+                .slice(start)
+                .map((word) =>
+                    replace === null || word.value.includes(replace)
+                        ? { value: word.value, dynamic: true }
+                        : word
+                );
+            return unwrapInto(result, {
+                words: inner,
+                display: wordsText(inner),
+                ...(level.unallowable ? { unallowable: level.unallowable } : {}),
+            });
         }
         case "sudo":
         case "doas": {
             let start = skipOptions(words, 1, WRAPPER_OPTIONS[name]!);
             while (start !== null && words[start] && /^[A-Za-z_]\w*=/.test(words[start]!.value)) {
-                const variable = words[start]!.value.split("=")[0]!;
-                if (!isSafeVariable(variable))
-                    level = { ...level, unallowable: unsafeVariableReason(variable) };
+                const problem = settingWordProblem(words[start]!);
+                if (problem) level = { ...level, unallowable: problem };
                 start++;
             }
             return lookThrough(start, "privileged");
@@ -204,6 +217,18 @@ function unwrapInto(result: UnwrappedCommand, level: Level): void {
             return unwrapFind(result, level);
         case "git":
             return unwrapGit(result, level);
+        case "npm":
+        case "npx":
+        case "pnpm":
+        case "pnpx":
+        case "yarn": {
+            result.writes.push(...outputFiles(name, words));
+            const risky = riskyPackageManagerOption(words);
+            if (!risky) return needsAllow();
+            return needsAllow({
+                unallowable: `${risky.option} ${risky.reason}`,
+            });
+        }
         case "alias":
             needsAllow();
             for (const word of words.slice(1)) {
@@ -231,13 +256,40 @@ function unwrapInto(result: UnwrappedCommand, level: Level): void {
     }
 }
 
+/**
+ * The replacement string of `xargs -I R` / `-IR` / `--replace[=R]` / `-i[R]`
+ * among the options before `end`: undefined without one, null when it is not
+ * known (every inner word is then rewritten).
+ */
+function xargsReplacement(words: readonly Word[], end: number): string | null | undefined {
+    let replace: string | null | undefined;
+    for (let i = 1; i < end; i++) {
+        const { value, dynamic } = words[i]!;
+        if (dynamic) {
+            if (value.startsWith("-")) replace = null;
+            continue;
+        }
+        if (value === "--") break;
+        let found: string | undefined;
+        if (value === "-I") found = words[i + 1]?.dynamic ? undefined : words[++i]?.value;
+        else if (value.startsWith("-I")) found = value.slice(2);
+        else if (value === "--replace" || value === "-i") found = "{}";
+        else if (value.startsWith("--replace=")) found = value.slice(10) || "{}";
+        else if (/^-i./.test(value)) found = value.slice(2);
+        else if (["-L", "-n", "-P", "-s", "-d", "-E", "-a"].includes(value)) i++;
+        else continue;
+        if (value === "-I" && found === undefined) replace = null;
+        else if (found !== undefined) replace = found === "" ? null : found;
+    }
+    return replace;
+}
+
 /** Where the command after `env [options] [NAME=value]...` starts, and a variable that makes it unallowable. */
 function envCommandStart(words: readonly Word[]): { start: number | null; unallowable?: string } {
     let start = skipOptions(words, 1, WRAPPER_OPTIONS.env!);
     let unallowable: string | undefined;
     while (start !== null && words[start] && /^[A-Za-z_]\w*=/.test(words[start]!.value)) {
-        const variable = words[start]!.value.split("=")[0]!;
-        if (!isSafeVariable(variable)) unallowable ??= unsafeVariableReason(variable);
+        unallowable ??= settingWordProblem(words[start]!);
         start++;
     }
     return { start, ...(unallowable ? { unallowable } : {}) };
@@ -266,6 +318,68 @@ function unwrapFind(result: UnwrappedCommand, level: Level): void {
     }
 }
 
+/** Package-manager settings that run other code or read settings from elsewhere, and why. */
+const RISKY_PACKAGE_MANAGER_SETTINGS: Record<string, string> = {
+    "node-options": "passes options to every node it starts (like NODE_OPTIONS)",
+    "script-shell": "chooses the shell that runs scripts",
+    shell: "chooses the shell that runs commands",
+    call: "runs a command",
+    userconfig: "reads settings from another file",
+    globalconfig: "reads settings from another file",
+    npmrc: "reads settings from another file",
+    "use-yarnrc": "reads settings from another file",
+    yarnrc: "reads settings from another file",
+    prefix: "runs the scripts of another directory",
+    dir: "runs the scripts of another directory",
+    cwd: "runs the scripts of another directory",
+    "init-module": "runs a module",
+    "onload-script": "runs a module",
+    "node-gyp": "chooses the program that builds native modules",
+    git: "chooses the program run as git",
+    editor: "chooses a program to run",
+    browser: "chooses a program to run",
+    viewer: "chooses a program to run",
+};
+/** Short forms: `-C DIR` (npm, pnpm: --prefix / --dir), `-c CMD` (npm exec --call). */
+const RISKY_PACKAGE_MANAGER_SHORT: Record<string, string> = { "-C": "prefix", "-c": "call" };
+
+/**
+ * The first `npm`/`npx`/`pnpm`/`yarn` option before `--` that changes what
+ * runs. Names are matched as npm reads them: `_` for `-`, pnpm's `--config.`
+ * prefix, and any abbreviation of a long name.
+ */
+function riskyPackageManagerOption(
+    words: readonly Word[]
+): { option: string; reason: string } | undefined {
+    // npx passes everything after the package's command to that command.
+    const npx = ["npx", "pnpx"].includes(basename(words[0]!.value));
+    for (const [i, word] of words.entries()) {
+        if (i === 0) continue;
+        if (word.value === "--" && !word.dynamic) return undefined;
+        const previous = words[i - 1]!.value;
+        if (npx && !word.value.startsWith("-") && !["-p", "--package"].includes(previous))
+            return undefined;
+        const short = RISKY_PACKAGE_MANAGER_SHORT[word.value.slice(0, 2)];
+        if (short && !word.value.startsWith("--"))
+            return {
+                option: word.value.slice(0, 2),
+                reason: RISKY_PACKAGE_MANAGER_SETTINGS[short]!,
+            };
+        if (!word.value.startsWith("--")) continue;
+        const name = word.value
+            .slice(2)
+            .split("=")[0]!
+            .toLowerCase()
+            .replace(/_/g, "-")
+            .replace(/^config\./, "");
+        if (name.length < 2) continue;
+        for (const [setting, reason] of Object.entries(RISKY_PACKAGE_MANAGER_SETTINGS)) {
+            if (setting.startsWith(name)) return { option: word.value.split("=")[0]!, reason };
+        }
+    }
+    return undefined;
+}
+
 /** Commands whose `-o FILE` writes FILE (`sort -o`, `tree -o`). */
 const SHORT_OUTPUT_OPTION = new Set(["sort", "tree"]);
 
@@ -279,11 +393,10 @@ function outputFiles(name: string, words: readonly Word[]): Word[] {
     for (let i = 1; i < words.length; i++) {
         const { value, dynamic } = words[i]!;
         const next = words[i + 1];
-        if (value.startsWith("--output=")) files.push({ value: value.slice(9), dynamic });
-        else if (
-            (value === "--output" || (value === "-o" && SHORT_OUTPUT_OPTION.has(name))) &&
-            next
-        )
+        // Long options may be abbreviated (`--outp=FILE`).
+        const long = /^--(o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?)(=|$)/.exec(value);
+        if (long?.[2] === "=") files.push({ value: value.slice(long[0].length), dynamic });
+        else if ((long || (value === "-o" && SHORT_OUTPUT_OPTION.has(name))) && next)
             files.push(next);
         else if (SHORT_OUTPUT_OPTION.has(name) && /^-o./.test(value))
             files.push({ value: value.slice(2), dynamic });
