@@ -6,7 +6,6 @@
 import { spawnSync } from "node:child_process";
 import http from "node:http";
 import https from "node:https";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ProviderInfo } from "../providers/catalogue";
 import type { ModelCatalogue } from "../providers/models";
@@ -22,6 +21,7 @@ import type { SettingsKey } from "../storage/settings/schema";
 import { type TrustStore, readProjectConfig } from "../storage/trust";
 import { findRipgrep } from "../tools/search-ripgrep";
 import { describeProjectConfig, summarizeInventory } from "./project-trust";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
@@ -55,7 +55,7 @@ export function checkNode(version: string): DoctorCheck {
 
 function readOptional(path: string): { text?: string; error?: string } {
     try {
-        return { text: readFileSync(path, "utf8") };
+        return { text: readRegularTextSync(path) };
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR") return {};

@@ -4,12 +4,13 @@
  * `.mcp.json`. Writes are locked and atomic and keep every other key as it
  * was; a file North cannot parse is reported and left alone.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomicSync } from "../storage/conversations/io";
 import { withFileLock } from "../storage/file-lock";
 import { userConfigPath } from "../storage/settings/load";
 import { MCP_PROJECT_CONFIG_FILE, type McpServerScope } from "../tools/mcp/config";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
@@ -47,7 +48,7 @@ function parseFile(text: string | null, path: string): ParsedFile {
 
 function readOptional(path: string): string | null {
     try {
-        return readFileSync(path, "utf8");
+        return readRegularTextSync(path);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw error;

@@ -96,16 +96,22 @@ export async function loadProjectExtensions(
     }
 
     const [skills, commands] = await Promise.all([
-        discoverSkills([
-            join(repoRoot, ".north", "skills"),
-            join(repoRoot, ".claude", "skills"),
-            join(dataDir(), "skills"),
-        ]),
-        discoverCustomCommands([
-            { dir: join(repoRoot, ".north", "commands"), scope: "project" },
-            { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
-            { dir: join(dataDir(), "commands"), scope: "user" },
-        ]),
+        discoverSkills(
+            [
+                join(repoRoot, ".north", "skills"),
+                join(repoRoot, ".claude", "skills"),
+                join(dataDir(), "skills"),
+            ],
+            repoRoot
+        ),
+        discoverCustomCommands(
+            [
+                { dir: join(repoRoot, ".north", "commands"), scope: "project" },
+                { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
+                { dir: join(dataDir(), "commands"), scope: "user" },
+            ],
+            repoRoot
+        ),
     ]);
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
 

@@ -202,6 +202,10 @@ export async function startSession(
         trusted: trust.trusted,
         gatedItems: trust.inventory.items.length,
     });
+    // A FIFO, a symlink out of the repo or an unreadable settings file: say why it was left out.
+    for (const [name, reason] of Object.entries(trust.snapshot.unreadable)) {
+        warn(reason.includes(name) ? reason : `${name}: ${reason}`);
+    }
     // Every settings layer, read once: the user's at preparation, the project's now, if trusted.
     const settings = resolveSettings(
         repoRoot,

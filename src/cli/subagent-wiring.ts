@@ -23,7 +23,8 @@ export async function loadSubagents(
             { dir: join(repoRoot, ".claude", "agents"), scope: "project" },
             { dir: join(dataDir(), "agents"), scope: "user" },
         ],
-        trusted
+        trusted,
+        repoRoot
     );
     found.warnings.forEach((w) => warn(w));
     return createSubagents({

@@ -4,8 +4,9 @@
  * `name`, `description`, `tools` (comma list or YAML list) and `model`; the
  * body is added to the child's system prompt.
  */
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { readRegularTextSync, UnsafeFileError } from "../util/read-regular-file";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -45,12 +46,20 @@ function toolList(value: string | string[] | undefined): string[] | undefined {
     return names.length > 0 ? names : undefined;
 }
 
-async function readDefinition(file: string, warnings: string[]): Promise<AgentDefinition | null> {
+async function readDefinition(
+    file: string,
+    warnings: string[],
+    insideRoot: string | undefined
+): Promise<AgentDefinition | null> {
     let text: string;
     try {
-        text = await readFile(file, "utf8");
+        text = readRegularTextSync(file, insideRoot === undefined ? {} : { insideRoot });
     } catch (error) {
-        warnings.push(`${file}: cannot read (${(error as Error).message}); agent skipped`);
+        warnings.push(
+            error instanceof UnsafeFileError
+                ? error.message
+                : `${file}: cannot read (${(error as Error).message}); agent skipped`
+        );
         return null;
     }
     const parsed = parseFrontmatter(text);
@@ -86,11 +95,13 @@ async function readDefinition(file: string, warnings: string[]): Promise<AgentDe
 /**
  * Reads the definitions under `roots` in precedence order (the first root
  * with a name wins; the rest are reported). Project roots are skipped unless
- * `trusted`. Missing folders are fine; never throws.
+ * `trusted`; their files must resolve inside `repoRoot` when given.
+ * Missing folders are fine; never throws.
  */
 export async function discoverAgentDefinitions(
     roots: AgentDefinitionRoot[],
-    trusted: boolean
+    trusted: boolean,
+    repoRoot?: string
 ): Promise<AgentDiscovery> {
     const byName = new Map<string, AgentDefinition>();
     const warnings: string[] = [];
@@ -103,7 +114,11 @@ export async function discoverAgentDefinitions(
             continue;
         }
         for (const file of files) {
-            const definition = await readDefinition(join(root.dir, file), warnings);
+            const definition = await readDefinition(
+                join(root.dir, file),
+                warnings,
+                root.scope === "project" ? repoRoot : undefined
+            );
             if (!definition) continue;
             const winner = byName.get(definition.name);
             if (winner) {

@@ -3,8 +3,9 @@
  * (30 lines or 2 KB) and rendered as the "# Attached Files" context block the
  * engine sends ahead of the summary for one run.
  */
-import { readFile, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { extname, isAbsolute, relative, resolve } from "node:path";
+import { readRegularFileSync } from "../util/read-regular-file";
 
 export const PREVIEW_LINES = 30;
 export const PREVIEW_BYTES = 2048;
@@ -105,7 +106,8 @@ export async function loadAttachments(
                 rules.onDenied?.(path, rule);
                 continue;
             }
-            const buffer = await readFile(real);
+            // A FIFO or device is left out, never waited on.
+            const buffer = readRegularFileSync(real).bytes;
             if (buffer.subarray(0, 8000).includes(0)) continue;
             const text = buffer.toString("utf8");
             files.push({ path, text, outline: outlineOf ? outlineOf(path, text) : [] });

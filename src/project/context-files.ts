@@ -1,6 +1,7 @@
-import { readdirSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { readFileCapped } from "../util/read-file-capped";
+import { UnsafeFileError } from "../util/read-regular-file";
 
 /** The spec's cap for `.cursor/rules`, and the same cap for each AGENTS.md / CLAUDE.md. */
 export const CONTEXT_CAP_BYTES = 30 * 1024;
@@ -22,9 +23,20 @@ export interface ProjectContext {
     warnings: string[];
 }
 
-/** Reads at most `cap` bytes: a 1 MB AGENTS.md is never loaded whole. */
-function readCapped(path: string, cap: number): { text: string; truncated: boolean } {
-    const { bytes, truncated } = readFileCapped(path, cap);
+/**
+ * Reads at most `cap` bytes: a 1 MB AGENTS.md is never loaded whole. With
+ * `repoRoot`, the file is repository content and must resolve inside it.
+ */
+function readCapped(
+    path: string,
+    cap: number,
+    label: string,
+    repoRoot?: string
+): { text: string; truncated: boolean } {
+    const { bytes, truncated } = readFileCapped(path, cap, {
+        label,
+        ...(repoRoot === undefined ? {} : { insideRoot: repoRoot }),
+    });
     // Cut at a line break when one is near, so a rule is not split mid-line.
     let text = bytes.toString("utf8");
     if (truncated) {
@@ -87,7 +99,7 @@ function loadCursorRules(repoRoot: string, warnings: string[]): ContextFile[] {
             continue;
         }
         try {
-            const { text, truncated } = readCapped(file.path, budget);
+            const { text, truncated } = readCapped(file.path, budget, file.rel, repoRoot);
             const { body, broken } = splitFrontmatter(text);
             if (broken)
                 warnings.push(
@@ -101,7 +113,11 @@ function loadCursorRules(repoRoot: string, warnings: string[]): ContextFile[] {
                 truncated,
             });
         } catch (error) {
-            warnings.push(`could not read ${file.rel}: ${(error as Error).message}`);
+            warnings.push(
+                error instanceof UnsafeFileError
+                    ? error.message
+                    : `could not read ${file.rel}: ${(error as Error).message}`
+            );
         }
     }
     return rules;
@@ -119,13 +135,20 @@ function loadContextFiles(repoRoot: string, warnings: string[]): ContextFile[] {
         for (const name of CONTEXT_FILE_NAMES) {
             const path = join(dir, name);
             try {
-                if (!statSync(path).isFile()) continue;
+                if (lstatSync(path).isDirectory()) continue;
             } catch {
                 continue;
             }
+            const inRepo = dir === repoRoot;
+            const label = inRepo ? name : path;
             try {
-                const { text, truncated } = readCapped(path, CONTEXT_CAP_BYTES);
-                const label = dir === repoRoot ? name : path;
+                // Above the repo root, the user's own files may be symlinks (dotfiles).
+                const { text, truncated } = readCapped(
+                    path,
+                    CONTEXT_CAP_BYTES,
+                    label,
+                    inRepo ? repoRoot : undefined
+                );
                 if (truncated)
                     warnings.push(
                         `${label} is larger than ${CONTEXT_CAP_BYTES / 1024} KB; only its start is used`
@@ -137,7 +160,13 @@ function loadContextFiles(repoRoot: string, warnings: string[]): ContextFile[] {
                     truncated,
                 });
             } catch (error) {
-                warnings.push(`could not read ${path}: ${(error as Error).message}`);
+                const code = (error as NodeJS.ErrnoException).code;
+                if (code === "ENOENT" || code === "ENOTDIR") continue;
+                warnings.push(
+                    error instanceof UnsafeFileError
+                        ? error.message
+                        : `could not read ${path}: ${(error as Error).message}`
+                );
             }
         }
     }

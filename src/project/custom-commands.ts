@@ -6,8 +6,9 @@
  * The body is a prompt template with `$ARGUMENTS` and `$1`…`$9`.
  */
 import type { Dirent } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularFileSync, UnsafeFileError } from "../util/read-regular-file";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 export type CommandScope = "project" | "user";
@@ -64,7 +65,8 @@ async function markdownFiles(dir: string, prefix: string[] = [], depth = 0): Pro
 async function readCommand(
     root: CommandRoot,
     parts: string[],
-    warnings: string[]
+    warnings: string[],
+    repoRoot: string | undefined
 ): Promise<CustomCommand | undefined> {
     const file = join(root.dir, ...parts);
     const segments = [...parts.slice(0, -1), (parts[parts.length - 1] ?? "").replace(/\.md$/i, "")];
@@ -74,13 +76,22 @@ async function readCommand(
     }
     let text: string;
     try {
-        text = await readFile(file, "utf8");
+        // Project commands are repository content: they must resolve inside it.
+        const read = readRegularFileSync(file, {
+            cap: MAX_COMMAND_BYTES,
+            ...(root.scope === "project" && repoRoot !== undefined ? { insideRoot: repoRoot } : {}),
+        });
+        if (read.truncated) {
+            warnings.push(`${file}: larger than 64 KB; skipped`);
+            return undefined;
+        }
+        text = read.bytes.toString("utf8");
     } catch (error) {
-        warnings.push(`${file}: cannot read (${(error as Error).message}); skipped`);
-        return undefined;
-    }
-    if (Buffer.byteLength(text, "utf8") > MAX_COMMAND_BYTES) {
-        warnings.push(`${file}: larger than 64 KB; skipped`);
+        warnings.push(
+            error instanceof UnsafeFileError
+                ? error.message
+                : `${file}: cannot read (${(error as Error).message}); skipped`
+        );
         return undefined;
     }
     const parsed = parseFrontmatter(text);
@@ -102,16 +113,18 @@ async function readCommand(
 /**
  * Finds commands under `roots`, given in precedence order (project roots
  * first). On a name clash the earlier root wins and the other file is
- * reported. Missing roots are fine; never throws.
+ * reported. Files of "project" roots must resolve inside `repoRoot` when
+ * given. Missing roots are fine; never throws.
  */
 export async function discoverCustomCommands(
-    roots: CommandRoot[]
+    roots: CommandRoot[],
+    repoRoot?: string
 ): Promise<CustomCommandDiscovery> {
     const byName = new Map<string, CustomCommand>();
     const warnings: string[] = [];
     for (const root of roots) {
         for (const parts of await markdownFiles(root.dir)) {
-            const command = await readCommand(root, parts, warnings);
+            const command = await readCommand(root, parts, warnings, repoRoot);
             if (!command) continue;
             const winner = byName.get(command.name);
             if (winner) {

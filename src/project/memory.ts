@@ -25,6 +25,7 @@ import {
     noteLine,
 } from "../util/memory-note";
 import { readFileCapped } from "../util/read-file-capped";
+import { UnsafeFileError } from "../util/read-regular-file";
 
 /** The most memory sent with a request, all files together. */
 export const MEMORY_CAP_BYTES = 24 * 1024;
@@ -38,6 +39,8 @@ export interface MemoryDir {
     dir: string;
     /** How the directory is named to the model and in `/memory`: `~/.north/memory`, `.north/memory`. */
     label: string;
+    /** For the project's memory: the repo root its files must resolve inside (a symlinked `.north`). */
+    insideRoot?: string;
 }
 
 export interface MemoryFile {
@@ -87,8 +90,16 @@ function memoryFilesOf(dir: string, warnings: string[]): string[] {
  * Reads at most `cap` bytes as UTF-8; null when the bytes are not UTF-8 text.
  * A multi-byte character cut by the cap is dropped, not garbled.
  */
-function readUtf8Capped(path: string, cap: number): { text: string | null; size: number } {
-    const { bytes, size, truncated } = readFileCapped(path, cap);
+function readUtf8Capped(
+    path: string,
+    cap: number,
+    label: string,
+    insideRoot: string | undefined
+): { text: string | null; size: number } {
+    const { bytes, size, truncated } = readFileCapped(path, cap, {
+        label,
+        ...(insideRoot === undefined ? {} : { insideRoot }),
+    });
     try {
         const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
         return { text: text.includes("\u0000") ? null : text, size };
@@ -108,7 +119,7 @@ export function loadMemory(dirs: readonly MemoryDir[], capBytes = MEMORY_CAP_BYT
     const files: MemoryFile[] = [];
     const sections: string[] = [];
     let budget = capBytes;
-    for (const { scope, dir, label } of dirs) {
+    for (const { scope, dir, label, insideRoot } of dirs) {
         const parts: string[] = [];
         for (const name of memoryFilesOf(dir, warnings)) {
             const path = join(dir, name);
@@ -128,9 +139,13 @@ export function loadMemory(dirs: readonly MemoryDir[], capBytes = MEMORY_CAP_BYT
             }
             let read: { text: string | null; size: number };
             try {
-                read = readUtf8Capped(path, budget);
+                read = readUtf8Capped(path, budget, fileLabel, insideRoot);
             } catch (error) {
-                warnings.push(`could not read ${fileLabel}: ${(error as Error).message}`);
+                warnings.push(
+                    error instanceof UnsafeFileError
+                        ? error.message
+                        : `could not read ${fileLabel}: ${(error as Error).message}`
+                );
                 continue;
             }
             if (read.text === null) {
@@ -259,7 +274,12 @@ export function memoryDirs(dataDir: string, repoRoot: string): MemoryDir[] {
     const userLabel = userDir.startsWith(home + sep) ? `~${userDir.slice(home.length)}` : userDir;
     return [
         { scope: "user", dir: userDir, label: userLabel },
-        { scope: "project", dir: projectMemoryDir(repoRoot), label: ".north/memory" },
+        {
+            scope: "project",
+            dir: projectMemoryDir(repoRoot),
+            label: ".north/memory",
+            insideRoot: repoRoot,
+        },
     ];
 }
 

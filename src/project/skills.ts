@@ -5,8 +5,9 @@
  * model (or the user) uses the skill.
  */
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { isPathInside, readRegularTextSync, UnsafeFileError } from "../util/read-regular-file";
 import type * as z from "zod";
 import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
 import type { ZodApi } from "../util/zod-runtime";
@@ -32,6 +33,8 @@ export interface Skill {
     root: string;
     /** False when the frontmatter says `disable-model-invocation: true` (user-only skill). */
     modelInvocable: boolean;
+    /** For a skill in the repository: the repo root its file must resolve inside. */
+    insideRoot?: string;
 }
 
 export interface SkillDiscovery {
@@ -49,19 +52,26 @@ async function isDirectory(path: string): Promise<boolean> {
     }
 }
 
+/** Reads a `SKILL.md`, refusing FIFOs and devices, and symlinks out of `insideRoot`. */
+function readSkillText(file: string, insideRoot: string | undefined): string {
+    return readRegularTextSync(file, insideRoot === undefined ? {} : { insideRoot });
+}
+
 async function readSkill(
     root: string,
     folder: string,
-    warnings: string[]
+    warnings: string[],
+    insideRoot: string | undefined
 ): Promise<Skill | undefined> {
     const path = join(root, folder);
     const file = join(path, SKILL_FILE);
     let text: string;
     try {
-        text = await readFile(file, "utf8");
+        text = readSkillText(file, insideRoot);
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT" && code !== "ENOTDIR") {
+        if (error instanceof UnsafeFileError) warnings.push(error.message);
+        else if (code !== "ENOENT" && code !== "ENOTDIR") {
             warnings.push(`${file}: cannot read (${(error as Error).message}); skill skipped`);
         }
         return undefined;
@@ -82,16 +92,25 @@ async function readSkill(
         ""
     ).slice(0, MAX_DESCRIPTION_CHARS);
     const disabled = frontmatterString(parsed.data, "disable-model-invocation") === "true";
-    return { name, description, path, file, root, modelInvocable: !disabled };
+    return {
+        name,
+        description,
+        path,
+        file,
+        root,
+        modelInvocable: !disabled,
+        ...(insideRoot === undefined ? {} : { insideRoot }),
+    };
 }
 
 /**
  * Finds skills under `roots`, given in precedence order (project before
  * user: `.north/skills`, `.claude/skills`, `~/.north/skills`, …). Missing
  * roots are fine. On a name clash the earlier root wins and the other is
- * reported. Never throws.
+ * reported. Roots under `repoRoot` are repository content: their files must
+ * resolve inside it (a `SKILL.md` symlinked to `~/.ssh/…` is refused). Never throws.
  */
-export async function discoverSkills(roots: string[]): Promise<SkillDiscovery> {
+export async function discoverSkills(roots: string[], repoRoot?: string): Promise<SkillDiscovery> {
     const byName = new Map<string, Skill>();
     const warnings: string[] = [];
     for (const root of roots) {
@@ -107,7 +126,9 @@ export async function discoverSkills(roots: string[]): Promise<SkillDiscovery> {
             .sort();
         for (const folder of folders) {
             if (!(await isDirectory(join(root, folder)))) continue;
-            const skill = await readSkill(root, folder, warnings);
+            const insideRoot =
+                repoRoot !== undefined && isPathInside(repoRoot, root) ? repoRoot : undefined;
+            const skill = await readSkill(root, folder, warnings, insideRoot);
             if (!skill) continue;
             const winner = byName.get(skill.name);
             if (winner) {
@@ -125,7 +146,7 @@ export async function discoverSkills(roots: string[]): Promise<SkillDiscovery> {
 
 /** The instructions of `skill` (frontmatter removed), cut to 64 KB. */
 export async function loadSkillBody(skill: Skill): Promise<{ body: string; truncated: boolean }> {
-    const text = await readFile(skill.file, "utf8");
+    const text = readSkillText(skill.file, skill.insideRoot);
     const body = parseFrontmatter(text).body.trim();
     const bytes = Buffer.from(body, "utf8");
     if (bytes.length <= MAX_SKILL_BODY_BYTES) return { body, truncated: false };

@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
 import { loadUserSettings, mergeLayers, userConfigPath } from "./settings/load";
 import type { Settings } from "./settings/schema";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 /** The user's settings, merged (settings/load.ts); what model selection and MCP read. */
 export type UserConfig = Settings;
@@ -51,7 +52,7 @@ export function saveSelectedModel(
             let mode: number | undefined;
             let text: string | null = null;
             try {
-                text = readFileSync(path, "utf8");
+                text = readRegularTextSync(path);
                 mode = statSync(path).mode & 0o777;
             } catch (error) {
                 if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;

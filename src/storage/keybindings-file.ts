@@ -3,9 +3,9 @@
  * (`~/.config/north`, `NORTH_CONFIG_DIR`). Only read here; what it means is
  * decided by the chat (ui/input/keybindings.ts).
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "./paths";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 export type KeybindingsFile =
     { path: string; text: string | null } | { path: string; text: null; error: string };
@@ -20,7 +20,7 @@ export function readKeybindingsFile(
 ): KeybindingsFile {
     const path = keybindingsPath(env);
     try {
-        return { path, text: readFileSync(path, "utf8") };
+        return { path, text: readRegularTextSync(path) };
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, text: null };
         return { path, text: null, error: (error as Error).message };

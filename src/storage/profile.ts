@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "./conversations/io";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 /** Stable id of a project: the first 16 hex chars of the SHA-256 of its root path. */
 export function projectHash(repoRoot: string): string {
@@ -31,7 +32,7 @@ export function createProfileStore(dataDirectory: string, repoRoot: string) {
         /** The profile text, or null when there is none (or it was deleted meanwhile). */
         loadProfile(): string | null {
             try {
-                return readFileSync(profilePath, "utf8");
+                return readRegularTextSync(profilePath);
             } catch {
                 return null;
             }

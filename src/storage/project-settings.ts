@@ -6,7 +6,7 @@
  * `.north/autoaccept.json` and `.north/allowlist.json` are still read but
  * never written; they stay as they are.
  */
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
@@ -18,6 +18,7 @@ import {
     parseProjectLayers,
 } from "./settings/load";
 import { type ProjectTrust, readProjectConfig } from "./trust";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 /** One "always" answer, as saved in the local settings file. */
 export type ApprovalChoice =
@@ -35,7 +36,7 @@ function appendUnique(list: unknown, item: string): unknown[] | null {
 function readObject(path: string): Record<string, unknown> {
     let text: string;
     try {
-        text = readFileSync(path, "utf8");
+        text = readRegularTextSync(path);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
         throw error;
@@ -61,7 +62,7 @@ function ignoreLocalFile(northDir: string): void {
     const name = "settings.local.json";
     let text = "";
     try {
-        text = readFileSync(path, "utf8");
+        text = readRegularTextSync(path);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }

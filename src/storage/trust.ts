@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFileSync } from "../util/read-regular-file";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
 
@@ -53,7 +54,11 @@ export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
     for (const name of TRUST_GATED_FILES) {
         let bytes: Buffer;
         try {
-            bytes = readFileSync(join(repoRoot, name));
+            // Never blocks on a FIFO; a symlink out of the repository is refused.
+            bytes = readRegularFileSync(join(repoRoot, name), {
+                insideRoot: repoRoot,
+                label: name,
+            }).bytes;
         } catch (error) {
             const code = (error as NodeJS.ErrnoException).code;
             if (code === "ENOENT" || code === "ENOTDIR") continue;

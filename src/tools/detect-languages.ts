@@ -3,7 +3,7 @@
  * over the files an ignore-aware walk sees (binary, lock and minified files
  * skipped). Data and prose formats are reported apart from code.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { type InputOf, toolInput } from "./tool-input";
 import { walkFiles } from "../util/ignore-walk";
@@ -57,12 +57,15 @@ interface Tally {
 function textSize(abs: string, sniff: Buffer): number | null {
     let fd: number;
     try {
-        fd = openSync(abs, "r");
+        // O_NONBLOCK: a FIFO in the tree must not block the walk.
+        fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     } catch {
         return null;
     }
     try {
-        const size = fstatSync(fd).size;
+        const stats = fstatSync(fd);
+        if (!stats.isFile()) return null;
+        const size = stats.size;
         const n = readSync(fd, sniff, 0, Math.min(SNIFF_BYTES, size), 0);
         return looksBinary(sniff.subarray(0, n)) ? null : size;
     } catch {

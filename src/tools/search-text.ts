@@ -7,7 +7,7 @@
  * `file` searches one file (JavaScript only), optionally within `lineRange`;
  * `contextLines` is added afterwards from the kept matches' files (search-context).
  */
-import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { type InputOf, toolInput } from "./tool-input";
 import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
@@ -165,7 +165,8 @@ type FileRead =
 function readSearchable(absPath: string): FileRead {
     let fd: number;
     try {
-        fd = openSync(absPath, "r");
+        // O_NONBLOCK: opening a FIFO with no writer would block the event loop for good.
+        fd = openSync(absPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     } catch {
         return { kind: "unreadable", size: 0 };
     }

@@ -4,7 +4,7 @@
  * is silent; invalid JSON drops that file's hooks with a warning; a bad entry
  * drops only that entry, with a warning.
  */
-import { readFile } from "node:fs/promises";
+import { readRegularTextSync } from "../../util/read-regular-file";
 import {
     type CommandHook,
     HOOK_EVENTS,
@@ -162,7 +162,8 @@ export function mergeHookSettings(sources: HookSettingsSource[]): LoadedHookSett
 /** Reads `path` for `mergeHookSettings`: a missing file is no hooks, silently. */
 export async function readHookSettingsFile(path: string): Promise<HookSettingsSource> {
     try {
-        return { source: path, text: await readFile(path, "utf8") };
+        // A FIFO named like a settings file must not hang start-up.
+        return { source: path, text: readRegularTextSync(path) };
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR") return { source: path };

@@ -18,12 +18,12 @@
  * local files count only in a trusted project (storage/trust.ts); loaders
  * parse the trusted snapshot, never the disk again.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "../paths";
 import type { TrustGatedFile } from "../trust";
 import { mergeLayers, userConfigPath } from "./plain-load";
 import { type Settings, type SettingsKey, type SettingsScope, validateSettings } from "./schema";
+import { readRegularTextSync } from "../../util/read-regular-file";
 
 export { mergeLayers, userConfigPath } from "./plain-load";
 
@@ -118,7 +118,7 @@ function parseText(
 
 function readText(path: string): { text?: string; error?: string } {
     try {
-        return { text: readFileSync(path, "utf8") };
+        return { text: readRegularTextSync(path) };
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR") return {};

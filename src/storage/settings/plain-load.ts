@@ -5,12 +5,12 @@
  * the caller sends anything else, a bad value included, to the full check in
  * `load.ts`, so what is accepted and every warning's text stay the same.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROVIDER_APIS } from "../../util/provider-apis";
 import { configDir } from "../paths";
 import type { SettingsLayer, UserSettingsResult } from "./load";
 import type { Settings } from "./schema";
+import { readRegularTextSync } from "../../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
@@ -173,7 +173,7 @@ export function plainUserLayers(env: Env = process.env): UserSettingsResult | un
     for (const file of [join(configDir(env), "settings.json"), path]) {
         let text: string;
         try {
-            text = readFileSync(file, "utf8");
+            text = readRegularTextSync(file);
         } catch (error) {
             const code = (error as NodeJS.ErrnoException).code;
             if (code === "ENOENT" || code === "ENOTDIR") continue;

@@ -9,8 +9,8 @@
  * env, url and headers. Parsing never throws: bad entries become warnings.
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularTextSync } from "../../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
@@ -218,7 +218,7 @@ export async function loadProjectMcpConfig(
     const path = join(repoRoot, MCP_PROJECT_CONFIG_FILE);
     let text: string;
     try {
-        text = await readFile(path, "utf8");
+        text = readRegularTextSync(path, { insideRoot: repoRoot, label: MCP_PROJECT_CONFIG_FILE });
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT")
             return { servers: [], warnings: [] };
