@@ -165,7 +165,7 @@ const MAX_LINKS = 40;
 export function realPathOfWriteSync(absPath: string): string | undefined {
     let existing = absPath;
     const rest: string[] = [];
-    for (let links = 0; links <= MAX_LINKS; ) {
+    for (let links = 0; links <= MAX_LINKS;) {
         try {
             return path.join(realpathSync(existing), ...rest);
         } catch {
