@@ -17,8 +17,13 @@ export const GIT_NO_REPO_PROGRAMS_ARGS: readonly string[] = [
     "core.hooksPath=/dev/null",
 ];
 
-/** The environment half: no lazy fetch (git 2.44+), no prompts, no index lock taken. */
+/**
+ * The environment half: no transport at all (unlike `protocol.allow`, the
+ * repository's own `protocol.<name>.allow` cannot override it), no lazy fetch
+ * (git 2.44+), no prompts, no index lock taken.
+ */
 export const GIT_NO_REPO_PROGRAMS_ENV: Readonly<Record<string, string>> = {
+    GIT_ALLOW_PROTOCOL: "none",
     GIT_NO_LAZY_FETCH: "1",
     GIT_TERMINAL_PROMPT: "0",
     GIT_OPTIONAL_LOCKS: "0",

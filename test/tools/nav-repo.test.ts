@@ -197,6 +197,8 @@ describe("hotfiles", () => {
             git("config", "extensions.partialClone", "origin");
             git("config", "remote.origin.url", repo.root);
             git("config", "remote.origin.uploadpack", program);
+            // The repository's own say on protocols must not switch fetching back on.
+            git("config", "protocol.file.allow", "always");
             const tree = gitOut(["rev-parse", "HEAD~1^{tree}"]).trim();
             rmSync(join(repo.root, ".git", "objects", tree.slice(0, 2), tree.slice(2)));
             const lazy = ok(await run(createHotfilesTool(), {}, repo.ctx));

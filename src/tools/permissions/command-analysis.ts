@@ -21,6 +21,7 @@ import {
     evaluationProblem,
 } from "./command-evaluation";
 import { settingProblem } from "./command-wrapper-options";
+import { protectedConfigOf } from "../protected-paths";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
 
 export type { CommandCheck };
@@ -146,6 +147,31 @@ function visit(walk: Walk, node: SyntaxNode): void {
         default:
             return visitChildren(walk, node);
     }
+}
+
+/**
+ * An argument naming a file inside `.git` (`tee .git/config`, `cp x
+ * .git/hooks/pre-commit`) or protected configuration (`.north/settings.json`)
+ * is reviewed whatever the rules allow, as the edit tools review (or refuse)
+ * those files: a command's write cannot be told from its read by its words.
+ * Naming `.git` itself (`--exclude-dir=.git`, `-path ./.git`) is not.
+ */
+function specialPathArgumentProblem(words: readonly Word[], display: string): string | null {
+    for (const word of words.slice(1)) {
+        if (word.dynamic) continue;
+        const value = word.value.startsWith("-")
+            ? word.value.slice(word.value.indexOf("=") + 1)
+            : word.value;
+        if (value === "" || (value === word.value && word.value.startsWith("-"))) continue;
+        const parts = value.split("/").filter((part) => part !== "" && part !== ".");
+        const git = parts.indexOf(".git");
+        const insideGit = git >= 0 && parts.slice(git + 1).some((part) => !/^[*?]+$/.test(part));
+        const protectedConfig = !isAbsolute(value) && protectedConfigOf(parts.join("/")) !== null;
+        if (insideGit || protectedConfig) {
+            return `\`${snippet(display)}\` names ${value}, ${insideGit ? "inside git's internals (hooks and config there run on the next git command)" : "protected configuration"}, which is always reviewed`;
+        }
+    }
+    return null;
 }
 
 /** A variable that changes what later commands run (PATH, LD_PRELOAD, GIT_*) is never allowed unasked. */
@@ -299,7 +325,9 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     const unwrapped = unwrapCommand(words, node.text, unallowable);
     walk.analysis.checks.push(...unwrapped.checks);
     for (const check of unwrapped.checks) {
-        const problem = builtinEvaluationProblem(check.words, check.display);
+        const problem =
+            builtinEvaluationProblem(check.words, check.display) ??
+            specialPathArgumentProblem(check.words, check.display);
         if (problem) walk.analysis.problems.push(problem);
     }
     for (const write of unwrapped.writes) recordWrite(walk, write, node.text);

@@ -14,9 +14,12 @@ import { type Word, evaluateWord } from "./command-words";
 const NUMBER = /(?<![\w@#])(?:0[xX][0-9a-fA-F]+|\d+#[0-9A-Za-z@_]+|\d+)(?![\w@#])/g;
 const ARITHMETIC_OPERATORS = /^[\s+\-*/%<>=!&|^~?:(),]*$/;
 
+/** Parameters that are always numbers: `$?`, `$#`, `$$`, `$!`, `${#name}` (a length). */
+const NUMERIC_PARAMETER = /\$(?:[?#$!]|\{#[A-Za-z_]\w*\})/g;
+
 /** Whether arithmetic text holds only numbers and operators (no names, no expansions). */
-export function isNumericArithmetic(text: string): boolean {
-    return ARITHMETIC_OPERATORS.test(text.replace(NUMBER, " "));
+function isNumericArithmetic(text: string): boolean {
+    return ARITHMETIC_OPERATORS.test(text.replace(NUMERIC_PARAMETER, " 0 ").replace(NUMBER, " "));
 }
 
 /** A variable name bash will not evaluate: no subscript, or a numeric, `@` or `*` one. */
@@ -83,7 +86,9 @@ function testProblem(node: SyntaxNode, doubleBracket: boolean): string | null {
                 );
                 const literal = operands.every((operand) => {
                     const word = evaluateWord(operand);
-                    return !word.dynamic && isNumericArithmetic(word.value);
+                    if (!word.dynamic && isNumericArithmetic(word.value)) return true;
+                    // `$?`, `${#x}`: always numbers, though only known when it runs.
+                    return isNumericArithmetic(operand.text);
                 });
                 if (!literal) return evaluated(child, "compares its operands as arithmetic");
             }
@@ -101,7 +106,8 @@ function expansionProblem(node: SyntaxNode): string | null {
         .map((child) => child.type)
         .slice(1, -1);
     // `${!x}` looks up the variable x names, subscript included; `${!prefix*}` and `${!a[@]}` list names.
-    if (operators[0] === "!" && !/^\$\{![A-Za-z_]\w*(?:[*@]|\[[*@]\])\}$/.test(text)) {
+    if (operators[0] === "!") {
+        if (/^\$\{![A-Za-z_]\w*(?:[*@]|\[[*@]\])\}$/.test(text)) return null;
         return evaluated(node, "expands the variable another variable names");
     }
     if (operators.includes(":=") || operators.includes("=")) {
@@ -134,15 +140,37 @@ export function builtinEvaluationProblem(words: readonly Word[], display: string
     const name = words[0];
     if (!name || name.dynamic) return null;
     const args = words.slice(1);
+    // `exec {fd[$(cmd)]}>f`: a named descriptor's subscript is evaluated.
+    if (args.some((word) => /^\{[A-Za-z_]\w*\[.*\]\}$/s.test(word.value))) {
+        return `\`${snippet(display)}\` names a file descriptor with a subscript, which bash evaluates`;
+    }
     const names: Word[] = [];
+    // `-v NAME`, `-vNAME`, and the option last in a group (`-np NAME`).
     const valueAfter = (option: string): void => {
+        const letter = option.slice(1);
         args.forEach((word, i) => {
-            if (word.value === option && args[i + 1]) names.push(args[i + 1]!);
+            const grouped = /^-[A-Za-z]+$/.test(word.value) && word.value.endsWith(letter);
+            if ((word.value === option || grouped) && args[i + 1]) names.push(args[i + 1]!);
             else if (!word.dynamic && word.value.startsWith(option) && word.value !== option)
                 names.push({ value: word.value.slice(option.length), dynamic: false });
         });
     };
     switch (name.value) {
+        case "declare":
+        case "typeset":
+        case "local":
+        case "export":
+        case "readonly":
+            // Reached through `builtin`/`command`, where the parser sees a plain command.
+            return args.some((word) => word.dynamic || /^[-+]\w*[in]/.test(word.value)) ||
+                !args.every(
+                    (word) =>
+                        /^[-+]/.test(word.value) ||
+                        isPlainName(word) ||
+                        /^[A-Za-z_]\w*=/.test(word.value)
+                )
+                ? `\`${snippet(display)}\` declares variables in a way bash may evaluate`
+                : null;
         case "let":
             if (args.every((word) => !word.dynamic && isNumericArithmetic(word.value))) return null;
             return `\`${snippet(display)}\` evaluates its arguments as arithmetic, which can run commands hidden in a variable's value`;

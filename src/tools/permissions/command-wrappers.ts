@@ -340,6 +340,8 @@ const RISKY_PACKAGE_MANAGER_SETTINGS: Record<string, string> = {
     browser: "chooses a program to run",
     viewer: "chooses a program to run",
 };
+/** Options of their own that would otherwise read as abbreviations of the above (`--global`). */
+const HARMLESS_PACKAGE_MANAGER_OPTIONS = new Set(["global", "ca", "user"]);
 /** Short forms: `-C DIR` (npm, pnpm: --prefix / --dir), `-c CMD` (npm exec --call). */
 const RISKY_PACKAGE_MANAGER_SHORT: Record<string, string> = { "-C": "prefix", "-c": "call" };
 
@@ -372,7 +374,7 @@ function riskyPackageManagerOption(
             .toLowerCase()
             .replace(/_/g, "-")
             .replace(/^config\./, "");
-        if (name.length < 2) continue;
+        if (name.length < 2 || HARMLESS_PACKAGE_MANAGER_OPTIONS.has(name)) continue;
         for (const [setting, reason] of Object.entries(RISKY_PACKAGE_MANAGER_SETTINGS)) {
             if (setting.startsWith(name)) return { option: word.value.split("=")[0]!, reason };
         }

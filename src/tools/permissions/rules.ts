@@ -9,6 +9,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { validateCommandPattern } from "./command-judge";
+import { realPathOfWriteSync } from "../path-guard";
 import type { CommandRules } from "./types";
 
 export type RuleKind = "allow" | "deny" | "ask";
@@ -72,10 +73,32 @@ function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boole
     else anchored = spec.replace(/\/+$/, "").includes("/");
     glob = glob.replace(/\/+$/, "");
     if (!anchored) glob = `**/${glob}`;
-    const test = picomatch(glob, { dot: true });
+    const matchers = [globUnder(root, glob)];
+    // Files are judged also where their symlinks lead, so a rule naming a folder
+    // reached through a link (`~/notes` with a linked home, /tmp on macOS)
+    // matches there too: its literal folders are resolved once.
+    const literal = literalFolders(glob);
+    if (anchored && literal.length > 0) {
+        const base = path.join(root, ...literal);
+        const realBase = realPathOfWriteSync(base);
+        if (realBase !== undefined && realBase !== base) {
+            const rest = glob.split("/").slice(literal.length).join("/");
+            matchers.push(globUnder(realBase, rest === "" ? null : rest));
+        }
+    }
+    return (absPath) => matchers.some((matches) => matches(absPath));
+}
+
+/**
+ * Whether `absPath` lies below `root` and matches `glob`; `glob` null: `root`
+ * itself and everything below (a resolved rule that named one file or folder).
+ */
+function globUnder(root: string, glob: string | null): (absPath: string) => boolean {
+    const test = glob === null ? () => true : picomatch(glob, { dot: true });
     return (absPath) => {
         const rel = path.relative(root, absPath);
-        if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return false;
+        if (rel === "") return glob === null;
+        if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return false;
         // gitignore: a pattern that names a folder covers everything inside it.
         const parts = rel.split(path.sep);
         for (let i = parts.length; i > 0; i--) {
@@ -83,6 +106,13 @@ function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boole
         }
         return false;
     };
+}
+
+/** The leading segments of a glob with no pattern characters in them. */
+function literalFolders(glob: string): string[] {
+    const parts = glob.split("/");
+    const end = parts.findIndex((part) => part === "" || /[*?[\]{}()!+@\\]/.test(part));
+    return end === -1 ? parts : parts.slice(0, end);
 }
 
 /**

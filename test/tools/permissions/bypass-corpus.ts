@@ -478,6 +478,17 @@ export const BYPASS_CORPUS: Record<string, [string, Expected][]> = {
         ["ls $(( 'a[$(id)]' ))", "ask"],
         ["ls $[LANG]", "ask"],
         ["echo $(( $N + 1 ))", "ask"],
+        // Evaluated even when the text holds no substitution of its own.
+        ["builtin declare -i TZ; TZ=x; ls", "ask"],
+        ["command declare -n TZ=PATH; ls", "ask"],
+        ["echo hi {a[x]}>/dev/null", "ask"],
+        ["exec {fd[$(id)]}>out.txt; ls", "deny"],
+        ["wait -np 'a[x]'; ls", "ask"],
+        // Always numbers: the status, the argument count, a length.
+        ["[[ $? -ne 0 ]] && echo failed", "allow"],
+        ["echo $(( $# + 1 ))", "allow"],
+        ["[[ ${#HOME} -gt 3 ]] && echo long", "allow"],
+        ["echo $(( ${#a[$(id)]} + 1 ))", "ask"],
         ["[[ $N -gt 0 ]] && ls", "ask"],
         ["[[ x -le 1 ]] && ls", "ask"],
         ["test -v 'a[$(id)]' && ls", "ask"],
@@ -500,6 +511,7 @@ export const BYPASS_CORPUS: Record<string, [string, Expected][]> = {
         ["echo ${!prefix*} ${!a[@]}", "allow"],
     ],
     "re-expanding and assigning expansions": [
+        ['echo "${!HO@}"', "allow"],
         ["LANG='$(touch /tmp/x)'; ls ${LANG@P}", "ask"],
         ['echo "${PS1@P}"', "ask"],
         ["ls ${X:='a[$(touch /tmp/x)]'} $((X))", "ask"],
@@ -531,6 +543,9 @@ export const BYPASS_CORPUS: Record<string, [string, Expected][]> = {
         ["ls | xargs -I % rm %", "deny"],
     ],
     "package manager options": [
+        ["npm test --global", "allow"],
+        ["npm test --ca=cert.pem", "allow"],
+        ["npm test --globalc=x", "ask"],
         ["npm test --node-options='--import=data:text/javascript,0'", "ask"],
         ["npm test --node_options=--require=./x.js", "ask"],
         ["npm test --node-opt=--require=./x.js", "ask"],

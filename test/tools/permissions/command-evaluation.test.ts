@@ -14,6 +14,15 @@ const RULES: CommandRules = {
         "declare:*",
         "local:*",
         "typeset:*",
+        "builtin:*",
+        "tee:*",
+        "cp:*",
+        "sed:*",
+        "find:*",
+        "grep:*",
+        "rg:*",
+        "command:*",
+        "exec:*",
         "ls:*",
         "echo:*",
         "sh:*",
@@ -50,6 +59,11 @@ describe("commands bash evaluates as arithmetic or expands again", () => {
             "declare -n ref=x",
             "f() { local -i n; }; f",
             `typeset ${PAYLOAD}`,
+            `sleep 1 & wait -np ${PAYLOAD}`,
+            "builtin declare -i TZ; TZ=x",
+            "command declare -n TZ=PATH",
+            "command export -n TZ",
+            "echo hi {a[x]}>/dev/null",
         ]) {
             expect(await decide(command), command).toBe("ask");
         }
@@ -97,5 +111,34 @@ describe("commands bash evaluates as arithmetic or expands again", () => {
         expect(await decide("xargs --replace=X sh -c 'ls X'")).toBe("ask");
         expect(await decide("xargs -I X sh -c 'ls' X")).toBe("allow");
         expect(await decide("xargs -I X echo X")).toBe("allow");
+    });
+});
+
+describe("commands naming files in git's internals or protected configuration", () => {
+    it("asks whatever the allow rules say, as the edit tools do", async () => {
+        for (const command of [
+            "echo x | tee .git/config",
+            "echo x | tee -a sub/.git/config",
+            "cp hook.sh .git/hooks/pre-commit",
+            "sed -i s/a/b/ .git/config",
+            "cp x ./.north/settings.json",
+            "echo '{}' | tee .mcp.json",
+            "cp --target-directory=.git/hooks hook.sh",
+        ]) {
+            expect(await decide(command), command).toBe("ask");
+        }
+    });
+
+    it("still allows commands that only name .git to leave it out, and ordinary files", async () => {
+        for (const command of [
+            "find . -path ./.git -prune -o -name '*.ts' -print",
+            "grep -rn foo --exclude-dir=.git .",
+            "rg -g '!.git' foo",
+            "cp a.ts b.ts",
+            "echo x | tee out.log",
+            "ls .gitignore",
+        ]) {
+            expect(await decide(command), command).toBe("allow");
+        }
     });
 });

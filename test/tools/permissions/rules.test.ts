@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PermissionRules, lineOfRule, parseRule } from "../../../src/tools/permissions/rules";
 
@@ -136,5 +139,37 @@ describe("PermissionRules", () => {
         trusted = false;
         expect(rules.commandRules().allow).toEqual([]);
         expect(rules.commandRules().deny).toEqual(["rm:*"]);
+    });
+});
+
+describe("path rules through symlinked folders", () => {
+    it("match a file where a linked home or folder leads, as well as where it is named", () => {
+        const dir = realpathSync(mkdtempSync(join(tmpdir(), "north-rule-links-")));
+        try {
+            mkdirSync(join(dir, "data", "u", "notes"), { recursive: true });
+            mkdirSync(join(dir, "data", "tmp"), { recursive: true });
+            symlinkSync(join(dir, "data", "u"), join(dir, "home"));
+            symlinkSync(join(dir, "data", "tmp"), join(dir, "tmp"));
+            const rules = new PermissionRules(
+                { projectRoot: "/p", home: join(dir, "home") },
+                known
+            );
+            rules.addSource({
+                source: "config.json",
+                permissions: {
+                    allow: ["Edit(~/notes/**)", `Edit(/${dir}/tmp/**)`],
+                    deny: [`Edit(/${dir}/tmp/secret.txt)`],
+                },
+            });
+            const decision = (p: string) => rules.forPath("edit", p)?.decision;
+            expect(decision(join(dir, "home", "notes", "a.md"))).toBe("allow");
+            expect(decision(join(dir, "data", "u", "notes", "a.md"))).toBe("allow");
+            expect(decision(join(dir, "data", "u", "other.md"))).toBeUndefined();
+            expect(decision(join(dir, "data", "tmp", "log.txt"))).toBe("allow");
+            expect(decision(join(dir, "data", "tmp", "secret.txt"))).toBe("deny");
+            expect(decision(join(dir, "data", "tmpx", "log.txt"))).toBeUndefined();
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 });
