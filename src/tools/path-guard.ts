@@ -8,6 +8,7 @@ import { promises as fs, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { type ProtectedConfig, isGitInternal, protectedConfigOf } from "./protected-paths";
 import { type ToolResult, toolError, toolOk } from "./types";
+import { isPathInside } from "../util/read-regular-file";
 
 export interface SafePath {
     /** Normalized absolute path as requested (symlinks not resolved). */
@@ -40,12 +41,8 @@ export function addedRootsOf(repoRoot: string): readonly string[] {
     return addedRoots.get(repoRoot) ?? [];
 }
 
-/** True when `target` is `root` or lies below it (both absolute and normalized). */
-export function isInside(root: string, target: string): boolean {
-    if (target === root) return true;
-    const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-    return target.startsWith(prefix);
-}
+/** True when `target` is `root` or lies below it (both absolute). */
+export const isInside = isPathInside;
 
 function toRel(root: string, abs: string): string {
     const rel = path.relative(root, abs);

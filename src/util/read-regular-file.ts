@@ -79,7 +79,7 @@ export function readRegularFileSync(
         if (!isPathInside(root, target)) {
             throw new UnsafeFileError(
                 "outside_root",
-                `${label} is a symlink to a file outside ${options.rootName ?? "the repository"}; not read`
+                `${label} is a symlink to a file outside ${options.rootName ?? "the repository"}; not read (copy the file in to use it)`
             );
         }
     }

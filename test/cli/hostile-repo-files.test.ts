@@ -69,10 +69,10 @@ describe("north -p in a repository with hostile files", () => {
             expect(body).toContain("Answer briefly.");
         }
         expect(run.stderr).toContain(
-            "north: warning: CLAUDE.md is a symlink to a file outside the repository; not read"
+            "north: warning: CLAUDE.md is a symlink to a file outside the repository; not read (copy the file in to use it)"
         );
         expect(run.stderr).toContain(
-            `north: warning: ${join(repo, ".north", "skills", "x", "SKILL.md")} is a symlink to a file outside the repository; not read`
+            `north: warning: ${join(repo, ".north", "skills", "x", "SKILL.md")} is a symlink to a file outside the repository; not read (copy the file in to use it)`
         );
         expect(run.stderr).toContain(
             `north: warning: ${join(repo, ".north", "commands", "hang.md")} is a FIFO; not read`

@@ -57,7 +57,7 @@ describe("AGENTS.md / CLAUDE.md", () => {
         expect(context.text).not.toContain(SECRET);
         expect(context.files.map((f) => f.label)).toEqual(["AGENTS.md"]);
         expect(context.warnings).toEqual([
-            "CLAUDE.md is a symlink to a file outside the repository; not read",
+            "CLAUDE.md is a symlink to a file outside the repository; not read (copy the file in to use it)",
         ]);
     });
 
@@ -70,7 +70,7 @@ describe("AGENTS.md / CLAUDE.md", () => {
         expect(context.text).toContain("Parent rules via dotfiles.");
         expect(context.files.map((f) => f.label)).toEqual([join(repo, "AGENTS.md")]);
         expect(context.warnings).toEqual([
-            "AGENTS.md is a symlink to a file outside the repository; not read",
+            "AGENTS.md is a symlink to a file outside the repository; not read (copy the file in to use it)",
         ]);
     });
 
@@ -94,7 +94,7 @@ describe("skills", () => {
         const found = await discoverSkills([projectRoot, join(user, "skills")], repo);
         expect(found.skills.map((s) => s.name)).toEqual(["mine"]);
         expect(found.warnings).toContain(
-            `${join(projectRoot, "leak", "SKILL.md")} is a symlink to a file outside the repository; not read`
+            `${join(projectRoot, "leak", "SKILL.md")} is a symlink to a file outside the repository; not read (copy the file in to use it)`
         );
     });
 
@@ -133,7 +133,7 @@ describe("custom commands and agent definitions", () => {
         expect(guard.fired()).toBe(false);
         expect(found.commands.map((c) => c.name)).toEqual(["ok", "mine"]);
         expect(found.warnings).toContain(
-            `${join(projectDir, "leak.md")} is a symlink to a file outside the repository; not read`
+            `${join(projectDir, "leak.md")} is a symlink to a file outside the repository; not read (copy the file in to use it)`
         );
         expect(found.warnings).toContain(`${join(projectDir, "hang.md")} is a FIFO; not read`);
     });
@@ -153,7 +153,7 @@ describe("custom commands and agent definitions", () => {
         expect(JSON.stringify(found.agents)).not.toContain(SECRET);
         expect(found.warnings).toEqual([
             `${join(projectDir, "hang.md")} is a FIFO; not read`,
-            `${join(projectDir, "leak.md")} is a symlink to a file outside the repository; not read`,
+            `${join(projectDir, "leak.md")} is a symlink to a file outside the repository; not read (copy the file in to use it)`,
         ]);
     });
 });
@@ -165,7 +165,7 @@ describe("project memory", () => {
         const memory = loadMemory(memoryDirs(join(user, "data"), repo));
         expect(memory.text ?? "").not.toContain(SECRET);
         expect(memory.warnings).toEqual([
-            ".north/memory/MEMORY.md is a symlink to a file outside the repository; not read",
+            ".north/memory/MEMORY.md is a symlink to a file outside the repository; not read (copy the file in to use it)",
         ]);
     });
 });
@@ -180,7 +180,7 @@ describe("trust-gated settings files", () => {
         expect(snapshot.unreadable).toEqual({
             ".mcp.json": ".mcp.json is a FIFO; not read",
             ".north/settings.json":
-                ".north/settings.json is a symlink to a file outside the repository; not read",
+                ".north/settings.json is a symlink to a file outside the repository; not read (copy the file in to use it)",
         });
         expect(snapshot.fingerprint).not.toBeNull();
     });

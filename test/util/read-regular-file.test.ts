@@ -68,7 +68,7 @@ describe("readRegularFileSync", () => {
         );
         expect(error.reason).toBe("outside_root");
         expect(error.message).toBe(
-            "CLAUDE.md is a symlink to a file outside the repository; not read"
+            "CLAUDE.md is a symlink to a file outside the repository; not read (copy the file in to use it)"
         );
         // A symlinked folder on the way out is refused the same way.
         symlinkSync(outside, join(repo, "linked"));
