@@ -11,10 +11,11 @@ import { ZOD_MEMBERS } from "../../src/util/zod-runtime";
 const DIST = fileURLToPath(new URL("../../dist", import.meta.url));
 
 // Every file a run opens costs start-up time (open, compile, link), so the print
-// path's chunk count is a budget: pre-refactor builds loaded 24, this one 27.
-// New `import()` split points cut shared code into more chunks; see
-// src/cli/engine-entry.ts and src/cli/subcommands.ts before raising this.
-const PRINT_RUN_CHUNK_BUDGET = 30;
+// path's chunk count is a budget: pre-refactor builds loaded 24, later 30; the
+// non-blocking reader every start-up read shares (util/read-regular-file.ts)
+// is one chunk of 2 KB. New `import()` split points cut shared code into more
+// chunks; see src/cli/engine-entry.ts and src/cli/subcommands.ts before raising this.
+const PRINT_RUN_CHUNK_BUDGET = 31;
 
 let server: FakeLlmServer;
 let work: string;
