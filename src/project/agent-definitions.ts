@@ -6,7 +6,7 @@
  */
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { readRegularTextSync, UnsafeFileError } from "../util/read-regular-file";
+import { readRegularTextSync, unreadableText } from "../util/read-regular-file";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -53,12 +53,10 @@ async function readDefinition(
 ): Promise<AgentDefinition | null> {
     let text: string;
     try {
-        text = readRegularTextSync(file, insideRoot === undefined ? {} : { insideRoot });
+        text = readRegularTextSync(file, { insideRoot });
     } catch (error) {
         warnings.push(
-            error instanceof UnsafeFileError
-                ? error.message
-                : `${file}: cannot read (${(error as Error).message}); agent skipped`
+            unreadableText(error, (message) => `${file}: cannot read (${message}); agent skipped`)
         );
         return null;
     }

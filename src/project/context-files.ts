@@ -1,7 +1,6 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { readFileCapped } from "../util/read-file-capped";
-import { UnsafeFileError } from "../util/read-regular-file";
+import { readRegularFileSync, unreadableText } from "../util/read-regular-file";
 
 /** The spec's cap for `.cursor/rules`, and the same cap for each AGENTS.md / CLAUDE.md. */
 export const CONTEXT_CAP_BYTES = 30 * 1024;
@@ -33,10 +32,7 @@ function readCapped(
     label: string,
     repoRoot?: string
 ): { text: string; truncated: boolean } {
-    const { bytes, truncated } = readFileCapped(path, cap, {
-        label,
-        ...(repoRoot === undefined ? {} : { insideRoot: repoRoot }),
-    });
+    const { bytes, truncated } = readRegularFileSync(path, { cap, label, insideRoot: repoRoot });
     // Cut at a line break when one is near, so a rule is not split mid-line.
     let text = bytes.toString("utf8");
     if (truncated) {
@@ -114,9 +110,7 @@ function loadCursorRules(repoRoot: string, warnings: string[]): ContextFile[] {
             });
         } catch (error) {
             warnings.push(
-                error instanceof UnsafeFileError
-                    ? error.message
-                    : `could not read ${file.rel}: ${(error as Error).message}`
+                unreadableText(error, (message) => `could not read ${file.rel}: ${message}`)
             );
         }
     }
@@ -163,9 +157,7 @@ function loadContextFiles(repoRoot: string, warnings: string[]): ContextFile[] {
                 const code = (error as NodeJS.ErrnoException).code;
                 if (code === "ENOENT" || code === "ENOTDIR") continue;
                 warnings.push(
-                    error instanceof UnsafeFileError
-                        ? error.message
-                        : `could not read ${path}: ${(error as Error).message}`
+                    unreadableText(error, (message) => `could not read ${path}: ${message}`)
                 );
             }
         }

@@ -8,7 +8,7 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { readRegularFileSync, UnsafeFileError } from "../util/read-regular-file";
+import { readRegularFileSync, unreadableText } from "../util/read-regular-file";
 import { firstLine, frontmatterString, parseFrontmatter } from "./skills/frontmatter";
 
 export type CommandScope = "project" | "user";
@@ -79,7 +79,7 @@ async function readCommand(
         // Project commands are repository content: they must resolve inside it.
         const read = readRegularFileSync(file, {
             cap: MAX_COMMAND_BYTES,
-            ...(root.scope === "project" && repoRoot !== undefined ? { insideRoot: repoRoot } : {}),
+            insideRoot: root.scope === "project" ? repoRoot : undefined,
         });
         if (read.truncated) {
             warnings.push(`${file}: larger than 64 KB; skipped`);
@@ -88,9 +88,7 @@ async function readCommand(
         text = read.bytes.toString("utf8");
     } catch (error) {
         warnings.push(
-            error instanceof UnsafeFileError
-                ? error.message
-                : `${file}: cannot read (${(error as Error).message}); skipped`
+            unreadableText(error, (message) => `${file}: cannot read (${message}); skipped`)
         );
         return undefined;
     }

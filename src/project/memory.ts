@@ -24,8 +24,7 @@ import {
     noteFault,
     noteLine,
 } from "../util/memory-note";
-import { readFileCapped } from "../util/read-file-capped";
-import { UnsafeFileError } from "../util/read-regular-file";
+import { readRegularFileSync, unreadableText } from "../util/read-regular-file";
 
 /** The most memory sent with a request, all files together. */
 export const MEMORY_CAP_BYTES = 24 * 1024;
@@ -96,10 +95,7 @@ function readUtf8Capped(
     label: string,
     insideRoot: string | undefined
 ): { text: string | null; size: number } {
-    const { bytes, size, truncated } = readFileCapped(path, cap, {
-        label,
-        ...(insideRoot === undefined ? {} : { insideRoot }),
-    });
+    const { bytes, size, truncated } = readRegularFileSync(path, { cap, label, insideRoot });
     try {
         const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
         return { text: text.includes("\u0000") ? null : text, size };
@@ -142,9 +138,7 @@ export function loadMemory(dirs: readonly MemoryDir[], capBytes = MEMORY_CAP_BYT
                 read = readUtf8Capped(path, budget, fileLabel, insideRoot);
             } catch (error) {
                 warnings.push(
-                    error instanceof UnsafeFileError
-                        ? error.message
-                        : `could not read ${fileLabel}: ${(error as Error).message}`
+                    unreadableText(error, (message) => `could not read ${fileLabel}: ${message}`)
                 );
                 continue;
             }

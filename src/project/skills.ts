@@ -7,7 +7,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isPathInside, readRegularTextSync, UnsafeFileError } from "../util/read-regular-file";
+import { isPathInside, readRegularTextSync, unreadableText } from "../util/read-regular-file";
 import type * as z from "zod";
 import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
 import type { ZodApi } from "../util/zod-runtime";
@@ -52,11 +52,6 @@ async function isDirectory(path: string): Promise<boolean> {
     }
 }
 
-/** Reads a `SKILL.md`, refusing FIFOs and devices, and symlinks out of `insideRoot`. */
-function readSkillText(file: string, insideRoot: string | undefined): string {
-    return readRegularTextSync(file, insideRoot === undefined ? {} : { insideRoot });
-}
-
 async function readSkill(
     root: string,
     folder: string,
@@ -67,12 +62,16 @@ async function readSkill(
     const file = join(path, SKILL_FILE);
     let text: string;
     try {
-        text = readSkillText(file, insideRoot);
+        text = readRegularTextSync(file, { insideRoot });
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (error instanceof UnsafeFileError) warnings.push(error.message);
-        else if (code !== "ENOENT" && code !== "ENOTDIR") {
-            warnings.push(`${file}: cannot read (${(error as Error).message}); skill skipped`);
+        if (code !== "ENOENT" && code !== "ENOTDIR") {
+            warnings.push(
+                unreadableText(
+                    error,
+                    (message) => `${file}: cannot read (${message}); skill skipped`
+                )
+            );
         }
         return undefined;
     }
@@ -99,7 +98,7 @@ async function readSkill(
         file,
         root,
         modelInvocable: !disabled,
-        ...(insideRoot === undefined ? {} : { insideRoot }),
+        insideRoot,
     };
 }
 
@@ -124,10 +123,10 @@ export async function discoverSkills(roots: string[], repoRoot?: string): Promis
             .filter((entry) => !entry.name.startsWith("."))
             .map((entry) => entry.name)
             .sort();
+        const insideRoot =
+            repoRoot !== undefined && isPathInside(repoRoot, root) ? repoRoot : undefined;
         for (const folder of folders) {
             if (!(await isDirectory(join(root, folder)))) continue;
-            const insideRoot =
-                repoRoot !== undefined && isPathInside(repoRoot, root) ? repoRoot : undefined;
             const skill = await readSkill(root, folder, warnings, insideRoot);
             if (!skill) continue;
             const winner = byName.get(skill.name);
@@ -146,7 +145,7 @@ export async function discoverSkills(roots: string[], repoRoot?: string): Promis
 
 /** The instructions of `skill` (frontmatter removed), cut to 64 KB. */
 export async function loadSkillBody(skill: Skill): Promise<{ body: string; truncated: boolean }> {
-    const text = readSkillText(skill.file, skill.insideRoot);
+    const text = readRegularTextSync(skill.file, { insideRoot: skill.insideRoot });
     const body = parseFrontmatter(text).body.trim();
     const bytes = Buffer.from(body, "utf8");
     if (bytes.length <= MAX_SKILL_BODY_BYTES) return { body, truncated: false };

@@ -3,7 +3,8 @@
  * over the files an ignore-aware walk sees (binary, lock and minified files
  * skipped). Data and prose formats are reported apart from code.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { NON_BLOCKING_READ } from "../util/read-regular-file";
 import path from "node:path";
 import { type InputOf, toolInput } from "./tool-input";
 import { walkFiles } from "../util/ignore-walk";
@@ -58,7 +59,7 @@ function textSize(abs: string, sniff: Buffer): number | null {
     let fd: number;
     try {
         // O_NONBLOCK: a FIFO in the tree must not block the walk.
-        fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+        fd = openSync(abs, NON_BLOCKING_READ);
     } catch {
         return null;
     }

@@ -7,7 +7,8 @@
  * `file` searches one file (JavaScript only), optionally within `lineRange`;
  * `contextLines` is added afterwards from the kept matches' files (search-context).
  */
-import { closeSync, constants, fstatSync, promises as fs, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
+import { NON_BLOCKING_READ } from "../util/read-regular-file";
 import path from "node:path";
 import { type InputOf, toolInput } from "./tool-input";
 import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
@@ -166,7 +167,7 @@ function readSearchable(absPath: string): FileRead {
     let fd: number;
     try {
         // O_NONBLOCK: opening a FIFO with no writer would block the event loop for good.
-        fd = openSync(absPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+        fd = openSync(absPath, NON_BLOCKING_READ);
     } catch {
         return { kind: "unreadable", size: 0 };
     }

@@ -28,6 +28,9 @@ export interface ReadRegularFileOptions {
     label?: string;
 }
 
+/** Flags that open a file for reading without ever waiting: a FIFO with no writer would block. */
+export const NON_BLOCKING_READ = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
 /** Why a file was refused: the caller reports `message` as one line. */
 export class UnsafeFileError extends Error {
     constructor(
@@ -83,7 +86,7 @@ export function readRegularFileSync(
             );
         }
     }
-    const fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const fd = openSync(target, NON_BLOCKING_READ);
     try {
         const stats = fstatSync(fd);
         if (!stats.isFile()) {
@@ -93,6 +96,11 @@ export function readRegularFileSync(
     } finally {
         closeSync(fd);
     }
+}
+
+/** A refusal's own line, or `otherwise(message)` for any other read error. */
+export function unreadableText(error: unknown, otherwise: (message: string) => string): string {
+    return error instanceof UnsafeFileError ? error.message : otherwise((error as Error).message);
 }
 
 /** `readRegularFileSync` decoded as UTF-8, whole. */

@@ -8,11 +8,11 @@ import type { Word } from "./command-words";
 const SAFE_VARIABLES =
     /^(NODE_ENV|CI|DEBUG|FORCE_COLOR|NO_COLOR|TZ|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLUMNS|LINES|RUST_LOG|RUST_BACKTRACE|GOOS|GOARCH|CGO_ENABLED|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|NODE_NO_WARNINGS|VERBOSE|TMPDIR)$/;
 
-export function isSafeVariable(name: string): boolean {
+function isSafeVariable(name: string): boolean {
     return SAFE_VARIABLES.test(name);
 }
 
-export function unsafeVariableReason(name: string): string {
+function unsafeVariableReason(name: string): string {
     return `it sets ${name}, which can change what runs`;
 }
 
