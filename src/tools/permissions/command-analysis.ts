@@ -159,10 +159,9 @@ function visit(walk: Walk, node: SyntaxNode): void {
 function specialPathArgumentProblem(words: readonly Word[], display: string): string | null {
     for (const word of words.slice(1)) {
         if (word.dynamic) continue;
-        const value = word.value.startsWith("-")
-            ? word.value.slice(word.value.indexOf("=") + 1)
-            : word.value;
-        if (value === "" || (value === word.value && word.value.startsWith("-"))) continue;
+        // `--opt=PATH` names PATH; an option without `=` names nothing.
+        const value = word.value.startsWith("-") ? /=(.*)$/s.exec(word.value)?.[1] : word.value;
+        if (!value) continue;
         const parts = value.split("/").filter((part) => part !== "" && part !== ".");
         const git = parts.indexOf(".git");
         const insideGit = git >= 0 && parts.slice(git + 1).some((part) => !/^[*?]+$/.test(part));

@@ -10,6 +10,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { validateCommandPattern } from "./command-judge";
 import { realPathOfWriteSync } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import type { CommandRules } from "./types";
 
 export type RuleKind = "allow" | "deny" | "ask";
@@ -96,9 +97,9 @@ function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boole
 function globUnder(root: string, glob: string | null): (absPath: string) => boolean {
     const test = glob === null ? () => true : picomatch(glob, { dot: true });
     return (absPath) => {
+        if (!isPathInside(root, absPath)) return false;
         const rel = path.relative(root, absPath);
         if (rel === "") return glob === null;
-        if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return false;
         // gitignore: a pattern that names a folder covers everything inside it.
         const parts = rel.split(path.sep);
         for (let i = parts.length; i > 0; i--) {
