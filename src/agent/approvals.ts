@@ -35,13 +35,20 @@ export interface ApprovalRequest {
 }
 
 /**
+ * Where a standing answer is kept: "personal" (the default) in North's data
+ * folder, keyed by the project; "local" in the project's
+ * `.north/settings.local.json`, only when the user picks that scope.
+ */
+export type StandingScope = "personal" | "local";
+
+/**
  * `remember`: for a command, "exact" adds this exact string to the project
  * allowlist, "prefix" the request's `prefixRule` as a `Bash(...)` allow rule,
  * and "all" turns on auto-approve for every command; for an edit, "all" turns
- * on auto-accept for every edit.
+ * on auto-accept for every edit. `scope` says where a remembered answer is kept.
  */
 export type ApprovalDecision =
-    | { outcome: "approve"; remember?: "exact" | "prefix" | "all" }
+    | { outcome: "approve"; remember?: "exact" | "prefix" | "all"; scope?: StandingScope }
     | { outcome: "deny"; reason?: string };
 
 /** A front-end answers approval requests; the engine awaits the answer. */
