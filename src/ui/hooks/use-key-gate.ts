@@ -1,6 +1,6 @@
-import { createContext, useContext, useEffect, useRef, useState } from "react";
+import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useStdin } from "ink";
-import { createKeyGate, type KeyGate, type ReviewPolicy } from "../input/key-gate";
+import { createKeyGate, type GuardState, type KeyGate, type ReviewPolicy } from "../input/key-gate";
 
 /** The App's gate; reviews rendered on their own (tests) make one for themselves. */
 export const KeyGateContext = createContext<KeyGate | null>(null);
@@ -25,7 +25,7 @@ export function useKeyGateFeed(gate: KeyGate | null): void {
 
 /**
  * The gate for the review shown now (`reviewId`), marked as listening while
- * it is mounted; `policy` for a question that yields to typing.
+ * it is mounted; `policy` says how it treats keys typed as it appears.
  */
 export function useReviewGate(reviewId: string, policy?: ReviewPolicy): KeyGate {
     const shared = useContext(KeyGateContext);
@@ -41,3 +41,21 @@ export function useReviewGate(reviewId: string, policy?: ReviewPolicy): KeyGate 
     }, [gate, reviewId]);
     return gate;
 }
+
+/** The guard of the review shown now, redrawn as it changes ("keys went to your draft"). */
+export function useGuardState(gate: KeyGate | undefined): {
+    state: GuardState;
+    diverted: boolean;
+} {
+    const source = gate ?? NO_GUARD;
+    const state = useSyncExternalStore(source.subscribe, source.guardState);
+    const diverted = useSyncExternalStore(source.subscribe, source.divertedKeys);
+    return { state, diverted };
+}
+
+/** A review drawn without a gate takes every key at once. */
+const NO_GUARD: Pick<KeyGate, "subscribe" | "guardState" | "divertedKeys"> = {
+    subscribe: () => () => {},
+    guardState: () => "open",
+    divertedKeys: () => false,
+};

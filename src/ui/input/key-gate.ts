@@ -3,18 +3,18 @@
  * deliberate key is dropped and no stray one answers a review:
  *
  * - a quick repeat of the key that just sent a prompt or answered a review
- *   (a double-tapped `y`, a bounced Enter) is swallowed;
- * - keys that continue a burst of typing in the composer stay with the
- *   composer (the user has not seen the review yet), until a pause;
- * - every other key goes to the review at once, however soon after it appeared.
+ *   (a double-tapped digit, a bounced Enter) is swallowed;
+ * - a review that asks for consent (`guard`) takes no key for REVIEW_GUARD_MS
+ *   after it is drawn, nor while keys keep arriving less than TYPING_BURST_MS
+ *   apart: those keys were typed for the composer and go there whole (Enter
+ *   included), and the review says so (`guardState`);
+ * - a picker the user opened takes every other key at once, unless it
+ *   continues a burst of typing in the composer.
  *
- * A question that is not about a request (learn the project? trust it?) must
- * not take a prompt being typed as its answer. Under a `yield` or `guard`
- * policy, keys within a moment of it appearing were typed before it and go to
- * the composer, as does every key that is not an answer; a y or n waits out
- * the typing window and goes to the composer with what follows it, so a burst
- * of typing never answers. `yield` (learning) is dismissed by typing; `guard`
- * (trust) stays until a deliberate answer.
+ * The learning question (`yield`) must not take a prompt being typed as its
+ * answer: keys within a moment of it appearing, and every key that is not an
+ * answer, go to the composer and dismiss it; a y or n waits out the typing
+ * window and goes to the composer with what follows it.
  *
  * Pure apart from the clock and timers; the App feeds it every input string first.
  */
@@ -22,18 +22,31 @@
 /** A repeat of the deciding key this soon after it is taken as a bounce. */
 export const REPEAT_WINDOW_MS = 250;
 /** A key this soon after the last one the composer took continues the typing. */
-export const TYPING_BURST_MS = 250;
+export const TYPING_BURST_MS = 300;
+/** A consent review takes no key this soon after it is drawn. */
+export const REVIEW_GUARD_MS = 400;
 
 export type KeyOwner = "composer" | "review" | "none";
 
-/** How a question that yields to typing treats keys (see above). */
-export interface ReviewPolicy {
-    kind: "yield" | "guard";
-    /** The input string is one of the question's answer keys. */
-    isAnswer(input: string): boolean;
-    /** `yield`: the composer took a key while the question was shown. */
-    onTyping?(): void;
-}
+/**
+ * How a review treats keys: `guard` for a review asking consent (see above),
+ * `yield` for a question dismissed by typing; none for a picker.
+ */
+export type ReviewPolicy =
+    | { kind: "guard" }
+    | {
+          kind: "yield";
+          /** The input string is one of the question's answer keys. */
+          isAnswer(input: string): boolean;
+          /** The composer took a key while the question was shown. */
+          onTyping?(): void;
+      };
+
+/**
+ * A guarded review: `guarding` (keys go to the draft for now, none went yet),
+ * `holding` (keys went to the draft and still do), `open` (keys answer it).
+ */
+export type GuardState = "open" | "guarding" | "holding";
 
 export interface GateTimers {
     set(run: () => void, ms: number): unknown;
@@ -54,10 +67,16 @@ export interface KeyGate {
     decided(): void;
     /** The composer took the key being handled. */
     typed(): void;
-    /** A review is shown and listening (true) or gone (false); `policy` for a question that yields to typing. */
+    /** A review is shown and listening (true) or gone (false), with how it treats keys. */
     setReviewing(reviewing: boolean, policy?: ReviewPolicy): void;
     /** How a held key is handed on later: fed again to every listener, the gate first. */
     bindReplay(replay: (input: string) => void): void;
+    /** The guarded review's state now; "open" when there is none. */
+    guardState(): GuardState;
+    /** Keys went to the draft while this review was guarded. */
+    divertedKeys(): boolean;
+    /** Called whenever `guardState` or `divertedKeys` may have changed; returns an unsubscribe. */
+    subscribe(listener: () => void): () => void;
     /** Lets the gate tell whether the composer holds text. */
     setComposerProbe(probe: () => boolean): void;
     composerHasText(): boolean;
@@ -91,6 +110,36 @@ export function createKeyGate(
     let replaying: KeyOwner | null = null;
     let held: { input: string; timer: unknown } | null = null;
     let probe: () => boolean = () => false;
+    let guardUntil = Number.NEGATIVE_INFINITY;
+    let diverted = false;
+    let guardTimer: unknown = null;
+    // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
+    let guarded = false;
+    const listeners = new Set<() => void>();
+    const notify = (): void => {
+        for (const listener of [...listeners]) listener();
+    };
+    /** Wakes the listeners when the guard ends (it may have been extended meanwhile). */
+    const scheduleGuardEnd = (): void => {
+        if (guardTimer !== null) timers.clear(guardTimer);
+        guardTimer = null;
+        const left = guardUntil - now();
+        if (!reviewing || policy?.kind !== "guard" || left <= 0) {
+            guarded = false;
+            return;
+        }
+        guarded = true;
+        guardTimer = timers.set(() => {
+            guardTimer = null;
+            if (now() < guardUntil) return scheduleGuardEnd();
+            guarded = false;
+            notify();
+        }, left);
+    };
+    const guardState = (): GuardState => {
+        if (!guarded) return "open";
+        return diverted ? "holding" : "guarding";
+    };
 
     /** Feeds `input` again with `to` as its owner. */
     const replayAs = (input: string, to: KeyOwner): void => {
@@ -155,6 +204,20 @@ export function createKeyGate(
             }
             // Only a repeat that comes straight after is a bounce: any other key ends the guard.
             deciding = null;
+            if (policy?.kind === "guard") {
+                if (at >= guardUntil) {
+                    owner = "review";
+                    return;
+                }
+                // Typed for the composer: it keeps the keys while they keep coming.
+                owner = "composer";
+                guardUntil = Math.max(guardUntil, at + TYPING_BURST_MS);
+                const first = !diverted;
+                diverted = true;
+                scheduleGuardEnd();
+                if (first) notify();
+                return;
+            }
             const typing = at - typedAt < TYPING_BURST_MS;
             if (!policy) {
                 owner = typing ? "composer" : "review";
@@ -192,7 +255,17 @@ export function createKeyGate(
             if (held) release();
             reviewing = value;
             policy = value ? next : undefined;
+            diverted = false;
             if (value) shownAt = now();
+            guardUntil = value && next?.kind === "guard" ? shownAt + REVIEW_GUARD_MS : -Infinity;
+            scheduleGuardEnd();
+            notify();
+        },
+        guardState,
+        divertedKeys: () => reviewing && diverted,
+        subscribe(listener) {
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
         },
         bindReplay(fn) {
             replay = fn;

@@ -1,8 +1,8 @@
 /**
  * The write review: every file an edit would change, as a coloured diff with
- * old/new line numbers and per-file and total +/− stats, and the a / y / r
- * keys while pending. The diff scrolls inside the review (↑↓, PgUp/PgDn,
- * Home/End); past 100 lines the rest is in the full-screen view (f).
+ * old/new line numbers and per-file and total +/− stats, and the review menu
+ * while pending (↑↓ are the menu's). The diff scrolls inside the review
+ * (PgUp/PgDn, Home/End); past 100 lines the rest is in the full-screen view (f).
  */
 import { Text, useInput } from "ink";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
@@ -17,10 +17,12 @@ import {
     stats,
     wrapDiffRows,
 } from "../render/diff-rows";
-import { wrapLines } from "../render/markdown";
+import type { KeyGate } from "../input/key-gate";
 import type { ThemeColor } from "../theme";
 import { useTheme } from "../theme-context";
-import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
+import { type ReviewBadge, ReviewFrame } from "./review-frame";
+import { ReviewMenu, reviewMenuRows } from "./review-menu";
+import { approvalOptions } from "./review-options";
 
 export { sanitizeLine, stats };
 
@@ -42,8 +44,10 @@ export interface DiffReviewProps {
     height?: number;
     /** Rows of the full-screen view (f). Default: `height`. */
     fullHeight?: number;
-    /** Listen for a / y / r and the scroll keys. */
+    /** Listen for the menu's and the scroll keys. */
     active?: boolean;
+    /** The App's key gate (the review's keys count only while it gives them). */
+    gate?: KeyGate;
     /** Paths that are protected configuration: one note line above the diff. */
     protectedPaths?: readonly string[];
     /** The ask rule that made this review appear (auto-accept did not count): one note line. */
@@ -51,20 +55,6 @@ export interface DiffReviewProps {
     onDecide?: (decision: ApprovalDecision) => void;
     /** Told when the full-screen view opens or closes (the parent gives it the screen). */
     onFullScreen?: (full: boolean) => void;
-}
-
-/** The decision a key stands for in a pending write review, or null. */
-export function diffReviewKey(input: string): ApprovalDecision | null {
-    switch (input) {
-        case "a":
-            return { outcome: "approve" };
-        case "y":
-            return { outcome: "approve", remember: "all" };
-        case "r":
-            return { outcome: "deny", reason: "the user rejected this edit; nothing was written" };
-        default:
-            return null;
-    }
 }
 
 /** The named keys of Ink's `useInput` the review reads to move around. */
@@ -81,10 +71,8 @@ export interface DiffNavKey {
 export type DiffNav =
     "up" | "down" | "pageUp" | "pageDown" | "home" | "end" | "toggleFull" | "exitFull";
 
-/** What a key does to the view of a pending write review, or null. Pure. */
+/** What a key does to the view of a pending write review, or null (↑↓ move the menu). Pure. */
 export function diffNavKey(input: string, key: DiffNavKey): DiffNav | null {
-    if (key.upArrow) return "up";
-    if (key.downArrow) return "down";
     if (key.pageUp) return "pageUp";
     if (key.pageDown) return "pageDown";
     if (key.home) return "home";
@@ -142,15 +130,6 @@ const STATUS_BADGE: Record<DiffReviewStatus, ReviewBadge> = {
     cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
-const DIFF_KEYS: readonly KeyHint[] = [
-    { key: "a", label: "accept", color: "success" },
-    { key: "y", label: "always", color: "accent" },
-    { key: "r", label: "reject", color: "error" },
-];
-
-const hintsText = (hints: readonly KeyHint[]) =>
-    hints.map((h) => `[${h.key}] ${h.label}`).join("  ");
-
 function RowLine({ row }: { row: DiffRow }): ReactElement {
     const style = rowStyle(row.kind);
     const theme = useTheme();
@@ -177,7 +156,12 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
         return { ...all, rows: wrapDiffRows(all.rows, inner) };
     }, [diffs, full, inner]);
     const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
-    const keys = pending ? wrapLines(hintsText(DIFF_KEYS), inner).length : 0;
+    const options = useMemo(
+        () =>
+            approvalOptions({ kind: "write", toolName: "", protectedPaths: props.protectedPaths }),
+        [props.protectedPaths]
+    );
+    const keys = pending ? reviewMenuRows(options, inner) : 0;
     const fixed =
         2 + // border
         1 + // title
@@ -205,11 +189,7 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
 
     useInput(
         (input, key) => {
-            const decision = diffReviewKey(input);
-            if (decision) {
-                props.onDecide?.(decision);
-                return;
-            }
+            if (props.gate && props.gate.owner() !== "review") return;
             const nav = diffNavKey(input, key);
             if (nav === null) return;
             if (nav === "toggleFull" || nav === "exitFull") {
@@ -277,10 +257,18 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
             {navLine ? (
                 <Text color={theme.dim} wrap="truncate-end">
                     rows {total === 0 ? 0 : shownTop + 1}–{last} of {total} · f{" "}
-                    {full ? "back (or Esc)" : "full screen"} · ↑↓ PgUp PgDn Home End scroll
+                    {full ? "back (or Esc)" : "full screen"} · PgUp PgDn Home End scroll
                 </Text>
             ) : null}
-            {pending ? <KeyHints hints={DIFF_KEYS} /> : null}
+            {pending ? (
+                <ReviewMenu
+                    options={options}
+                    active={active}
+                    gate={props.gate}
+                    escapeTaken={full}
+                    onAnswer={(decision) => props.onDecide?.(decision)}
+                />
+            ) : null}
         </ReviewFrame>
     );
 }

@@ -49,9 +49,12 @@ export function reviewScrolls(review: PendingReview): boolean {
     return review.kind === "write" || review.kind === "plan";
 }
 
-/** True when Esc answers the review (an MCP server's question) rather than interrupting the run. */
+/**
+ * True when Esc answers the review (the menu's refusal, an MCP server's
+ * question) rather than interrupting the run.
+ */
 export function reviewTakesEscape(review: PendingReview | null): boolean {
-    return review?.kind === "elicitation" || review?.kind === "sampling";
+    return review !== null && review.kind !== "picker" && review.kind !== "learning";
 }
 
 /** Cycles the pending border colour while `active`; the timer runs only then. */
@@ -73,22 +76,21 @@ const isYesNoAnswer = (input: string): boolean =>
     learningPromptKey(input, { escape: input === "\x1b" }) !== undefined;
 
 /**
- * The start-up questions never take a prompt being typed as an answer:
- * typing dismisses the learning question (asked again next time) and goes
- * on around the trust question, which waits for a deliberate y or n.
+ * Keys typed as a review appears never answer it: a review asking consent
+ * guards itself (key-gate.ts); typing dismisses the learning question (asked
+ * again next time); a picker the user opened takes keys at once.
  */
-function questionPolicy(review: PendingReview): ReviewPolicy | undefined {
+function keyPolicy(review: PendingReview): ReviewPolicy | undefined {
     if (review.kind === "learning")
         return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
-    if (review.kind === "trust") return { kind: "guard", isAnswer: isYesNoAnswer };
-    return undefined;
+    if (review.kind === "picker") return undefined;
+    return { kind: "guard" };
 }
 
 export function PendingReviewView(props: PendingReviewViewProps): ReactElement | null {
     const { review, width, animate, height } = props;
     const borderColor = useBorderPulse(animate);
-    // A key is taken at once, unless it repeats the key that just decided or continues typing.
-    const gate = useReviewGate(review.id, questionPolicy(review));
+    const gate = useReviewGate(review.id, keyPolicy(review));
     // A prompt is being written: the learning question waits for the next start.
     const skip = review.kind === "learning" && gate.composerHasText();
     useEffect(() => {
@@ -124,6 +126,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     fullHeight={props.fullHeight}
                     onFullScreen={props.onFullScreen}
                     active
+                    gate={gate}
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
             );
@@ -145,7 +148,13 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
                     domain={review.request.domain}
+                    toolName={
+                        review.request.command === undefined && review.request.domain === undefined
+                            ? review.request.toolName
+                            : undefined
+                    }
                     active
+                    gate={gate}
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
             );
@@ -160,6 +169,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     borderColor={borderColor}
                     maxLines={height === undefined ? undefined : Math.max(3, height - 4)}
                     active
+                    gate={gate}
                     onDecide={once<ApprovalDecision>(review.resolve)}
                 />
             );
@@ -169,10 +179,11 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     key={review.id}
                     inventory={review.inventory}
                     width={width}
-                    maxRows={height === undefined ? undefined : Math.max(1, height - 6)}
+                    maxRows={height === undefined ? undefined : Math.max(1, height - 8)}
                     borderColor={borderColor}
                     active
-                    onAnswer={once<boolean | null>(review.resolve)}
+                    gate={gate}
+                    onAnswer={once<boolean>(review.resolve)}
                 />
             );
         case "learning":

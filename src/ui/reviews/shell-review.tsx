@@ -1,16 +1,20 @@
 /**
- * The shell review: the exact command (and where it runs), with r run /
- * a always (this exact command) / p always its prefix rule (`npm test:*`,
- * when the command has one) / y auto all / d deny while pending. A web fetch
- * shows its URL and host: r fetch / a always this host (session) / d deny.
+ * The shell review: the exact command (and where it runs), then the review
+ * menu while pending (once / don't ask again for this command / for its
+ * prefix, when it has one / no). A web fetch shows its URL and host (once /
+ * this host for the session / no); an MCP tool call its call (once / this
+ * tool / no).
  */
-import { Text, useInput } from "ink";
+import { Text } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import stringWidth from "string-width";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { sanitizeLine } from "./diff-review";
-import { type KeyHint, KeyHints, type ReviewBadge, ReviewFrame } from "./review-frame";
+import type { KeyGate } from "../input/key-gate";
+import { type ReviewBadge, ReviewFrame } from "./review-frame";
+import { ReviewMenu } from "./review-menu";
+import { approvalOptions } from "./review-options";
 import { useTheme } from "../theme-context";
 
 export type ShellReviewStatus = "pending" | "ran" | "always" | "auto" | "denied" | "cancelled";
@@ -30,41 +34,19 @@ export interface ShellReviewProps {
     /** Border colour; the parent pulses it while pending. Defaults by status. */
     borderColor?: string;
     maxLines?: number;
-    /** The prefix pattern `p` remembers (`npm test:*`); absent: no `p`. */
+    /** The prefix pattern a standing answer may keep (`npm test:*`); absent: not offered. */
     prefixRule?: string;
     /** The ask rule that made this review appear, shown under the command. */
     askRule?: string;
-    /** A web fetch's host: `command` is its URL; `a` allows the host for the session, no `y`. */
+    /** A web fetch's host: `command` is its URL; the standing answer allows the host for the session. */
     domain?: string;
-    /** Listen for r / a / p / y / d. */
+    /** An MCP tool call (no command): the tool's name, which a standing answer allowlists. */
+    toolName?: string;
+    /** Listen for the menu's keys. */
     active?: boolean;
+    /** The App's key gate (the review's keys count only while it gives them). */
+    gate?: KeyGate;
     onDecide?: (decision: ApprovalDecision) => void;
-}
-
-/** The decision a key stands for in a pending shell review, or null. */
-export function shellReviewKey(
-    input: string,
-    prefixRule?: string,
-    domain?: string
-): ApprovalDecision | null {
-    if (domain !== undefined && input === "y") return null;
-    if (domain !== undefined && input === "d") {
-        return { outcome: "deny", reason: "the user denied this fetch" };
-    }
-    switch (input) {
-        case "r":
-            return { outcome: "approve" };
-        case "a":
-            return { outcome: "approve", remember: "exact" };
-        case "p":
-            return prefixRule === undefined ? null : { outcome: "approve", remember: "prefix" };
-        case "y":
-            return { outcome: "approve", remember: "all" };
-        case "d":
-            return { outcome: "deny", reason: "the user denied this command" };
-        default:
-            return null;
-    }
 }
 
 /** `text` cut at its start to `width` columns ("…/deep/folder"): a path's end matters most. */
@@ -91,13 +73,6 @@ const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
     cancelled: { text: "✗ CANCELLED", color: "error" },
 };
 
-const SHELL_KEYS: readonly KeyHint[] = [
-    { key: "r", label: "run", color: "success" },
-    { key: "a", label: "always", color: "accent" },
-    { key: "y", label: "auto all", color: "warning" },
-    { key: "d", label: "deny", color: "error" },
-];
-
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
@@ -109,38 +84,18 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
         const limit = Math.max(1, maxLines - rows);
         return { lines: all.slice(0, limit), hidden: Math.max(0, all.length - limit) };
     }, [command, cwd, sandbox, domain, maxLines]);
-    useInput(
-        (input) => {
-            const decision = shellReviewKey(input, prefixRule, domain);
-            if (decision) props.onDecide?.(decision);
-        },
-        { isActive: active && pending }
-    );
     const badge = STATUS_BADGE[status];
-    const hints = useMemo(
+    const mcp = props.toolName !== undefined && domain === undefined;
+    const options = useMemo(
         () =>
-            domain !== undefined
-                ? [
-                      { key: "r", label: "fetch", color: "success" as const },
-                      {
-                          key: "a",
-                          label: `always ${sanitizeLine(domain)} (this session)`,
-                          color: "accent" as const,
-                      },
-                      { key: "d", label: "deny", color: "error" as const },
-                  ]
-                : prefixRule === undefined
-                  ? SHELL_KEYS
-                  : [
-                        ...SHELL_KEYS.slice(0, 2),
-                        {
-                            key: "p",
-                            label: `always ${sanitizeLine(prefixRule)}`,
-                            color: "accent" as const,
-                        },
-                        ...SHELL_KEYS.slice(2),
-                    ],
-        [prefixRule, domain]
+            approvalOptions({
+                kind: "shell",
+                toolName: props.toolName ?? "",
+                command: mcp ? undefined : command,
+                prefixRule,
+                domain,
+            }),
+        [props.toolName, mcp, command, prefixRule, domain]
     );
     return (
         <ReviewFrame
@@ -150,7 +105,11 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             title={
                 <>
                     <Text color={theme.tool}>⚙ </Text>
-                    {domain !== undefined ? "Fetch this page?" : "Run this command?"}
+                    {domain !== undefined
+                        ? "Fetch this page?"
+                        : mcp
+                          ? "Call this tool?"
+                          : "Run this command?"}
                 </>
             }
         >
@@ -189,7 +148,14 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
                     asked because of the rule {sanitizeLine(askRule)}
                 </Text>
             ) : null}
-            {pending ? <KeyHints hints={hints} /> : null}
+            {pending ? (
+                <ReviewMenu
+                    options={options}
+                    active={active}
+                    gate={props.gate}
+                    onAnswer={(decision) => props.onDecide?.(decision)}
+                />
+            ) : null}
         </ReviewFrame>
     );
 }

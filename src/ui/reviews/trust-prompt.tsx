@@ -1,18 +1,19 @@
 /**
  * A project ships configuration that runs code or grants approvals (MCP
  * servers, hooks, an allowlist, auto-approval): trust it? Shown before any of
- * it runs, with each command as configured. y trusts (remembered until those
- * files change), n or Esc starts without it (asked again next time).
+ * it runs, with each command as configured, then the review menu: trust it
+ * (remembered until those files change), or start without it (asked again
+ * next time; Esc goes there).
  */
 import { Box, Text } from "ink";
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
-import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
 import { useTheme } from "../theme-context";
 import type { TrustPromptInventory } from "../review-types";
 import { sanitizeText } from "../render/sanitize";
-import { learningPromptKey } from "./learning-prompt";
-import { KeyHints, type KeyHint } from "./review-frame";
+import { ReviewMenu } from "./review-menu";
+import { trustOptions } from "./review-options";
 
 export interface TrustPromptProps {
     inventory: TrustPromptInventory;
@@ -21,14 +22,11 @@ export interface TrustPromptProps {
     maxRows?: number;
     borderColor?: string;
     active?: boolean;
-    /** true: y, false: n, null: Esc. */
-    onAnswer?: (answer: boolean | null) => void;
+    /** The App's key gate (the menu's keys count only while it gives them). */
+    gate?: KeyGate;
+    /** true: trusted; false: start without it. */
+    onAnswer?: (answer: boolean) => void;
 }
-
-const HINTS: readonly KeyHint[] = [
-    { key: "y", label: "trust this project", color: "success" },
-    { key: "n", label: "start without its configuration", color: "error" },
-];
 
 const KIND_LABELS: Record<string, string> = {
     mcp: "MCP server",
@@ -47,14 +45,7 @@ function shorten(text: string): string {
 function TrustPromptImpl(props: TrustPromptProps): ReactElement {
     const theme = useTheme();
     const { width, inventory, active = false } = props;
-    // Per key, in order; the key gate keeps typed text from ever answering it.
-    useInputKeys(
-        (input, key) => {
-            const answer = learningPromptKey(input, key);
-            if (answer !== undefined) props.onAnswer?.(answer);
-        },
-        { isActive: active }
-    );
+    const options = useMemo(() => trustOptions(), []);
     const lines = inventory.items.map((item) => ({
         item,
         text: shorten(sanitizeText(item.text)),
@@ -97,7 +88,12 @@ function TrustPromptImpl(props: TrustPromptProps): ReactElement {
                 </Text>
             ))}
             {hidden > 0 ? <Text color={theme.dim}>{`  … and ${hidden} more`}</Text> : null}
-            <KeyHints hints={HINTS} />
+            <ReviewMenu
+                options={options}
+                active={active}
+                gate={props.gate}
+                onAnswer={(answer) => props.onAnswer?.(answer)}
+            />
         </Box>
     );
 }

@@ -1,0 +1,124 @@
+/**
+ * The one menu every consent review ends with: numbered options, ↑/↓ and
+ * Enter, the digit as a shortcut, Tab for where a standing answer is kept,
+ * Esc to the refusal and its one-line reason. What the keys do is
+ * review-options.ts; this draws it and listens while the review owns keys.
+ */
+import { Text } from "ink";
+import { useRef, useState } from "react";
+import type { ReactElement } from "react";
+import type { StandingScope } from "../../agent/approvals";
+import { useGuardState } from "../hooks/use-key-gate";
+import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
+import { useTheme } from "../theme-context";
+import { wrapLines } from "../render/markdown";
+import {
+    INITIAL_MENU_STATE,
+    type MenuOption,
+    type MenuState,
+    menuKey,
+    standingPlace,
+} from "./review-options";
+
+/** The hint under a menu that takes keys now: tests and users wait for it. */
+export const MENU_READY_HINT = "Enter to choose";
+/** Shown once keys typed as the review appeared went to the composer instead. */
+export const KEYS_WENT_TO_DRAFT = "keys went to your draft";
+
+export interface ReviewMenuProps<T> {
+    options: readonly MenuOption<T>[];
+    /** Listen for keys (while pending). */
+    active: boolean;
+    /** The App's key gate: keys count only while it gives them to the review. */
+    gate?: KeyGate;
+    /** Esc belongs to the review around it now (the diff's full-screen view). */
+    escapeTaken?: boolean;
+    onAnswer(value: T): void;
+}
+
+function guardHint(state: "open" | "guarding" | "holding", diverted: boolean): string | null {
+    if (diverted) return KEYS_WENT_TO_DRAFT;
+    return state === "guarding" ? "keys go to your draft for a moment" : null;
+}
+
+/** The hint line: the guard's note, then the keys that act now. */
+function hintLine<T>(
+    options: readonly MenuOption<T>[],
+    state: MenuState,
+    guard: { state: "open" | "guarding" | "holding"; diverted: boolean }
+): string {
+    const parts: string[] = [];
+    const note = guardHint(guard.state, guard.diverted);
+    if (note) parts.push(note);
+    if (guard.state === "open") {
+        if (state.reason !== null) {
+            parts.push("Enter: send to North", "Esc: refuse without a reason");
+        } else {
+            parts.push(`↑↓ ${MENU_READY_HINT}`, `1–${options.length}`);
+            if (options[state.selected]?.standing) parts.push(`Tab: ${otherPlace(state.scope)}`);
+            parts.push("Esc: No");
+        }
+    }
+    return parts.join(" · ");
+}
+
+const otherPlace = (scope: StandingScope): string =>
+    standingPlace(scope === "personal" ? "local" : "personal").replace(/^kept/, "keep it");
+
+/** Rows the menu takes at `width` columns, the reason field included (for a review's height). */
+export function reviewMenuRows<T>(options: readonly MenuOption<T>[], width: number): number {
+    let rows = 2; // the hint line and the reason field
+    for (const [i, option] of options.entries()) {
+        rows += wrapLines(`❯ ${i + 1}. ${option.label("personal")}`, Math.max(1, width)).length;
+    }
+    return rows;
+}
+
+export function ReviewMenu<T>(props: ReviewMenuProps<T>): ReactElement {
+    const { options, active, gate } = props;
+    const theme = useTheme();
+    const [state, setState] = useState<MenuState>(INITIAL_MENU_STATE);
+    // Keys of one input string come before the next render: each reads where the last left.
+    const stateRef = useRef(state);
+    const guard = useGuardState(gate);
+    const propsRef = useRef(props);
+    propsRef.current = props;
+    useInputKeys(
+        (input, key) => {
+            const p = propsRef.current;
+            if (p.gate && p.gate.owner() !== "review") return;
+            if (p.escapeTaken && key.escape) return;
+            const result = menuKey(p.options, stateRef.current, input, key);
+            stateRef.current = result.state;
+            setState(result.state);
+            if (result.answer) p.onAnswer(result.answer.value);
+        },
+        { isActive: active }
+    );
+    return (
+        <>
+            {options.map((option, i) => {
+                const selected = i === state.selected;
+                const refusal = option.refusal !== undefined;
+                const color = selected ? (refusal ? theme.error : theme.accent) : undefined;
+                return (
+                    <Text key={i} wrap="wrap" color={color} bold={selected}>
+                        {selected ? "❯ " : "  "}
+                        {i + 1}. {option.label(state.scope)}
+                    </Text>
+                );
+            })}
+            {state.reason !== null ? (
+                <Text wrap="wrap">
+                    <Text color={theme.dim}>{"  what instead? "}</Text>
+                    {state.reason}
+                    <Text inverse> </Text>
+                </Text>
+            ) : null}
+            <Text color={theme.dim} wrap="wrap">
+                {hintLine(options, state, guard)}
+            </Text>
+        </>
+    );
+}
