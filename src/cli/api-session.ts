@@ -8,7 +8,7 @@ import { type Approver, denyAll } from "../agent/approvals";
 import type { EngineEvent, Mode } from "../agent/events";
 import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
-import { approvalRequestLine } from "../headless/stream-input";
+import { approvalRequestLine, refusalReasonError } from "../headless/stream-input";
 import type { CliArgs } from "./args";
 import { prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
@@ -29,7 +29,10 @@ export interface ApiSession {
 
 const MODES: Mode[] = ["agent", "ask", "plan"];
 
-function approverFrom(approve: NorthSessionOptions["approve"]): Approver {
+function approverFrom(
+    approve: NorthSessionOptions["approve"],
+    warn: (message: string) => void
+): Approver {
     if (!approve) {
         return denyAll(
             "this session has no approver (createSession without `approve`), so it was not done. Tell the user what you wanted to do and why."
@@ -41,6 +44,12 @@ function approverFrom(approve: NorthSessionOptions["approve"]): Approver {
         );
         if (answer.decision === "approve") return { outcome: "approve" };
         if (answer.decision === "deny") {
+            const error = refusalReasonError(answer.reason);
+            if (error) {
+                // Said to the caller, and nothing done: the model hears the request was refused.
+                warn(`approve() answered a denial with a bad reason, so none was sent: ${error}`);
+                return { outcome: "deny" };
+            }
             return { outcome: "deny", ...(answer.reason ? { reason: answer.reason } : {}) };
         }
         throw new Error(`approve() must answer { decision: "approve" | "deny" }`);
@@ -86,7 +95,7 @@ export async function openApiSession(
         version,
         frontEnd: "print",
         logLevel: "info",
-        approver: approverFrom(options.approve),
+        approver: approverFrom(options.approve, warn),
         childEnv: options.env ? { ...process.env, ...options.env } : undefined,
         approvalSettings: (project) =>
             createPrintApprovalSettings(

@@ -27,6 +27,7 @@ export interface NorthApprovalRequest {
 /** A denial's reason is given to the model. */
 export interface NorthApprovalAnswer {
     decision: "approve" | "deny";
+    /** A denial's reason (what to do instead), at most 2,000 characters; a longer one is not sent and `onWarning` says why. */
     reason?: string;
 }
 

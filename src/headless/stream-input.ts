@@ -9,6 +9,19 @@ export type InputLine =
     | { type: "approval_response"; id: string; decision: ApprovalDecision }
     | { type: "invalid"; error: string };
 
+/** A refusal's reason reaches the model; longer is refused, not cut. */
+export const MAX_REFUSAL_REASON_CHARS = 2000;
+
+/** What is wrong with a denial's `reason` (absent is fine), or null. */
+export function refusalReasonError(reason: unknown): string | null {
+    if (reason === undefined) return null;
+    if (typeof reason !== "string") return '"reason" must be a string';
+    if (reason.length > MAX_REFUSAL_REASON_CHARS) {
+        return `"reason" is ${reason.length} characters; at most ${MAX_REFUSAL_REASON_CHARS} are read`;
+    }
+    return null;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -62,9 +75,8 @@ export function parseInputLine(line: string): InputLine | null {
         if (typeof value.id !== "string" || !value.id) {
             return { type: "invalid", error: 'an "approval_response" line needs an "id"' };
         }
-        if (value.reason !== undefined && typeof value.reason !== "string") {
-            return { type: "invalid", error: '"reason" must be a string' };
-        }
+        const reasonError = refusalReasonError(value.reason);
+        if (reasonError) return { type: "invalid", error: reasonError };
         if (value.decision === "approve") {
             return { type: "approval_response", id: value.id, decision: { outcome: "approve" } };
         }

@@ -8,7 +8,8 @@
  * denial ("cancelled by the user") and pickers with null.
  */
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
-import { keepDiffs } from "./render/diff-rows";
+import { keepDiffs, sanitizeLine } from "./render/diff-rows";
+import { refusalWords } from "./reviews/review-options";
 import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
 import type {
     McpElicitation,
@@ -97,6 +98,9 @@ export function resolvedReviewOf(
         summary += ` (+${added} −${removed})`;
     }
     const status = statusOf(kind, decision);
+    // A refusal with the user's reason says it: it is what the model was told to do instead.
+    const words = decision.outcome === "deny" ? refusalWords(decision.reason) : undefined;
+    if (words !== undefined) summary += ` — "${sanitizeLine(words)}"`;
     // What was approved stays readable in the transcript (and after a resume).
     const approved = status === "accepted" || status === "always";
     if (kind === "write" && approved && request.diffs && request.diffs.length > 0) {

@@ -30,9 +30,17 @@ export function standingPlace(scope: StandingScope): string {
 
 const code = (text: string): string => `\`${sanitizeLine(text)}\``;
 
+const SAID = "; they said what to do instead: ";
+
 /** A refusal as the model reads it: `base`, then the user's own words when they gave some. */
 export function refusalReason(base: string, reason: string | undefined): string {
-    return reason === undefined ? base : `${base}; they said what to do instead: ${reason}`;
+    return reason === undefined ? base : `${base}${SAID}${reason}`;
+}
+
+/** The user's own words in a refusal `refusalReason` made, if any (for the transcript). */
+export function refusalWords(reason: string | undefined): string | undefined {
+    const at = reason?.indexOf(SAID) ?? -1;
+    return reason === undefined || at < 0 ? undefined : reason.slice(at + SAID.length);
 }
 
 const refuse = (base: string): MenuOption<ApprovalDecision> => ({
