@@ -1,11 +1,11 @@
 /**
- * The start-up questions (learn this project? trust it?) never take a
- * prompt being typed as their answer (issue 18, part 10).
+ * The learning question never takes a prompt being typed as its answer
+ * (issue 18, part 10). Consent reviews (trust included) have their own
+ * guard: test/ui/input/review-guard.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import {
     type KeyOwner,
-    type ReviewPolicy,
     createKeyGate,
     TYPING_BURST_MS,
 } from "../../src/ui/input/key-gate";
@@ -16,7 +16,7 @@ const isAnswer = (input: string): boolean => ["y", "n", "Y", "N", "\x1b"].includ
  * A gate on a test clock and timers, with the App's two listeners behind it:
  * the composer (takes what the gate gives it) and the question.
  */
-function harness(kind: ReviewPolicy["kind"]) {
+function harness(kind: "yield") {
     let now = 1000;
     const timers: Array<{ at: number; run: () => void; live: boolean }> = [];
     const gate = createKeyGate(() => now, {
@@ -93,32 +93,18 @@ describe("start-up questions and typing", () => {
         expect(lone.answers).toEqual(["y"]);
         expect(lone.composer).toEqual([]);
 
-        const entered = harness("guard");
+        const entered = harness("yield");
         entered.press("n", TYPING_BURST_MS + 100);
         entered.press("\r", 60);
         expect(entered.answers).toEqual(["n"]);
         expect(entered.composer).toEqual([]);
     });
 
-    it("sends a key that is not an answer to the composer: learning is dismissed, trust stays", () => {
+    it("sends a key that is not an answer to the composer and dismisses learning", () => {
         const learning = harness("yield");
         learning.press("x", TYPING_BURST_MS + 100);
         expect(learning.composer).toEqual(["x"]);
         expect(learning.dismissed()).toBe(1);
-
-        const trust = harness("guard");
-        trust.press("x", TYPING_BURST_MS + 100);
-        expect(trust.composer).toEqual(["x"]);
-        expect(trust.dismissed()).toBe(0);
-        // Typing goes on: a y within the burst is typed, not an answer.
-        trust.press("y", 50);
-        trust.advance(TYPING_BURST_MS * 4);
-        expect(trust.composer).toEqual(["x", "y"]);
-        expect(trust.answers).toEqual([]);
-        // After a pause, a deliberate y answers.
-        trust.press("y", TYPING_BURST_MS * 2);
-        trust.advance(TYPING_BURST_MS);
-        expect(trust.answers).toEqual(["y"]);
     });
 
     it("takes Esc at once, and keeps a held key typed when the question goes away", () => {
@@ -134,7 +120,7 @@ describe("start-up questions and typing", () => {
         expect(gone.answers).toEqual([]);
     });
 
-    it("keeps reviews of requests as they were: the first key answers at once", () => {
+    it("lets a picker the user opened take the first key at once", () => {
         const gate = createKeyGate(() => 0);
         gate.setReviewing(true);
         gate.observe("y");

@@ -13,13 +13,15 @@ import {
     resolvedReviewOf,
     type ResolvedReviewRecord,
 } from "../../src/ui/approval-bridge";
-import { REPEAT_WINDOW_MS } from "../../src/ui/input/key-gate";
+import { REVIEW_GUARD_MS } from "../../src/ui/input/key-gate";
 import type { PendingReview } from "../../src/ui/review-types";
 import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
 import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
 import { BORDER_PULSE_MS, PendingReviewView } from "../../src/ui/reviews/pending-review";
 import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
+import { KEYS_WENT_TO_DRAFT, MENU_READY_HINT } from "../../src/ui/reviews/review-menu";
+import { approvalOptions } from "../../src/ui/reviews/review-options";
 
 class FakeStdout extends EventEmitter {
     columns = 100;
@@ -181,9 +183,10 @@ describe("DiffReview", () => {
         expect(frame).toContain("src/app.ts  +2 −1");
         expect(frame).toContain("PENDING");
         expect(frame).toContain("+export const delay = 10;");
-        expect(frame).toContain("[a] accept");
-        expect(frame).toContain("[y] always");
-        expect(frame).toContain("[r] reject");
+        expect(frame).toContain("❯ 1. Yes, make this edit");
+        expect(frame).toContain("2. Yes, and accept edits for the rest of this session");
+        expect(frame).toContain("switch back)");
+        expect(frame).toContain("3. No, and tell North what to do instead");
         expect(frame).not.toContain("+++ b/src/app.ts");
         expect(frame).toMatch(/╭─+╮/);
     });
@@ -232,13 +235,28 @@ describe("DiffReview", () => {
         for (const line of r.frame().split("\n")) expect(line.length).toBeLessThanOrEqual(40);
     });
 
-    it("answers a / y / r with accept, always, reject; other keys do nothing", async () => {
-        const cases: Array<[string, ApprovalDecision["outcome"], string | undefined]> = [
-            ["a", "approve", undefined],
-            ["y", "approve", "all"],
-            ["r", "deny", undefined],
+    it("answers by digit, ↓ and Enter, or Esc with a reason; no letter answers", async () => {
+        const cases: Array<[string[], ApprovalDecision]> = [
+            [["1"], { outcome: "approve" }],
+            [["2"], { outcome: "approve", remember: "all" }],
+            [["\u001b[B", "\r"], { outcome: "approve", remember: "all" }],
+            [
+                ["3", "\r"],
+                { outcome: "deny", reason: "the user rejected this edit; nothing was written" },
+            ],
+            [
+                ["\u001b", "use a constant", "\r"],
+                {
+                    outcome: "deny",
+                    reason: "the user rejected this edit; nothing was written; they said what to do instead: use a constant",
+                },
+            ],
+            [
+                ["\u001b", "\u001b"],
+                { outcome: "deny", reason: "the user rejected this edit; nothing was written" },
+            ],
         ];
-        for (const [key, outcome, remember] of cases) {
+        for (const [keys, decision] of cases) {
             const decisions: ApprovalDecision[] = [];
             const r = mount(
                 <DiffReview
@@ -250,13 +268,11 @@ describe("DiffReview", () => {
                     onDecide={(d) => decisions.push(d)}
                 />
             );
-            await r.press("x");
-            await r.press("d");
+            // The old letters (r ran a command, y approved every edit) do nothing any more.
+            for (const letter of ["r", "y", "a", "d", "n", "p"]) await r.press(letter);
             expect(decisions).toEqual([]);
-            await r.press(key);
-            expect(decisions).toHaveLength(1);
-            expect(decisions[0]!.outcome).toBe(outcome);
-            if (decisions[0]!.outcome === "approve") expect(decisions[0]!.remember).toBe(remember);
+            for (const key of keys) await r.press(key);
+            expect(decisions).toEqual([decision]);
             r.unmount();
         }
     });
@@ -276,7 +292,7 @@ describe("DiffReview", () => {
         await r.press("a");
         expect(decisions).toEqual([]);
         expect(r.frame()).toContain("✗ REJECTED");
-        expect(r.frame()).not.toContain("[a] accept");
+        expect(r.frame()).not.toContain("Yes, make this edit");
     });
 });
 
@@ -288,10 +304,12 @@ describe("ShellReview", () => {
         const frame = r.frame();
         expect(frame).toContain("$ npm test -- --run");
         expect(frame).toContain("in /repo/app");
-        expect(frame).toContain("[r] run");
-        expect(frame).toContain("[a] always");
-        expect(frame).toContain("[y] auto all");
-        expect(frame).toContain("[d] deny");
+        expect(frame).toContain("❯ 1. Yes, run it once");
+        expect(frame).toContain("2. Yes, and don't ask again for `npm test -- --run` in this");
+        expect(frame).toContain("~/.north for you)");
+        expect(frame).toContain("3. No, and tell North what to do instead");
+        // Standing approval of every command is no longer a menu option.
+        expect(frame).not.toMatch(/auto|every command/);
     });
 
     it("wraps a long command instead of hiding its end", () => {
@@ -300,26 +318,37 @@ describe("ShellReview", () => {
         expect(r.frame()).toContain("END");
     });
 
-    it("answers r / a / y / d", async () => {
-        const expected: Record<string, ApprovalDecision> = {
-            r: { outcome: "approve" },
-            a: { outcome: "approve", remember: "exact" },
-            y: { outcome: "approve", remember: "all" },
-            d: { outcome: "deny", reason: "the user denied this command" },
-        };
-        for (const [key, decision] of Object.entries(expected)) {
+    it("answers by digit; Tab keeps a standing answer in the project's local settings instead", async () => {
+        const expected: Array<[string[], ApprovalDecision]> = [
+            [["1"], { outcome: "approve" }],
+            [["2"], { outcome: "approve", remember: "exact", scope: "personal" }],
+            [["\u001b[B", "\t", "\r"], { outcome: "approve", remember: "exact", scope: "local" }],
+            [["3"], { outcome: "approve", remember: "prefix", scope: "personal" }],
+            [["4", "\r"], { outcome: "deny", reason: "the user denied this command" }],
+        ];
+        for (const [keys, decision] of expected) {
             const decisions: ApprovalDecision[] = [];
             const r = mount(
                 <ShellReview
-                    command="ls"
+                    command="npm test -- --run"
+                    prefixRule="npm test:*"
                     status="pending"
-                    width={60}
+                    width={200}
                     active
                     onDecide={(d) => decisions.push(d)}
                 />
             );
-            await r.press("q");
-            await r.press(key);
+            expect(r.frame()).toContain(
+                "3. Yes, and don't ask again for commands starting `npm test`"
+            );
+            for (const letter of ["q", "r", "a", "y", "d", "p"]) await r.press(letter);
+            for (const key of keys.slice(0, -1)) await r.press(key);
+            if (keys.includes("\t")) {
+                expect(r.frame()).toContain(
+                    "2. Yes, and don't ask again for `npm test -- --run` in this project (kept in .north/settings.local.json)"
+                );
+            }
+            await r.press(keys.at(-1)!);
             expect(decisions).toEqual([decision]);
             r.unmount();
         }
@@ -525,6 +554,13 @@ describe("approval bridge", () => {
             "auto"
         );
         expect(resolvedReviewOf(shell, { outcome: "deny" }).status).toBe("denied");
+        // A refusal with the user's reason shows it; one without shows none.
+        const refused = approvalOptions(shell).at(-1)!;
+        expect(resolvedReviewOf(shell, refused.answer("personal", "use pnpm"))).toMatchObject({
+            summary: 'ls — "use pnpm"',
+            status: "denied",
+        });
+        expect(resolvedReviewOf(shell, refused.answer("personal")).summary).toBe("ls");
     });
 });
 
@@ -540,14 +576,15 @@ function Host({ bridge }: { bridge: ApprovalBridge }): ReactElement {
 }
 
 describe("PendingReviewView", () => {
-    // The key gate reads performance.now(): a frozen clock makes "right away" and "after the
-    // repeat window" exact, however slowly this machine runs the test.
+    // The key gate reads performance.now() and sets timers: a frozen clock makes "right away"
+    // and "after the guard" exact, however slowly this machine runs the test.
     beforeEach(() => {
-        vi.useFakeTimers({ toFake: ["performance"] });
+        vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] });
     });
     afterEach(() => {
         vi.useRealTimers();
     });
+    const pass = (ms: number) => act(() => void vi.advanceTimersByTime(ms));
 
     it("renders the bridge's pending review and its keys resolve the engine's promise", async () => {
         const bridge = createApprovalBridge();
@@ -556,15 +593,19 @@ describe("PendingReviewView", () => {
         const command = bridge.approver(shellRequest("npm test", "s1"), signal);
         const r = mount(<Host bridge={bridge} />);
         expect(r.frame()).toContain("Editing src/app.ts");
-        await r.press("y");
+        expect(r.frame()).not.toContain(MENU_READY_HINT);
+        pass(REVIEW_GUARD_MS);
+        expect(r.frame()).toContain(MENU_READY_HINT);
+        await r.press("2");
         await expect(edit).resolves.toEqual({ outcome: "approve", remember: "all" });
         expect(r.frame()).toContain("$ npm test");
-        // A second y right away was meant for the edit: it must not auto-approve commands.
-        await r.press("y");
+        // A second 2 right away was meant for the edit: it must not approve the command.
+        await r.press("2");
         expect(bridge.current()?.id).toBe("s1");
-        expect(r.frame()).toContain("$ npm test");
-        // Another key right away is deliberate.
-        await r.press("d");
+        pass(REVIEW_GUARD_MS);
+        await r.press("\u001b");
+        expect(r.frame()).toContain("what instead?");
+        await r.press("\r");
         await expect(command).resolves.toEqual({
             outcome: "deny",
             reason: "the user denied this command",
@@ -572,21 +613,21 @@ describe("PendingReviewView", () => {
         expect(r.frame()).toContain("idle");
     });
 
-    it("takes a key pressed the moment a review appears, and the same key after the repeat window", async () => {
+    it("gives keys typed as a review appears to the draft and says so, then takes a deliberate one", async () => {
         const bridge = createApprovalBridge();
         const r = mount(<Host bridge={bridge} />);
         let first: Promise<ApprovalDecision> | undefined;
-        let second: Promise<ApprovalDecision> | undefined;
         act(() => {
             first = bridge.approver(writeRequest([smallDiff], "w1"), new AbortController().signal);
-            second = bridge.approver(writeRequest([smallDiff], "w2"), new AbortController().signal);
         });
         expect(r.frame()).toContain("Editing src/app.ts");
-        await r.press("r");
-        await expect(first).resolves.toMatchObject({ outcome: "deny" });
-        vi.advanceTimersByTime(REPEAT_WINDOW_MS);
-        await r.press("r");
-        await expect(second).resolves.toMatchObject({ outcome: "deny" });
+        await r.press("1");
+        await r.press("\r");
+        expect(bridge.current()?.id).toBe("w1");
+        expect(r.frame()).toContain(KEYS_WENT_TO_DRAFT);
+        pass(REVIEW_GUARD_MS);
+        await r.press("1");
+        await expect(first).resolves.toEqual({ outcome: "approve" });
         expect(r.frame()).toContain("idle");
     });
 

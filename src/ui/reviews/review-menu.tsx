@@ -4,7 +4,7 @@
  * Esc to the refusal and its one-line reason. What the keys do is
  * review-options.ts; this draws it and listens while the review owns keys.
  */
-import { Text } from "ink";
+import { Box, Text } from "ink";
 import { useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { StandingScope } from "../../agent/approvals";
@@ -70,7 +70,8 @@ const otherPlace = (scope: StandingScope): string =>
 export function reviewMenuRows<T>(options: readonly MenuOption<T>[], width: number): number {
     let rows = 2; // the hint line and the reason field
     for (const [i, option] of options.entries()) {
-        rows += wrapLines(`❯ ${i + 1}. ${option.label("personal")}`, Math.max(1, width)).length;
+        const number = `❯ ${i + 1}. `.length;
+        rows += wrapLines(option.label("personal"), Math.max(1, width - number)).length;
     }
     return rows;
 }
@@ -102,11 +103,19 @@ export function ReviewMenu<T>(props: ReviewMenuProps<T>): ReactElement {
                 const selected = i === state.selected;
                 const refusal = option.refusal !== undefined;
                 const color = selected ? (refusal ? theme.error : theme.accent) : undefined;
+                // The label wraps under itself, not under the number.
                 return (
-                    <Text key={i} wrap="wrap" color={color} bold={selected}>
-                        {selected ? "❯ " : "  "}
-                        {i + 1}. {option.label(state.scope)}
-                    </Text>
+                    <Box key={i}>
+                        <Text color={color} bold={selected}>
+                            {selected ? "❯ " : "  "}
+                            {i + 1}.{" "}
+                        </Text>
+                        <Box flexShrink={1}>
+                            <Text wrap="wrap" color={color} bold={selected}>
+                                {option.label(state.scope)}
+                            </Text>
+                        </Box>
+                    </Box>
                 );
             })}
             {state.reason !== null ? (
