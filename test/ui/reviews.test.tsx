@@ -184,8 +184,9 @@ describe("DiffReview", () => {
         expect(frame).toContain("PENDING");
         expect(frame).toContain("+export const delay = 10;");
         expect(frame).toContain("❯ 1. Yes, make this edit");
-        expect(frame).toContain("2. Yes, and accept edits for the rest of this session");
-        expect(frame).toContain("switch back)");
+        expect(frame).toContain(
+            "2. Yes, and accept all edits this session (Shift+Tab to switch back)"
+        );
         expect(frame).toContain("3. No, and tell North what to do instead");
         expect(frame).not.toContain("+++ b/src/app.ts");
         expect(frame).toMatch(/╭─+╮/);

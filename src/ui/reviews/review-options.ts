@@ -54,10 +54,7 @@ const once = (label: string): MenuOption<ApprovalDecision> => ({
     answer: () => ({ outcome: "approve" }),
 });
 
-const standing = (
-    grant: string,
-    remember: "exact" | "prefix"
-): MenuOption<ApprovalDecision> => ({
+const standing = (grant: string, remember: "exact" | "prefix"): MenuOption<ApprovalDecision> => ({
     label: (scope) => `Yes, and don't ask again for ${grant} (${standingPlace(scope)})`,
     standing: true,
     answer: (scope) => ({ outcome: "approve", remember, scope }),
@@ -90,8 +87,7 @@ export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecisi
         // Protected configuration is always asked: no standing answer is offered for it.
         if ((request.protectedPaths ?? []).length === 0) {
             options.push({
-                label: () =>
-                    "Yes, and accept edits for the rest of this session (Shift+Tab to switch back)",
+                label: () => "Yes, and accept all edits this session (Shift+Tab to switch back)",
                 answer: () => ({ outcome: "approve", remember: "all" }),
             });
         }
