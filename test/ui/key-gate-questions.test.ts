@@ -4,11 +4,7 @@
  * guard: test/ui/input/review-guard.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import {
-    type KeyOwner,
-    createKeyGate,
-    TYPING_BURST_MS,
-} from "../../src/ui/input/key-gate";
+import { type KeyOwner, createKeyGate, TYPING_BURST_MS } from "../../src/ui/input/key-gate";
 
 const isAnswer = (input: string): boolean => ["y", "n", "Y", "N", "\x1b"].includes(input);
 

@@ -9,7 +9,13 @@ import { createAnsi } from "../../src/ui/render/ansi";
 import { loadMarkdown } from "../../src/ui/render/markdown";
 import { learningPromptKey } from "../../src/ui/reviews/learning-prompt";
 import { PendingReviewView } from "../../src/ui/reviews/pending-review";
-import { type PlanInput, planReviewKey } from "../../src/ui/reviews/plan-review";
+import { MENU_READY_HINT } from "../../src/ui/reviews/review-menu";
+import {
+    approvalOptions,
+    INITIAL_MENU_STATE,
+    type MenuKey,
+    menuKey,
+} from "../../src/ui/reviews/review-options";
 import { renderToFakeTerminal } from "./ink-harness";
 
 const planRequest: ApprovalRequest = {
@@ -24,30 +30,74 @@ const planRequest: ApprovalRequest = {
 
 beforeAll(() => loadMarkdown());
 
-const choose: PlanInput = { phase: "choose" };
+const options = approvalOptions(planRequest);
 
-describe("plan review keys", () => {
-    it("a accepts; r asks for feedback that Enter sends as the reason", () => {
-        expect(planReviewKey(choose, "a", {}).decision).toEqual({ outcome: "approve" });
-        let state = planReviewKey(choose, "r", {}).input;
-        expect(state).toEqual({ phase: "feedback", text: "" });
-        for (const ch of ["keep", " it", "x"]) state = planReviewKey(state, ch, {}).input;
-        state = planReviewKey(state, "", { backspace: true }).input;
-        expect(state).toEqual({ phase: "feedback", text: "keep it" });
-        // While typing feedback, a and r are text, not decisions.
-        expect(planReviewKey(state, "a", {}).decision).toBeUndefined();
-        expect(planReviewKey(state, "", { return: true }).decision).toEqual({
-            outcome: "deny",
-            reason: "keep it",
-        });
+/** Waits until the last frame shows `text` (10 s at most). */
+async function frameShows(
+    term: ReturnType<typeof renderToFakeTerminal>,
+    text: string
+): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+        if (stripVTControlCharacters(term.lastFrame()).includes(text)) return;
+        await term.settle();
+    }
+    throw new Error(`the frame never showed ${text}:\n${term.lastFrame()}`);
+}
+
+/** The menu after `keys` (each an input string and Ink's key), and its answer if any. */
+function menuAfter(keys: Array<[string, MenuKey]>) {
+    let state = INITIAL_MENU_STATE;
+    let answer: ApprovalDecision | undefined;
+    for (const [input, key] of keys) {
+        const result = menuKey(options, state, input, key);
+        state = result.state;
+        if (result.answer) answer = result.answer.value;
+    }
+    return { state, answer };
+}
+
+describe("plan review menu", () => {
+    it("1 starts on the plan; 2 asks for feedback that Enter sends as the reason", () => {
+        expect(menuAfter([["1", {}]]).answer).toEqual({ outcome: "approve" });
+        const typing = menuAfter([
+            ["2", {}],
+            ["keep", {}],
+            [" it", {}],
+            ["x", {}],
+            ["", { backspace: true }],
+        ]);
+        expect(typing.state.reason).toBe("keep it");
+        // While typing feedback, digits and letters are text, not answers.
+        expect(typing.answer).toBeUndefined();
+        expect(
+            menuAfter([
+                ["2", {}],
+                ["keep it 1", {}],
+                ["", { return: true }],
+            ]).answer
+        ).toEqual({ outcome: "deny", reason: "keep it 1" });
     });
 
-    it("Esc or an empty feedback rejects without a reason", () => {
-        const feedback: PlanInput = { phase: "feedback", text: "half" };
-        expect(planReviewKey(feedback, "", { escape: true }).decision).toEqual({ outcome: "deny" });
-        const empty: PlanInput = { phase: "feedback", text: "  " };
-        expect(planReviewKey(empty, "", { return: true }).decision).toEqual({ outcome: "deny" });
-        expect(planReviewKey(choose, "", { downArrow: true }).scroll).toBe(1);
+    it("Esc, then Esc or an empty feedback, keeps planning without a reason; letters do nothing", () => {
+        expect(menuAfter([["", { escape: true }]]).state.reason).toBe("");
+        const escTwice = menuAfter([
+            ["", { escape: true }],
+            ["half", {}],
+            ["", { escape: true }],
+        ]);
+        expect(escTwice.answer).toEqual({ outcome: "deny" });
+        const empty = menuAfter([
+            ["", { escape: true }],
+            ["  ", {}],
+            ["", { return: true }],
+        ]);
+        expect(empty.answer).toEqual({ outcome: "deny" });
+        for (const letter of ["a", "r", "y", "n", "d"]) {
+            expect(menuAfter([[letter, {}]])).toEqual({
+                state: INITIAL_MENU_STATE,
+                answer: undefined,
+            });
+        }
     });
 
     it("records the outcome with the feedback", () => {
@@ -87,9 +137,12 @@ describe("plan review through the bridge", () => {
             const frame = stripVTControlCharacters(term.lastFrame());
             expect(frame).toContain("Proposed plan");
             expect(frame).toContain("Add a cache");
-            expect(frame).toContain("[a] accept");
-            await term.type("r");
-            expect(stripVTControlCharacters(term.lastFrame())).toContain("What should change?");
+            expect(frame).toContain("1. Yes, start on this plan");
+            expect(frame).toContain("2. No, keep planning, and tell North what to change");
+            // The review takes keys once its guard lifts: wait for that state, not a time.
+            await frameShows(term, MENU_READY_HINT);
+            await term.type("\u001b");
+            await frameShows(term, "what instead?");
             await term.type("split it");
             await term.type("\r");
             const expected: ApprovalDecision = { outcome: "deny", reason: "split it" };

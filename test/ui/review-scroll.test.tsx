@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../src/agent/approvals";
 import type { FileDiff } from "../../src/tools/types";
 import { diffNavKey, DiffReview, scrolledTop } from "../../src/ui/reviews/diff-review";
-import { PlanReview, planReviewKey } from "../../src/ui/reviews/plan-review";
+import { PlanReview, planScrollKey } from "../../src/ui/reviews/plan-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
 import { createAnsi } from "../../src/ui/render/ansi";
 
@@ -107,7 +107,8 @@ const shownLines = (frame: string) =>
 
 describe("diff review navigation keys", () => {
     it("names the keys that move the view and leaves the rest alone", () => {
-        expect(diffNavKey("", { downArrow: true })).toBe("down");
+        // ↑↓ belong to the review's menu.
+        expect(diffNavKey("", { downArrow: true })).toBeNull();
         expect(diffNavKey("", { pageUp: true })).toBe("pageUp");
         expect(diffNavKey("", { home: true })).toBe("home");
         expect(diffNavKey("", { end: true })).toBe("end");
@@ -128,32 +129,33 @@ describe("diff review navigation keys", () => {
     });
 });
 
+/** The review menu's rows beyond the single keys line these heights were first written for. */
+const MENU_EXTRA_ROWS = 3;
+
 describe("the write review scrolls its diff", () => {
-    it("fits the height it is given and moves with ↓ PgDn End PgUp Home", async () => {
+    it("fits the height it is given and moves with PgDn End PgUp Home", async () => {
         const r = mount(
             <DiffReview
                 summary="Creating n.ts"
                 diffs={[newFile(60)]}
                 status="pending"
                 width={80}
-                height={14}
+                height={MENU_EXTRA_ROWS + 14}
                 active
             />
         );
-        expect(r.frame().split("\n")).toHaveLength(14);
+        expect(r.frame().split("\n")).toHaveLength(MENU_EXTRA_ROWS + 14);
         expect(shownLines(r.frame())).toEqual([1, 2, 3, 4, 5, 6, 7]);
         expect(r.frame()).toContain("rows 1–9 of 62");
-        await r.press(KEY.down);
-        expect(shownLines(r.frame())).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
         await r.press(KEY.pageDown);
-        expect(r.frame()).toContain("rows 10–18 of 62");
+        expect(r.frame()).toContain("rows 9–17 of 62");
         await r.press(KEY.end);
         expect(shownLines(r.frame())).toEqual([52, 53, 54, 55, 56, 57, 58, 59, 60]);
         await r.press(KEY.pageUp);
         expect(r.frame()).toContain("rows 46–54 of 62");
         await r.press(KEY.home);
         expect(r.frame()).toContain("rows 1–9 of 62");
-        expect(r.frame().split("\n")).toHaveLength(14);
+        expect(r.frame().split("\n")).toHaveLength(MENU_EXTRA_ROWS + 14);
     });
 
     it("takes every key of one input string, each from where the last left the view", async () => {
@@ -163,12 +165,12 @@ describe("the write review scrolls its diff", () => {
                 diffs={[newFile(60)]}
                 status="pending"
                 width={80}
-                height={14}
+                height={MENU_EXTRA_ROWS + 14}
                 active
             />
         );
-        await r.press(KEY.down + KEY.down + KEY.down);
-        expect(r.frame()).toContain("rows 4–12 of 62");
+        await r.press(KEY.pageDown + KEY.pageDown);
+        expect(r.frame()).toContain("rows 17–25 of 62");
     });
 
     it("shows a diff that fits without a position line", () => {
@@ -178,7 +180,7 @@ describe("the write review scrolls its diff", () => {
                 diffs={[newFile(3)]}
                 status="pending"
                 width={80}
-                height={14}
+                height={MENU_EXTRA_ROWS + 14}
                 active
             />
         );
@@ -194,8 +196,8 @@ describe("the write review scrolls its diff", () => {
                 diffs={[newFile(150)]}
                 status="pending"
                 width={80}
-                height={14}
-                fullHeight={22}
+                height={MENU_EXTRA_ROWS + 14}
+                fullHeight={MENU_EXTRA_ROWS + 22}
                 active
                 onFullScreen={(f) => full.push(f)}
             />
@@ -205,19 +207,19 @@ describe("the write review scrolls its diff", () => {
         expect(Math.max(...shownLines(r.frame()))).toBe(99);
         await r.press("f");
         expect(full.at(-1)).toBe(true);
-        expect(r.frame().split("\n")).toHaveLength(22);
+        expect(r.frame().split("\n")).toHaveLength(MENU_EXTRA_ROWS + 22);
         expect(r.frame()).not.toContain("not shown here");
         await r.press(KEY.end);
         expect(Math.max(...shownLines(r.frame()))).toBe(150);
         await r.press(KEY.esc);
         expect(full.at(-1)).toBe(false);
-        expect(r.frame().split("\n")).toHaveLength(14);
+        expect(r.frame().split("\n")).toHaveLength(MENU_EXTRA_ROWS + 14);
         await r.press("f");
         await r.press("f");
         expect(full.slice(-2)).toEqual([true, false]);
     });
 
-    it("still answers a / y / r after scrolling, once the keys moved the view", async () => {
+    it("still answers by digit after scrolling, once the keys moved the view", async () => {
         const decisions: ApprovalDecision[] = [];
         const r = mount(
             <DiffReview
@@ -225,7 +227,7 @@ describe("the write review scrolls its diff", () => {
                 diffs={[newFile(60)]}
                 status="pending"
                 width={80}
-                height={14}
+                height={MENU_EXTRA_ROWS + 14}
                 active
                 onDecide={(d) => decisions.push(d)}
             />
@@ -234,6 +236,8 @@ describe("the write review scrolls its diff", () => {
         await r.press("f");
         expect(decisions).toEqual([]);
         await r.press("y");
+        expect(decisions).toEqual([]);
+        await r.press("2");
         expect(decisions).toEqual([{ outcome: "approve", remember: "all" }]);
     });
 
@@ -258,11 +262,10 @@ describe("the write review scrolls its diff", () => {
 
 describe("the plan review", () => {
     it("pages with PgUp/PgDn and jumps with Home/End, like the diff", () => {
-        const choose = { phase: "choose" } as const;
-        expect(planReviewKey(choose, "", { pageDown: true }).pages).toBe(1);
-        expect(planReviewKey(choose, "", { pageUp: true }).pages).toBe(-1);
-        expect(planReviewKey(choose, "", { home: true }).scroll).toBe(-Infinity);
-        expect(planReviewKey(choose, "", { end: true }).scroll).toBe(Infinity);
+        expect(planScrollKey({ pageDown: true }).pages).toBe(1);
+        expect(planScrollKey({ pageUp: true }).pages).toBe(-1);
+        expect(planScrollKey({ home: true }).scroll).toBe(-Infinity);
+        expect(planScrollKey({ end: true }).scroll).toBe(Infinity);
     });
 
     it("scrolls a long plan a page at a time", async () => {

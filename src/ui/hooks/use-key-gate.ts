@@ -1,4 +1,11 @@
-import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import {
+    createContext,
+    useContext,
+    useEffect,
+    useRef,
+    useState,
+    useSyncExternalStore,
+} from "react";
 import { useStdin } from "ink";
 import { createKeyGate, type GuardState, type KeyGate, type ReviewPolicy } from "../input/key-gate";
 

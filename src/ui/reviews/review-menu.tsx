@@ -53,7 +53,7 @@ function hintLine<T>(
     if (note) parts.push(note);
     if (guard.state === "open") {
         if (state.reason !== null) {
-            parts.push("Enter: send to North", "Esc: refuse without a reason");
+            parts.push("Enter sends", "Esc: without a reason");
         } else {
             parts.push(`↑↓ ${MENU_READY_HINT}`, `1–${options.length}`);
             if (options[state.selected]?.standing) parts.push(`Tab: ${otherPlace(state.scope)}`);
@@ -66,9 +66,9 @@ function hintLine<T>(
 const otherPlace = (scope: StandingScope): string =>
     standingPlace(scope === "personal" ? "local" : "personal").replace(/^kept/, "keep it");
 
-/** Rows the menu takes at `width` columns, the reason field included (for a review's height). */
+/** Rows the menu takes at `width` columns (for a review's height); the reason field takes the hint's row. */
 export function reviewMenuRows<T>(options: readonly MenuOption<T>[], width: number): number {
-    let rows = 2; // the hint line and the reason field
+    let rows = 1; // the hint line, or the reason field in its place
     for (const [i, option] of options.entries()) {
         const number = `❯ ${i + 1}. `.length;
         rows += wrapLines(option.label("personal"), Math.max(1, width - number)).length;
@@ -120,14 +120,16 @@ export function ReviewMenu<T>(props: ReviewMenuProps<T>): ReactElement {
             })}
             {state.reason !== null ? (
                 <Text wrap="wrap">
-                    <Text color={theme.dim}>{"  what instead? "}</Text>
+                    <Text color={theme.dim}>what instead? </Text>
                     {state.reason}
                     <Text inverse> </Text>
+                    <Text color={theme.dim}> {hintLine(options, state, guard)}</Text>
                 </Text>
-            ) : null}
-            <Text color={theme.dim} wrap="wrap">
-                {hintLine(options, state, guard)}
-            </Text>
+            ) : (
+                <Text color={theme.dim} wrap="wrap">
+                    {hintLine(options, state, guard)}
+                </Text>
+            )}
         </>
     );
 }
