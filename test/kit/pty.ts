@@ -53,6 +53,12 @@ export interface PtyNorth {
     /** Resolves once North wrote nothing for `quietMs`. */
     waitForQuiet(quietMs?: number, timeoutMs?: number): Promise<void>;
     /** Sends keys as typed: "\r" Enter, "\x03" Ctrl+C, "\x1b" Esc, "\x1b[A" Up. */
+    /**
+     * Sends `keys` the moment a whole frame shows `match` (in the same turn
+     * the frame is parsed, before the app can draw again): keys "typed as the
+     * review appears". Resolves once they are sent.
+     */
+    typeWhen(match: string | RegExp, keys: string, timeoutMs?: number): Promise<void>;
     type(keys: string): void;
     /** Resizes both the pty (North gets SIGWINCH) and the emulator. */
     resize(cols: number, rows: number): void;
@@ -212,6 +218,17 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
         type(keys) {
             if (!exitInfo) pty.write(keys);
         },
+        // waitFor checks on every parsed write: the keys leave in that same callback.
+        typeWhen: (match, keys, timeoutMs) =>
+            waitFor(
+                () => {
+                    if (!matches(match)) return false;
+                    if (!exitInfo) pty.write(keys);
+                    return true;
+                },
+                timeoutMs,
+                `${JSON.stringify(String(match))} to type into`
+            ),
         resize(newCols, newRows) {
             if (!exitInfo) pty.resize(newCols, newRows);
             term.resize(newCols, newRows);
@@ -372,6 +389,12 @@ export async function startNorthSession(
 
 /** Reviews ignore keys for a moment after they appear (REVIEW_INPUT_GRACE_MS); wait past it. */
 export const REVIEW_SETTLE_MS = 400;
+
+/**
+ * A review menu takes keys once this shows (its guard lifted: review-menu.tsx's
+ * MENU_READY_HINT); wait for it rather than for a time.
+ */
+export const REVIEW_READY = "Enter to choose";
 
 export const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,6 @@
 import {
     createContext,
+    useCallback,
     useContext,
     useEffect,
     useRef,
@@ -49,20 +50,31 @@ export function useReviewGate(reviewId: string, policy?: ReviewPolicy): KeyGate 
     return gate;
 }
 
-/** The guard of the review shown now, redrawn as it changes ("keys went to your draft"). */
+/**
+ * The guard of the review being drawn, redrawn as it changes ("keys went to
+ * your draft"). Until the review's gate call (a parent's effect, after this
+ * first render) it counts as guarding: its first frame never invites a key.
+ */
 export function useGuardState(gate: KeyGate | undefined): {
     state: GuardState;
     diverted: boolean;
 } {
     const source = gate ?? NO_GUARD;
-    const state = useSyncExternalStore(source.subscribe, source.guardState);
+    const [drawnAt] = useState(() => source.generation());
+    const guardState = useCallback(
+        (): GuardState =>
+            gate === undefined || gate.generation() > drawnAt ? source.guardState() : "guarding",
+        [gate, source, drawnAt]
+    );
+    const state = useSyncExternalStore(source.subscribe, guardState);
     const diverted = useSyncExternalStore(source.subscribe, source.divertedKeys);
     return { state, diverted };
 }
 
 /** A review drawn without a gate takes every key at once. */
-const NO_GUARD: Pick<KeyGate, "subscribe" | "guardState" | "divertedKeys"> = {
+const NO_GUARD: Pick<KeyGate, "subscribe" | "guardState" | "divertedKeys" | "generation"> = {
     subscribe: () => () => {},
     guardState: () => "open",
+    generation: () => 1,
     divertedKeys: () => false,
 };

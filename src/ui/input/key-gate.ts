@@ -73,6 +73,8 @@ export interface KeyGate {
     bindReplay(replay: (input: string) => void): void;
     /** The guarded review's state now; "open" when there is none. */
     guardState(): GuardState;
+    /** Counts `setReviewing(true)` calls: a review drawn before its call is not listening yet. */
+    generation(): number;
     /** Keys went to the draft while this review was guarded. */
     divertedKeys(): boolean;
     /** Called whenever `guardState` or `divertedKeys` may have changed; returns an unsubscribe. */
@@ -115,6 +117,7 @@ export function createKeyGate(
     let guardTimer: unknown = null;
     // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
     let guarded = false;
+    let generation = 0;
     const listeners = new Set<() => void>();
     const notify = (): void => {
         for (const listener of [...listeners]) listener();
@@ -256,12 +259,16 @@ export function createKeyGate(
             reviewing = value;
             policy = value ? next : undefined;
             diverted = false;
-            if (value) shownAt = now();
+            if (value) {
+                shownAt = now();
+                generation++;
+            }
             guardUntil = value && next?.kind === "guard" ? shownAt + REVIEW_GUARD_MS : -Infinity;
             scheduleGuardEnd();
             notify();
         },
         guardState,
+        generation: () => generation,
         divertedKeys: () => reviewing && diverted,
         subscribe(listener) {
             listeners.add(listener);

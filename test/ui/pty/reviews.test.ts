@@ -1,12 +1,13 @@
 /**
  * Reviews end to end: edits and commands the fake model asks for are shown
- * for review in the real terminal, and only the user's keys decide them.
+ * for review in the real terminal as one numbered menu, and only the user's
+ * deliberate keys decide them (issue 31, part 1).
  * Needs `npm run build` first.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { type NorthPtySession, REVIEW_READY, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 30_000;
 const ORIGINAL = "export const retries = 3;\n";
@@ -24,46 +25,65 @@ const edit = {
 
 describe("reviews in the interactive app", () => {
     it(
-        "applies an edit approved with a",
+        "applies an edit approved with 1, after r and y did nothing",
         async () => {
             session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
             const { north, server, submit, repo } = session;
             server.enqueue({ toolCalls: [edit] }, { text: "Bumped the retries." });
             await submit("bump retries to 5");
-            await north.waitForText("[a] accept");
-            // The coloured diff of the change is on screen.
-            expect(north.screenText()).toContain("-export const retries = 3;");
-            expect(north.screenText()).toContain("+export const retries = 5;");
+            await north.waitForText(REVIEW_READY);
+            // The coloured diff of the change is on screen, under the numbered menu.
+            const screen = north.screenText();
+            expect(screen).toContain("-export const retries = 3;");
+            expect(screen).toContain("+export const retries = 5;");
+            expect(screen).toContain("❯ 1. Yes, make this edit");
+            expect(screen).toContain("3. No, and tell North what to do instead");
+            // r once rejected an edit and y accepted every edit: now they answer nothing.
+            // The ↓ after them is taken in order, so the review is still there when it moves.
+            north.type("ry\x1b[B");
+            await north.waitForText("❯ 2. Yes, and accept all edits");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe(ORIGINAL);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            expect(north.screenText()).not.toContain("keys went to your draft");
+            north.type("\x1b[A");
+            await north.waitForText("❯ 1. Yes, make this edit");
+            expect(server.requests).toHaveLength(1);
+            north.type("1");
             await north.waitForText("Bumped the retries.");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 5;\n");
             expect(session.lastRequest()).toContain("applied");
-            expect(north.screenText()).not.toContain("[a] accept");
+            expect(north.screenText()).not.toContain("Yes, make this edit");
         },
         TIMEOUT
     );
 
     it(
-        "writes nothing for an edit rejected with r",
+        "rejects an edit with ↓↓ Enter and sends the typed reason to the model",
         async () => {
             session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
             const { north, server, submit, repo } = session;
             server.enqueue({ toolCalls: [edit] }, { text: "Left it alone." });
             await submit("bump retries to 5");
-            await north.waitForText("[r] reject");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await north.waitForText(REVIEW_READY);
+            north.type("\x1b[B\x1b[B");
+            await north.waitForText("❯ 3. No, and tell North what to do instead");
+            north.type("\r");
+            await north.waitForText("what instead?");
+            north.type("make it 4 instead");
+            await north.waitForText("make it 4 instead");
+            north.type("\r");
             await north.waitForText("Left it alone.");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe(ORIGINAL);
-            expect(session.lastRequest()).toContain("rejected");
+            const request = session.lastRequest();
+            expect(request).toContain("rejected");
+            expect(request).toContain("make it 4 instead");
+            // The transcript's line keeps the reason too.
+            expect(north.screenText()).toContain('"make it 4 instead"');
         },
         TIMEOUT
     );
 
     it(
-        "does not run a command denied with d",
+        "refuses a command with Esc, Esc: nothing runs, no reason is sent",
         async () => {
             session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
             const { north, server, submit, repo } = session;
@@ -72,19 +92,24 @@ describe("reviews in the interactive app", () => {
                 { text: "Did not run it." }
             );
             await submit("create ran.txt");
-            await north.waitForText("[d] deny");
-            expect(north.screenText()).toContain("touch ran.txt");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("d");
+            await north.waitForText(REVIEW_READY);
+            const screen = north.screenText();
+            expect(screen).toContain("touch ran.txt");
+            expect(screen).toContain("❯ 1. Yes, run it once");
+            expect(screen).toContain("2. Yes, and don't ask again for `touch ran.txt` in this");
+            north.type("\x1b");
+            await north.waitForText("what instead?");
+            north.type("\x1b");
             await north.waitForText("Did not run it.");
             expect(existsSync(join(repo, "ran.txt"))).toBe(false);
-            expect(session.lastRequest()).toContain("denied");
+            expect(session.lastRequest()).toContain("the user denied this command");
+            expect(session.lastRequest()).not.toContain("said what to do instead");
         },
         TIMEOUT
     );
 
     it(
-        "runs a command approved with r",
+        "runs a command approved with 1",
         async () => {
             session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
             const { north, server, submit, repo } = session;
@@ -93,11 +118,45 @@ describe("reviews in the interactive app", () => {
                 { text: "Ran it." }
             );
             await submit("create ran.txt");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await north.waitForText(REVIEW_READY);
+            north.type("1");
             await north.waitForText("Ran it.");
             expect(existsSync(join(repo, "ran.txt"))).toBe(true);
+        },
+        TIMEOUT
+    );
+
+    it.each(["yeah", "no", "hold on", "1\r"])(
+        "keeps %j typed as the review appears in the draft, answering nothing",
+        async (typed) => {
+            session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
+            const { north, server, submit, repo } = session;
+            server.enqueue(
+                { toolCalls: [{ name: "shell_run", input: { command: "touch ran.txt" } }] },
+                { text: "Ran it." }
+            );
+            if (typed.includes("\r")) server.enqueue({ text: "Got your note." });
+            await submit("create ran.txt");
+            // The keys leave in the same moment the review's frame is drawn.
+            await north.typeWhen("Run this command?", typed.slice(0, 2));
+            north.type(typed.slice(2));
+            await north.waitForText("keys went to your draft");
+            await north.waitForText(REVIEW_READY);
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            const draft = typed.replace("\r", "");
+            if (!typed.includes("\r")) expect(north.screenText()).toContain(draft);
+            // A deliberate answer after the pause works; the draft is still there.
+            north.type("1");
+            await north.waitForText("Ran it.");
+            expect(existsSync(join(repo, "ran.txt"))).toBe(true);
+            if (typed.includes("\r")) {
+                // Enter sent the draft as the next prompt, after the run: nothing was answered by it.
+                await north.waitForText("Got your note.");
+                expect(session.lastRequest()).toContain('"1"');
+            } else {
+                expect(north.screenText()).toContain(draft);
+                expect(server.requests).toHaveLength(2);
+            }
         },
         TIMEOUT
     );
@@ -109,10 +168,10 @@ describe("reviews in the interactive app", () => {
             const { north, server, submit, repo } = session;
             server.enqueue({ toolCalls: [edit] });
             await submit("bump retries to 5");
-            await north.waitForText("[a] accept");
+            await north.waitForText("Yes, make this edit");
             north.type("\x03");
             await north.waitForText("[Cancelled]");
-            expect(north.screenText()).not.toContain("[a] accept");
+            expect(north.screenText()).not.toContain("Yes, make this edit");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe(ORIGINAL);
             expect(north.hasExited()).toBe(false);
             server.enqueue({ text: "Still here." });
