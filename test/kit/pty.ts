@@ -398,3 +398,23 @@ export const REVIEW_READY = "Enter to choose";
 
 export const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Answers the review on screen (once its menu takes keys) with option `n`
+ * ("1": yes, once), or with the refusal: Esc, the reason (if any), Enter.
+ */
+export async function answerReview(
+    north: PtyNorth,
+    answer: { option: number } | { refuse: string }
+): Promise<void> {
+    await north.waitForText(REVIEW_READY);
+    if ("option" in answer) {
+        north.type(String(answer.option));
+        return;
+    }
+    north.type("\x1b");
+    await north.waitForText("what instead?");
+    if (answer.refuse !== "") north.type(answer.refuse);
+    if (answer.refuse !== "") await north.waitForText(answer.refuse);
+    north.type("\r");
+}

@@ -83,7 +83,9 @@ const isYesNoAnswer = (input: string): boolean =>
 function keyPolicy(review: PendingReview): ReviewPolicy | undefined {
     if (review.kind === "learning")
         return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
-    if (review.kind === "picker") return undefined;
+    // A picker the user opened, and an MCP server's form or sampling question, keep their keys.
+    if (review.kind === "picker" || review.kind === "elicitation" || review.kind === "sampling")
+        return undefined;
     return { kind: "guard" };
 }
 

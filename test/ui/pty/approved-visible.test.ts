@@ -7,11 +7,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
+    answerReview,
     isAppReady,
     type NorthPtySession,
-    pause,
     type PtyNorth,
-    REVIEW_SETTLE_MS,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -81,9 +80,8 @@ describe("an accepted edit stays in the transcript", () => {
                 { text: "Created it." }
             );
             await submit("create sixty.ts");
-            await north.waitForText("[a] accept");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await north.waitForText("Yes, make this edit");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Created it.");
             await north.waitForText("Accepted: Creating sixty.ts (+60 −0)");
             const collapsed = north.screenText();
@@ -128,18 +126,16 @@ describe("an accepted plan", () => {
             );
             await submit("raise the retries");
             await north.waitForText("Proposed plan");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await answerReview(north, { option: 1 });
             // Carrying it out: the next review waits, the plan is pinned above it.
-            await north.waitForText("[d] deny");
+            await north.waitForText("Run this command?");
             await north.waitForText("Accepted plan · being carried out");
             const working = north.screenText();
             expect(working).toContain("Accepted: plan: # Plan");
             expect(working).toContain("6. Report what changed");
             expect(statusLine(north)).toMatch(/\bagent\b/);
             expect(statusLine(north)).not.toMatch(/\bplan\b/);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("All steps done.");
             await north.waitFor(
                 () => !north.screenText().includes("being carried out"),

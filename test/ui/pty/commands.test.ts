@@ -7,7 +7,13 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProfileStore } from "../../../src/storage/profile";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import {
+    type NorthPtySession,
+    pause,
+    REVIEW_READY,
+    REVIEW_SETTLE_MS,
+    startNorthSession,
+} from "../../kit/pty";
 
 const TIMEOUT = 40_000;
 
@@ -176,9 +182,9 @@ describe("slash commands in the interactive app", () => {
             await north.waitForText("Proposed plan");
             expect(north.screenText()).toContain("Rewrite the build in make");
             expect(bodyOf(session, 0).tools?.map((t) => t.name)).toContain("propose_plan");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
-            await north.waitForText("What should change?");
+            await north.waitForText(REVIEW_READY);
+            north.type("\x1b");
+            await north.waitForText("what instead?");
             north.type("keep npm scripts");
             await north.waitForText("keep npm scripts");
             north.type("\r");

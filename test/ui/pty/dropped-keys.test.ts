@@ -1,12 +1,13 @@
 /**
- * No dropped keys: a key pressed the moment a review draws answers it, and
+ * No dropped keys: a key pressed the moment a review draws goes to the draft
+ * (it was typed before the review could be read: issue 31), and
  * keys arriving together in one write are each handled, in order, by the
  * picker and the composer. Needs `npm run build` first.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, startNorthSession } from "../../kit/pty";
+import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 40_000;
 
@@ -31,7 +32,7 @@ function pickerOptions(session: NorthPtySession): string[] {
 
 describe("no dropped keys", () => {
     it(
-        "a key pressed the moment a command review draws answers it, five times in five",
+        "a key pressed the moment a command review draws lands in the draft, five times in five",
         async () => {
             session = await startNorthSession();
             const { north, server, submit, repo } = session;
@@ -45,10 +46,19 @@ describe("no dropped keys", () => {
                     { text: `Left ${i} alone.` }
                 );
                 await submit(`create ran-${i}.txt`);
-                await north.waitForText("[d] deny");
-                // No pause: the key follows the frame that drew the review.
-                north.type("d");
+                // The key leaves in the moment the review's frame is drawn.
+                await north.typeWhen("Run this command?", "k");
+                await north.waitForText("keys went to your draft");
+                await north.waitForText(/❯ k\s*$/m);
+                await answerReview(north, { refuse: "" });
                 await north.waitForText(`Left ${i} alone.`);
+                // The draft kept the key; Ctrl+C clears it for the next prompt.
+                north.type("\x03");
+                await north.waitFor(
+                    () => !/❯ k\s*$/m.test(north.screenText()),
+                    5_000,
+                    "a clear draft"
+                );
                 expect(existsSync(join(repo, `ran-${i}.txt`))).toBe(false);
             }
             expect(JSON.stringify(server.requests.at(-1)?.body)).toContain("denied");

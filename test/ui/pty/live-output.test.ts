@@ -6,7 +6,7 @@
  * answer starts and Ctrl+O unfolds it. Needs `npm run build` first.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 90_000;
 const CTRL_O = "\x0f";
@@ -41,9 +41,8 @@ describe("commands in the transcript", () => {
             // The file appears only once the first line was printed: the test waits on the screen.
             server.enqueue(shell("echo live-line-one; echo live-line-two; sleep 30; echo never"));
             await submit("run the slow thing");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { option: 1 });
             await north.waitForText("live-line-two", 20_000);
             expect(north.screenText()).toContain("live-line-one");
             await north.waitFor(
@@ -67,9 +66,8 @@ describe("commands in the transcript", () => {
             const { north, server, submit } = session;
             server.enqueue(shell("seq 1 40; exit 3"), { text: "It failed." });
             await submit("count to forty");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { option: 1 });
             await north.waitForText("It failed.");
             const screen = north.screenText();
             expect(rowWith(screen, "Running seq 1 40")).toMatch(/^✗ /);

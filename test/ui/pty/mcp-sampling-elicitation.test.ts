@@ -6,7 +6,13 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import {
+    answerReview,
+    type NorthPtySession,
+    pause,
+    REVIEW_SETTLE_MS,
+    startNorthSession,
+} from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const FIXTURE = fileURLToPath(
@@ -44,9 +50,8 @@ async function startWithServer(): Promise<NorthPtySession> {
 
 /** Approves the MCP tool call itself (MCP tools are reviewed like commands). */
 async function runTool(s: NorthPtySession): Promise<void> {
-    await s.north.waitForText("[r] run");
-    await pause(REVIEW_SETTLE_MS);
-    s.north.type("r");
+    await s.north.waitForText("Call this tool?");
+    await answerReview(s.north, { option: 1 });
 }
 
 describe("MCP elicitation and sampling in the chat", () => {

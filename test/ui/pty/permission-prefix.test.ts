@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { answerReview, type NorthPtySession, REVIEW_READY, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 45_000;
 
@@ -20,16 +20,21 @@ const shell = (command: string) => ({ name: "shell_run", input: { command } });
 
 describe("the shell review's prefix rule", () => {
     it(
-        "offers p for touch:*, saves it as a permission rule, and the next touch runs unasked",
+        "offers commands starting touch, kept in the project's local settings when picked with Tab, and the next touch runs unasked",
         async () => {
             session = await startNorthSession({ files: { "app.ts": "export {};\n" } });
             const { north, server, submit, repo } = session;
             server.enqueue({ toolCalls: [shell("touch one.txt")] }, { text: "First done." });
             await submit("make one");
-            await north.waitForText("[p] always touch:*");
-            expect(north.screenText()).toContain("[a] always");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("p");
+            await north.waitForText("3. Yes, and don't ask again for commands starting `touch`");
+            expect(north.screenText()).toContain("2. Yes, and don't ask again for `touch one.txt`");
+            // The scope is a deliberate move: ↓↓ to the option, Tab to the project's file, Enter.
+            await north.waitForText(REVIEW_READY);
+            north.type("\x1b[B\x1b[B");
+            await north.waitForText("Tab: keep it in .north/settings.local.json");
+            north.type("\t");
+            await north.waitForText("(kept in .north/settings.local.json)");
+            north.type("\r");
             await north.waitForText("First done.");
             expect(existsSync(join(repo, "one.txt"))).toBe(true);
             const saved = JSON.parse(
@@ -52,9 +57,8 @@ describe("the shell review's prefix rule", () => {
                 { text: "Third done." }
             );
             await submit("make three");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("d");
+            await north.waitForText("touch three.txt && rm one.txt");
+            await answerReview(north, { refuse: "" });
             await north.waitForText("Third done.");
             expect(existsSync(join(repo, "one.txt"))).toBe(true);
             expect(existsSync(join(repo, "three.txt"))).toBe(false);
@@ -63,7 +67,7 @@ describe("the shell review's prefix rule", () => {
     );
 
     it(
-        "lists the rules with /permissions, and an ask rule still asks after auto all",
+        "lists the rules with /permissions, and an ask rule still asks after a standing prefix approval",
         async () => {
             session = await startNorthSession({
                 files: {
@@ -81,17 +85,18 @@ describe("the shell review's prefix rule", () => {
 
             server.enqueue({ toolCalls: [shell("touch a.txt")] }, { text: "A done." });
             await submit("make a");
-            await north.waitForText("[y] auto all");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("y");
+            await north.waitForText("commands starting `touch`");
+            await north.waitForText(REVIEW_READY);
+            // Approving every command is no longer one keystroke away.
+            expect(north.screenText()).not.toMatch(/auto all|every command/);
+            north.type("3");
             await north.waitForText("A done.");
 
             server.enqueue({ toolCalls: [shell("touch ran.txt")] }, { text: "Ran done." });
             await submit("make ran");
             await north.waitForText("asked because of the rule");
             expect(existsSync(join(repo, "ran.txt"))).toBe(false);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Ran done.");
             expect(existsSync(join(repo, "ran.txt"))).toBe(true);
         },
@@ -127,8 +132,7 @@ describe("the shell review's prefix rule", () => {
             );
             await submit("bump");
             await north.waitForText("asked because of the rule Edit(./app.ts)");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Bumped.");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 5;\n");
         },

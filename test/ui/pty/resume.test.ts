@@ -8,10 +8,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FakeLlmServer } from "../../kit/fake-llm-server";
 import { type PacedLlmServer, startPacedLlmServer } from "../../kit/paced-llm-server";
 import {
-    type NorthPtySession,
-    type PtyNorth,
+    answerReview,
     isAppReady,
+    type NorthPtySession,
     pause,
+    type PtyNorth,
     REVIEW_SETTLE_MS,
     spawnNorthPty,
     startNorthSession,
@@ -96,9 +97,8 @@ describe("resuming in the chat", () => {
                 { text: "Bumped the retries." }
             );
             await submit("bump retries to 5");
-            await north.waitForText("[a] accept");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await north.waitForText("Yes, make this edit");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Bumped the retries.");
             // Live titles: the tools' display data loads behind the first frame.
             expect(north.screenText()).toContain("Editing app.ts (+1/-1)");
@@ -108,9 +108,8 @@ describe("resuming in the chat", () => {
                 { text: "Ran it.", usage: { input: 42_000, output: 500 } }
             );
             await submit("run the echo");
-            await north.waitForText("[a]");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { option: 2 });
             await north.waitForText("Ran it.");
             await north.waitForQuiet(200);
             expect(contextFigure(north)).toMatch(/^42\.\dK \(\d+%\)$/i);

@@ -8,7 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runNorth } from "../../kit/run-north";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import {
+    answerReview,
+    type NorthPtySession,
+    pause,
+    REVIEW_SETTLE_MS,
+    startNorthSession,
+} from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const ESC = "\x1b";
@@ -57,9 +63,8 @@ describe("rewind and fork in the chat", () => {
                 ["make it five", "Now five."],
             ]) {
                 await submit(prompt!);
-                await north.waitForText("[a] accept");
-                await pause(REVIEW_SETTLE_MS);
-                north.type("a");
+                await north.waitForText("Yes, make this edit");
+                await answerReview(north, { option: 1 });
                 await north.waitForText(answer!);
             }
             expect(app()).toBe("export const retries = 5;\n");

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const HOME = "\x1b[H";
@@ -108,9 +108,8 @@ describe("scrolling the transcript", () => {
             const { north, server, submit } = await longTranscript();
             server.enqueue({ toolCalls: [{ name: "shell_run", input: { command: "sleep 30" } }] });
             await submit("wait a while");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Esc or Ctrl+C to cancel");
             north.type(HOME);
             await north.waitForText("[SCROLL]");
