@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+    answerReview,
     isAppReady,
     type NorthPtySession,
-    pause,
-    REVIEW_SETTLE_MS,
+    REVIEW_READY,
     startNorthSession,
 } from "../../kit/pty";
 
@@ -53,24 +53,25 @@ function linesOnScreen(screen: string): number[] {
 
 describe("reading a whole change in the write review (80×24)", () => {
     it(
-        "scrolls a 60-line new file line by line and page by page until every line was seen, then accepts",
+        "scrolls a 60-line new file page by page until every line was seen, then accepts",
         async () => {
             session = await startNorthSession({ cols: 80, rows: 24 });
             const { north, server, submit, repo } = session;
             server.enqueue(createSixty, { text: "Created it." });
             await submit("create sixty.ts");
-            await north.waitForText("[a] accept");
+            await north.waitForText(REVIEW_READY);
             const seen = new Set(linesOnScreen(north.screenText()));
 
             expect(seen.has(1)).toBe(true);
             expect(seen.has(60)).toBe(false);
             expect(north.screenText()).toMatch(/rows 1–\d+ of 62/);
-            await pause(REVIEW_SETTLE_MS);
 
+            // ↓ moves the review's menu, not the diff.
             north.type(DOWN);
-            await north.waitForText(/rows 2–\d+ of 62/);
+            await north.waitForText("❯ 2. Yes, and accept all edits");
+            expect(north.screenText()).toMatch(/rows 1–\d+ of 62/);
             // PageDown to the end: every line passes by, numbered as in the file.
-            for (let page = 0; page < 12 && !seen.has(60); page++) {
+            for (let page = 0; page < 30 && !seen.has(60); page++) {
                 const before = position(north.screenText())!;
                 north.type(PAGE_DOWN);
                 let screen = "";
@@ -103,7 +104,7 @@ describe("reading a whole change in the write review (80×24)", () => {
             await north.waitForText(/rows \d+–62 of 62/);
 
             expect(existsSync(join(repo, "sixty.ts"))).toBe(false);
-            north.type("a");
+            north.type("1");
             await north.waitForText("Created it.");
             expect(readFileSync(join(repo, "sixty.ts"), "utf8")).toBe(`${SIXTY}\n`);
         },
@@ -111,16 +112,15 @@ describe("reading a whole change in the write review (80×24)", () => {
     );
 
     it(
-        "opens the diff full screen with f and back to the review under the transcript; r still rejects",
+        "opens the diff full screen with f and back to the review under the transcript; the menu still refuses",
         async () => {
             session = await startNorthSession({ cols: 80, rows: 24 });
             const { north, server, submit, repo } = session;
             server.enqueue(createSixty, { text: "Left it." });
             await submit("create sixty.ts");
-            await north.waitForText("[a] accept");
+            await north.waitForText(REVIEW_READY);
             const inReview = linesOnScreen(north.screenText()).length;
             expect(north.screenText()).toContain("❯ create sixty.ts"); // the transcript is above
-            await pause(REVIEW_SETTLE_MS);
 
             north.type("f");
             await north.waitForText("f back (or Esc)");
@@ -139,7 +139,7 @@ describe("reading a whole change in the write review (80×24)", () => {
             );
             const full = north.screenText();
             expect(full).not.toContain("❯ create sixty.ts");
-            expect(full).toContain("[r] reject");
+            expect(full).toContain("3. No, and tell North what to do instead");
             north.type(END);
             await north.waitFor(
                 () => linesOnScreen(north.screenText()).includes(60),
@@ -151,7 +151,9 @@ describe("reading a whole change in the write review (80×24)", () => {
             north.type("f");
             await north.waitForText("f full screen");
             await north.waitForText("❯ create sixty.ts");
+            // r once rejected here; now it is nothing, and the refusal is the menu's.
             north.type("r");
+            await answerReview(north, { refuse: "" });
             await north.waitForText("Left it.");
             expect(existsSync(join(repo, "sixty.ts"))).toBe(false);
             expect(north.screenText()).toContain("Rejected");
@@ -185,15 +187,14 @@ describe("reading a whole change in the write review (80×24)", () => {
                 { text: "Done." }
             );
             await submit("split row 20");
-            await north.waitForText("[a] accept");
+            await north.waitForText("Yes, make this edit");
             const screen = north.screenText();
             expect(screen).toContain("19 19  row 19");
             expect(screen).toMatch(/20\s+-row 20\b/);
             expect(screen).toMatch(/\s20 \+row 20a/);
             expect(screen).toMatch(/\s21 \+row 20b/);
             expect(screen).toContain("21 22  row 21");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Done.");
         },
         TIMEOUT
@@ -214,16 +215,14 @@ describe("the command review", () => {
                 { text: "Both ran." }
             );
             await submit("go to pkg");
-            await north.waitForText("[d] deny");
+            await north.waitForText("Run this command?");
 
             expect(north.screenText()).toContain(`in ${root}`);
             expect(north.screenText()).not.toContain(`in ${join(root, "pkg")}`);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("$ pwd");
             expect(north.screenText()).toContain(`in ${join(root, "pkg")}`);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Both ran.");
         },
         TIMEOUT

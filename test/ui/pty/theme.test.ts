@@ -68,7 +68,7 @@ async function showEditReview(options: { env: NodeJS.ProcessEnv }): Promise<Nort
         { text: "Done." }
     );
     await session.submit("change a");
-    await session.north.waitForText("[a] accept");
+    await session.north.waitForText("Yes, make this edit");
     return session;
 }
 

@@ -7,11 +7,11 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+    answerReview,
+    isAppReady,
     type NorthPtySession,
     type PtyNorth,
-    isAppReady,
-    pause,
-    REVIEW_SETTLE_MS,
+    REVIEW_READY,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -43,7 +43,7 @@ const HOSTILE = {
 
 describe("trusting a repository in the chat", () => {
     it(
-        "asks before anything runs, shows what would run, and n keeps it all inert",
+        "asks before anything runs, shows what would run, and No keeps it all inert",
         async () => {
             session = await startNorthSession({ files: HOSTILE, waitReady: false });
             const { north, repo, server, submit } = session;
@@ -55,8 +55,14 @@ describe("trusting a repository in the chat", () => {
             expect(existsSync(join(repo, "pwned-mcp"))).toBe(false);
             expect(existsSync(join(repo, "pwned-hook"))).toBe(false);
 
-            await pause(REVIEW_SETTLE_MS);
-            north.type("n");
+            expect(screen).toContain("1. Yes, trust this project");
+            expect(screen).toContain(
+                "2. No, start without its configuration (asks again next time)"
+            );
+            // y and n are not answers any more: only the menu's keys are.
+            await north.waitForText(REVIEW_READY);
+            north.type("yn");
+            north.type("2");
             await north.waitFor(() => isAppReady(north), 20_000, "the status line");
             await north.waitForText("not trusted");
 
@@ -66,9 +72,8 @@ describe("trusting a repository in the chat", () => {
                 { text: "Did not run it." }
             );
             await submit("create ran.txt");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("d");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { refuse: "" });
             await north.waitForText("Did not run it.");
             expect(existsSync(join(repo, "ran.txt"))).toBe(false);
             expect(existsSync(join(repo, "pwned-mcp"))).toBe(false);
@@ -78,13 +83,12 @@ describe("trusting a repository in the chat", () => {
     );
 
     it(
-        "y runs it, is remembered for the next start, and a changed file is asked again",
+        "Yes runs it, is remembered for the next start, and a changed file is asked again",
         async () => {
             session = await startNorthSession({ files: HOSTILE, waitReady: false });
             const { north, repo, env } = session;
             await north.waitForText("Trust this project?");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("y");
+            await answerReview(north, { option: 1 });
             await north.waitFor(
                 () => existsSync(join(repo, "pwned-hook")) && existsSync(join(repo, "pwned-mcp")),
                 20_000,

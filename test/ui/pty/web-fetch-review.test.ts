@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 
@@ -48,7 +48,7 @@ const fetchCall = (path: string) => ({ name: "web_fetch", input: { url: `${base}
 
 describe("the web_fetch review", () => {
     it(
-        "fetches once with r, allows the host for the session with a, and shows the size fetched",
+        "fetches once with 1, allows the host for the session with 2, and shows the size fetched",
         async () => {
             session = await startNorthSession({ env: { NORTH_CONFIG_DIR: configDir } });
             const { north, server, submit } = session;
@@ -60,11 +60,12 @@ describe("the web_fetch review", () => {
             const review = north.screenText();
             expect(review).toContain(`GET ${base}/one`);
             expect(review).toContain("host 127.0.0.1");
-            expect(review).toContain("[a] always 127.0.0.1 (this session)");
+            expect(review).toContain("1. Yes, fetch it once");
+            expect(review).toContain("2. Yes, and don't ask again for `127.0.0.1` in this session");
+            expect(review).toContain("3. No, and tell North what to do instead");
             expect(review).not.toContain("auto all");
             expect(webHits).toEqual([]);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("First read.");
             expect(north.screenText()).toMatch(new RegExp(`web_fetch ${host}/one - 37 B`));
             expect(session.lastRequest()).toContain("# Changelog");
@@ -73,8 +74,7 @@ describe("the web_fetch review", () => {
             server.enqueue({ toolCalls: [fetchCall("/two")] }, { text: "Second read." });
             await submit("read two");
             await north.waitForText(`GET ${base}/two`);
-            await pause(REVIEW_SETTLE_MS);
-            north.type("a");
+            await answerReview(north, { option: 2 });
             await north.waitForText("Second read.");
 
             // The host is allowed now: another page of it is fetched unasked.
@@ -91,17 +91,17 @@ describe("the web_fetch review", () => {
     );
 
     it(
-        "d denies the fetch and the model is told",
+        "Esc and a reason refuse the fetch, and the model is told both",
         async () => {
             session = await startNorthSession({ env: { NORTH_CONFIG_DIR: configDir } });
             const { north, server, submit } = session;
             server.enqueue({ toolCalls: [fetchCall("/secret")] }, { text: "Understood." });
             await submit("read it");
             await north.waitForText("Fetch this page?");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("d");
+            await answerReview(north, { refuse: "read the local copy" });
             await north.waitForText("Understood.");
             expect(session.lastRequest()).toContain("the user denied this fetch");
+            expect(session.lastRequest()).toContain("read the local copy");
             expect(webHits).toEqual([]);
         },
         TIMEOUT
