@@ -33,7 +33,9 @@ describe("the shell review's prefix rule", () => {
             north.type("\x1b[B\x1b[B");
             await north.waitForText("Tab: keep it in .north/settings.local.json");
             north.type("\t");
-            await north.waitForText("(kept in .north/settings.local.json)");
+            // The option now says the project's file; Tab would take it back to the personal store.
+            await north.waitForText("Tab: keep it in ~/.north for you");
+            expect(north.screenText()).toContain(".north/settings.local.json)");
             north.type("\r");
             await north.waitForText("First done.");
             expect(existsSync(join(repo, "one.txt"))).toBe(true);
