@@ -121,6 +121,40 @@ describe('import { createSession } from "north-agent"', () => {
         expect(out.badModel).toContain("no-such-model");
     });
 
+    it("sends a denial's reason to the model, and refuses an overlong one with a warning", async () => {
+        server.enqueue(
+            { toolCalls: [edit] },
+            { text: "Will use 4." },
+            { toolCalls: [edit] },
+            {
+                text: "Understood.",
+            }
+        );
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const warnings = [];
+            let reason = "make it 4 instead";
+            const session = await createSession({
+                cwd: process.env.REPO,
+                approve: async () => ({ decision: "deny", reason }),
+                onWarning: (message) => warnings.push(message),
+            });
+            await session.run("bump retries");
+            reason = "x".repeat(2001);
+            await session.run("bump retries again");
+            await session.close();
+            console.log(JSON.stringify({ warnings }));
+        `);
+        expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 3;\n");
+        expect(JSON.stringify(server.requests[1]!.body)).toContain("make it 4 instead");
+        const refused = JSON.stringify(server.requests[3]!.body);
+        expect(refused).not.toContain("x".repeat(2001));
+        expect(refused).toContain("the user rejected this edit");
+        expect(out.warnings).toEqual([
+            expect.stringContaining('"reason" is 2001 characters; at most 2000 are read'),
+        ]);
+    });
+
     it("gives commands the env option's variables over process.env without changing process.env", async () => {
         server.enqueue(
             {

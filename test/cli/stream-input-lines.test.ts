@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseInputLine } from "../../src/headless/stream-input";
+import { MAX_REFUSAL_REASON_CHARS, parseInputLine } from "../../src/headless/stream-input";
 
 describe("parseInputLine", () => {
     it("reads Claude Code's user line, with string or text-block content", () => {
@@ -46,6 +46,24 @@ describe("parseInputLine", () => {
             '"approve" or "deny"'
         );
         expect(error({ type: "approval_response", decision: "approve" })).toContain('"id"');
+    });
+
+    it("refuses a denial's reason that is not a string or longer than 2,000 characters, keeping none of it", () => {
+        const line = (reason: unknown) =>
+            parseInputLine(
+                JSON.stringify({ type: "approval_response", id: "a1", decision: "deny", reason })
+            );
+        expect(line(42)).toEqual({ type: "invalid", error: '"reason" must be a string' });
+        expect(line("x".repeat(MAX_REFUSAL_REASON_CHARS + 1))).toEqual({
+            type: "invalid",
+            error: `"reason" is ${MAX_REFUSAL_REASON_CHARS + 1} characters; at most ${MAX_REFUSAL_REASON_CHARS} are read`,
+        });
+        const longest = "y".repeat(MAX_REFUSAL_REASON_CHARS);
+        expect(line(longest)).toEqual({
+            type: "approval_response",
+            id: "a1",
+            decision: { outcome: "deny", reason: longest },
+        });
     });
 
     it("reads approval answers, with a denial's reason", () => {
