@@ -1,0 +1,104 @@
+/**
+ * The one review menu's options per request kind (issue 31, part 1): option 1
+ * grants the least, a standing option says what it grants and where it is
+ * kept, the last is always the refusal; no letter answers anything.
+ */
+import { describe, expect, it } from "vitest";
+import type { ApprovalRequest } from "../../../src/agent/approvals";
+import {
+    approvalOptions,
+    INITIAL_MENU_STATE,
+    MAX_REFUSAL_REASON_CHARS,
+    menuKey,
+    type MenuOption,
+    trustOptions,
+} from "../../../src/ui/reviews/review-options";
+
+const base = { id: "r1", toolCallId: "c1", input: {}, summary: "s" };
+const request = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
+    kind: "shell",
+    toolName: "shell_run",
+    ...base,
+    ...extra,
+});
+const labels = <T>(options: MenuOption<T>[], scope: "personal" | "local" = "personal") =>
+    options.map((o) => o.label(scope));
+
+describe("review menu options", () => {
+    it("a command: once, this exact command, its prefix, no; the standing ones say where they are kept", () => {
+        const options = approvalOptions(
+            request({ command: "npm test -- --run", prefixRule: "npm test:*" })
+        );
+        expect(labels(options)).toEqual([
+            "Yes, run it once",
+            "Yes, and don't ask again for `npm test -- --run` in this project (kept in ~/.north for you)",
+            "Yes, and don't ask again for commands starting `npm test` in this project (kept in ~/.north for you)",
+            "No, and tell North what to do instead",
+        ]);
+        expect(labels(options, "local")[1]).toContain("(kept in .north/settings.local.json)");
+        expect(options.map((o) => o.answer("local"))).toEqual([
+            { outcome: "approve" },
+            { outcome: "approve", remember: "exact", scope: "local" },
+            { outcome: "approve", remember: "prefix", scope: "local" },
+            { outcome: "deny", reason: "the user denied this command" },
+        ]);
+        // No option approves every command.
+        expect(options.some((o) => JSON.stringify(o.answer("personal")).includes('"all"'))).toBe(
+            false
+        );
+    });
+
+    it("an MCP call, a web fetch, an edit and protected configuration", () => {
+        expect(labels(approvalOptions(request({ toolName: "mcp__db__query" })))).toEqual([
+            "Yes, call it once",
+            "Yes, and don't ask again for `mcp__db__query` in this project (kept in ~/.north for you)",
+            "No, and tell North what to do instead",
+        ]);
+        expect(
+            labels(approvalOptions(request({ command: "https://x.dev/a", domain: "x.dev" })))
+        ).toEqual([
+            "Yes, fetch it once",
+            "Yes, and don't ask again for `x.dev` in this session",
+            "No, and tell North what to do instead",
+        ]);
+        const edit = approvalOptions(request({ kind: "write", toolName: "edit_replace_exact" }));
+        expect(edit[1]!.answer("personal")).toEqual({ outcome: "approve", remember: "all" });
+        expect(edit[1]!.label("personal")).toContain("(Shift+Tab to switch back)");
+        const guarded = approvalOptions(
+            request({
+                kind: "write",
+                toolName: "edit_replace_exact",
+                protectedPaths: [".mcp.json"],
+            })
+        );
+        expect(labels(guarded)).toEqual([
+            "Yes, make this edit",
+            "No, and tell North what to do instead",
+        ]);
+        expect(labels(trustOptions())).toEqual([
+            "Yes, trust this project",
+            "No, start without its configuration (asks again next time)",
+        ]);
+    });
+
+    it("keeps the reason one bounded line of text, and Tab changes the scope only on a standing option", () => {
+        const options = approvalOptions(request({ command: "ls" }));
+        let state = menuKey(options, INITIAL_MENU_STATE, "", { escape: true }).state;
+        state = menuKey(options, state, "a\nb\x07c", {}).state;
+        expect(state.reason).toBe("a bc");
+        state = menuKey(options, state, "z".repeat(MAX_REFUSAL_REASON_CHARS), {}).state;
+        expect(state.reason).toHaveLength(MAX_REFUSAL_REASON_CHARS);
+        expect(menuKey(options, INITIAL_MENU_STATE, "", { tab: true }).state.scope).toBe(
+            "personal"
+        );
+        const onStanding = menuKey(options, INITIAL_MENU_STATE, "", { downArrow: true }).state;
+        expect(menuKey(options, onStanding, "", { tab: true }).state.scope).toBe("local");
+        for (const letter of ["r", "a", "y", "d", "n", "p"]) {
+            expect(menuKey(options, INITIAL_MENU_STATE, letter, {})).toEqual({
+                state: INITIAL_MENU_STATE,
+            });
+        }
+        // A digit past the last option does nothing.
+        expect(menuKey(options, INITIAL_MENU_STATE, "9", {}).answer).toBeUndefined();
+    });
+});
