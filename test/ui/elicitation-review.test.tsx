@@ -156,7 +156,7 @@ describe("the elicitation form", () => {
 });
 
 describe("the sampling review", () => {
-    it("shows the request and approves with a, denies with Esc", async () => {
+    it("shows the request and approves with 1, denies with Esc; letters do nothing", async () => {
         const decisions: boolean[] = [];
         const request = {
             server: "notes",
@@ -177,7 +177,11 @@ describe("the sampling review", () => {
         expect(r.frame()).toContain("system: Be brief");
         expect(r.frame()).toContain("user: Summarise");
         expect(r.frame()).toContain("up to 4096 tokens (it asked for 1000000000)");
+        // a approved here once: now no letter answers, only the menu.
         await r.press("a");
+        await r.press("d");
+        expect(decisions).toEqual([]);
+        await r.press("1");
         await r.press("\u001b");
         expect(decisions).toEqual([true, false]);
     });

@@ -83,9 +83,8 @@ const isYesNoAnswer = (input: string): boolean =>
 function keyPolicy(review: PendingReview): ReviewPolicy | undefined {
     if (review.kind === "learning")
         return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
-    // A picker the user opened, and an MCP server's form or sampling question, keep their keys.
-    if (review.kind === "picker" || review.kind === "elicitation" || review.kind === "sampling")
-        return undefined;
+    // A picker the user opened, and an MCP server's form, keep their keys.
+    if (review.kind === "picker" || review.kind === "elicitation") return undefined;
     return { kind: "guard" };
 }
 
@@ -219,6 +218,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     borderColor={borderColor}
                     maxLines={height === undefined ? undefined : Math.max(2, height - 5)}
                     active
+                    gate={gate}
                     onDecide={once<boolean | null>(review.resolve)}
                 />
             );

@@ -137,6 +137,14 @@ export function trustOptions(): MenuOption<boolean>[] {
     ];
 }
 
+/** An MCP server's sampling request: true runs it through the model once. */
+export function samplingOptions(): MenuOption<boolean>[] {
+    return [
+        { label: () => "Yes, run this one request through the model", answer: () => true },
+        { label: () => "No, deny it", refusal: { asksReason: false }, answer: () => false },
+    ];
+}
+
 /** Where the menu is: the highlighted option, the standing scope, and the reason being typed. */
 export interface MenuState {
     selected: number;

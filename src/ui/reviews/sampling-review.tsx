@@ -1,15 +1,17 @@
 /**
  * An MCP server asks to run one request through the session's model
  * (sampling): the server, its system prompt and messages (their first lines)
- * and the token cap. a approves this once; d or Esc denies.
+ * and the token cap, then the review menu: run it once, or no (Esc goes there).
  */
 import { Text } from "ink";
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import type { McpSamplingRequest } from "../../tools/mcp/client-requests";
-import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
 import { sanitizeLine } from "./diff-review";
-import { KeyHints, ReviewFrame } from "./review-frame";
+import { ReviewFrame } from "./review-frame";
+import { ReviewMenu } from "./review-menu";
+import { samplingOptions } from "./review-options";
 import { useTheme } from "../theme-context";
 
 export interface SamplingReviewProps {
@@ -20,6 +22,8 @@ export interface SamplingReviewProps {
     maxLines?: number;
     borderColor?: string;
     active?: boolean;
+    /** The App's key gate (the menu's keys count only while it gives them). */
+    gate?: KeyGate;
     onDecide?: (approved: boolean) => void;
 }
 
@@ -41,13 +45,7 @@ export function samplingLines(request: McpSamplingRequest, max: number): string[
 function SamplingReviewImpl(props: SamplingReviewProps): ReactElement {
     const theme = useTheme();
     const { request, width, active = false } = props;
-    useInputKeys(
-        (input, key) => {
-            if (input === "a") props.onDecide?.(true);
-            else if (input === "d" || key.escape) props.onDecide?.(false);
-        },
-        { isActive: active }
-    );
+    const options = useMemo(() => samplingOptions(), []);
     const capped =
         request.requestedMaxTokens === undefined
             ? `up to ${request.maxTokens} tokens`
@@ -67,11 +65,11 @@ function SamplingReviewImpl(props: SamplingReviewProps): ReactElement {
             <Text color={theme.dim}>
                 One request, no tools, {capped}; it counts in this session's cost.
             </Text>
-            <KeyHints
-                hints={[
-                    { key: "a", label: "approve once", color: "success" },
-                    { key: "d", label: "deny", color: "error" },
-                ]}
+            <ReviewMenu
+                options={options}
+                active={active}
+                gate={props.gate}
+                onAnswer={(approved) => props.onDecide?.(approved)}
             />
         </ReviewFrame>
     );

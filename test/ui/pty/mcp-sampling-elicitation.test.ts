@@ -93,8 +93,10 @@ describe("MCP elicitation and sampling in the chat", () => {
             await s.north.waitForText("asks to use the model");
             expect(s.north.screenText()).toContain("user: Name a colour");
             expect(s.north.screenText()).toContain("(it asked for 1000000000)");
-            await pause(REVIEW_SETTLE_MS);
-            s.north.type("a");
+            expect(s.north.screenText()).toContain(
+                "1. Yes, run this one request through the model"
+            );
+            await answerReview(s.north, { option: 1 });
             await s.north.waitForText("All done.");
 
             expect(toolResultOf(s, 1)).toContain(
@@ -113,7 +115,7 @@ describe("MCP elicitation and sampling in the chat", () => {
     );
 
     it(
-        "declines the form with Esc and denies sampling with d, and the run goes on",
+        "declines the form with Esc and denies sampling with its No, and the run goes on",
         async () => {
             session = await startWithServer();
             const s = session;
@@ -129,8 +131,8 @@ describe("MCP elicitation and sampling in the chat", () => {
             s.north.type("\x1b");
             await runTool(s);
             await s.north.waitForText("asks to use the model");
-            await pause(REVIEW_SETTLE_MS);
-            s.north.type("d");
+            // d denied here once; now only the menu answers.
+            await answerReview(s.north, { option: 2 });
             await s.north.waitForText("Understood.");
             expect(toolResultOf(s, 1)).toContain('{"action":"decline"}');
             expect(toolResultOf(s, 2)).toContain(
