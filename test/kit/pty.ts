@@ -387,7 +387,7 @@ export async function startNorthSession(
     return session;
 }
 
-/** Reviews ignore keys for a moment after they appear (REVIEW_INPUT_GRACE_MS); wait past it. */
+/** A picker or the learning question, drawn just now, may not take keys yet; wait past it. */
 export const REVIEW_SETTLE_MS = 400;
 
 /**
