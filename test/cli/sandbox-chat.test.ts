@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/tools/sandbox/bwrap";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../kit/pty";
+import { answerReview, type NorthPtySession, startNorthSession } from "../kit/pty";
 
 const probe = process.platform === "linux" ? await probeBwrap(false) : null;
 const usable = probe?.ok === true;
@@ -45,12 +45,11 @@ describe.skipIf(!usable)("the chat with --sandbox", () => {
                 { text: "Tried." }
             );
             await submit("set up my shell");
-            await north.waitForText("[d] deny");
+            await north.waitForText("Run this command?");
             expect(north.screenText()).toContain(
                 "sandboxed: writes only in the project and $TMPDIR; no network"
             );
-            await pause(REVIEW_SETTLE_MS);
-            north.type("r");
+            await answerReview(north, { option: 1 });
             await north.waitForText("Tried.");
             expect(readFileSync(join(repo, "made.txt"), "utf8")).toBe("");
             expect(readFileSync(join(home, ".bashrc"), "utf8")).toBe("# mine\n");
