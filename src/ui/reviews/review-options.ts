@@ -30,6 +30,16 @@ export function standingPlace(scope: StandingScope): string {
 
 const code = (text: string): string => `\`${sanitizeLine(text)}\``;
 
+/** Longer commands are named by reference: the review shows them whole just above. */
+const MAX_INLINE_COMMAND = 60;
+
+/** A command as a standing option names it: inline when short and one line. */
+function exactCommand(command: string): string {
+    return command.length > MAX_INLINE_COMMAND || /[\r\n]/.test(command)
+        ? "this exact command"
+        : code(command);
+}
+
 const SAID = "; they said what to do instead: ";
 
 /** A refusal as the model reads it: `base`, then the user's own words when they gave some. */
@@ -115,7 +125,7 @@ export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecisi
     }
     const options = [
         once("Yes, run it once"),
-        standing(`${code(request.command)} in this project`, "exact"),
+        standing(`${exactCommand(request.command)} in this project`, "exact"),
     ];
     if (request.prefixRule !== undefined) {
         const prefix = request.prefixRule.replace(/:\*$/, "");

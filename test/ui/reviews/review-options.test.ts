@@ -48,6 +48,14 @@ describe("review menu options", () => {
         );
     });
 
+    it("names a long or multi-line command by reference (the review shows it whole above)", () => {
+        for (const command of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
+            expect(approvalOptions(request({ command }))[1]!.label("personal")).toBe(
+                "Yes, and don't ask again for this exact command in this project (kept in ~/.north for you)"
+            );
+        }
+    });
+
     it("an MCP call, a web fetch, an edit and protected configuration", () => {
         expect(labels(approvalOptions(request({ toolName: "mcp__db__query" })))).toEqual([
             "Yes, call it once",
