@@ -30,9 +30,8 @@ export function createPrintApprovalSettings(
         isCommandAllowed: (command) =>
             flags.allowedCommands.includes(command) || project.isCommandAllowed(command),
         allowCommand: () => {},
-        enableShellAutoApprove: () => {},
+        approveAllCommandsForSession: () => {},
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
-        enableEditsAutoAccept: () => {},
         areProtectedEditsAllowed: () => flags.allowEdits && flags.allowConfigEdits,
         permissionRules: project.permissionRules,
     };
