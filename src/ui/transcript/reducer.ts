@@ -378,7 +378,11 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
         case "warning":
             return append(state, { kind: "notice", level: "warning", text: event.message });
         case "mode_change":
-            return append(state, { kind: "notice", level: "info", text: modeChangeNotice(event.mode) });
+            return append(state, {
+                kind: "notice",
+                level: "info",
+                text: modeChangeNotice(event.mode),
+            });
         case "run_end":
             return endRun(state, event);
         case "todo":
