@@ -89,6 +89,8 @@ export interface ApprovalSettings {
     permissionRules?: PermissionRules;
     /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), kept where `scope` says. */
     allowCommandPattern?(pattern: string, scope?: StandingScope): void;
+    /** What flags grant for the whole run (`/permissions` lists them): `every command`, `--allow-shell`. */
+    flagGrants?(): Array<{ text: string; flag: string }>;
 }
 
 /** No standing permissions: everything is asked. */

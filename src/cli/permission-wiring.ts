@@ -138,7 +138,8 @@ interface CatalogEntry {
  */
 export function createPermissionCatalog(
     permissions: SessionPermissions,
-    project: ProjectApprovals
+    project: ProjectApprovals,
+    flagGrants: () => Array<{ text: string; flag: string }> = () => []
 ) {
     const personalSource = project.personalAllowRules().source;
     const ruleEntry = (rule: PermissionRule): CatalogEntry => {
@@ -189,6 +190,15 @@ export function createPermissionCatalog(
             ...project.entries().map(({ remove, ...entry }): CatalogEntry => ({
                 entry: { kind: "allow", ...entry },
                 remove,
+            })),
+            ...flagGrants().map(({ text, flag }): CatalogEntry => ({
+                entry: {
+                    kind: "allow",
+                    text,
+                    source: flag,
+                    inForce: true,
+                    fixed: `given on the command line (${flag}): start North without it`,
+                },
             })),
         ];
         return ["deny", "ask", "allow"].flatMap((kind) => all.filter((e) => e.entry.kind === kind));

@@ -347,7 +347,11 @@ export async function startSession(
         withPermissionRules(projectApprovals, permissions)
     );
     permissions.warnings.forEach((w) => warn(w));
-    const permissionCatalog = createPermissionCatalog(permissions, projectApprovals);
+    const permissionCatalog = createPermissionCatalog(
+        permissions,
+        projectApprovals,
+        () => approvalSettings.flagGrants?.() ?? []
+    );
     let context = extensions.context;
     let sessionsBuilt = 0;
     const checkpointStore = createCheckpointStore();

@@ -33,6 +33,13 @@ export function createPrintApprovalSettings(
         approveAllCommandsForSession: () => {},
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
         areProtectedEditsAllowed: () => flags.allowEdits && flags.allowConfigEdits,
+        flagGrants: () => [
+            ...(flags.allowShell ? [{ text: "every command", flag: "--allow-shell" }] : []),
+            ...(flags.allowEdits ? [{ text: "every edit", flag: "--allow-edits" }] : []),
+            ...(flags.allowEdits && flags.allowConfigEdits
+                ? [{ text: "edits of protected configuration", flag: "--allow-config-edits" }]
+                : []),
+        ],
         permissionRules: project.permissionRules,
     };
 }

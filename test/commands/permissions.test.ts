@@ -13,11 +13,12 @@ import type { ApprovalRequest, Approver } from "../../src/agent/approvals";
 import type { Mode } from "../../src/agent/events";
 import { parseCliArgs } from "../../src/cli/args";
 import { resolveReadyModel } from "../../src/cli/model-selection";
-import { prepareSession } from "../../src/cli/session-setup";
+import { checkSessionFlags, prepareSession } from "../../src/cli/session-setup";
 import { type SessionHandle, startSession } from "../../src/cli/session-start";
 import { type InteractivePort, createCommandContext } from "../../src/commands/context";
 import { createCommandHost } from "../../src/commands/host";
 import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../../src/commands/index";
+import { createPrintApprovalSettings } from "../../src/headless/print-approvals";
 import { runPrintCommands } from "../../src/headless/print-commands";
 import { createProfileStore } from "../../src/storage/profile";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
@@ -84,7 +85,10 @@ function seed(): void {
 }
 
 /** A trusted session whose approver records and denies what it is asked. */
-async function session(args: string[] = []): Promise<SessionHandle> {
+async function session(
+    args: string[] = [],
+    printFlags?: Parameters<typeof createPrintApprovalSettings>[0]
+): Promise<SessionHandle> {
     const parsed = parseCliArgs(["--path", repo, ...args]);
     if (!parsed.ok) throw new Error(parsed.error);
     const prepared = await prepareSession(parsed.args, () => undefined);
@@ -98,7 +102,8 @@ async function session(args: string[] = []): Promise<SessionHandle> {
         frontEnd: "interactive",
         logLevel: "error",
         approver,
-        approvalSettings: (project) => project,
+        approvalSettings: (project) =>
+            printFlags ? createPrintApprovalSettings(printFlags, project) : project,
         decideTrust: async () => "trust",
         warn: () => undefined,
     });
@@ -187,6 +192,35 @@ describe("/permissions lists every source", () => {
             ].join("\n")
         );
         expect(stdout).not.toContain("No permission rules.");
+    });
+
+    it("in print mode lists what --allow-shell and --allow-edits grant, never 'No permission rules.'", async () => {
+        const handle = await session([], {
+            allowShell: true,
+            allowEdits: true,
+            allowConfigEdits: false,
+            allowedCommands: [],
+        });
+        const { stdout } = await viaPrint(handle, "/permissions");
+        expect(stdout).toContain(
+            "Allow:\n  1. every command - --allow-shell\n  2. every edit - --allow-edits"
+        );
+        expect(stdout).not.toContain("No permission rules.");
+        expect((await viaPrint(handle, "/permissions remove 1")).stdout).toContain(
+            "every command stays: given on the command line (--allow-shell): start North without it."
+        );
+    });
+
+    it("print mode keeps --allow-edits as its one way to accept edits: accept-edits is refused", async () => {
+        const handle = await session();
+        const refused = await viaPrint(handle, "/mode accept-edits");
+        expect(refused.failed).toBe(true);
+        expect(refused.stdout).toContain("in print mode use --allow-edits");
+        const args = parseCliArgs(["-p", "--mode", "accept-edits", "hi"]);
+        expect(args.ok && checkSessionFlags(args.args)).toEqual({
+            ok: false,
+            error: "--mode accept-edits is the chat's; in print mode use --allow-edits",
+        });
     });
 });
 
