@@ -50,9 +50,19 @@ function removeItem(settings: JsonObject, item: SettingsFileItem): boolean {
     return true;
 }
 
-/** Removes `item` from the settings file at `path`, keeping its other keys; false when absent. */
-export function removeFromSettingsFile(path: string, item: SettingsFileItem): boolean {
-    return editJsonObject(path, (settings) => removeItem(settings, item), 0o644);
+/**
+ * Removes `item` from the settings file at `path`, keeping its other keys;
+ * false when absent. A project's file (`projectRoot`) must not lead out of it.
+ */
+export function removeFromSettingsFile(
+    path: string,
+    item: SettingsFileItem,
+    projectRoot?: string
+): boolean {
+    return editJsonObject(path, (settings) => removeItem(settings, item), {
+        newFileMode: 0o644,
+        insideRoot: projectRoot,
+    });
 }
 
 /** Keeps the personal file out of git: adds it to `.north/.gitignore` once. */
@@ -88,7 +98,7 @@ export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void 
             settings.permissions = permissions;
             return true;
         },
-        0o644
+        { newFileMode: 0o644, insideRoot: repoRoot }
     );
     ignoreLocalFile(join(repoRoot, ".north"));
 }
@@ -192,7 +202,7 @@ export function createProjectApprovalSettings(
     const removeFromLocalFile = (item: SettingsFileItem): { ok: boolean; message: string } => {
         try {
             const written = trust.recordOwnWrite(() => {
-                removeFromSettingsFile(localPath, item);
+                removeFromSettingsFile(localPath, item, repoRoot);
             });
             if (!written) {
                 return {

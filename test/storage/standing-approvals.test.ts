@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import {
     existsSync,
+    lstatSync,
     mkdirSync,
     mkdtempSync,
     readFileSync,
@@ -261,5 +262,37 @@ describe("removing a standing approval", () => {
         entry!.remove!();
         expect(settings.isShellAutoApproved()).toBe(false);
         expect(settings.entries()).toEqual([]);
+    });
+});
+
+describe("symlinked files", () => {
+    it("a linked user file is written through to its target and stays a link", () => {
+        const target = join(data, "dotfiles-approvals.json");
+        writeFileSync(target, JSON.stringify({ version: 1, projects: {} }));
+        symlinkSync(target, approvalsFile());
+        createPersonalApprovalStore(data, repo).add({ allowCommand: "make" });
+        expect(lstatSync(approvalsFile()).isSymbolicLink()).toBe(true);
+        expect(readJson(target)).toEqual({
+            version: 1,
+            projects: { [realpathSync(repo)]: { allowedCommands: ["make"] } },
+        });
+    });
+
+    it("a project's settings.local.json leading out of the project is refused, never followed", () => {
+        const outside = join(data, "bashrc");
+        writeFileSync(outside, "echo hi\n");
+        mkdirSync(join(repo, ".north"));
+        symlinkSync(outside, localFile());
+        const warnings: string[] = [];
+        const settings = createProjectApprovalSettings(repo, trusted, {
+            layers: [],
+            warn: (w) => warnings.push(w),
+        });
+        settings.allowCommand("make", "local");
+        expect(readFileSync(outside, "utf8")).toBe("echo hi\n");
+        expect(warnings).toEqual([
+            `this answer holds for this session only: ${localFile()} is a symlink leading out of the project; it was not written`,
+        ]);
+        expect(settings.isCommandAllowed("make")).toBe(true);
     });
 });
