@@ -42,10 +42,12 @@ export interface ApprovalRequest {
 export type StandingScope = "personal" | "local";
 
 /**
- * `remember`: for a command, "exact" adds this exact string to the project
- * allowlist, "prefix" the request's `prefixRule` as a `Bash(...)` allow rule,
- * and "all" turns on auto-approve for every command; for an edit, "all" turns
- * on auto-accept for every edit. `scope` says where a remembered answer is kept.
+ * `remember`: for a command, "exact" allows this exact string from now on,
+ * "prefix" the request's `prefixRule` as a `Bash(...)` allow rule, both kept
+ * where `scope` says (personal by default); "all" approves every command for
+ * the rest of this session only (kept nowhere). For an edit, "all" switches
+ * the session to the `accept-edits` mode (shown, and switched back with
+ * Shift+Tab), never a saved setting.
  */
 export type ApprovalDecision =
     | { outcome: "approve"; remember?: "exact" | "prefix" | "all"; scope?: StandingScope }
@@ -63,18 +65,21 @@ export const denyAll =
     });
 
 /**
- * The project's standing permissions (`shellAutoApprove`, `allowedCommands`,
- * `editsAutoAccept` in its settings: storage/settings/load.ts), consulted
- * before asking, in the spec's order: auto-approve, then the exact-match
- * allowlist, then the user.
+ * The standing permissions, consulted before asking, in the spec's order:
+ * auto-approve, then the exact-match allowlist, then the user. The user's own
+ * answers (personal store, `.north/settings.local.json`) hold without trust;
+ * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
+ * (set by hand in its settings: storage/settings/load.ts) only while trusted.
  */
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;
     isCommandAllowed(command: string): boolean;
-    allowCommand(command: string): void;
-    enableShellAutoApprove(): void;
+    /** Allows `command` exactly from now on, kept where `scope` says (default personal). */
+    allowCommand(command: string, scope?: StandingScope): void;
+    /** Every command approved for the rest of this session; saved nowhere. */
+    approveAllCommandsForSession(): void;
+    /** A setting (never an answer in the chat) accepts every edit; the mode is the run's. */
     isEditsAutoAccepted(): boolean;
-    enableEditsAutoAccept(): void;
     /**
      * Writes to protected configuration may land without a review. Only print
      * mode's `--allow-edits --allow-config-edits` grants it; absent means no.
@@ -82,8 +87,10 @@ export interface ApprovalSettings {
     areProtectedEditsAllowed?(): boolean;
     /** The permission rules in force (deny beats ask beats allow); absent: none. */
     permissionRules?: PermissionRules;
-    /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), saved where answers are. */
-    allowCommandPattern?(pattern: string): void;
+    /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), kept where `scope` says. */
+    allowCommandPattern?(pattern: string, scope?: StandingScope): void;
+    /** What flags grant for the whole run (`/permissions` lists them): `every command`, `--allow-shell`. */
+    flagGrants?(): Array<{ text: string; flag: string }>;
 }
 
 /** No standing permissions: everything is asked. */
@@ -92,8 +99,7 @@ export function createNoStandingApprovals(): ApprovalSettings {
         isShellAutoApproved: () => false,
         isCommandAllowed: () => false,
         allowCommand: () => {},
-        enableShellAutoApprove: () => {},
+        approveAllCommandsForSession: () => {},
         isEditsAutoAccepted: () => false,
-        enableEditsAutoAccept: () => {},
     };
 }

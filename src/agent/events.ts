@@ -4,12 +4,16 @@ import type { ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
 
 /**
- * Per request: `ask` offers read tools only, `agent` every tool, `plan` every
- * tool but refuses changes and commands until the user accepted a plan.
+ * Per request: `ask` offers read tools only, `agent` every tool,
+ * `accept-edits` is agent with edits applied without review (protected
+ * configuration and ask rules still asked; commands asked as in agent),
+ * `plan` every tool but refuses changes and commands until the user accepted
+ * a plan.
  */
-export type Mode = "ask" | "agent" | "plan";
+export type Mode = "ask" | "agent" | "accept-edits" | "plan";
 
-export const MODES: Mode[] = ["ask", "agent", "plan"];
+/** The Tab / Shift+Tab cycle, in order. */
+export const MODES: Mode[] = ["ask", "agent", "accept-edits", "plan"];
 
 export type RunSubtype =
     | "success"
@@ -51,6 +55,12 @@ export type EngineEvent =
           tools: string[];
           cwd: string;
       }
+    /**
+     * The run's mode changed: an edit review answered "accept edits for the
+     * rest of this session" turns on `accept-edits`; front-ends show it and
+     * send the next requests in it.
+     */
+    | { type: "mode_change"; mode: Mode }
     | { type: "turn_start"; turn: number }
     | { type: "text_delta"; text: string }
     | { type: "thinking_delta"; text: string }

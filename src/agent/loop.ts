@@ -13,7 +13,7 @@ import type { RequestOutcome } from "./model-request";
 import { settleNorthFiles, undoUnfinishedNorthFiles } from "./north-file-turn";
 import { endWithPlan } from "./plan";
 import { type RetryPolicy, retryDelayMs } from "./retry";
-import type { RunContext } from "./run-context";
+import { type RunContext, editsModeOf } from "./run-context";
 import { type ToolTurnDeps, notRunResults, runToolCalls } from "./tool-turn";
 import { repairToolPairing } from "./tool-pairing";
 
@@ -145,7 +145,11 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
 async function northFileNotes(run: RunContext, deps: LoopDeps): Promise<string[]> {
     const router = run.northFile;
     if (!router) return [];
-    const settle = (): Promise<string[]> => settleNorthFiles(router, run.turns, run.signal, deps);
+    const settle = (): Promise<string[]> =>
+        settleNorthFiles(router, run.turns, run.signal, {
+            ...deps,
+            editsMode: editsModeOf(run, deps.emit),
+        });
     return deps.exclusive ? deps.exclusive(settle) : settle();
 }
 

@@ -156,7 +156,10 @@ export async function settleNorthFiles(
     router: NorthFileRouter,
     turn: number,
     signal: AbortSignal,
-    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit" | "repoRoot">
+    deps: Pick<
+        ToolExecutorDeps,
+        "approver" | "settings" | "logger" | "emit" | "repoRoot" | "editsMode"
+    >
 ): Promise<string[]> {
     const outcome = await router.finish(deps.emit);
     const notes: string[] = [];

@@ -2,11 +2,11 @@ import type { ImageBlock, ToolSchema, Usage } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import type { ContextBlocks } from "./context";
 import { systemWithContext } from "./context";
-import type { Mode, ToolCallRecord } from "./events";
+import type { EngineEvent, Mode, ToolCallRecord } from "./events";
 import type { NorthFileRouter } from "./north-file-turn";
 import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL } from "./plan";
 import { buildSystemPrompt } from "./system-prompt";
-import type { ToolRunner } from "./tool-executor";
+import type { EditsMode, ToolRunner } from "./tool-executor";
 
 export const DEFAULT_MAX_TURNS = 100;
 
@@ -25,7 +25,8 @@ export interface RunOptions {
 
 /** Everything one run decides up front and accumulates; it ends with the run. */
 export interface RunContext {
-    readonly mode: Mode;
+    /** Changes only to `accept-edits`, when an edit review says so (`editsModeOf`). */
+    mode: Mode;
     readonly signal: AbortSignal;
     readonly maxTurns: number;
     readonly planOnly: boolean;
@@ -133,6 +134,22 @@ export function createRunContext(options: RunOptions, setup: RunSetup): RunConte
             schemas.splice(0, schemas.length, ...next.schemas);
             allowedNames.clear();
             for (const name of next.allowedNames) allowedNames.add(name);
+        },
+    };
+}
+
+/**
+ * The run's `accept-edits` switch. An edit review's "accept edits for the rest
+ * of this session" turns it on from agent (or plan, once its plan is
+ * accepted) and tells the front-end, which sends its next requests in it.
+ */
+export function editsModeOf(run: RunContext, emit: (event: EngineEvent) => void): EditsMode {
+    return {
+        accepting: () => run.mode === "accept-edits",
+        acceptFromNowOn() {
+            if (run.mode === "accept-edits" || run.mode === "ask") return;
+            run.mode = "accept-edits";
+            emit({ type: "mode_change", mode: "accept-edits" });
         },
     };
 }

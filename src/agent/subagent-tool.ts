@@ -230,6 +230,11 @@ export function createSubagents(options: SubagentOptions): {
                 case "approval_decision":
                     parent.emit(event);
                     return;
+                case "mode_change":
+                    // "Accept edits for the session" in a task's review holds for the parent too.
+                    if (parentRun && parentRun.mode !== "ask") parentRun.mode = event.mode;
+                    parent.emit(event);
+                    return;
                 case "warning":
                     parent.emit({ type: "warning", message: `${label}: ${event.message}` });
                     return;
@@ -265,7 +270,9 @@ export function createSubagents(options: SubagentOptions): {
         const mode: Mode =
             parentRun?.mode === "ask" || (parentRun?.mode === "plan" && !parentRun.acceptedPlan)
                 ? "ask"
-                : "agent";
+                : parentRun?.mode === "accept-edits"
+                  ? "accept-edits"
+                  : "agent";
         const run = createRunContext(
             { mode, signal: ctx.signal, maxTurns },
             {

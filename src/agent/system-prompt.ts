@@ -76,9 +76,13 @@ const SECTIONS: Section[] = [
     ],
 ];
 
+const AGENT_NOTE = `Agent mode: you may change files and run commands through the tools.`;
+
+// Accept-edits differs from agent only in who reviews edits: the same prompt keeps the cache.
 const MODE_NOTES: Record<Mode, string> = {
     ask: `Ask mode: read-only tools only. Answer the question; if a change is needed, describe it.`,
-    agent: `Agent mode: you may change files and run commands through the tools.`,
+    agent: AGENT_NOTE,
+    "accept-edits": AGENT_NOTE,
     plan: `Plan mode: explore with the read tools, then call propose_plan with a concrete plan. Changes and commands are refused until the user accepts it; then carry it out.`,
 };
 

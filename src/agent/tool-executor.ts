@@ -58,11 +58,19 @@ export interface PreToolVerdict {
     permission?: { decision: "allow" | "ask"; reason?: string };
 }
 
+/** Whether the run accepts edits without review, and the switch an edit review's "all" turns on. */
+export interface EditsMode {
+    accepting(): boolean;
+    acceptFromNowOn(): void;
+}
+
 export interface ToolExecutorDeps {
     /** Runs PreToolUse hooks; absent when none are configured. */
     preToolUse?: (call: ToolCallBlock, signal: AbortSignal) => Promise<PreToolVerdict | null>;
     /** Plan mode before a plan was accepted: changes and commands are refused. */
     planRequired?: boolean;
+    /** The run's `accept-edits` mode; absent: edits are reviewed unless a setting accepts them. */
+    editsMode?: EditsMode;
     tools: ToolRunner;
     approver: Approver;
     settings: ApprovalSettings;
@@ -292,11 +300,12 @@ async function runShellCall(
         // "Always" for a web host is a session rule, never a saved command.
         if (decision.remember === "exact" && domain !== undefined) {
             settings.permissionRules?.add("allow", rememberKey, "this session");
-        } else if (decision.remember === "exact") settings.allowCommand(rememberKey);
+        } else if (decision.remember === "exact")
+            settings.allowCommand(rememberKey, decision.scope);
         if (decision.remember === "prefix" && request.prefixRule !== undefined) {
-            settings.allowCommandPattern?.(request.prefixRule);
+            settings.allowCommandPattern?.(request.prefixRule, decision.scope);
         }
-        if (decision.remember === "all") settings.enableShellAutoApprove();
+        if (decision.remember === "all") settings.approveAllCommandsForSession();
     }
     deps.logger.info("shell_run_start", { approvedBy });
     const result = await runListedTool(deps.tools, tool, call.input, ctx);
@@ -455,7 +464,10 @@ export async function reviewPreparedWrite(
     change: PreparedWrite,
     origin: { toolName: string; toolCallId: string; input: unknown },
     signal: AbortSignal,
-    deps: Pick<ToolExecutorDeps, "approver" | "settings" | "logger" | "emit" | "repoRoot">,
+    deps: Pick<
+        ToolExecutorDeps,
+        "approver" | "settings" | "logger" | "emit" | "repoRoot" | "editsMode"
+    >,
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
@@ -472,7 +484,10 @@ export async function reviewPreparedWrite(
         protectedPaths.length > 0
             ? !mustAsk && deps.settings.areProtectedEditsAllowed?.() === true
             : !mustAsk &&
-              (forced === "allow" || allowedByRule || deps.settings.isEditsAutoAccepted());
+              (forced === "allow" ||
+                  allowedByRule ||
+                  deps.editsMode?.accepting() === true ||
+                  deps.settings.isEditsAutoAccepted());
     if (!autoAccepted) {
         const request: ApprovalRequest = {
             id: `approval-${origin.toolCallId}`,
@@ -492,7 +507,8 @@ export async function reviewPreparedWrite(
                 denied(decision.reason ?? "the user rejected this edit; nothing was written")
             );
         }
-        if (decision.remember === "all") deps.settings.enableEditsAutoAccept();
+        if (decision.remember === "all" && protectedPaths.length === 0)
+            deps.editsMode?.acceptFromNowOn();
     }
     // The review may have been open for a while: a path swapped meanwhile must not
     // land outside, in .git, or on a protected file nobody reviewed as such.

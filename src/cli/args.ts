@@ -272,7 +272,8 @@ Options:
       --input-format FORMAT     text (default), or stream-json: with -p --output-format stream-json,
                                 read prompts and approval answers as JSON lines on stdin
   -m, --model NAME              model alias or id (see \`north models\`), or provider:model-id
-      --mode MODE               agent (default: every tool), ask (read-only tools) or plan (plan first)
+      --mode MODE               agent (default: every tool), ask (read-only tools), accept-edits
+                                (the chat: edits without review) or plan (plan first)
       --path DIR                project directory (default: the current directory's repository)
       --max-turns N             stop after N model turns
       --log-level LEVEL         debug, info (default), warn or error

@@ -198,6 +198,7 @@ export function createViewRecorder(
                     return;
                 // Replayed as they came: the transcript draws them after a resume.
                 case "run_start":
+                case "mode_change":
                 case "turn_start":
                 case "tool_call_start":
                 case "retry":

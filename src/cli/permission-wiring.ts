@@ -7,13 +7,17 @@
  */
 import { homedir } from "node:os";
 import type { ApprovalSettings } from "../agent/approvals";
-import type { PermissionListing } from "../commands/types";
-import type { createProjectApprovalSettings } from "../storage/project-settings";
-import { LOCAL_SETTINGS_FILE, type SettingsLayer } from "../storage/settings/load";
-import { PermissionRules } from "../tools/permissions/rules";
+import { relative } from "node:path";
+import type { PermissionEntry, PermissionListing } from "../commands/types";
+import {
+    type ProjectApprovals,
+    THIS_SESSION,
+    removeFromSettingsFile,
+} from "../storage/project-settings";
+import type { SettingsLayer } from "../storage/settings/load";
+import { type PermissionRule, PermissionRules } from "../tools/permissions/rules";
 import type { AnyToolDefinition } from "../tools/types";
 import type { CommandPatternFlags } from "./command-pattern-flags";
-import { join } from "node:path";
 
 export interface PermissionWiringInput {
     repoRoot: string;
@@ -30,9 +34,9 @@ export interface PermissionWiringInput {
 export interface SessionPermissions {
     rules: PermissionRules;
     warnings: string[];
-    /** Exact commands of the older `allowedCommands` keys, with their files. */
-    exactCommands: Array<{ command: string; source: string; active: () => boolean }>;
     notes: string[];
+    /** Each settings file's layer kind, to tell the user's files from the repository's. */
+    fileKinds: Map<string, SettingsLayer["kind"]>;
 }
 
 /** Tool names a bare rule may use: North's names, their Claude Code aliases, and Claude Code's own. */
@@ -51,8 +55,10 @@ export function loadSessionPermissions(input: PermissionWiringInput): SessionPer
         knownToolNames(input.tools)
     );
     const warnings: string[] = [];
-    const exactCommands: SessionPermissions["exactCommands"] = [];
     const notes: string[] = [];
+    const fileKinds = new Map<string, SettingsLayer["kind"]>();
+    for (const layer of [...input.layers, ...(input.untrustedProjectLayers ?? [])])
+        fileKinds.set(layer.path, layer.kind);
     for (const layer of input.layers) {
         const permissions = layer.settings.permissions;
         if (permissions) {
@@ -64,9 +70,6 @@ export function loadSessionPermissions(input: PermissionWiringInput): SessionPer
                     allowActive: layer.kind === "user" ? undefined : input.isTrustedNow,
                 })
             );
-        }
-        for (const command of layer.settings.allowedCommands ?? []) {
-            exactCommands.push({ command, source: layer.path, active: input.isTrustedNow });
         }
     }
     for (const pattern of input.flags.allow)
@@ -91,69 +94,136 @@ export function loadSessionPermissions(input: PermissionWiringInput): SessionPer
             `${ignoredAllows} allow rule${ignoredAllows === 1 ? "" : "s"} of this project ${ignoredAllows === 1 ? "is" : "are"} ignored: the project is not trusted (its deny and ask rules apply).`
         );
     }
-    return { rules, warnings, exactCommands, notes };
+    return { rules, warnings, notes, fileKinds };
 }
 
 /**
- * The project's standing approvals with the rules in force: "always" with a
- * prefix adds a `Bash(...)` allow rule, saved in the local settings file when
- * it can be (else for this session).
+ * The session's standing approvals with the rules in force: the personal
+ * allow rules join them, and "always" with a prefix adds a `Bash(...)` allow
+ * rule kept where the answer's scope says (else for this session).
  */
 export function withPermissionRules(
-    repoRoot: string,
-    project: ReturnType<typeof createProjectApprovalSettings>,
+    project: ProjectApprovals,
     permissions: SessionPermissions
 ): ApprovalSettings {
+    const personal = project.personalAllowRules();
+    for (const rule of personal.rules) {
+        const problem = permissions.rules.add("allow", rule, personal.source);
+        if (problem !== null)
+            permissions.warnings.push(
+                `${personal.source}: ${rule}: ${problem}; this rule is ignored`
+            );
+    }
     return {
         ...project,
         permissionRules: permissions.rules,
-        allowCommandPattern: (pattern) => {
+        allowCommandPattern: (pattern, scope) => {
             const rule = `Bash(${pattern})`;
-            const saved = project.saveAllowRule(rule);
-            permissions.rules.add(
-                "allow",
-                rule,
-                saved ? join(repoRoot, LOCAL_SETTINGS_FILE) : "this session"
-            );
+            permissions.rules.add("allow", rule, project.keepAllowRule(rule, scope));
         },
     };
 }
 
-/** What `/permissions` lists: every rule with its source, and why some do not count. */
-export function listPermissions(
+type Removal = { ok: boolean; message: string };
+
+/** One line of `/permissions` with how to remove it. */
+interface CatalogEntry {
+    entry: PermissionEntry;
+    remove?: () => Removal;
+}
+
+/**
+ * What `/permissions` lists (every rule and standing approval with its file,
+ * deny then ask then allow, numbered from 1 in that order) and removes.
+ */
+export function createPermissionCatalog(
     permissions: SessionPermissions,
-    sessionCommands: () => readonly string[]
-): PermissionListing {
-    const rules: PermissionListing["rules"] = permissions.rules.list().map((rule) => ({
-        kind: rule.kind,
-        text: rule.text,
-        source: rule.source,
-        inForce: rule.active(),
-        note: rule.target.type === "ignored" ? rule.target.note : undefined,
-    }));
-    for (const { command, source, active } of permissions.exactCommands) {
-        rules.push({
-            kind: "allow",
-            text: `Bash(${command})`,
-            source,
-            inForce: active(),
-            note: "exact",
-        });
-    }
-    for (const command of sessionCommands()) {
-        rules.push({
-            kind: "allow",
-            text: `Bash(${command})`,
-            source: "this session",
-            inForce: true,
-            note: "exact",
-        });
-    }
-    const notes = [...permissions.notes];
-    if (rules.some((r) => !r.inForce)) {
-        notes.push(
-            "Rules marked (not in force) come from project files that are no longer trusted."
-        );
-    }
-    return { rules, notes };
+    project: ProjectApprovals,
+    flagGrants: () => Array<{ text: string; flag: string }> = () => []
+) {
+    const personalSource = project.personalAllowRules().source;
+    const ruleEntry = (rule: PermissionRule): CatalogEntry => {
+        const entry: PermissionEntry = {
+            kind: rule.kind,
+            text: rule.text,
+            source: rule.source,
+            inForce: rule.active(),
+            note: rule.target.type === "ignored" ? rule.target.note : undefined,
+        };
+        const item = { rule: { kind: rule.kind, text: rule.text } };
+        const dropped = (removal: Removal): Removal => {
+            if (removal.ok) permissions.rules.remove(rule);
+            return removal;
+        };
+        const kind = permissions.fileKinds.get(rule.source);
+        if (rule.source === THIS_SESSION)
+            return {
+                entry,
+                remove: () => dropped({ ok: true, message: "Removed from this session." }),
+            };
+        if (rule.source === personalSource)
+            return { entry, remove: () => dropped(project.removePersonalRule(rule.text)) };
+        if (rule.source === project.localPath)
+            return { entry, remove: () => dropped(project.removeFromLocalFile(item)) };
+        if (kind === "user") {
+            return {
+                entry,
+                remove: () => {
+                    try {
+                        removeFromSettingsFile(rule.source, item);
+                        return dropped({ ok: true, message: `Removed from ${rule.source}.` });
+                    } catch (error) {
+                        return { ok: false, message: `Not removed: ${(error as Error).message}` };
+                    }
+                },
+            };
+        }
+        entry.fixed =
+            kind === "project"
+                ? `${relative(permissions.rules.bases.projectRoot, rule.source)} belongs to the repository (it may be committed): edit it to remove this`
+                : `given on the command line (${rule.source}): start North without it`;
+        return { entry };
+    };
+    const catalog = (): CatalogEntry[] => {
+        const all = [
+            ...permissions.rules.list().map(ruleEntry),
+            ...project.entries().map(({ remove, ...entry }): CatalogEntry => ({
+                entry: { kind: "allow", ...entry },
+                remove,
+            })),
+            ...flagGrants().map(({ text, flag }): CatalogEntry => ({
+                entry: {
+                    kind: "allow",
+                    text,
+                    source: flag,
+                    inForce: true,
+                    fixed: `given on the command line (${flag}): start North without it`,
+                },
+            })),
+        ];
+        return ["deny", "ask", "allow"].flatMap((kind) => all.filter((e) => e.entry.kind === kind));
+    };
+    return {
+        list(): PermissionListing {
+            const rules = catalog().map((e) => e.entry);
+            const notes = [...permissions.notes];
+            if (rules.some((r) => !r.inForce)) {
+                notes.push(
+                    "Entries marked (not in force) come from project files that are no longer trusted."
+                );
+            }
+            return { rules, notes };
+        },
+        /** Removes entry `number` (1-based, as listed) from its file and the session. */
+        remove(number: number): Removal {
+            const found = catalog()[number - 1];
+            if (!found) return { ok: false, message: `There is no entry ${number}.` };
+            const { entry, remove } = found;
+            if (!remove) return { ok: false, message: `${entry.text} stays: ${entry.fixed}.` };
+            const removed = remove();
+            return removed.ok
+                ? { ok: true, message: `Removed ${entry.text}. ${removed.message}` }
+                : removed;
+        },
+    };
 }

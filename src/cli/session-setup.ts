@@ -33,6 +33,13 @@ export function checkSessionFlags(args: CliArgs): Checked<{ mode: Mode; logLevel
             ok: false,
             error: `--mode must be one of ${MODES.join(", ")} (got "${args.mode}")`,
         };
+    // Print mode allows edits by its flags only: its `--allow-edits` stays the one way.
+    if (mode === "accept-edits" && args.print) {
+        return {
+            ok: false,
+            error: "--mode accept-edits is the chat's; in print mode use --allow-edits",
+        };
+    }
     const logLevel = (args.logLevel ?? "info") as LogLevel;
     if (!LOG_LEVELS.includes(logLevel)) {
         return {

@@ -39,7 +39,12 @@ import { conversationCheckpoints } from "./checkpoint-wiring";
 import type { PreparedSession } from "./session-setup";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { type TrustDecider, settleProjectTrust } from "./project-trust";
-import { listPermissions, loadSessionPermissions, withPermissionRules } from "./permission-wiring";
+import {
+    createPermissionCatalog,
+    loadSessionPermissions,
+    withPermissionRules,
+} from "./permission-wiring";
+import { createPersonalApprovalStore } from "../storage/standing-approvals";
 import { createSessionSandbox } from "./sandbox-setting";
 import { loadSubagents } from "./subagent-wiring";
 import { createConversationToolset } from "./toolset";
@@ -73,8 +78,10 @@ export interface SessionHandle {
     providerFor(model: ModelInfo): Promise<Provider>;
     /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
     extensions: ProjectExtensions;
-    /** The permission rules in force and their sources (`/permissions`). */
+    /** The permission rules and standing approvals in force and their sources (`/permissions`). */
     permissions(): PermissionListing;
+    /** Removes entry `number` of `permissions()` from its file and this session (`/permissions`). */
+    removePermission(number: number): { ok: boolean; message: string };
     /** The `Read(...)` deny rule covering an absolute path, if any. */
     readDenial(absPath: string): string | undefined;
     costs: {
@@ -330,16 +337,20 @@ export async function startSession(
         tools: tools.list(),
         flags: prepared.commandFlags,
     });
-    permissions.warnings.forEach((w) => warn(w));
     // One set for every conversation of this process, so "always" answers carry over.
-    const projectApprovals = createProjectApprovalSettings(
-        repoRoot,
-        trust.live,
-        settings.approvals,
-        warn
-    );
+    const projectApprovals = createProjectApprovalSettings(repoRoot, trust.live, {
+        layers: settings.layers,
+        personal: createPersonalApprovalStore(dataDir(), repoRoot),
+        warn,
+    });
     const approvalSettings = options.approvalSettings(
-        withPermissionRules(repoRoot, projectApprovals, permissions)
+        withPermissionRules(projectApprovals, permissions)
+    );
+    permissions.warnings.forEach((w) => warn(w));
+    const permissionCatalog = createPermissionCatalog(
+        permissions,
+        projectApprovals,
+        () => approvalSettings.flagGrants?.() ?? []
     );
     let context = extensions.context;
     let sessionsBuilt = 0;
@@ -467,7 +478,8 @@ export async function startSession(
         tools,
         providerFor,
         extensions,
-        permissions: () => listPermissions(permissions, projectApprovals.sessionCommands),
+        permissions: () => permissionCatalog.list(),
+        removePermission: (number) => permissionCatalog.remove(number),
         readDenial: (absPath) => permissions.rules.readDenial(absPath),
         costs: {
             get session() {

@@ -43,6 +43,8 @@ export interface CommandFront {
     /** Every model of the catalogue (`/model` picker). */
     models(): ModelInfo[];
     setMode(mode: Mode): void;
+    /** The chat's mode now (`/permissions` lists `accept-edits`); absent in print mode. */
+    currentMode?(): Mode;
     /** The signal of the input being processed (Ctrl+C aborts it). */
     signal(): AbortSignal;
     /** The chat's; absent in print mode. */
@@ -188,7 +190,15 @@ export function createCommandContext(front: CommandFront): CommandContext {
         },
         mcpServers: () => loaded?.mcpServers() ?? [],
         skills: () => loaded?.skills() ?? [],
-        permissions: () => loaded?.permissions() ?? { rules: [], notes: [] },
+        permissions: () => ({
+            ...(loaded?.permissions() ?? { rules: [], notes: [] }),
+            mode: front.currentMode?.(),
+        }),
+        removePermission: (number) =>
+            loaded?.removePermission(number) ?? {
+                message: "The session is still starting; try again.",
+                isError: true,
+            },
         memory: async () => (await pending).memory(),
         remember: async (note, scope) => (await pending).remember(note, scope),
         async editMemory(scope) {

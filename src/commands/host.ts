@@ -57,6 +57,8 @@ export interface HostEngine {
     setProfile(profile: string): void;
     /** The permission rules in force, with their sources; absent: none. */
     permissions?(): PermissionListing;
+    /** Removes entry `number` of `permissions()` from its file and the session. */
+    removePermission?(number: number): { ok: boolean; message: string };
     /** The `Read(...)` deny rule covering an absolute path (`@` attachments); absent: none. */
     readDenial?(absPath: string): string | undefined;
     newConversation(): { warnings: string[] };
@@ -111,6 +113,7 @@ export interface CommandHost {
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     skills(): Array<{ name: string; description: string }>;
     permissions(): PermissionListing;
+    removePermission(number: number): CommandResult;
     memory(): MemoryListing;
     remember(note: string, scope: "user" | "project"): CommandResult;
     /** The scope's `MEMORY.md` to open in an editor, created when missing. */
@@ -254,6 +257,13 @@ export function createCommandHost(engine: HostEngine, deps: CommandHostDeps): Co
             })),
         skills: () => engine.extensions.skills,
         permissions: () => engine.permissions?.() ?? { rules: [], notes: [] },
+        removePermission(number) {
+            const removed = engine.removePermission?.(number) ?? {
+                ok: false,
+                message: "No permission entries.",
+            };
+            return { message: removed.message, isError: !removed.ok };
+        },
         memory: () => memoryListing(engine.repoRoot),
         remember: (note, scope) => saveMemoryNote(engine, note, scope),
         memoryFile: (scope) => memoryFileToEdit(engine.repoRoot, scope),

@@ -89,8 +89,10 @@ export interface CommandContext {
     mcpServers(): Array<{ name: string; state: string; error?: string; tools: string[] }>;
     /** Skills the model can load. */
     skills(): Array<{ name: string; description: string }>;
-    /** The permission rules in force and where each comes from. */
+    /** The permission rules and standing approvals in force and where each comes from. */
     permissions(): PermissionListing;
+    /** Removes entry `number` of `permissions()` from its file and from this session at once. */
+    removePermission(number: number): CommandResult;
     /** The memory directories and what is loaded from them. */
     memory(): Promise<MemoryListing>;
     /** Appends a note to the user's or the project's memory; the next request sends it. */
@@ -113,21 +115,29 @@ export interface MemoryListing {
     warnings: string[];
 }
 
-/** The permission rules of a session, for `/permissions`. */
+/** A permission rule or standing approval, as `/permissions` lists it. */
+export interface PermissionEntry {
+    kind: "allow" | "deny" | "ask";
+    /** As written: `Bash(npm test:*)`; `every command` / `every edit` for an auto-approval. */
+    text: string;
+    /** A settings file's path, a flag, or "this session". */
+    source: string;
+    /** False for an entry that does not count now (its project is no longer trusted). */
+    inForce: boolean;
+    /** "exact" (an exact command), the key of an auto-approval, or why the rule matches nothing. */
+    note?: string;
+    /** Why `/permissions` does not remove it (edit the file instead); absent: it can. */
+    fixed?: string;
+}
+
+/** The permission rules and standing approvals of a session, for `/permissions`. */
 export interface PermissionListing {
-    rules: Array<{
-        kind: "allow" | "deny" | "ask";
-        /** As written: `Bash(npm test:*)`. */
-        text: string;
-        /** A settings file's path, a flag, or "this session". */
-        source: string;
-        /** False for a rule that does not count now (its project is no longer trusted). */
-        inForce: boolean;
-        /** "exact" (an allowedCommands entry), or why the rule matches nothing. */
-        note?: string;
-    }>;
-    /** Why some rules do not count (an untrusted project's allow rules). */
+    /** Deny, then ask, then allow (the order they apply in); numbered from 1 as listed. */
+    rules: PermissionEntry[];
+    /** Why some entries do not count (an untrusted project's allow rules). */
     notes: string[];
+    /** The chat's mode, when it grants something (`accept-edits`). */
+    mode?: Mode;
 }
 
 export interface CommandDefinition {

@@ -30,10 +30,16 @@ export function createPrintApprovalSettings(
         isCommandAllowed: (command) =>
             flags.allowedCommands.includes(command) || project.isCommandAllowed(command),
         allowCommand: () => {},
-        enableShellAutoApprove: () => {},
+        approveAllCommandsForSession: () => {},
         isEditsAutoAccepted: () => flags.allowEdits || project.isEditsAutoAccepted(),
-        enableEditsAutoAccept: () => {},
         areProtectedEditsAllowed: () => flags.allowEdits && flags.allowConfigEdits,
+        flagGrants: () => [
+            ...(flags.allowShell ? [{ text: "every command", flag: "--allow-shell" }] : []),
+            ...(flags.allowEdits ? [{ text: "every edit", flag: "--allow-edits" }] : []),
+            ...(flags.allowEdits && flags.allowConfigEdits
+                ? [{ text: "edits of protected configuration", flag: "--allow-config-edits" }]
+                : []),
+        ],
         permissionRules: project.permissionRules,
     };
 }

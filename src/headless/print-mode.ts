@@ -97,6 +97,8 @@ export function streamJsonLine(
             };
         case "approval_decision":
             return { type: "approval", request_id: event.requestId, decision: event.decision };
+        case "mode_change":
+            return { type: "mode", mode: event.mode };
         case "retry":
             return {
                 type: "retry",
@@ -259,6 +261,7 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "tool_output":
         case "approval_request":
         case "approval_decision":
+        case "mode_change":
         case "tool_result":
         case "turn_end":
         case "context":

@@ -1,59 +1,68 @@
 /**
- * The project's standing permissions (settings/load.ts: `allowedCommands`,
- * `editsAutoAccept`, `shellAutoApprove` of the project and local layers) and
- * where the user's "always" answers are saved: `.north/settings.local.json`,
- * personal and git-ignored through `.north/.gitignore`. The older
- * `.north/autoaccept.json` and `.north/allowlist.json` are still read but
- * never written; they stay as they are.
+ * The standing approvals of one session and where they are kept:
+ *
+ * - the user's "don't ask again" answers: personal by default (the data
+ *   folder, `standing-approvals.ts`, held without the repository's trust), or
+ *   `.north/settings.local.json` when the user picks that scope (git-ignored
+ *   through `.north/.gitignore`; counts only while the project is trusted);
+ * - what the project's files set by hand (`allowedCommands`, `editsAutoAccept`,
+ *   `shellAutoApprove` of `.north/settings.json`, the older
+ *   `.north/autoaccept.json` and `.north/allowlist.json`, and the local file),
+ *   honoured only while trusted; the older files are read, never written;
+ * - answers for this session only ("every command", or a save that failed).
+ *
+ * Each can be listed with its file and removed (`/permissions`): from its file
+ * (locked, atomic, other keys kept) and from the session at once.
  */
-import { mkdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { writeFileAtomicSync } from "./conversations/io";
-import { withFileLock } from "./file-lock";
+import { join, relative } from "node:path";
 import {
-    LOCAL_SETTINGS_FILE,
-    type StandingApprovals,
-    approvalsOf,
-    mergeLayers,
-    parseProjectLayers,
-} from "./settings/load";
+    type JsonObject,
+    addToList,
+    editJsonObject,
+    isJsonObject,
+    removeFromList,
+} from "./json-object-file";
+import { LOCAL_SETTINGS_FILE, type SettingsLayer, parseProjectLayers } from "./settings/load";
+import type { PersonalApprovalStore, StandingAnswer } from "./standing-approvals";
 import { type ProjectTrust, readProjectConfig } from "./trust";
+import { writeFileAtomicSync } from "./conversations/io";
 import { readRegularTextSync } from "../util/read-regular-file";
 
-/** One "always" answer, as saved in the local settings file. */
-export type ApprovalChoice =
+export const THIS_SESSION = "this session";
+
+/** Something a settings file holds that `/permissions` can remove. */
+export type SettingsFileItem =
     | { allowCommand: string }
-    /** A permission rule for `permissions.allow`: `Bash(npm test:*)`. */
-    | { allowRule: string }
-    | { editsAutoAccept: true }
-    | { shellAutoApprove: true };
+    | { rule: { kind: "allow" | "deny" | "ask"; text: string } }
+    | { flag: "shellAutoApprove" | "editsAutoAccept" };
 
-function appendUnique(list: unknown, item: string): unknown[] | null {
-    const current = Array.isArray(list) ? (list as unknown[]) : [];
-    return current.includes(item) ? null : [...current, item];
-}
-
-function readObject(path: string): Record<string, unknown> {
-    let text: string;
-    try {
-        text = readRegularTextSync(path);
-    } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-        throw error;
-    }
-    if (text.trim() === "") return {};
-    let json: unknown;
-    try {
-        json = JSON.parse(text);
-    } catch (error) {
-        throw new Error(
-            `${path} is not valid JSON (${(error as Error).message}); it was left as is`
+function removeItem(settings: JsonObject, item: SettingsFileItem): boolean {
+    if ("allowCommand" in item)
+        return removeFromList(settings, "allowedCommands", item.allowCommand);
+    if ("rule" in item) {
+        const permissions = settings.permissions;
+        return (
+            isJsonObject(permissions) && removeFromList(permissions, item.rule.kind, item.rule.text)
         );
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-        throw new Error(`${path} is not a JSON object; it was left as is`);
-    }
-    return json as Record<string, unknown>;
+    if (!(item.flag in settings)) return false;
+    delete settings[item.flag];
+    return true;
+}
+
+/**
+ * Removes `item` from the settings file at `path`, keeping its other keys;
+ * false when absent. A project's file (`projectRoot`) must not lead out of it.
+ */
+export function removeFromSettingsFile(
+    path: string,
+    item: SettingsFileItem,
+    projectRoot?: string
+): boolean {
+    return editJsonObject(path, (settings) => removeItem(settings, item), {
+        newFileMode: 0o644,
+        insideRoot: projectRoot,
+    });
 }
 
 /** Keeps the personal file out of git: adds it to `.north/.gitignore` once. */
@@ -73,107 +82,279 @@ function ignoreLocalFile(northDir: string): void {
 }
 
 /**
- * Saves `choice` in `.north/settings.local.json`, keeping every other key of
- * the file as written. Locked and atomic; a broken file is left alone and the
- * error says so. Throws when it cannot save.
+ * Saves `answer` in `.north/settings.local.json`, keeping every other key of
+ * the file as written, and git-ignores the file. Locked and atomic; a broken
+ * file is left alone and the error says so. Throws when it cannot save.
  */
-export function saveApprovalChoice(repoRoot: string, choice: ApprovalChoice): void {
+export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void {
     const path = join(repoRoot, LOCAL_SETTINGS_FILE);
-    mkdirSync(dirname(path), { recursive: true });
-    withFileLock(path, () => {
-        const settings = readObject(path);
-        if ("allowCommand" in choice) {
-            const next = appendUnique(settings.allowedCommands, choice.allowCommand);
-            if (next === null) return;
-            settings.allowedCommands = next;
-        } else if ("allowRule" in choice) {
-            const permissions =
-                typeof settings.permissions === "object" &&
-                settings.permissions !== null &&
-                !Array.isArray(settings.permissions)
-                    ? (settings.permissions as Record<string, unknown>)
-                    : {};
-            const next = appendUnique(permissions.allow, choice.allowRule);
-            if (next === null) return;
-            settings.permissions = { ...permissions, allow: next };
-        } else Object.assign(settings, choice);
-        let mode = 0o644;
-        try {
-            mode = statSync(path).mode & 0o777;
-        } catch {
-            // new file: readable like any other file in the project
-        }
-        writeFileAtomicSync(path, JSON.stringify(settings, null, 2) + "\n", false, mode);
-    });
-    ignoreLocalFile(dirname(path));
-}
-
-/** The standing approvals of the project's files as they are now (tests, one-off callers). */
-export function readStandingApprovals(repoRoot: string): StandingApprovals {
-    return approvalsOf(
-        mergeLayers(parseProjectLayers(repoRoot, readProjectConfig(repoRoot).files).layers)
+    editJsonObject(
+        path,
+        (settings) => {
+            if ("allowCommand" in answer)
+                return addToList(settings, "allowedCommands", answer.allowCommand);
+            const permissions = isJsonObject(settings.permissions) ? settings.permissions : {};
+            if (!addToList(permissions, "allow", answer.allowRule)) return false;
+            settings.permissions = permissions;
+            return true;
+        },
+        { newFileMode: 0o644, insideRoot: repoRoot }
     );
+    ignoreLocalFile(join(repoRoot, ".north"));
 }
 
-/**
- * The project's standing permissions as loaded at start (`loaded`, read now
- * when not given), honoured only while the project's gated files are trusted
- * (`trust`): an allowlist or auto-approval that a repository ships, or that
- * something rewrote behind North's back, grants nothing. The user's own
- * answers always hold for this session; they are saved to the local settings
- * only when the project is trusted. A failed save is reported through `warn`;
- * the decision still holds for this session.
- */
+/** A standing approval besides permission rules, as `/permissions` lists it. */
+export interface StandingEntry {
+    /** `Bash(npm test)` (exact), `every command`, `every edit`. */
+    text: string;
+    /** The file that holds it, or "this session". */
+    source: string;
+    inForce: boolean;
+    note?: string;
+    /** Removes it from its file and the session; returns what happened. */
+    remove?: () => { ok: boolean; message: string };
+    /** Why North does not remove it (a file of the repository's). */
+    fixed?: string;
+}
+
+export interface ProjectApprovalOptions {
+    /** The project's layers as loaded at start (trusted); read now when absent. */
+    layers?: readonly SettingsLayer[];
+    /** Where personal answers are kept; absent: they hold for this session only. */
+    personal?: PersonalApprovalStore;
+    /** A failed save or an unreadable personal file; the answer still holds for this session. */
+    warn?: (message: string) => void;
+}
+
+type FlagName = "shellAutoApprove" | "editsAutoAccept";
+
+/** Where an answer is kept (agent/approvals.ts `AnswerScope`; storage cannot import it). */
+type AnswerScope = "personal" | "local";
+
+/** The session's standing approvals (see the file's comment). */
 export function createProjectApprovalSettings(
     repoRoot: string,
     trust: ProjectTrust,
-    loaded: StandingApprovals = readStandingApprovals(repoRoot),
-    warn: (message: string) => void = () => {}
+    options: ProjectApprovalOptions = {}
 ) {
-    const standing: StandingApprovals = {
-        ...loaded,
-        allowedCommands: [...loaded.allowedCommands],
+    const warn = options.warn ?? (() => {});
+    const layers =
+        options.layers ?? parseProjectLayers(repoRoot, readProjectConfig(repoRoot).files).layers;
+    const fileLayers = layers.filter((l) => l.kind !== "user");
+    const localPath = join(repoRoot, LOCAL_SETTINGS_FILE);
+    const trusted = (): boolean => trust.isTrustedNow();
+
+    /** Exact commands of the project's files, by file. */
+    const fileCommands = fileLayers.map((layer) => ({
+        path: layer.path,
+        commands: new Set(layer.settings.allowedCommands ?? []),
+    }));
+    /** Auto-approvals set by hand, by file, in precedence order (the last one setting a key wins). */
+    const fileFlags = fileLayers.map((layer) => ({
+        path: layer.path,
+        flags: new Map<FlagName, boolean>(
+            (["shellAutoApprove", "editsAutoAccept"] as const).flatMap((k) =>
+                layer.settings[k] === undefined ? [] : [[k, layer.settings[k] === true] as const]
+            )
+        ),
+    }));
+    const flagOn = (key: FlagName): boolean => {
+        let on = false;
+        for (const { flags } of fileFlags) on = flags.get(key) ?? on;
+        return on && trusted();
     };
-    const sessionAllowed = new Set<string>();
-    let sessionShellAuto = false;
-    let sessionEditsAuto = false;
-    const persist = (choice: ApprovalChoice): boolean => {
+
+    let personal = { allowedCommands: new Set<string>(), allowRules: [] as string[] };
+    if (options.personal) {
         try {
-            const saved = trust.recordOwnWrite(() => saveApprovalChoice(repoRoot, choice));
-            if (!saved) return false;
-            if ("allowCommand" in choice) standing.allowedCommands.push(choice.allowCommand);
-            else if (!("allowRule" in choice)) Object.assign(standing, choice);
-            return true;
+            const read = options.personal.read();
+            personal = {
+                allowedCommands: new Set(read.allowedCommands),
+                allowRules: read.allowRules,
+            };
+        } catch (error) {
+            warn(`your standing approvals were not loaded: ${(error as Error).message}`);
+        }
+    }
+    const sessionCommands = new Set<string>();
+    let sessionAllCommands = false;
+
+    /** Keeps `answer` where `scope` says; returns the file, or null when it holds for this session only. */
+    const keep = (answer: StandingAnswer, scope: AnswerScope = "personal"): string | null => {
+        try {
+            if (scope === "local") {
+                if (trust.recordOwnWrite(() => saveLocalAnswer(repoRoot, answer))) return localPath;
+                warn(
+                    `this answer holds for this session only: the project is not trusted, so ${LOCAL_SETTINGS_FILE} was not written`
+                );
+                return null;
+            }
+            if (!options.personal) return null;
+            options.personal.add(answer);
+            return options.personal.path;
         } catch (error) {
             warn(`this answer holds for this session only: ${(error as Error).message}`);
-            return false;
+            return null;
         }
     };
-    const trusted = (): boolean => trust.isTrustedNow();
+
+    /** Removes `item` from the local settings file, as North's own write under trust. */
+    const removeFromLocalFile = (item: SettingsFileItem): { ok: boolean; message: string } => {
+        try {
+            const written = trust.recordOwnWrite(() => {
+                removeFromSettingsFile(localPath, item, repoRoot);
+            });
+            if (!written) {
+                return {
+                    ok: false,
+                    message: `The project is not trusted now, so North does not write ${localPath}; edit it to remove this.`,
+                };
+            }
+            return { ok: true, message: `Removed from ${localPath}.` };
+        } catch (error) {
+            return { ok: false, message: `Not removed: ${(error as Error).message}` };
+        }
+    };
+    /** Removes `item` from a file of the project's: the local one only; the others are the repository's. */
+    const removeFromProjectFile = (
+        path: string,
+        item: SettingsFileItem,
+        fromSession: () => void
+    ): StandingEntry["remove"] =>
+        path === localPath
+            ? () => {
+                  const removed = removeFromLocalFile(item);
+                  if (removed.ok) fromSession();
+                  return removed;
+              }
+            : undefined;
+    const repositoryFile = (path: string): string =>
+        `${relative(repoRoot, path)} belongs to the repository (it may be committed): edit it to remove this`;
+
     return {
-        isShellAutoApproved: () => sessionShellAuto || (standing.shellAutoApprove && trusted()),
+        isShellAutoApproved: () => sessionAllCommands || flagOn("shellAutoApprove"),
+        isEditsAutoAccepted: () => flagOn("editsAutoAccept"),
         isCommandAllowed: (command: string) =>
-            sessionAllowed.has(command) ||
-            (standing.allowedCommands.includes(command) && trusted()),
-        allowCommand: (command: string) => {
-            sessionAllowed.add(command);
-            persist({ allowCommand: command });
+            sessionCommands.has(command) ||
+            personal.allowedCommands.has(command) ||
+            (fileCommands.some((f) => f.commands.has(command)) && trusted()),
+        allowCommand: (command: string, scope?: AnswerScope) => {
+            const where = keep({ allowCommand: command }, scope);
+            if (where === options.personal?.path) personal.allowedCommands.add(command);
+            else if (where === localPath) {
+                const local = fileCommands.find((f) => f.path === localPath);
+                if (local) local.commands.add(command);
+                else fileCommands.push({ path: localPath, commands: new Set([command]) });
+            } else sessionCommands.add(command);
         },
-        /** Exact commands allowed by an "always" answer of this session. */
-        sessionCommands: (): string[] => [...sessionAllowed],
+        approveAllCommandsForSession: () => {
+            sessionAllCommands = true;
+        },
+        /** The personal allow rules, to join the session's permission rules. */
+        personalAllowRules: (): { rules: readonly string[]; source: string } => ({
+            rules: personal.allowRules,
+            source: options.personal?.path ?? THIS_SESSION,
+        }),
         /**
-         * Saves a permission rule the user chose ("always" with a prefix);
-         * true when it reached the local settings file.
+         * Keeps a permission rule the user chose ("always" with a prefix);
+         * returns the file it went to, or "this session".
          */
-        saveAllowRule: (rule: string): boolean => persist({ allowRule: rule }),
-        enableShellAutoApprove: () => {
-            sessionShellAuto = true;
-            persist({ shellAutoApprove: true });
+        keepAllowRule: (rule: string, scope?: AnswerScope): string =>
+            keep({ allowRule: rule }, scope) ?? THIS_SESSION,
+        /** The local settings file's path; North writes it only under trust. */
+        localPath,
+        removeFromLocalFile,
+        /** Removes an allow rule kept in the personal file; the caller drops it from the session's rules. */
+        removePersonalRule: (rule: string): { ok: boolean; message: string } => {
+            if (!options.personal) return { ok: false, message: "No personal file is in use." };
+            try {
+                options.personal.remove({ allowRule: rule });
+                return { ok: true, message: `Removed from ${options.personal.path}.` };
+            } catch (error) {
+                return { ok: false, message: `Not removed: ${(error as Error).message}` };
+            }
         },
-        isEditsAutoAccepted: () => sessionEditsAuto || (standing.editsAutoAccept && trusted()),
-        enableEditsAutoAccept: () => {
-            sessionEditsAuto = true;
-            persist({ editsAutoAccept: true });
+        /** Exact commands and auto-approvals, with their files, for `/permissions`. */
+        entries(): StandingEntry[] {
+            const entries: StandingEntry[] = [];
+            for (const { path, flags } of fileFlags) {
+                for (const [flag, on] of flags) {
+                    if (!on) continue;
+                    const what = flag === "shellAutoApprove" ? "every command" : "every edit";
+                    entries.push({
+                        text: what,
+                        source: path,
+                        inForce: trusted(),
+                        note: flag,
+                        remove: removeFromProjectFile(path, { flag }, () => flags.delete(flag)),
+                        fixed: path === localPath ? undefined : repositoryFile(path),
+                    });
+                }
+            }
+            for (const { path, commands } of fileCommands) {
+                for (const command of commands) {
+                    entries.push({
+                        text: `Bash(${command})`,
+                        source: path,
+                        inForce: trusted(),
+                        note: "exact",
+                        remove: removeFromProjectFile(path, { allowCommand: command }, () =>
+                            commands.delete(command)
+                        ),
+                        fixed: path === localPath ? undefined : repositoryFile(path),
+                    });
+                }
+            }
+            const store = options.personal;
+            for (const command of personal.allowedCommands) {
+                entries.push({
+                    text: `Bash(${command})`,
+                    source: store?.path ?? THIS_SESSION,
+                    inForce: true,
+                    note: "exact",
+                    remove: () => {
+                        try {
+                            store?.remove({ allowCommand: command });
+                        } catch (error) {
+                            return {
+                                ok: false,
+                                message: `Not removed: ${(error as Error).message}`,
+                            };
+                        }
+                        personal.allowedCommands.delete(command);
+                        return {
+                            ok: true,
+                            message: `Removed from ${store?.path ?? THIS_SESSION}.`,
+                        };
+                    },
+                });
+            }
+            for (const command of sessionCommands) {
+                entries.push({
+                    text: `Bash(${command})`,
+                    source: THIS_SESSION,
+                    inForce: true,
+                    note: "exact",
+                    remove: () => {
+                        sessionCommands.delete(command);
+                        return { ok: true, message: "Removed from this session." };
+                    },
+                });
+            }
+            if (sessionAllCommands) {
+                entries.push({
+                    text: "every command",
+                    source: THIS_SESSION,
+                    inForce: true,
+                    remove: () => {
+                        sessionAllCommands = false;
+                        return { ok: true, message: "Commands are asked again." };
+                    },
+                });
+            }
+            return entries;
         },
     };
 }
+
+export type ProjectApprovals = ReturnType<typeof createProjectApprovalSettings>;

@@ -30,7 +30,7 @@ export interface AppStateStore {
     get(): AppState;
     subscribe(listener: () => void): () => void;
     setMode(mode: Mode): void;
-    /** Tab: ask → agent → plan → ask. */
+    /** Tab and Shift+Tab: ask → agent → accept-edits → plan → ask. */
     cycleMode(): void;
     showOverlay(overlay: Overlay): void;
     setLearning(progress: LearningProgress | null): void;

@@ -123,6 +123,7 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         currentModel: () => session.state().model,
         models: () => deps.models,
         setMode: (mode) => appState.setMode(mode),
+        currentMode: () => appState.get().mode,
         signal: deps.signal,
         interactive: port,
     });

@@ -172,6 +172,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         currentMode: () => appState.get().mode,
     });
+    // The engine switched modes (an edit review's "accept edits for the session"): show it, keep it.
+    const offModeChange = session.subscribe((event) => {
+        if (event.type === "mode_change") appState.setMode(event.mode);
+    });
     for (const notice of options.notices) {
         store.dispatch({ type: "notice", level: notice.level, text: notice.text });
     }
@@ -316,6 +320,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
     ]);
     controller.dispose();
+    offModeChange();
     options.close();
     guard.restore();
     hooks.dispose();

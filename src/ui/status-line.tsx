@@ -4,6 +4,7 @@ import { Box, Text } from "ink";
 import stringWidth from "string-width";
 import type { Mode } from "../agent/events";
 import { formatCost } from "../providers/catalogue";
+import { modeLabel } from "./mode-label";
 import { MODE_COLORS } from "./theme";
 import { useTheme } from "./theme-context";
 
@@ -11,7 +12,10 @@ export interface StatusLineProps {
     width: number;
     project: string;
     scrolled: boolean;
-    /** The mode of the next request; shown when given. */
+    /**
+     * The mode of the next request; shown when given, always in full (it says
+     * whether edits are reviewed, so no lack of room drops it).
+     */
     mode?: Mode;
     /** Project learning in progress: percent and topic. */
     learning?: { percent: number; topic: string } | null;
@@ -48,7 +52,7 @@ export function statusParts(props: StatusLineProps): {
 } {
     const percent = `${Math.round(props.contextUsage * 100)}%`;
     const widths = {
-        scroll: (props.scrolled ? 9 : 0) + (props.mode ? props.mode.length + 1 : 0),
+        scroll: (props.scrolled ? 9 : 0) + (props.mode ? modeLabel(props.mode).length + 1 : 0),
         model: stringWidth(props.model) + 1,
         circle: 2 + percent.length + 1,
         tokens: formatTokens(props.contextUsedTokens).length + 3,
@@ -102,7 +106,12 @@ function StatusLineView(props: StatusLineProps): ReactElement {
                         </Text>
                     ) : null}
                     {props.mode ? (
-                        <Text color={theme[MODE_COLORS[props.mode]]}>{props.mode} </Text>
+                        <Text
+                            color={theme[MODE_COLORS[props.mode]]}
+                            bold={props.mode === "accept-edits"}
+                        >
+                            {modeLabel(props.mode)}{" "}
+                        </Text>
                     ) : null}
                     {parts.model ? <Text color={theme.statusModel}>{props.model} </Text> : null}
                     <Text color={theme[contextColor(props.contextUsage)]}>●</Text>

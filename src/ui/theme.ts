@@ -50,6 +50,8 @@ export interface Theme {
     contextHigh: string;
     modeAsk: string;
     modeAgent: string;
+    /** Accept edits: edits land without review, so it stands out. */
+    modeAcceptEdits: string;
     modePlan: string;
 }
 
@@ -62,6 +64,7 @@ export type ThemeColor = {
 export const MODE_COLORS: Record<Mode, ThemeColor> = {
     ask: "modeAsk",
     agent: "modeAgent",
+    "accept-edits": "modeAcceptEdits",
     plan: "modePlan",
 };
 
@@ -95,6 +98,7 @@ export const DARK_THEME: Theme = {
     contextHigh: "#ff5f5f",
     modeAsk: "#00d7d7",
     modeAgent: "#5fd75f",
+    modeAcceptEdits: "#ffaf00",
     modePlan: "#d75fd7",
 };
 
@@ -127,6 +131,7 @@ export const LIGHT_THEME: Theme = {
     contextHigh: "#af0000",
     modeAsk: "#005f87",
     modeAgent: "#005f00",
+    modeAcceptEdits: "#af5f00",
     modePlan: "#870087",
 };
 

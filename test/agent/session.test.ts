@@ -248,7 +248,7 @@ describe("AgentSession tool loop", () => {
             isShellAutoApproved: () => auto,
             isCommandAllowed: (c) => allow.has(c),
             allowCommand: (c) => void allow.add(c),
-            enableShellAutoApprove: () => {
+            approveAllCommandsForSession: () => {
                 auto = true;
             },
         };

@@ -364,3 +364,65 @@ describe("NORTH_FILE blocks of parallel subagents", () => {
         }
     });
 });
+
+describe("subagents and the accept-edits mode", () => {
+    it("a child's 'accept edits for the session' holds for the parent and reaches the front-end", async () => {
+        const repo = mkdtempSync(join(tmpdir(), "north-task-accept-"));
+        try {
+            const writer = {
+                ...fakeTool("write_file", false, ["Write"]),
+                approvalPolicy: "write" as const,
+            };
+            const block = (path: string, body: string) =>
+                text(`<NORTH_FILE path="${path}">\n${body}\n</NORTH_FILE>`);
+            const provider = routedProvider(
+                [
+                    { blocks: [task("t1", "TAG-1", "writer")] },
+                    { blocks: [block("parent.txt", "mine")] },
+                    { blocks: [text("done")] },
+                ],
+                {
+                    "TAG-1": [
+                        { blocks: [block("one.txt", "first")] },
+                        { blocks: [text("wrote one")] },
+                    ],
+                }
+            );
+            const subagents = createSubagents({
+                agents: [
+                    {
+                        name: "writer",
+                        description: "w",
+                        tools: ["Write"],
+                        prompt: "",
+                        file: "w.md",
+                    },
+                ],
+            });
+            const asked: string[] = [];
+            const session = new AgentSession({
+                sessionId: "task07",
+                repoRoot: repo,
+                model: sonnet,
+                providerFor: async () => provider,
+                tools: createToolRegistry([writer, subagents.tool]),
+                approver: async (request) => {
+                    asked.push(request.summary);
+                    return { outcome: "approve", remember: "all" };
+                },
+                subagents,
+            });
+            const modes: string[] = [];
+            session.subscribe((e) => {
+                if (e.type === "mode_change") modes.push(e.mode);
+            });
+            const result = await session.run("go", { mode: "agent" });
+            expect(result.subtype).toBe("success");
+            expect(modes).toEqual(["accept-edits"]);
+            expect(asked).toHaveLength(1);
+            expect(readFileSync(join(repo, "parent.txt"), "utf8")).toBe("mine\n");
+        } finally {
+            rmSync(repo, { recursive: true, force: true });
+        }
+    });
+});

@@ -75,7 +75,12 @@ describe("north completion bash", () => {
         expect(bashComplete(["north", "--max-b"])).toEqual(["--max-budget-usd"]);
         expect(bashComplete(["north", "mo"])).toEqual(["models"]);
         expect(bashComplete(["north", "completion", ""])).toEqual(["bash", "zsh", "fish"]);
-        expect(bashComplete(["north", "--mode", ""])).toEqual(["ask", "agent", "plan"]);
+        expect(bashComplete(["north", "--mode", ""])).toEqual([
+            "ask",
+            "agent",
+            "accept-edits",
+            "plan",
+        ]);
         expect(bashComplete(["north", "-p", "x", "--output-format", "s"])).toEqual(["stream-json"]);
     });
 
@@ -108,7 +113,7 @@ describe("north completion zsh and fish", () => {
         expect(scripts.zsh).toContain("--add-dir");
         expect(scripts.zsh).toContain("doctor");
         expect(scripts.fish).toContain("complete -c north -l disallowed-tools");
-        expect(scripts.fish).toContain("-l mode -x -a 'ask agent plan'");
+        expect(scripts.fish).toContain("-l mode -x -a 'ask agent accept-edits plan'");
     });
 
     it("an unknown shell is a usage error", async () => {

@@ -324,10 +324,10 @@ describe("rules files and /permissions", () => {
         expect(run.code).toBe(0);
         const out = run.stdout;
         expect(out).toMatch(
-            /Deny:\n {2}Read\(\.\/\.env\) - .*config\.json\n {2}Bash\(curl\) - --disallowed-command/
+            /Deny:\n {2}1\. Read\(\.\/\.env\) - .*config\.json\n {2}2\. Bash\(curl\) - --disallowed-command/
         );
-        expect(out).toContain(`Bash(git push) - ${user}`);
-        expect(out).toContain("Allow:\n  Bash(make) - --allowed-command");
+        expect(out).toContain(`3. Bash(git push) - ${user}`);
+        expect(out).toContain("Allow:\n  4. Bash(make) - --allowed-command");
         expect(out).not.toContain(project);
         expect(out).toContain(
             "1 allow rule of this project is ignored: the project is not trusted"

@@ -49,6 +49,7 @@ function fakeContext(
         mcpServers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
         skills: () => [{ name: "release", description: "How to release" }],
         permissions: () => ({ rules: [], notes: [] }),
+        removePermission: () => ({ message: "no entries", isError: true }),
         memory: async () => ({ dirs: [], files: [], warnings: [] }),
         remember: async () => ({ message: "saved" }),
         editMemory: async () => ({ message: "edited" }),

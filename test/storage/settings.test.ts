@@ -226,42 +226,42 @@ describe("broken files", () => {
 describe("migrating autoaccept.json and allowlist.json", () => {
     const localFile = () => inRepo(".north/settings.local.json");
 
-    it("honours the old files and saves new answers to settings.local.json, leaving them as they were", () => {
+    it("honours the old files and saves local-scope answers to settings.local.json, leaving them as they were", () => {
         const autoaccept = JSON.stringify({ editsAutoAccept: true });
         const allowlist = JSON.stringify({ allowedCommands: ["make"] });
         put(inRepo(".north/autoaccept.json"), autoaccept);
         put(inRepo(".north/allowlist.json"), allowlist);
         put(localFile(), { $schema: "x", note: "kept" });
-        const settings = createProjectApprovalSettings(repo, trusted, load().approvals);
+        const settings = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
         expect(settings.isEditsAutoAccepted()).toBe(true);
         expect(settings.isCommandAllowed("make")).toBe(true);
         expect(settings.isShellAutoApproved()).toBe(false);
 
-        settings.allowCommand("npm test");
-        settings.allowCommand("npm test");
-        settings.enableShellAutoApprove();
+        settings.allowCommand("npm test", "local");
+        settings.allowCommand("npm test", "local");
+        settings.approveAllCommandsForSession();
+        // "Every command" is this session's only: it reaches no file.
         expect(JSON.parse(readFileSync(localFile(), "utf8"))).toEqual({
             $schema: "x",
             note: "kept",
             allowedCommands: ["npm test"],
-            shellAutoApprove: true,
         });
         expect(readFileSync(inRepo(".north/autoaccept.json"), "utf8")).toBe(autoaccept);
         expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(allowlist);
         expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe("settings.local.json\n");
 
-        // The next start sees all of it.
-        const next = createProjectApprovalSettings(repo, trusted, load().approvals);
+        // The next start sees the saved answer, not the session's "every command".
+        const next = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
         expect(next.isCommandAllowed("npm test")).toBe(true);
         expect(next.isCommandAllowed("make")).toBe(true);
-        expect(next.isShellAutoApproved()).toBe(true);
+        expect(next.isShellAutoApproved()).toBe(false);
     });
 
     it("adds settings.local.json to an existing .north/.gitignore once", () => {
         put(inRepo(".north/.gitignore"), "cache/");
-        const settings = createProjectApprovalSettings(repo, trusted, load().approvals);
-        settings.enableEditsAutoAccept();
-        settings.allowCommand("make");
+        const settings = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
+        settings.allowCommand("make", "local");
+        settings.allowCommand("npm test", "local");
         expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe(
             "cache/\nsettings.local.json\n"
         );
@@ -270,10 +270,11 @@ describe("migrating autoaccept.json and allowlist.json", () => {
     it("never overwrites a broken local file: the answer holds for the session and says so", () => {
         put(localFile(), "{ broken");
         const warnings: string[] = [];
-        const settings = createProjectApprovalSettings(repo, trusted, load().approvals, (w) =>
-            warnings.push(w)
-        );
-        settings.allowCommand("make");
+        const settings = createProjectApprovalSettings(repo, trusted, {
+            layers: load().layers,
+            warn: (w) => warnings.push(w),
+        });
+        settings.allowCommand("make", "local");
         expect(settings.isCommandAllowed("make")).toBe(true);
         expect(readFileSync(localFile(), "utf8")).toBe("{ broken");
         expect(warnings).toEqual([

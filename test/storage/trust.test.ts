@@ -125,22 +125,20 @@ describe("settling trust at start", () => {
 });
 
 describe("standing approvals under trust", () => {
-    it("the user's 'always' in a trusted project is saved and keeps the project trusted", async () => {
+    it("the user's local-scope 'always' in a trusted project is saved and keeps the project trusted", async () => {
         const store = createTrustStore(data);
         const decision = await settleProjectTrust(repo, store, decider("untrusted").decide);
         const settings = createProjectApprovalSettings(repo, decision.live);
-        settings.allowCommand("npm test");
-        settings.enableEditsAutoAccept();
+        settings.allowCommand("npm test", "local");
         expect(
             JSON.parse(readFileSync(join(repo, ".north", "settings.local.json"), "utf8"))
-        ).toEqual({ allowedCommands: ["npm test"], editsAutoAccept: true });
+        ).toEqual({ allowedCommands: ["npm test"] });
         // The next start: North's own write needs no new question.
         const next = decider("untrusted");
         const again = await settleProjectTrust(repo, store, next.decide);
         expect(next.asked).toEqual([]);
         const fresh = createProjectApprovalSettings(repo, again.live);
         expect(fresh.isCommandAllowed("npm test")).toBe(true);
-        expect(fresh.isEditsAutoAccepted()).toBe(true);
     });
 
     it("in an untrusted project 'always' holds for the session only and writes nothing", async () => {
@@ -152,7 +150,7 @@ describe("standing approvals under trust", () => {
         );
         const settings = createProjectApprovalSettings(repo, decision.live);
         expect(settings.isShellAutoApproved()).toBe(false);
-        settings.allowCommand("make");
+        settings.allowCommand("make", "local");
         expect(settings.isCommandAllowed("make")).toBe(true);
         expect(existsSync(join(repo, ".north", "settings.local.json"))).toBe(false);
     });

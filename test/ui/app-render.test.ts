@@ -129,6 +129,8 @@ describe("App", () => {
         cleanup = () => term.instance.unmount();
         await shows(term, " agent ");
         await term.type("\t");
+        await shows(term, " accept-edits ");
+        await term.type("\t");
         await shows(term, " plan ");
         await term.type("\t");
         await shows(term, " ask ");

@@ -207,6 +207,7 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         mcpServers: () => [],
         skills: () => [],
         permissions: () => ({ rules: [], notes: [] }),
+        removePermission: () => ({ message: "no entries", isError: true }),
         memory: () => ({ dirs: [], files: [], warnings: [] }),
         remember: () => ({ message: "saved" }),
         memoryFile: () => ({ ok: false, error: "no memory in this test" }),

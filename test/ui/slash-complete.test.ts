@@ -77,6 +77,7 @@ describe("slash command autocomplete", () => {
         expect(slashCompletion(editorOf("/mode a"), slash)?.items.map((i) => i.value)).toEqual([
             "ask",
             "agent",
+            "accept-edits",
             "plan",
         ]);
     });

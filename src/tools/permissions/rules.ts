@@ -279,6 +279,12 @@ export class PermissionRules {
         return this.rules;
     }
 
+    /** Drops `rule` (one of `list()`) at once: `/permissions` removed it from its file. */
+    remove(rule: PermissionRule): void {
+        const index = this.rules.indexOf(rule);
+        if (index >= 0) this.rules.splice(index, 1);
+    }
+
     private strongest(matches: (rule: PermissionRule) => boolean): RuleMatch | undefined {
         for (const decision of RULE_KINDS) {
             const rule = this.rules.find((r) => r.kind === decision && r.active() && matches(r));

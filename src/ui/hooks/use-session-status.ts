@@ -20,6 +20,8 @@ const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
     tool_output: false,
     approval_request: false,
     approval_decision: false,
+    // The mode is the App's state (app-state.ts), set from this event by run-app.
+    mode_change: false,
     tool_result: false,
     retry: false,
     turn_end: true,

@@ -7,6 +7,7 @@ import type { TodoItem } from "../../tools/todo-write";
 import type { ResolvedReview } from "../review-types";
 import { type Entry, isExpandable, type ToolEntry, type ToolStatus } from "./types";
 import { resultDetail, resultStatus, titleWithResult, toolTitle } from "./tool-display";
+import { modeChangeNotice } from "../mode-label";
 
 /** Characters of a running command's output kept for the live view (its last lines). */
 const LIVE_OUTPUT_CHARS = 4_000;
@@ -376,6 +377,12 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
             return append(state, { kind: "notice", level: "info", text: event.message });
         case "warning":
             return append(state, { kind: "notice", level: "warning", text: event.message });
+        case "mode_change":
+            return append(state, {
+                kind: "notice",
+                level: "info",
+                text: modeChangeNotice(event.mode),
+            });
         case "run_end":
             return endRun(state, event);
         case "todo":

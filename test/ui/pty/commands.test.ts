@@ -109,7 +109,11 @@ describe("slash commands in the interactive app", () => {
             await submit("/help");
             await north.waitForText("/summarize [--keep-last N]");
             const screen = north.screenText();
-            for (const usage of ["/model [alias]", "/mode [ask|agent|plan]", "/export [file]"]) {
+            for (const usage of [
+                "/model [alias]",
+                "/mode [ask|agent|accept-edits|plan]",
+                "/export [file]",
+            ]) {
                 expect(screen).toContain(usage);
             }
             expect(screen).toContain("/review");

@@ -1,9 +1,10 @@
 /**
- * "Always" with a prefix rule in the shell review: `p` saves `Bash(touch:*)`
- * in the personal settings file, and the next command it covers runs without
- * a review. Needs `npm run build` first.
+ * "Always" with a prefix rule in the shell review's menu keeps `Bash(touch:*)`
+ * in the user's own store (~/.north/approvals.json, nothing in the
+ * repository), and the next command it covers runs without a review. Needs
+ * `npm run build` first.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { answerReview, type NorthPtySession, REVIEW_READY, startNorthSession } from "../../kit/pty";
@@ -20,32 +21,27 @@ const shell = (command: string) => ({ name: "shell_run", input: { command } });
 
 describe("the shell review's prefix rule", () => {
     it(
-        "offers commands starting touch, kept in the project's local settings when picked with Tab, and the next touch runs unasked",
+        "offers commands starting touch, kept in the user's own store (not the repository), and the next touch runs unasked",
         async () => {
             session = await startNorthSession({ files: { "app.ts": "export {};\n" } });
-            const { north, server, submit, repo } = session;
+            const { north, server, submit, repo, env } = session;
             server.enqueue({ toolCalls: [shell("touch one.txt")] }, { text: "First done." });
             await submit("make one");
             await north.waitForText("3. Yes, and don't ask again for commands starting `touch`");
             expect(north.screenText()).toContain("2. Yes, and don't ask again for `touch one.txt`");
-            // The scope is a deliberate move: ↓↓ to the option, Tab to the project's file, Enter.
+            // ↓↓ to the option; it is kept for the user unless Tab picks the project's file.
             await north.waitForText(REVIEW_READY);
             north.type("\x1b[B\x1b[B");
             await north.waitForText("Tab: keep it in .north/settings.local.json");
-            north.type("\t");
-            // The option now says the project's file; Tab would take it back to the personal store.
-            await north.waitForText("Tab: keep it in ~/.north for you");
-            expect(north.screenText()).toContain(".north/settings.local.json)");
+            expect(north.screenText()).toContain("(kept in ~/.north for you)");
             north.type("\r");
             await north.waitForText("First done.");
             expect(existsSync(join(repo, "one.txt"))).toBe(true);
             const saved = JSON.parse(
-                readFileSync(join(repo, ".north", "settings.local.json"), "utf8")
+                readFileSync(join(env.NORTH_DATA_DIR!, "approvals.json"), "utf8")
             );
-            expect(saved.permissions.allow).toEqual(["Bash(touch:*)"]);
-            expect(readFileSync(join(repo, ".north", ".gitignore"), "utf8")).toContain(
-                "settings.local.json"
-            );
+            expect(saved.projects[realpathSync(repo)].allow).toEqual(["Bash(touch:*)"]);
+            expect(existsSync(join(repo, ".north"))).toBe(false);
 
             // Covered by the rule: no review, it just runs.
             server.enqueue({ toolCalls: [shell("touch two.txt")] }, { text: "Second done." });
@@ -84,6 +80,9 @@ describe("the shell review's prefix rule", () => {
             await north.waitForText("Read(./.env)");
             expect(north.screenText()).toContain("Bash(touch ran.txt)");
             expect(north.screenText()).toContain(".north/settings.json");
+            // The list is a picker that removes what is chosen; Esc keeps them all.
+            north.type("\x1b");
+            await north.waitForText("Remove one with /permissions remove");
 
             server.enqueue({ toolCalls: [shell("touch a.txt")] }, { text: "A done." });
             await submit("make a");
