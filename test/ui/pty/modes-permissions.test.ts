@@ -9,14 +9,19 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import {
+    answerReview,
+    type NorthPtySession,
+    pause,
+    REVIEW_SETTLE_MS,
+    startNorthSession,
+} from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const SHIFT_TAB = "\x1b[Z";
-// The reviews' keys for a standing answer today (the numbered menu will replace them).
-const EDIT_ACCEPT_FOR_SESSION = "y";
-const EDIT_ACCEPT_ONCE = "a";
-const COMMAND_ALWAYS_EXACT = "a";
+// The review menu's options: 1 yes once; 2 the standing answer (edits: for the session).
+const ONCE = { option: 1 };
+const STANDING = { option: 2 };
 
 let session: NorthPtySession | undefined;
 afterEach(async () => {
@@ -86,8 +91,7 @@ describe("accept edits from an edit review", () => {
             );
             await submit("write two files");
             await north.waitForText("one.txt");
-            await pause(REVIEW_SETTLE_MS);
-            north.type(EDIT_ACCEPT_FOR_SESSION);
+            await answerReview(north, STANDING);
             await north.waitForText("Both written.");
             await waitForStatus(session, "accept edits on");
             expect(north.screenText()).toContain("Accept edits on");
@@ -104,9 +108,8 @@ describe("accept edits from an edit review", () => {
             server.enqueue({ toolCalls: [write("three.txt", "3\n")] }, { text: "Third." });
             await submit("write a third");
             await north.waitForText("three.txt");
-            await pause(REVIEW_SETTLE_MS);
             expect(existsSync(join(repo, "three.txt"))).toBe(false);
-            north.type(EDIT_ACCEPT_ONCE);
+            await answerReview(north, ONCE);
             await north.waitForText("Third.");
             expect(existsSync(join(repo, "three.txt"))).toBe(true);
         },
@@ -123,9 +126,8 @@ describe("a standing approval made in the chat", () => {
             const store = join(env.NORTH_DATA_DIR!, "approvals.json");
             server.enqueue({ toolCalls: [shell("touch one.txt")] }, { text: "First." });
             await submit("touch it");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type(COMMAND_ALWAYS_EXACT);
+            await north.waitForText("don't ask again for `touch one.txt`");
+            await answerReview(north, STANDING);
             await north.waitForText("First.");
             // Kept for the user, by project; no file in the repository.
             expect(JSON.parse(readFileSync(store, "utf8")).projects).toEqual({
@@ -150,9 +152,8 @@ describe("a standing approval made in the chat", () => {
             // Asked again at once.
             server.enqueue({ toolCalls: [shell("touch one.txt")] }, { text: "Third." });
             await submit("once more");
-            await north.waitForText("[d] deny");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("d");
+            await north.waitForText("don't ask again for `touch one.txt`");
+            await answerReview(north, { refuse: "" });
             await north.waitForText("Third.");
 
             // The list no longer has it, and says nothing is in force.
