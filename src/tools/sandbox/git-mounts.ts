@@ -1,0 +1,160 @@
+/**
+ * git's program-running files in the project's repositories, for the sandbox:
+ * a command may write objects, refs, the index and HEAD (so `git commit`
+ * works), never what makes git run a program or read another repository on
+ * the user's next `git` outside: `config`, `config.worktree`, `commondir`,
+ * `gitdir`, `objects/info/alternates`, `hooks/`, `info/`. Those that exist
+ * are mounted read-only; those that do not are watched (their parent, the git
+ * dir, must stay writable for git) and removed after the command if it made
+ * them. Repositories covered: the project's own (a `.git` folder, or the git
+ * dir a `.git` file points to, as in a linked worktree or a submodule), its
+ * submodules (`.git/modules/**`), its linked worktrees' git dirs
+ * (`.git/worktrees/*`), and repositories nested one folder below the root.
+ * Each git dir is also mounted onto itself, so it cannot be renamed away and
+ * replaced by a planted one.
+ */
+import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** Files and folders of a git dir that decide which programs git runs or which repository it reads. */
+export const GIT_PROGRAM_ENTRIES = [
+    "config",
+    "config.worktree",
+    "commondir",
+    "gitdir",
+    "objects/info/alternates",
+    "hooks",
+    "info",
+];
+
+/** Submodules nest; a bound on how deep `.git/modules` is followed. */
+const MAX_MODULE_DEPTH = 4;
+
+export interface GitMounts {
+    /** Git dirs (real paths), each bound onto itself writable: not renamable, not replaceable. */
+    gitDirs: string[];
+    /** A linked worktree's git dir and its common dir's objects/refs/logs: writable, outside the project. */
+    writable: string[];
+    /** Existing program files: read-only. */
+    readOnly: string[];
+    /** Program files that do not exist: must not exist after the command either. */
+    watched: string[];
+}
+
+function realOrNull(path: string): string | null {
+    try {
+        return realpathSync(path);
+    } catch {
+        return null;
+    }
+}
+
+function isDirectory(path: string): boolean {
+    try {
+        return statSync(path).isDirectory();
+    } catch {
+        return false;
+    }
+}
+
+function exists(path: string): boolean {
+    try {
+        lstatSync(path);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+function entriesOf(dir: string): string[] {
+    try {
+        return readdirSync(dir);
+    } catch {
+        return [];
+    }
+}
+
+/** The git dir a `.git` entry stands for: the folder itself, or where a `gitdir: …` file points. */
+export function gitDirOf(dotGit: string): string | null {
+    if (isDirectory(dotGit)) return realOrNull(dotGit);
+    let text: string;
+    try {
+        text = readFileSync(dotGit, "utf8");
+    } catch {
+        return null;
+    }
+    const match = /^gitdir: (.+)$/m.exec(text);
+    if (!match) return null;
+    const target = match[1]!.trim();
+    const abs = isAbsolute(target) ? target : resolve(dirname(dotGit), target);
+    return isDirectory(abs) ? realOrNull(abs) : null;
+}
+
+/** A linked worktree's git dir names its repository's common dir in `commondir`. */
+function commonDirOf(gitDir: string): string | null {
+    let text: string;
+    try {
+        text = readFileSync(join(gitDir, "commondir"), "utf8").trim();
+    } catch {
+        return null;
+    }
+    if (text === "") return null;
+    const abs = isAbsolute(text) ? text : resolve(gitDir, text);
+    return isDirectory(abs) ? realOrNull(abs) : null;
+}
+
+/** Every git dir reachable from the project: its own, submodules', worktrees', nested ones'. */
+function gitDirsOf(root: string): { dirs: string[]; linked: { gitDir: string; common: string }[] } {
+    const dirs: string[] = [];
+    const linked: { gitDir: string; common: string }[] = [];
+    const visit = (gitDir: string | null, depth: number): void => {
+        if (gitDir === null || dirs.includes(gitDir)) return;
+        dirs.push(gitDir);
+        const common = commonDirOf(gitDir);
+        if (common !== null && common !== gitDir) {
+            linked.push({ gitDir, common });
+            visit(common, depth);
+        }
+        if (depth >= MAX_MODULE_DEPTH) return;
+        for (const kind of ["modules", "worktrees"]) {
+            const parent = join(gitDir, kind);
+            for (const name of entriesOf(parent)) visitModule(join(parent, name), depth + 1);
+        }
+    };
+    // `modules/a/b` is submodule `a/b`: a git dir is a folder with HEAD, else look below.
+    const visitModule = (dir: string, depth: number): void => {
+        if (!isDirectory(dir)) return;
+        if (exists(join(dir, "HEAD"))) return visit(realOrNull(dir), depth);
+        if (depth >= MAX_MODULE_DEPTH) return;
+        for (const name of entriesOf(dir)) visitModule(join(dir, name), depth + 1);
+    };
+    visit(gitDirOf(join(root, ".git")), 0);
+    for (const name of entriesOf(root)) {
+        if (name === ".git" || name === "node_modules") continue;
+        const dotGit = join(root, name, ".git");
+        if (exists(dotGit)) visit(gitDirOf(dotGit), 0);
+    }
+    return { dirs, linked };
+}
+
+/** What to mount for the project's repositories; the caller drops git dirs outside writable places. */
+export function gitMounts(root: string): GitMounts {
+    const { dirs, linked } = gitDirsOf(root);
+    const mounts: GitMounts = { gitDirs: dirs, writable: [], readOnly: [], watched: [] };
+    for (const { gitDir, common } of linked) {
+        // `git commit` in a linked worktree writes its index and HEAD, and the shared objects and refs.
+        for (const dir of [gitDir, ...["objects", "refs", "logs"].map((d) => join(common, d))]) {
+            if (isDirectory(dir) && !mounts.writable.includes(dir)) mounts.writable.push(dir);
+        }
+    }
+    for (const gitDir of dirs) {
+        for (const entry of GIT_PROGRAM_ENTRIES) {
+            const path = join(gitDir, entry);
+            if (exists(path)) {
+                const real = realOrNull(path);
+                if (real !== null && !mounts.readOnly.includes(real)) mounts.readOnly.push(real);
+            } else mounts.watched.push(path);
+        }
+    }
+    return mounts;
+}
