@@ -117,11 +117,7 @@ function runtimeDirOf(env: NodeJS.ProcessEnv, hidden: readonly string[]): string
 }
 
 /** The command's environment: no variable naming a socket outside; temp and runtime dirs its own. */
-function sandboxEnv(
-    env: NodeJS.ProcessEnv,
-    tmp: string,
-    runtimeDir: string
-): NodeJS.ProcessEnv {
+function sandboxEnv(env: NodeJS.ProcessEnv, tmp: string, runtimeDir: string): NodeJS.ProcessEnv {
     const inside: NodeJS.ProcessEnv = { ...env };
     for (const name of SOCKET_ENV) delete inside[name];
     inside.TMPDIR = tmp;

@@ -10,7 +10,7 @@
  * each command, and what the command created is removed (created-check.ts).
  * Only the project root and one folder below it are looked at.
  */
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isInside } from "../path-guard";
 import { PROTECTED_CONFIG, protectedConfigOf } from "../protected-paths";
@@ -31,10 +31,10 @@ function entriesOf(dir: string): string[] {
     }
 }
 
-/** A real folder, not a link: a link could point anywhere, and is replaced, not written through. */
-function isRealDirectory(path: string): boolean {
+/** A folder, or a link (to a folder, or dangling: it may become one): counted as a folder. */
+function isFolderOrLink(path: string): boolean {
     try {
-        return lstatSync(path).isDirectory();
+        return lstatSync(path).isSymbolicLink() || statSync(path).isDirectory();
     } catch {
         return false;
     }
@@ -62,7 +62,7 @@ export function protectedEntries(root: string): string[] {
     const found: string[] = [];
     for (const name of entriesOf(root)) {
         if (name.toLowerCase() === ".git") continue;
-        const dir = isRealDirectory(join(root, name));
+        const dir = isFolderOrLink(join(root, name));
         if (isProtected(name, dir)) {
             found.push(name);
             continue;
@@ -70,7 +70,7 @@ export function protectedEntries(root: string): string[] {
         if (!dir || !name.startsWith(".")) continue;
         for (const inner of entriesOf(join(root, name))) {
             const rel = `${name}/${inner}`;
-            if (isProtected(rel, isRealDirectory(join(root, rel)))) found.push(rel);
+            if (isProtected(rel, isFolderOrLink(join(root, rel)))) found.push(rel);
         }
     }
     return found;
@@ -86,7 +86,7 @@ export function protectedMounts(root: string): string[] {
         found.push(real);
     };
     for (const name of entriesOf(root)) {
-        if (PROTECTED_PARENTS.has(name.toLowerCase()) && isRealDirectory(join(root, name))) {
+        if (PROTECTED_PARENTS.has(name.toLowerCase()) && isFolderOrLink(join(root, name))) {
             add(join(root, name));
         }
     }
