@@ -170,13 +170,12 @@ export function createCommandSandbox(
         // A link to the root or above it would cover the whole project read-only.
         const notAbove = (path: string): boolean => !isInside(path, context.root);
         const replaced = replacedFolders(runtimeDir, hidden);
-        const realHome = existingRealFolders([home])[0];
-        const shownReadOnly =
-            realHome !== undefined &&
-            replaced.some((dir) => dir !== realHome && isInside(dir, realHome)) &&
-            !insideWritable(realHome)
-                ? [realHome]
-                : [];
+        // $HOME or a linked worktree's repository inside /tmp (as in tests): shown again, read-only.
+        const shownReadOnly = [...existingRealFolders([home]), ...git.commonDirs].filter(
+            (dir) =>
+                replaced.some((folder) => folder !== dir && isInside(folder, dir)) &&
+                !insideWritable(dir)
+        );
         const layout: BwrapLayout = {
             root: context.root,
             session: sessionFolders(context.sessionDir),

@@ -11,7 +11,8 @@
  * submodules (`.git/modules/**`), its linked worktrees' git dirs
  * (`.git/worktrees/*`), and repositories nested one folder below the root.
  * Each git dir is also mounted onto itself, so it cannot be renamed away and
- * replaced by a planted one.
+ * replaced by a planted one, and each `.git` file (a linked worktree's, a
+ * submodule checkout's) is read-only, so it cannot point git elsewhere.
  */
 import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -35,6 +36,8 @@ export interface GitMounts {
     gitDirs: string[];
     /** A linked worktree's git dir and its common dir's objects/refs/logs: writable, outside the project. */
     writable: string[];
+    /** The common dirs of linked worktrees: git reads their config, so they must be visible. */
+    commonDirs: string[];
     /** Existing program files: read-only. */
     readOnly: string[];
     /** Program files that do not exist: must not exist after the command either. */
@@ -104,12 +107,44 @@ function commonDirOf(gitDir: string): string | null {
 }
 
 /** Every git dir reachable from the project: its own, submodules', worktrees', nested ones'. */
-function gitDirsOf(root: string): { dirs: string[]; linked: { gitDir: string; common: string }[] } {
+/** A submodule's git dir names its checkout in `core.worktree`; the checkout's `.git` file points back. */
+function worktreeOf(gitDir: string): string | null {
+    let text: string;
+    try {
+        text = readFileSync(join(gitDir, "config"), "utf8");
+    } catch {
+        return null;
+    }
+    const match = /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(text);
+    return match ? resolve(gitDir, match[1]!) : null;
+}
+
+interface GitDirs {
+    dirs: string[];
+    linked: { gitDir: string; common: string }[];
+    /** `.git` files (a linked worktree's, a submodule checkout's): rewritten, they point git elsewhere. */
+    dotGitFiles: string[];
+}
+
+function gitDirsOf(root: string): GitDirs {
     const dirs: string[] = [];
     const linked: { gitDir: string; common: string }[] = [];
+    const dotGitFiles: string[] = [];
+    const visitDotGit = (dotGit: string, depth: number): void => {
+        try {
+            if (lstatSync(dotGit).isFile() && !dotGitFiles.includes(dotGit)) {
+                dotGitFiles.push(dotGit);
+            }
+        } catch {
+            return;
+        }
+        visit(gitDirOf(dotGit), depth);
+    };
     const visit = (gitDir: string | null, depth: number): void => {
         if (gitDir === null || dirs.includes(gitDir)) return;
         dirs.push(gitDir);
+        const checkout = worktreeOf(gitDir);
+        if (checkout !== null) visitDotGit(join(checkout, ".git"), depth);
         const common = commonDirOf(gitDir);
         if (common !== null && common !== gitDir) {
             linked.push({ gitDir, common });
@@ -128,19 +163,24 @@ function gitDirsOf(root: string): { dirs: string[]; linked: { gitDir: string; co
         if (depth >= MAX_MODULE_DEPTH) return;
         for (const name of entriesOf(dir)) visitModule(join(dir, name), depth + 1);
     };
-    visit(gitDirOf(join(root, ".git")), 0);
+    visitDotGit(join(root, ".git"), 0);
     for (const name of entriesOf(root)) {
         if (name === ".git" || name === "node_modules") continue;
-        const dotGit = join(root, name, ".git");
-        if (exists(dotGit)) visit(gitDirOf(dotGit), 0);
+        visitDotGit(join(root, name, ".git"), 0);
     }
-    return { dirs, linked };
+    return { dirs, linked, dotGitFiles };
 }
 
 /** What to mount for the project's repositories; the caller drops git dirs outside writable places. */
 export function gitMounts(root: string): GitMounts {
-    const { dirs, linked } = gitDirsOf(root);
-    const mounts: GitMounts = { gitDirs: dirs, writable: [], readOnly: [], watched: [] };
+    const { dirs, linked, dotGitFiles } = gitDirsOf(root);
+    const mounts: GitMounts = {
+        gitDirs: dirs,
+        writable: [],
+        commonDirs: [...new Set(linked.map((link) => link.common))],
+        readOnly: [...dotGitFiles],
+        watched: [],
+    };
     for (const { gitDir, common } of linked) {
         // `git commit` in a linked worktree writes its index and HEAD, and the shared objects and refs.
         for (const dir of [gitDir, ...["objects", "refs", "logs"].map((d) => join(common, d))]) {
