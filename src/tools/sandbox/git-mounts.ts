@@ -148,7 +148,8 @@ function gitDirsOf(root: string): GitDirs {
         const common = commonDirOf(gitDir);
         if (common !== null && common !== gitDir) {
             linked.push({ gitDir, common });
-            visit(common, depth);
+            // Not its other worktrees or submodules: those are other projects' to write.
+            visit(common, MAX_MODULE_DEPTH);
         }
         if (depth >= MAX_MODULE_DEPTH) return;
         for (const kind of ["modules", "worktrees"]) {
