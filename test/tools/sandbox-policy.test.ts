@@ -12,7 +12,6 @@ import { bwrapArgs } from "../../src/tools/sandbox/bwrap";
 import { resolveSandboxPolicy } from "../../src/tools/sandbox/policy";
 import { protectedMounts } from "../../src/tools/sandbox/protected-mounts";
 import { sbplString, seatbeltProfile } from "../../src/tools/sandbox/seatbelt";
-import { sessionFolders } from "../../src/tools/sandbox/session-folders";
 
 const HOME = "/home/ann";
 const USER_FILE = "/home/ann/.config/north/config.json";
@@ -95,8 +94,11 @@ describe("resolveSandboxPolicy", () => {
 describe("bwrapArgs", () => {
     const layout = {
         root: "/work/repo",
-        session: sessionFolders("/tmp/north-shell-1"),
-        runtimeDir: "/run/user/1000",
+        privateFolders: [
+            ["/tmp/north-shell-1/tmp", "/tmp"],
+            ["/tmp/north-shell-1/shm", "/dev/shm"],
+            ["/tmp/north-shell-1/runtime", "/run/user/1000"],
+        ] as const,
         writable: ["/home/ann/.cache/npm"],
         gitDirs: ["/work/repo/.git"],
         readOnly: ["/work/repo/.north", "/work/repo/.git/config"],
@@ -118,10 +120,8 @@ describe("bwrapArgs", () => {
             "--cap-drop", "ALL",
             "--tmpfs", "/run",
             "--bind", "/tmp/north-shell-1/tmp", "/tmp",
-            "--bind", "/tmp/north-shell-1/var-tmp", "/var/tmp",
             "--bind", "/tmp/north-shell-1/shm", "/dev/shm",
             "--bind", "/tmp/north-shell-1/runtime", "/run/user/1000",
-            "--bind", "/tmp/north-shell-1/control", "/run/north",
             "--bind", "/work/repo", "/work/repo",
             "--bind", "/home/ann/.cache/npm", "/home/ann/.cache/npm",
             "--bind", "/work/repo/.git", "/work/repo/.git",

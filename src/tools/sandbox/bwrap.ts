@@ -13,17 +13,17 @@
  * its own (no terminal), and its process-group kill must reach inside.
  */
 import { spawn } from "node:child_process";
-import { SANDBOX_CONTROL_DIR, type SessionFolders } from "./session-folders";
 
 export const BWRAP = "bwrap";
 
 /** What to mount for one command; every path absolute, real and existing (mount points aside). */
 export interface BwrapLayout {
     root: string;
-    /** The session's private folders, mounted over /tmp, /var/tmp, /dev/shm and the runtime dir. */
-    session: SessionFolders;
-    /** $XDG_RUNTIME_DIR inside the sandbox. */
-    runtimeDir: string;
+    /**
+     * The session's private folders and where each is mounted: /tmp, /var/tmp, /dev/shm, the
+     * runtime dir, the control dir (those of the first three the machine has).
+     */
+    privateFolders: readonly (readonly [source: string, target: string])[];
     /** The user's extra writable folders. */
     writable: readonly string[];
     /** Git dirs: bound onto themselves (writable), so none can be renamed away and replaced. */
@@ -66,7 +66,6 @@ function isolationArgs(network: boolean): string[] {
 /** bwrap's arguments up to and including `--`; the command's argv follows. */
 export function bwrapArgs(layout: BwrapLayout): string[] {
     const bind = (flag: string, path: string): string[] => [flag, path, path];
-    const { session } = layout;
     return [
         ...isolationArgs(layout.network),
         ...layout.hidden.flatMap((dir) => ["--tmpfs", dir]),
@@ -74,11 +73,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
         ...(layout.network && layout.hidden.includes("/run")
             ? ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
             : []),
-        ...["--bind", session.tmp, "/tmp"],
-        ...["--bind", session.varTmp, "/var/tmp"],
-        ...["--bind", session.shm, "/dev/shm"],
-        ...["--bind", session.runtime, layout.runtimeDir],
-        ...["--bind", session.control, SANDBOX_CONTROL_DIR],
+        ...layout.privateFolders.flatMap(([source, target]) => ["--bind", source, target]),
         ...layout.shownReadOnly.flatMap((dir) => bind("--ro-bind", dir)),
         ...bind("--bind", layout.root),
         ...layout.writable.flatMap((dir) => bind("--bind", dir)),

@@ -17,7 +17,12 @@ import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
 import { missingProtectedPaths, protectedMounts } from "./protected-mounts";
 import { SANDBOX_EXEC, seatbeltProfile } from "./seatbelt";
-import { SANDBOX_CONTROL_DIR, createSessionFolders, sessionFolders } from "./session-folders";
+import {
+    SANDBOX_CONTROL_DIR,
+    type SessionFolders,
+    createSessionFolders,
+    sessionFolders,
+} from "./session-folders";
 
 export { type SandboxPolicy, describeSandbox } from "./policy";
 
@@ -116,6 +121,19 @@ function runtimeDirOf(env: NodeJS.ProcessEnv, hidden: readonly string[]): string
     return `/run/user/${process.getuid?.() ?? 0}`;
 }
 
+/** Each private folder and where it goes; /dev/shm is always there (bwrap's fresh /dev has it). */
+function privateFoldersOf(
+    folders: SessionFolders,
+    runtimeDir: string
+): (readonly [string, string])[] {
+    const mounts: (readonly [string, string])[] = [];
+    if (existsSync("/tmp")) mounts.push([folders.tmp, "/tmp"]);
+    if (existsSync("/var/tmp")) mounts.push([folders.varTmp, "/var/tmp"]);
+    mounts.push([folders.shm, "/dev/shm"], [folders.runtime, runtimeDir]);
+    mounts.push([folders.control, SANDBOX_CONTROL_DIR]);
+    return mounts;
+}
+
 /** The command's environment: no variable naming a socket outside; temp and runtime dirs its own. */
 function sandboxEnv(env: NodeJS.ProcessEnv, tmp: string, runtimeDir: string): NodeJS.ProcessEnv {
     const inside: NodeJS.ProcessEnv = { ...env };
@@ -178,8 +196,7 @@ export function createCommandSandbox(
         );
         const layout: BwrapLayout = {
             root: context.root,
-            session: sessionFolders(context.sessionDir),
-            runtimeDir,
+            privateFolders: privateFoldersOf(sessionFolders(context.sessionDir), runtimeDir),
             writable,
             gitDirs: git.gitDirs.filter((dir) => insideWritable(dir) && notAbove(dir)),
             readOnly: [...protectedMounts(context.root), ...git.readOnly].filter(
