@@ -9,6 +9,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
+import { createShellService } from "../../src/tools/shell-service";
 import { sandboxTestsBlocked, useSandboxFixture } from "./sandbox-kit";
 
 const blocked = await sandboxTestsBlocked(["git"]);
@@ -149,6 +151,37 @@ describe.skipIf(blocked !== null)("a sandboxed command and git", () => {
         );
         expect(attack.output.match(/refused/g)).toHaveLength(4);
         expect(readFileSync(path.join(worktreeDir, "commondir"), "utf8")).toBe(commondir);
+    });
+
+    it("commits in a submodule checkout whose git dir is in the superproject outside", async () => {
+        const superproject = path.join(fixture.outside, "super");
+        const library = path.join(fixture.outside, "library");
+        initRepo(superproject);
+        initRepo(library);
+        git(
+            superproject,
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            library,
+            "lib"
+        );
+        const checkout = path.join(superproject, "lib");
+        const sandbox = createCommandSandbox(
+            { network: false, writable: [] },
+            { home: fixture.home }
+        );
+        const service = createShellService(checkout, { sandbox, env: GIT_ENV });
+        fixture.cleanup(() => service.dispose());
+        const result = await service.run(
+            "echo two >> a.txt && git commit -qam two && git log --format=%s; " +
+                "echo x >> ../.git/modules/lib/config || echo refused"
+        );
+        expect(result.output).toMatch(/^two\none\n/);
+        expect(result.output).toMatch(/config: Read-only file system\nrefused\n$/);
+        expect(git(checkout, "log", "--format=%s")).toBe("two\none\n");
     });
 
     it("still runs git add and git commit in a normal repository", async () => {

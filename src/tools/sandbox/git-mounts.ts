@@ -34,7 +34,10 @@ const MAX_MODULE_DEPTH = 4;
 export interface GitMounts {
     /** Git dirs (real paths), each bound onto itself writable: not renamable, not replaceable. */
     gitDirs: string[];
-    /** A linked worktree's git dir and its common dir's objects/refs/logs: writable, outside the project. */
+    /**
+     * Outside the project, writable: the git dir the project's `.git` file points to (a linked
+     * worktree's, a submodule checkout's) and a linked worktree's common objects, refs and logs.
+     */
     writable: string[];
     /** The common dirs of linked worktrees: git reads their config, so they must be visible. */
     commonDirs: string[];
@@ -182,11 +185,20 @@ export function gitMounts(root: string): GitMounts {
         readOnly: [...dotGitFiles],
         watched: [],
     };
+    const addWritable = (dir: string): void => {
+        if (isDirectory(dir) && !mounts.writable.includes(dir)) mounts.writable.push(dir);
+    };
+    // A project whose `.git` file points out of it (a submodule checkout of a repository
+    // outside): git writes that git dir as its own.
+    const own = join(root, ".git");
+    if (dotGitFiles.includes(own)) {
+        const gitDir = gitDirOf(own);
+        if (gitDir !== null) addWritable(gitDir);
+    }
     for (const { gitDir, common } of linked) {
         // `git commit` in a linked worktree writes its index and HEAD, and the shared objects and refs.
-        for (const dir of [gitDir, ...["objects", "refs", "logs"].map((d) => join(common, d))]) {
-            if (isDirectory(dir) && !mounts.writable.includes(dir)) mounts.writable.push(dir);
-        }
+        addWritable(gitDir);
+        for (const dir of ["objects", "refs", "logs"]) addWritable(join(common, dir));
     }
     for (const gitDir of dirs) {
         for (const entry of GIT_PROGRAM_ENTRIES) {
