@@ -12,7 +12,7 @@
  * inside it: the same wrapper, output, exit code and kills, plus the session's private /tmp.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
@@ -25,6 +25,7 @@ import {
     SandboxUnavailableError,
     unavailableMessage,
 } from "./sandbox/command-sandbox";
+import { removeServiceFolder } from "./sandbox/session-folders";
 
 /** Bytes kept from the start and from the end of a command's output. */
 export { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES };
@@ -96,7 +97,7 @@ function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
 function onProcessExit(): void {
     for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
     liveGroups.clear();
-    for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of liveTempDirs) removeServiceFolder(dir);
     liveTempDirs.clear();
 }
 
@@ -613,7 +614,7 @@ export function createShellService(
                 const dir = tempDir;
                 // Let a run being cancelled read its file first.
                 void queue.then(() => {
-                    rmSync(dir, { recursive: true, force: true });
+                    removeServiceFolder(dir);
                     liveTempDirs.delete(dir);
                 });
             }
