@@ -15,7 +15,7 @@ import { startCreatedCheck } from "./created-check";
 import { gitMounts } from "./git-mounts";
 import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
-import { missingProtectedPaths, protectedMounts } from "./protected-mounts";
+import { missingProtectedPaths, protectedEntries, protectedMounts } from "./protected-mounts";
 import { SANDBOX_EXEC, seatbeltProfile } from "./seatbelt";
 import {
     SANDBOX_CONTROL_DIR,
@@ -178,6 +178,7 @@ export function createCommandSandbox(
         const hidden = socketFolders();
         const runtimeDir = runtimeDirOf(env, hidden);
         const git = gitMounts(context.root);
+        const protectedNow = protectedEntries(context.root);
         const writable = [
             ...existingRealFolders(policy.writable),
             ...git.writable.filter((dir) => !isInside(context.root, dir)),
@@ -199,7 +200,7 @@ export function createCommandSandbox(
             privateFolders: privateFoldersOf(sessionFolders(context.sessionDir), runtimeDir),
             writable,
             gitDirs: git.gitDirs.filter((dir) => insideWritable(dir) && notAbove(dir)),
-            readOnly: [...protectedMounts(context.root), ...git.readOnly].filter(
+            readOnly: [...protectedMounts(context.root, protectedNow), ...git.readOnly].filter(
                 (path) => insideWritable(path) && notAbove(path)
             ),
             hidden,
@@ -212,7 +213,7 @@ export function createCommandSandbox(
             network: policy.network,
             cwd: context.cwd,
         };
-        const check = startCreatedCheck(context.root, git.watched);
+        const check = startCreatedCheck(context.root, git.watched, protectedNow);
         return {
             file: BWRAP,
             args: [...bwrapArgs(layout), ...argv],

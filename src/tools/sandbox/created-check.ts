@@ -17,17 +17,19 @@ export interface CreatedCheck {
 }
 
 function exists(path: string): boolean {
-    try {
-        lstatSync(path);
-        return true;
-    } catch {
-        return false;
-    }
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
-/** Starts the check for one command: `watched` are absolute paths that do not exist now. */
-export function startCreatedCheck(root: string, watched: readonly string[]): CreatedCheck {
-    const before = new Set(protectedEntries(root));
+/**
+ * Starts the check for one command: `watched` are absolute paths that do not exist now,
+ * `entries` the protected entries that do (protectedEntries, already listed by the caller).
+ */
+export function startCreatedCheck(
+    root: string,
+    watched: readonly string[],
+    entries = protectedEntries(root)
+): CreatedCheck {
+    const before = new Set(entries);
     return {
         finish() {
             const created = [

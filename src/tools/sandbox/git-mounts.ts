@@ -55,26 +55,30 @@ function realOrNull(path: string): string | null {
     }
 }
 
+// Looked up before every command: no exception for a path that is not there.
 function isDirectory(path: string): boolean {
-    try {
-        return statSync(path).isDirectory();
-    } catch {
-        return false;
-    }
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
 function exists(path: string): boolean {
-    try {
-        lstatSync(path);
-        return true;
-    } catch {
-        return false;
-    }
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 function entriesOf(dir: string): string[] {
+    if (!isDirectory(dir)) return [];
     try {
         return readdirSync(dir);
+    } catch {
+        return [];
+    }
+}
+
+/** Names of the folders (and links, which may lead to one) in `dir`. */
+function folderEntriesOf(dir: string): string[] {
+    try {
+        return readdirSync(dir, { withFileTypes: true })
+            .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+            .map((entry) => entry.name);
     } catch {
         return [];
     }
@@ -98,6 +102,7 @@ export function gitDirOf(dotGit: string): string | null {
 
 /** A linked worktree's git dir names its repository's common dir in `commondir`. */
 function commonDirOf(gitDir: string): string | null {
+    if (!exists(join(gitDir, "commondir"))) return null;
     let text: string;
     try {
         text = readFileSync(join(gitDir, "commondir"), "utf8").trim();
@@ -134,13 +139,9 @@ function gitDirsOf(root: string): GitDirs {
     const linked: { gitDir: string; common: string }[] = [];
     const dotGitFiles: string[] = [];
     const visitDotGit = (dotGit: string, depth: number): void => {
-        try {
-            if (lstatSync(dotGit).isFile() && !dotGitFiles.includes(dotGit)) {
-                dotGitFiles.push(dotGit);
-            }
-        } catch {
-            return;
-        }
+        const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+        if (stat === undefined) return;
+        if (stat.isFile() && !dotGitFiles.includes(dotGit)) dotGitFiles.push(dotGit);
         visit(gitDirOf(dotGit), depth);
     };
     const visit = (gitDir: string | null, depth: number): void => {
@@ -168,9 +169,9 @@ function gitDirsOf(root: string): GitDirs {
         for (const name of entriesOf(dir)) visitModule(join(dir, name), depth + 1);
     };
     visitDotGit(join(root, ".git"), 0);
-    for (const name of entriesOf(root)) {
-        if (name === ".git" || name === "node_modules") continue;
-        visitDotGit(join(root, name, ".git"), 0);
+    for (const entry of folderEntriesOf(root)) {
+        if (entry === ".git" || entry === "node_modules") continue;
+        visitDotGit(join(root, entry, ".git"), 0);
     }
     return { dirs, linked, dotGitFiles };
 }

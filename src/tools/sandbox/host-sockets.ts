@@ -59,11 +59,7 @@ export const SOCKET_ENV = [
 ];
 
 function isSocket(path: string): boolean {
-    try {
-        return lstatSync(path).isSocket();
-    } catch {
-        return false;
-    }
+    return lstatSync(path, { throwIfNoEntry: false })?.isSocket() ?? false;
 }
 
 /** Paths of sockets bound in this network namespace, from /proc/net/unix (the last column). */
@@ -84,6 +80,7 @@ function boundSocketPaths(procNetUnix: string): string[] {
 
 /** Sockets in `dir` and the folders below it, `depth` levels down. */
 function socketsBelow(dir: string, depth: number, out: string[]): void {
+    if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) return;
     let entries;
     try {
         entries = readdirSync(dir, { withFileTypes: true });

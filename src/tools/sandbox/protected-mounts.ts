@@ -10,7 +10,7 @@
  * each command, and what the command created is removed (created-check.ts).
  * Only the project root and one folder below it are looked at.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { isInside } from "../path-guard";
 import { PROTECTED_CONFIG, protectedConfigOf } from "../protected-paths";
@@ -33,11 +33,9 @@ function entriesOf(dir: string): string[] {
 
 /** A folder, or a link (to a folder, or dangling: it may become one): counted as a folder. */
 function isFolderOrLink(path: string): boolean {
-    try {
-        return lstatSync(path).isSymbolicLink() || statSync(path).isDirectory();
-    } catch {
-        return false;
-    }
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (stat === undefined || stat.isSymbolicLink()) return stat !== undefined;
+    return stat.isDirectory();
 }
 
 /** Whether `rel` (a file, or a folder when `dir`) is protected configuration. */
@@ -77,7 +75,7 @@ export function protectedEntries(root: string): string[] {
 }
 
 /** Absolute real paths to bind read-only, parents before children, each once. */
-export function protectedMounts(root: string): string[] {
+export function protectedMounts(root: string, entries = protectedEntries(root)): string[] {
     const found: string[] = [];
     const add = (path: string): void => {
         const real = realOrNull(path);
@@ -90,7 +88,7 @@ export function protectedMounts(root: string): string[] {
             add(join(root, name));
         }
     }
-    for (const rel of protectedEntries(root)) add(join(root, rel));
+    for (const rel of entries) add(join(root, rel));
     return found.filter(
         (path, i) => !found.some((other, j) => j < i && other !== path && isInside(other, path))
     );
@@ -102,12 +100,5 @@ export function missingProtectedPaths(root: string): string[] {
         .map((pattern) => pattern.replace(/\/\*\*$/, ""))
         .filter((pattern) => !/[*?[]/.test(pattern))
         .map((pattern) => join(root, pattern))
-        .filter((path) => {
-            try {
-                lstatSync(path);
-                return false;
-            } catch {
-                return true;
-            }
-        });
+        .filter((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
 }
