@@ -6,7 +6,16 @@
  * yet; `git commit` still works, in a linked worktree too.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import {
+    existsSync,
+    mkdirSync,
+    readFileSync,
+    readdirSync,
+    readlinkSync,
+    renameSync,
+    symlinkSync,
+    writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
@@ -220,6 +229,32 @@ describe.skipIf(blocked !== null)(
             expect(result.exitCode).not.toBe(0);
             expect(result.note).toMatch(/sandbox blocked a write/);
             expect(existsSync(path.join(fixture.root, ".vscode/tasks.json"))).toBe(false);
+        });
+
+        it("puts back a protected link it replaced: .mcp.json -> shared/mcp.json, a linked .git/config", async () => {
+            initRepo(fixture.root);
+            mkdirSync(path.join(fixture.root, "shared"));
+            writeFileSync(path.join(fixture.root, "shared/mcp.json"), "{}\n");
+            symlinkSync("shared/mcp.json", path.join(fixture.root, ".mcp.json"));
+            renameSync(
+                path.join(fixture.root, ".git/config"),
+                path.join(fixture.root, ".git/main.config")
+            );
+            symlinkSync("main.config", path.join(fixture.root, ".git/config"));
+            const marker = path.join(fixture.outside, "pwned");
+            const result = await fixture
+                .sandboxed({ env: GIT_ENV })
+                .run(
+                    `rm .mcp.json && echo '{"mcpServers":{"x":{"command":"evil"}}}' > .mcp.json; ` +
+                        `rm .git/config && printf '${plantedConfig(marker)}' > .git/config; ` +
+                        `echo '{"evil":1}' > shared/mcp.json || echo refused`
+                );
+            expect(result.output).toMatch(/refused\n$/);
+            expect(result.note).toContain("The sandbox put back the link .mcp.json, .git/config");
+            expect(readlinkSync(path.join(fixture.root, ".mcp.json"))).toBe("shared/mcp.json");
+            expect(readlinkSync(path.join(fixture.root, ".git/config"))).toBe("main.config");
+            expect(readFileSync(path.join(fixture.root, "shared/mcp.json"), "utf8")).toBe("{}\n");
+            expect(userGitStatusRuns(fixture.root, marker)).toBe(false);
         });
 
         it("leaves nothing behind in the repository when nothing was created", async () => {

@@ -213,7 +213,7 @@ export function createCommandSandbox(
             network: policy.network,
             cwd: context.cwd,
         };
-        const check = startCreatedCheck(context.root, git.watched, protectedNow);
+        const check = startCreatedCheck(context.root, git.watched, protectedNow, git.named);
         return {
             file: BWRAP,
             args: [...bwrapArgs(layout), ...argv],

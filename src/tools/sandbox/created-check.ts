@@ -5,11 +5,15 @@
  * writing to. Listed before the command; whatever of those exists after it
  * and did not before is removed and named in the command's result. The
  * command's processes are all gone by then (bubblewrap's PID namespace), so
- * nothing can recreate it behind the check.
+ * nothing can recreate it behind the check. A protected entry that is a link
+ * (`.mcp.json -> config/mcp.json`, a linked `.git/config`) is protected by a
+ * mount on its target, which does not stop the link itself from being
+ * replaced: a link changed by the command is put back.
  */
-import { lstatSync, rmSync } from "node:fs";
+import { readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { protectedEntries } from "./protected-mounts";
+import { lstatQuiet } from "./path-probe";
 
 export interface CreatedCheck {
     /** Removes what the command created that it may not, and says what, or undefined. */
@@ -17,7 +21,17 @@ export interface CreatedCheck {
 }
 
 function exists(path: string): boolean {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+    return lstatQuiet(path) !== undefined;
+}
+
+/** Where `path` links to, or undefined when it is not a link. */
+function linkTarget(path: string): string | undefined {
+    if (!lstatQuiet(path)?.isSymbolicLink()) return undefined;
+    try {
+        return readlinkSync(path);
+    } catch {
+        return undefined;
+    }
 }
 
 /**
@@ -27,9 +41,20 @@ function exists(path: string): boolean {
 export function startCreatedCheck(
     root: string,
     watched: readonly string[],
-    entries = protectedEntries(root)
+    entries = protectedEntries(root),
+    /** Protected paths outside the listed entries that may be links (git's program files). */
+    maybeLinks: readonly string[] = []
 ): CreatedCheck {
     const before = new Set(entries);
+    const links = new Map<string, string>();
+    for (const path of [...entries.map((rel) => join(root, rel)), ...maybeLinks]) {
+        const target = linkTarget(path);
+        if (target !== undefined) links.set(path, target);
+    }
+    const nameOf = (path: string): string => {
+        const rel = relative(root, path);
+        return rel.startsWith("..") ? path : rel;
+    };
     return {
         finish() {
             const created = [
@@ -38,20 +63,35 @@ export function startCreatedCheck(
                     .map((rel) => join(root, rel)),
                 ...watched.filter(exists),
             ];
-            if (created.length === 0) return undefined;
+            const changedLinks = [...links].filter(([path, target]) => linkTarget(path) !== target);
+            if (created.length === 0 && changedLinks.length === 0) return undefined;
             const removed: string[] = [];
+            const restored: string[] = [];
             const kept: string[] = [];
             for (const path of created) {
-                const rel = relative(root, path);
-                const name = rel.startsWith("..") ? path : rel;
                 try {
                     rmSync(path, { recursive: true, force: true });
-                    removed.push(name);
+                    removed.push(nameOf(path));
                 } catch (error) {
-                    kept.push(`${name} (${(error as Error).message})`);
+                    kept.push(`${nameOf(path)} (${(error as Error).message})`);
+                }
+            }
+            for (const [path, target] of changedLinks) {
+                try {
+                    rmSync(path, { recursive: true, force: true });
+                    symlinkSync(target, path);
+                    restored.push(nameOf(path));
+                } catch (error) {
+                    kept.push(`${nameOf(path)} (${(error as Error).message})`);
                 }
             }
             const parts: string[] = [];
+            if (restored.length > 0) {
+                parts.push(
+                    `The sandbox put back the link ${restored.join(", ")}, which the command replaced: ` +
+                        `a sandboxed command may not change configuration that runs programs.`
+                );
+            }
             if (removed.length > 0) {
                 parts.push(
                     `The sandbox removed ${removed.join(", ")}: a sandboxed command may not create ` +
@@ -61,7 +101,7 @@ export function startCreatedCheck(
             }
             if (kept.length > 0) {
                 parts.push(
-                    `The sandbox could not remove ${kept.join(", ")}, which the command created: ` +
+                    `The sandbox could not undo ${kept.join(", ")}, which the command created or changed: ` +
                         `check it before running git or opening the project in an editor.`
                 );
             }

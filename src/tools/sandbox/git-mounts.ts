@@ -14,8 +14,9 @@
  * replaced by a planted one, and each `.git` file (a linked worktree's, a
  * submodule checkout's) is read-only, so it cannot point git elsewhere.
  */
-import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { lstatQuiet, statQuiet } from "./path-probe";
 
 /** Files and folders of a git dir that decide which programs git runs or which repository it reads. */
 export const GIT_PROGRAM_ENTRIES = [
@@ -45,6 +46,8 @@ export interface GitMounts {
     readOnly: string[];
     /** Program files that do not exist: must not exist after the command either. */
     watched: string[];
+    /** Program files and `.git` entries as named in the git dir (links included, unresolved). */
+    named: string[];
 }
 
 function realOrNull(path: string): string | null {
@@ -57,11 +60,11 @@ function realOrNull(path: string): string | null {
 
 // Looked up before every command: no exception for a path that is not there.
 function isDirectory(path: string): boolean {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    return statQuiet(path)?.isDirectory() ?? false;
 }
 
 function exists(path: string): boolean {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+    return lstatQuiet(path) !== undefined;
 }
 
 function entriesOf(dir: string): string[] {
@@ -139,7 +142,7 @@ function gitDirsOf(root: string): GitDirs {
     const linked: { gitDir: string; common: string }[] = [];
     const dotGitFiles: string[] = [];
     const visitDotGit = (dotGit: string, depth: number): void => {
-        const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+        const stat = lstatQuiet(dotGit);
         if (stat === undefined) return;
         if (stat.isFile() && !dotGitFiles.includes(dotGit)) dotGitFiles.push(dotGit);
         visit(gitDirOf(dotGit), depth);
@@ -185,6 +188,7 @@ export function gitMounts(root: string): GitMounts {
         commonDirs: [...new Set(linked.map((link) => link.common))],
         readOnly: [...dotGitFiles],
         watched: [],
+        named: [...dotGitFiles, join(root, ".git")],
     };
     const addWritable = (dir: string): void => {
         if (isDirectory(dir) && !mounts.writable.includes(dir)) mounts.writable.push(dir);
@@ -205,6 +209,7 @@ export function gitMounts(root: string): GitMounts {
         for (const entry of GIT_PROGRAM_ENTRIES) {
             const path = join(gitDir, entry);
             if (exists(path)) {
+                mounts.named.push(path);
                 const real = realOrNull(path);
                 if (real !== null && !mounts.readOnly.includes(real)) mounts.readOnly.push(real);
             } else mounts.watched.push(path);

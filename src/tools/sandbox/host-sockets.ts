@@ -9,9 +9,10 @@
  * network namespace) and in the folders under $HOME where agents keep theirs.
  * Abstract sockets have no path: only the network namespace cuts them.
  */
-import { lstatSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { readFileSync, readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { isInside } from "../path-guard";
+import { lstatQuiet } from "./path-probe";
 
 /** Folders under $HOME where agents and daemons keep sockets (ssh control masters, gpg-agent, …). */
 const HOME_SOCKET_DIRS = [
@@ -59,7 +60,7 @@ export const SOCKET_ENV = [
 ];
 
 function isSocket(path: string): boolean {
-    return lstatSync(path, { throwIfNoEntry: false })?.isSocket() ?? false;
+    return lstatQuiet(path)?.isSocket() ?? false;
 }
 
 /** Paths of sockets bound in this network namespace, from /proc/net/unix (the last column). */
@@ -80,7 +81,7 @@ function boundSocketPaths(procNetUnix: string): string[] {
 
 /** Sockets in `dir` and the folders below it, `depth` levels down. */
 function socketsBelow(dir: string, depth: number, out: string[]): void {
-    if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) return;
+    if (lstatQuiet(dir) === undefined) return;
     let entries;
     try {
         entries = readdirSync(dir, { withFileTypes: true });

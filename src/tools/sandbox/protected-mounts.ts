@@ -10,10 +10,11 @@
  * each command, and what the command created is removed (created-check.ts).
  * Only the project root and one folder below it are looked at.
  */
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { isInside } from "../path-guard";
 import { PROTECTED_CONFIG, protectedConfigOf } from "../protected-paths";
+import { lstatQuiet } from "./path-probe";
 
 function realOrNull(path: string): string | null {
     try {
@@ -33,7 +34,7 @@ function entriesOf(dir: string): string[] {
 
 /** A folder, or a link (to a folder, or dangling: it may become one): counted as a folder. */
 function isFolderOrLink(path: string): boolean {
-    const stat = lstatSync(path, { throwIfNoEntry: false });
+    const stat = lstatQuiet(path);
     if (stat === undefined || stat.isSymbolicLink()) return stat !== undefined;
     return stat.isDirectory();
 }
@@ -100,5 +101,5 @@ export function missingProtectedPaths(root: string): string[] {
         .map((pattern) => pattern.replace(/\/\*\*$/, ""))
         .filter((pattern) => !/[*?[]/.test(pattern))
         .map((pattern) => join(root, pattern))
-        .filter((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
+        .filter((path) => lstatQuiet(path) === undefined);
 }
