@@ -4,11 +4,12 @@
  * host sockets still visible inside.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
 import { gitMounts } from "../../src/tools/sandbox/git-mounts";
 import { hostSockets } from "../../src/tools/sandbox/host-sockets";
 
@@ -114,5 +115,44 @@ describe("hostSockets", () => {
             procNetUnix: proc,
         });
         expect(found.sort()).toEqual([sockets.agent, sockets.project].sort());
+    });
+});
+
+describe("the macOS run (profile text; untested on a Mac)", () => {
+    it("denies creating git's and North's missing files and replacing a protected link, keeps .git writable, drops socket variables", () => {
+        const root = path.join(base, "project");
+        mkdirSync(path.join(root, "shared"), { recursive: true });
+        git(root, "init", "-q");
+        writeFileSync(path.join(root, "shared/mcp.json"), "{}");
+        symlinkSync("shared/mcp.json", path.join(root, ".mcp.json"));
+        const session = path.join(base, "session");
+        const sandbox = createCommandSandbox(
+            { network: false, writable: [] },
+            { platform: "darwin", home: path.join(base, "home") }
+        );
+        sandbox.createSessionFolders(session);
+        const run = sandbox.prepare(
+            ["bash", "-c", "true"],
+            { PATH: "/usr/bin", SSH_AUTH_SOCK: "/tmp/agent", DISPLAY: ":0" },
+            { root, sessionDir: session, cwd: root }
+        );
+        expect(run.file).toBe("/usr/bin/sandbox-exec");
+        const profile = run.args[1]!;
+        const deny = (rel: string): string =>
+            `(deny file-write* (subpath "${path.join(root, rel)}"))`;
+        for (const rel of [
+            ".git/commondir",
+            ".git/objects/info/alternates",
+            ".north",
+            ".mcp.json",
+        ]) {
+            expect(profile).toContain(deny(rel));
+        }
+        expect(profile).not.toContain(deny(".git"));
+        expect(run.env).toEqual({
+            PATH: "/usr/bin",
+            TMPDIR: path.join(session, "tmp"),
+            XDG_RUNTIME_DIR: path.join(session, "runtime"),
+        });
     });
 });

@@ -149,7 +149,7 @@ describe("seatbeltProfile (macOS; untested on a Mac, the generated text is check
         tempDir: "/private/var/folders/x/north-shell-1",
         writable: ["/Users/ann/.npm"],
         readOnly: ["/Users/ann/repo/.north", "/Users/ann/repo/.git/config"],
-        notCreatable: ["/Users/ann/repo/.git/commondir", "/Users/ann/repo/.mcp.json"],
+        unwritable: ["/Users/ann/repo/.git/commondir", "/Users/ann/repo/.mcp.json"],
         network: false,
     };
 

@@ -13,6 +13,7 @@ import { sandboxBlockedNote } from "./blocked-note";
 import { BWRAP, type BwrapLayout, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
 import { startCreatedCheck } from "./created-check";
 import { gitMounts } from "./git-mounts";
+import { lstatQuiet } from "./path-probe";
 import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
 import { missingProtectedPaths, protectedEntries, protectedMounts } from "./protected-mounts";
@@ -234,7 +235,13 @@ export function createCommandSandbox(
             tempDir: context.sessionDir,
             writable: existingRealFolders(policy.writable),
             readOnly: [...protectedMounts(context.root), ...git.readOnly],
-            notCreatable: [...git.watched, ...missingProtectedPaths(context.root)],
+            unwritable: [
+                ...git.watched,
+                ...missingProtectedPaths(context.root),
+                // Not a real .git folder: git writes in it (its program files are in readOnly).
+                ...git.named.filter((path) => !lstatQuiet(path)?.isDirectory()),
+                ...protectedEntries(context.root).map((rel) => join(context.root, rel)),
+            ],
             network: policy.network,
         });
         const check = startCreatedCheck(context.root, git.watched);

@@ -19,8 +19,11 @@ export interface SeatbeltLayout {
     tempDir: string;
     writable: readonly string[];
     readOnly: readonly string[];
-    /** Paths that do not exist and must not be created (files or folders). */
-    notCreatable: readonly string[];
+    /**
+     * Paths as named (links not followed) that may not be created, changed or removed: protected
+     * files and git program files that do not exist yet, and those that are links.
+     */
+    unwritable: readonly string[];
     network: boolean;
 }
 
@@ -52,7 +55,7 @@ export function seatbeltProfile(layout: SeatbeltLayout): string {
         ")",
         '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper"))',
         '(allow file-write* (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
-        ...layout.notCreatable.map((path) => `(deny file-write* (subpath ${sbplString(path)}))`),
+        ...layout.unwritable.map((path) => `(deny file-write* (subpath ${sbplString(path)}))`),
         // A read-only path does not stop connect(): sockets outside the session and project are cut.
         "(deny network-outbound (remote unix-socket))",
         "(allow network-outbound (remote unix-socket",
