@@ -1,9 +1,11 @@
 /**
  * `npm run bench -- sandbox`: what the bubblewrap sandbox adds to a command.
- * `true` through the shell service with and without the sandbox, interleaved
+ * `true` through the shell service with and without the sandbox (its mounts,
+ * the session's private folders, the git and protected-file checks), interleaved
  * run by run so machine load hits both alike; medians, the difference and
  * the ratio (target: at most 20 ms added).
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -29,7 +31,9 @@ export async function benchSandbox(): Promise<void> {
         return;
     }
     const root = realpathSync(mkdtempSync(path.join(tmpdir(), "north-bench-sandbox-")));
-    // A project with protected config, so the mounts a real project gets are measured too.
+    // A git project with protected config, so the mounts and checks a real project gets are
+    // measured too (git program files, protected files, the session's folders, host sockets).
+    execFileSync("git", ["init", "-q"], { cwd: root });
     mkdirSync(path.join(root, ".north"));
     writeFileSync(path.join(root, ".north", "settings.json"), "{}\n");
     writeFileSync(path.join(root, ".mcp.json"), "{}\n");

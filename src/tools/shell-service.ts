@@ -9,10 +9,10 @@
  * Processes that left the group on purpose (setsid, daemons) may outlive their command
  * but not the service: dispose() and North's exit kill them too (see child-reaper).
  * The environment holds no provider keys. With a sandbox (sandbox/), bash runs
- * inside it: the same wrapper, output, exit code and kills, plus a private TMPDIR.
+ * inside it: the same wrapper, output, exit code and kills, plus the session's private /tmp.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, promises as fs, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
@@ -25,6 +25,7 @@ import {
     SandboxUnavailableError,
     unavailableMessage,
 } from "./sandbox/command-sandbox";
+import { removeServiceFolder } from "./sandbox/session-folders";
 
 /** Bytes kept from the start and from the end of a command's output. */
 export { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES };
@@ -96,7 +97,7 @@ function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
 function onProcessExit(): void {
     for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
     liveGroups.clear();
-    for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of liveTempDirs) removeServiceFolder(dir);
     liveTempDirs.clear();
 }
 
@@ -453,15 +454,22 @@ export function createShellService(
     let queue: Promise<unknown> = Promise.resolve();
     const running = new Set<AbortController>();
 
-    function pwdFile(): { dir: string; file: string } {
+    /** The next pwd file: where North reads it, and where the command's bash writes it. */
+    function pwdFile(): { dir: string; file: string; inside: string } {
         if (tempDir === null) {
             tempDir = realpathSync(mkdtempSync(path.join(tmpdir(), "north-shell-")));
             installExitHook();
             liveTempDirs.add(tempDir);
-            if (sandbox) mkdirSync(path.join(tempDir, "tmp"));
+            sandbox?.createSessionFolders(tempDir);
         }
         counter++;
-        return { dir: tempDir, file: path.join(tempDir, `pwd-${counter}`) };
+        const name = `pwd-${counter}`;
+        if (sandbox) {
+            const [file, inside] = sandbox.controlPath(tempDir, name);
+            return { dir: tempDir, file, inside };
+        }
+        const file = path.join(tempDir, name);
+        return { dir: tempDir, file, inside: file };
     }
 
     async function runOne(command: string, options: ShellRunOptions): Promise<ShellRunResult> {
@@ -502,15 +510,21 @@ export function createShellService(
         const forward = (): void => controller.abort();
         options.signal?.addEventListener("abort", forward, { once: true });
         running.add(controller);
-        const { dir: runDir, file } = pwdFile();
-        const context = { root, tempDir: runDir, cwd };
+        const { dir: runDir, file, inside } = pwdFile();
+        const context = { root, sessionDir: runDir, cwd };
         ranCommand = true;
         let raw: RawRun;
+        let finishSandboxed: (() => string | undefined) | undefined;
         try {
-            const env = shellEnv(baseEnv, hiddenEnv, ownerTag);
-            if (sandbox) env.TMPDIR = path.join(runDir, "tmp");
-            const bash = bashProgram(command, file);
-            const program = sandbox ? sandbox.wrap([bash.file, ...bash.args], context) : bash;
+            const bash = bashProgram(command, inside);
+            let program: ShellProgram = bash;
+            let env = shellEnv(baseEnv, hiddenEnv, ownerTag);
+            if (sandbox) {
+                const run = sandbox.prepare([bash.file, ...bash.args], env, context);
+                program = run;
+                env = run.env;
+                finishSandboxed = run.finish;
+            }
             raw = await spawnBash(
                 program,
                 cwd,
@@ -523,6 +537,9 @@ export function createShellService(
             running.delete(controller);
             options.signal?.removeEventListener("abort", forward);
         }
+        // Configuration the command created where a read-only mount could not stop it.
+        const removedNote = finishSandboxed?.();
+        if (removedNote !== undefined) notes.push(removedNote);
 
         const finalDir = await readPwd(file);
         if (finalDir !== null) {
@@ -597,7 +614,7 @@ export function createShellService(
                 const dir = tempDir;
                 // Let a run being cancelled read its file first.
                 void queue.then(() => {
-                    rmSync(dir, { recursive: true, force: true });
+                    removeServiceFolder(dir);
                     liveTempDirs.delete(dir);
                 });
             }

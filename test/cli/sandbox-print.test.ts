@@ -3,11 +3,13 @@
  * an approved command still cannot write outside the project, a project
  * cannot turn the sandbox off, and a missing bubblewrap refuses commands.
  */
+import { execFileSync } from "node:child_process";
 import {
     existsSync,
     mkdirSync,
     mkdtempSync,
     readFileSync,
+    realpathSync,
     rmSync,
     symlinkSync,
     writeFileSync,
@@ -18,6 +20,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { probeBwrap } from "../../src/tools/sandbox/bwrap";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
+import { sandboxTestsBlocked } from "../tools/sandbox-kit";
 
 const probe = process.platform === "linux" ? await probeBwrap(false) : null;
 const usable = probe?.ok === true;
@@ -90,6 +93,52 @@ describe.skipIf(!usable)("print mode with the sandbox", () => {
         expect(request(1)).toContain("The sandbox blocked a write");
     });
 });
+
+const escapesBlocked = usable ? await sandboxTestsBlocked(["git", "tmux"]) : "no bubblewrap";
+
+describe.skipIf(escapesBlocked !== null)(
+    "print mode with the sandbox: the issue's three escapes",
+    () => {
+        it("tmux run-shell, a planted .git/commondir and a new .vscode/tasks.json all fail, and the model is told", async () => {
+            const outside = realpathSync(mkdtempSync(join(tmpdir(), "north-sandbox-outside-")));
+            const socket = join(outside, "default");
+            const marker = join(outside, "pwned");
+            execFileSync("tmux", ["-S", socket, "new-session", "-d"]);
+            try {
+                execFileSync("git", ["init", "-q"], { cwd: repo });
+                server.enqueue(
+                    shellCall(`tmux -S ${socket} run-shell 'id > ${marker}'`),
+                    shellCall(
+                        "mkdir .git/c && cp -r .git/objects .git/refs .git/HEAD .git/c/ && " +
+                            `printf '[core]\\n\\tfsmonitor = "id > ${marker}; true"\\n' > .git/c/config && ` +
+                            "echo c > .git/commondir"
+                    ),
+                    shellCall("mkdir -p .vscode && echo '{}' > .vscode/tasks.json"),
+                    { text: "All blocked." }
+                );
+                const run = await runNorth(
+                    ["-p", "try", "--path", repo, "--sandbox", "--allow-shell"],
+                    { env }
+                );
+                expect(run.code).toBe(0);
+                expect(existsSync(marker)).toBe(false);
+                expect(existsSync(join(repo, ".git/commondir"))).toBe(false);
+                expect(existsSync(join(repo, ".vscode/tasks.json"))).toBe(false);
+                // The user's next git status outside does not run the planted program.
+                execFileSync("git", ["status", "--short"], {
+                    cwd: repo,
+                    env: { ...process.env, HOME: home },
+                });
+                expect(existsSync(marker)).toBe(false);
+                expect(request(2)).toContain("The sandbox removed .git/commondir");
+                expect(request(3)).toContain("The sandbox removed .vscode/tasks.json");
+            } finally {
+                execFileSync("tmux", ["-S", socket, "kill-server"]);
+                rmSync(outside, { recursive: true, force: true });
+            }
+        });
+    }
+);
 
 describe.skipIf(process.platform !== "linux")("print mode without bubblewrap", () => {
     it("says once that the sandbox is unavailable and runs no command", async () => {

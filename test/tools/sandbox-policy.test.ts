@@ -94,15 +94,22 @@ describe("resolveSandboxPolicy", () => {
 describe("bwrapArgs", () => {
     const layout = {
         root: "/work/repo",
-        tempDir: "/tmp/north-shell-1",
+        privateFolders: [
+            ["/tmp/north-shell-1/tmp", "/tmp"],
+            ["/tmp/north-shell-1/shm", "/dev/shm"],
+            ["/tmp/north-shell-1/runtime", "/run/user/1000"],
+        ] as const,
         writable: ["/home/ann/.cache/npm"],
+        gitDirs: ["/work/repo/.git"],
         readOnly: ["/work/repo/.north", "/work/repo/.git/config"],
         hidden: ["/run"],
+        shownReadOnly: [],
+        sockets: ["/work/repo/dev.sock"],
         network: false,
         cwd: "/work/repo/src",
     };
 
-    it("mounts / read-only, then the writable places, then protected config read-only on top", () => {
+    it("mounts / read-only, the session's folders over /tmp and the like, the writable places, then protected config read-only and sockets covered", () => {
         expect(bwrapArgs(layout)).toEqual([
             "--ro-bind", "/", "/",
             "--dev", "/dev",
@@ -112,11 +119,15 @@ describe("bwrapArgs", () => {
             "--die-with-parent",
             "--cap-drop", "ALL",
             "--tmpfs", "/run",
+            "--bind", "/tmp/north-shell-1/tmp", "/tmp",
+            "--bind", "/tmp/north-shell-1/shm", "/dev/shm",
+            "--bind", "/tmp/north-shell-1/runtime", "/run/user/1000",
             "--bind", "/work/repo", "/work/repo",
-            "--bind", "/tmp/north-shell-1", "/tmp/north-shell-1",
             "--bind", "/home/ann/.cache/npm", "/home/ann/.cache/npm",
+            "--bind", "/work/repo/.git", "/work/repo/.git",
             "--ro-bind", "/work/repo/.north", "/work/repo/.north",
             "--ro-bind", "/work/repo/.git/config", "/work/repo/.git/config",
+            "--ro-bind", "/dev/null", "/work/repo/dev.sock",
             "--chdir", "/work/repo/src",
             "--",
         ]); // prettier-ignore
@@ -138,6 +149,7 @@ describe("seatbeltProfile (macOS; untested on a Mac, the generated text is check
         tempDir: "/private/var/folders/x/north-shell-1",
         writable: ["/Users/ann/.npm"],
         readOnly: ["/Users/ann/repo/.north", "/Users/ann/repo/.git/config"],
+        unwritable: ["/Users/ann/repo/.git/commondir", "/Users/ann/repo/.mcp.json"],
         network: false,
     };
 
@@ -162,10 +174,34 @@ describe("seatbeltProfile (macOS; untested on a Mac, the generated text is check
         expect(profile).toContain('(literal "/dev/null")');
     });
 
-    it("denies IP networking unless allowed; Unix sockets stay", () => {
+    it("denies IP networking unless allowed", () => {
         expect(seatbeltProfile(layout)).toContain("(deny network-outbound (remote ip))");
-        expect(seatbeltProfile(layout)).not.toContain("unix-socket");
-        expect(seatbeltProfile({ ...layout, network: true })).not.toContain("network");
+        expect(seatbeltProfile({ ...layout, network: true })).not.toContain("(remote ip)");
+    });
+
+    it("denies creating protected files and git program files that do not exist yet", () => {
+        expect(seatbeltProfile(layout)).toContain(
+            '(deny file-write* (subpath "/Users/ann/repo/.git/commondir"))\n' +
+                '(deny file-write* (subpath "/Users/ann/repo/.mcp.json"))\n'
+        );
+    });
+
+    it("denies connecting to Unix sockets outside the project and the session's folder", () => {
+        const profile = seatbeltProfile(layout);
+        expect(profile).toContain(
+            [
+                "(deny network-outbound (remote unix-socket))",
+                "(allow network-outbound (remote unix-socket",
+                '    (path-regex #"^/Users/ann/repo(/|$)")',
+                '    (path-regex #"^/private/var/folders/x/north-shell-1(/|$)")',
+                "))",
+            ].join("\n")
+        );
+        expect(profile).not.toContain("mDNSResponder");
+        // Name lookups go through mDNSResponder's socket: kept when the network is.
+        expect(seatbeltProfile({ ...layout, network: true })).toContain(
+            '(path-literal "/private/var/run/mDNSResponder")'
+        );
     });
 
     it("escapes quotes and backslashes so a path cannot end the string and add a rule", () => {
@@ -237,7 +273,7 @@ describe("protectedMounts", () => {
     });
     afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-    it("lists the project's protected configuration that exists, and git's config and hooks", () => {
+    it("lists the project's protected configuration that exists, and the folders that hold it", () => {
         for (const dir of [".north", ".claude", ".github/workflows", ".vscode", ".git/hooks"]) {
             mkdirSync(path.join(root, dir), { recursive: true });
         }
@@ -258,12 +294,10 @@ describe("protectedMounts", () => {
             [
                 ".claude",
                 ".envrc",
-                ".git/config",
-                ".git/hooks",
-                ".github/workflows",
+                ".github",
                 ".mcp.json",
                 ".north",
-                ".vscode/tasks.json",
+                ".vscode",
                 "app.code-workspace",
             ].map((rel) => path.join(root, rel))
         );

@@ -1,8 +1,10 @@
 /**
  * Linux: the command runs under bubblewrap. The whole filesystem is mounted
- * read-only with fresh /dev and /proc; the project, the service's private
- * temp dir and the user's extra folders are mounted writable again, then the
- * project's protected configuration read-only on top. `--unshare-pid` makes
+ * read-only with fresh /dev and /proc; /run is an empty tmpfs and /tmp,
+ * /var/tmp, /dev/shm and the runtime dir are the session's own folders; the
+ * project and the user's extra folders are mounted writable again, then the
+ * project's protected configuration and git program files read-only on top,
+ * and any socket still visible is covered. `--unshare-pid` makes
  * bwrap the init of the command's processes, so when the command ends,
  * everything it started (setsid, nohup, double fork) is killed by the kernel;
  * `--die-with-parent` does the same if North dies. Without the network the
@@ -14,20 +16,29 @@ import { spawn } from "node:child_process";
 
 export const BWRAP = "bwrap";
 
-/** What to mount for one command; every path absolute, real and existing. */
+/** What to mount for one command; every path absolute, real and existing (mount points aside). */
 export interface BwrapLayout {
     root: string;
-    /** The service's private dir: pwd files and the command's TMPDIR. */
-    tempDir: string;
+    /**
+     * The session's private folders and where each is mounted: /tmp, /var/tmp, /dev/shm, the
+     * runtime dir, the control dir (those of the first three the machine has).
+     */
+    privateFolders: readonly (readonly [source: string, target: string])[];
     /** The user's extra writable folders. */
     writable: readonly string[];
-    /** Protected configuration inside the writable places, mounted read-only. */
+    /** Git dirs: bound onto themselves (writable), so none can be renamed away and replaced. */
+    gitDirs: readonly string[];
+    /** Protected configuration and git program files inside the writable places, read-only. */
     readOnly: readonly string[];
     /**
-     * Folders of host sockets (/run: docker.sock, the D-Bus system bus…) replaced by an
-     * empty tmpfs: a read-only mount still lets a command connect to a socket in it.
+     * Folders of host sockets (/run: docker.sock, the D-Bus system bus, /run/user…) replaced by
+     * an empty tmpfs: a read-only mount still lets a command connect to a socket in it.
      */
     hidden: readonly string[];
+    /** Folders inside /tmp and the like shown again read-only ($HOME in a test set-up). */
+    shownReadOnly: readonly string[];
+    /** Sockets still visible (in the project, under $HOME): covered by /dev/null. */
+    sockets: readonly string[];
     network: boolean;
     cwd: string;
 }
@@ -42,6 +53,7 @@ function isolationArgs(network: boolean): string[] {
         "/dev",
         "--proc",
         "/proc",
+        // Also cuts abstract Unix sockets (X11's, some D-Bus buses): they live in the namespace.
         ...(network ? [] : ["--unshare-net"]),
         "--unshare-pid",
         "--die-with-parent",
@@ -61,10 +73,13 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
         ...(layout.network && layout.hidden.includes("/run")
             ? ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
             : []),
+        ...layout.privateFolders.flatMap(([source, target]) => ["--bind", source, target]),
+        ...layout.shownReadOnly.flatMap((dir) => bind("--ro-bind", dir)),
         ...bind("--bind", layout.root),
-        ...bind("--bind", layout.tempDir),
         ...layout.writable.flatMap((dir) => bind("--bind", dir)),
+        ...layout.gitDirs.flatMap((dir) => bind("--bind", dir)),
         ...layout.readOnly.flatMap((path) => bind("--ro-bind", path)),
+        ...layout.sockets.flatMap((path) => ["--ro-bind", "/dev/null", path]),
         "--chdir",
         layout.cwd,
         "--",

@@ -7,19 +7,41 @@
  */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { isInside } from "../path-guard";
 import { sandboxBlockedNote } from "./blocked-note";
-import { BWRAP, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
+import { BWRAP, type BwrapLayout, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
+import { startCreatedCheck } from "./created-check";
+import { gitMounts } from "./git-mounts";
+import { lstatQuiet } from "./path-probe";
+import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
-import { protectedMounts } from "./protected-mounts";
+import { missingProtectedPaths, protectedEntries, protectedMounts } from "./protected-mounts";
 import { SANDBOX_EXEC, seatbeltProfile } from "./seatbelt";
+import {
+    SANDBOX_CONTROL_DIR,
+    type SessionFolders,
+    createSessionFolders,
+    sessionFolders,
+} from "./session-folders";
 
 export { type SandboxPolicy, describeSandbox } from "./policy";
 
 /** Where one command runs; all absolute and real. */
 export interface SandboxRunContext {
     root: string;
-    tempDir: string;
+    /** The service's own folder ($TMPDIR/north-shell-XXXXXX): the session's folders are in it. */
+    sessionDir: string;
     cwd: string;
+}
+
+/** One command, ready to spawn. */
+export interface SandboxedRun {
+    file: string;
+    args: string[];
+    env: NodeJS.ProcessEnv;
+    /** After the command: removes configuration it created that it may not, and says what. */
+    finish(): string | undefined;
 }
 
 export interface CommandSandbox {
@@ -28,8 +50,16 @@ export interface CommandSandbox {
     readonly description: string;
     /** Whether commands can run sandboxed here; the first call starts the test run. */
     availability(): Promise<ProbeResult>;
-    /** The program and arguments that run `argv` inside the sandbox. */
-    wrap(argv: readonly string[], context: SandboxRunContext): { file: string; args: string[] };
+    /** Creates the session's private folders in `sessionDir` (once per service). */
+    createSessionFolders(sessionDir: string): void;
+    /** Where a file of the session's control folder is: [host path, path inside the sandbox]. */
+    controlPath(sessionDir: string, name: string): [string, string];
+    /** The program, arguments and environment that run `argv` inside the sandbox. */
+    prepare(
+        argv: readonly string[],
+        env: NodeJS.ProcessEnv,
+        context: SandboxRunContext
+    ): SandboxedRun;
     /** A note for a failed command whose output shows the sandbox refused something. */
     blockedNote(
         result: { exitCode: number | null; output: string },
@@ -70,15 +100,49 @@ function existingRealFolders(folders: readonly string[]): string[] {
     return real;
 }
 
-/** Host socket folders to hide: /run, and /var/run where it is not a link to /run. */
+/** Host socket folders to replace by a tmpfs: /run, and /var/run where it is not a link to /run. */
 function socketFolders(): string[] {
-    return ["/run", "/var/run"].filter((dir) => {
-        try {
-            return lstatSync(dir).isDirectory();
-        } catch {
-            return false;
-        }
-    });
+    const folders = ["/run"];
+    try {
+        if (lstatSync("/var/run").isDirectory()) folders.push("/var/run");
+    } catch {
+        // no /var/run
+    }
+    return folders;
+}
+
+/** $XDG_RUNTIME_DIR inside: the user's path when it can be a mount point, else /run/user/UID. */
+function runtimeDirOf(env: NodeJS.ProcessEnv, hidden: readonly string[]): string {
+    const dir = env.XDG_RUNTIME_DIR;
+    if (dir !== undefined && isAbsolute(dir)) {
+        const real = existingRealFolders([dir])[0];
+        if (real !== undefined) return real;
+        if (hidden.some((folder) => isInside(folder, dir))) return dir;
+    }
+    return `/run/user/${process.getuid?.() ?? 0}`;
+}
+
+/** Each private folder and where it goes; /dev/shm is always there (bwrap's fresh /dev has it). */
+function privateFoldersOf(
+    folders: SessionFolders,
+    runtimeDir: string
+): (readonly [string, string])[] {
+    const mounts: (readonly [string, string])[] = [];
+    if (existsSync("/tmp")) mounts.push([folders.tmp, "/tmp"]);
+    if (existsSync("/var/tmp")) mounts.push([folders.varTmp, "/var/tmp"]);
+    mounts.push([folders.shm, "/dev/shm"], [folders.runtime, runtimeDir]);
+    mounts.push([folders.control, SANDBOX_CONTROL_DIR]);
+    return mounts;
+}
+
+/** The command's environment: no variable naming a socket outside; temp and runtime dirs its own. */
+function sandboxEnv(env: NodeJS.ProcessEnv, tmp: string, runtimeDir: string): NodeJS.ProcessEnv {
+    const inside: NodeJS.ProcessEnv = { ...env };
+    for (const name of SOCKET_ENV) delete inside[name];
+    inside.TMPDIR = tmp;
+    for (const name of ["TMP", "TEMP"]) if (inside[name] !== undefined) inside[name] = tmp;
+    inside.XDG_RUNTIME_DIR = runtimeDir;
+    return inside;
 }
 
 function defaultProbe(platform: NodeJS.Platform, network: boolean): Promise<ProbeResult> {
@@ -101,14 +165,93 @@ export function createCommandSandbox(
     const home = options.home ?? homedir();
     let checked: Promise<ProbeResult> | null = null;
 
-    const layoutOf = (context: SandboxRunContext) => ({
-        root: context.root,
-        tempDir: context.tempDir,
-        writable: existingRealFolders(policy.writable),
-        readOnly: protectedMounts(context.root),
-        hidden: platform === "linux" ? socketFolders() : [],
-        network: policy.network,
-    });
+    /** The folders bwrap.ts replaces, with what is in them visible again. */
+    const replacedFolders = (runtimeDir: string, hidden: readonly string[]): string[] => {
+        const paths = ["/tmp", "/var/tmp", "/dev/shm", runtimeDir, ...hidden];
+        return existingRealFolders(paths).concat(paths);
+    };
+
+    const linuxRun = (
+        argv: readonly string[],
+        env: NodeJS.ProcessEnv,
+        context: SandboxRunContext
+    ): SandboxedRun => {
+        const hidden = socketFolders();
+        const runtimeDir = runtimeDirOf(env, hidden);
+        const git = gitMounts(context.root);
+        const protectedNow = protectedEntries(context.root);
+        const writable = [
+            ...existingRealFolders(policy.writable),
+            ...git.writable.filter((dir) => !isInside(context.root, dir)),
+        ];
+        const writablePlaces = [context.root, ...writable];
+        const insideWritable = (path: string): boolean =>
+            writablePlaces.some((place) => isInside(place, path));
+        // A link to the root or above it would cover the whole project read-only.
+        const notAbove = (path: string): boolean => !isInside(path, context.root);
+        const replaced = replacedFolders(runtimeDir, hidden);
+        // $HOME or a linked worktree's repository inside /tmp (as in tests): shown again, read-only.
+        const shownReadOnly = [...existingRealFolders([home]), ...git.commonDirs].filter(
+            (dir) =>
+                replaced.some((folder) => folder !== dir && isInside(folder, dir)) &&
+                !insideWritable(dir)
+        );
+        const layout: BwrapLayout = {
+            root: context.root,
+            privateFolders: privateFoldersOf(sessionFolders(context.sessionDir), runtimeDir),
+            writable,
+            gitDirs: git.gitDirs.filter((dir) => insideWritable(dir) && notAbove(dir)),
+            readOnly: [...protectedMounts(context.root, protectedNow), ...git.readOnly].filter(
+                (path) => insideWritable(path) && notAbove(path)
+            ),
+            hidden,
+            shownReadOnly,
+            sockets: hostSockets({
+                home,
+                replaced,
+                shown: [...writablePlaces, ...shownReadOnly],
+            }),
+            network: policy.network,
+            cwd: context.cwd,
+        };
+        const check = startCreatedCheck(context.root, git.watched, protectedNow, git.named);
+        return {
+            file: BWRAP,
+            args: [...bwrapArgs(layout), ...argv],
+            env: sandboxEnv(env, "/tmp", runtimeDir),
+            finish: () => check.finish(),
+        };
+    };
+
+    const darwinRun = (
+        argv: readonly string[],
+        env: NodeJS.ProcessEnv,
+        context: SandboxRunContext
+    ): SandboxedRun => {
+        const git = gitMounts(context.root);
+        const folders = sessionFolders(context.sessionDir);
+        const profile = seatbeltProfile({
+            root: context.root,
+            tempDir: context.sessionDir,
+            writable: existingRealFolders(policy.writable),
+            readOnly: [...protectedMounts(context.root), ...git.readOnly],
+            unwritable: [
+                ...git.watched,
+                ...missingProtectedPaths(context.root),
+                // Not a real .git folder: git writes in it (its program files are in readOnly).
+                ...git.named.filter((path) => !lstatQuiet(path)?.isDirectory()),
+                ...protectedEntries(context.root).map((rel) => join(context.root, rel)),
+            ],
+            network: policy.network,
+        });
+        const check = startCreatedCheck(context.root, git.watched);
+        return {
+            file: SANDBOX_EXEC,
+            args: ["-p", profile, ...argv],
+            env: sandboxEnv(env, folders.tmp, folders.runtime),
+            finish: () => check.finish(),
+        };
+    };
 
     return {
         policy,
@@ -122,17 +265,23 @@ export function createCommandSandbox(
             );
             return checked;
         },
-        wrap(argv, context) {
-            const layout = layoutOf(context);
-            if (platform === "darwin") {
-                return { file: SANDBOX_EXEC, args: ["-p", seatbeltProfile(layout), ...argv] };
-            }
-            return { file: BWRAP, args: [...bwrapArgs({ ...layout, cwd: context.cwd }), ...argv] };
+        createSessionFolders(sessionDir) {
+            createSessionFolders(sessionDir);
+        },
+        controlPath(sessionDir, name) {
+            const host = join(sessionFolders(sessionDir).control, name);
+            // Seatbelt mounts nothing: the command sees the host path.
+            return [host, platform === "darwin" ? host : join(SANDBOX_CONTROL_DIR, name)];
+        },
+        prepare(argv, env, context) {
+            return platform === "darwin"
+                ? darwinRun(argv, env, context)
+                : linuxRun(argv, env, context);
         },
         blockedNote(result, context) {
             return sandboxBlockedNote(policy, {
                 ...result,
-                writableRoots: [context.root, context.tempDir, ...policy.writable],
+                writableRoots: [context.root, "/tmp", "/var/tmp", "/dev/shm", ...policy.writable],
                 home,
             });
         },

@@ -1,11 +1,15 @@
 /**
  * macOS: the command runs under `sandbox-exec -p <profile>`. The profile
- * allows everything but writes (outside the project, the private temp dir,
- * the user's extra folders and the few devices a shell writes to) and, unless
- * allowed, the network (Unix sockets stay, so local tools that talk through
- * one keep working). Protected configuration inside the project stays
- * read-only. Seatbelt has no process namespace: daemons are left to the
- * service's group kill and exit hook.
+ * allows everything but writes (outside the project, the session's folder,
+ * the user's extra folders and the few devices a shell writes to), connecting
+ * to Unix sockets outside the session's folder and the project (tmux,
+ * ssh-agent, docker.sock, …; DNS's mDNSResponder stays when the network is
+ * allowed) and, unless allowed, the network. Protected configuration inside
+ * the project stays read-only, and the protected files and git program files
+ * that do not exist cannot be created (Seatbelt matches a path that does not
+ * exist yet, which a mount cannot). Seatbelt has no mount namespace, so /tmp
+ * is not replaced (TMPDIR points into the session's folder), and no process
+ * namespace: daemons are left to the service's group kill and exit hook.
  */
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -15,7 +19,18 @@ export interface SeatbeltLayout {
     tempDir: string;
     writable: readonly string[];
     readOnly: readonly string[];
+    /**
+     * Paths as named (links not followed) that may not be created, changed or removed: protected
+     * files and git program files that do not exist yet, and those that are links.
+     */
+    unwritable: readonly string[];
     network: boolean;
+}
+
+/** A regex literal in SBPL matching `path` and anything below it. */
+function subpathRegex(path: string): string {
+    const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return `#"^${escaped.replace(/"/g, '\\"')}(/|$)"`;
 }
 
 /** A string literal in SBPL (a Scheme dialect): backslashes and double quotes escaped. */
@@ -40,6 +55,13 @@ export function seatbeltProfile(layout: SeatbeltLayout): string {
         ")",
         '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper"))',
         '(allow file-write* (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
+        ...layout.unwritable.map((path) => `(deny file-write* (subpath ${sbplString(path)}))`),
+        // A read-only path does not stop connect(): sockets outside the session and project are cut.
+        "(deny network-outbound (remote unix-socket))",
+        "(allow network-outbound (remote unix-socket",
+        ...[layout.root, layout.tempDir].map((dir) => `    (path-regex ${subpathRegex(dir)})`),
+        ...(layout.network ? ['    (path-literal "/private/var/run/mDNSResponder")'] : []),
+        "))",
     ];
     if (!layout.network) {
         lines.push(
