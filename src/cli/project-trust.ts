@@ -19,9 +19,10 @@ import {
 
 /** One thing the project would run or allow once trusted. */
 export interface TrustItem {
-    kind: "mcp" | "hook" | "approval" | "unreadable";
-    /** The file it comes from, relative to the project root. */
-    source: TrustGatedFile;
+    /** `script`: a file a hook or server runs; `git`: a program the git configuration names. */
+    kind: "mcp" | "hook" | "approval" | "unreadable" | "script" | "git";
+    /** The file it comes from, relative to the project root (absolute when outside it). */
+    source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
     text: string;
 }
@@ -101,6 +102,26 @@ function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): Trust
     return items;
 }
 
+/** The files hooks and servers run: inside the project fingerprinted, outside only named. */
+function scriptItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
+    return snapshot.scripts.map((script) => {
+        if (!script.inside) {
+            return {
+                kind: "script",
+                source: script.source,
+                text: `${script.path} (outside the project: not checked for changes)`,
+            };
+        }
+        const folder = script.path.slice(0, script.path.lastIndexOf("/"));
+        const beside =
+            script.companions > 0
+                ? ` and ${script.companions} more tracked ${script.companions === 1 ? "file" : "files"} in ${folder}/`
+                : "";
+        const partial = script.partial ? ` (${script.partial})` : "";
+        return { kind: "script", source: script.source, text: `${script.path}${beside}${partial}` };
+    });
+}
+
 /** Everything the snapshot's files would run or allow. */
 export function describeProjectConfig(
     repoRoot: string,
@@ -116,8 +137,12 @@ export function describeProjectConfig(
         }
     }
     items.push(...approvalItems(repoRoot, snapshot));
+    items.push(...scriptItems(snapshot));
+    for (const program of snapshot.gitPrograms) {
+        items.push({ kind: "git", source: program.source, text: program.text });
+    }
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
-        items.push({ kind: "unreadable", source: source as TrustGatedFile, text: `(${reason})` });
+        items.push({ kind: "unreadable", source, text: `(${reason})` });
     }
     return { repoRoot, items };
 }
@@ -125,7 +150,9 @@ export function describeProjectConfig(
 const KIND_WORDS: Record<TrustItem["kind"], [string, string]> = {
     mcp: ["MCP server", "MCP servers"],
     hook: ["hook", "hooks"],
+    script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],
+    git: ["git program", "git programs"],
     unreadable: ["unreadable file", "unreadable files"],
 };
 
