@@ -25,6 +25,10 @@ export interface TrustItem {
     source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
     text: string;
+    /** What it is across decisions, when not its kind, source and text (a script: its path). */
+    key?: string;
+    /** Digest of what it runs, when its text does not say it all (a script, a git hook). */
+    digest?: string;
 }
 
 export interface TrustInventory {
@@ -118,7 +122,13 @@ function scriptItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
                 ? ` and ${script.companions} more tracked ${script.companions === 1 ? "file" : "files"} in ${folder}/`
                 : "";
         const partial = script.partial ? ` (${script.partial})` : "";
-        return { kind: "script", source: script.source, text: `${script.path}${beside}${partial}` };
+        return {
+            kind: "script",
+            source: script.source,
+            text: `${script.path}${beside}${partial}`,
+            key: `script\0${script.path}`,
+            digest: script.digest,
+        };
     });
 }
 
@@ -139,7 +149,8 @@ export function describeProjectConfig(
     items.push(...approvalItems(repoRoot, snapshot));
     items.push(...scriptItems(snapshot));
     for (const program of snapshot.gitPrograms) {
-        items.push({ kind: "git", source: program.source, text: program.text });
+        const { source, text, digest } = program;
+        items.push({ kind: "git", source, text, digest, key: digest && `git\0${source}` });
     }
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
         items.push({ kind: "unreadable", source, text: `(${reason})` });
@@ -167,6 +178,25 @@ export function summarizeInventory(inventory: TrustInventory): string {
         parts.push(`${items.length} ${items.length === 1 ? one : many} (${sources})`);
     }
     return parts.join(", ");
+}
+
+const itemKey = (item: TrustItem): string =>
+    item.key ?? `${item.kind}\0${item.source}\0${item.text}`;
+
+/** What the question showed, for the trust record: key → digest. */
+function itemDigests(inventory: TrustInventory): Record<string, string> {
+    return Object.fromEntries(inventory.items.map((i) => [itemKey(i), i.digest ?? ""]));
+}
+
+/** Marks what is new or changed since the user last trusted the project. */
+function markChanges(inventory: TrustInventory, before: Record<string, string>): TrustInventory {
+    const items = inventory.items.map((item) => {
+        const previous = before[itemKey(item)];
+        if (previous === (item.digest ?? "")) return item;
+        const what = previous === undefined ? "new" : "changed";
+        return { ...item, text: `${item.text} (${what} since you trusted this project)` };
+    });
+    return { ...inventory, items };
 }
 
 /**
@@ -203,8 +233,13 @@ export async function settleProjectTrust(
     decide: TrustDecider
 ): Promise<ProjectTrustDecision> {
     const snapshot = readProjectConfig(repoRoot);
-    const inventory = describeProjectConfig(repoRoot, snapshot);
     const { fingerprint } = snapshot;
+    const described = describeProjectConfig(repoRoot, snapshot);
+    const before = store.trustedItems(repoRoot);
+    const inventory =
+        before && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)
+            ? markChanges(described, before)
+            : described;
     let answer: TrustAnswer;
     if (fingerprint === null || store.isTrusted(repoRoot, fingerprint)) answer = "trust";
     else if (inventory.items.length === 0) {
@@ -213,7 +248,7 @@ export async function settleProjectTrust(
     } else answer = await decide(inventory);
     if (answer === "trust" && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)) {
         try {
-            store.trust(repoRoot, fingerprint);
+            store.trust(repoRoot, fingerprint, itemDigests(described));
         } catch {
             // not saved: trusted for this session, asked again next time
         }

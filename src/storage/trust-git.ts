@@ -21,6 +21,8 @@ export interface GitProgram {
     source: string;
     /** `core.fsmonitor = ./watch.sh`, or what a hook is. */
     text: string;
+    /** Digest of a hook's content; a config key's text is its own content. */
+    digest?: string;
 }
 
 export interface GitProgramsFingerprint {
@@ -95,9 +97,11 @@ class GitProgramReader {
         return isPathInside(this.realRoot, path) || isPathInside(this.gitDir, path);
     }
 
-    private add(source: string, text: string, content: string | Buffer): void {
-        this.programs.push({ source, text });
-        this.hash.update(`${source}\0${text}\0`).update(content).update("\0");
+    private add(source: string, text: string, content?: Buffer): void {
+        const digest =
+            content === undefined ? undefined : createHash("sha256").update(content).digest("hex");
+        this.programs.push({ source, text, digest });
+        this.hash.update(`${source}\0${text}\0${digest ?? ""}\0`);
     }
 
     readConfig(path: string, depth: number): void {
@@ -117,7 +121,7 @@ class GitProgramReader {
             if (key === "core.hookspath") this.hooksPath = value;
             const isInclude = key === "include.path" || /^includeif\..+\.path$/.test(key);
             if (!isInclude) {
-                this.add(source, `${key} = ${value}`, "");
+                this.add(source, `${key} = ${value}`);
                 continue;
             }
             // Relative to the including file, as git resolves it; `~/` is the user's home.
@@ -127,8 +131,7 @@ class GitProgramReader {
             const followed = this.inside(target) && depth < MAX_INCLUDE_DEPTH;
             this.add(
                 source,
-                `${key} = ${value}${followed ? "" : " (outside the project: not checked)"}`,
-                ""
+                `${key} = ${value}${followed ? "" : " (outside the project: not checked)"}`
             );
             if (followed) this.readConfig(target, depth + 1);
         }

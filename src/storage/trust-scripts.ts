@@ -37,6 +37,8 @@ export interface CommandScript {
     companions: number;
     /** Why part of it was fingerprinted by size and time only, or not at all. */
     partial?: string;
+    /** Digest of it and the files beside it (inside the project only). */
+    digest?: string;
 }
 
 export interface CommandScriptsFingerprint {
@@ -311,45 +313,56 @@ export function fingerprintCommandScripts(
     }
     const files = [...new Set([...found.inside.keys(), ...listed])].sort();
 
-    const hash = createHash("sha256");
     let read = 0;
     let bytesRead = 0;
     let byStat = false;
+    /** Each file's own digest, so each script's share can be told apart in the question. */
+    const digests = new Map<string, string>();
     for (const rel of files) {
         const path = join(realRoot, rel);
-        hash.update(`${rel}\0`);
+        const hash = createHash("sha256");
         try {
             const stats = lstatSync(path);
             if (stats.isSymbolicLink()) {
-                hash.update(`link\0${readlinkSync(path)}\0`);
+                hash.update(`link\0${readlinkSync(path)}`);
             } else if (
                 read >= MAX_SCRIPT_FILES_READ ||
                 bytesRead + stats.size > MAX_SCRIPT_BYTES_READ
             ) {
                 byStat = true;
-                hash.update(`stat\0${stats.size}\0${stats.mtimeMs}\0`);
+                hash.update(`stat\0${stats.size}\0${stats.mtimeMs}`);
             } else {
                 const { bytes } = readRegularFileSync(path, { insideRoot: realRoot });
                 read++;
                 bytesRead += bytes.length;
-                hash.update(`${bytes.length}\0`).update(bytes);
+                hash.update("file\0").update(bytes);
             }
         } catch {
-            hash.update("unreadable\0");
+            hash.update("unreadable");
         }
+        digests.set(rel, hash.digest("hex"));
     }
     if (byStat && partial === undefined) {
         partial = `past ${MAX_SCRIPT_FILES_READ} files or ${MAX_SCRIPT_BYTES_READ / 1024 / 1024} MiB, files are checked by size and time`;
     }
-    const listedSet = new Set(listed);
+    const digestOf = (rels: Iterable<string>): string => {
+        const hash = createHash("sha256");
+        for (const rel of rels) hash.update(`${rel}\0${digests.get(rel)}\0`);
+        return hash.digest("hex");
+    };
     for (const [path, source] of found.inside) {
         const dir = posix.dirname(path);
-        const companions =
-            dir === "."
-                ? 0
-                : [...listedSet].filter((f) => f !== path && f.startsWith(`${dir}/`)).length;
-        scripts.push({ path, inside: true, source, companions, partial });
+        const beside =
+            dir === "." ? [] : listed.filter((f) => f !== path && f.startsWith(`${dir}/`));
+        scripts.push({
+            path,
+            inside: true,
+            source,
+            companions: beside.length,
+            partial,
+            digest: digestOf([path, ...beside].sort()),
+        });
     }
     scripts.sort((a, b) => Number(b.inside) - Number(a.inside) || a.path.localeCompare(b.path));
-    return { scripts, digest: hash.digest("hex") };
+    return { scripts, digest: digestOf(files) };
 }

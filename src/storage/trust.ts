@@ -158,6 +158,8 @@ export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
 interface TrustRecord {
     fingerprint: string;
     trustedAt: string;
+    /** What was shown when trusted, each with its content digest: tells what changed since. */
+    items?: Record<string, string>;
 }
 
 interface TrustFile {
@@ -169,8 +171,13 @@ export interface TrustStore {
     readonly path: string;
     /** True when the user trusted `repoRoot` with exactly these files. */
     isTrusted(repoRoot: string, fingerprint: string): boolean;
-    /** Remembers that the user trusts `repoRoot` with these files. Throws when it cannot save. */
-    trust(repoRoot: string, fingerprint: string): void;
+    /**
+     * Remembers that the user trusts `repoRoot` with these files, and `items`
+     * (what the question showed, by key, with content digests). Throws when it cannot save.
+     */
+    trust(repoRoot: string, fingerprint: string, items?: Record<string, string>): void;
+    /** The items of the last decision for `repoRoot`, when it kept them. */
+    trustedItems(repoRoot: string): Record<string, string> | undefined;
 }
 
 function projectKey(repoRoot: string): string {
@@ -200,6 +207,14 @@ function parseTrustFile(text: string): TrustFile {
                 fingerprint: record.fingerprint,
                 trustedAt: typeof record.trustedAt === "string" ? record.trustedAt : "",
             };
+            const items = record.items as unknown;
+            if (
+                typeof items === "object" &&
+                items !== null &&
+                Object.values(items).every((v) => typeof v === "string")
+            ) {
+                out.projects[key].items = items as Record<string, string>;
+            }
         }
     }
     return out;
@@ -220,13 +235,17 @@ export function createTrustStore(dataDirectory: string): TrustStore {
         isTrusted(repoRoot, fingerprint) {
             return read().projects[projectKey(repoRoot)]?.fingerprint === fingerprint;
         },
-        trust(repoRoot, fingerprint) {
+        trustedItems(repoRoot) {
+            return read().projects[projectKey(repoRoot)]?.items;
+        },
+        trust(repoRoot, fingerprint, items) {
             mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
             withFileLock(path, () => {
                 const current = read();
                 current.projects[projectKey(repoRoot)] = {
                     fingerprint,
                     trustedAt: new Date().toISOString(),
+                    ...(items ? { items } : {}),
                 };
                 writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", true);
             });

@@ -75,7 +75,11 @@ describe("the files a trusted hook or MCP server runs", () => {
         const again = await settle();
         expect(again.asked).toBe(true);
         expect(again.trusted).toBe(false);
-        expect(lines(again.shown)).toContain("script .north/settings.json: scripts/setup.sh");
+        // Only what changed is marked: the hook line itself is as trusted.
+        expect(lines(again.shown)).toEqual([
+            "hook .north/settings.json: SessionStart: runs sh scripts/setup.sh",
+            "script .north/settings.json: scripts/setup.sh (changed since you trusted this project)",
+        ]);
     });
 
     it("an MCP server's script and a tracked helper beside it count; an untracked file there does not", async () => {
@@ -96,7 +100,7 @@ describe("the files a trusted hook or MCP server runs", () => {
         const again = await settle();
         expect(again.asked).toBe(true);
         expect(lines(again.shown)).toContain(
-            "script .mcp.json: tools/mcp.js and 1 more tracked file in tools/"
+            "script .mcp.json: tools/mcp.js and 1 more tracked file in tools/ (changed since you trusted this project)"
         );
         expect(summarizeInventory(again.shown!)).toBe(
             "1 MCP server (.mcp.json), 1 script (.mcp.json)"
@@ -212,7 +216,10 @@ describe("programs of the repository's git configuration", () => {
         git("config", "core.fsmonitor", "./other.sh");
         const again = await settle();
         expect(again.asked).toBe(true);
-        expect(lines(again.shown)).toContain("git .git/config: core.fsmonitor = ./other.sh");
+        expect(lines(again.shown)).toContain(
+            "git .git/config: core.fsmonitor = ./other.sh (new since you trusted this project)"
+        );
+        expect(lines(again.shown)).toContain("script .north/settings.json: scripts/setup.sh");
     });
 
     it("a non-sample git hook added after trust asks again; a sample does not", async () => {
@@ -225,7 +232,7 @@ describe("programs of the repository's git configuration", () => {
         const again = await settle();
         expect(again.asked).toBe(true);
         expect(lines(again.shown)).toContain(
-            "git .git/hooks/post-checkout: a git hook: git runs it by itself"
+            "git .git/hooks/post-checkout: a git hook: git runs it by itself (new since you trusted this project)"
         );
     });
 
