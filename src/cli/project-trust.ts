@@ -4,6 +4,7 @@
  * same files, `--trust`, or the front-end's answer (the chat asks; print mode
  * never asks and skips). See storage/trust.ts.
  */
+import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
@@ -180,8 +181,11 @@ export function summarizeInventory(inventory: TrustInventory): string {
     return parts.join(", ");
 }
 
+/** Hashed: the record stays small however long a configured command is. */
 const itemKey = (item: TrustItem): string =>
-    item.key ?? `${item.kind}\0${item.source}\0${item.text}`;
+    createHash("sha256")
+        .update(item.key ?? `${item.kind}\0${item.source}\0${item.text}`)
+        .digest("hex");
 
 /** What the question showed, for the trust record: key → digest. */
 function itemDigests(inventory: TrustInventory): Record<string, string> {
