@@ -150,26 +150,43 @@ interface Candidate {
     word: string;
     /** Named after `-m`: a Python module. */
     module: boolean;
+    /** Where the command runs, after any `cd` before it. */
+    cwd: string;
+}
+
+/** The candidates of a command line's simple commands, in order: `cd dir` moves the ones after it. */
+function candidatesOfLine(commands: readonly string[][], cwd: string, depth: number): Candidate[] {
+    const out: Candidate[] = [];
+    let here = cwd;
+    for (const words of commands) {
+        if (words[0] === "cd" || words[0] === "pushd") {
+            const target = words.slice(1).find((w) => !w.startsWith("-"));
+            if (target !== undefined && !/[$`*?[\]{}~]/.test(target)) here = resolve(here, target);
+            continue;
+        }
+        out.push(...candidateWords(words, depth, here));
+    }
+    return out;
 }
 
 /** The words of one simple command that may name a file it runs. */
-function candidateWords(words: readonly string[], depth: number): Candidate[] {
+function candidateWords(words: readonly string[], depth: number, cwd: string): Candidate[] {
     let at = 0;
     // `NAME=value cmd`: the assignments are not the program.
     while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]!)) at++;
     const program = words[at];
     if (program === undefined) return [];
-    const out: Candidate[] = [{ word: program, module: false }];
+    const out: Candidate[] = [{ word: program, module: false, cwd }];
     const name = program.slice(program.lastIndexOf("/") + 1);
     if (!RUNNER.test(name)) return program.includes("/") ? out : [];
     for (let i = at + 1; i < words.length; i++) {
         const word = words[i]!;
-        out.push({ word, module: words[i - 1] === "-m" });
+        out.push({ word, module: words[i - 1] === "-m", cwd });
         const assigned = /^(?:[A-Za-z_][A-Za-z0-9_]*|--?[A-Za-z0-9][\w-]*)=(.+)$/s.exec(word);
-        if (assigned) out.push({ word: assigned[1]!, module: false });
+        if (assigned) out.push({ word: assigned[1]!, module: false, cwd });
         // `bash -c '…'`, `env sh -c "…"`: a word that is itself a command line.
         if (depth < MAX_NESTING && /[\s;&|]/.test(word)) {
-            for (const inner of shellCommands(word)) out.push(...candidateWords(inner, depth + 1));
+            out.push(...candidatesOfLine(shellCommands(word), cwd, depth + 1));
         }
     }
     return out;
@@ -218,10 +235,10 @@ function collectScripts(commands: readonly ConfiguredCommand[], realRoot: string
             typeof command === "string"
                 ? shellCommands(command.replace(PROJECT_DIR_VARIABLE, realRoot))
                 : [command.map((w) => w.replace(PROJECT_DIR_VARIABLE, realRoot))];
-        for (const { word, module } of commandsOfLine.flatMap((w) => candidateWords(w, 0))) {
-            const paths = module ? moduleFiles(word, realRoot) : [word];
+        for (const { word, module, cwd } of candidatesOfLine(commandsOfLine, realRoot, 0)) {
+            const paths = module ? moduleFiles(word, cwd) : [word];
             for (const path of paths) {
-                const hit = resolveWord(path, realRoot, realRoot);
+                const hit = resolveWord(path, cwd, realRoot);
                 if (hit.inside !== undefined && !found.inside.has(hit.inside)) {
                     found.inside.set(hit.inside, source);
                 }

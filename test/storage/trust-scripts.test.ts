@@ -165,6 +165,18 @@ describe("the files a trusted hook or MCP server runs", () => {
         }
     });
 
+    it("resolves words from where an earlier cd in the same command line moved", async () => {
+        put("tools/pkg/__main__.py", "print(1)\n");
+        put("server/index.js", "x\n");
+        hook("cd tools && python3 -m pkg; sh -c 'cd ../server && node index.js'");
+        await settle("trust");
+        for (const file of ["tools/pkg/__main__.py", "server/index.js"]) {
+            put(file, "changed\n");
+            expect((await settle()).asked, file).toBe(true);
+            await settle("trust");
+        }
+    });
+
     it("files a command only writes or reads as data do not count", async () => {
         put("marker.txt", "");
         put("hook.log", "");
