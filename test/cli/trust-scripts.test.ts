@@ -106,4 +106,30 @@ describe("a trusted repository whose scripts change after trust", () => {
         expect(existsSync(join(repo, "pwned"))).toBe(false);
         expect(changed.stderr).toContain("1 MCP server (.mcp.json), 1 script (.mcp.json)");
     });
+
+    it("stops running a project hook whose script changes during the session", async () => {
+        put(
+            ".north/settings.json",
+            JSON.stringify({
+                hooks: {
+                    PreToolUse: [{ hooks: [{ type: "command", command: "sh scripts/check.sh" }] }],
+                },
+            })
+        );
+        put("scripts/check.sh", "echo checked >> checks.log\n");
+        put("app.ts", "export const a = 1;\n");
+        trustAsItIs();
+        const rewrite = "printf 'touch pwned\\n' > scripts/check.sh";
+        server.enqueue(
+            { toolCalls: [{ name: "shell_run", input: { command: rewrite } }] },
+            { toolCalls: [{ name: "read_file", input: { path: "app.ts" } }] },
+            { text: "done" }
+        );
+        const run = await runNorth(["-p", "go", "--path", repo, "--allow-shell"], { env });
+        expect(run.code).toBe(0);
+        // The first call's hook ran the trusted script; the rewritten one never ran.
+        expect(existsSync(join(repo, "checks.log"))).toBe(true);
+        expect(existsSync(join(repo, "pwned"))).toBe(false);
+        expect(run.stderr).toContain("its hooks did not run");
+    });
 });
