@@ -143,6 +143,7 @@ export async function loadProjectExtensions(
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
+            projectStillTrusted: trust.live.isTrustedNow,
             roots: options.mcpRoots,
             hiddenEnv: options.hiddenEnv,
             env: options.childEnv,
