@@ -159,19 +159,19 @@ export function describeProjectConfig(
     return { repoRoot, items };
 }
 
-const KIND_WORDS: Record<TrustItem["kind"], [string, string]> = {
+/** What an untrusted project's warning names as skipped: git's programs are git's, not skipped. */
+const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = {
     mcp: ["MCP server", "MCP servers"],
     hook: ["hook", "hooks"],
     script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],
-    git: ["git program", "git programs"],
     unreadable: ["unreadable file", "unreadable files"],
 };
 
 /** "2 MCP servers (.mcp.json), 1 hook (.claude/settings.json)": for one warning line. */
 export function summarizeInventory(inventory: TrustInventory): string {
     const parts: string[] = [];
-    for (const kind of Object.keys(KIND_WORDS) as Array<TrustItem["kind"]>) {
+    for (const kind of Object.keys(KIND_WORDS) as Array<keyof typeof KIND_WORDS>) {
         const items = inventory.items.filter((i) => i.kind === kind);
         if (items.length === 0) continue;
         const sources = [...new Set(items.map((i) => i.source))].join(", ");
@@ -246,8 +246,9 @@ export async function settleProjectTrust(
             : described;
     let answer: TrustAnswer;
     if (fingerprint === null || store.isTrusted(repoRoot, fingerprint)) answer = "trust";
-    else if (inventory.items.length === 0) {
-        // Gated files that configure nothing (e.g. `{}`) grant nothing: no question.
+    else if (inventory.items.every((item) => item.kind === "git")) {
+        // Gated files that configure nothing (e.g. `{}`) grant nothing: no question. Git's
+        // programs alone neither: saying no would switch nothing of them off.
         answer = "trust";
     } else answer = await decide(inventory);
     if (answer === "trust" && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)) {

@@ -258,6 +258,10 @@ describe("programs of the repository's git configuration", () => {
             "git .git/config: core.fsmonitor = ./other.sh (new since you trusted this project)"
         );
         expect(lines(again.shown)).toContain("script .north/settings.json: scripts/setup.sh");
+        // Declining skips the hook and its script; git's own programs are not North's to skip.
+        expect(summarizeInventory(again.shown!)).toBe(
+            "1 hook (.north/settings.json), 1 script (.north/settings.json)"
+        );
     });
 
     it("a non-sample git hook added after trust asks again; a sample does not", async () => {
@@ -324,5 +328,8 @@ describe("programs of the repository's git configuration", () => {
         git("config", "core.fsmonitor", "./watch.sh");
         expect((await settle()).asked).toBe(false);
         expect(readProjectConfig(repo).fingerprint).toBeNull();
+        // Nor beside gated files that configure nothing.
+        put(".north/settings.json", {});
+        expect((await settle()).asked).toBe(false);
     });
 });
