@@ -178,7 +178,8 @@ function candidateWords(words: readonly string[], depth: number, cwd: string): C
     if (program === undefined) return [];
     const out: Candidate[] = [{ word: program, module: false, cwd }];
     const name = program.slice(program.lastIndexOf("/") + 1);
-    if (!RUNNER.test(name)) return program.includes("/") ? out : [];
+    // A program named by a variable (`${PYTHON:-python3}`) may be any of them.
+    if (!RUNNER.test(name) && !program.includes("$")) return program.includes("/") ? out : [];
     for (let i = at + 1; i < words.length; i++) {
         const word = words[i]!;
         out.push({ word, module: words[i - 1] === "-m", cwd });

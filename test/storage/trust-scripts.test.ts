@@ -146,6 +146,7 @@ describe("the files a trusted hook or MCP server runs", () => {
         put(".claude/hooks/check.sh", "a\n");
         put("scripts/inner.ts", "b\n");
         put("bin/run", "c\n");
+        put("tools/x.py", "d\n");
         put(".claude/settings.json", {
             hooks: {
                 PreToolUse: [
@@ -161,13 +162,19 @@ describe("the files a trusted hook or MCP server runs", () => {
                                 command: "bash -lc 'cd . && npx tsx scripts/inner.ts'",
                             },
                             { type: "command", command: "timeout 5 ./bin/run --fast" },
+                            { type: "command", command: "${PYTHON:-python3} tools/x.py" },
                         ],
                     },
                 ],
             },
         });
         await settle("trust");
-        for (const file of [".claude/hooks/check.sh", "scripts/inner.ts", "bin/run"]) {
+        for (const file of [
+            ".claude/hooks/check.sh",
+            "scripts/inner.ts",
+            "bin/run",
+            "tools/x.py",
+        ]) {
             put(file, "changed\n");
             expect((await settle()).asked, file).toBe(true);
             await settle("trust");
