@@ -1,15 +1,17 @@
 /**
  * The repository files a configured command runs. Trust is given to what
  * runs, not only to the line that names it: a hook `sh scripts/setup.sh` or an
- * MCP server `node tools/mcp.js` runs whatever those files hold today. Every
- * word of the command (and of a `-c` body or any word that is itself a
- * command line) that names an existing file inside the repository counts,
- * `python -m pkg` resolves to `pkg/__main__.py` or `pkg.py`, and
- * `$CLAUDE_PROJECT_DIR`/`$NORTH_PROJECT_DIR` stand for the project. Each such
- * file is fingerprinted together with the git-tracked files in its folder
- * (recursively), which is where its helpers live; a script at the project
- * root brings only itself (its folder is the whole project). A file outside
- * the project is listed, never fingerprinted.
+ * MCP server `node tools/mcp.js` runs whatever those files hold today. What
+ * counts: a program written as a path (`./scripts/x.sh`), every argument of
+ * an interpreter, package runner or wrapper that names an existing file
+ * (`node`, `npx tsx`, `uv run`, `timeout`, the words of a `bash -c` body),
+ * `python -m pkg` (`pkg/__main__.py` or `pkg.py`), each from where an earlier
+ * `cd` moved; `$CLAUDE_PROJECT_DIR`/`$NORTH_PROJECT_DIR` stand for the
+ * project. Files a command only writes or reads (`> log`, `touch x`) do not.
+ * Each file is fingerprinted together with the git-tracked files in its
+ * folder (recursively), which is where its helpers live; a script at the
+ * project root brings only itself (its folder is the whole project). A file
+ * outside the project is listed, never fingerprinted.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
