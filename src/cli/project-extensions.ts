@@ -21,7 +21,7 @@ import type { McpManager, McpManagerOptions } from "../tools/mcp/manager";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
 import { nodeFetch } from "../providers/node-fetch";
-import type { ProjectTrustDecision } from "./project-trust";
+import { PROJECT_HOOK_FILES, type ProjectTrustDecision } from "./project-trust";
 
 /** How long after a model response the all-time costs are saved (also at close). */
 const COST_BATCH_MS = 1000;
@@ -82,6 +82,13 @@ export async function loadProjectExtensions(
     // North's own project settings first, then the user's, then Claude Code's.
     const hooks = mergeHookSettings(settings.hookSources);
     for (const warning of hooks.warnings) warn(warning);
+    // A project's hooks run only while its files and the scripts they run are as trusted.
+    const projectHookFiles = new Set<string>(PROJECT_HOOK_FILES.map((f) => join(repoRoot, f)));
+    for (const groups of Object.values(hooks.settings)) {
+        for (const group of groups ?? []) {
+            if (projectHookFiles.has(group.source)) group.stillTrusted = trust.live.isTrustedNow;
+        }
+    }
     let rules = projectContext.text ?? undefined;
     const started = await runHooks(
         hooks.settings,
@@ -136,6 +143,7 @@ export async function loadProjectExtensions(
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
+            projectStillTrusted: trust.live.isTrustedNow,
             roots: options.mcpRoots,
             hiddenEnv: options.hiddenEnv,
             env: options.childEnv,

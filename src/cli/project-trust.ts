@@ -4,6 +4,7 @@
  * same files, `--trust`, or the front-end's answer (the chat asks; print mode
  * never asks and skips). See storage/trust.ts.
  */
+import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
@@ -19,11 +20,16 @@ import {
 
 /** One thing the project would run or allow once trusted. */
 export interface TrustItem {
-    kind: "mcp" | "hook" | "approval" | "unreadable";
-    /** The file it comes from, relative to the project root. */
-    source: TrustGatedFile;
+    /** `script`: a file a hook or server runs; `git`: a program the git configuration names. */
+    kind: "mcp" | "hook" | "approval" | "unreadable" | "script" | "git";
+    /** The file it comes from, relative to the project root (absolute when outside it). */
+    source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
     text: string;
+    /** What it is across decisions, when not its kind, source and text (a script: its path). */
+    key?: string;
+    /** Digest of what it runs, when its text does not say it all (a script, a git hook). */
+    digest?: string;
 }
 
 export interface TrustInventory {
@@ -101,6 +107,32 @@ function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): Trust
     return items;
 }
 
+/** The files hooks and servers run: inside the project fingerprinted, outside only named. */
+function scriptItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
+    return snapshot.scripts.map((script) => {
+        if (!script.inside) {
+            return {
+                kind: "script",
+                source: script.source,
+                text: `${script.path} (outside the project: not checked for changes)`,
+            };
+        }
+        const folder = script.path.slice(0, script.path.lastIndexOf("/"));
+        const beside =
+            script.companions > 0
+                ? ` and ${script.companions} more tracked ${script.companions === 1 ? "file" : "files"} in ${folder}/`
+                : "";
+        const partial = script.partial ? ` (${script.partial})` : "";
+        return {
+            kind: "script",
+            source: script.source,
+            text: `${script.path}${beside}${partial}`,
+            key: `script\0${script.path}`,
+            digest: script.digest,
+        };
+    });
+}
+
 /** Everything the snapshot's files would run or allow. */
 export function describeProjectConfig(
     repoRoot: string,
@@ -116,15 +148,22 @@ export function describeProjectConfig(
         }
     }
     items.push(...approvalItems(repoRoot, snapshot));
+    items.push(...scriptItems(snapshot));
+    for (const program of snapshot.gitPrograms) {
+        const { source, text, digest } = program;
+        items.push({ kind: "git", source, text, digest, key: digest && `git\0${source}` });
+    }
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
-        items.push({ kind: "unreadable", source: source as TrustGatedFile, text: `(${reason})` });
+        items.push({ kind: "unreadable", source, text: `(${reason})` });
     }
     return { repoRoot, items };
 }
 
-const KIND_WORDS: Record<TrustItem["kind"], [string, string]> = {
+/** What an untrusted project's warning names as skipped: git's programs are git's, not skipped. */
+const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = {
     mcp: ["MCP server", "MCP servers"],
     hook: ["hook", "hooks"],
+    script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],
     unreadable: ["unreadable file", "unreadable files"],
 };
@@ -132,7 +171,7 @@ const KIND_WORDS: Record<TrustItem["kind"], [string, string]> = {
 /** "2 MCP servers (.mcp.json), 1 hook (.claude/settings.json)": for one warning line. */
 export function summarizeInventory(inventory: TrustInventory): string {
     const parts: string[] = [];
-    for (const kind of Object.keys(KIND_WORDS) as Array<TrustItem["kind"]>) {
+    for (const kind of Object.keys(KIND_WORDS) as Array<keyof typeof KIND_WORDS>) {
         const items = inventory.items.filter((i) => i.kind === kind);
         if (items.length === 0) continue;
         const sources = [...new Set(items.map((i) => i.source))].join(", ");
@@ -140,6 +179,28 @@ export function summarizeInventory(inventory: TrustInventory): string {
         parts.push(`${items.length} ${items.length === 1 ? one : many} (${sources})`);
     }
     return parts.join(", ");
+}
+
+/** Hashed: the record stays small however long a configured command is. */
+const itemKey = (item: TrustItem): string =>
+    createHash("sha256")
+        .update(item.key ?? `${item.kind}\0${item.source}\0${item.text}`)
+        .digest("hex");
+
+/** What the question showed, for the trust record: key → digest. */
+function itemDigests(inventory: TrustInventory): Record<string, string> {
+    return Object.fromEntries(inventory.items.map((i) => [itemKey(i), i.digest ?? ""]));
+}
+
+/** Marks what is new or changed since the user last trusted the project. */
+function markChanges(inventory: TrustInventory, before: Record<string, string>): TrustInventory {
+    const items = inventory.items.map((item) => {
+        const previous = before[itemKey(item)];
+        if (previous === (item.digest ?? "")) return item;
+        const what = previous === undefined ? "new" : "changed";
+        return { ...item, text: `${item.text} (${what} since you trusted this project)` };
+    });
+    return { ...inventory, items };
 }
 
 /**
@@ -176,17 +237,23 @@ export async function settleProjectTrust(
     decide: TrustDecider
 ): Promise<ProjectTrustDecision> {
     const snapshot = readProjectConfig(repoRoot);
-    const inventory = describeProjectConfig(repoRoot, snapshot);
     const { fingerprint } = snapshot;
+    const described = describeProjectConfig(repoRoot, snapshot);
+    const before = store.trustedItems(repoRoot);
+    const inventory =
+        before && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)
+            ? markChanges(described, before)
+            : described;
     let answer: TrustAnswer;
     if (fingerprint === null || store.isTrusted(repoRoot, fingerprint)) answer = "trust";
-    else if (inventory.items.length === 0) {
-        // Gated files that configure nothing (e.g. `{}`) grant nothing: no question.
+    else if (inventory.items.every((item) => item.kind === "git")) {
+        // Gated files that configure nothing (e.g. `{}`) grant nothing: no question. Git's
+        // programs alone neither: saying no would switch nothing of them off.
         answer = "trust";
     } else answer = await decide(inventory);
     if (answer === "trust" && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)) {
         try {
-            store.trust(repoRoot, fingerprint);
+            store.trust(repoRoot, fingerprint, itemDigests(described));
         } catch {
             // not saved: trusted for this session, asked again next time
         }

@@ -4,7 +4,10 @@
  * repository. The decision lives outside the repository, in
  * `~/.north/trusted-projects.json`, keyed by the project's real path and bound
  * to a fingerprint of those files: when they change (a `git pull` adds a
- * hook), the old decision no longer applies and North asks again.
+ * hook), the old decision no longer applies and North asks again. The
+ * fingerprint also covers the repository files those commands run
+ * (trust-scripts.ts) and the programs the repository's git configuration
+ * names (trust-git.ts): a pull that changes only a hook's script asks again too.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
@@ -12,6 +15,12 @@ import { join } from "node:path";
 import { readRegularFileSync } from "../util/read-regular-file";
 import { writeFileAtomicSync } from "./conversations/io";
 import { withFileLock } from "./file-lock";
+import { type GitProgram, fingerprintGitPrograms } from "./trust-git";
+import {
+    type CommandScript,
+    type ConfiguredCommand,
+    fingerprintCommandScripts,
+} from "./trust-scripts";
 
 /**
  * Project files whose content runs code or grants approval, relative to the
@@ -41,8 +50,66 @@ export interface ProjectConfigSnapshot {
     files: Partial<Record<TrustGatedFile, string>>;
     /** Files that exist but could not be read or are too large, with the reason. */
     unreadable: Partial<Record<TrustGatedFile, string>>;
+    /** Repository (and outside) files the configured hooks and MCP servers run. */
+    scripts: CommandScript[];
+    /** Programs the repository's git configuration names, and its git hooks. */
+    gitPrograms: GitProgram[];
     /** Null when no gated file exists: there is nothing to trust. */
     fingerprint: string | null;
+}
+
+/** Gated files that may hold hooks. */
+const HOOK_FILES: readonly TrustGatedFile[] = [
+    ".north/settings.json",
+    ".north/settings.local.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+];
+
+function parseJsonObject(text: string | undefined): Record<string, unknown> | undefined {
+    if (text === undefined) return undefined;
+    try {
+        const json = JSON.parse(text) as unknown;
+        return typeof json === "object" && json !== null
+            ? (json as Record<string, unknown>)
+            : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+function asArray(value: unknown): unknown[] {
+    return Array.isArray(value) ? (value as unknown[]) : [];
+}
+
+/**
+ * Every command the gated files configure (hooks, stdio MCP servers), read
+ * leniently: a shape the loaders would reject still counts here.
+ */
+function configuredCommands(files: ProjectConfigSnapshot["files"]): ConfiguredCommand[] {
+    const commands: ConfiguredCommand[] = [];
+    const servers = parseJsonObject(files[".mcp.json"])?.mcpServers;
+    if (typeof servers === "object" && servers !== null) {
+        for (const raw of Object.values(servers as Record<string, unknown>)) {
+            const server = raw as { command?: unknown; args?: unknown } | null;
+            if (typeof server?.command !== "string") continue;
+            const args = asArray(server.args).map((a) => String(a));
+            commands.push({ source: ".mcp.json", command: [server.command, ...args] });
+        }
+    }
+    for (const source of HOOK_FILES) {
+        const hooks = parseJsonObject(files[source])?.hooks;
+        if (typeof hooks !== "object" || hooks === null) continue;
+        for (const groups of Object.values(hooks as Record<string, unknown>)) {
+            for (const group of asArray(groups)) {
+                for (const hook of asArray((group as { hooks?: unknown } | null)?.hooks)) {
+                    const command = (hook as { command?: unknown } | null)?.command;
+                    if (typeof command === "string") commands.push({ source, command });
+                }
+            }
+        }
+    }
+    return commands;
 }
 
 /** Reads the gated files of `repoRoot` and fingerprints them. Never throws. */
@@ -73,12 +140,26 @@ export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
         if (bytes.length > MAX_CONFIG_BYTES) unreadable[name] = "larger than 1 MiB";
         else files[name] = bytes.toString("utf8");
     }
-    return { files, unreadable, fingerprint: any ? hash.digest("hex") : null };
+    if (!any) return { files, unreadable, scripts: [], gitPrograms: [], fingerprint: null };
+    // Added only when present, so a project whose commands run no file of its own keeps its trust.
+    const scripts = fingerprintCommandScripts(repoRoot, configuredCommands(files));
+    if (scripts.digest !== null) hash.update(`\0scripts\0${scripts.digest}`);
+    const git = fingerprintGitPrograms(repoRoot);
+    if (git.digest !== null) hash.update(`\0git\0${git.digest}`);
+    return {
+        files,
+        unreadable,
+        scripts: scripts.scripts,
+        gitPrograms: git.programs,
+        fingerprint: hash.digest("hex"),
+    };
 }
 
 interface TrustRecord {
     fingerprint: string;
     trustedAt: string;
+    /** What was shown when trusted, each with its content digest: tells what changed since. */
+    items?: Record<string, string>;
 }
 
 interface TrustFile {
@@ -90,8 +171,13 @@ export interface TrustStore {
     readonly path: string;
     /** True when the user trusted `repoRoot` with exactly these files. */
     isTrusted(repoRoot: string, fingerprint: string): boolean;
-    /** Remembers that the user trusts `repoRoot` with these files. Throws when it cannot save. */
-    trust(repoRoot: string, fingerprint: string): void;
+    /**
+     * Remembers that the user trusts `repoRoot` with these files, and `items`
+     * (what the question showed, by key, with content digests). Throws when it cannot save.
+     */
+    trust(repoRoot: string, fingerprint: string, items?: Record<string, string>): void;
+    /** The items of the last decision for `repoRoot`, when it kept them. */
+    trustedItems(repoRoot: string): Record<string, string> | undefined;
 }
 
 function projectKey(repoRoot: string): string {
@@ -121,6 +207,14 @@ function parseTrustFile(text: string): TrustFile {
                 fingerprint: record.fingerprint,
                 trustedAt: typeof record.trustedAt === "string" ? record.trustedAt : "",
             };
+            const items = record.items as unknown;
+            if (
+                typeof items === "object" &&
+                items !== null &&
+                Object.values(items).every((v) => typeof v === "string")
+            ) {
+                out.projects[key].items = items as Record<string, string>;
+            }
         }
     }
     return out;
@@ -141,13 +235,17 @@ export function createTrustStore(dataDirectory: string): TrustStore {
         isTrusted(repoRoot, fingerprint) {
             return read().projects[projectKey(repoRoot)]?.fingerprint === fingerprint;
         },
-        trust(repoRoot, fingerprint) {
+        trustedItems(repoRoot) {
+            return read().projects[projectKey(repoRoot)]?.items;
+        },
+        trust(repoRoot, fingerprint, items) {
             mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
             withFileLock(path, () => {
                 const current = read();
                 current.projects[projectKey(repoRoot)] = {
                     fingerprint,
                     trustedAt: new Date().toISOString(),
+                    ...(items ? { items } : {}),
                 };
                 writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", true);
             });

@@ -257,3 +257,35 @@ export function readTrackedFiles(root: string): TrackedFiles {
     const parsed = parseGitIndex(buf);
     return parsed === "unsupported" ? gitLsFiles(root) : parsed;
 }
+
+/**
+ * The tracked files below `dirs` (repo-relative POSIX folders) of the
+ * repository whose working tree is `root`, from `git ls-files` run with the
+ * repository's programs switched off. Null when `root` is not a repository
+ * or git cannot answer: the caller decides what stands in.
+ */
+export function listTrackedFilesUnder(root: string, dirs: readonly string[]): string[] | null {
+    if (!gitDirOf(root)) return null;
+    try {
+        const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
+        // `:(literal)`: a folder named `[x]` or `*` is that folder, not a pattern.
+        const pathspecs = dirs.map((dir) => `:(literal)${dir}/`);
+        const stdout = execFileSync("git", [...args, "ls-files", "-z", "--", ...pathspecs], {
+            cwd: root,
+            env: {
+                ...childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
+                ...GIT_NO_REPO_PROGRAMS_ENV,
+            },
+            maxBuffer: 1 << 28,
+            stdio: ["ignore", "pipe", "ignore"],
+            timeout: 30_000,
+            windowsHide: true,
+        });
+        return stdout
+            .toString("utf8")
+            .split("\0")
+            .filter((p) => p !== "");
+    } catch {
+        return null;
+    }
+}

@@ -108,18 +108,41 @@ export function matchingHooks(
     event: HookEvent,
     target?: string,
     aliases?: ToolAliases
-): Array<{ hook: CommandHook; source: string }> {
+): Array<{ hook: CommandHook; source: string; group: HookGroup }> {
     const seen = new Set<string>();
-    const out: Array<{ hook: CommandHook; source: string }> = [];
+    const out: Array<{ hook: CommandHook; source: string; group: HookGroup }> = [];
     for (const group of settings[event] ?? ([] as HookGroup[])) {
         if (!matcherMatches(group.matcher, target, aliases)) continue;
         for (const hook of group.hooks) {
             if (seen.has(hook.command)) continue;
             seen.add(hook.command);
-            out.push({ hook, source: group.source });
+            out.push({ hook, source: group.source, group });
         }
     }
     return out;
+}
+
+/** The hooks whose project is still trusted; the others are named in `warnings`, once per file. */
+function trustedHooks<T extends { source: string; group: HookGroup }>(
+    matched: T[],
+    warnings: string[]
+): T[] {
+    const verdicts = new Map<HookGroup["stillTrusted"], boolean>();
+    const skipped = new Set<string>();
+    const kept = matched.filter(({ source, group }) => {
+        const check = group.stillTrusted;
+        if (check === undefined) return true;
+        if (!verdicts.has(check)) verdicts.set(check, check());
+        if (verdicts.get(check)) return true;
+        skipped.add(source);
+        return false;
+    });
+    for (const source of skipped) {
+        warnings.push(
+            `${source}: its hooks did not run: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)`
+        );
+    }
+    return kept;
 }
 
 /** Cheap check before building a payload. */
@@ -242,8 +265,11 @@ export async function runHooks<E extends HookEvent>(
     options: RunHooksOptions
 ): Promise<HookOutcome> {
     const record = input as unknown as Record<string, unknown>;
-    const hooks = matchingHooks(settings, event, matchTarget(event, record), options.toolAliases);
     const outcome = emptyHookOutcome();
+    const hooks = trustedHooks(
+        matchingHooks(settings, event, matchTarget(event, record), options.toolAliases),
+        outcome.warnings
+    );
     if (hooks.length === 0) return outcome;
 
     const payload = JSON.stringify({

@@ -34,6 +34,11 @@ export interface HookGroup {
     hooks: CommandHook[];
     /** The settings file it came from, for messages. */
     source: string;
+    /**
+     * A project's hooks: whether the project's files, and the scripts they
+     * run, are still as the user trusted them. Asked before each run; false skips them.
+     */
+    stillTrusted?: () => boolean;
 }
 
 export type HookSettings = Partial<Record<HookEvent, HookGroup[]>>;

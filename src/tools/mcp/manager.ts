@@ -87,6 +87,11 @@ export interface McpManagerOptions {
     startupTimeoutMs?: number;
     /** Working directory of stdio servers (the repository root). */
     cwd?: string;
+    /**
+     * Whether the project's configuration, and the scripts its servers run,
+     * are still as the user trusted them: a project server is restarted only then.
+     */
+    projectStillTrusted?: () => boolean;
     /** Base environment of stdio servers; the entry's `env` is added. Default `process.env`. */
     env?: Record<string, string | undefined>;
     /**
@@ -627,6 +632,15 @@ export function createMcpManager(servers: McpServerSpec[], options: McpManagerOp
             const entry = entries.find((e) => e.spec.name === name);
             if (!entry || closed) return;
             const { client, transport } = entry;
+            if (entry.spec.scope === "project" && options.projectStillTrusted?.() === false) {
+                entry.client = undefined;
+                if (client) await closeClient(client, transport);
+                fail(
+                    entry,
+                    "not restarted: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)"
+                );
+                return;
+            }
             entry.client = undefined;
             entry.state = "starting";
             entry.error = undefined;

@@ -265,6 +265,19 @@ describe("MCP manager over stdio", () => {
         expect((await call(m, "mcp__fake__echo", { text: "back" })).ok).toBe(true);
     });
 
+    it("does not restart a project server once the project's files changed since trust", async () => {
+        let trusted = true;
+        const m = manager([stdio("fake")], { projectStillTrusted: () => trusted });
+        await m.settled();
+        trusted = false;
+        await m.restart("fake");
+        await m.settled();
+        expect(m.status()[0]).toMatchObject({ state: "failed" });
+        expect(m.status()[0]?.error).toContain("changed since you trusted it");
+        const after = await call(m, "mcp__fake__echo", { text: "x" });
+        expect(after.ok).toBe(false);
+    });
+
     it("times out a slow call without failing the server", async () => {
         const m = manager([stdio("fake")], { timeoutMs: 300 });
         await m.settled();

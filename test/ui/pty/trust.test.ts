@@ -126,4 +126,42 @@ describe("trusting a repository in the chat", () => {
         },
         TIMEOUT
     );
+
+    it(
+        "asks again when only a trusted hook's script changed, and names the script",
+        async () => {
+            session = await startNorthSession({
+                files: {
+                    ".north/settings.json": JSON.stringify({
+                        hooks: {
+                            SessionStart: [
+                                { hooks: [{ type: "command", command: "sh scripts/setup.sh" }] },
+                            ],
+                        },
+                    }),
+                    "scripts/setup.sh": "touch ran-v1\n",
+                },
+                waitReady: false,
+            });
+            const { north, repo, env } = session;
+            await north.waitForText("Trust this project?");
+            expect(north.screenText()).toContain("scripts/setup.sh");
+            await pause(REVIEW_SETTLE_MS);
+            north.type("y");
+            await north.waitFor(
+                () => existsSync(join(repo, "ran-v1")),
+                20_000,
+                "the trusted hook to run"
+            );
+            await north.exit();
+
+            // A pull changes only the script.
+            writeFileSync(join(repo, "scripts", "setup.sh"), "touch ran-v2\n");
+            extra = spawnNorthPty({ args: ["--path", repo], env, cwd: repo });
+            await extra.waitForText("Trust this project?", 20_000);
+            expect(extra.screenText()).toContain("scripts/setup.sh");
+            expect(existsSync(join(repo, "ran-v2"))).toBe(false);
+        },
+        TIMEOUT
+    );
 });
