@@ -146,8 +146,7 @@ describe("trusting a repository in the chat", () => {
             const { north, repo, env } = session;
             await north.waitForText("Trust this project?");
             expect(north.screenText()).toContain("scripts/setup.sh");
-            await pause(REVIEW_SETTLE_MS);
-            north.type("y");
+            await answerReview(north, { option: 1 });
             await north.waitFor(
                 () => existsSync(join(repo, "ran-v1")),
                 20_000,
