@@ -10,6 +10,7 @@ import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
 import { approvalRequestLine } from "../headless/stream-input";
 import type { CliArgs } from "./args";
+import { printWarning } from "./cli-output";
 import { prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
@@ -55,9 +56,7 @@ export async function openApiSession(
     if (!MODES.includes(mode)) {
         throw new Error(`mode must be one of ${MODES.join(", ")} (got "${String(mode)}")`);
     }
-    const warn =
-        options.onWarning ??
-        ((message: string) => void process.stderr.write(`north: warning: ${message}\n`));
+    const warn = options.onWarning ?? printWarning;
     const args: CliArgs = {
         command: "run",
         print: true,

@@ -9,7 +9,7 @@ import {
     exitCodeFor,
     jsonLine,
 } from "../headless/print-mode";
-import { terminalSafeText } from "../util/terminal-text";
+import { printError, printWarning, writeStderr } from "./cli-output";
 import { mcpReports } from "./mcp-reports";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
@@ -42,7 +42,7 @@ const SIGNAL_ENDINGS: Record<StopSignal, { code: number; reason: string }> = {
 };
 
 function usageError(message: string): number {
-    process.stderr.write(terminalSafeText(`north: ${message}\n`));
+    printError(message);
     return EXIT.usage;
 }
 
@@ -64,7 +64,7 @@ async function readPipedStdin(): Promise<string> {
     }
     const chunks: Buffer[] = [];
     const notice = setTimeout(() => {
-        process.stderr.write(
+        writeStderr(
             "north: waiting for stdin… (the prompt is read from the pipe until it closes; add < /dev/null to read nothing)\n"
         );
     }, STDIN_NOTICE_MS);
@@ -115,8 +115,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         }
     }
 
-    const warn = (message: string): void =>
-        void process.stderr.write(terminalSafeText(`north: warning: ${message}\n`));
+    const warn = printWarning;
     const prepared = await prepareSession(args, warn);
     if (!prepared.ok) return usageError(prepared.error);
     if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
@@ -275,8 +274,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             stdout.flush();
             return EXIT.usage;
         }
-        for (const { path, note } of attachments.scaled)
-            process.stderr.write(terminalSafeText(`north: ${path}: ${note}\n`));
+        for (const { path, note } of attachments.scaled) printError(`${path}: ${note}`);
         // Shown as the prompt when the conversation is resumed in the chat.
         handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
         // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
@@ -296,7 +294,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             approvals: messageApprovals,
             signal: controller.signal,
             emit: (line) => stdout.write(jsonLine(line)),
-            warn: (message) => void process.stderr.write(terminalSafeText(`north: ${message}\n`)),
+            warn: printError,
             runPrompt: async (text) => {
                 const result = await runPrompt(text);
                 if (typeof result === "number") return result;

@@ -8,8 +8,8 @@ import {
     createCheckpointStore,
 } from "../storage/checkpoints";
 import { dataDir } from "../storage/paths";
-import { terminalSafeText } from "../util/terminal-text";
 import type { CliArgs } from "./args";
+import { writeStderr, writeStdout } from "./cli-output";
 import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
 import { oneLine } from "../util/short-text";
 import {
@@ -60,8 +60,8 @@ function defaultDeps(): RewindDeps {
         store,
         checkpoints: createCheckpointStore(),
         rewindConversation: (id, entryId) => rewindConversationLog(store, id, entryId),
-        out: (text) => process.stdout.write(terminalSafeText(text)),
-        err: (text) => process.stderr.write(terminalSafeText(text)),
+        out: writeStdout,
+        err: writeStderr,
     };
 }
 
