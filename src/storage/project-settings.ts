@@ -8,7 +8,7 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
 import {
     LOCAL_SETTINGS_FILE,
@@ -69,7 +69,10 @@ function ignoreLocalFile(northDir: string): void {
     if (text.split(/\r?\n/).some((line) => line.trim() === name || line.trim() === `/${name}`))
         return;
     const prefix = text === "" || text.endsWith("\n") ? text : `${text}\n`;
-    writeFileAtomicSync(path, `${prefix}${name}\n`, false, 0o644);
+    writeConfigFileAtomicSync(path, `${prefix}${name}\n`, {
+        mode: 0o644,
+        within: dirname(northDir),
+    });
 }
 
 /**
@@ -103,7 +106,10 @@ export function saveApprovalChoice(repoRoot: string, choice: ApprovalChoice): vo
         } catch {
             // new file: readable like any other file in the project
         }
-        writeFileAtomicSync(path, JSON.stringify(settings, null, 2) + "\n", false, mode);
+        writeConfigFileAtomicSync(path, JSON.stringify(settings, null, 2) + "\n", {
+            mode,
+            within: repoRoot,
+        });
     });
     ignoreLocalFile(dirname(path));
 }

@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { withFileLock } from "./file-lock";
-import { writeAll, writeFileAtomicSync } from "./conversations/io";
+import { writeAll, writeFileAtomicSync } from "../util/atomic-write";
 import { projectHash } from "./profile";
 
 /** Prompts kept per project. */

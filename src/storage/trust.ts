@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFileSync } from "../util/read-regular-file";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
 
 /**
@@ -149,7 +149,9 @@ export function createTrustStore(dataDirectory: string): TrustStore {
                     fingerprint,
                     trustedAt: new Date().toISOString(),
                 };
-                writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", true);
+                writeConfigFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", {
+                    sync: true,
+                });
             });
         },
     };
