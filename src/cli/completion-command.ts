@@ -2,7 +2,7 @@ import { MODES } from "../agent/events";
 import { BUILTIN_MODELS } from "../providers/catalogue";
 import { LOG_LEVELS } from "../storage/logger";
 import type { CLI_OPTIONS, CliArgs } from "./args";
-import { printError, writeStdout } from "./cli-output";
+import { printError, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
 
 export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;

@@ -8,7 +8,7 @@ import { createTrustStore, readProjectConfig } from "../storage/trust";
 import { mergeMcpServers, parseMcpServers, parseProjectMcpConfig } from "../tools/mcp/config";
 import { secretEnvNames } from "../util/child-env";
 import type { CliArgs } from "./args";
-import { printError, writeStdout } from "./cli-output";
+import { printError, writeStdout } from "../util/terminal-text";
 import {
     type CheckStatus,
     type DoctorCheck,

@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { terminalSafeText } from "../util/terminal-text";
 import { EMPTY_USAGE } from "../providers/types";
 import { plainAllTimeCost } from "../storage/all-time-cost";
 import { dataDir } from "../storage/paths";
@@ -8,7 +7,7 @@ import { openPromptHistory } from "../storage/prompt-history";
 import { userAsksForSandbox } from "../tools/sandbox/policy";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
-import { printError, writeStdout } from "./cli-output";
+import { printError, terminalSafeText, writeStdout } from "../util/terminal-text";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import type { SessionHandle } from "./session-start";
 

@@ -4,7 +4,7 @@ import { createConversationStore } from "../storage/conversations";
 import { dataDir } from "../storage/paths";
 import { age, oneLine } from "../util/short-text";
 import type { CliArgs } from "./args";
-import { printError, writeStdout } from "./cli-output";
+import { printError, writeStdout } from "../util/terminal-text";
 
 /** `north list` / `north conversations`: saved conversations, newest first; `--path` keeps one project's. */
 export function runListCommand(args: CliArgs): number {

@@ -1,5 +1,5 @@
 import { CLI_OPTIONS, HELP_TEXT, SUBCOMMAND_NAMES, parseCliArgs } from "./args";
-import { printError } from "./cli-output";
+import { printError } from "../util/terminal-text";
 
 declare const __NORTH_VERSION__: string;
 

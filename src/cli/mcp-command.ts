@@ -12,7 +12,7 @@ import { createTrustStore, readProjectConfig } from "../storage/trust";
 import { type McpServerScope, type McpServerSpec, parseMcpServers } from "../tools/mcp/config";
 import type { McpServerStatus } from "../tools/mcp/manager";
 import { secretEnvNames } from "../util/child-env";
-import { printError, writeStdout } from "./cli-output";
+import { printError, writeStdout } from "../util/terminal-text";
 import { readMcpScope, updateMcpScope } from "./mcp-config-file";
 
 type Env = Record<string, string | undefined>;

@@ -1,6 +1,6 @@
 import { formatCost } from "../providers/catalogue";
 import { resolveEndpoint } from "../providers/models";
-import { printError, printWarning, writeStdout } from "./cli-output";
+import { printError, printWarning, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
 
 /** `north models`: every model with its provider, context, price and readiness. */

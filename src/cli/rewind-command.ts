@@ -9,7 +9,7 @@ import {
 } from "../storage/checkpoints";
 import { dataDir } from "../storage/paths";
 import type { CliArgs } from "./args";
-import { writeStderr, writeStdout } from "./cli-output";
+import { writeStderr, writeStdout } from "../util/terminal-text";
 import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
 import { oneLine } from "../util/short-text";
 import {

@@ -1,4 +1,6 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+import { MAX_PROMPT_BYTES } from "../tools/limits";
+import type { OversizedLine } from "../util/bounded-lines";
 
 export const INPUT_FORMATS = ["text", "stream-json"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -150,7 +152,8 @@ export function createMessageApprovals(
 }
 
 export interface StreamInputOptions {
-    lines: AsyncIterable<string>;
+    /** stdin's lines, each bounded by `MAX_PROMPT_BYTES` (`readBoundedLines`). */
+    lines: AsyncIterable<string | OversizedLine>;
     /** Runs one prompt in the session's conversation; resolves to its exit code. */
     runPrompt(text: string): Promise<number>;
     approvals: MessageApprovals;
@@ -160,6 +163,17 @@ export interface StreamInputOptions {
     warn(message: string): void;
     /** Aborted by a signal: queued prompts are dropped. */
     signal: AbortSignal;
+}
+
+function megabytes(bytes: number): string {
+    return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
+
+function oversizedLineError(bytes: number): string {
+    return (
+        `the line is ${megabytes(bytes)}, over the ${megabytes(MAX_PROMPT_BYTES)} limit of one stdin line; ` +
+        "it was skipped and nothing of it was kept"
+    );
 }
 
 /**
@@ -180,6 +194,10 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
     for await (const raw of options.lines) {
         lineNumber++;
         if (options.signal.aborted) break;
+        if (typeof raw !== "string") {
+            reject(oversizedLineError(raw.oversizedBytes));
+            continue;
+        }
         const line = parseInputLine(raw);
         if (line === null) continue;
         switch (line.type) {
