@@ -150,9 +150,9 @@ export class OutsideProjectWriteError extends Error {
 }
 
 /**
- * Writes a settings file North keeps (user config, keybindings, trust,
- * costs, a project's local settings…) atomically without breaking how the
- * user set it up: a symlink (a dotfiles link) is written through, the temp
+ * Writes a file North keeps for the user or the project (config.json, trust,
+ * costs, profiles, prompt history, a project's local settings, `.mcp.json`)
+ * atomically without breaking how the user set it up: a symlink (a dotfiles link) is written through, the temp
  * file beside its target and renamed over the target, so it stays a link.
  * With `within`, a file that leads outside that folder is refused.
  */
