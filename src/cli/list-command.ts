@@ -4,7 +4,7 @@ import { createConversationStore } from "../storage/conversations";
 import { dataDir } from "../storage/paths";
 import { age, oneLine } from "../util/short-text";
 import type { CliArgs } from "./args";
-import { printError, writeStdout } from "../util/terminal-text";
+import { printError, terminalSafeText, writeStdout } from "../util/terminal-text";
 
 /** `north list` / `north conversations`: saved conversations, newest first; `--path` keeps one project's. */
 export function runListCommand(args: CliArgs): number {
@@ -24,9 +24,10 @@ export function runListCommand(args: CliArgs): number {
         return 0;
     }
     const now = Date.now();
+    // Stripped before the cut, so a long escape sequence cannot use up the preview.
     const lines = conversations.map((c) => {
         const parent = c.forkedFrom ? `  (fork of ${c.forkedFrom})` : "";
-        return `${c.id}  ${age(c.updatedAt, now).padStart(8)}  ${c.model.padEnd(28)}  ${c.repoRoot}${parent}\n        ${oneLine(c.firstPrompt, 90)}`;
+        return `${c.id}  ${age(c.updatedAt, now).padStart(8)}  ${c.model.padEnd(28)}  ${c.repoRoot}${parent}\n        ${oneLine(terminalSafeText(c.firstPrompt ?? ""), 90)}`;
     });
     writeStdout(
         `${lines.join("\n")}\n\nContinue one in the chat: north resume ID (any unique prefix of the id)\nor in print mode: north -p --resume ID "PROMPT"\n`

@@ -75,6 +75,21 @@ describe("subcommands print hostile text without control sequences", () => {
         expect(run.stdout).toContain(`fix ${VISIBLE} now`);
     });
 
+    it("north list and rewind: a long clipboard payload cannot push the prompt out of its preview", async () => {
+        server.enqueue({ text: "ok" });
+        const prompt = `\x1b]52;c;${"Q".repeat(300)}\x07explain the retry loop`;
+        const first = await runNorth(["-p", prompt, "--path", repo, "--output-format", "json"], {
+            env,
+        });
+        const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+        const list = await runNorth(["list"], { env });
+        expectClean(list);
+        expect(list.stdout).toContain("        explain the retry loop\n");
+        const rewind = await runNorth(["rewind", id], { env });
+        expectClean(rewind);
+        expect(rewind.stdout).toContain("  1. explain the retry loop\n");
+    });
+
     it("north list --path: a folder that does not exist, named in the error", async () => {
         const run = await runNorth(["list", "--path", join(parent, `gone-${HOSTILE}`)], { env });
         expect(run.code).toBe(2);
