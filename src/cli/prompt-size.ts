@@ -6,10 +6,7 @@
 import { estimatePromptTokens } from "../agent/tokens";
 import type { ModelInfo } from "../providers/catalogue";
 import { MAX_PROMPT_BYTES } from "../tools/limits";
-
-function megabytes(bytes: number): string {
-    return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-}
+import { megabytes } from "../util/short-text";
 
 /**
  * Why `prompt` cannot be sent to `model`, or null: over the 10 MB a program

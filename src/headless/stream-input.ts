@@ -1,6 +1,7 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
 import { MAX_PROMPT_BYTES } from "../tools/limits";
 import type { OversizedLine } from "../util/bounded-lines";
+import { megabytes } from "../util/short-text";
 
 export const INPUT_FORMATS = ["text", "stream-json"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -163,10 +164,6 @@ export interface StreamInputOptions {
     warn(message: string): void;
     /** Aborted by a signal: queued prompts are dropped. */
     signal: AbortSignal;
-}
-
-function megabytes(bytes: number): string {
-    return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }
 
 function oversizedLineError(bytes: number): string {
