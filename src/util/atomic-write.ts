@@ -108,7 +108,7 @@ const MAX_LINK_HOPS = 40;
  * and a symlink at the end followed to its target, which may not exist yet
  * (a dangling link). Throws when a folder on the way does not exist.
  */
-export function resolveWriteTarget(path: string): string {
+function resolveWriteTarget(path: string): string {
     let current = resolve(path);
     for (let hop = 0; hop <= MAX_LINK_HOPS; hop++) {
         const leaf = join(realpathSync(dirname(current)), basename(current));
@@ -138,23 +138,13 @@ export interface ConfigWriteOptions {
     within?: string;
 }
 
-/** Refused write of a project file whose link (or folder link) leads out of the project. */
-export class OutsideProjectWriteError extends Error {
-    constructor(path: string, target: string, root: string) {
-        super(
-            `${path} is a symbolic link to ${target}, outside the project ${root}; ` +
-                "North does not write through it. Replace the link with a file of its own."
-        );
-        this.name = "OutsideProjectWriteError";
-    }
-}
-
 /**
  * Writes a file North keeps for the user or the project (config.json, trust,
  * costs, profiles, prompt history, a project's local settings, `.mcp.json`)
- * atomically without breaking how the user set it up: a symlink (a dotfiles link) is written through, the temp
- * file beside its target and renamed over the target, so it stays a link.
- * With `within`, a file that leads outside that folder is refused.
+ * atomically without breaking how the user set it up: a symlink (a dotfiles
+ * link) is written through, the temp file beside its target and renamed over
+ * the target, so it stays a link. With `within`, a file whose link (or a
+ * linked folder on its way) leads outside that folder is refused.
  */
 export function writeConfigFileAtomicSync(
     path: string,
@@ -164,7 +154,12 @@ export function writeConfigFileAtomicSync(
     const target = resolveWriteTarget(path);
     if (options.within !== undefined) {
         const root = realpathSync(options.within);
-        if (!isPathInside(root, target)) throw new OutsideProjectWriteError(path, target, root);
+        if (!isPathInside(root, target)) {
+            throw new Error(
+                `${path} leads through a symbolic link to ${target}, outside the project ${root}; ` +
+                    "North does not write through it. Replace the link with a file of its own."
+            );
+        }
     }
     let mode = options.mode ?? 0o600;
     try {

@@ -265,7 +265,7 @@ describe("north mcp add through symlinked config files", () => {
 
         const added = await mcp("add", "--scope", "project", "fake", "--", "node", "x.js");
         expect(added.code).not.toBe(0);
-        expect(added.stderr).toContain("is a symbolic link to");
+        expect(added.stderr).toContain("leads through a symbolic link to");
         expect(added.stderr).toContain("outside the project");
         expect(readFileSync(target, "utf8")).toBe("{}\n");
         expect(lstatSync(join(repo, ".mcp.json")).isSymbolicLink()).toBe(true);

@@ -73,7 +73,7 @@ describe("writeConfigFileAtomicSync", () => {
         symlinkSync(bashrc, local);
 
         expect(() => writeConfigFileAtomicSync(local, "{}\n", { within: repo })).toThrow(
-            /settings\.local\.json is a symbolic link to .*\.bashrc, outside the project/
+            /settings\.local\.json leads through a symbolic link to .*\.bashrc, outside the project/
         );
         expect(readFileSync(bashrc, "utf8")).toBe("");
         expect(isLink(local)).toBe(true);
