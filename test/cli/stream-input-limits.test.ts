@@ -8,8 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { promptSizeProblem } from "../../src/cli/prompt-size";
+import { BUILTIN_MODELS, DEFAULT_MODEL_ID } from "../../src/providers/catalogue";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
-import { NORTH_BIN, isolatedHome } from "../kit/run-north";
+import { NORTH_BIN, isolatedHome, runNorth } from "../kit/run-north";
 
 let server: FakeLlmServer;
 let repo: string;
@@ -42,7 +44,8 @@ const userLine = (content: string): string =>
 
 /** Runs a stream-json session fed `input` on stdin; its events, stderr and exit code. */
 function streamSession(
-    input: string[]
+    input: string[],
+    extraArgs: string[] = []
 ): Promise<{ events: Event[]; stderr: string; code: number | null }> {
     return new Promise((resolve, reject) => {
         const child = spawn(
@@ -56,6 +59,7 @@ function streamSession(
                 "stream-json",
                 "--path",
                 repo,
+                ...extraArgs,
             ],
             { env, stdio: ["pipe", "pipe", "pipe"] }
         );
@@ -120,5 +124,88 @@ describe("stream-json input limits", () => {
         expect(server.requests).toHaveLength(1);
         expect(JSON.stringify(server.requests[0]!.body)).not.toContain("BIG");
         expect(run.code).toBe(1);
+    });
+});
+
+/**
+ * The largest prompt the up-front check (prompt-size.ts, which counts the
+ * prompt alone) lets through: North's system prompt and tools take it over
+ * the model's window.
+ */
+function promptJustUnderWindow(marker: string): string {
+    const model = BUILTIN_MODELS.find((m) => m.id === DEFAULT_MODEL_ID)!;
+    let chars = Math.floor(model.contextLimitTokens * 3.5);
+    while (promptSizeProblem(marker + "c".repeat(chars), model) !== null) chars -= 1000;
+    return marker + "c".repeat(chars);
+}
+
+/** The text of every request the fake server got, as sent. */
+const sentBodies = (): string => server.requests.map((r) => JSON.stringify(r.body)).join("\n");
+
+describe("a prompt that no request can carry is not kept", () => {
+    it("refuses a prompt that fits the window alone but not with the system prompt, answers the next, and resume leaves it out", async () => {
+        server.enqueue({ text: "Answered." });
+        const run = await streamSession([
+            userLine(promptJustUnderWindow("NEARLY-WINDOW")),
+            userLine("a normal question"),
+        ]);
+        const results = run.events.filter((e) => e.type === "result");
+        expect(results).toHaveLength(2);
+        expect(results[0]!.is_error).toBe(true);
+        expect(String(results[0]!.result)).toMatch(
+            /^not sent: the prompt is about \d+ tokens; with the system prompt and tools \(about \d+\) the request would be about \d+ tokens, more than .*'s 200000-token window\. The prompt was not kept/
+        );
+        expect(results[1]).toMatchObject({ result: "Answered.", is_error: false });
+        // Only the normal prompt was sent, and without the refused one.
+        expect(server.requests).toHaveLength(1);
+        expect(sentBodies()).not.toContain("NEARLY-WINDOW");
+        expect(sentBodies()).toContain("a normal question");
+
+        server.enqueue({ text: "Resumed." });
+        const id = String(results[1]!.session_id);
+        const resumed = await runNorth(["-p", "and now?", "--resume", id, "--path", repo], { env });
+        expect(resumed.stdout).toContain("Resumed.");
+        expect(server.requests).toHaveLength(2);
+        const body = JSON.stringify(server.requests[1]!.body);
+        expect(body).toContain("a normal question");
+        expect(body).toContain("Answered.");
+        expect(body).not.toContain("NEARLY-WINDOW");
+    });
+
+    it("takes back a prompt the provider refuses for its size: later prompts and a resume go on without it", async () => {
+        server.enqueue(
+            { text: "First answer." },
+            {
+                error: {
+                    status: 400,
+                    message: "prompt is too long: 210000 tokens > 200000 maximum",
+                },
+            },
+            { text: "Second answer." }
+        );
+        const run = await streamSession([
+            userLine("first question"),
+            userLine("REFUSED-BY-PROVIDER"),
+            userLine("second question"),
+        ]);
+        const results = run.events.filter((e) => e.type === "result");
+        expect(results.map((r) => r.is_error)).toEqual([false, true, false]);
+        expect(String(results[1]!.result)).toContain(
+            "prompt is too long: 210000 tokens > 200000 maximum. The prompt was not kept"
+        );
+        expect(server.requests).toHaveLength(3);
+        const third = JSON.stringify(server.requests[2]!.body);
+        expect(third).toContain("second question");
+        expect(third).not.toContain("REFUSED-BY-PROVIDER");
+
+        // It was in the log before the provider refused it: the log says it was taken back.
+        server.enqueue({ text: "Resumed." });
+        const id = String(results[2]!.session_id);
+        const resumed = await runNorth(["-p", "and now?", "--resume", id, "--path", repo], { env });
+        expect(resumed.stdout).toContain("Resumed.");
+        const body = JSON.stringify(server.requests[3]!.body);
+        expect(body).toContain("first question");
+        expect(body).toContain("second question");
+        expect(body).not.toContain("REFUSED-BY-PROVIDER");
     });
 });
