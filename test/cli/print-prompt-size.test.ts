@@ -98,8 +98,7 @@ describe("print-mode prompt size", () => {
             env,
             input: diffOf(400 * 1024),
         });
-        // (A diff's "@@" draws a "not attached: @" warning: print-attachments, not this check.)
-        expect(run.stderr).not.toContain("context window");
+        expect(run.stderr).toBe("");
         expect(run.code).toBe(0);
         expect(run.stdout).toBe("Looks fine.\n");
         expect(JSON.stringify(server.requests[0]!.body)).toContain("END-OF-DIFF");
@@ -115,8 +114,7 @@ describe("print-mode prompt size", () => {
                 input: diffOf(1024 * 1024),
             }
         );
-        // (A diff's "@@" draws a "not attached: @" warning: print-attachments, not this check.)
-        expect(run.stderr).not.toContain("context window");
+        expect(run.stderr).toBe("");
         expect(run.code).toBe(0);
         expect(run.stdout).toBe("Reviewed.\n");
         expect(JSON.stringify(server.requests[0]!.body)).toContain("END-OF-DIFF");
