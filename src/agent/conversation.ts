@@ -108,6 +108,19 @@ export class Conversation {
         this.sink?.messageAdded(message, prompt);
     }
 
+    /**
+     * Takes back `message` (a prompt no request could carry), so later requests
+     * and a resumed conversation go on without it. False when it is no longer
+     * in the transcript.
+     */
+    withdraw(message: Message): boolean {
+        const at = this.transcript.lastIndexOf(message);
+        if (at === -1) return false;
+        this.transcript.splice(at, 1);
+        this.sink?.transcriptReplaced(this.transcript);
+        return true;
+    }
+
     /** The whole transcript changed (tool pairing repaired). */
     replace(messages: readonly Message[]): void {
         this.transcript.splice(0, this.transcript.length, ...messages);

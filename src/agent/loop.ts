@@ -1,4 +1,4 @@
-import type { ToolCallBlock } from "../providers/types";
+import type { ToolCallBlock, UserMessage } from "../providers/types";
 import { addUsage } from "./conversation";
 import {
     type CompactionDeps,
@@ -12,6 +12,7 @@ import { callModel } from "./model-call";
 import type { RequestOutcome } from "./model-request";
 import { settleNorthFiles, undoUnfinishedNorthFiles } from "./north-file-turn";
 import { endWithPlan } from "./plan";
+import { conversationTooLarge, promptAloneTooLarge, providerRefusedPrompt } from "./prompt-fit";
 import { type RetryPolicy, retryDelayMs } from "./retry";
 import { type RunContext, editsModeOf } from "./run-context";
 import { type ToolTurnDeps, notRunResults, runToolCalls } from "./tool-turn";
@@ -79,10 +80,18 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     const extra = submitted?.additionalContext.join("\n\n");
     const text = extra ? `${prompt}\n\n${extra}` : prompt;
     const images = run.attachedImages;
-    conversation.add(
-        { role: "user", content: images.length > 0 ? [{ type: "text", text }, ...images] : text },
-        true
-    );
+    const message: UserMessage = {
+        role: "user",
+        content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
+    };
+    const tooLarge = promptAloneTooLarge(message, run, conversation.model);
+    if (tooLarge) {
+        deps.logger.warn("prompt_too_large", { length: text.length });
+        return failed(tooLarge);
+    }
+    // Repaired first, so the prompt stays the message it is (and can be taken back).
+    repairTranscript(deps);
+    conversation.add(message, true);
     let stopHookActive = false;
     let lastTurnCost: number | null = 0;
     for (;;) {
@@ -91,7 +100,9 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
         if (overBudget) return overBudget;
         run.turns++;
         deps.emit({ type: "turn_start", turn: run.turns });
-        const outcome = await requestTurn(run, deps);
+        // Until the model answers it, the prompt can still be taken back.
+        const pending = run.turns === 1 ? message : null;
+        const outcome = await requestTurn(run, deps, pending);
         if (outcome.kind === "cancelled") return CANCELLED;
         if (outcome.kind === "failed") return failed(outcome.error.message);
         lastTurnCost = recordTurn(outcome, run, deps);
@@ -223,25 +234,41 @@ async function stopHookObjection(
     return stopped.block.reason;
 }
 
+function repairTranscript(deps: LoopDeps): void {
+    const repair = repairToolPairing(deps.conversation.messages);
+    if (repair.repaired > 0) {
+        deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
+        deps.conversation.replace(repair.messages);
+    }
+}
+
 /**
  * One model answer, retried with backoff on retryable errors. The transcript
  * is repaired and fitted to the window before each attempt; a provider's
- * overflow error summarises once and tries again.
+ * overflow error summarises once and tries again. A `prompt` the model has
+ * not answered yet is taken back when the request cannot carry it.
  */
-async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutcome> {
+async function requestTurn(
+    run: RunContext,
+    deps: LoopDeps,
+    prompt: UserMessage | null
+): Promise<RequestOutcome> {
     const { conversation, retryPolicy: policy } = deps;
     const { signal } = run;
     let summarisedForOverflow = false;
+    const withdraw = (): boolean => prompt !== null && conversation.withdraw(prompt);
     for (let attempt = 1; ; attempt++) {
-        const repair = repairToolPairing(conversation.messages);
-        if (repair.repaired > 0) {
-            deps.logger.warn("tool_pairing_repaired", { count: repair.repaired });
-            conversation.replace(repair.messages);
-        }
+        repairTranscript(deps);
         run.refreshTools();
         const fitted = await fitToWindow(deps, run.system, run.schemas, run.attachedFiles, signal);
         if (fitted.kind === "cancelled") return { kind: "cancelled" };
-        if (fitted.kind === "too_large") return tooLargeOutcome(fitted, conversation.model.display);
+        if (fitted.kind === "too_large") {
+            const withdrawn =
+                prompt !== null && withdraw() ? { prompt, attachedFiles: run.attachedFiles } : null;
+            return tooLargeOutcome(
+                conversationTooLarge(fitted, conversation.model.display, withdrawn)
+            );
+        }
         const outcome = await callModel(deps, run.system, run.schemas, fitted.messages, signal, {
             northFile: run.northFile,
         });
@@ -254,10 +281,11 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
             const keepLast = DEFAULT_KEEP_LAST;
             const done = await summarise(deps, { keepLast, trigger: "overflow", signal });
             if (signal.aborted) return { kind: "cancelled" };
-            if (!done) return outcome;
+            if (!done) return refusedForSize(outcome, withdraw);
             attempt--;
             continue;
         }
+        if (outcome.error.kind === "context_length") return refusedForSize(outcome, withdraw);
         const delay = retryDelayMs(outcome.error, attempt, policy, deps.random);
         if (delay === null) return outcome;
         deps.logger.warn("api_retry_attempt", {
@@ -283,20 +311,19 @@ async function requestTurn(run: RunContext, deps: LoopDeps): Promise<RequestOutc
 }
 
 /** A request refused before sending: it would not fit the model's window. */
-function tooLargeOutcome(
-    fitted: { estimate: number; limit: number },
-    model: string
+function tooLargeOutcome(message: string): RequestOutcome {
+    return { kind: "failed", error: { kind: "context_length", retryable: false, message } };
+}
+
+/** The provider refused the request for its size, summary or not: an unanswered prompt is taken back. */
+function refusedForSize(
+    outcome: Extract<RequestOutcome, { kind: "failed" }>,
+    withdraw: () => boolean
 ): RequestOutcome {
-    const share = Math.round((fitted.estimate / fitted.limit) * 100);
+    if (!withdraw()) return outcome;
     return {
-        kind: "failed",
-        error: {
-            kind: "context_length",
-            retryable: false,
-            message:
-                `not sent: the conversation is about ${fitted.estimate} tokens, ${share}% of ${model}'s ${fitted.limit}-token window, even after summarising. ` +
-                "Start over with /new, or pick a model with a larger window with /model.",
-        },
+        ...outcome,
+        error: { ...outcome.error, message: providerRefusedPrompt(outcome.error.message) },
     };
 }
 

@@ -10,10 +10,12 @@ import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
 import { approvalRequestLine, refusalReasonError } from "../headless/stream-input";
 import type { CliArgs } from "./args";
+import { printWarning } from "../util/terminal-text";
 import { prepareSession } from "./session-setup";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
 import { mcpReports } from "./mcp-reports";
+import { promptSizeProblem } from "./prompt-size";
 
 /** The engine side of the Node API (src/api.ts): one session, runs that report stream-json events. */
 export interface ApiSession {
@@ -64,9 +66,7 @@ export async function openApiSession(
     if (!MODES.includes(mode)) {
         throw new Error(`mode must be one of ${MODES.join(", ")} (got "${String(mode)}")`);
     }
-    const warn =
-        options.onWarning ??
-        ((message: string) => void process.stderr.write(`north: warning: ${message}\n`));
+    const warn = options.onWarning ?? printWarning;
     const args: CliArgs = {
         command: "run",
         print: true,
@@ -129,6 +129,9 @@ export async function openApiSession(
         run(prompt, signal, onEvent) {
             const started = queue.then(async () => {
                 if (closed) throw new Error("the session is closed");
+                // Refused whole: kept, it would make every later request too large too.
+                const sizeProblem = promptSizeProblem(prompt, session.state().model);
+                if (sizeProblem !== null) throw new Error(sizeProblem);
                 listener = (event) => {
                     if (event.type === "run_end") return;
                     const line = streamJsonLine(event, sessionId, () =>

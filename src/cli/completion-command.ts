@@ -1,8 +1,8 @@
 import { MODES } from "../agent/events";
 import { BUILTIN_MODELS } from "../providers/catalogue";
 import { LOG_LEVELS } from "../storage/logger";
-import { terminalSafeText } from "../util/terminal-text";
 import type { CLI_OPTIONS, CliArgs } from "./args";
+import { printError, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
 
 export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
@@ -158,10 +158,8 @@ const SCRIPTS: Record<Shell, (data: CompletionData) => string> = {
 export function runCompletionCommand(args: CliArgs, cli: CliTables): number {
     const shell = args.prompt?.trim() as Shell | undefined;
     if (!shell || !COMPLETION_SHELLS.includes(shell)) {
-        process.stderr.write(
-            terminalSafeText(
-                `north: completion needs a shell: ${COMPLETION_SHELLS.join(", ")}${shell ? ` (got "${shell}")` : ""}\n`
-            )
+        printError(
+            `completion needs a shell: ${COMPLETION_SHELLS.join(", ")}${shell ? ` (got "${shell}")` : ""}`
         );
         return 2;
     }
@@ -169,6 +167,6 @@ export function runCompletionCommand(args: CliArgs, cli: CliTables): number {
     const loaded = loadCatalogue(process.env);
     const models = loaded.ok ? loaded.catalogue.models : BUILTIN_MODELS;
     const names = [...new Set(models.flatMap((m) => [m.alias, m.id]))];
-    process.stdout.write(SCRIPTS[shell](completionData(cli, names)));
+    writeStdout(SCRIPTS[shell](completionData(cli, names)));
     return 0;
 }

@@ -7,8 +7,8 @@ import type { Settings } from "../storage/settings/schema";
 import { createTrustStore, readProjectConfig } from "../storage/trust";
 import { mergeMcpServers, parseMcpServers, parseProjectMcpConfig } from "../tools/mcp/config";
 import { secretEnvNames } from "../util/child-env";
-import { terminalSafeText } from "../util/terminal-text";
 import type { CliArgs } from "./args";
+import { printError, writeStdout } from "../util/terminal-text";
 import {
     type CheckStatus,
     type DoctorCheck,
@@ -109,7 +109,7 @@ async function checkMcp(
 }
 
 function formatCheck(check: DoctorCheck, width: number): string {
-    return terminalSafeText(`${MARKS[check.status]} ${check.label.padEnd(width)}  ${check.detail}`);
+    return `${MARKS[check.status]} ${check.label.padEnd(width)}  ${check.detail}`;
 }
 
 /** `north doctor`: one line per check; exit 1 when any check failed. */
@@ -119,12 +119,12 @@ export async function runDoctorCommand(
     env: Env = process.env
 ): Promise<number> {
     if (args.prompt !== undefined) {
-        process.stderr.write(`north: north doctor takes no arguments (got "${args.prompt}")\n`);
+        printError(`north doctor takes no arguments (got "${args.prompt}")`);
         return 2;
     }
     const repo = detectRepoRoot(args.path ?? process.cwd());
     if (!repo.ok) {
-        process.stderr.write(`north: --path: ${repo.error}\n`);
+        printError(`--path: ${repo.error}`);
         return 2;
     }
     const repoRoot = repo.root;
@@ -163,6 +163,6 @@ export async function runDoctorCommand(
             : warned > 0
               ? `no problems, ${warned} warning(s)`
               : "no problems";
-    process.stdout.write(`${checks.map((c) => formatCheck(c, width)).join("\n")}\n\n${summary}\n`);
+    writeStdout(`${checks.map((c) => formatCheck(c, width)).join("\n")}\n\n${summary}\n`);
     return failed > 0 ? 1 : 0;
 }

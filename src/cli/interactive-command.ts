@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { terminalSafeText } from "../util/terminal-text";
 import { EMPTY_USAGE } from "../providers/types";
 import { plainAllTimeCost } from "../storage/all-time-cost";
 import { dataDir } from "../storage/paths";
@@ -8,13 +7,14 @@ import { openPromptHistory } from "../storage/prompt-history";
 import { userAsksForSandbox } from "../tools/sandbox/policy";
 import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
+import { printError, terminalSafeText, writeStdout } from "../util/terminal-text";
 import { checkSessionFlags, prepareSession } from "./session-setup";
 import type { SessionHandle } from "./session-start";
 
 const EXIT_USAGE = 2;
 
 function usageError(message: string): number {
-    process.stderr.write(`north: ${message}\n`);
+    printError(message);
     return EXIT_USAGE;
 }
 
@@ -198,9 +198,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const finished = handle as SessionHandle | null;
     if (finished) {
         if (code === 0 && finished.log) {
-            process.stdout.write(
-                `Continue this conversation: north --resume ${finished.sessionId}\n`
-            );
+            writeStdout(`Continue this conversation: north --resume ${finished.sessionId}\n`);
         }
         finished.logger.info("app_exit", { mode: "interactive", code });
         finished.logger.flush();

@@ -1,5 +1,5 @@
-import { terminalSafeText } from "../util/terminal-text";
 import { CLI_OPTIONS, HELP_TEXT, SUBCOMMAND_NAMES, parseCliArgs } from "./args";
+import { printError } from "../util/terminal-text";
 
 declare const __NORTH_VERSION__: string;
 
@@ -10,7 +10,7 @@ declare const __NORTH_VERSION__: string;
 async function main(): Promise<number> {
     const parsed = parseCliArgs(process.argv.slice(2));
     if (!parsed.ok) {
-        process.stderr.write(terminalSafeText(`north: ${parsed.error}\n`));
+        printError(parsed.error);
         return 2;
     }
     const { args } = parsed;
@@ -77,11 +77,7 @@ main().then(
         process.stdout.write("", () => process.exit(code));
     },
     (error: unknown) => {
-        process.stderr.write(
-            terminalSafeText(
-                `north: unexpected error: ${(error as Error)?.message ?? String(error)}\n`
-            )
-        );
+        printError(`unexpected error: ${(error as Error)?.message ?? String(error)}`);
         process.exitCode = 1;
     }
 );

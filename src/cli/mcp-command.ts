@@ -12,7 +12,7 @@ import { createTrustStore, readProjectConfig } from "../storage/trust";
 import { type McpServerScope, type McpServerSpec, parseMcpServers } from "../tools/mcp/config";
 import type { McpServerStatus } from "../tools/mcp/manager";
 import { secretEnvNames } from "../util/child-env";
-import { terminalSafeText } from "../util/terminal-text";
+import { printError, writeStdout } from "../util/terminal-text";
 import { readMcpScope, updateMcpScope } from "./mcp-config-file";
 
 type Env = Record<string, string | undefined>;
@@ -63,7 +63,7 @@ export async function runMcpCommand(
         );
     }
     if (action === "--help" || action === "-h" || action === "help") {
-        process.stdout.write(MCP_HELP_TEXT);
+        writeStdout(MCP_HELP_TEXT);
         return 0;
     }
     const repo = detectRepoRoot(process.cwd());
@@ -94,13 +94,11 @@ export async function runMcpCommand(
 }
 
 function usage(message: string): number {
-    process.stderr.write(terminalSafeText(`north: ${message}\n`));
+    printError(message);
     return 2;
 }
 
-function out(text: string): void {
-    process.stdout.write(terminalSafeText(text));
-}
+const out = writeStdout;
 
 const MCP_OPTIONS = {
     scope: { type: "string", short: "s" },

@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomicSync } from "../storage/conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "../storage/file-lock";
 import { userConfigPath } from "../storage/settings/load";
 import { MCP_PROJECT_CONFIG_FILE, type McpServerScope } from "../tools/mcp/config";
@@ -93,7 +93,12 @@ export function updateMcpScope(
             const json = { ...parsed.json, mcpServers: servers };
             // The user config may hold keys; a project's .mcp.json is meant to be shared.
             const newMode = scope === "user" ? 0o600 : 0o644;
-            writeFileAtomicSync(path, JSON.stringify(json, null, 2) + "\n", true, newMode);
+            // A project's file must not lead out of the project (a link to ~/.bashrc).
+            writeConfigFileAtomicSync(path, JSON.stringify(json, null, 2) + "\n", {
+                sync: true,
+                mode: newMode,
+                ...(scope === "project" ? { within: repoRoot } : {}),
+            });
             if (mode !== undefined) chmodSync(path, mode);
             return { ok: true, path };
         });

@@ -1,15 +1,16 @@
 import { formatCost } from "../providers/catalogue";
 import { resolveEndpoint } from "../providers/models";
+import { printError, printWarning, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
 
 /** `north models`: every model with its provider, context, price and readiness. */
 export function runModelsCommand(): number {
     const loaded = loadCatalogue(process.env);
     if (!loaded.ok) {
-        process.stderr.write(`north: ${loaded.error}\n`);
+        printError(loaded.error);
         return 2;
     }
-    for (const warning of loaded.warnings) process.stderr.write(`north: warning: ${warning}\n`);
+    for (const warning of loaded.warnings) printWarning(warning);
     const { catalogue } = loaded;
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);
@@ -43,6 +44,6 @@ export function runModelsCommand(): number {
             .join("  ")
             .trimEnd()
     );
-    process.stdout.write(`${lines.join("\n")}\n* = used when --model is not given\n`);
+    writeStdout(`${lines.join("\n")}\n* = used when --model is not given\n`);
     return 0;
 }

@@ -9,8 +9,11 @@ import {
     exitCodeFor,
     jsonLine,
 } from "../headless/print-mode";
-import { terminalSafeText } from "../util/terminal-text";
+import { printError, printWarning, writeStderr } from "../util/terminal-text";
+import { readBoundedLines } from "../util/bounded-lines";
+import { MAX_PROMPT_BYTES } from "../tools/limits";
 import { mcpReports } from "./mcp-reports";
+import { promptSizeProblem } from "./prompt-size";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
 import { attachMentionedFiles } from "../headless/print-attachments";
@@ -42,7 +45,7 @@ const SIGNAL_ENDINGS: Record<StopSignal, { code: number; reason: string }> = {
 };
 
 function usageError(message: string): number {
-    process.stderr.write(terminalSafeText(`north: ${message}\n`));
+    printError(message);
     return EXIT.usage;
 }
 
@@ -64,7 +67,7 @@ async function readPipedStdin(): Promise<string> {
     }
     const chunks: Buffer[] = [];
     const notice = setTimeout(() => {
-        process.stderr.write(
+        writeStderr(
             "north: waiting for stdin… (the prompt is read from the pipe until it closes; add < /dev/null to read nothing)\n"
         );
     }, STDIN_NOTICE_MS);
@@ -115,8 +118,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         }
     }
 
-    const warn = (message: string): void =>
-        void process.stderr.write(terminalSafeText(`north: warning: ${message}\n`));
+    const warn = printWarning;
     const prepared = await prepareSession(args, warn);
     if (!prepared.ok) return usageError(prepared.error);
     if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
@@ -130,6 +132,9 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     if (!prompt && !streamInput) {
         return usageError('no prompt: pass one (north -p "PROMPT") or pipe it on stdin');
     }
+    // Before the session starts: a prompt no request can carry leaves no conversation behind.
+    const sizeProblem = streamInput ? null : promptSizeProblem(prompt, prepared.model);
+    if (sizeProblem !== null) return usageError(sizeProblem);
 
     let stdoutBroken = false;
     process.stdout.on("error", () => {
@@ -217,13 +222,8 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         controller.abort();
         stdinLines?.close();
     };
-    // Loaded only for stream-json input: a text run never reads lines from stdin.
-    const stdinLines = streamInput
-        ? (await import("node:readline")).createInterface({
-              input: process.stdin,
-              crlfDelay: Infinity,
-          })
-        : null;
+    // Bounded before buffering: a huge line is dropped as it arrives, never kept.
+    const stdinLines = streamInput ? readBoundedLines(process.stdin, MAX_PROMPT_BYTES) : null;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
     // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
@@ -275,8 +275,15 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             stdout.flush();
             return EXIT.usage;
         }
-        for (const { path, note } of attachments.scaled)
-            process.stderr.write(terminalSafeText(`north: ${path}: ${note}\n`));
+        for (const { path, note } of attachments.scaled) printError(`${path}: ${note}`);
+        // A stream-json prompt no request can carry is refused here, so later ones still fit.
+        const sizeProblem = promptSizeProblem(remainingText, session.state().model);
+        if (sizeProblem !== null) {
+            if (streamInput) stdout.write(jsonLine({ type: "error", error: sizeProblem }));
+            printError(sizeProblem);
+            stdout.flush();
+            return EXIT.usage;
+        }
         // Shown as the prompt when the conversation is resumed in the chat.
         handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
         // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
@@ -296,7 +303,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             approvals: messageApprovals,
             signal: controller.signal,
             emit: (line) => stdout.write(jsonLine(line)),
-            warn: (message) => void process.stderr.write(terminalSafeText(`north: ${message}\n`)),
+            warn: printError,
             runPrompt: async (text) => {
                 const result = await runPrompt(text);
                 if (typeof result === "number") return result;

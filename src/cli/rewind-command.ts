@@ -8,8 +8,8 @@ import {
     createCheckpointStore,
 } from "../storage/checkpoints";
 import { dataDir } from "../storage/paths";
-import { terminalSafeText } from "../util/terminal-text";
 import type { CliArgs } from "./args";
+import { terminalSafeText, writeStderr, writeStdout } from "../util/terminal-text";
 import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
 import { oneLine } from "../util/short-text";
 import {
@@ -60,8 +60,8 @@ function defaultDeps(): RewindDeps {
         store,
         checkpoints: createCheckpointStore(),
         rewindConversation: (id, entryId) => rewindConversationLog(store, id, entryId),
-        out: (text) => process.stdout.write(terminalSafeText(text)),
-        err: (text) => process.stderr.write(terminalSafeText(text)),
+        out: writeStdout,
+        err: writeStderr,
     };
 }
 
@@ -88,7 +88,7 @@ async function listPrompts(
     );
     const lines = prompts.map(
         (p, i) =>
-            `${String(i + 1).padStart(3)}. ${oneLine(p.text, 70)}${filesLine(plans[i] as PlanResult)}`
+            `${String(i + 1).padStart(3)}. ${oneLine(terminalSafeText(p.text), 70)}${filesLine(plans[i] as PlanResult)}`
     );
     const gone = plans.find((p) => !p.ok);
     const flagged = plans.some((p) => p.ok && p.plan.files.some((f) => f.changedSince));
@@ -219,7 +219,7 @@ export async function runRewindCommand(
         const rewound = deps.rewindConversation(id, prompt.entryId);
         if (rewound.ok) {
             deps.out(
-                `Conversation ${id} rewound to before prompt ${n} (${oneLine(prompt.text, 60)}); continue it with north resume ${id}.\n`
+                `Conversation ${id} rewound to before prompt ${n} (${oneLine(terminalSafeText(prompt.text), 60)}); continue it with north resume ${id}.\n`
             );
         } else {
             deps.err(`north: the conversation was not rewound: ${rewound.error}\n`);

@@ -37,7 +37,7 @@ export function saveMemoryNote(
 ): CommandResult {
     const dirs = memoryDirs(dataDir(), engine.repoRoot);
     const target = dirs.find((d) => d.scope === scope)!;
-    const saved = appendMemoryNote(target.dir, note);
+    const saved = appendMemoryNote(target.dir, note, { within: target.insideRoot });
     if (!saved.ok) return { message: `Not saved: ${saved.error}`, isError: true };
     engine.session.setMemory(loadMemory(dirs).text ?? undefined);
     return { message: `Saved to ${scope} memory (${target.label}/MEMORY.md).` };
@@ -49,7 +49,7 @@ export function memoryFileToEdit(
     scope: MemoryScope
 ): { ok: true; path: string } | { ok: false; error: string } {
     const target = memoryDirs(dataDir(), repoRoot).find((d) => d.scope === scope)!;
-    const ensured = ensureMemoryIndex(target.dir);
+    const ensured = ensureMemoryIndex(target.dir, { within: target.insideRoot });
     return ensured.ok ? { ok: true, path: ensured.path } : ensured;
 }
 

@@ -10,20 +10,8 @@ import {
     renderAttachedFiles,
 } from "../project/attachments";
 import { loadAttachedImages } from "../project/images";
+import { looksLikePath, mentionedPaths } from "../project/mentions";
 import type { ImageBlock } from "../providers/types";
-
-/** Punctuation that ends a sentence rather than a path (`what is in @a.txt?`). */
-const TRAILING = /[.,;:!?)\]}'"`]+$/;
-
-/** The paths mentioned as `@path` (at the start or after whitespace), in order, once each. */
-export function mentionedPaths(prompt: string): string[] {
-    const paths: string[] = [];
-    for (const match of prompt.matchAll(/(?:^|\s)@(\S+)/g)) {
-        const path = match[1]!.replace(TRAILING, "");
-        if (path && !paths.includes(path)) paths.push(path);
-    }
-    return paths;
-}
 
 export interface PrintAttachments {
     /** The "# Attached Files" block for the run, or undefined when nothing was attached. */
@@ -35,7 +23,7 @@ export interface PrintAttachments {
     refused: Array<{ path: string; reason: string }>;
     /** Image files scaled down to be sent, with how. */
     scaled: Array<{ path: string; note: string }>;
-    /** Mentioned but missing, unreadable or outside the project: sent as written. */
+    /** Mentioned like a path but missing, unreadable or outside the project: sent as written. */
     missing: string[];
 }
 
@@ -79,7 +67,8 @@ export async function attachMentionedFiles(
         refused: images.refused,
         scaled: images.scaled,
         missing: paths.filter(
-            (p) => !attached.includes(p) && !denied.has(p) && !refusedPaths.has(p)
+            (p) =>
+                !attached.includes(p) && !denied.has(p) && !refusedPaths.has(p) && looksLikePath(p)
         ),
     };
 }

@@ -1,4 +1,7 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+import { MAX_PROMPT_BYTES } from "../tools/limits";
+import type { OversizedLine } from "../util/bounded-lines";
+import { megabytes } from "../util/short-text";
 
 export const INPUT_FORMATS = ["text", "stream-json"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -162,7 +165,8 @@ export function createMessageApprovals(
 }
 
 export interface StreamInputOptions {
-    lines: AsyncIterable<string>;
+    /** stdin's lines, each bounded by `MAX_PROMPT_BYTES` (`readBoundedLines`). */
+    lines: AsyncIterable<string | OversizedLine>;
     /** Runs one prompt in the session's conversation; resolves to its exit code. */
     runPrompt(text: string): Promise<number>;
     approvals: MessageApprovals;
@@ -172,6 +176,13 @@ export interface StreamInputOptions {
     warn(message: string): void;
     /** Aborted by a signal: queued prompts are dropped. */
     signal: AbortSignal;
+}
+
+function oversizedLineError(bytes: number): string {
+    return (
+        `the line is ${megabytes(bytes)}, over the ${megabytes(MAX_PROMPT_BYTES)} limit of one stdin line; ` +
+        "it was skipped and nothing of it was kept"
+    );
 }
 
 /**
@@ -192,6 +203,10 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
     for await (const raw of options.lines) {
         lineNumber++;
         if (options.signal.aborted) break;
+        if (typeof raw !== "string") {
+            reject(oversizedLineError(raw.oversizedBytes));
+            continue;
+        }
         const line = parseInputLine(raw);
         if (line === null) continue;
         switch (line.type) {

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
 import { loadUserSettings, mergeLayers, userConfigPath } from "./settings/load";
 import type { Settings } from "./settings/schema";
@@ -78,7 +78,7 @@ export function saveSelectedModel(
                 config = json as Record<string, unknown>;
             }
             config.selectedModel = name;
-            writeFileAtomicSync(path, JSON.stringify(config, null, 2) + "\n", true);
+            writeConfigFileAtomicSync(path, JSON.stringify(config, null, 2) + "\n", { sync: true });
             if (mode !== undefined) chmodSync(path, mode);
             return { ok: true as const, path };
         });

@@ -29,7 +29,7 @@ import {
     type ConversationSummary,
     type IndexRecord,
 } from "./conversations/index-file";
-import { writeAll, writeFileAtomicSync } from "./conversations/io";
+import { writeAll, writeFileAtomicSync } from "../util/atomic-write";
 import { lockConversation } from "./conversations/lock";
 import {
     clipPrompt,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { plainBreakdown } from "./all-time-cost";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
 
 /** Tokens and spend of one model, all time. `costUsd` covers only priced usage. */
@@ -119,7 +119,7 @@ export function createCostStore(dataDirectory: string, options: CostStoreOptions
                 const current = read();
                 for (const update of updates) apply(current, update);
                 current.lastUpdated = Date.now();
-                writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n");
+                writeConfigFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n");
                 known = current;
                 return current;
             });

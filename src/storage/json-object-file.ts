@@ -3,11 +3,11 @@
  * approvals, removing a rule): locked, atomic, every other key kept as read.
  * A broken file is never rewritten: the error says so and nothing is lost.
  */
-import { mkdirSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { writeFileAtomicSync } from "./conversations/io";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { configWriteTarget, writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
-import { isPathInside, readRegularTextSync } from "../util/read-regular-file";
+import { readRegularTextSync } from "../util/read-regular-file";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -38,26 +38,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
- * Where a write to `path` lands: a symlink's target, so a linked file (a
- * dotfiles `config.json`) stays a link. With `insideRoot`, a link leading out
- * of that folder is refused (a project's file must not write `~/.bashrc`).
- */
-function writeTarget(path: string, insideRoot: string | undefined): string {
-    let target: string;
-    try {
-        target = realpathSync(path);
-    } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        // A new file: where its folder leads decides.
-        target = join(realpathSync(dirname(path)), basename(path));
-    }
-    if (insideRoot !== undefined && !isPathInside(realpathSync(insideRoot), target)) {
-        throw new Error(`${path} is a symlink leading out of the project; it was not written`);
-    }
-    return target;
-}
-
-/**
  * Runs `change` on the file's object under its lock and writes the result
  * atomically (through a symlink to its target), keeping the file's mode
  * (`newFileMode` for a new file); a `change` that returns false writes
@@ -69,17 +49,15 @@ export function editJsonObject(
     options: { newFileMode?: number; insideRoot?: string } = {}
 ): boolean {
     mkdirSync(dirname(path), { recursive: true });
-    const target = writeTarget(path, options.insideRoot);
+    // Locked and read at the link's target, so a linked file stays a link.
+    const target = configWriteTarget(path, options.insideRoot);
     return withFileLock(target, () => {
         const object = readJsonObject(target);
         if (!change(object)) return false;
-        let mode = options.newFileMode ?? 0o600;
-        try {
-            mode = statSync(target).mode & 0o777;
-        } catch {
-            // a new file
-        }
-        writeFileAtomicSync(target, JSON.stringify(object, null, 2) + "\n", true, mode);
+        writeConfigFileAtomicSync(target, JSON.stringify(object, null, 2) + "\n", {
+            mode: options.newFileMode ?? 0o600,
+            sync: true,
+        });
         return true;
     });
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { readRegularTextSync } from "../util/read-regular-file";
 
 /** Stable id of a project: the first 16 hex chars of the SHA-256 of its root path. */
@@ -39,12 +39,12 @@ export function createProfileStore(dataDirectory: string, repoRoot: string) {
         },
         saveProfile(markdown: string): void {
             mkdirSync(dir, { recursive: true, mode: 0o700 });
-            writeFileAtomicSync(profilePath, markdown);
+            writeConfigFileAtomicSync(profilePath, markdown);
         },
         hasDeclined: (): boolean => exists(declinedPath),
         markDeclined(): void {
             mkdirSync(dir, { recursive: true, mode: 0o700 });
-            writeFileAtomicSync(
+            writeConfigFileAtomicSync(
                 declinedPath,
                 JSON.stringify({ declinedAt: new Date().toISOString(), repoRoot }) + "\n"
             );

@@ -14,7 +14,7 @@
  * Each can be listed with its file and removed (`/permissions`): from its file
  * (locked, atomic, other keys kept) and from the session at once.
  */
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import {
     type JsonObject,
     addToList,
@@ -25,7 +25,7 @@ import {
 import { LOCAL_SETTINGS_FILE, type SettingsLayer, parseProjectLayers } from "./settings/load";
 import type { PersonalApprovalStore, StandingAnswer } from "./standing-approvals";
 import { type ProjectTrust, readProjectConfig } from "./trust";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { readRegularTextSync } from "../util/read-regular-file";
 
 export const THIS_SESSION = "this session";
@@ -78,7 +78,10 @@ function ignoreLocalFile(northDir: string): void {
     if (text.split(/\r?\n/).some((line) => line.trim() === name || line.trim() === `/${name}`))
         return;
     const prefix = text === "" || text.endsWith("\n") ? text : `${text}\n`;
-    writeFileAtomicSync(path, `${prefix}${name}\n`, false, 0o644);
+    writeConfigFileAtomicSync(path, `${prefix}${name}\n`, {
+        mode: 0o644,
+        within: dirname(northDir),
+    });
 }
 
 /**

@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { withFileLock } from "./file-lock";
-import { writeAll, writeFileAtomicSync } from "./conversations/io";
+import { writeAll, writeConfigFileAtomicSync } from "../util/atomic-write";
 import { projectHash } from "./profile";
 
 /** Prompts kept per project. */
@@ -160,7 +160,7 @@ export function openPromptHistory(
         }
         const kept = newest(collapse(lines), limit);
         const body = kept.map((line) => `${line.raw}\n`).join("");
-        writeFileAtomicSync(path, body);
+        writeConfigFileAtomicSync(path, body);
         const stats = statSync(path);
         fileLines = kept.length;
         fileBytes = stats.size;

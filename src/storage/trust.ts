@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFileSync } from "../util/read-regular-file";
-import { writeFileAtomicSync } from "./conversations/io";
+import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { withFileLock } from "./file-lock";
 import { type GitProgram, fingerprintGitPrograms } from "./trust-git";
 import {
@@ -247,7 +247,9 @@ export function createTrustStore(dataDirectory: string): TrustStore {
                     trustedAt: new Date().toISOString(),
                     ...(items ? { items } : {}),
                 };
-                writeFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", true);
+                writeConfigFileAtomicSync(path, JSON.stringify(current, null, 2) + "\n", {
+                    sync: true,
+                });
             });
         },
     };

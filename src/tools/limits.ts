@@ -93,3 +93,11 @@ export const MAX_OUTLINE_ITEMS = 250;
 export const MAX_BLOCKS = 300;
 /** find_code_block returns at most this many blocks. */
 export const MAX_CODE_BLOCKS = 20;
+
+// --- Input from programs --------------------------------------------------
+
+/**
+ * Largest prompt a program may send: one stream-json stdin line, one Node API
+ * prompt (UTF-8 bytes). Longer ones are refused whole, never kept.
+ */
+export const MAX_PROMPT_BYTES = 10 * 1024 * 1024;

@@ -12,3 +12,8 @@ export function oneLine(text: string | null, width: number): string {
     const flat = (text ?? "").replace(/\s+/g, " ").trim();
     return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
+
+/** "12 MB", "0.6 MB": a size in MiB to one decimal, for limits in messages. */
+export function megabytes(bytes: number): string {
+    return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}

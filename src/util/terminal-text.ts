@@ -39,3 +39,27 @@ export function terminalSafeText(text: string, options: TerminalTextOptions = {}
     const stripped = text.replace(SEQUENCE, "").replace(CONTROLS, "");
     return options.keepCarriageReturns ? stripped : stripped.replace(LONE_CR, "");
 }
+
+// --- Writing ---------------------------------------------------------------
+// The one way the CLI writes text to the terminal. What a subcommand prints
+// often carries text North did not write (a project path, a first prompt, a
+// server's error, a config value), so every write is made safe first.
+// JSON output does not come here: it escapes instead of stripping.
+
+export function writeStdout(text: string): void {
+    process.stdout.write(terminalSafeText(text));
+}
+
+export function writeStderr(text: string): void {
+    process.stderr.write(terminalSafeText(text));
+}
+
+/** `north: MESSAGE` on stderr. */
+export function printError(message: string): void {
+    writeStderr(`north: ${message}\n`);
+}
+
+/** `north: warning: MESSAGE` on stderr. */
+export function printWarning(message: string): void {
+    writeStderr(`north: warning: ${message}\n`);
+}

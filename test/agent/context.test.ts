@@ -115,7 +115,7 @@ describe("auto-summary", () => {
         expect(s.rollingSummary).toBeNull();
     });
 
-    it("refuses to send, keeping the transcript, when no summary brings the request under the window", async () => {
+    it("refuses to send, and takes the prompt back, when no summary brings the request under the window", async () => {
         const { s, provider } = session(
             [
                 { blocks: [text("Sure! Here is a summary: the user wants things.")] },
@@ -128,12 +128,16 @@ describe("auto-summary", () => {
         const before = s.messages.length;
         const result = await s.run("and now?", { mode: "ask" });
         expect(result.subtype).toBe("error_during_execution");
-        expect(result.error).toMatch(/^not sent: the conversation is about \d+ tokens, \d+% of /);
+        expect(result.error).toMatch(
+            /^not sent: with this prompt \(about \d+ tokens\) the conversation is about \d+ tokens, \d+% of /
+        );
+        expect(result.error).toContain("The prompt was not kept");
+        // The conversation is too large even without the prompt: start over.
         expect(result.error).toContain("/new");
         // Two summary attempts (the usual one, then keeping only the last messages); no answer request.
         expect(provider.requests).toHaveLength(2);
         expect(provider.requests.every((r) => r.system.includes("condense"))).toBe(true);
-        expect(s.messages.length).toBe(before + 1);
+        expect(s.messages.length).toBe(before);
         expect(s.state().contextUsage).toBeGreaterThan(1);
     });
 
@@ -212,15 +216,76 @@ describe("auto-summary", () => {
         expect(content).toContain("more than a quarter of the context window");
     });
 
-    it("a prompt larger than the window alone is refused before sending, not sent to fail", async () => {
-        const { s, provider, events } = session([{ blocks: [text("never sent")] }], tiny);
-        const result = await s.run("x".repeat(20_000), { mode: "ask" });
+    it("a prompt larger than the window alone is refused before sending, and not kept", async () => {
+        const { s, provider, events } = session([{ blocks: [text("still here")] }], tiny);
+        const result = await s.run(`HUGE${"x".repeat(20_000)}`, { mode: "ask" });
         expect(result.subtype).toBe("error_during_execution");
-        expect(result.error).toContain("not sent");
+        expect(result.error).toMatch(
+            /^not sent: the prompt is about \d+ tokens; with the system prompt and tools \(about \d+\) the request would be about \d+ tokens, more than .*'s 3000-token window\. The prompt was not kept/
+        );
+        // No summary asked for nothing, no request, nothing in the transcript.
         expect(provider.requests).toHaveLength(0);
-        // Nothing to summarise: said so, and the prompt is kept in the transcript.
-        expect(events.some((e) => e.type === "warning")).toBe(true);
-        expect(s.messages).toHaveLength(1);
+        expect(events.some((e) => e.type === "summary")).toBe(false);
+        expect(s.messages).toHaveLength(0);
+        // The next prompt is sent without it.
+        const next = await s.run("a small question", { mode: "ask" });
+        expect(next.text).toBe("still here");
+        expect(JSON.stringify(provider.requests[0]!.messages)).not.toContain("HUGE");
+    });
+
+    it("takes back a prompt that fits alone but not with what must be kept, and goes on", async () => {
+        // The last answer is kept verbatim by any summary; with it the prompt is over the window.
+        const answered: Message[] = [
+            { role: "user", content: "first" },
+            { role: "assistant", content: [{ type: "text", text: "y".repeat(5_000) }] },
+        ];
+        const { s, provider } = session(
+            [{ blocks: [text(SUMMARY_JSON)] }, { blocks: [text("answered")] }],
+            tiny,
+            answered
+        );
+        const result = await s.run(`BIG${"x".repeat(5_000)}`, { mode: "ask" });
+        expect(result.error).toMatch(
+            /^not sent: with this prompt \(about \d+ tokens\) the conversation is about \d+ tokens/
+        );
+        // Without the prompt the conversation fits: the advice is a smaller prompt.
+        expect(result.error).toContain("The prompt was not kept");
+        expect(result.error).toContain("Send a smaller part");
+        // The answer stays (the summary made on the way stays too); the prompt does not.
+        expect(s.messages.at(-1)).toEqual(answered[1]);
+        expect(s.messages.some((m) => JSON.stringify(m).includes("BIG"))).toBe(false);
+        const next = await s.run("short", { mode: "ask" });
+        expect(next.text).toBe("answered");
+        const sent = JSON.stringify(provider.requests.at(-1)!.messages);
+        expect(sent).not.toContain("BIG");
+        expect(sent).toContain("short");
+    });
+
+    it("takes back a prompt the provider refuses for its size, summary or not", async () => {
+        const overflow: ScriptedReply = {
+            error: {
+                kind: "context_length",
+                status: 400,
+                message: "prompt is too long",
+                retryable: false,
+            },
+        };
+        const { s, provider } = session(
+            [overflow, { blocks: [text(SUMMARY_JSON)] }, overflow, { blocks: [text("ok")] }],
+            sonnet,
+            history(8, 10)
+        );
+        const before = [...s.messages];
+        const result = await s.run("REFUSED", { mode: "ask" });
+        expect(result.error).toBe(
+            "prompt is too long. The prompt was not kept; the conversation goes on without it. " +
+                "Send a smaller part (one file, a narrower diff), or pick a model with a larger window (/model in the chat, --model)."
+        );
+        expect(s.messages.some((m) => JSON.stringify(m).includes("REFUSED"))).toBe(false);
+        // The summary made before the refusal stays.
+        expect(s.messages.length).toBeLessThan(before.length);
+        await s.run("next", { mode: "ask" });
+        expect(JSON.stringify(provider.requests.at(-1)!.messages)).not.toContain("REFUSED");
     });
 });
 

@@ -155,6 +155,31 @@ describe('import { createSession } from "north-agent"', () => {
         ]);
     });
 
+    it("rejects a prompt over 10 MB or over the window with a clear error; the session goes on unchanged", async () => {
+        server.enqueue({ text: "Still here." });
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const session = await createSession({ cwd: process.env.REPO });
+            const errorOf = (prompt) => session.run(prompt).then(() => "ran", (error) => error.message);
+            const huge = await errorOf("HUGE" + "a".repeat(11 * 1024 * 1024));
+            const wide = await errorOf("WIDE" + "b".repeat(1024 * 1024));
+            const next = await session.run("are you alive?");
+            await session.close();
+            console.log(JSON.stringify({ huge, wide, next }));
+        `);
+        expect(out.huge).toBe(
+            "the prompt is 11 MB, over the 10 MB limit of one prompt; nothing was sent or saved"
+        );
+        expect(out.wide).toMatch(
+            /more than .*'s 200000-token context window; nothing was sent or saved/
+        );
+        expect(out.next).toMatchObject({ subtype: "success", result: "Still here." });
+        expect(server.requests).toHaveLength(1);
+        const sent = JSON.stringify(server.requests[0]!.body);
+        expect(sent).not.toContain("HUGE");
+        expect(sent).not.toContain("WIDE");
+    });
+
     it("gives commands the env option's variables over process.env without changing process.env", async () => {
         server.enqueue(
             {

@@ -202,6 +202,49 @@ describe("@path mentions in print mode", () => {
         expect(run.stderr).toContain("not attached (missing or unreadable): nope.txt");
     });
 
+    it("a piped diff's @@ lines, decorators and addresses are not mentions; a path in it still is", async () => {
+        mkdirSync(join(repo, "src"));
+        writeFileSync(join(repo, "src", "app.ts"), "export const retries = 5; // ATTACHED-APP\n");
+        writeFileSync(join(repo, "Makefile"), "test: ; echo MAKEFILE-ATTACHED\n");
+        const diff = [
+            "diff --git a/src/app.ts b/src/app.ts",
+            "@@ -1,3 +1,4 @@",
+            " @@",
+            "-const retries = 3;",
+            "+const retries = 5;",
+            "@@ -10,6 +11,8 @@ class Retry {",
+            "+    @Override",
+            "+    @app.route('/health')",
+            "+    @pytest.fixture()",
+            "+// by me@example.com, see @ and @src/app.ts and @Makefile",
+            "",
+        ].join("\n");
+        server.enqueue({ text: "Reviewed." });
+        const run = await runNorth(["-p", "review this diff", "--path", repo], {
+            env,
+            input: diff,
+        });
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe("Reviewed.\n");
+        expect(run.stderr).toBe("");
+        // The diff went as written, and the two real paths in it were attached.
+        expect(firstRequest()).toContain("@@ -10,6 +11,8 @@ class Retry {");
+        expect(firstRequest()).toContain("ATTACHED-APP");
+        expect(firstRequest()).toContain("MAKEFILE-ATTACHED");
+    });
+
+    it("a missing path-like mention is still reported, a missing bare word is not", async () => {
+        server.enqueue({ text: "ok" });
+        const run = await runNorth(
+            ["-p", "compare @docs/missing.md with @Nothing and @app.route('/x')", "--path", repo],
+            { env }
+        );
+        expect(run.code).toBe(0);
+        expect(run.stderr).toBe(
+            "north: warning: not attached (missing or unreadable): docs/missing.md\n"
+        );
+    });
+
     it("a file outside the project is not attached", async () => {
         const outside = mkdtempSync(join(tmpdir(), "north-outside-"));
         writeFileSync(join(outside, "secret.txt"), "outside content\n");

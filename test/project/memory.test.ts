@@ -29,7 +29,11 @@ async function dirs(
         if (Object.keys(files).length > 0) await fs.mkdir(dir, { recursive: true });
         for (const [name, content] of Object.entries(files))
             await fs.writeFile(path.join(dir, name), content);
-        out.push({ scope, dir, label: scope === "user" ? "~/.north/memory" : ".north/memory" });
+        out.push(
+            scope === "user"
+                ? { scope, dir, label: "~/.north/memory" }
+                : { scope, dir, label: ".north/memory", insideRoot: dir }
+        );
     }
     return out;
 }
@@ -100,7 +104,11 @@ describe("loadMemory", () => {
         const secret = path.join(user!.dir, "..", "secret.txt");
         await fs.writeFile(secret, "TOKEN=hunter2");
         await fs.symlink(secret, path.join(project!.dir, "leak.md"));
-        expect(loadMemory([project!]).text).not.toContain("hunter2");
+        const loaded = loadMemory([project!]);
+        expect(loaded.text).not.toContain("hunter2");
+        expect(loaded.warnings).toEqual([
+            ".north/memory/leak.md is a symlink to a file outside the repository; not read (copy the file in to use it)",
+        ]);
     });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { withFileLock } from "../file-lock";
-import { writeFileAtomicSync } from "./io";
+import { writeFileAtomicSync } from "../../util/atomic-write";
 
 /** One line of `north conversations`: what the index caches about a log. */
 export interface ConversationSummary {

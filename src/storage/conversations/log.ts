@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync } from "node:fs";
 import type { ConversationEvent } from "./format";
 import { upsertIfNewer, updateIndex, type IndexRecord } from "./index-file";
-import { writeAll } from "./io";
+import { writeAll } from "../../util/atomic-write";
 import type { FirstPromptOf, LoadedConversation } from "./replay";
 
 export type AppendResult = { ok: true } | { ok: false; error: string };

@@ -3,6 +3,8 @@
  * text), with the usual editing moves. Pure; the component holds the state.
  */
 
+import { mentionAtEnd } from "../../project/mentions";
+
 export interface EditorState {
     text: string;
     /** 0..text.length, always on a code-point boundary. */
@@ -154,11 +156,7 @@ export function deleteToLineEnd(state: EditorState): EditorState {
 
 /** The @-mention being typed at the cursor: where it starts and its query (without "@"). */
 export function mentionAtCursor(state: EditorState): { start: number; query: string } | null {
-    const before = state.text.slice(0, state.cursor);
-    const match = /(^|\s)@([^\s@]*)$/.exec(before);
-    if (!match) return null;
-    const start = state.cursor - (match[2]?.length ?? 0) - 1;
-    return { start, query: match[2] ?? "" };
+    return mentionAtEnd(state.text.slice(0, state.cursor));
 }
 
 /** Replaces the mention at the cursor with "@path", adding a space only when none follows. */
