@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
-import { withFileLock } from "../storage/file-lock";
+import { withFileLock } from "../util/file-lock";
 import { userConfigPath } from "../storage/settings/load";
 import { MCP_PROJECT_CONFIG_FILE, type McpServerScope } from "../tools/mcp/config";
 import { readRegularTextSync } from "../util/read-regular-file";

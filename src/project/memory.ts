@@ -8,7 +8,8 @@
 import { lstatSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
-import { writeConfigFileAtomicSync } from "../util/atomic-write";
+import { configWriteTarget, writeConfigFileAtomicSync } from "../util/atomic-write";
+import { withFileLock } from "../util/file-lock";
 import {
     MEMORY_INDEX,
     PROJECT_MEMORY_DIR,
@@ -270,12 +271,16 @@ export function appendMemoryNote(
     if (problem) return { ok: false, error: problem };
     const path = join(dir, MEMORY_INDEX);
     try {
-        const index = openIndex(dir, options);
-        const before = index.text ?? newMemoryIndexText();
-        const separator = before === "" || before.endsWith("\n") ? "" : "\n";
-        writeConfigFileAtomicSync(path, `${before}${separator}${noteLine(note)}`, {
-            mode: 0o644,
-            within: options.within,
+        // Checked (and its folder made) before the lock; read again under it,
+        // so two North processes saving at once both keep their note.
+        openIndex(dir, options);
+        withFileLock(configWriteTarget(path, options.within), () => {
+            const before = openIndex(dir, options).text ?? newMemoryIndexText();
+            const separator = before === "" || before.endsWith("\n") ? "" : "\n";
+            writeConfigFileAtomicSync(path, `${before}${separator}${noteLine(note)}`, {
+                mode: 0o644,
+                within: options.within,
+            });
         });
         return { ok: true, path };
     } catch (error) {

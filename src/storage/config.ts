@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
-import { withFileLock } from "./file-lock";
+import { withFileLock } from "../util/file-lock";
 import { loadUserSettings, mergeLayers, userConfigPath } from "./settings/load";
 import type { Settings } from "./settings/schema";
 import { readRegularTextSync } from "../util/read-regular-file";

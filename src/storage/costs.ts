@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { plainBreakdown } from "./all-time-cost";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
-import { withFileLock } from "./file-lock";
+import { withFileLock } from "../util/file-lock";
 
 /** Tokens and spend of one model, all time. `costUsd` covers only priced usage. */
 export interface ModelCost {

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { configWriteTarget, writeConfigFileAtomicSync } from "../util/atomic-write";
-import { withFileLock } from "./file-lock";
+import { withFileLock } from "../util/file-lock";
 import { readRegularTextSync } from "../util/read-regular-file";
 
 export type JsonObject = Record<string, unknown>;

@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { withFileLock } from "./file-lock";
+import { withFileLock } from "../util/file-lock";
 import { writeAll, writeConfigFileAtomicSync } from "../util/atomic-write";
 import { projectHash } from "./profile";
 

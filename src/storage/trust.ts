@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFileSync } from "../util/read-regular-file";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
-import { withFileLock } from "./file-lock";
+import { withFileLock } from "../util/file-lock";
 import { type GitProgram, fingerprintGitPrograms } from "./trust-git";
 import {
     type CommandScript,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createConversationStore } from "../../src/storage/conversations";
-import { withFileLock } from "../../src/storage/file-lock";
+import { withFileLock } from "../../src/util/file-lock";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MODULE = join(ROOT, "src", "storage", "conversations.ts");

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { withFileLock } from "../file-lock";
+import { withFileLock } from "../../util/file-lock";
 import { writeFileAtomicSync } from "../../util/atomic-write";
 
 /** One line of `north conversations`: what the index caches about a log. */

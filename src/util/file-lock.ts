@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { isProcessAlive as pidAlive } from "../util/process-alive";
+import { isProcessAlive as pidAlive } from "./process-alive";
 
 export interface FileLockOptions {
     /** Give up after this long (ms); default 5000. */
