@@ -5,7 +5,8 @@
  * here-docs), process substitution, control flow, and function bodies and
  * aliases as if they ran.
  */
-import { isAbsolute, resolve } from "node:path";
+import { homedir } from "node:os";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { Parser } from "web-tree-sitter";
 import { type SyntaxNode, getBashParser, withParsedTree } from "./bash-parser";
 import {
@@ -21,7 +22,8 @@ import {
     evaluationProblem,
 } from "./command-evaluation";
 import { settingProblem } from "./command-wrapper-options";
-import { protectedConfigOf } from "../protected-paths";
+import { isGitInternal, protectedConfigOf } from "../protected-paths";
+import { argumentMatchesOnDisk, argumentPatternReach } from "./pattern-reach";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
 
 export type { CommandCheck };
@@ -38,6 +40,18 @@ export interface CommandAnalysis {
     writes: WriteTarget[];
     /** Things the parser could not read or this module does not model; any one means "ask". */
     problems: string[];
+    /**
+     * The problems that hide what runs (a part the parser could not read, a
+     * script only known when it runs): a deny rule cannot be ruled out.
+     */
+    unresolved: string[];
+    /** Patterns may match hidden names (`.git`): the command may turn dotglob on. */
+    dotglob: boolean;
+}
+
+export interface AnalyzeOptions {
+    /** What `~` names; defaults to the home folder. */
+    home?: string;
 }
 
 /** Redirection targets that are not files. */
@@ -53,44 +67,104 @@ const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const OTHER_OPERATORS = new Set(["<", "<&", ">&", "<&-", ">&-"]);
 const MAX_NESTING = 8;
 
+/** An argument that expansion changes, judged once the whole command is known. */
+interface PatternArgument {
+    glob: string;
+    display: string;
+    cwds: string[] | null;
+}
+
 interface Walk {
     parser: Parser;
     analysis: CommandAnalysis;
     cwds: string[] | null;
     depth: number;
+    patternArguments: PatternArgument[];
 }
 
 /** Analyses a command; loads the parser on first use. Throws only when the parser cannot load. */
-export async function analyzeCommand(command: string, cwd: string): Promise<CommandAnalysis> {
+export async function analyzeCommand(
+    command: string,
+    cwd: string,
+    options: AnalyzeOptions = {}
+): Promise<CommandAnalysis> {
     const parser = await getBashParser();
     const walk: Walk = {
         parser,
-        analysis: { checks: [], writes: [], problems: [] },
+        analysis: { checks: [], writes: [], problems: [], unresolved: [], dotglob: false },
         cwds: [cwd],
         depth: 0,
+        patternArguments: [],
     };
     analyzeScript(walk, command);
     if (continuationInsideWord(command)) {
-        walk.analysis.problems.push("a line continuation joins two words, which cannot be judged");
+        unresolved(walk, "a line continuation joins two words, which cannot be judged");
     }
+    walk.analysis.dotglob = mayEnableDotglob(command, walk.analysis.checks);
+    judgePatternArguments(walk, options.home ?? homedir());
     return walk.analysis;
+}
+
+function unresolved(walk: Walk, problem: string): void {
+    walk.analysis.problems.push(problem);
+    walk.analysis.unresolved.push(problem);
+}
+
+/**
+ * Whether a pattern may match names starting with `.`: the shell's
+ * inherited BASHOPTS has dotglob, or the command may set it (`shopt`,
+ * GLOBIGNORE, a command only known when it runs).
+ */
+function mayEnableDotglob(command: string, checks: readonly CommandCheck[]): boolean {
+    if (/dotglob/.test(process.env.BASHOPTS ?? "")) return true;
+    if (/dotglob|GLOBIGNORE|BASHOPTS|BASH_ENV/.test(command)) return true;
+    return checks.some((check) =>
+        check.words.some(
+            (word, i) =>
+                (i === 0 && (word.dynamic || basename(word.value) === "shopt")) ||
+                /dotglob|GLOBIGNORE|BASHOPTS/.test(word.value)
+        )
+    );
+}
+
+/**
+ * An argument pattern that could name git's internals or protected
+ * configuration is reviewed like the literal path. When only two patterns
+ * may meet (`ls *` and `*.code-workspace`), the disk decides, and only for a
+ * command that is one simple command: an earlier part could create a match.
+ */
+function judgePatternArguments(walk: Walk, home: string): void {
+    const { analysis } = walk;
+    for (const { glob, display, cwds } of walk.patternArguments) {
+        const reach = argumentPatternReach(glob, home, analysis.dotglob);
+        if (!reach) continue;
+        if (!reach.sure && analysis.checks.length === 1 && cwds?.length === 1) {
+            const matches = argumentMatchesOnDisk(glob, cwds[0]!, home, analysis.dotglob);
+            const special = (match: string): boolean => {
+                const rel = relative(cwds[0]!, match);
+                return isGitInternal(match) || protectedConfigOf(rel) !== null;
+            };
+            if (matches !== null && !matches.some(special)) continue;
+        }
+        analysis.problems.push(
+            `\`${snippet(display)}\` has ${glob}, a pattern that could name ${reach.what}, which is always reviewed`
+        );
+    }
 }
 
 function analyzeScript(walk: Walk, script: string): void {
     if (walk.depth > MAX_NESTING) {
-        walk.analysis.problems.push("commands are nested too deeply to judge");
+        unresolved(walk, "commands are nested too deeply to judge");
         return;
     }
     withParsedTree(walk.parser, script, (root) => {
         visit(walk, root);
         const missed = substitutionOutsideTree(root, script);
         if (missed !== null) {
-            walk.analysis.problems.push(
-                `\`${snippet(script.slice(missed, missed + 40))}\` is not understood`
-            );
+            unresolved(walk, `\`${snippet(script.slice(missed, missed + 40))}\` is not understood`);
         }
         // Missing tokens (an unclosed `$(`) are anonymous nodes the walk above does not visit.
-        if (root.hasError) walk.analysis.problems.push(describeError(root));
+        if (root.hasError) unresolved(walk, describeError(root));
     });
 }
 
@@ -100,9 +174,9 @@ function visitChildren(walk: Walk, node: SyntaxNode): void {
 
 function visit(walk: Walk, node: SyntaxNode): void {
     if (node.type === "ERROR" || node.isError) {
-        walk.analysis.problems.push(`the shell parser could not read \`${snippet(node.text)}\``);
+        unresolved(walk, `the shell parser could not read \`${snippet(node.text)}\``);
     } else if (node.isMissing) {
-        walk.analysis.problems.push(`the command is incomplete (a \`${node.type}\` is missing)`);
+        unresolved(walk, `the command is incomplete (a \`${node.type}\` is missing)`);
     }
     const evaluation = evaluationProblem(node);
     if (evaluation) walk.analysis.problems.push(evaluation);
@@ -156,8 +230,14 @@ function visit(walk: Walk, node: SyntaxNode): void {
  * those files: a command's write cannot be told from its read by its words.
  * Naming `.git` itself (`--exclude-dir=.git`, `-path ./.git`) is not.
  */
-function specialPathArgumentProblem(words: readonly Word[], display: string): string | null {
+function specialPathArgumentProblem(
+    walk: Walk,
+    words: readonly Word[],
+    display: string
+): string | null {
     for (const word of words.slice(1)) {
+        if (word.glob !== undefined)
+            walk.patternArguments.push({ glob: word.glob, display, cwds: walk.cwds });
         if (word.dynamic) continue;
         // `--opt=PATH` names PATH; an option without `=` names nothing.
         const value = word.value.startsWith("-") ? /=(.*)$/s.exec(word.value)?.[1] : word.value;
@@ -326,13 +406,14 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     for (const check of unwrapped.checks) {
         const problem =
             builtinEvaluationProblem(check.words, check.display) ??
-            specialPathArgumentProblem(check.words, check.display);
+            specialPathArgumentProblem(walk, check.words, check.display);
         if (problem) walk.analysis.problems.push(problem);
     }
     for (const write of unwrapped.writes) recordWrite(walk, write, node.text);
     for (const script of unwrapped.scripts) {
         if (script.text === null) {
-            walk.analysis.problems.push(
+            unresolved(
+                walk,
                 `\`${snippet(script.display)}\` runs a script that is only known when it runs`
             );
             continue;

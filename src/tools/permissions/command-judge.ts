@@ -3,6 +3,7 @@
  * file it writes) is denied, else ask if an ask rule matches, else allow only
  * if every command it runs is allowed. Anything not understood is asked about.
  */
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
     type CommandAnalysis,
@@ -16,7 +17,8 @@ import {
     parseCommandPattern,
     possiblyMatches,
 } from "./command-patterns";
-import { findHiddenCharacter } from "./command-words";
+import { type Word, findHiddenCharacter } from "./command-words";
+import { type PathRuleGlob, programPatternDenied, writeDeniedByPattern } from "./pattern-reach";
 import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
 
 export { validateCommandPattern } from "./command-patterns";
@@ -40,6 +42,13 @@ function ask(reason: string, uncovered: string[], forced = false): CommandVerdic
 export interface JudgeOptions {
     /** The directory the command starts in (relative write targets are judged from it); defaults to process.cwd(). */
     cwd?: string;
+    /** What `~` names; defaults to the home folder. */
+    home?: string;
+    /**
+     * The Edit deny rules as globs: a write target that expansion changes
+     * (`> .[e]nv`) is refused when it could match one.
+     */
+    editDenyGlobs?: readonly PathRuleGlob[];
 }
 
 /** Parses `command` (lazily loading the parser on first use) and judges it. Never throws: a parser failure is an "ask". */
@@ -60,7 +69,9 @@ export async function judgeCommand(
     }
     let analysis: CommandAnalysis;
     try {
-        analysis = await analyzeCommand(command, options.cwd ?? process.cwd());
+        analysis = await analyzeCommand(command, options.cwd ?? process.cwd(), {
+            home: options.home ?? homedir(),
+        });
     } catch (error) {
         return ask(
             `the command could not be parsed: ${error instanceof Error ? error.message : String(error)}`,
@@ -86,10 +97,13 @@ export async function judgeCommand(
             return "ask";
         }
     };
-    const denied = findDenied(analysis, deny, rules.deny, judgeWriteSafely);
+    const denied = findDenied(analysis, deny, judgeWriteSafely, {
+        home: options.home ?? homedir(),
+        editDenyGlobs: options.editDenyGlobs ?? [],
+    });
     if (denied) return denied;
     for (const check of analysis.checks) {
-        const rule = askRules.find((pattern) => possiblyMatches(pattern, check.words));
+        const rule = askRules.find((pattern) => couldMatch(pattern, check.words));
         if (rule)
             return ask(
                 `\`${check.display}\` matches the ask rule Bash(${rule.source})`,
@@ -123,35 +137,88 @@ export async function judgeCommand(
     return ask(reason, displays);
 }
 
+/** Deny and ask patterns: a program name that is a pattern is matched as one (`/bin/r[m]`). */
+function couldMatch(pattern: CommandPattern, words: readonly Word[]): boolean {
+    const name = words[0];
+    if (name?.dynamic && name.glob !== undefined)
+        return programPatternDenied(name, words.slice(1), pattern);
+    return possiblyMatches(pattern, words);
+}
+
+function commandDenial(display: string, reason: string, pattern: CommandPattern, entry: string) {
+    return {
+        decision: "deny" as const,
+        reason: `\`${display}\` ${reason}`,
+        rule: `Bash(${pattern.source})`,
+        deniedBy: { type: "command" as const, pattern: entry },
+    };
+}
+
 function findDenied(
     analysis: CommandAnalysis,
     deny: readonly { pattern: CommandPattern; entry: string }[],
-    denySources: readonly string[],
-    judgeWrite: WriteTargetJudge
+    judgeWrite: WriteTargetJudge,
+    bases: { home: string; editDenyGlobs: readonly PathRuleGlob[] }
 ): CommandVerdict | null {
+    // What runs is not known: any deny rule may be what it runs.
+    const first = deny[0];
+    if (first && analysis.unresolved.length > 0) {
+        return {
+            ...commandDenial("", "", first.pattern, first.entry),
+            reason: `the command cannot be fully judged (${analysis.unresolved[0]!}), so a deny rule may forbid what it runs`,
+        };
+    }
     for (const check of analysis.checks) {
         const name = check.words[0];
-        // A command whose name is only known at run time could be any denied one.
-        if (name?.dynamic && denySources.length > 0) {
-            return {
-                decision: "deny",
-                reason: `\`${check.display}\` runs a command only known when it runs, which a deny rule may forbid`,
-                rule: `Bash(${denySources[0]!.trim()})`,
-                deniedBy: { type: "command", pattern: denySources[0]! },
-            };
+        if (name?.dynamic) {
+            // A pattern (`/bin/r[m]`) is matched against the denied programs; any other
+            // name only known at run time could be any denied one.
+            const matched = deny.find(({ pattern }) => couldMatch(pattern, check.words));
+            if (matched) {
+                const why =
+                    name.glob === undefined
+                        ? "runs a command only known when it runs, which a deny rule may forbid"
+                        : `runs a program whose name ${name.value} expands to, which a deny rule may forbid`;
+                return commandDenial(check.display, why, matched.pattern, matched.entry);
+            }
+            continue;
         }
         const matched = deny.find(({ pattern }) => possiblyMatches(pattern, check.words));
         if (matched)
-            return {
-                decision: "deny",
-                reason: `\`${check.display}\` matches a deny rule`,
-                rule: `Bash(${matched.pattern.source})`,
-                deniedBy: { type: "command", pattern: matched.entry },
-            };
+            return commandDenial(
+                check.display,
+                "matches a deny rule",
+                matched.pattern,
+                matched.entry
+            );
     }
     for (const write of analysis.writes) {
-        if (write.path.dynamic) continue;
-        for (const cwd of write.cwds ?? []) {
+        if (write.path.dynamic || write.cwds === null) {
+            // A pattern, or a path from a directory a `cd` made unknown: refused when it could
+            // name a denied path; other dynamic targets are asked about below.
+            if (!write.path.dynamic || write.path.glob !== undefined) {
+                const rule = writeDeniedByPattern(
+                    write.path,
+                    write.cwds,
+                    bases.editDenyGlobs,
+                    judgeWrite,
+                    { home: bases.home, dotglob: analysis.dotglob }
+                );
+                if (rule !== null)
+                    return {
+                        decision: "deny",
+                        reason: `\`${write.display}\` writes ${write.path.value}, which could name a path an Edit rule denies`,
+                        rule,
+                        deniedBy: {
+                            type: "write",
+                            path: write.path.value,
+                            cwd: write.cwds?.[0] ?? "/",
+                        },
+                    };
+            }
+            continue;
+        }
+        for (const cwd of write.cwds) {
             if (judgeWrite(write.path.value, cwd) === "deny") {
                 const path = write.path.value.startsWith("~")
                     ? write.path.value
