@@ -412,7 +412,9 @@ export function pathOverlap(word: readonly Component[], rule: RulePath, dotglob:
         } else if (i === n) {
             result = Overlap.No;
         } else if (wordComponent!.kind === "any") {
-            result = Math.max(at(i + 1, j), at(i, j + 1), at(i + 1, j + 1)) as Overlap;
+            // An unknown directory may be anything, but that it names this very folder is a guess.
+            const through = Math.max(at(i, j + 1), at(i + 1, j + 1));
+            result = Math.max(at(i + 1, j), Math.min(Overlap.Maybe, through)) as Overlap;
         } else {
             const here = componentOverlap(
                 wordComponent!,
