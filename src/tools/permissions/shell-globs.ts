@@ -247,8 +247,7 @@ function splitPath(glob: string): string[] {
  * `base` (the working directory's components, `[]` to keep it relative, or
  * `[any]` when unknown); `~` is `home`, `~+` the working directory, and
  * `~user` or `~-` a directory only known when it runs (`unknownDirectory`:
- * anywhere by default). `..` after a pattern
- * component could lead anywhere.
+ * anywhere by default). `..` is lexical.
  */
 export function pathPatterns(
     glob: string,
@@ -272,9 +271,9 @@ export function pathPatterns(
         for (const part of splitPath(text)) {
             if (part === "" || part === ".") continue;
             if (part === "..") {
-                const last = out[out.length - 1];
-                if (last?.kind === "literal") out.pop();
-                else if (last) out.splice(0, out.length, { kind: "any" });
+                // Lexically, as for a literal path: a pattern's match is a folder like any
+                // other (where a symlink leads, the matches on disk tell).
+                if (out[out.length - 1]?.kind !== "any") out.pop();
                 continue;
             }
             out.push(componentOf(part));
