@@ -80,6 +80,8 @@ interface Walk {
     cwds: string[] | null;
     depth: number;
     patternArguments: PatternArgument[];
+    /** The first command seen that makes a symlink (`ln -s .git g`), whose link later parts may follow. */
+    linkMadeBy: string | null;
 }
 
 /** Analyses a command; loads the parser on first use. Throws only when the parser cannot load. */
@@ -95,6 +97,7 @@ export async function analyzeCommand(
         cwds: [cwd],
         depth: 0,
         patternArguments: [],
+        linkMadeBy: null,
     };
     analyzeScript(walk, command);
     if (continuationInsideWord(command)) {
@@ -355,7 +358,26 @@ function recordWrite(walk: Walk, path: Word, display: string): void {
     walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display });
 }
 
+/** Commands that make links: `ln`, `link`, `cp -s`. */
+function makesLink(words: readonly Word[]): boolean {
+    const name = words[0];
+    if (!name || name.dynamic) return false;
+    const program = basename(name.value);
+    if (program === "ln" || program === "link") return true;
+    return (
+        program === "cp" && words.some((word) => /^-[A-Za-z]*s|^--symbolic-link$/.test(word.value))
+    );
+}
+
 function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
+    // Paths are judged where they lead before the command runs; a link made first changes that.
+    if (walk.linkMadeBy) {
+        walk.analysis.problems.push(
+            `\`${snippet(walk.linkMadeBy)}\` may make a symlink that \`${snippet(node.text)}\` then follows, so where it reads or writes is only known when it runs`
+        );
+        // Reported once: later commands follow the same link.
+        walk.linkMadeBy = "";
+    }
     const words: Word[] = [];
     let unallowable: string | undefined;
     node.children.forEach((child, index) => {
@@ -403,6 +425,8 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     }
     const unwrapped = unwrapCommand(words, node.text, unallowable);
     walk.analysis.checks.push(...unwrapped.checks);
+    if (walk.linkMadeBy === null && unwrapped.checks.some((check) => makesLink(check.words)))
+        walk.linkMadeBy = node.text;
     for (const check of unwrapped.checks) {
         const problem =
             builtinEvaluationProblem(check.words, check.display) ??

@@ -80,6 +80,21 @@ describe("writes the Edit rules judge", () => {
         }
     });
 
+    it("asks about a write or read after a command that makes a symlink, even when both are allowed", async () => {
+        const rules = rulesOf({ allow: ["Bash(ln:*)", "Bash(echo:*)", "Bash(cat:*)"] });
+        expect(await judge("ln -s .git g", rules)).toMatchObject({ decision: "allow" });
+        for (const command of [
+            "ln -s .git g; echo x > g/config",
+            "ln -s .git g && echo x > [g]/config",
+            "ln -s .git g | cat g/config",
+        ]) {
+            expect(await judge(command, rules), command).toMatchObject({ decision: "ask" });
+        }
+        expect(await judge("echo x > a.txt; ln -s a.txt b.txt", rules)).toMatchObject({
+            decision: "allow",
+        });
+    });
+
     it("reads `~` as the home folder, so an Edit rule on a home file holds", async () => {
         const rules = rulesOf({ allow: ["Bash(echo:*)"], deny: ["Edit(~/.bashrc)"] });
         const judgeWrite = createWriteTargetJudge(repo.root, {
