@@ -45,7 +45,11 @@ export interface CommandAnalysis {
      * script only known when it runs): a deny rule cannot be ruled out.
      */
     unresolved: string[];
-    /** Patterns may match hidden names (`.git`): the command may turn dotglob on. */
+    /**
+     * The shell's glob options may differ from bash's defaults (the command or
+     * the environment may turn on dotglob or nocaseglob): a pattern may then
+     * match hidden names (`.git`) and any letter case.
+     */
     dotglob: boolean;
 }
 
@@ -114,13 +118,15 @@ function unresolved(walk: Walk, problem: string): void {
 }
 
 /**
- * Whether a pattern may match names starting with `.`: the shell's
- * inherited BASHOPTS has dotglob, or the command may set it (`shopt`,
- * GLOBIGNORE, a command only known when it runs).
+ * Whether a pattern may match names starting with `.` or in another case:
+ * the shell's inherited BASHOPTS or BASH_ENV, or the command may set them
+ * (`shopt`, GLOBIGNORE, a command only known when it runs).
  */
 function mayEnableDotglob(command: string, checks: readonly CommandCheck[]): boolean {
-    if (/dotglob/.test(process.env.BASHOPTS ?? "")) return true;
-    if (/dotglob|GLOBIGNORE|BASHOPTS|BASH_ENV/.test(command)) return true;
+    if (/dotglob|nocaseglob/.test(process.env.BASHOPTS ?? "")) return true;
+    // A non-interactive bash runs the file BASH_ENV names first.
+    if (process.env.BASH_ENV) return true;
+    if (/dotglob|nocaseglob|GLOBIGNORE|BASHOPTS|BASH_ENV/.test(command)) return true;
     return checks.some((check) =>
         check.words.some(
             (word, i) =>

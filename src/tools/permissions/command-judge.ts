@@ -18,7 +18,12 @@ import {
     possiblyMatches,
 } from "./command-patterns";
 import { type Word, findHiddenCharacter } from "./command-words";
-import { type PathRuleGlob, programPatternDenied, writeDeniedByPattern } from "./pattern-reach";
+import {
+    type PathRuleGlob,
+    programPatternDenied,
+    unresolvedWriteDenied,
+    writeDeniedByPattern,
+} from "./pattern-reach";
 import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
 
 export { validateCommandPattern } from "./command-patterns";
@@ -196,7 +201,20 @@ function findDenied(
         if (write.path.dynamic || write.cwds === null) {
             // A pattern, or a path from a directory a `cd` made unknown: refused when it could
             // name a denied path; other dynamic targets are asked about below.
-            if (!write.path.dynamic || write.path.glob !== undefined) {
+            if (write.path.dynamic && write.path.glob === undefined) {
+                const rule = unresolvedWriteDenied(write.path, bases.editDenyGlobs, bases.home);
+                if (rule !== null)
+                    return {
+                        decision: "deny",
+                        reason: `\`${write.display}\` writes to a path only known when it runs, which ${rule} may deny`,
+                        rule,
+                        deniedBy: {
+                            type: "write",
+                            path: write.path.value,
+                            cwd: write.cwds?.[0] ?? "/",
+                        },
+                    };
+            } else {
                 const rule = writeDeniedByPattern(
                     write.path,
                     write.cwds,

@@ -106,6 +106,9 @@ function globTextOf(node: SyntaxNode): string | null {
         case "word":
         case "number":
             return node.text.replace(/\\\n/g, "");
+        // `{1..3}`: the grammar's own node for a numeric sequence.
+        case "brace_expression":
+            return /^\{-?\d+\.\.-?\d+\}$/.test(node.text) ? node.text : null;
         case "raw_string":
             return escapeGlob(node.text.slice(1, -1));
         case "ansi_c_string": {

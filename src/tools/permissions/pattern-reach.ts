@@ -88,10 +88,11 @@ export function writeDeniedByPattern(
     const patterns = writePatterns(path, cwds, home);
     if (patterns === null) return denied[0]?.rule ?? null;
     for (const { rule, glob } of denied) {
+        // With nocaseglob possibly on, `.[E]NV` may name `.env`.
         const target: RulePath = {
-            components: ruleComponentsOf(glob, false),
+            components: ruleComponentsOf(glob, dotglob),
             coversBelow: true,
-            caseInsensitive: false,
+            caseInsensitive: dotglob,
         };
         if (patterns.some((pattern) => pathOverlap(pattern, target, dotglob) === Overlap.Yes))
             return rule;
@@ -103,6 +104,38 @@ export function writeDeniedByPattern(
         }
     }
     return null;
+}
+
+/**
+ * The Edit deny rule a write target only known when it runs (`"$HOME/.bashrc"`,
+ * `"$F"`) may name, or null. Only a literal tail after the last expansion
+ * (`/.bashrc`) can rule a rule out; what comes before could be any folder.
+ */
+export function unresolvedWriteDenied(
+    path: Word,
+    denied: readonly PathRuleGlob[],
+    home: string
+): string | null {
+    const text = path.value;
+    const lastExpansion = Math.max(text.lastIndexOf("$"), text.lastIndexOf("`"));
+    const slash = text.indexOf("/", lastExpansion);
+    const tail = slash < 0 ? "" : text.slice(slash + 1).replace(/["']/g, "");
+    const literalTail = /^[^$`\\*?[\]{}~]*$/.test(tail) ? tail : "";
+    const patterns = pathPatterns(escapeGlob(literalTail), [{ kind: "any" }], home) ?? [];
+    let maybe: string | null = null;
+    for (const { rule, glob } of denied) {
+        const target: RulePath = {
+            components: ruleComponentsOf(glob, false),
+            coversBelow: true,
+            caseInsensitive: false,
+        };
+        for (const pattern of patterns) {
+            const overlap = pathOverlap(pattern, target, true);
+            if (overlap === Overlap.Yes) return rule;
+            if (overlap === Overlap.Maybe) maybe ??= rule;
+        }
+    }
+    return maybe;
 }
 
 /** git's internals and protected configuration, at any depth, as rule paths. */

@@ -303,8 +303,12 @@ export function literalComponents(path: string): Component[] {
         .map((text) => ({ kind: "literal", text }));
 }
 
-/** How sure a "could these meet" answer is. */
-export const Overlap = { No: 0, Maybe: 1, Yes: 2 } as const;
+/**
+ * How sure a "could these meet" answer is. Guess: only if a directory only
+ * known when it runs is exactly a folder a rule names (`"$D/notes.txt"` in a
+ * folder `.env/`).
+ */
+export const Overlap = { No: 0, Guess: 1, Maybe: 2, Yes: 3 } as const;
 export type Overlap = (typeof Overlap)[keyof typeof Overlap];
 
 /** One component of a rule's glob (picomatch syntax), compiled on first use. */
@@ -393,8 +397,9 @@ export function pathOverlap(word: readonly Component[], rule: RulePath, dotglob:
     const n = word.length;
     const m = rule.components.length;
     const memo = new Map<number, Overlap>();
-    const at = (i: number, j: number): Overlap => {
-        const key = i * (m + 1) + j;
+    /** `afterAny`: the last rule component was taken by an unknown directory. */
+    const at = (i: number, j: number, afterAny: boolean): Overlap => {
+        const key = (i * (m + 1) + j) * 2 + (afterAny ? 1 : 0);
         const known = memo.get(key);
         if (known !== undefined) return known;
         memo.set(key, Overlap.No);
@@ -402,18 +407,19 @@ export function pathOverlap(word: readonly Component[], rule: RulePath, dotglob:
         const ruleComponent = rule.components[j];
         const wordComponent = word[i];
         if (j === m) {
-            result = i === n || rule.coversBelow ? Overlap.Yes : Overlap.No;
-            // A word's `**` may also stand for nothing.
-            if (result === Overlap.No && word.slice(i).every((c) => c.kind === "any"))
-                result = Overlap.Yes;
+            if (i === n || word.slice(i).every((c) => c.kind === "any")) result = Overlap.Yes;
+            else if (rule.coversBelow) result = afterAny ? Overlap.Guess : Overlap.Yes;
         } else if (ruleComponent!.source === "**") {
-            result = Math.max(at(i, j + 1), i < n ? at(i + 1, j) : Overlap.No) as Overlap;
+            result = Math.max(
+                at(i, j + 1, afterAny),
+                i < n ? at(i + 1, j, false) : Overlap.No
+            ) as Overlap;
         } else if (i === n) {
             result = Overlap.No;
         } else if (wordComponent!.kind === "any") {
             // An unknown directory may be anything, but that it names this very folder is a guess.
-            const through = Math.max(at(i, j + 1), at(i + 1, j + 1));
-            result = Math.max(at(i + 1, j), Math.min(Overlap.Maybe, through)) as Overlap;
+            const through = Math.max(at(i, j + 1, true), at(i + 1, j + 1, true));
+            result = Math.max(at(i + 1, j, false), Math.min(Overlap.Maybe, through)) as Overlap;
         } else {
             const here = componentOverlap(
                 wordComponent!,
@@ -422,12 +428,14 @@ export function pathOverlap(word: readonly Component[], rule: RulePath, dotglob:
                 dotglob
             );
             result =
-                here === Overlap.No ? Overlap.No : (Math.min(here, at(i + 1, j + 1)) as Overlap);
+                here === Overlap.No
+                    ? Overlap.No
+                    : (Math.min(here, at(i + 1, j + 1, false)) as Overlap);
         }
         memo.set(key, result);
         return result;
     };
-    return at(0, 0);
+    return at(0, 0, false);
 }
 
 /**

@@ -106,5 +106,8 @@ describe("whether a word's pattern and a rule's glob can meet", () => {
         expect(overlap("/p/[s]rc/../.env", "/p/.env")).toBe(Overlap.Yes);
         expect(overlap("/p/src/../.[e]nv", "/p/.env")).toBe(Overlap.Yes);
         expect(overlap("/p/[s]rc/x.ts", "/p/.env")).toBe(Overlap.No);
+        // An unknown directory may be that file, or (a guess) a folder of that name.
+        expect(overlap("~root", "/home/u/.bashrc")).toBe(Overlap.Maybe);
+        expect(overlap("~root/notes.txt", "/home/u/.bashrc")).toBe(Overlap.Guess);
     });
 });

@@ -59,6 +59,9 @@ describe("writes the Edit rules judge", () => {
                 rule: "Edit(./.env)",
             });
         }
+        expect(await judge("shopt -s nocaseglob; echo x > .[E]NV", rules)).toMatchObject({
+            decision: "deny",
+        });
         expect(await judge("echo x > src/[a].log", rules)).toMatchObject({ decision: "ask" });
         expect(await judge("echo x > src/a.log", rules)).toMatchObject({ decision: "allow" });
     });
@@ -92,6 +95,20 @@ describe("writes the Edit rules judge", () => {
         }
         expect(await judge("echo x > a.txt; ln -s a.txt b.txt", rules)).toMatchObject({
             decision: "allow",
+        });
+    });
+
+    it("refuses a target only known when it runs while an Edit rule may cover it", async () => {
+        const rules = rulesOf({ allow: ["Bash(echo:*)"], deny: ["Edit(~/.bashrc)"] });
+        for (const command of ['echo x >> "$HOME/.bashrc"', 'echo x > "$F"']) {
+            expect(await judge(command, rules), command).toMatchObject({
+                decision: "deny",
+                rule: "Edit(~/.bashrc)",
+            });
+        }
+        expect(await judge('echo x > "$D/notes.txt"', rules)).toMatchObject({ decision: "ask" });
+        expect(await judge('echo x > "$F"', rulesOf({ allow: ["Bash(echo:*)"] }))).toMatchObject({
+            decision: "ask",
         });
     });
 
