@@ -5,7 +5,7 @@
  * match anything for a deny rule.
  */
 import type { SyntaxNode } from "./bash-parser";
-import { escapeGlob, globExpands } from "./shell-globs";
+import { escapeGlob, globExpands } from "./shell-glob-text";
 
 export interface Word {
     /** The value after quote removal; for a dynamic word, the source text. */

@@ -7,11 +7,11 @@
 import { PROTECTED_CONFIG } from "../protected-paths";
 import { type CommandPattern, possiblyMatches, programsOf } from "./command-patterns";
 import { type Word, literalWord } from "./command-words";
+import { escapeGlob } from "./shell-glob-text";
 import {
     type Component,
     type RulePath,
     Overlap,
-    escapeGlob,
     lastComponents,
     literalComponents,
     matchesOnDisk,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { expandBraces, globExpands } from "../../../src/tools/permissions/shell-glob-text";
 import {
     Overlap,
     componentOf,
-    expandBraces,
-    globExpands,
     pathOverlap,
     pathPatterns,
     ruleComponentsOf,
