@@ -270,7 +270,11 @@ function denyRuleOf(
         const match = denyingEditRuleOfWrite(rules, deniedBy.path, deniedBy.cwd);
         if (match) return match.rule;
     }
-    return { text: verdict.rule, source: "permission rules" };
+    // A pattern matched against a rule's glob: the verdict names that rule as written.
+    const named = rules
+        .list()
+        .find((r) => r.kind === "deny" && r.active() && r.text === verdict.rule);
+    return named ?? { text: verdict.rule, source: "permission rules" };
 }
 
 /**

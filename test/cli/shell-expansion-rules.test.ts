@@ -79,10 +79,8 @@ describe("a deny rule under --allow-shell", () => {
     it("holds for an Edit deny on .env against a target spelled as a pattern", async () => {
         writeFileSync(join(repo, ".env"), "SECRET=1\n");
         mkdirSync(join(home, "config"), { recursive: true });
-        writeFileSync(
-            join(home, "config", "config.json"),
-            JSON.stringify({ permissions: { deny: ["Edit(./.env)"] } })
-        );
+        const config = join(home, "config", "config.json");
+        writeFileSync(config, JSON.stringify({ permissions: { deny: ["Edit(./.env)"] } }));
         const commands = ["echo x > .[e]nv", "echo x > .e?v", "echo x > .{e,f}nv"];
         server.enqueue({ toolCalls: commands.map(shell) }, { text: "ok" });
         const run = await runNorth(["-p", "write", "--path", repo, "--allow-shell"], { env });
@@ -90,6 +88,7 @@ describe("a deny rule under --allow-shell", () => {
         expect(readFileSync(join(repo, ".env"), "utf8")).toBe("SECRET=1\n");
         for (const result of resultTexts()) {
             expect(result).toContain("denied by the permission rule Edit(./.env)");
+            expect(result).toContain(config);
         }
     });
 });

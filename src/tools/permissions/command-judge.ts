@@ -215,22 +215,22 @@ function findDenied(
                         },
                     };
             } else {
-                const rule = writeDeniedByPattern(
+                const denial = writeDeniedByPattern(
                     write.path,
                     write.cwds,
                     bases.editDenyGlobs,
                     judgeWrite,
                     { home: bases.home, dotglob: analysis.dotglob }
                 );
-                if (rule !== null)
+                if (denial !== null)
                     return {
                         decision: "deny",
-                        reason: `\`${write.display}\` writes ${write.path.value}, which could name a path an Edit rule denies`,
-                        rule,
+                        reason: `\`${write.display}\` writes ${write.path.value}, which could name ${denial.path ?? "a path"} an Edit rule denies`,
+                        rule: denial.rule,
                         deniedBy: {
                             type: "write",
-                            path: write.path.value,
-                            cwd: write.cwds?.[0] ?? "/",
+                            path: denial.path ?? write.path.value,
+                            cwd: denial.path ? "/" : (write.cwds?.[0] ?? "/"),
                         },
                     };
             }

@@ -75,7 +75,8 @@ function writePatterns(
 /**
  * The Edit deny rule a write could reach through expansion (or from a
  * directory a `cd` made unknown), or null. Too many brace alternatives: the
- * first rule, as nothing can be ruled out.
+ * first rule, as nothing can be ruled out. A match found on disk comes with
+ * its path, for the caller to find the rule that denies it.
  */
 export function writeDeniedByPattern(
     path: Word,
@@ -83,10 +84,10 @@ export function writeDeniedByPattern(
     denied: readonly PathRuleGlob[],
     judgeWrite: WriteTargetJudge,
     bases: { home: string; dotglob: boolean }
-): string | null {
+): { rule: string; path?: string } | null {
     const { home, dotglob } = bases;
     const patterns = writePatterns(path, cwds, home);
-    if (patterns === null) return denied[0]?.rule ?? null;
+    if (patterns === null) return denied[0] ? { rule: denied[0].rule } : null;
     for (const { rule, glob } of denied) {
         // With nocaseglob possibly on, `.[E]NV` may name `.env`.
         const target: RulePath = {
@@ -95,12 +96,12 @@ export function writeDeniedByPattern(
             caseInsensitive: dotglob,
         };
         if (patterns.some((pattern) => pathOverlap(pattern, target, dotglob) === Overlap.Yes))
-            return rule;
+            return { rule };
     }
     for (const pattern of patterns) {
         // Any name, hidden or not: more matches only mean more to refuse.
         for (const match of matchesOnDisk(pattern, true)) {
-            if (judgeWrite(match, "/") === "deny") return `Edit(${match})`;
+            if (judgeWrite(match, "/") === "deny") return { rule: `Edit(${match})`, path: match };
         }
     }
     return null;
