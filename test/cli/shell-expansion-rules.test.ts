@@ -76,6 +76,21 @@ describe("a deny rule under --allow-shell", () => {
         }
     });
 
+    it("holds for a denied command hidden in text bash evaluates as arithmetic", async () => {
+        writeFileSync(join(repo, "victim.txt"), "keep");
+        server.enqueue(
+            { toolCalls: [shell("x='a[$(rm -f victim.txt)]'; echo $((x))")] },
+            { text: "ok" }
+        );
+        const run = await runNorth(
+            ["-p", "count", "--path", repo, "--allow-shell", "--disallowed-command", "rm:*"],
+            { env }
+        );
+        expect(run.code).toBe(0);
+        expect(readFileSync(join(repo, "victim.txt"), "utf8")).toBe("keep");
+        expect(resultTexts()[0]).toContain("a deny rule is in force");
+    });
+
     it("holds for an Edit deny on .env against a target spelled as a pattern", async () => {
         writeFileSync(join(repo, ".env"), "SECRET=1\n");
         mkdirSync(join(home, "config"), { recursive: true });

@@ -45,6 +45,8 @@ export interface CommandAnalysis {
      * script only known when it runs): a deny rule cannot be ruled out.
      */
     unresolved: string[];
+    /** The problems where bash evaluates text (arithmetic, subscripts) that can hide a command. */
+    evaluated: string[];
     /**
      * The shell's glob options may differ from bash's defaults (the command or
      * the environment may turn on dotglob or nocaseglob): a pattern may then
@@ -97,7 +99,14 @@ export async function analyzeCommand(
     const parser = await getBashParser();
     const walk: Walk = {
         parser,
-        analysis: { checks: [], writes: [], problems: [], unresolved: [], dotglob: false },
+        analysis: {
+            checks: [],
+            writes: [],
+            problems: [],
+            unresolved: [],
+            evaluated: [],
+            dotglob: false,
+        },
         cwds: [cwd],
         depth: 0,
         patternArguments: [],
@@ -115,6 +124,11 @@ export async function analyzeCommand(
 function unresolved(walk: Walk, problem: string): void {
     walk.analysis.problems.push(problem);
     walk.analysis.unresolved.push(problem);
+}
+
+function evaluated(walk: Walk, problem: string): void {
+    walk.analysis.problems.push(problem);
+    walk.analysis.evaluated.push(problem);
 }
 
 /**
@@ -188,7 +202,7 @@ function visit(walk: Walk, node: SyntaxNode): void {
         unresolved(walk, `the command is incomplete (a \`${node.type}\` is missing)`);
     }
     const evaluation = evaluationProblem(node);
-    if (evaluation) walk.analysis.problems.push(evaluation);
+    if (evaluation) evaluated(walk, evaluation);
     switch (node.type) {
         case "command":
             return visitCommand(walk, node, []);
@@ -290,7 +304,7 @@ function visitDeclaration(walk: Walk, node: SyntaxNode): void {
     const words: Word[] = [];
     let unallowable: string | undefined;
     const declaration = declarationProblem(node);
-    if (declaration) walk.analysis.problems.push(declaration);
+    if (declaration) evaluated(walk, declaration);
     for (const child of node.children) {
         if (!child) continue;
         if (child.type === "variable_assignment") {
@@ -434,9 +448,9 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     if (walk.linkMadeBy === null && unwrapped.checks.some((check) => makesLink(check.words)))
         walk.linkMadeBy = node.text;
     for (const check of unwrapped.checks) {
-        const problem =
-            builtinEvaluationProblem(check.words, check.display) ??
-            specialPathArgumentProblem(walk, check.words, check.display);
+        const evaluation = builtinEvaluationProblem(check.words, check.display);
+        if (evaluation) evaluated(walk, evaluation);
+        const problem = specialPathArgumentProblem(walk, check.words, check.display);
         if (problem) walk.analysis.problems.push(problem);
     }
     for (const write of unwrapped.writes) recordWrite(walk, write, node.text);

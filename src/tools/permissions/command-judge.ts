@@ -116,6 +116,9 @@ export async function judgeCommand(
                 true
             );
     }
+    // Text bash evaluates may run a denied command: reviewed even under auto-approval.
+    if (deny.length > 0 && analysis.evaluated.length > 0)
+        return ask(`${analysis.evaluated[0]!}, and a deny rule is in force`, [text], true);
     if (analysis.problems.length > 0) return ask(analysis.problems[0]!, [text]);
     const writeAsk = findWriteToAsk(analysis.writes, judgeWriteSafely);
     if (writeAsk) return writeAsk;

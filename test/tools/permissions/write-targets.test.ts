@@ -143,4 +143,15 @@ describe("deny rules that name a program", () => {
             expect(await judge("/bin/l[s] x", rules)).toMatchObject({ decision: "ask" });
         }
     });
+
+    it("force a review of text bash evaluates, which may hide a denied command", async () => {
+        const command = "x='a[$(rm -f v)]'; echo $((x))";
+        expect(
+            await judge(command, rulesOf({ allow: ["Bash(echo:*)"], deny: ["Bash(rm:*)"] }))
+        ).toMatchObject({ decision: "ask", forced: true });
+        expect(await judge(command, rulesOf({ allow: ["Bash(echo:*)"] }))).toMatchObject({
+            decision: "ask",
+            forced: false,
+        });
+    });
 });
