@@ -153,12 +153,15 @@ function couldMatch(pattern: CommandPattern, words: readonly Word[]): boolean {
     return possiblyMatches(pattern, words);
 }
 
-function commandDenial(display: string, reason: string, pattern: CommandPattern, entry: string) {
+function commandDenial(
+    reason: string,
+    { pattern, entry }: { pattern: CommandPattern; entry: string }
+): CommandVerdict {
     return {
-        decision: "deny" as const,
-        reason: `\`${display}\` ${reason}`,
+        decision: "deny",
+        reason,
         rule: `Bash(${pattern.source})`,
-        deniedBy: { type: "command" as const, pattern: entry },
+        deniedBy: { type: "command", pattern: entry },
     };
 }
 
@@ -169,36 +172,23 @@ function findDenied(
     bases: { home: string; editDenyGlobs: readonly PathRuleGlob[] }
 ): CommandVerdict | null {
     // What runs is not known: any deny rule may be what it runs.
-    const first = deny[0];
-    if (first && analysis.unresolved.length > 0) {
-        return {
-            ...commandDenial("", "", first.pattern, first.entry),
-            reason: `the command cannot be fully judged (${analysis.unresolved[0]!}), so a deny rule may forbid what it runs`,
-        };
+    if (deny[0] && analysis.unresolved.length > 0) {
+        return commandDenial(
+            `the command cannot be fully judged (${analysis.unresolved[0]!}), so a deny rule may forbid what it runs`,
+            deny[0]
+        );
     }
     for (const check of analysis.checks) {
-        const name = check.words[0];
-        if (name?.dynamic) {
-            // A pattern (`/bin/r[m]`) is matched against the denied programs; any other
-            // name only known at run time could be any denied one.
-            const matched = deny.find(({ pattern }) => couldMatch(pattern, check.words));
-            if (matched) {
-                const why =
-                    name.glob === undefined
-                        ? "runs a command only known when it runs, which a deny rule may forbid"
-                        : `runs a program whose name ${name.value} expands to, which a deny rule may forbid`;
-                return commandDenial(check.display, why, matched.pattern, matched.entry);
-            }
-            continue;
-        }
-        const matched = deny.find(({ pattern }) => possiblyMatches(pattern, check.words));
-        if (matched)
-            return commandDenial(
-                check.display,
-                "matches a deny rule",
-                matched.pattern,
-                matched.entry
-            );
+        const matched = deny.find(({ pattern }) => couldMatch(pattern, check.words));
+        if (!matched) continue;
+        const name = check.words[0]!;
+        // A name only known at run time could be any denied program; a pattern, the ones it matches.
+        const why = !name.dynamic
+            ? "matches a deny rule"
+            : name.glob === undefined
+              ? "runs a command only known when it runs, which a deny rule may forbid"
+              : `runs a program whose name ${name.value} expands to, which a deny rule may forbid`;
+        return commandDenial(`\`${check.display}\` ${why}`, matched);
     }
     for (const write of analysis.writes) {
         if (write.path.dynamic || write.cwds === null) {
