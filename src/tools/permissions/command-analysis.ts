@@ -58,6 +58,8 @@ export interface CommandAnalysis {
 export interface AnalyzeOptions {
     /** What `~` names; defaults to the home folder. */
     home?: string;
+    /** The environment the shell starts with (its BASHOPTS, BASH_ENV); defaults to process.env. */
+    shellEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Redirection targets that are not files. */
@@ -116,7 +118,11 @@ export async function analyzeCommand(
     if (continuationInsideWord(command)) {
         unresolved(walk, "a line continuation joins two words, which cannot be judged");
     }
-    walk.analysis.dotglob = mayEnableDotglob(command, walk.analysis.checks);
+    walk.analysis.dotglob = mayEnableDotglob(
+        command,
+        walk.analysis.checks,
+        options.shellEnv ?? process.env
+    );
     judgePatternArguments(walk, options.home ?? homedir());
     return walk.analysis;
 }
@@ -136,10 +142,14 @@ function evaluated(walk: Walk, problem: string): void {
  * the shell's inherited BASHOPTS or BASH_ENV, or the command may set them
  * (`shopt`, GLOBIGNORE, a command only known when it runs).
  */
-function mayEnableDotglob(command: string, checks: readonly CommandCheck[]): boolean {
-    if (/dotglob|nocaseglob/.test(process.env.BASHOPTS ?? "")) return true;
+function mayEnableDotglob(
+    command: string,
+    checks: readonly CommandCheck[],
+    env: Readonly<Record<string, string | undefined>>
+): boolean {
+    if (/dotglob|nocaseglob/.test(env.BASHOPTS ?? "")) return true;
     // A non-interactive bash runs the file BASH_ENV names first.
-    if (process.env.BASH_ENV) return true;
+    if (env.BASH_ENV) return true;
     if (/dotglob|nocaseglob|GLOBIGNORE|BASHOPTS|BASH_ENV/.test(command)) return true;
     return checks.some((check) =>
         check.words.some(

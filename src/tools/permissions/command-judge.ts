@@ -54,6 +54,8 @@ export interface JudgeOptions {
      * (`> .[e]nv`) is refused when it could match one.
      */
     editDenyGlobs?: readonly PathRuleGlob[];
+    /** The environment the shell starts with; defaults to process.env. */
+    shellEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Parses `command` (lazily loading the parser on first use) and judges it. Never throws: a parser failure is an "ask". */
@@ -76,6 +78,7 @@ export async function judgeCommand(
     try {
         analysis = await analyzeCommand(command, options.cwd ?? process.cwd(), {
             home: options.home ?? homedir(),
+            ...(options.shellEnv ? { shellEnv: options.shellEnv } : {}),
         });
     } catch (error) {
         return ask(

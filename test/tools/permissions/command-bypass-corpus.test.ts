@@ -24,6 +24,8 @@ async function judgeCorpus(): Promise<Outcome[]> {
             const verdict = await judgeCommand(command, CORPUS_RULES, corpusJudgeWrite, {
                 cwd: CORPUS_CWD,
                 editDenyGlobs: CORPUS_EDIT_DENY_GLOBS,
+                // bash's default glob options, whatever the environment running the tests sets.
+                shellEnv: {},
             });
             const reason =
                 verdict.decision === "allow"

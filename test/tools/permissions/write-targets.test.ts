@@ -40,6 +40,7 @@ async function judge(command: string, rules: PermissionRules) {
         cwd: repo.root,
         home: home.dir,
         editDenyGlobs: rules.pathGlobs("deny", "edit"),
+        shellEnv: {},
     });
 }
 
@@ -81,6 +82,22 @@ describe("writes the Edit rules judge", () => {
         ]) {
             expect(await judge(command, rules), command).toMatchObject({ decision: "ask" });
         }
+    });
+
+    it("lets a pattern match hidden names when the shell's environment may turn dotglob on", async () => {
+        const rules = rulesOf({ allow: ["Bash(cat:*)"] });
+        const judgeWrite = createWriteTargetJudge(repo.root, {
+            permissionRules: rules,
+            isEditsAutoAccepted: () => true,
+        });
+        const withEnv = (shellEnv: Record<string, string>) =>
+            judgeCommand("cat */config", rules.commandRules(), judgeWrite, {
+                cwd: repo.root,
+                shellEnv,
+            });
+        expect(await withEnv({})).toMatchObject({ decision: "allow" });
+        expect(await withEnv({ BASHOPTS: "dotglob:extglob" })).toMatchObject({ decision: "ask" });
+        expect(await withEnv({ BASH_ENV: "/home/u/.bashenv" })).toMatchObject({ decision: "ask" });
     });
 
     it("asks about a write or read after a command that makes a symlink, even when both are allowed", async () => {
