@@ -25,11 +25,16 @@ import { settingProblem } from "./command-wrapper-options";
 import { isGitInternal, protectedConfigOf } from "../protected-paths";
 import { argumentMatchesOnDisk, argumentPatternReach } from "./pattern-reach";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
+import { argumentWrites, mayPlaceSymlink } from "./argument-writes";
 
 export type { CommandCheck };
 
 export interface WriteTarget {
     path: Word;
+    /** Written through a command's argument (`tee f`), not a redirection. */
+    byArgument?: boolean;
+    /** Written only where a source pattern matches (`cp src/*.ts dest/`): judged by deny rules only. */
+    denyOnly?: boolean;
     /** Directories a relative path may be relative to; null when a `cd` made it unknowable. */
     cwds: string[] | null;
     display: string;
@@ -382,21 +387,15 @@ function visitRedirect(walk: Walk, node: SyntaxNode): Word[] {
     return rest.map((word) => evaluateWord(word));
 }
 
-function recordWrite(walk: Walk, path: Word, display: string): void {
+function recordWrite(
+    walk: Walk,
+    path: Word,
+    display: string,
+    how: Pick<WriteTarget, "byArgument" | "denyOnly"> = {}
+): void {
     if (!path.dynamic && NOT_FILES.has(path.value)) return;
     const anchored = !path.dynamic && (isAbsolute(path.value) || path.value.startsWith("~"));
-    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display });
-}
-
-/** Commands that make links: `ln`, `link`, `cp -s`. */
-function makesLink(words: readonly Word[]): boolean {
-    const name = words[0];
-    if (!name || name.dynamic) return false;
-    const program = basename(name.value);
-    if (program === "ln" || program === "link") return true;
-    return (
-        program === "cp" && words.some((word) => /^-[A-Za-z]*s|^--symbolic-link$/.test(word.value))
-    );
+    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display, ...how });
 }
 
 function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
@@ -455,9 +454,14 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     }
     const unwrapped = unwrapCommand(words, node.text, unallowable);
     walk.analysis.checks.push(...unwrapped.checks);
-    if (walk.linkMadeBy === null && unwrapped.checks.some((check) => makesLink(check.words)))
+    if (walk.linkMadeBy === null && unwrapped.checks.some((check) => mayPlaceSymlink(check.words)))
         walk.linkMadeBy = node.text;
     for (const check of unwrapped.checks) {
+        const written = argumentWrites(check.words);
+        for (const target of written.targets)
+            recordWrite(walk, target, check.display, { byArgument: true });
+        for (const target of written.patternTargets)
+            recordWrite(walk, target, check.display, { byArgument: true, denyOnly: true });
         const evaluation = builtinEvaluationProblem(check.words, check.display);
         if (evaluation) evaluated(walk, evaluation);
         const problem = specialPathArgumentProblem(walk, check.words, check.display);

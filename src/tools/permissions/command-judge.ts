@@ -98,9 +98,9 @@ export async function judgeCommand(
         return ask("the command runs nothing", [text]);
     }
     // A judge that throws on a strange path means "ask", never a crash of the run.
-    const judgeWriteSafely: WriteTargetJudge = (path, cwd) => {
+    const judgeWriteSafely: WriteTargetJudge = (path, cwd, through) => {
         try {
-            return judgeWrite(path, cwd);
+            return judgeWrite(path, cwd, through);
         } catch {
             return "ask";
         }
@@ -233,7 +233,7 @@ function findDenied(
             continue;
         }
         for (const cwd of write.cwds) {
-            if (judgeWrite(write.path.value, cwd) === "deny") {
+            if (judgeWrite(write.path.value, cwd, throughOf(write)) === "deny") {
                 const path = write.path.value.startsWith("~")
                     ? write.path.value
                     : resolve(cwd, write.path.value);
@@ -249,11 +249,16 @@ function findDenied(
     return null;
 }
 
+function throughOf(write: WriteTarget): "redirection" | "argument" {
+    return write.byArgument ? "argument" : "redirection";
+}
+
 function findWriteToAsk(
     writes: readonly WriteTarget[],
     judgeWrite: WriteTargetJudge
 ): CommandVerdict | null {
     for (const write of writes) {
+        if (write.denyOnly) continue;
         if (write.path.dynamic)
             return ask(`\`${write.display}\` writes to a path only known when it runs`, [
                 write.display,
@@ -263,7 +268,11 @@ function findWriteToAsk(
                 `\`${write.display}\` writes a relative path after a \`cd\` that cannot be followed`,
                 [write.display]
             );
-        if (write.cwds.some((cwd) => judgeWrite(write.path.value, cwd) !== "allow")) {
+        if (
+            write.cwds.some(
+                (cwd) => judgeWrite(write.path.value, cwd, throughOf(write)) !== "allow"
+            )
+        ) {
             return ask(`\`${write.display}\` writes ${write.path.value}`, [write.display]);
         }
     }
@@ -311,8 +320,8 @@ export async function suggestPrefixRule(command: string): Promise<string | null>
     } catch {
         return null;
     }
-    if (analysis.problems.length > 0 || analysis.writes.length > 0 || analysis.checks.length !== 1)
-        return null;
+    const redirects = analysis.writes.some((write) => !write.byArgument);
+    if (analysis.problems.length > 0 || redirects || analysis.checks.length !== 1) return null;
     const check: CommandCheck = analysis.checks[0]!;
     // Only a plain command: not a function body, a wrapped command or one with redirections.
     if (check.display !== command.trim() || !check.mustAllow || check.unallowable) return null;

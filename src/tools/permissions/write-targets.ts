@@ -19,14 +19,16 @@ export interface WriteTargetSettings {
  * Deny and ask rules decide; else allow rules covering both paths, or edit
  * auto-accept, allow, except outside the project, on protected configuration
  * and in git's internals (a hook or a config line there runs on the next git
- * command), which are asked.
+ * command), which are asked. A file written through a command's argument
+ * (`tee f`, `cp a f`) needs no edit auto-accept: the command's allow rule
+ * stands for it.
  */
 export function createWriteTargetJudge(
     repoRoot: string,
     settings: WriteTargetSettings
 ): WriteTargetJudge {
     const home = settings.permissionRules?.bases.home ?? homedir();
-    return (target, cwd) => {
+    return (target, cwd, through = "redirection") => {
         const paths = pathsOfWrite(target, cwd, home);
         if (paths === undefined) return "ask";
         const matches = paths.map((p) => settings.permissionRules?.forPath("edit", p));
@@ -38,7 +40,8 @@ export function createWriteTargetJudge(
             .map((p) => path.relative(repoRoot, p).split(path.sep).join("/"))
             .some((rel) => isGitInternal(rel) || protectedConfigOf(rel) !== null);
         if (special) return "ask";
-        return allowedByRule || settings.isEditsAutoAccepted() ? "allow" : "ask";
+        if (allowedByRule || through === "argument") return "allow";
+        return settings.isEditsAutoAccepted() ? "allow" : "ask";
     };
 }
 

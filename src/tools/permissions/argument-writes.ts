@@ -1,0 +1,604 @@
+/**
+ * Files well-known commands write through their arguments (`tee F`, `cp a F`,
+ * `sed -i … F`, `dd of=F`), so the Edit rules judge them as they judge `> F`.
+ *
+ * "Written" means the file's content can change or the file can disappear:
+ * writing, creating (`touch`), truncating, removing (`rm`, `mv`'s sources)
+ * and replacing (`ln -f`). Metadata (`chmod`, `chown`, timestamps of an
+ * existing file aside) and new folders (`mkdir`) are not edits. When the
+ * options cannot be read (an unknown option, a word only known when it runs)
+ * every operand counts as written: more to judge, never less.
+ */
+import { basename } from "node:path";
+import type { Word } from "./command-words";
+import { escapeGlob } from "./shell-glob-text";
+
+/** Which operands a command writes. */
+type Written =
+    /** Every operand (`tee`, `touch`, `rm`). */
+    | "all"
+    /** The last operand, or `-t DIR`; each source lands in it when it is a folder (`cp`). */
+    | "destination"
+    /** As `destination`, and the sources, which disappear (`mv`). */
+    | "destination and sources"
+    /** The second operand (`uniq IN OUT`). */
+    | "second"
+    /** The operands after the script, only with in-place editing (`sed -i`, `perl -i`). */
+    | "in place"
+    /** The first operand, else the files the patch names (`patch -p1 < fix.diff`). */
+    | "patched";
+
+interface WritingCommand {
+    written: Written;
+    /** Short options without a value. */
+    flags: string;
+    /** Short options that take a value (glued or the next word). */
+    withValue: string;
+    /** Long options without a value, or with an optional one given only as `=value`. */
+    longFlags: readonly string[];
+    /** Long options that take a value (`--name=value` or the next word). */
+    longWithValue: readonly string[];
+    /** Options whose value is a written file (`-t DIR`, `-o FILE`, `--target-directory`). */
+    target?: readonly string[];
+    /** Options that make every operand written (`install -d`). */
+    allOperands?: readonly string[];
+    /** Unknown options are taken as flags: the command has too many to list (`rsync`). */
+    lenient?: boolean;
+}
+
+const COMMON = ["help", "version"];
+const BACKUP = ["backup", "context", "debug"];
+
+const CP: WritingCommand = {
+    written: "destination",
+    flags: "abdfHilLnPpRrsTuvxZ",
+    withValue: "St",
+    longFlags: [
+        ...COMMON,
+        ...BACKUP,
+        "archive",
+        "attributes-only",
+        "copy-contents",
+        "dereference",
+        "force",
+        "interactive",
+        "link",
+        "no-clobber",
+        "no-dereference",
+        "parents",
+        "preserve",
+        "recursive",
+        "reflink",
+        "remove-destination",
+        "strip-trailing-slashes",
+        "symbolic-link",
+        "no-target-directory",
+        "one-file-system",
+        "update",
+        "verbose",
+        "keep-directory-symlink",
+    ],
+    longWithValue: ["no-preserve", "sparse", "suffix", "target-directory"],
+    target: ["-t", "--target-directory"],
+};
+
+const TABLE: Record<string, WritingCommand> = {
+    tee: {
+        written: "all",
+        flags: "aip",
+        withValue: "",
+        longFlags: [...COMMON, "append", "ignore-interrupts", "output-error"],
+        longWithValue: [],
+    },
+    cp: CP,
+    mv: {
+        written: "destination and sources",
+        flags: "bfinTuvZ",
+        withValue: "St",
+        longFlags: [
+            ...COMMON,
+            ...BACKUP,
+            "force",
+            "interactive",
+            "no-clobber",
+            "no-copy",
+            "exchange",
+            "strip-trailing-slashes",
+            "no-target-directory",
+            "update",
+            "verbose",
+        ],
+        longWithValue: ["suffix", "target-directory"],
+        target: ["-t", "--target-directory"],
+    },
+    install: {
+        written: "destination",
+        flags: "bcCdDpsTvZ",
+        withValue: "gmoSt",
+        longFlags: [
+            ...COMMON,
+            ...BACKUP,
+            "compare",
+            "directory",
+            "preserve-timestamps",
+            "strip",
+            "no-target-directory",
+            "verbose",
+            "preserve-context",
+        ],
+        longWithValue: ["group", "mode", "owner", "suffix", "target-directory", "strip-program"],
+        target: ["-t", "--target-directory"],
+        allOperands: ["-d", "--directory"],
+    },
+    ln: {
+        written: "destination",
+        flags: "bdFfiLnPrsTv",
+        withValue: "St",
+        longFlags: [
+            ...COMMON,
+            "backup",
+            "directory",
+            "force",
+            "interactive",
+            "logical",
+            "no-dereference",
+            "no-target-directory",
+            "physical",
+            "relative",
+            "symbolic",
+            "verbose",
+        ],
+        longWithValue: ["suffix", "target-directory"],
+        target: ["-t", "--target-directory"],
+    },
+    rsync: {
+        written: "destination",
+        flags: "vqcarRbulLkKHpEAXogDtOJNUSxzhPWnidmyC0s8",
+        withValue: "eBfTM",
+        longFlags: [],
+        longWithValue: [
+            "exclude",
+            "include",
+            "exclude-from",
+            "include-from",
+            "files-from",
+            "filter",
+            "rsh",
+            "rsync-path",
+            "temp-dir",
+            "partial-dir",
+            "backup-dir",
+            "suffix",
+            "chmod",
+            "chown",
+            "compare-dest",
+            "copy-dest",
+            "link-dest",
+            "log-file",
+            "log-file-format",
+            "out-format",
+            "bwlimit",
+            "timeout",
+            "max-size",
+            "min-size",
+            "password-file",
+            "port",
+            "info",
+            "debug",
+            "skip-compress",
+            "modify-window",
+            "block-size",
+            "max-delete",
+            "compress-level",
+            "iconv",
+            "usermap",
+            "groupmap",
+            "remote-option",
+            "write-batch",
+            "only-write-batch",
+            "read-batch",
+        ],
+        lenient: true,
+    },
+    touch: {
+        written: "all",
+        flags: "acfhm",
+        withValue: "drt",
+        longFlags: [...COMMON, "no-create", "no-dereference"],
+        longWithValue: ["date", "reference", "time"],
+    },
+    truncate: {
+        written: "all",
+        flags: "co",
+        withValue: "rs",
+        longFlags: [...COMMON, "no-create", "io-blocks"],
+        longWithValue: ["reference", "size"],
+    },
+    rm: {
+        written: "all",
+        flags: "dfiIrRv",
+        withValue: "",
+        longFlags: [
+            ...COMMON,
+            "dir",
+            "force",
+            "interactive",
+            "one-file-system",
+            "no-preserve-root",
+            "preserve-root",
+            "recursive",
+            "verbose",
+        ],
+        longWithValue: [],
+    },
+    unlink: { written: "all", flags: "", withValue: "", longFlags: COMMON, longWithValue: [] },
+    shred: {
+        written: "all",
+        flags: "fuvxz",
+        withValue: "ns",
+        longFlags: [...COMMON, "force", "remove", "verbose", "exact", "zero"],
+        longWithValue: ["iterations", "random-source", "size"],
+    },
+    uniq: {
+        written: "second",
+        flags: "cdDiuz",
+        withValue: "fsw",
+        longFlags: [
+            ...COMMON,
+            "count",
+            "repeated",
+            "all-repeated",
+            "group",
+            "ignore-case",
+            "unique",
+            "zero-terminated",
+        ],
+        longWithValue: ["skip-fields", "skip-chars", "check-chars"],
+    },
+    sed: {
+        written: "in place",
+        flags: "nrEsuz",
+        withValue: "efl",
+        longFlags: [
+            ...COMMON,
+            "in-place",
+            "quiet",
+            "silent",
+            "debug",
+            "posix",
+            "regexp-extended",
+            "separate",
+            "sandbox",
+            "unbuffered",
+            "null-data",
+            "zero-terminated",
+            "follow-symlinks",
+        ],
+        longWithValue: ["expression", "file", "line-length"],
+    },
+    patch: {
+        written: "patched",
+        flags: "bcelnNeRstuEfZTv",
+        withValue: "BdDFgiopruVYzL",
+        longFlags: [],
+        longWithValue: [
+            "prefix",
+            "directory",
+            "ifdef",
+            "fuzz",
+            "get",
+            "input",
+            "output",
+            "strip",
+            "reject-file",
+            "version-control",
+            "basename-prefix",
+            "suffix",
+            "quoting-style",
+            "backup-if-mismatch",
+            "reject-format",
+            "read-only",
+        ],
+        target: ["-o", "--output", "-r", "--reject-file"],
+        lenient: true,
+    },
+};
+
+/** Files a command writes through its arguments: judged like `> FILE`. */
+export interface ArgumentWrites {
+    /** Each written path, as a word (a source's name joined to a destination folder too). */
+    targets: Word[];
+    /**
+     * Paths that are written only if a pattern matches (`cp src/*.ts dest/`
+     * writes `dest/*.ts`): judged for deny rules, not asked about.
+     */
+    patternTargets: Word[];
+}
+
+/** The files `words` (a simple command, its name first) writes through its arguments. */
+export function argumentWrites(words: readonly Word[]): ArgumentWrites {
+    const none: ArgumentWrites = { targets: [], patternTargets: [] };
+    const name = words[0];
+    if (!name || name.dynamic) return none;
+    const program = basename(name.value);
+    if (program === "dd") return { targets: ddOutputs(words), patternTargets: [] };
+    if (program === "perl") return { targets: perlInPlace(words), patternTargets: [] };
+    const spec = TABLE[program];
+    if (!spec) return none;
+    const parsed = parseArguments(words, spec);
+    return writtenBy(spec, parsed);
+}
+
+interface ParsedArguments {
+    operands: Word[];
+    /** Values of the `target` options. */
+    targets: Word[];
+    /** Options seen, by their canonical spelling (`-i`, `--in-place`). */
+    options: Set<string>;
+    /** Options or word boundaries could not be read: every operand may be written. */
+    uncertain: boolean;
+}
+
+/**
+ * GNU-style options: anywhere before `--`, short ones combined (`-fv`) or
+ * glued to their value (`-tDIR`, `-Sbak`), long ones abbreviated, `=value`.
+ */
+function parseArguments(words: readonly Word[], spec: WritingCommand): ParsedArguments {
+    const result: ParsedArguments = {
+        operands: [],
+        targets: [],
+        options: new Set(),
+        uncertain: false,
+    };
+    const takeValue = (option: string, value: Word | undefined): void => {
+        if (value === undefined) return;
+        if (spec.target?.includes(option)) result.targets.push(value);
+    };
+    let endOfOptions = false;
+    for (let i = 1; i < words.length; i++) {
+        const word = words[i]!;
+        const text = word.value;
+        if (word.dynamic && word.glob === undefined) {
+            // May be an option, several words, or none: positions are lost.
+            if (!endOfOptions) result.uncertain = true;
+            result.operands.push(word);
+            continue;
+        }
+        if (endOfOptions || !text.startsWith("-") || text === "-") {
+            result.operands.push(word);
+            continue;
+        }
+        if (text === "--") {
+            endOfOptions = true;
+            continue;
+        }
+        if (text.startsWith("--")) {
+            const eq = text.indexOf("=");
+            const given = text.slice(2, eq < 0 ? undefined : eq);
+            const long = longOption(given, spec);
+            if (long === null) {
+                if (!spec.lenient) result.uncertain = true;
+                continue;
+            }
+            result.options.add(`--${long.name}`);
+            if (!long.withValue) continue;
+            const value =
+                eq < 0 ? words[++i] : { value: text.slice(eq + 1), dynamic: word.dynamic };
+            takeValue(`--${long.name}`, value);
+            continue;
+        }
+        for (let k = 1; k < text.length; k++) {
+            const letter = text[k]!;
+            if (spec.withValue.includes(letter)) {
+                result.options.add(`-${letter}`);
+                const rest = text.slice(k + 1);
+                const value = rest !== "" ? { value: rest, dynamic: word.dynamic } : words[++i];
+                takeValue(`-${letter}`, value);
+                break;
+            }
+            // `sed -i[SUFFIX]`: the rest of the word is the suffix.
+            if (spec.written === "in place" && letter === "i") {
+                result.options.add("-i");
+                break;
+            }
+            if (spec.flags.includes(letter)) result.options.add(`-${letter}`);
+            else if (!spec.lenient) result.uncertain = true;
+        }
+    }
+    return result;
+}
+
+/** A long option by its name or a unique abbreviation; null when unknown or ambiguous. */
+function longOption(
+    given: string,
+    spec: WritingCommand
+): { name: string; withValue: boolean } | null {
+    const all = [
+        ...spec.longFlags.map((name) => ({ name, withValue: false })),
+        ...spec.longWithValue.map((name) => ({ name, withValue: true })),
+    ];
+    const exact = all.find((option) => option.name === given);
+    if (exact) return exact;
+    const prefixed = all.filter((option) => option.name.startsWith(given));
+    return given !== "" && prefixed.length === 1 ? prefixed[0]! : null;
+}
+
+function writtenBy(spec: WritingCommand, parsed: ParsedArguments): ArgumentWrites {
+    const { operands, targets, options } = parsed;
+    const all = (): ArgumentWrites => ({ targets: [...targets, ...operands], patternTargets: [] });
+    if (parsed.uncertain || spec.allOperands?.some((option) => options.has(option))) return all();
+    switch (spec.written) {
+        case "all":
+            return all();
+        case "patched":
+            return {
+                targets: [
+                    ...targets,
+                    operands[0] ?? { value: "(the files the patch names)", dynamic: true },
+                ],
+                patternTargets: [],
+            };
+        case "second":
+            return { targets: operands.slice(1, 2), patternTargets: [] };
+        case "in place": {
+            if (!options.has("-i") && !options.has("--in-place"))
+                return { targets, patternTargets: [] };
+            // Without -e or -f the first operand is the script.
+            const scripted = ["-e", "-f", "--expression", "--file"].some((o) => options.has(o));
+            return {
+                targets: [...targets, ...operands.slice(scripted ? 0 : 1)],
+                patternTargets: [],
+            };
+        }
+        default:
+            return intoDestination(spec, parsed);
+    }
+}
+
+/**
+ * `cp SRC… DEST` / `cp -t DEST SRC…`: DEST, and DEST/NAME for each source
+ * (DEST may be a folder, or become one earlier in the command); `-T` writes
+ * DEST only. `ln -s TARGET` alone makes ./NAME. `mv` also writes its sources.
+ */
+function intoDestination(spec: WritingCommand, parsed: ParsedArguments): ArgumentWrites {
+    const { operands, targets: folders, options } = parsed;
+    let sources = folders.length > 0 ? operands : operands.slice(0, -1);
+    let destinations = folders.length > 0 ? folders : operands.slice(-1);
+    if (spec === TABLE.ln && folders.length === 0 && operands.length === 1) {
+        sources = operands;
+        destinations = [{ value: ".", dynamic: false }];
+    }
+    const out: ArgumentWrites = { targets: [...destinations], patternTargets: [] };
+    if (spec.written === "destination and sources") out.targets.push(...sources);
+    if (options.has("-T") || options.has("--no-target-directory")) return out;
+    for (const destination of destinations) {
+        for (const source of sources) {
+            const joined = joinName(destination, source);
+            if (joined === null) continue;
+            (joined.glob === undefined ? out.targets : out.patternTargets).push(joined);
+        }
+    }
+    return out;
+}
+
+/** DEST/NAME of a source; null when the name is `.`, `..` or only known when it runs. */
+function joinName(destination: Word, source: Word): Word | null {
+    if (source.dynamic && source.glob === undefined) return null;
+    const sourceText = source.glob ?? escapeGlob(source.value);
+    const name = sourceText.replace(/\/+$/, "").split("/").pop() ?? "";
+    if (name === "" || name === "." || name === ".." || name.startsWith("~")) return null;
+    const base = destination.value.replace(/\/+$/, "");
+    if (destination.dynamic && destination.glob === undefined)
+        return { value: `${base}/${name}`, dynamic: true };
+    const baseGlob = (destination.glob ?? escapeGlob(destination.value)).replace(/\/+$/, "");
+    if (source.glob === undefined && destination.glob === undefined)
+        return {
+            value: `${base}/${source.value.replace(/\/+$/, "").split("/").pop()}`,
+            dynamic: false,
+        };
+    return { value: `${base}/${name}`, dynamic: true, glob: `${baseGlob}/${name}` };
+}
+
+/** `dd of=FILE`. */
+function ddOutputs(words: readonly Word[]): Word[] {
+    return words
+        .slice(1)
+        .filter((word) => word.value.startsWith("of="))
+        .map((word) => ({
+            ...word,
+            value: word.value.slice(3),
+            ...(word.glob ? { glob: word.glob.slice(3) } : {}),
+        }));
+}
+
+/**
+ * `perl -i[ext] [-e CODE]… FILE…` (`-pi`, `-i.bak`, `-0777 -pi -e`): the files
+ * after the code are edited in place. Without `-e`/`-E` the first operand is
+ * the script.
+ */
+function perlInPlace(words: readonly Word[]): Word[] {
+    let inPlace = false;
+    let scripted = false;
+    let uncertain = false;
+    const operands: Word[] = [];
+    let i = 1;
+    for (; i < words.length; i++) {
+        const word = words[i]!;
+        const text = word.value;
+        if (word.dynamic && word.glob === undefined) {
+            uncertain = true;
+            operands.push(word);
+            continue;
+        }
+        if (text === "--") {
+            i++;
+            break;
+        }
+        if (!text.startsWith("-") || text === "-") break;
+        for (let k = 1; k < text.length; k++) {
+            const letter = text[k]!;
+            if (letter === "e" || letter === "E") {
+                scripted = true;
+                if (k === text.length - 1) i++;
+                break;
+            }
+            if (letter === "i") {
+                inPlace = true;
+                break;
+            }
+            // These take the rest of the word (`-0777`, `-Mstrict`, `-I lib` also the next word).
+            if ("0lFCdDmMxV".includes(letter)) break;
+            if (letter === "I") {
+                if (k === text.length - 1) i++;
+                break;
+            }
+        }
+    }
+    operands.push(...words.slice(i));
+    if (uncertain) return operands;
+    if (!inPlace) return [];
+    return operands.slice(scripted ? 0 : 1);
+}
+
+/**
+ * Commands that may put a symlink in place (`ln -s .git g`, or one copied,
+ * moved or unpacked: `mv`, `cp -R`/`-a`/`-d`, `tar -x`, `rsync -a`/`-l`,
+ * `unzip`, `cpio -i`), which a later part of the same command may follow.
+ */
+export function mayPlaceSymlink(words: readonly Word[]): boolean {
+    const name = words[0];
+    if (!name || name.dynamic) return false;
+    const program = basename(name.value);
+    const args = words.slice(1);
+    const shortHas = (letters: RegExp): boolean =>
+        args.some(
+            (word) =>
+                word.dynamic || (/^-[^-]/.test(word.value) && letters.test(word.value.slice(1)))
+        );
+    const longHas = (names: RegExp): boolean => args.some((word) => names.test(word.value));
+    switch (program) {
+        case "ln":
+        case "link":
+        case "mv":
+        case "unzip":
+            return true;
+        case "cp":
+            return (
+                shortHas(/[sRraPd]/) ||
+                longHas(/^--(symbolic-link|recursive|archive|no-dereference)/)
+            );
+        case "rsync":
+            return shortHas(/[alr]/) || longHas(/^--(archive|links|recursive)/);
+        case "tar":
+        case "bsdtar": {
+            // `tar xzf a.tgz`: the first word is a bundle of letters without `-`.
+            const first = args[0];
+            if (first && !first.value.startsWith("-") && /x/.test(first.value)) return true;
+            return shortHas(/x/) || longHas(/^--(extract|get)/);
+        }
+        case "cpio":
+            return shortHas(/i/) || longHas(/^--extract/);
+        default:
+            return false;
+    }
+}
