@@ -9,7 +9,8 @@
  * options cannot be read (an unknown option, a word only known when it runs)
  * every operand counts as written: more to judge, never less.
  */
-import { basename } from "node:path";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Word } from "./command-words";
 import { escapeGlob } from "./shell-glob-text";
 
@@ -44,6 +45,8 @@ interface WritingCommand {
     allOperands?: readonly string[];
     /** Unknown options are taken as flags: the command has too many to list (`rsync`). */
     lenient?: boolean;
+    /** Options that make it act on whole folders (`cp -r`, `rm -r`); "always" for `mv`. */
+    recursive?: readonly string[] | "always";
 }
 
 const COMMON = ["help", "version"];
@@ -80,6 +83,7 @@ const CP: WritingCommand = {
     ],
     longWithValue: ["no-preserve", "sparse", "suffix", "target-directory"],
     target: ["-t", "--target-directory"],
+    recursive: ["-r", "-R", "-a", "--recursive", "--archive"],
 };
 
 const TABLE: Record<string, WritingCommand> = {
@@ -110,6 +114,7 @@ const TABLE: Record<string, WritingCommand> = {
         ],
         longWithValue: ["suffix", "target-directory"],
         target: ["-t", "--target-directory"],
+        recursive: "always",
     },
     install: {
         written: "destination",
@@ -199,6 +204,7 @@ const TABLE: Record<string, WritingCommand> = {
             "read-batch",
         ],
         lenient: true,
+        recursive: ["-r", "-a", "--recursive", "--archive"],
     },
     touch: {
         written: "all",
@@ -230,6 +236,7 @@ const TABLE: Record<string, WritingCommand> = {
             "verbose",
         ],
         longWithValue: [],
+        recursive: ["-r", "-R", "--recursive"],
     },
     unlink: { written: "all", flags: "", withValue: "", longFlags: COMMON, longWithValue: [] },
     shred: {
@@ -313,6 +320,14 @@ export interface ArgumentWrites {
      * writes `dest/*.ts`): judged for deny rules, not asked about.
      */
     patternTargets: Word[];
+    /** Folders whose files are written too, each file landing below every folder of `into`. */
+    trees?: CopiedTree[];
+}
+
+/** `cp -r SRC DEST` writes DEST/NAME/… (or DEST/… when DEST is new): SRC's files decide what. */
+export interface CopiedTree {
+    root: Word;
+    into: Word[];
 }
 
 /** The files `words` (a simple command, its name first) writes through its arguments. */
@@ -425,7 +440,13 @@ function longOption(
 
 function writtenBy(spec: WritingCommand, parsed: ParsedArguments): ArgumentWrites {
     const { operands, targets, options } = parsed;
-    const all = (): ArgumentWrites => ({ targets: [...targets, ...operands], patternTargets: [] });
+    const recursive =
+        spec.recursive === "always" || (spec.recursive ?? []).some((o) => options.has(o));
+    const all = (): ArgumentWrites => ({
+        targets: [...targets, ...operands],
+        patternTargets: [],
+        ...(recursive ? { trees: operands.map((root) => ({ root, into: [root] })) } : {}),
+    });
     if (parsed.uncertain || spec.allOperands?.some((option) => options.has(option))) return all();
     switch (spec.written) {
         case "all":
@@ -470,13 +491,19 @@ function intoDestination(spec: WritingCommand, parsed: ParsedArguments): Argumen
     }
     const out: ArgumentWrites = { targets: [...destinations], patternTargets: [] };
     if (spec.written === "destination and sources") out.targets.push(...sources);
-    if (options.has("-T") || options.has("--no-target-directory")) return out;
-    for (const destination of destinations) {
-        for (const source of sources) {
+    const recursive =
+        spec.recursive === "always" || (spec.recursive ?? []).some((o) => options.has(o));
+    const intoItself = options.has("-T") || options.has("--no-target-directory");
+    if (recursive) out.trees = [];
+    for (const source of sources) {
+        const into: Word[] = [...destinations];
+        for (const destination of intoItself ? [] : destinations) {
             const joined = joinName(destination, source);
             if (joined === null) continue;
             (joined.glob === undefined ? out.targets : out.patternTargets).push(joined);
+            into.push(joined);
         }
+        out.trees?.push({ root: source, into });
     }
     return out;
 }
@@ -601,4 +628,37 @@ export function mayPlaceSymlink(words: readonly Word[]): boolean {
         default:
             return false;
     }
+}
+
+/** Entries read below one folder a command copies, moves or removes as a whole. */
+const MAX_TREE_ENTRIES = 1000;
+
+/**
+ * The paths below `dir` (relative, symlinks not followed); [] when it is not
+ * a folder; null when it is missing, unreadable or too large to list.
+ */
+export function filesBelow(dir: string): string[] | null {
+    try {
+        if (!lstatSync(dir).isDirectory()) return [];
+    } catch {
+        return null;
+    }
+    const out: string[] = [];
+    const pending = [""];
+    while (pending.length > 0) {
+        const rel = pending.pop()!;
+        let entries: Dirent[];
+        try {
+            entries = readdirSync(join(dir, rel), { withFileTypes: true });
+        } catch {
+            return null;
+        }
+        for (const entry of entries) {
+            const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+            out.push(path);
+            if (out.length > MAX_TREE_ENTRIES) return null;
+            if (entry.isDirectory()) pending.push(path);
+        }
+    }
+    return out;
 }

@@ -5,6 +5,7 @@
  * here-docs), process substitution, control flow, and function bodies and
  * aliases as if they ran.
  */
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { Parser } from "web-tree-sitter";
@@ -25,7 +26,8 @@ import { settingProblem } from "./command-wrapper-options";
 import { isGitInternal, protectedConfigOf } from "../protected-paths";
 import { argumentMatchesOnDisk, argumentPatternReach } from "./pattern-reach";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
-import { argumentWrites, mayPlaceSymlink } from "./argument-writes";
+import { type CopiedTree, argumentWrites, filesBelow, mayPlaceSymlink } from "./argument-writes";
+import { escapeGlob } from "./shell-glob-text";
 
 export type { CommandCheck };
 
@@ -35,6 +37,8 @@ export interface WriteTarget {
     byArgument?: boolean;
     /** Written only where a source pattern matches (`cp src/*.ts dest/`): judged by deny rules only. */
     denyOnly?: boolean;
+    /** Any file below the path may be written (a folder's files only known when it runs); deny rules only. */
+    below?: boolean;
     /** Directories a relative path may be relative to; null when a `cd` made it unknowable. */
     cwds: string[] | null;
     display: string;
@@ -93,6 +97,8 @@ interface Walk {
     cwds: string[] | null;
     depth: number;
     patternArguments: PatternArgument[];
+    /** Folders copied, moved or removed as a whole, listed once the whole command is known. */
+    trees: { tree: CopiedTree; display: string; cwds: string[] | null }[];
     /** The first command seen that makes a symlink (`ln -s .git g`), whose link later parts may follow. */
     linkMadeBy: string | null;
 }
@@ -117,6 +123,7 @@ export async function analyzeCommand(
         cwds: [cwd],
         depth: 0,
         patternArguments: [],
+        trees: [],
         linkMadeBy: null,
     };
     analyzeScript(walk, command);
@@ -129,6 +136,9 @@ export async function analyzeCommand(
         options.shellEnv ?? process.env
     );
     judgePatternArguments(walk, options.home ?? homedir());
+    // A folder that does not exist yet may be made by an earlier part of the command.
+    const alone = walk.analysis.checks.filter((check) => check.mustAllow).length <= 1;
+    for (const { tree, display, cwds } of walk.trees) recordTree(walk, tree, display, cwds, alone);
     return walk.analysis;
 }
 
@@ -391,11 +401,12 @@ function recordWrite(
     walk: Walk,
     path: Word,
     display: string,
-    how: Pick<WriteTarget, "byArgument" | "denyOnly"> = {}
+    how: Pick<WriteTarget, "byArgument" | "denyOnly" | "below"> = {},
+    cwds: string[] | null = walk.cwds
 ): void {
     if (!path.dynamic && NOT_FILES.has(path.value)) return;
     const anchored = !path.dynamic && (isAbsolute(path.value) || path.value.startsWith("~"));
-    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display, ...how });
+    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : cwds, display, ...how });
 }
 
 function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
@@ -462,6 +473,8 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
             recordWrite(walk, target, check.display, { byArgument: true });
         for (const target of written.patternTargets)
             recordWrite(walk, target, check.display, { byArgument: true, denyOnly: true });
+        for (const tree of written.trees ?? [])
+            walk.trees.push({ tree, display: check.display, cwds: walk.cwds });
         const evaluation = builtinEvaluationProblem(check.words, check.display);
         if (evaluation) evaluated(walk, evaluation);
         const problem = specialPathArgumentProblem(walk, check.words, check.display);
@@ -481,6 +494,56 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
         walk.depth--;
     }
     trackDirectoryChange(walk, unwrapped.checks);
+}
+
+/**
+ * A folder copied, moved or removed as a whole writes every file below it,
+ * under each folder it lands in: listed from the disk, each judged like a
+ * target. Contents only known when it runs (a pattern, a folder that does not
+ * exist yet or is too large to list) are asked about, and refused when a path
+ * an Edit rule denies could be among them.
+ */
+function recordTree(
+    walk: Walk,
+    tree: CopiedTree,
+    display: string,
+    cwds: string[] | null,
+    alone: boolean
+): void {
+    const { root } = tree;
+    let files: Set<string> | null = new Set();
+    if (root.dynamic || cwds === null || root.value.startsWith("~")) files = null;
+    for (const cwd of cwds ?? []) {
+        const path = resolve(cwd, root.value);
+        const below = files === null ? null : filesBelow(path);
+        if (below === null && !(alone && !existsSync(path))) files = null;
+        else for (const file of below ?? []) files?.add(file);
+    }
+    const how = { byArgument: true };
+    if (files === null) {
+        for (const into of tree.into) {
+            if (into.dynamic && into.glob === undefined) continue;
+            recordWrite(walk, into, display, { ...how, denyOnly: true, below: true }, cwds);
+        }
+        walk.analysis.problems.push(
+            `\`${snippet(display)}\` writes the files of ${root.value}, which are only known when it runs`
+        );
+        return;
+    }
+    for (const into of tree.into) {
+        for (const file of files) {
+            const base = into.value.replace(/\/+$/, "");
+            const path: Word =
+                into.glob !== undefined
+                    ? {
+                          value: `${base}/${file}`,
+                          dynamic: true,
+                          glob: `${into.glob.replace(/\/+$/, "")}/${escapeGlob(file)}`,
+                      }
+                    : { value: `${base}/${file}`, dynamic: into.dynamic };
+            recordWrite(walk, path, display, how, cwds);
+        }
+    }
 }
 
 /** After `cd DIR`, relative write targets are judged against every directory the shell may be in. */

@@ -22,6 +22,7 @@ import {
     type PathRuleGlob,
     programPatternDenied,
     unresolvedWriteDenied,
+    writeBelowDenied,
     writeDeniedByPattern,
 } from "./pattern-reach";
 import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
@@ -194,6 +195,24 @@ function findDenied(
         return commandDenial(`\`${check.display}\` ${why}`, matched);
     }
     for (const write of analysis.writes) {
+        if (write.below) {
+            const rule = writeBelowDenied(write.path, write.cwds, bases.editDenyGlobs, {
+                home: bases.home,
+                dotglob: analysis.dotglob,
+            });
+            if (rule !== null)
+                return {
+                    decision: "deny",
+                    reason: `\`${write.display}\` writes files only known when it runs below ${write.path.value}, which ${rule} may deny`,
+                    rule,
+                    deniedBy: {
+                        type: "write",
+                        path: write.path.value,
+                        cwd: write.cwds?.[0] ?? "/",
+                    },
+                };
+            continue;
+        }
         if (write.path.dynamic || write.cwds === null) {
             // A pattern, or a path from a directory a `cd` made unknown: refused when it could
             // name a denied path; other dynamic targets are asked about below.

@@ -108,6 +108,32 @@ export function writeDeniedByPattern(
 }
 
 /**
+ * The Edit deny rule that could cover a file anywhere below `folder` (the
+ * files of a folder copied into it, only known when it runs), or null.
+ */
+export function writeBelowDenied(
+    folder: Word,
+    cwds: readonly string[] | null,
+    denied: readonly PathRuleGlob[],
+    bases: { home: string; dotglob: boolean }
+): string | null {
+    const patterns = writePatterns(folder, cwds, bases.home);
+    if (patterns === null) return denied[0]?.rule ?? null;
+    for (const { rule, glob } of denied) {
+        const target: RulePath = {
+            components: ruleComponentsOf(glob, bases.dotglob),
+            coversBelow: true,
+            caseInsensitive: bases.dotglob,
+        };
+        const below = patterns.map((pattern): Component[] => [...pattern, { kind: "any" }]);
+        // Any name may be below it, hidden ones too: "maybe" is enough to refuse.
+        if (below.some((pattern) => pathOverlap(pattern, target, true) >= Overlap.Maybe))
+            return rule;
+    }
+    return null;
+}
+
+/**
  * The Edit deny rule a write target only known when it runs (`"$HOME/.bashrc"`,
  * `"$F"`) may name, or null. Only a literal tail after the last expansion
  * (`/.bashrc`) can rule a rule out; what comes before could be any folder.

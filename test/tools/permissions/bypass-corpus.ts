@@ -44,6 +44,8 @@ export const CORPUS_RULES: CommandRules = {
         "uniq:*",
         "patch:*",
         "tar:*",
+        "unzip:*",
+        "cpio:*",
         "sudo apt-get update",
         // A whole compound command saved by an older exact allowlist.
         "npm ci && npm test",
@@ -787,11 +789,16 @@ export const BYPASS_CORPUS: Record<string, [string, Expected][]> = {
         ["sudo tee .env < x", "deny"],
         ["ls | xargs cp -t .git/hooks", "deny"],
         ["cat .env | tee /dev/stderr", "allow"],
-        ["mv evil g; echo x > g/config", "ask"],
-        ["cp -a /tmp/link g && echo x > g/config", "ask"],
+        // The moved or copied folders are not on disk: what lands below g may be a .env.
+        ["mv evil g; echo x > g/config", "deny"],
+        ["cp -a /tmp/link g && echo x > g/config", "deny"],
         ["tar -xf x.tar && echo x > g/config", "ask"],
         ["tar xzf x.tgz; cat g/config", "ask"],
-        ["rsync -a /tmp/link g; echo x > g/config", "ask"],
+        ["rsync -a /tmp/link g; echo x > g/config", "deny"],
+        ["unzip x.zip; echo x > g/config", "ask"],
+        ["cpio -i < x.cpio; cat g/config", "ask"],
+        ["mkdir -p n && cp -r n/. .", "deny"],
+        ["cp -r src/* build/", "deny"],
         ["cp a b; echo x > g/config", "allow"],
     ],
 };
