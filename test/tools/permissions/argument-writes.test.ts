@@ -80,7 +80,9 @@ describe("an Edit deny rule over files written through arguments", () => {
         ]) {
             const verdict = await judge(command, rules);
             expect(verdict, command).toMatchObject({ decision: "deny" });
-            expect(verdict.decision === "deny" && verdict.reason, command).toMatch(/\.(env|\[e\]nv)/);
+            expect(verdict.decision === "deny" && verdict.reason, command).toMatch(
+                /\.(env|\[e\]nv)/
+            );
         }
     });
 
