@@ -9,7 +9,7 @@
  * options cannot be read (an unknown option, a word only known when it runs)
  * every operand counts as written: more to judge, never less.
  */
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Word } from "./command-words";
 import { escapeGlob } from "./shell-glob-text";
@@ -328,6 +328,8 @@ export interface ArgumentWrites {
 export interface CopiedTree {
     root: Word;
     into: Word[];
+    /** Its files disappear (`rm -r`, `mv`'s sources): only deny rules matter, not where links lead. */
+    removed?: boolean;
 }
 
 /** The files `words` (a simple command, its name first) writes through its arguments. */
@@ -445,7 +447,9 @@ function writtenBy(spec: WritingCommand, parsed: ParsedArguments): ArgumentWrite
     const all = (): ArgumentWrites => ({
         targets: [...targets, ...operands],
         patternTargets: [],
-        ...(recursive ? { trees: operands.map((root) => ({ root, into: [root] })) } : {}),
+        ...(recursive
+            ? { trees: operands.map((root) => ({ root, into: [root], removed: true })) }
+            : {}),
     });
     if (parsed.uncertain || spec.allOperands?.some((option) => options.has(option))) return all();
     switch (spec.written) {
@@ -504,6 +508,8 @@ function intoDestination(spec: WritingCommand, parsed: ParsedArguments): Argumen
             into.push(joined);
         }
         out.trees?.push({ root: source, into });
+        if (spec.written === "destination and sources")
+            out.trees?.push({ root: source, into: [source], removed: true });
     }
     return out;
 }
@@ -630,16 +636,19 @@ export function mayPlaceSymlink(words: readonly Word[]): boolean {
     }
 }
 
-/** Entries read below one folder a command copies, moves or removes as a whole. */
-const MAX_TREE_ENTRIES = 1000;
+/** Entries read below one folder a command copies, moves or removes whole. */
+export const MAX_LISTED_ENTRIES = 50_000;
+/** Copied files judged one by one like targets (where their links lead too); more are matched by path. */
+export const MAX_JUDGED_ENTRIES = 5000;
 
 /**
- * The paths below `dir` (relative, symlinks not followed); [] when it is not
- * a folder; null when it is missing, unreadable or too large to list.
+ * The paths below `dir` (relative); [] when it is not a folder; null when it
+ * is missing, unreadable or too large to list.
  */
-export function filesBelow(dir: string): string[] | null {
+export function filesBelow(dir: string, limit: number): string[] | null {
     try {
-        if (!lstatSync(dir).isDirectory()) return [];
+        // The folder itself through a link (`link/`, `link/.`, `cp -H`); links below it are not followed.
+        if (!statSync(dir).isDirectory()) return [];
     } catch {
         return null;
     }
@@ -656,7 +665,7 @@ export function filesBelow(dir: string): string[] | null {
         for (const entry of entries) {
             const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
             out.push(path);
-            if (out.length > MAX_TREE_ENTRIES) return null;
+            if (out.length > limit) return null;
             if (entry.isDirectory()) pending.push(path);
         }
     }

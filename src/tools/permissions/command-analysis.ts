@@ -26,7 +26,14 @@ import { settingProblem } from "./command-wrapper-options";
 import { isGitInternal, protectedConfigOf } from "../protected-paths";
 import { argumentMatchesOnDisk, argumentPatternReach } from "./pattern-reach";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
-import { type CopiedTree, argumentWrites, filesBelow, mayPlaceSymlink } from "./argument-writes";
+import {
+    type CopiedTree,
+    MAX_JUDGED_ENTRIES,
+    MAX_LISTED_ENTRIES,
+    argumentWrites,
+    filesBelow,
+    mayPlaceSymlink,
+} from "./argument-writes";
 import { escapeGlob } from "./shell-glob-text";
 
 export type { CommandCheck };
@@ -37,8 +44,13 @@ export interface WriteTarget {
     byArgument?: boolean;
     /** Written only where a source pattern matches (`cp src/*.ts dest/`): judged by deny rules only. */
     denyOnly?: boolean;
-    /** Any file below the path may be written (a folder's files only known when it runs); deny rules only. */
+    /**
+     * Files below the path are written too (a folder copied or removed whole),
+     * judged by deny rules only: the ones listed (paths relative to it), or
+     * any when they are only known when it runs.
+     */
     below?: boolean;
+    filesBelow?: string[];
     /** Directories a relative path may be relative to; null when a `cd` made it unknowable. */
     cwds: string[] | null;
     display: string;
@@ -401,7 +413,7 @@ function recordWrite(
     walk: Walk,
     path: Word,
     display: string,
-    how: Pick<WriteTarget, "byArgument" | "denyOnly" | "below"> = {},
+    how: Pick<WriteTarget, "byArgument" | "denyOnly" | "below" | "filesBelow"> = {},
     cwds: string[] | null = walk.cwds
 ): void {
     if (!path.dynamic && NOT_FILES.has(path.value)) return;
@@ -515,18 +527,28 @@ function recordTree(
     if (root.dynamic || cwds === null || root.value.startsWith("~")) files = null;
     for (const cwd of cwds ?? []) {
         const path = resolve(cwd, root.value);
-        const below = files === null ? null : filesBelow(path);
+        const below = files === null ? null : filesBelow(path, MAX_LISTED_ENTRIES);
         if (below === null && !(alone && !existsSync(path))) files = null;
         else for (const file of below ?? []) files?.add(file);
     }
     const how = { byArgument: true };
-    if (files === null) {
+    if (tree.removed) {
+        // Removing a file plants nothing: deny rules decide, matched on the paths alone.
+        const listed = files === null ? {} : { filesBelow: [...files] };
+        recordWrite(walk, root, display, { ...how, denyOnly: true, below: true, ...listed }, cwds);
+        return;
+    }
+    if (files === null || files.size > MAX_JUDGED_ENTRIES) {
+        const listed = files === null ? {} : { filesBelow: [...files] };
         for (const into of tree.into) {
             if (into.dynamic && into.glob === undefined) continue;
-            recordWrite(walk, into, display, { ...how, denyOnly: true, below: true }, cwds);
+            const below = { ...how, denyOnly: true, below: true, ...listed };
+            recordWrite(walk, into, display, below, cwds);
         }
         walk.analysis.problems.push(
-            `\`${snippet(display)}\` writes the files of ${root.value}, which are only known when it runs`
+            files === null
+                ? `\`${snippet(display)}\` writes the files of ${root.value}, which are only known when it runs`
+                : `\`${snippet(display)}\` writes ${files.size} files of ${root.value}, too many to judge one by one`
         );
         return;
     }

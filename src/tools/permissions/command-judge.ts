@@ -20,6 +20,7 @@ import {
 import { type Word, findHiddenCharacter } from "./command-words";
 import {
     type PathRuleGlob,
+    listedFilesDenied,
     programPatternDenied,
     unresolvedWriteDenied,
     writeBelowDenied,
@@ -196,19 +197,19 @@ function findDenied(
     }
     for (const write of analysis.writes) {
         if (write.below) {
-            const rule = writeBelowDenied(write.path, write.cwds, bases.editDenyGlobs, {
+            const denial = belowDenied(write, bases.editDenyGlobs, {
                 home: bases.home,
                 dotglob: analysis.dotglob,
             });
-            if (rule !== null)
+            if (denial !== null)
                 return {
                     decision: "deny",
-                    reason: `\`${write.display}\` writes files only known when it runs below ${write.path.value}, which ${rule} may deny`,
-                    rule,
+                    reason: `\`${write.display}\` writes or removes ${denial.path ?? `files below ${write.path.value}`}, which ${denial.rule} ${denial.path ? "denies" : "may deny"}`,
+                    rule: denial.rule,
                     deniedBy: {
                         type: "write",
-                        path: write.path.value,
-                        cwd: write.cwds?.[0] ?? "/",
+                        path: denial.path ?? write.path.value,
+                        cwd: denial.path ? "/" : (write.cwds?.[0] ?? "/"),
                     },
                 };
             continue;
@@ -264,6 +265,27 @@ function findDenied(
                 };
             }
         }
+    }
+    return null;
+}
+
+/** The deny rule over the files below a folder a command copies or removes whole. */
+function belowDenied(
+    write: WriteTarget,
+    denied: readonly PathRuleGlob[],
+    bases: { home: string; dotglob: boolean }
+): { rule: string; path?: string } | null {
+    if (write.filesBelow === undefined || write.cwds === null || write.path.dynamic) {
+        const rule = writeBelowDenied(write.path, write.cwds, denied, bases);
+        return rule === null ? null : { rule };
+    }
+    for (const cwd of write.cwds) {
+        const text = write.path.value;
+        const root = text.startsWith("~")
+            ? resolve(bases.home, `.${text.slice(1)}`)
+            : resolve(cwd, text);
+        const found = listedFilesDenied(root, write.filesBelow, denied);
+        if (found) return found;
     }
     return null;
 }

@@ -4,6 +4,7 @@
  * denies, git's internals or protected configuration. The word is matched as
  * a pattern against those; the disk only adds matches to refuse.
  */
+import picomatch from "picomatch";
 import { PROTECTED_CONFIG } from "../protected-paths";
 import { type CommandPattern, possiblyMatches, programsOf } from "./command-patterns";
 import { type Word, literalWord } from "./command-words";
@@ -103,6 +104,26 @@ export function writeDeniedByPattern(
         for (const match of matchesOnDisk(pattern, true)) {
             if (judgeWrite(match, "/") === "deny") return { rule: `Edit(${match})`, path: match };
         }
+    }
+    return null;
+}
+
+/**
+ * The Edit deny rule covering one of `files` (paths relative to the folder
+ * `root`) or a folder between them and `root`, or null.
+ */
+export function listedFilesDenied(
+    root: string,
+    files: readonly string[],
+    denied: readonly PathRuleGlob[]
+): { rule: string; path: string } | null {
+    const matchers = denied.map(({ rule, glob }) => ({
+        rule,
+        test: picomatch(glob, { dot: true }),
+    }));
+    for (const file of files) {
+        const path = `${root.replace(/\/+$/, "")}/${file}`;
+        for (const { rule, test } of matchers) if (test(path)) return { rule, path };
     }
     return null;
 }

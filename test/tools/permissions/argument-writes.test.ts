@@ -106,6 +106,30 @@ describe("an Edit deny rule over files written through arguments", () => {
         expect(await judge("cp -r src build", rules)).toMatchObject({ decision: "allow" });
     });
 
+    it("lists a folder reached through a link, and removes by path", async () => {
+        const { symlinkSync } = await import("node:fs");
+        symlinkSync(path.join(repo.root, "evil"), path.join(repo.root, "link"));
+        const rules = rulesOf({ allow: allowAll, deny: ["Edit(./.env)", "Edit(./config/.env)"] });
+        for (const command of ["rsync -a link/ .", "cp -r link/. .", "mv config old"]) {
+            expect(await judge(command, rules), command).toMatchObject({ decision: "deny" });
+        }
+        expect(await judge("rm -rf evil", rules)).toMatchObject({ decision: "allow" });
+    });
+
+    it("matches by path a folder with too many files to judge one by one, and asks", async () => {
+        const { mkdirSync, writeFileSync } = await import("node:fs");
+        mkdirSync(path.join(repo.root, "big"));
+        for (let i = 0; i <= 5000; i++) writeFileSync(path.join(repo.root, "big", `f${i}`), "");
+        writeFileSync(path.join(repo.root, "big", ".env"), "");
+        const rules = rulesOf({ allow: allowAll, deny: ["Edit(./.env)"] });
+        expect(await judge("cp -r big/. .", rules)).toMatchObject({ decision: "deny" });
+        expect(await judge("cp -r big build", rules)).toMatchObject({
+            decision: "ask",
+            reason: expect.stringContaining("too many to judge one by one"),
+        });
+        expect(await judge("rm -rf big", rules)).toMatchObject({ decision: "allow" });
+    });
+
     it("holds through a symlink that leads to the denied file", async () => {
         await repo.write("links/", "");
         const { symlinkSync } = await import("node:fs");
