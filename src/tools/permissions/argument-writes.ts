@@ -502,7 +502,9 @@ function intoDestination(spec: WritingCommand, parsed: ParsedArguments): Argumen
     for (const source of sources) {
         const into: Word[] = [...destinations];
         for (const destination of intoItself ? [] : destinations) {
-            const joined = joinName(destination, source);
+            const joined = options.has("--parents")
+                ? joinPath(destination, source)
+                : joinName(destination, source);
             if (joined === null) continue;
             (joined.glob === undefined ? out.targets : out.patternTargets).push(joined);
             into.push(joined);
@@ -530,6 +532,19 @@ function joinName(destination: Word, source: Word): Word | null {
             dynamic: false,
         };
     return { value: `${base}/${name}`, dynamic: true, glob: `${baseGlob}/${name}` };
+}
+
+/** `cp --parents a/b/f DEST` writes DEST/a/b/f; a path through `..` lands anywhere below DEST. */
+function joinPath(destination: Word, source: Word): Word {
+    const base = destination.value.replace(/\/+$/, "");
+    const rel = source.value
+        .replace(/^\/+/, "")
+        .replace(/^(\.\/)+/, "")
+        .replace(/\/+$/, "");
+    if (source.dynamic || destination.dynamic || rel.split("/").includes(".."))
+        // Read as a write only known when it runs: any name below DEST.
+        return { value: `${base}/$…`, dynamic: true };
+    return { value: `${base}/${rel}`, dynamic: false };
 }
 
 /** `dd of=FILE`. */
@@ -579,8 +594,13 @@ function perlInPlace(words: readonly Word[]): Word[] {
                 inPlace = true;
                 break;
             }
-            // These take the rest of the word (`-0777`, `-Mstrict`, `-I lib` also the next word).
-            if ("0lFCdDmMxV".includes(letter)) break;
+            // These take the rest of the word (`-Mstrict`, `-I lib` also the next word).
+            // `-l[octal]` and `-0[digits]` may be followed by more switches (`-lpi`, `-0777pi`).
+            if (letter === "l" || letter === "0") {
+                while (k + 1 < text.length && /[0-9a-fA-Fx]/.test(text[k + 1]!)) k++;
+                continue;
+            }
+            if ("FCdDmMxV".includes(letter)) break;
             if (letter === "I") {
                 if (k === text.length - 1) i++;
                 break;

@@ -77,6 +77,7 @@ describe("an Edit deny rule over files written through arguments", () => {
             "touch .env",
             "rm -f .env",
             "cp x .[e]nv",
+            "cp --parents ../x/.env .",
         ]) {
             const verdict = await judge(command, rules);
             expect(verdict, command).toMatchObject({ decision: "deny" });
@@ -198,6 +199,9 @@ describe("reading which arguments a command writes", () => {
         expect(targets("sed -in s/a/b/ f")).toEqual(["f"]);
         expect(targets("perl -pi.bak -e 1 f")).toEqual(["f"]);
         expect(targets("perl -ne 1 f")).toEqual([]);
+        expect(targets("perl -lpi -e 1 f")).toEqual(["f"]);
+        expect(targets("perl -0777pi -e 1 f")).toEqual(["f"]);
+        expect(targets("cp --parents a/b/f d")).toEqual(["d", "d/a/b/f"]);
         expect(targets("dd if=a of=b")).toEqual(["b"]);
         expect(targets("uniq -c a b")).toEqual(["b"]);
         expect(targets("ln -s a")).toEqual([".", "./a"]);
