@@ -495,7 +495,8 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
         const problem = specialPathArgumentProblem(walk, check.words, check.display);
         if (problem) walk.analysis.problems.push(problem);
     }
-    for (const write of unwrapped.writes) recordWrite(walk, write, node.text);
+    // `--output FILE`, `sort -o FILE`: the command writes it, like the files of its arguments.
+    for (const write of unwrapped.writes) recordWrite(walk, write, node.text, { byArgument: true });
     for (const script of unwrapped.scripts) {
         if (script.text === null) {
             unresolved(

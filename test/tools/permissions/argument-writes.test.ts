@@ -31,7 +31,7 @@ afterEach(async () => {
     await home.cleanup();
 });
 
-const WRITERS = ["tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "touch", "rm"];
+const WRITERS = ["tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "touch", "rm", "sort"];
 
 function rulesOf(permissions: { allow?: string[]; deny?: string[]; ask?: string[] }) {
     const rules = new PermissionRules(
@@ -150,6 +150,7 @@ describe("other files written through arguments", () => {
             "mv src/a.ts src/b.ts",
             "sed -i s/a/b/ src/a.ts",
             "touch new.txt",
+            "sort -o sorted.txt src/a.ts",
         ]) {
             expect(await judge(command, rules), command).toMatchObject({ decision: "allow" });
         }
