@@ -2,17 +2,11 @@ import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import path from "node:path";
 import { builtinTool } from "../tools/index";
-import {
-    type SafePath,
-    isInside,
-    protectedConfigFor,
-    realPathOfWriteSync,
-    resolveWritablePath,
-} from "../tools/path-guard";
+import { type SafePath, protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
 import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
+import { createWriteTargetJudge, denyingEditRuleOfWrite } from "../tools/permissions/write-targets";
 import type { PermissionRule, PermissionRules, RuleMatch } from "../tools/permissions/rules";
-import type { CommandVerdict, WriteTargetJudge } from "../tools/permissions/types";
-import { isGitInternal, protectedConfigOf } from "../tools/protected-paths";
+import type { CommandVerdict } from "../tools/permissions/types";
 import type {
     AnyToolDefinition,
     FileCheckpointer,
@@ -191,52 +185,6 @@ export async function executeToolCall(
     return runWriteCall(call, tool, ctx, signal, deps, forced, byName);
 }
 
-/**
- * How the Edit rules judge a file a command writes (a redirection), on the
- * path as written and where its symlinks lead: deny and ask rules decide;
- * else allow rules covering both, or edit auto-accept, allow, except outside
- * the project, on protected configuration and in git's internals (a hook or
- * a config line there runs on the next git command), which are asked.
- */
-export function createWriteTargetJudge(
-    repoRoot: string,
-    settings: ApprovalSettings
-): WriteTargetJudge {
-    return (target, cwd) => {
-        const paths = pathsOfWrite(target, cwd);
-        if (paths === undefined) return "ask";
-        const matches = paths.map((p) => settings.permissionRules?.forPath("edit", p));
-        if (matches.some((m) => m?.decision === "deny")) return "deny";
-        if (matches.some((m) => m?.decision === "ask")) return "ask";
-        const allowedByRule = matches.every((m) => m?.decision === "allow");
-        if (!paths.every((p) => isInside(repoRoot, p))) return allowedByRule ? "allow" : "ask";
-        const special = paths
-            .map((p) => path.relative(repoRoot, p).split(path.sep).join("/"))
-            .some((rel) => isGitInternal(rel) || protectedConfigOf(rel) !== null);
-        if (special) return "ask";
-        return allowedByRule || settings.isEditsAutoAccepted() ? "allow" : "ask";
-    };
-}
-
-/** A written file's path and, when a symlink leads elsewhere, its real one; undefined for a link loop. */
-function pathsOfWrite(target: string, cwd: string): string[] | undefined {
-    const absPath = path.resolve(cwd, target);
-    const realPath = realPathOfWriteSync(absPath);
-    if (realPath === undefined) return undefined;
-    return realPath === absPath ? [absPath] : [absPath, realPath];
-}
-
-/** The Edit rule that denies a file a command writes, judged as the write judge did. */
-function denyingEditRuleOfWrite(
-    rules: PermissionRules,
-    target: string,
-    cwd: string
-): RuleMatch | undefined {
-    return (pathsOfWrite(target, cwd) ?? [])
-        .map((p) => rules.forPath("edit", p))
-        .find((m) => m?.decision === "deny");
-}
-
 function denyingRuleText(match: RuleMatch | undefined): string | undefined {
     return match?.decision === "deny" ? ruleLabel(match.rule) : undefined;
 }
@@ -331,7 +279,11 @@ function denyRuleOf(
         const match = denyingEditRuleOfWrite(rules, deniedBy.path, deniedBy.cwd);
         if (match) return match.rule;
     }
-    return { text: verdict.rule, source: "permission rules" };
+    // A pattern matched against a rule's glob: the verdict names that rule as written.
+    const named = rules
+        .list()
+        .find((r) => r.kind === "deny" && r.active() && r.text === verdict.rule);
+    return named ?? { text: verdict.rule, source: "permission rules" };
 }
 
 /**
@@ -355,7 +307,11 @@ async function judgeShellByRules(
         command,
         commandRules,
         createWriteTargetJudge(deps.repoRoot, deps.settings),
-        { cwd: cwd ?? deps.repoRoot }
+        {
+            cwd: cwd ?? deps.repoRoot,
+            home: rules.bases.home,
+            editDenyGlobs: rules.pathGlobs("deny", "edit"),
+        }
     );
     if (verdict.decision === "deny") {
         const rule = denyRuleOf(rules, commandRules, verdict);

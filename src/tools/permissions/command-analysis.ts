@@ -5,7 +5,9 @@
  * here-docs), process substitution, control flow, and function bodies and
  * aliases as if they ran.
  */
-import { isAbsolute, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { Parser } from "web-tree-sitter";
 import { type SyntaxNode, getBashParser, withParsedTree } from "./bash-parser";
 import {
@@ -21,13 +23,35 @@ import {
     evaluationProblem,
 } from "./command-evaluation";
 import { settingProblem } from "./command-wrapper-options";
-import { protectedConfigOf } from "../protected-paths";
+import { isGitInternal, protectedConfigOf } from "../protected-paths";
+import { argumentMatchesOnDisk, argumentPatternReach } from "./pattern-reach";
 import { type CommandCheck, unwrapCommand } from "./command-wrappers";
+import {
+    type CopiedTree,
+    MAX_JUDGED_ENTRIES,
+    MAX_LISTED_ENTRIES,
+    argumentWrites,
+    filesBelow,
+    mayPlaceSymlink,
+} from "./argument-writes";
+import { escapeGlob } from "./shell-glob-text";
+import { sedEffects } from "./sed-scripts";
 
 export type { CommandCheck };
 
 export interface WriteTarget {
     path: Word;
+    /** Written through a command's argument (`tee f`), not a redirection. */
+    byArgument?: boolean;
+    /** Written only where a source pattern matches (`cp src/*.ts dest/`): judged by deny rules only. */
+    denyOnly?: boolean;
+    /**
+     * Files below the path are written too (a folder copied or removed whole),
+     * judged by deny rules only: the ones listed (paths relative to it), or
+     * any when they are only known when it runs.
+     */
+    below?: boolean;
+    filesBelow?: string[];
     /** Directories a relative path may be relative to; null when a `cd` made it unknowable. */
     cwds: string[] | null;
     display: string;
@@ -38,6 +62,26 @@ export interface CommandAnalysis {
     writes: WriteTarget[];
     /** Things the parser could not read or this module does not model; any one means "ask". */
     problems: string[];
+    /**
+     * The problems that hide what runs (a part the parser could not read, a
+     * script only known when it runs): a deny rule cannot be ruled out.
+     */
+    unresolved: string[];
+    /** The problems where bash evaluates text (arithmetic, subscripts) that can hide a command. */
+    evaluated: string[];
+    /**
+     * The shell's glob options may differ from bash's defaults (the command or
+     * the environment may turn on dotglob or nocaseglob): a pattern may then
+     * match hidden names (`.git`) and any letter case.
+     */
+    dotglob: boolean;
+}
+
+export interface AnalyzeOptions {
+    /** What `~` names; defaults to the home folder. */
+    home?: string;
+    /** The environment the shell starts with (its BASHOPTS, BASH_ENV); defaults to process.env. */
+    shellEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Redirection targets that are not files. */
@@ -53,44 +97,135 @@ const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const OTHER_OPERATORS = new Set(["<", "<&", ">&", "<&-", ">&-"]);
 const MAX_NESTING = 8;
 
+/** An argument that expansion changes, judged once the whole command is known. */
+interface PatternArgument {
+    glob: string;
+    display: string;
+    cwds: string[] | null;
+}
+
 interface Walk {
     parser: Parser;
     analysis: CommandAnalysis;
     cwds: string[] | null;
     depth: number;
+    patternArguments: PatternArgument[];
+    /** Folders copied, moved or removed as a whole, listed once the whole command is known. */
+    trees: { tree: CopiedTree; display: string; cwds: string[] | null }[];
+    /** The first command seen that makes a symlink (`ln -s .git g`), whose link later parts may follow. */
+    linkMadeBy: string | null;
 }
 
 /** Analyses a command; loads the parser on first use. Throws only when the parser cannot load. */
-export async function analyzeCommand(command: string, cwd: string): Promise<CommandAnalysis> {
+export async function analyzeCommand(
+    command: string,
+    cwd: string,
+    options: AnalyzeOptions = {}
+): Promise<CommandAnalysis> {
     const parser = await getBashParser();
     const walk: Walk = {
         parser,
-        analysis: { checks: [], writes: [], problems: [] },
+        analysis: {
+            checks: [],
+            writes: [],
+            problems: [],
+            unresolved: [],
+            evaluated: [],
+            dotglob: false,
+        },
         cwds: [cwd],
         depth: 0,
+        patternArguments: [],
+        trees: [],
+        linkMadeBy: null,
     };
     analyzeScript(walk, command);
     if (continuationInsideWord(command)) {
-        walk.analysis.problems.push("a line continuation joins two words, which cannot be judged");
+        unresolved(walk, "a line continuation joins two words, which cannot be judged");
     }
+    walk.analysis.dotglob = mayEnableDotglob(
+        command,
+        walk.analysis.checks,
+        options.shellEnv ?? process.env
+    );
+    judgePatternArguments(walk, options.home ?? homedir());
+    // A folder that does not exist yet may be made by an earlier part of the command.
+    const alone = walk.analysis.checks.filter((check) => check.mustAllow).length <= 1;
+    for (const { tree, display, cwds } of walk.trees) recordTree(walk, tree, display, cwds, alone);
     return walk.analysis;
+}
+
+function unresolved(walk: Walk, problem: string): void {
+    walk.analysis.problems.push(problem);
+    walk.analysis.unresolved.push(problem);
+}
+
+function evaluated(walk: Walk, problem: string): void {
+    walk.analysis.problems.push(problem);
+    walk.analysis.evaluated.push(problem);
+}
+
+/**
+ * Whether a pattern may match names starting with `.` or in another case:
+ * the shell's inherited BASHOPTS or BASH_ENV, or the command may set them
+ * (`shopt`, GLOBIGNORE, a command only known when it runs).
+ */
+function mayEnableDotglob(
+    command: string,
+    checks: readonly CommandCheck[],
+    env: Readonly<Record<string, string | undefined>>
+): boolean {
+    if (/dotglob|nocaseglob/.test(env.BASHOPTS ?? "")) return true;
+    // A non-interactive bash runs the file BASH_ENV names first.
+    if (env.BASH_ENV) return true;
+    if (/dotglob|nocaseglob|GLOBIGNORE|BASHOPTS|BASH_ENV/.test(command)) return true;
+    return checks.some((check) =>
+        check.words.some(
+            (word, i) =>
+                (i === 0 && (word.dynamic || basename(word.value) === "shopt")) ||
+                /dotglob|GLOBIGNORE|BASHOPTS/.test(word.value)
+        )
+    );
+}
+
+/**
+ * An argument pattern that could name git's internals or protected
+ * configuration is reviewed like the literal path. When only two patterns
+ * may meet (`ls *` and `*.code-workspace`), the disk decides, and only for a
+ * command that is one simple command: an earlier part could create a match.
+ */
+function judgePatternArguments(walk: Walk, home: string): void {
+    const { analysis } = walk;
+    for (const { glob, display, cwds } of walk.patternArguments) {
+        const reach = argumentPatternReach(glob, home, analysis.dotglob);
+        if (!reach) continue;
+        if (!reach.sure && analysis.checks.length === 1 && cwds?.length === 1) {
+            const matches = argumentMatchesOnDisk(glob, cwds[0]!, home, analysis.dotglob);
+            const special = (match: string): boolean => {
+                const rel = relative(cwds[0]!, match);
+                return isGitInternal(match) || protectedConfigOf(rel) !== null;
+            };
+            if (matches !== null && !matches.some(special)) continue;
+        }
+        analysis.problems.push(
+            `\`${snippet(display)}\` has ${glob}, a pattern that could name ${reach.what}, which is always reviewed`
+        );
+    }
 }
 
 function analyzeScript(walk: Walk, script: string): void {
     if (walk.depth > MAX_NESTING) {
-        walk.analysis.problems.push("commands are nested too deeply to judge");
+        unresolved(walk, "commands are nested too deeply to judge");
         return;
     }
     withParsedTree(walk.parser, script, (root) => {
         visit(walk, root);
         const missed = substitutionOutsideTree(root, script);
         if (missed !== null) {
-            walk.analysis.problems.push(
-                `\`${snippet(script.slice(missed, missed + 40))}\` is not understood`
-            );
+            unresolved(walk, `\`${snippet(script.slice(missed, missed + 40))}\` is not understood`);
         }
         // Missing tokens (an unclosed `$(`) are anonymous nodes the walk above does not visit.
-        if (root.hasError) walk.analysis.problems.push(describeError(root));
+        if (root.hasError) unresolved(walk, describeError(root));
     });
 }
 
@@ -100,12 +235,12 @@ function visitChildren(walk: Walk, node: SyntaxNode): void {
 
 function visit(walk: Walk, node: SyntaxNode): void {
     if (node.type === "ERROR" || node.isError) {
-        walk.analysis.problems.push(`the shell parser could not read \`${snippet(node.text)}\``);
+        unresolved(walk, `the shell parser could not read \`${snippet(node.text)}\``);
     } else if (node.isMissing) {
-        walk.analysis.problems.push(`the command is incomplete (a \`${node.type}\` is missing)`);
+        unresolved(walk, `the command is incomplete (a \`${node.type}\` is missing)`);
     }
     const evaluation = evaluationProblem(node);
-    if (evaluation) walk.analysis.problems.push(evaluation);
+    if (evaluation) evaluated(walk, evaluation);
     switch (node.type) {
         case "command":
             return visitCommand(walk, node, []);
@@ -156,8 +291,14 @@ function visit(walk: Walk, node: SyntaxNode): void {
  * those files: a command's write cannot be told from its read by its words.
  * Naming `.git` itself (`--exclude-dir=.git`, `-path ./.git`) is not.
  */
-function specialPathArgumentProblem(words: readonly Word[], display: string): string | null {
+function specialPathArgumentProblem(
+    walk: Walk,
+    words: readonly Word[],
+    display: string
+): string | null {
     for (const word of words.slice(1)) {
+        if (word.glob !== undefined)
+            walk.patternArguments.push({ glob: word.glob, display, cwds: walk.cwds });
         if (word.dynamic) continue;
         // `--opt=PATH` names PATH; an option without `=` names nothing.
         const value = word.value.startsWith("-") ? /=(.*)$/s.exec(word.value)?.[1] : word.value;
@@ -201,7 +342,7 @@ function visitDeclaration(walk: Walk, node: SyntaxNode): void {
     const words: Word[] = [];
     let unallowable: string | undefined;
     const declaration = declarationProblem(node);
-    if (declaration) walk.analysis.problems.push(declaration);
+    if (declaration) evaluated(walk, declaration);
     for (const child of node.children) {
         if (!child) continue;
         if (child.type === "variable_assignment") {
@@ -269,13 +410,27 @@ function visitRedirect(walk: Walk, node: SyntaxNode): Word[] {
     return rest.map((word) => evaluateWord(word));
 }
 
-function recordWrite(walk: Walk, path: Word, display: string): void {
+function recordWrite(
+    walk: Walk,
+    path: Word,
+    display: string,
+    how: Pick<WriteTarget, "byArgument" | "denyOnly" | "below" | "filesBelow"> = {},
+    cwds: string[] | null = walk.cwds
+): void {
     if (!path.dynamic && NOT_FILES.has(path.value)) return;
     const anchored = !path.dynamic && (isAbsolute(path.value) || path.value.startsWith("~"));
-    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : walk.cwds, display });
+    walk.analysis.writes.push({ path, cwds: anchored ? ["/"] : cwds, display, ...how });
 }
 
 function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
+    // Paths are judged where they lead before the command runs; a link made first changes that.
+    if (walk.linkMadeBy) {
+        walk.analysis.problems.push(
+            `\`${snippet(walk.linkMadeBy)}\` may make a symlink that \`${snippet(node.text)}\` then follows, so where it reads or writes is only known when it runs`
+        );
+        // Reported once: later commands follow the same link.
+        walk.linkMadeBy = "";
+    }
     const words: Word[] = [];
     let unallowable: string | undefined;
     node.children.forEach((child, index) => {
@@ -323,16 +478,29 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
     }
     const unwrapped = unwrapCommand(words, node.text, unallowable);
     walk.analysis.checks.push(...unwrapped.checks);
+    if (walk.linkMadeBy === null && unwrapped.checks.some((check) => mayPlaceSymlink(check.words)))
+        walk.linkMadeBy = node.text;
     for (const check of unwrapped.checks) {
-        const problem =
-            builtinEvaluationProblem(check.words, check.display) ??
-            specialPathArgumentProblem(check.words, check.display);
+        const written = argumentWrites(check.words);
+        for (const target of written.targets)
+            recordWrite(walk, target, check.display, { byArgument: true });
+        for (const target of written.patternTargets)
+            recordWrite(walk, target, check.display, { byArgument: true, denyOnly: true });
+        if (!check.words[0]?.dynamic && basename(check.words[0]?.value ?? "") === "sed")
+            judgeSedScript(walk, check);
+        for (const tree of written.trees ?? [])
+            walk.trees.push({ tree, display: check.display, cwds: walk.cwds });
+        const evaluation = builtinEvaluationProblem(check.words, check.display);
+        if (evaluation) evaluated(walk, evaluation);
+        const problem = specialPathArgumentProblem(walk, check.words, check.display);
         if (problem) walk.analysis.problems.push(problem);
     }
-    for (const write of unwrapped.writes) recordWrite(walk, write, node.text);
+    // `--output FILE`, `sort -o FILE`: the command writes it, like the files of its arguments.
+    for (const write of unwrapped.writes) recordWrite(walk, write, node.text, { byArgument: true });
     for (const script of unwrapped.scripts) {
         if (script.text === null) {
-            walk.analysis.problems.push(
+            unresolved(
+                walk,
                 `\`${snippet(script.display)}\` runs a script that is only known when it runs`
             );
             continue;
@@ -342,6 +510,87 @@ function visitCommand(walk: Walk, node: SyntaxNode, extra: Word[]): void {
         walk.depth--;
     }
     trackDirectoryChange(walk, unwrapped.checks);
+}
+
+/** GNU sed's `e` runs shell commands and `w` writes files: judged like any command and write. */
+function judgeSedScript(walk: Walk, check: CommandCheck): void {
+    const effects = sedEffects(check.words);
+    for (const file of effects.writes)
+        recordWrite(walk, literalWord(file), check.display, { byArgument: true });
+    for (const command of effects.runs) {
+        if (command === null) {
+            unresolved(walk, `\`${snippet(check.display)}\` runs text it edits as a shell command`);
+            continue;
+        }
+        walk.depth++;
+        analyzeScript(walk, command);
+        walk.depth--;
+    }
+    if (effects.unreadable)
+        evaluated(
+            walk,
+            `\`${snippet(check.display)}\` has a sed script North cannot read, which may run commands or write files`
+        );
+}
+
+/**
+ * A folder copied, moved or removed as a whole writes every file below it,
+ * under each folder it lands in: listed from the disk, each judged like a
+ * target. Contents only known when it runs (a pattern, a folder that does not
+ * exist yet or is too large to list) are asked about, and refused when a path
+ * an Edit rule denies could be among them.
+ */
+function recordTree(
+    walk: Walk,
+    tree: CopiedTree,
+    display: string,
+    cwds: string[] | null,
+    alone: boolean
+): void {
+    const { root } = tree;
+    let files: Set<string> | null = new Set();
+    if (root.dynamic || cwds === null || root.value.startsWith("~")) files = null;
+    for (const cwd of cwds ?? []) {
+        const path = resolve(cwd, root.value);
+        const below = files === null ? null : filesBelow(path, MAX_LISTED_ENTRIES);
+        if (below === null && !(alone && !existsSync(path))) files = null;
+        else for (const file of below ?? []) files?.add(file);
+    }
+    const how = { byArgument: true };
+    if (tree.removed) {
+        // Removing a file plants nothing: deny rules decide, matched on the paths alone.
+        const listed = files === null ? {} : { filesBelow: [...files] };
+        recordWrite(walk, root, display, { ...how, denyOnly: true, below: true, ...listed }, cwds);
+        return;
+    }
+    if (files === null || files.size > MAX_JUDGED_ENTRIES) {
+        const listed = files === null ? {} : { filesBelow: [...files] };
+        for (const into of tree.into) {
+            if (into.dynamic && into.glob === undefined) continue;
+            const below = { ...how, denyOnly: true, below: true, ...listed };
+            recordWrite(walk, into, display, below, cwds);
+        }
+        walk.analysis.problems.push(
+            files === null
+                ? `\`${snippet(display)}\` writes the files of ${root.value}, which are only known when it runs`
+                : `\`${snippet(display)}\` writes ${files.size} files of ${root.value}, too many to judge one by one`
+        );
+        return;
+    }
+    for (const into of tree.into) {
+        for (const file of files) {
+            const base = into.value.replace(/\/+$/, "");
+            const path: Word =
+                into.glob !== undefined
+                    ? {
+                          value: `${base}/${file}`,
+                          dynamic: true,
+                          glob: `${into.glob.replace(/\/+$/, "")}/${escapeGlob(file)}`,
+                      }
+                    : { value: `${base}/${file}`, dynamic: into.dynamic };
+            recordWrite(walk, path, display, how, cwds);
+        }
+    }
 }
 
 /** After `cd DIR`, relative write targets are judged against every directory the shell may be in. */

@@ -3,6 +3,7 @@
  * file it writes) is denied, else ask if an ask rule matches, else allow only
  * if every command it runs is allowed. Anything not understood is asked about.
  */
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
     type CommandAnalysis,
@@ -16,7 +17,15 @@ import {
     parseCommandPattern,
     possiblyMatches,
 } from "./command-patterns";
-import { findHiddenCharacter } from "./command-words";
+import { type Word, findHiddenCharacter } from "./command-words";
+import {
+    type PathRuleGlob,
+    listedFilesDenied,
+    programPatternDenied,
+    unresolvedWriteDenied,
+    writeBelowDenied,
+    writeDeniedByPattern,
+} from "./pattern-reach";
 import type { CommandRules, CommandVerdict, WriteTargetJudge } from "./types";
 
 export { validateCommandPattern } from "./command-patterns";
@@ -40,6 +49,15 @@ function ask(reason: string, uncovered: string[], forced = false): CommandVerdic
 export interface JudgeOptions {
     /** The directory the command starts in (relative write targets are judged from it); defaults to process.cwd(). */
     cwd?: string;
+    /** What `~` names; defaults to the home folder. */
+    home?: string;
+    /**
+     * The Edit deny rules as globs: a write target that expansion changes
+     * (`> .[e]nv`) is refused when it could match one.
+     */
+    editDenyGlobs?: readonly PathRuleGlob[];
+    /** The environment the shell starts with; defaults to process.env. */
+    shellEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Parses `command` (lazily loading the parser on first use) and judges it. Never throws: a parser failure is an "ask". */
@@ -60,7 +78,10 @@ export async function judgeCommand(
     }
     let analysis: CommandAnalysis;
     try {
-        analysis = await analyzeCommand(command, options.cwd ?? process.cwd());
+        analysis = await analyzeCommand(command, options.cwd ?? process.cwd(), {
+            home: options.home ?? homedir(),
+            ...(options.shellEnv ? { shellEnv: options.shellEnv } : {}),
+        });
     } catch (error) {
         return ask(
             `the command could not be parsed: ${error instanceof Error ? error.message : String(error)}`,
@@ -79,17 +100,20 @@ export async function judgeCommand(
         return ask("the command runs nothing", [text]);
     }
     // A judge that throws on a strange path means "ask", never a crash of the run.
-    const judgeWriteSafely: WriteTargetJudge = (path, cwd) => {
+    const judgeWriteSafely: WriteTargetJudge = (path, cwd, through) => {
         try {
-            return judgeWrite(path, cwd);
+            return judgeWrite(path, cwd, through);
         } catch {
             return "ask";
         }
     };
-    const denied = findDenied(analysis, deny, rules.deny, judgeWriteSafely);
+    const denied = findDenied(analysis, deny, judgeWriteSafely, {
+        home: options.home ?? homedir(),
+        editDenyGlobs: options.editDenyGlobs ?? [],
+    });
     if (denied) return denied;
     for (const check of analysis.checks) {
-        const rule = askRules.find((pattern) => possiblyMatches(pattern, check.words));
+        const rule = askRules.find((pattern) => couldMatch(pattern, check.words));
         if (rule)
             return ask(
                 `\`${check.display}\` matches the ask rule Bash(${rule.source})`,
@@ -97,6 +121,9 @@ export async function judgeCommand(
                 true
             );
     }
+    // Text bash evaluates may run a denied command: reviewed even under auto-approval.
+    if (deny.length > 0 && analysis.evaluated.length > 0)
+        return ask(`${analysis.evaluated[0]!}, and a deny rule is in force`, [text], true);
     if (analysis.problems.length > 0) return ask(analysis.problems[0]!, [text]);
     const writeAsk = findWriteToAsk(analysis.writes, judgeWriteSafely);
     if (writeAsk) return writeAsk;
@@ -123,36 +150,110 @@ export async function judgeCommand(
     return ask(reason, displays);
 }
 
+/** Deny and ask patterns: a program name that is a pattern is matched as one (`/bin/r[m]`). */
+function couldMatch(pattern: CommandPattern, words: readonly Word[]): boolean {
+    const name = words[0];
+    if (name?.dynamic && name.glob !== undefined)
+        return programPatternDenied(name, words.slice(1), pattern);
+    return possiblyMatches(pattern, words);
+}
+
+function commandDenial(
+    reason: string,
+    { pattern, entry }: { pattern: CommandPattern; entry: string }
+): CommandVerdict {
+    return {
+        decision: "deny",
+        reason,
+        rule: `Bash(${pattern.source})`,
+        deniedBy: { type: "command", pattern: entry },
+    };
+}
+
 function findDenied(
     analysis: CommandAnalysis,
     deny: readonly { pattern: CommandPattern; entry: string }[],
-    denySources: readonly string[],
-    judgeWrite: WriteTargetJudge
+    judgeWrite: WriteTargetJudge,
+    bases: { home: string; editDenyGlobs: readonly PathRuleGlob[] }
 ): CommandVerdict | null {
+    // What runs is not known: any deny rule may be what it runs.
+    if (deny[0] && analysis.unresolved.length > 0) {
+        return commandDenial(
+            `the command cannot be fully judged (${analysis.unresolved[0]!}), so a deny rule may forbid what it runs`,
+            deny[0]
+        );
+    }
     for (const check of analysis.checks) {
-        const name = check.words[0];
-        // A command whose name is only known at run time could be any denied one.
-        if (name?.dynamic && denySources.length > 0) {
-            return {
-                decision: "deny",
-                reason: `\`${check.display}\` runs a command only known when it runs, which a deny rule may forbid`,
-                rule: `Bash(${denySources[0]!.trim()})`,
-                deniedBy: { type: "command", pattern: denySources[0]! },
-            };
-        }
-        const matched = deny.find(({ pattern }) => possiblyMatches(pattern, check.words));
-        if (matched)
-            return {
-                decision: "deny",
-                reason: `\`${check.display}\` matches a deny rule`,
-                rule: `Bash(${matched.pattern.source})`,
-                deniedBy: { type: "command", pattern: matched.entry },
-            };
+        const matched = deny.find(({ pattern }) => couldMatch(pattern, check.words));
+        if (!matched) continue;
+        const name = check.words[0]!;
+        // A name only known at run time could be any denied program; a pattern, the ones it matches.
+        const why = !name.dynamic
+            ? "matches a deny rule"
+            : name.glob === undefined
+              ? "runs a command only known when it runs, which a deny rule may forbid"
+              : `runs a program whose name ${name.value} expands to, which a deny rule may forbid`;
+        return commandDenial(`\`${check.display}\` ${why}`, matched);
     }
     for (const write of analysis.writes) {
-        if (write.path.dynamic) continue;
-        for (const cwd of write.cwds ?? []) {
-            if (judgeWrite(write.path.value, cwd) === "deny") {
+        if (write.below) {
+            const denial = belowDenied(write, bases.editDenyGlobs, {
+                home: bases.home,
+                dotglob: analysis.dotglob,
+            });
+            if (denial !== null)
+                return {
+                    decision: "deny",
+                    reason: `\`${write.display}\` writes or removes ${denial.path ?? `files below ${write.path.value}`}, which ${denial.rule} ${denial.path ? "denies" : "may deny"}`,
+                    rule: denial.rule,
+                    deniedBy: {
+                        type: "write",
+                        path: denial.path ?? write.path.value,
+                        cwd: denial.path ? "/" : (write.cwds?.[0] ?? "/"),
+                    },
+                };
+            continue;
+        }
+        if (write.path.dynamic || write.cwds === null) {
+            // A pattern, or a path from a directory a `cd` made unknown: refused when it could
+            // name a denied path; other dynamic targets are asked about below.
+            if (write.path.dynamic && write.path.glob === undefined) {
+                const rule = unresolvedWriteDenied(write.path, bases.editDenyGlobs, bases.home);
+                if (rule !== null)
+                    return {
+                        decision: "deny",
+                        reason: `\`${write.display}\` writes to a path only known when it runs, which ${rule} may deny`,
+                        rule,
+                        deniedBy: {
+                            type: "write",
+                            path: write.path.value,
+                            cwd: write.cwds?.[0] ?? "/",
+                        },
+                    };
+            } else {
+                const denial = writeDeniedByPattern(
+                    write.path,
+                    write.cwds,
+                    bases.editDenyGlobs,
+                    judgeWrite,
+                    { home: bases.home, dotglob: analysis.dotglob }
+                );
+                if (denial !== null)
+                    return {
+                        decision: "deny",
+                        reason: `\`${write.display}\` writes ${write.path.value}, which could name ${denial.path ?? "a path"} an Edit rule denies`,
+                        rule: denial.rule,
+                        deniedBy: {
+                            type: "write",
+                            path: denial.path ?? write.path.value,
+                            cwd: denial.path ? "/" : (write.cwds?.[0] ?? "/"),
+                        },
+                    };
+            }
+            continue;
+        }
+        for (const cwd of write.cwds) {
+            if (judgeWrite(write.path.value, cwd, throughOf(write)) === "deny") {
                 const path = write.path.value.startsWith("~")
                     ? write.path.value
                     : resolve(cwd, write.path.value);
@@ -168,11 +269,37 @@ function findDenied(
     return null;
 }
 
+/** The deny rule over the files below a folder a command copies or removes whole. */
+function belowDenied(
+    write: WriteTarget,
+    denied: readonly PathRuleGlob[],
+    bases: { home: string; dotglob: boolean }
+): { rule: string; path?: string } | null {
+    if (write.filesBelow === undefined || write.cwds === null || write.path.dynamic) {
+        const rule = writeBelowDenied(write.path, write.cwds, denied, bases);
+        return rule === null ? null : { rule };
+    }
+    for (const cwd of write.cwds) {
+        const text = write.path.value;
+        const root = text.startsWith("~")
+            ? resolve(bases.home, `.${text.slice(1)}`)
+            : resolve(cwd, text);
+        const found = listedFilesDenied(root, write.filesBelow, denied);
+        if (found) return found;
+    }
+    return null;
+}
+
+function throughOf(write: WriteTarget): "redirection" | "argument" {
+    return write.byArgument ? "argument" : "redirection";
+}
+
 function findWriteToAsk(
     writes: readonly WriteTarget[],
     judgeWrite: WriteTargetJudge
 ): CommandVerdict | null {
     for (const write of writes) {
+        if (write.denyOnly) continue;
         if (write.path.dynamic)
             return ask(`\`${write.display}\` writes to a path only known when it runs`, [
                 write.display,
@@ -182,7 +309,11 @@ function findWriteToAsk(
                 `\`${write.display}\` writes a relative path after a \`cd\` that cannot be followed`,
                 [write.display]
             );
-        if (write.cwds.some((cwd) => judgeWrite(write.path.value, cwd) !== "allow")) {
+        if (
+            write.cwds.some(
+                (cwd) => judgeWrite(write.path.value, cwd, throughOf(write)) !== "allow"
+            )
+        ) {
             return ask(`\`${write.display}\` writes ${write.path.value}`, [write.display]);
         }
     }
@@ -230,8 +361,8 @@ export async function suggestPrefixRule(command: string): Promise<string | null>
     } catch {
         return null;
     }
-    if (analysis.problems.length > 0 || analysis.writes.length > 0 || analysis.checks.length !== 1)
-        return null;
+    const redirects = analysis.writes.some((write) => !write.byArgument);
+    if (analysis.problems.length > 0 || redirects || analysis.checks.length !== 1) return null;
     const check: CommandCheck = analysis.checks[0]!;
     // Only a plain command: not a function body, a wrapped command or one with redirections.
     if (check.display !== command.trim() || !check.mustAllow || check.unallowable) return null;

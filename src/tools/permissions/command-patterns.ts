@@ -156,8 +156,40 @@ export function allowMatches(pattern: CommandPattern, words: readonly Word[]): b
 }
 
 /**
+ * The program an alternative names (its elements before the first space
+ * between words) and the rest; `program` is null when it holds a `*`.
+ */
+function splitProgram(alternative: readonly PatternElement[]): {
+    program: string | null;
+    rest: PatternElement[];
+} {
+    const space = alternative.indexOf(" ");
+    const head = space < 0 ? alternative : alternative.slice(0, space);
+    const rest = space < 0 ? [] : alternative.slice(space);
+    if (head.some((element) => element === STAR)) return { program: null, rest };
+    return {
+        program: head.map((element) => (element === WORD_SPACE ? " " : element)).join(""),
+        rest,
+    };
+}
+
+/** The programs a pattern's alternatives name; null for one that is itself a pattern (`*rm*`). */
+export function programsOf(pattern: CommandPattern): (string | null)[] {
+    return pattern.alternatives.map((alternative) => splitProgram(alternative).program);
+}
+
+/** An alternative and, when it names a program by path (`/bin/rm`), the same by base name. */
+function byBaseName(alternative: PatternElement[]): PatternElement[][] {
+    const { program, rest } = splitProgram(alternative);
+    if (program === null || !program.includes("/") || basename(program) === "")
+        return [alternative];
+    return [alternative, [...basename(program), ...rest]];
+}
+
+/**
  * The words may match a deny or ask pattern once expansions are known. A
- * program given by path (`/bin/rm`) is also matched by its base name.
+ * program is matched by its base name too, on either side (`/bin/rm` and
+ * `rm`, `/usr/bin/../bin/rm`).
  */
 export function possiblyMatches(pattern: CommandPattern, words: readonly Word[]): boolean {
     const variants = [words];
@@ -165,10 +197,9 @@ export function possiblyMatches(pattern: CommandPattern, words: readonly Word[])
     if (name && !name.dynamic && name.value.includes("/")) {
         variants.push([{ value: basename(name.value), dynamic: false }, ...words.slice(1)]);
     }
+    const alternatives = pattern.alternatives.flatMap(byBaseName);
     return variants.some((variant) => {
         const subject = subjectOf(variant, "deny");
-        return pattern.alternatives.some((alternative) =>
-            elementsMatch(alternative, subject, true)
-        );
+        return alternatives.some((alternative) => elementsMatch(alternative, subject, true));
     });
 }

@@ -5,11 +5,18 @@
  * match anything for a deny rule.
  */
 import type { SyntaxNode } from "./bash-parser";
+import { escapeGlob, globExpands } from "./shell-glob-text";
 
 export interface Word {
     /** The value after quote removal; for a dynamic word, the source text. */
     value: string;
     dynamic: boolean;
+    /**
+     * For a word only brace, tilde or pathname expansion changes (`.[g]it`,
+     * `{a,b}`, `~user/x`): its text with quoted characters backslash-escaped,
+     * to match as a pattern (`shell-globs.ts`). Absent for other dynamic words.
+     */
+    glob?: string;
 }
 
 export function literalWord(value: string): Word {
@@ -89,10 +96,63 @@ export function resolveAnsiC(body: string): string | null {
 /** `{a,b}` and `{1..3}` expand into several words. */
 const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/;
 
+/**
+ * A word's glob text (see `Word.glob`), or null when an expansion other than
+ * brace, tilde and pathname expansion is in it. One decision for every word:
+ * the grammar splits `.[g]it` into several nodes, so it is made on the whole.
+ */
+function globTextOf(node: SyntaxNode): string | null {
+    switch (node.type) {
+        case "word":
+        case "number":
+            return node.text.replace(/\\\n/g, "");
+        // `{1..3}`: the grammar's own node for a numeric sequence.
+        case "brace_expression":
+            return /^\{-?\d+\.\.-?\d+\}$/.test(node.text) ? node.text : null;
+        case "raw_string":
+            return escapeGlob(node.text.slice(1, -1));
+        case "ansi_c_string": {
+            const resolved = resolveAnsiC(node.text.slice(2, -1));
+            return resolved === null ? null : escapeGlob(resolved);
+        }
+        case "string":
+        case "translated_string": {
+            let text = "";
+            for (const child of node.namedChildren) {
+                if (!child || child.type !== "string_content") return null;
+                text += unescapeDoubleQuoted(child.text);
+            }
+            return escapeGlob(text);
+        }
+        case "concatenation": {
+            let text = "";
+            for (const child of node.namedChildren) {
+                const part = child ? globTextOf(child) : "";
+                if (part === null) return null;
+                text += part;
+            }
+            return text;
+        }
+        default:
+            return null;
+    }
+}
+
+/**
+ * Whether expansion changes a word's glob text. `~` and `~/…` alone are
+ * not counted: they name the home folder, which the judges resolve.
+ */
+function expandsBeyondHome(glob: string): boolean {
+    const home = /^~(\/|$)/.exec(glob);
+    return globExpands(home ? glob.slice(1) : glob);
+}
+
 /** Evaluates one argument node; `dynamic` when its value depends on the running shell. */
 export function evaluateWord(node: SyntaxNode): Word {
     const source = node.text;
     const dynamic = { value: source, dynamic: true };
+    const glob = globTextOf(node);
+    if (glob !== null && expandsBeyondHome(glob)) return { value: source, dynamic: true, glob };
     switch (node.type) {
         case "word":
         case "number": {

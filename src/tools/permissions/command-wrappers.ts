@@ -238,6 +238,15 @@ function unwrapInto(result: UnwrappedCommand, level: Level): void {
                     result.scripts.push({ text: word.value.slice(eq + 1), display: level.display });
             }
             return;
+        case "hash": {
+            // `hash -p /bin/rm r` makes `r` run /bin/rm: judge that program by deny and ask rules.
+            needsAllow();
+            const option = words.findIndex((word, i) => i > 0 && /^-[a-z]*p$/.test(word.value));
+            const program = option > 0 ? words[option + 1] : undefined;
+            if (program)
+                result.checks.push({ words: [program], display: level.display, mustAllow: false });
+            return;
+        }
         case "trap": {
             needsAllow();
             const action = words[1];

@@ -25,7 +25,13 @@ export type RuleTarget =
     | { type: "mcp_server"; prefix: string }
     /** `Bash(pattern)`: judged by the command judge. */
     | { type: "command"; pattern: string }
-    | { type: "path"; access: PathAccess; matches: (absPath: string) => boolean }
+    | {
+          type: "path";
+          access: PathAccess;
+          matches: (absPath: string) => boolean;
+          /** The same as globs over absolute paths (a folder covers what is below it), to match patterns against. */
+          globs: readonly string[];
+      }
     /** `WebFetch(domain:example.com)`: that host and its subdomains. */
     | { type: "domain"; domain: string }
     /** Claude Code tools North does not have (`WebSearch`): kept, never matched. */
@@ -59,7 +65,10 @@ const IGNORED_TOOLS = new Set(["WebSearch"]);
 const DOMAIN_SPEC = /^domain:((?:\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i;
 const RULE_SHAPE = /^([A-Za-z_][A-Za-z0-9_-]*(?:__\*)?)(?:\((.*)\))?$/s;
 
-function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boolean {
+function pathMatcher(
+    spec: string,
+    bases: RuleBases
+): { matches: (absPath: string) => boolean; globs: string[] } {
     let root = bases.projectRoot;
     let glob = spec;
     let anchored = true;
@@ -75,6 +84,7 @@ function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boole
     glob = glob.replace(/\/+$/, "");
     if (!anchored) glob = `**/${glob}`;
     const matchers = [globUnder(root, glob)];
+    const globs = [path.posix.join(root, glob)];
     // Files are judged also where their symlinks lead, so a rule naming a folder
     // reached through a link (`~/notes` with a linked home, /tmp on macOS)
     // matches there too: its literal folders are resolved once.
@@ -85,9 +95,10 @@ function pathMatcher(spec: string, bases: RuleBases): (absPath: string) => boole
         if (realBase !== undefined && realBase !== base) {
             const rest = glob.split("/").slice(literal.length).join("/");
             matchers.push(globUnder(realBase, rest === "" ? null : rest));
+            globs.push(path.posix.join(realBase, rest));
         }
     }
-    return (absPath) => matchers.some((matches) => matches(absPath));
+    return { matches: (absPath) => matchers.some((matches) => matches(absPath)), globs };
 }
 
 /**
@@ -175,7 +186,7 @@ export function parseRule(
     }
     if (tool === "Read" || EDIT_RULE_TOOLS.has(tool)) {
         const access: PathAccess = tool === "Read" ? "read" : "edit";
-        return { target: { type: "path", access, matches: pathMatcher(spec.trim(), bases) } };
+        return { target: { type: "path", access, ...pathMatcher(spec.trim(), bases) } };
     }
     return {
         error: `"${text}": only Bash(…), Read(…), Edit(…), Write(…) and WebFetch(domain:…) take a pattern; write ${tool} alone`,
@@ -335,6 +346,15 @@ export class PermissionRules {
                 r.target.access === "read" &&
                 r.target.matches(absPath)
         )?.text;
+    }
+
+    /** The globs of the path rules of one kind and access in force, each with its rule's text. */
+    pathGlobs(kind: RuleKind, access: PathAccess): { rule: string; glob: string }[] {
+        return this.rules.flatMap((r) =>
+            r.kind === kind && r.active() && r.target.type === "path" && r.target.access === access
+                ? r.target.globs.map((glob) => ({ rule: r.text, glob }))
+                : []
+        );
     }
 
     /** The `Bash(...)` patterns in force, for the command judge, and the rule in force behind a pattern. */

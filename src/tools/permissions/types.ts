@@ -12,11 +12,17 @@ export interface CommandRules {
 }
 
 /**
- * How the Edit rules judge a path a command writes through a redirection
- * (`> file`, `>> file`, `&> file`, `tee`-like targets are not included):
- * the path as written, and the directory the command starts in.
+ * How the Edit rules judge a path a command writes: the path as written, the
+ * directory the command starts in, and how it is written: through a
+ * redirection (`> file`) or an argument of a command that writes it (`tee
+ * file`, `cp a file`), whose allow rule stands for the edit of an ordinary
+ * file in the project.
  */
-export type WriteTargetJudge = (path: string, cwd: string) => "allow" | "deny" | "ask";
+export type WriteTargetJudge = (
+    path: string,
+    cwd: string,
+    through?: "redirection" | "argument"
+) => "allow" | "deny" | "ask";
 
 /**
  * What a deny verdict rests on: an entry of `CommandRules.deny`, exactly as

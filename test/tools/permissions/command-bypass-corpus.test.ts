@@ -3,6 +3,7 @@ import { judgeCommand } from "../../../src/tools/permissions/command-judge";
 import {
     BYPASS_CORPUS,
     CORPUS_CWD,
+    CORPUS_EDIT_DENY_GLOBS,
     CORPUS_RULES,
     type Expected,
     corpusJudgeWrite,
@@ -22,6 +23,9 @@ async function judgeCorpus(): Promise<Outcome[]> {
         for (const [command, expected] of cases) {
             const verdict = await judgeCommand(command, CORPUS_RULES, corpusJudgeWrite, {
                 cwd: CORPUS_CWD,
+                editDenyGlobs: CORPUS_EDIT_DENY_GLOBS,
+                // bash's default glob options, whatever the environment running the tests sets.
+                shellEnv: {},
             });
             const reason =
                 verdict.decision === "allow"

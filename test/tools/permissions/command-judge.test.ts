@@ -125,8 +125,13 @@ describe("judgeCommand", () => {
     });
 
     it("asks, never allows, what it cannot understand, and never throws", async () => {
-        expect(await judgeCommand("echo $(ls", RULES, writesAllowed)).toMatchObject({
+        const noDeny = { ...RULES, deny: [] };
+        expect(await judgeCommand("echo $(ls", noDeny, writesAllowed)).toMatchObject({
             decision: "ask",
+        });
+        // What it cannot read may be what a deny rule forbids.
+        expect(await judgeCommand("echo $(ls", RULES, writesAllowed)).toMatchObject({
+            decision: "deny",
         });
         expect(await judgeCommand("ls\rrm x", RULES, writesAllowed)).toMatchObject({
             decision: "ask",
@@ -134,7 +139,8 @@ describe("judgeCommand", () => {
         });
         expect(await judgeCommand("", RULES, writesAllowed)).toMatchObject({ decision: "ask" });
         const deep = "bash -c ".repeat(1) + "'" + "eval ".repeat(20) + "ls'";
-        expect((await judgeCommand(deep, RULES, writesAllowed)).decision).not.toBe("deny");
+        expect((await judgeCommand(deep, noDeny, writesAllowed)).decision).toBe("ask");
+        expect((await judgeCommand(deep, RULES, writesAllowed)).decision).toBe("deny");
         // A dynamic command name is asked about with no deny rules, denied when any exists.
         expect(
             await judgeCommand("$TOOL --fix", { allow: ["ls:*"], deny: [], ask: [] }, writesAllowed)
