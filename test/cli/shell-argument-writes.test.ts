@@ -101,3 +101,21 @@ describe("an Edit deny on .env under --allow-shell", () => {
         expect(readFileSync(join(repo, "out.log"), "utf8")).toBe("logged\n");
     });
 });
+
+describe("an Edit ask rule under --allow-shell", () => {
+    it("forces the review of a command that writes the file, which print mode refuses naming the rule", async () => {
+        writeFileSync(join(repo, "notes.md"), "mine\n");
+        mkdirSync(join(home, "config"), { recursive: true });
+        const config = join(home, "config", "config.json");
+        writeFileSync(config, JSON.stringify({ permissions: { ask: ["Edit(./notes.md)"] } }));
+        const commands = ["echo theirs > notes.md", "echo theirs | tee notes.md", "cp a notes.md"];
+        writeFileSync(join(repo, "a"), "theirs\n");
+        server.enqueue({ toolCalls: commands.map(shell) }, { text: "ok" });
+        const run = await runNorth(["-p", "write", "--path", repo, "--allow-shell"], { env });
+        expect(run.code).toBe(0);
+        expect(readFileSync(join(repo, "notes.md"), "utf8")).toBe("mine\n");
+        const results = resultTexts();
+        expect(results).toHaveLength(commands.length);
+        for (const result of results) expect(result).toContain(`Edit(./notes.md) (${config})`);
+    });
+});

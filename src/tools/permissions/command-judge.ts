@@ -298,6 +298,14 @@ function findWriteToAsk(
     writes: readonly WriteTarget[],
     judgeWrite: WriteTargetJudge
 ): CommandVerdict | null {
+    // An Edit ask rule over any write forces the review (auto-approval does not count), so it comes first.
+    for (const write of writes) {
+        if (write.denyOnly || write.path.dynamic || write.cwds === null) continue;
+        for (const cwd of write.cwds) {
+            const verdict = judgeWrite(write.path.value, cwd, throughOf(write));
+            if (typeof verdict === "object") return ask(verdict.askRule, [write.display], true);
+        }
+    }
     for (const write of writes) {
         if (write.denyOnly) continue;
         if (write.path.dynamic)

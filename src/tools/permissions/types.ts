@@ -22,7 +22,12 @@ export type WriteTargetJudge = (
     path: string,
     cwd: string,
     through?: "redirection" | "argument"
-) => "allow" | "deny" | "ask";
+) => "allow" | "deny" | "ask" | AskRuleVerdict;
+
+/** An Edit ask rule covers the path: reviewed even under auto-approval, named in the review. */
+export interface AskRuleVerdict {
+    askRule: string;
+}
 
 /**
  * What a deny verdict rests on: an entry of `CommandRules.deny`, exactly as

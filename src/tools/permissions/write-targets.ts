@@ -33,7 +33,8 @@ export function createWriteTargetJudge(
         if (paths === undefined) return "ask";
         const matches = paths.map((p) => settings.permissionRules?.forPath("edit", p));
         if (matches.some((m) => m?.decision === "deny")) return "deny";
-        if (matches.some((m) => m?.decision === "ask")) return "ask";
+        const asked = matches.find((m) => m?.decision === "ask");
+        if (asked) return { askRule: `${asked.rule.text} (${asked.rule.source})` };
         const allowedByRule = matches.every((m) => m?.decision === "allow");
         if (!paths.every((p) => isInside(repoRoot, p))) return allowedByRule ? "allow" : "ask";
         const special = paths
