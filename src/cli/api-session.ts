@@ -4,11 +4,16 @@ import type {
     NorthResult,
     NorthSessionOptions,
 } from "./api-types";
-import { type Approver, denyAll } from "../agent/approvals";
+import { type ApprovalDecision, type Approver, denyAll } from "../agent/approvals";
 import type { EngineEvent, Mode } from "../agent/events";
 import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
-import { approvalRequestLine, refusalReasonError } from "../headless/stream-input";
+import {
+    answerMismatch,
+    approvalRequestLine,
+    refusalReasonError,
+    rememberError,
+} from "../headless/stream-input";
 import type { CliArgs } from "./args";
 import { printWarning } from "../util/terminal-text";
 import { prepareSession } from "./session-setup";
@@ -44,7 +49,20 @@ function approverFrom(
         const answer = await approve(
             approvalRequestLine(request) as unknown as NorthApprovalRequest
         );
-        if (answer.decision === "approve") return { outcome: "approve" };
+        if (answer.decision === "approve") {
+            const remember: unknown = answer.remember;
+            const decision: ApprovalDecision =
+                remember === "all" ? { outcome: "approve", remember } : { outcome: "approve" };
+            const error = rememberError(remember) ?? answerMismatch(request, decision);
+            if (error) {
+                // Said to the caller, and nothing done: an unclear approval is no approval.
+                warn(
+                    `approve() answered an approval North cannot take, so it was refused: ${error}`
+                );
+                return { outcome: "deny" };
+            }
+            return decision;
+        }
         if (answer.decision === "deny") {
             const error = refusalReasonError(answer.reason);
             if (error) {
@@ -119,7 +137,12 @@ export async function openApiSession(
     const { session, sessionId } = handle;
     const mcp = handle.extensions.mcp;
     let listener: ((event: EngineEvent) => void) | null = null;
-    session.subscribe((event) => listener?.(event));
+    // An edit approved with remember "all" puts the session in accept-edits: later runs use it.
+    let sessionMode: Mode = mode;
+    session.subscribe((event) => {
+        if (event.type === "mode_change") sessionMode = event.mode;
+        listener?.(event);
+    });
     // One run at a time in a conversation: later runs wait for earlier ones.
     let queue: Promise<unknown> = Promise.resolve();
     let closed = false;
@@ -142,9 +165,9 @@ export async function openApiSession(
                 try {
                     handle.recordView({ type: "user", text: prompt, attachments: [] });
                     const result = await session.run(prompt, {
-                        mode,
+                        mode: sessionMode,
                         signal,
-                        planOnly: mode === "plan",
+                        planOnly: sessionMode === "plan",
                     });
                     const final = resultObject(result, sessionId) as unknown as NorthResult;
                     onEvent(final);

@@ -29,6 +29,8 @@ export interface NorthApprovalAnswer {
     decision: "approve" | "deny";
     /** A denial's reason (what to do instead), at most 2,000 characters; a longer one is not sent and `onWarning` says why. */
     reason?: string;
+    /** On an edit's approval, "all" accepts the session's later edits (the mode becomes accept-edits); nothing is saved. */
+    remember?: "all";
 }
 
 export interface NorthUsage {
@@ -77,6 +79,8 @@ export type NorthEvent =
           content: unknown;
       }
     | { type: "approval"; request_id: string; decision: unknown }
+    /** The session's mode changed (an edit approved with remember "all"); later runs use it. */
+    | { type: "mode"; mode: NorthMode | "accept-edits" }
     | { type: "retry"; attempt: number; max_attempts: number; delay_ms: number; error: string }
     | { type: "turn_start"; turn: number }
     | { type: "turn_end"; turn: number; stop_reason: string; cost_usd: number | null }

@@ -228,6 +228,11 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
 
     // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
     let runMode = mode;
+    // An edit approved with "remember":"all" puts the session in accept-edits: the next
+    // prompt runs in it, as the chat's does.
+    session.subscribe((event) => {
+        if (event.type === "mode_change") runMode = event.mode;
+    });
     const host = createCommandHost(handle, {
         resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
         profiles: createProfileStore(dataDir(), handle.repoRoot),

@@ -15,6 +15,26 @@ export type InputLine =
 /** A refusal's reason reaches the model; longer is refused, not cut. */
 export const MAX_REFUSAL_REASON_CHARS = 2000;
 
+/**
+ * What is wrong with an approval's `remember` (absent is fine), or null. Only
+ * "all" is read: on an edit it accepts the session's later edits (the chat's
+ * "accept edits for the session"); nothing is saved.
+ */
+export function rememberError(remember: unknown): string | null {
+    if (remember === undefined || remember === "all") return null;
+    return '"remember" may only be "all" (on an edit\'s approval: accept the session\'s later edits)';
+}
+
+/** Why `decision` cannot answer `request`, or null. */
+export function answerMismatch(
+    request: ApprovalRequest,
+    decision: ApprovalDecision
+): string | null {
+    if (decision.outcome !== "approve" || decision.remember === undefined) return null;
+    if (request.kind === "write") return null;
+    return `"remember":"all" answers an edit's approval only; this is a ${request.kind} request, so it was not answered`;
+}
+
 /** What is wrong with a denial's `reason` (absent is fine), or null. */
 export function refusalReasonError(reason: unknown): string | null {
     if (reason === undefined) return null;
@@ -81,7 +101,19 @@ export function parseInputLine(line: string): InputLine | null {
         const reasonError = refusalReasonError(value.reason);
         if (reasonError) return { type: "invalid", error: reasonError };
         if (value.decision === "approve") {
-            return { type: "approval_response", id: value.id, decision: { outcome: "approve" } };
+            const error = rememberError(value.remember);
+            if (error) return { type: "invalid", error };
+            return {
+                type: "approval_response",
+                id: value.id,
+                decision: {
+                    outcome: "approve",
+                    ...(value.remember === "all" ? { remember: "all" } : {}),
+                },
+            };
+        }
+        if (value.remember !== undefined) {
+            return { type: "invalid", error: '"remember" goes with "decision":"approve" only' };
         }
         if (value.decision === "deny") {
             const reason = value.reason as string | undefined;
@@ -123,8 +155,8 @@ export function approvalRequestLine(request: ApprovalRequest): Record<string, un
 export interface MessageApprovals {
     /** Asks by writing an `approval_request` line and waits for its answer on stdin. */
     approver: Approver;
-    /** Settles a waiting request; false when none waits under that id. */
-    answer(id: string, decision: ApprovalDecision): boolean;
+    /** Settles a waiting request; else says why not (none waits under that id, or the answer does not fit it). */
+    answer(id: string, decision: ApprovalDecision): { ok: true } | { ok: false; error: string };
     /** Nobody can answer any more (stdin closed): waiting and later requests are denied. */
     close(reason: string): void;
 }
@@ -132,7 +164,10 @@ export interface MessageApprovals {
 export function createMessageApprovals(
     emit: (line: Record<string, unknown>) => void
 ): MessageApprovals {
-    const waiting = new Map<string, (decision: ApprovalDecision) => void>();
+    const waiting = new Map<
+        string,
+        { request: ApprovalRequest; settle: (decision: ApprovalDecision) => void }
+    >();
     let closedReason: string | null = null;
     return {
         approver: (request, signal) => {
@@ -148,18 +183,23 @@ export function createMessageApprovals(
                 const onAbort = (): void => settle({ outcome: "deny", reason: "cancelled" });
                 if (signal.aborted) return onAbort();
                 signal.addEventListener("abort", onAbort, { once: true });
-                waiting.set(request.id, settle);
+                waiting.set(request.id, { request, settle });
                 emit(approvalRequestLine(request));
             });
         },
         answer(id, decision) {
-            const settle = waiting.get(id);
-            settle?.(decision);
-            return settle !== undefined;
+            const entry = waiting.get(id);
+            if (!entry)
+                return { ok: false, error: `no approval request is waiting with id "${id}"` };
+            // Left waiting: the client can still answer it properly.
+            const mismatch = answerMismatch(entry.request, decision);
+            if (mismatch) return { ok: false, error: mismatch };
+            entry.settle(decision);
+            return { ok: true };
         },
         close(reason) {
             closedReason = reason;
-            for (const settle of [...waiting.values()]) settle({ outcome: "deny", reason });
+            for (const { settle } of [...waiting.values()]) settle({ outcome: "deny", reason });
         },
     };
 }
@@ -226,11 +266,11 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
                 });
                 break;
             }
-            case "approval_response":
-                if (!options.approvals.answer(line.id, line.decision)) {
-                    reject(`no approval request is waiting with id "${line.id}"`);
-                }
+            case "approval_response": {
+                const answered = options.approvals.answer(line.id, line.decision);
+                if (!answered.ok) reject(answered.error);
                 break;
+            }
             default:
                 line satisfies never;
         }

@@ -505,6 +505,11 @@ export function createShellService(
             if (!available.ok)
                 throw new SandboxUnavailableError(unavailableMessage(available.reason));
         }
+        // A cancel that came during the look-ups above (an Esc right after the approval):
+        // a listener added now would never hear it, and the command must not start.
+        if (options.signal?.aborted) {
+            return notRun(true, "Cancelled by the user before it started.");
+        }
         // One controller per run: the caller's signal and dispose() both abort it.
         const controller = new AbortController();
         const forward = (): void => controller.abort();

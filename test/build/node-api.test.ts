@@ -155,6 +155,48 @@ describe('import { createSession } from "north-agent"', () => {
         ]);
     });
 
+    it('an edit approved with remember "all" puts the session in accept-edits for its later runs; a bad remember is refused', async () => {
+        const second = {
+            name: "edit_replace_exact",
+            input: { path: "app.ts", old_text: "retries = 5", new_text: "retries = 7" },
+        };
+        server.enqueue(
+            { toolCalls: [edit] },
+            { text: "Bumped." },
+            { toolCalls: [second] },
+            { text: "Bumped again." },
+            { toolCalls: [{ name: "shell_run", input: { command: "echo hi" } }] },
+            { text: "Not run." }
+        );
+        const out = await runProgram(`
+            import { createSession } from "north-agent";
+            const asked = [];
+            const warnings = [];
+            const session = await createSession({
+                cwd: process.env.REPO,
+                approve: async (request) => {
+                    asked.push(request.kind);
+                    return { decision: "approve", remember: "all" };
+                },
+                onWarning: (message) => warnings.push(message),
+            });
+            const modes = [];
+            for await (const event of session.run("bump retries")) {
+                if (event.type === "mode") modes.push(event.mode);
+            }
+            await session.run("bump them again");
+            await session.run("say hi");
+            await session.close();
+            console.log(JSON.stringify({ asked, modes, warnings }));
+        `);
+        expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 7;\n");
+        expect(out.modes).toEqual(["accept-edits"]);
+        // The second edit was not asked about; the command was, and remember "all" refused it.
+        expect(out.asked).toEqual(["write", "shell"]);
+        expect(out.warnings).toEqual([expect.stringContaining("answers an edit's approval only")]);
+        expect(JSON.stringify(server.requests[5]!.body)).toContain("the user denied this command");
+    });
+
     it("rejects a prompt over 10 MB or over the window with a clear error; the session goes on unchanged", async () => {
         server.enqueue({ text: "Still here." });
         const out = await runProgram(`

@@ -200,6 +200,79 @@ describe("--input-format stream-json", () => {
         expect(JSON.stringify(server.requests[1]!.body)).toContain("stdin closed");
     });
 
+    it('an edit approved with "remember":"all" puts the session in accept-edits: the next prompt\'s edit lands unasked', async () => {
+        const second = {
+            name: "edit_replace_exact",
+            input: { path: "app.ts", old_text: "retries = 5", new_text: "retries = 7" },
+        };
+        server.enqueue(
+            { toolCalls: [edit] },
+            { text: "Bumped." },
+            { toolCalls: [second] },
+            { text: "Bumped again." }
+        );
+        const north = startStreamSession();
+        north.send(userLine("bump retries"));
+        const request = await north.waitFor((e) => e.type === "approval_request");
+        north.send({
+            type: "approval_response",
+            id: request.id,
+            decision: "approve",
+            remember: "all",
+        });
+        await north.waitFor((e) => e.type === "result");
+        expect(north.events).toContainEqual({ type: "mode", mode: "accept-edits" });
+        north.send(userLine("bump them again"));
+        // The second edit either lands unasked (its result) or is asked about again.
+        await north.waitFor(
+            (e) =>
+                (e.type === "result" && e.result === "Bumped again.") ||
+                (e.type === "approval_request" && e.id !== request.id)
+        );
+        north.closeStdin();
+        expect((await north.exit).code).toBe(0);
+        expect(north.events.filter((e) => e.type === "approval_request")).toHaveLength(1);
+        expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe("export const retries = 7;\n");
+    });
+
+    it('refuses a "remember" other than "all", or on a command\'s approval, and leaves the request waiting', async () => {
+        server.enqueue(
+            { toolCalls: [{ name: "shell_run", input: { command: "echo hi" } }] },
+            { text: "Ran once." }
+        );
+        const north = startStreamSession();
+        north.send(userLine("say hi"));
+        const request = await north.waitFor((e) => e.type === "approval_request");
+        north.send({
+            type: "approval_response",
+            id: request.id,
+            decision: "approve",
+            remember: "exact",
+        });
+        north.send({
+            type: "approval_response",
+            id: request.id,
+            decision: "approve",
+            remember: "all",
+        });
+        const errors = async (count: number) => {
+            await north.waitFor(
+                () => north.events.filter((e) => e.type === "error").length >= count
+            );
+            return north.events.filter((e) => e.type === "error");
+        };
+        const [badValue, onCommand] = await errors(2);
+        expect(badValue!.error).toContain('"remember" may only be "all"');
+        expect(onCommand!.error).toContain("answers an edit's approval only");
+        // Still waiting: a plain approval answers it.
+        north.send({ type: "approval_response", id: request.id, decision: "approve" });
+        await north.waitFor((e) => e.type === "result");
+        north.closeStdin();
+        expect((await north.exit).code).toBe(1);
+        expect(results(north.events).map((r) => r.result)).toEqual(["Ran once."]);
+        expect(north.events).not.toContainEqual(expect.objectContaining({ type: "mode" }));
+    });
+
     it("ends on SIGTERM while waiting for the next line, with exit code 143", async () => {
         server.enqueue({ text: "First." });
         const north = startStreamSession();

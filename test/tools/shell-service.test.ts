@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import {
     type ShellService,
     createShellService,
 } from "../../src/tools/shell-service";
+import type { CommandSandbox } from "../../src/tools/sandbox/command-sandbox";
 
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
 function isAlive(pid: number): boolean {
@@ -325,6 +326,42 @@ describe("shell service: stopping commands", () => {
         const result = await shell.run("touch ran", { signal: controller.signal });
         expect(result.cancelled).toBe(true);
         expect((await shell.run("ls")).output).toBe("");
+    });
+
+    it("does not start a command cancelled while the sandbox is still being checked", async () => {
+        // An Esc right after the approval lands while the service awaits its look-ups (the
+        // sandbox's first probe can take seconds): the cancel must still hold.
+        const controller = new AbortController();
+        let probes = 0;
+        const cancelDuringProbe = {
+            description: "test sandbox",
+            // The service asks once when created, then before each command: cancel at that one.
+            availability: () => {
+                if (++probes > 1) controller.abort();
+                return Promise.resolve({ ok: true as const });
+            },
+            createSessionFolders: () => undefined,
+            controlPath: (dir: string, name: string) => [
+                path.join(dir, name),
+                path.join(dir, name),
+            ],
+            prepare: (argv: readonly string[], env: NodeJS.ProcessEnv) => ({
+                file: argv[0]!,
+                args: argv.slice(1),
+                env,
+                finish: () => undefined,
+            }),
+            blockedNote: () => undefined,
+        } as unknown as CommandSandbox;
+        const sandboxed = createShellService(root, { sandbox: cancelDuringProbe });
+        try {
+            const result = await sandboxed.run("touch ran", { signal: controller.signal });
+            expect(result.cancelled).toBe(true);
+            expect(result.note).toContain("Cancelled by the user before it started.");
+            expect(existsSync(path.join(root, "ran"))).toBe(false);
+        } finally {
+            sandboxed.dispose();
+        }
     });
 
     it("lets daemons that left the group outlive their command, and kills them on dispose()", async () => {

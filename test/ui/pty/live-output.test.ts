@@ -70,6 +70,15 @@ describe("commands in the transcript", () => {
             await north.waitForText("Run this command?");
             await answerReview(north, { option: 1 });
             await north.waitForText("It failed.");
+            // The title and the folded output are drawn from display data that may load after
+            // the answer's frame: wait for them rather than read that frame.
+            await north.waitFor(
+                () =>
+                    /… 36 more lines/.test(north.screenText()) &&
+                    /^✗ /.test(rowWith(north.screenText(), "Running seq 1 40")),
+                10_000,
+                "the failed command's row and its folded output"
+            );
             const screen = north.screenText();
             expect(rowWith(screen, "Running seq 1 40")).toMatch(/^✗ /);
             expect(screen).toContain("exit 3");

@@ -59,6 +59,34 @@ const SHOWN = [
     "[Cancelled]",
 ];
 
+/**
+ * Waits until the screen shows every one of `texts` with the status line's
+ * figure and cost at `figure` and `cost` (a resumed transcript draws its
+ * entries first, then the tools' titles and the status line's totals).
+ */
+async function showsAsBefore(
+    north: PtyNorth,
+    texts: string[],
+    figure: string,
+    cost: string
+): Promise<void> {
+    await north
+        .waitFor(
+            () => {
+                const screen = north.screenText();
+                return (
+                    texts.every((text) => screen.includes(text)) &&
+                    contextFigure(north) === figure &&
+                    sessionCost(north) === cost
+                );
+            },
+            15_000,
+            "the resumed transcript as it was"
+        )
+        // On time-out the assertions below name what is missing.
+        .catch(() => undefined);
+}
+
 async function reopen(env: NodeJS.ProcessEnv, repo: string, args: string[]): Promise<PtyNorth> {
     const north = spawnNorthPty({ args: ["--path", repo, ...args], env, cwd: repo });
     extra.push(north);
@@ -101,7 +129,7 @@ describe("resuming in the chat", () => {
             await answerReview(north, { option: 1 });
             await north.waitForText("Bumped the retries.");
             // Live titles: the tools' display data loads behind the first frame.
-            expect(north.screenText()).toContain("Editing app.ts (+1/-1)");
+            await north.waitForText("Editing app.ts (+1/-1)");
 
             server.enqueue(
                 { toolCalls: [{ name: "shell_run", input: { command: "echo fidelity-output" } }] },
@@ -111,8 +139,12 @@ describe("resuming in the chat", () => {
             await north.waitForText("Run this command?");
             await answerReview(north, { option: 2 });
             await north.waitForText("Ran it.");
-            await north.waitForQuiet(200);
-            expect(contextFigure(north)).toMatch(/^42\.\dK \(\d+%\)$/i);
+            // The status line takes the turn's usage after the answer's last frame.
+            await north.waitFor(
+                () => /^42\.\dK \(\d+%\)$/i.test(contextFigure(north)),
+                10_000,
+                "the context figure of the second turn"
+            );
 
             server.enqueue({ text: ["Once upon a time, ", "the end."], holdAfterChunks: 1 });
             await submit("tell me a long story");
@@ -133,7 +165,8 @@ describe("resuming in the chat", () => {
             await north.exit();
 
             const resumed = await reopen(env, repo, ["--continue"]);
-            await resumed.waitForText("[Cancelled]");
+            // Titles and the status line fill in behind the first frame: wait for all of it.
+            await showsAsBefore(resumed, [...SHOWN, ...accepted], figure, cost);
             const screen = resumed.screenText();
             for (const text of SHOWN) expect(screen, text).toContain(text);
             for (const row of accepted) expect(screen).toContain(row);
@@ -151,8 +184,7 @@ describe("resuming in the chat", () => {
             await resumed.waitForText("Switch to conversation");
             await pause(REVIEW_SETTLE_MS);
             resumed.type("\r");
-            await resumed.waitForText("[Cancelled]");
-            await resumed.waitForQuiet(200);
+            await showsAsBefore(resumed, SHOWN, figure, cost);
             const again = resumed.screenText();
             for (const text of SHOWN) expect(again, text).toContain(text);
             expect(contextFigure(resumed)).toBe(figure);

@@ -180,4 +180,27 @@ describe("reviews in the interactive app", () => {
         },
         TIMEOUT
     );
+
+    it(
+        "does not run a command approved with 1 and cancelled with Esc in the same keystrokes",
+        async () => {
+            session = await startNorthSession();
+            const { north, server, submit, repo } = session;
+            server.enqueue({
+                toolCalls: [{ name: "shell_run", input: { command: "touch ran.txt" } }],
+            });
+            await submit("create ran.txt");
+            await north.waitForText(REVIEW_READY);
+            north.type("1\x1b");
+            await north.waitForText("[Cancelled]");
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            // The model is told the command was cancelled, not that it ran.
+            server.enqueue({ text: "Understood." });
+            await submit("what happened?");
+            await north.waitForText("Understood.");
+            expect(session.lastRequest()).toMatch(/cancelled by the user/i);
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+        },
+        TIMEOUT
+    );
 });
