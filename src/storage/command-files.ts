@@ -46,6 +46,12 @@ export interface LineScope {
 
 /** Nested command lines (`bash -c '…'`, `$(…)`, `git -c` values) are read this deep. */
 const MAX_NESTING = 4;
+/**
+ * Characters one collector reads in all (nested lines counted again) and
+ * words it keeps: a bound on the work at each start, whatever the files hold.
+ */
+const MAX_CHARACTERS_READ = 4 * 1024 * 1024;
+const MAX_WORDS_KEPT = 20_000;
 
 /**
  * Programs that run a file named among their arguments: interpreters, package
@@ -178,14 +184,29 @@ function readsProgramFromStdin(words: readonly string[]): boolean {
     return true;
 }
 
-/** Collects the files a line runs. */
+/** Collects the files lines run; one collector's bounds hold across all the lines it reads. */
 export class CommandFileCollector {
-    readonly found: CommandFile[] = [];
+    private found: CommandFile[] = [];
+    private budget = MAX_CHARACTERS_READ;
+    private kept = 0;
+
+    /** The words found since the last call. */
+    take(): CommandFile[] {
+        const found = this.found;
+        this.found = [];
+        return found;
+    }
 
     /** Reads a command line (a hook, a script's lines) in `scope`. */
     line(line: string, scope: LineScope, depth = 0): void {
-        if (depth > MAX_NESTING) return;
+        if (depth > MAX_NESTING || !this.spend(line)) return;
         this.commands(shellCommands(line), scope, depth);
+    }
+
+    /** False once the work bound is reached: the rest of what a line runs is not looked at. */
+    private spend(line: string): boolean {
+        this.budget -= line.length;
+        return this.budget >= 0;
     }
 
     /** An MCP server's program and arguments, with no shell in between. */
@@ -198,8 +219,10 @@ export class CommandFileCollector {
     }
 
     private add(word: string, scope: LineScope, extra: Partial<CommandFile> = {}): void {
+        if (this.kept >= MAX_WORDS_KEPT) return;
         const expanded = expandWord(word, scope);
         if (expanded === undefined || expanded === "") return;
+        this.kept++;
         this.found.push({
             word: expanded,
             module: false,
@@ -230,7 +253,7 @@ export class CommandFileCollector {
 
     /** A command line whose output is code (`$(cat x)` given to `sh -c`, `eval`, `<(…)`). */
     private codeLine(line: string, scope: LineScope, depth: number): void {
-        if (depth > MAX_NESTING) return;
+        if (depth > MAX_NESTING || !this.spend(line)) return;
         const commands = shellCommands(line);
         this.commands(commands, scope, depth);
         // The last pipeline's commands produce the output.

@@ -17,8 +17,18 @@ export interface SimpleCommand {
     piped: boolean;
 }
 
+/** Expansions nested deeper than this are read as running to the end of the line. */
+const MAX_EXPANSION_NESTING = 32;
+
 /** The index of the `close` that ends an expansion opened just before `from`, quotes and nesting minded. */
-export function matchingClose(line: string, from: number, open: string, close: string): number {
+export function matchingClose(
+    line: string,
+    from: number,
+    open: string,
+    close: string,
+    nesting = 0
+): number {
+    if (nesting > MAX_EXPANSION_NESTING) return line.length;
     let level = 1;
     for (let i = from; i < line.length; i++) {
         const c = line[i]!;
@@ -30,7 +40,7 @@ export function matchingClose(line: string, from: number, open: string, close: s
             for (i++; i < line.length && line[i] !== '"'; i++) {
                 if (line[i] === "\\") i++;
                 else if (line[i] === "$" && line[i + 1] === "(") {
-                    i = matchingClose(line, i + 2, "(", ")");
+                    i = matchingClose(line, i + 2, "(", ")", nesting + 1);
                 }
             }
         } else if (c === "`") {

@@ -1,13 +1,12 @@
 /**
  * The repository files a configured command runs. Trust is given to what
  * runs, not only to the line that names it: a hook `sh scripts/setup.sh` or an
- * MCP server `node tools/mcp.js` runs whatever those files hold today. What
- * counts: a program written as a path (`./scripts/x.sh`), every argument of
- * an interpreter, package runner or wrapper that names an existing file
- * (`node`, `npx tsx`, `uv run`, `timeout`, the words of a `bash -c` body),
- * `python -m pkg` (`pkg/__main__.py` or `pkg.py`), each from where an earlier
- * `cd` moved; `$CLAUDE_PROJECT_DIR`/`$NORTH_PROJECT_DIR` stand for the
- * project. Files a command only writes or reads (`> log`, `touch x`) do not.
+ * MCP server `node tools/mcp.js` runs whatever those files hold today. Which
+ * words name such files is command-files.ts's call (script arguments, stdin,
+ * pipes into a shell, preloads, `git -c` programs); a shell script found that
+ * way is read in turn for what it runs and sources, a bounded number of
+ * scripts deep, inside the project. Files a command only writes or reads
+ * (`> log`, `touch x`) do not count.
  * Each file is fingerprinted together with the git-tracked files in its
  * folder (recursively), which is where its helpers live; a script at the
  * project root brings only itself (its folder is the whole project). A file
@@ -142,12 +141,12 @@ function collectScripts(commands: readonly ConfiguredCommand[], realRoot: string
                 queue.push([{ ...file, word: hit.inside }, source, depth]);
         }
     };
+    const collector = new CommandFileCollector();
     for (const { source, command } of commands) {
-        const collector = new CommandFileCollector();
         if (typeof command === "string") collector.line(command, scope());
         else collector.argv(command, scope());
         const queue: Array<[CommandFile, string, number]> = [];
-        for (const file of collector.found) record(file, source, 0, queue);
+        for (const file of collector.take()) record(file, source, 0, queue);
         // What a shell script runs or sources runs too: follow it, within the project.
         while (queue.length > 0 && followed < MAX_FOLLOWED_SCRIPTS) {
             const [file, from, depth] = queue.shift()!;
@@ -155,14 +154,13 @@ function collectScripts(commands: readonly ConfiguredCommand[], realRoot: string
             const text = shellScriptText(path, realRoot, file.shell);
             if (text === null) continue;
             followed++;
-            const inner = new CommandFileCollector();
-            inner.line(text, {
+            collector.line(text, {
                 ...scope(),
                 cwd: file.cwd,
                 script: path,
                 program: file.sourced ? (file.program ?? path) : path,
             });
-            for (const next of inner.found) record(next, from, depth + 1, queue);
+            for (const next of collector.take()) record(next, from, depth + 1, queue);
         }
     }
     return found;
