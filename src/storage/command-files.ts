@@ -123,6 +123,7 @@ export function expandWord(word: string, scope: LineScope, depth = 0): string | 
     let out = "";
     for (let i = 0; i < word.length; i++) {
         const c = word[i]!;
+        if (c === "$" && word.startsWith("((", i + 1)) return undefined; // arithmetic
         if (c === "`" || (c === "$" && word[i + 1] === "(")) {
             const [body] = substitutionBodies(word.slice(i));
             if (body === undefined) return undefined;
