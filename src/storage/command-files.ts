@@ -76,13 +76,16 @@ const DECLARE = new Set(["export", "declare", "typeset", "local", "readonly"]);
 
 const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1);
 
-/** `${…}` parameter forms North resolves: a name, `[0]`, and `%/*` (the folder). */
+/**
+ * `${…}` parameter forms North resolves: a name, `[0]`, `%/*` (the folder),
+ * and `:-default` of a variable it knows (the default never applies then).
+ */
 function parameter(body: string, scope: LineScope): string | undefined {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*|0)(?:\[0\])?(%\/\*)?$/.exec(body);
+    const m = /^([A-Za-z_][A-Za-z0-9_]*|0)(?:\[0\])?(%\/\*|:?-.*)?$/s.exec(body);
     if (!m) return undefined;
     const value = variable(m[1]!, scope);
     if (value === undefined) return undefined;
-    return m[2] ? posix.dirname(value) : value;
+    return m[2] === "%/*" ? posix.dirname(value) : value;
 }
 
 function variable(name: string, scope: LineScope): string | undefined {

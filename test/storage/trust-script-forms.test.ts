@@ -92,7 +92,8 @@ describe("files a command runs without naming them as a script argument", () => 
             "sh $PWD/pwd/c.sh",
             'bash "${PWD}/pwd-b/d.sh"',
             'cd pwd-c && "$(pwd)/e.sh"',
-            'ROOT="$(git rev-parse --show-toplevel)"; node "$ROOT/var/f.js"'
+            'ROOT="$(git rev-parse --show-toplevel)"; node "$ROOT/var/f.js"',
+            '"${CLAUDE_PROJECT_DIR:-.}/default/g.sh"'
         );
         await expectEachChangeAsks([
             "top/a.sh",
@@ -101,6 +102,7 @@ describe("files a command runs without naming them as a script argument", () => 
             "pwd-b/d.sh",
             "pwd-c/e.sh",
             "var/f.js",
+            "default/g.sh",
         ]);
     });
 
