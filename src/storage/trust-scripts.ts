@@ -1,13 +1,12 @@
 /**
  * The repository files a configured command runs. Trust is given to what
  * runs, not only to the line that names it: a hook `sh scripts/setup.sh` or an
- * MCP server `node tools/mcp.js` runs whatever those files hold today. What
- * counts: a program written as a path (`./scripts/x.sh`), every argument of
- * an interpreter, package runner or wrapper that names an existing file
- * (`node`, `npx tsx`, `uv run`, `timeout`, the words of a `bash -c` body),
- * `python -m pkg` (`pkg/__main__.py` or `pkg.py`), each from where an earlier
- * `cd` moved; `$CLAUDE_PROJECT_DIR`/`$NORTH_PROJECT_DIR` stand for the
- * project. Files a command only writes or reads (`> log`, `touch x`) do not.
+ * MCP server `node tools/mcp.js` runs whatever those files hold today. Which
+ * words name such files is command-files.ts's call (script arguments, stdin,
+ * pipes into a shell, preloads, `git -c` programs); a shell script found that
+ * way is read in turn for what it runs and sources, a bounded number of
+ * scripts deep, inside the project. Files a command only writes or reads
+ * (`> log`, `touch x`) do not count.
  * Each file is fingerprinted together with the git-tracked files in its
  * folder (recursively), which is where its helpers live; a script at the
  * project root brings only itself (its folder is the whole project). A file
@@ -19,6 +18,7 @@ import { homedir } from "node:os";
 import { join, posix, relative, resolve, sep } from "node:path";
 import { listTrackedFilesUnder } from "../util/git-index";
 import { isPathInside, readRegularFileSync } from "../util/read-regular-file";
+import { type CommandFile, CommandFileCollector, type LineScope } from "./command-files";
 
 /** A command as configured, with the file that configures it. */
 export interface ConfiguredCommand {
@@ -55,145 +55,13 @@ export const MAX_SCRIPT_BYTES_READ = 16 * 1024 * 1024;
 /** Beyond this many files beside a script, the rest are not looked at (said in the inventory). */
 export const MAX_SCRIPT_FILES_LISTED = 20_000;
 
-/** Nested command lines (`bash -c '…'` inside `sh -c "…"`) are read this deep. */
-const MAX_NESTING = 4;
-
 /** Programs installed on the system are not the repository's: not listed as outside files. */
 const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/nix/store/"];
 
-/**
- * Splits a shell command line into simple commands of words, as bash quotes
- * them. `; & | ( )`, backquotes and newlines end a command; a redirection's
- * target (`> out.log`, `2>err`, `< in`) is dropped: it is data, not code.
- * `#` at a word's start comments out the rest of the line. Expansions stay
- * as written.
- */
-export function shellCommands(line: string): string[][] {
-    const commands: string[][] = [];
-    let words: string[] = [];
-    let word = "";
-    let inWord = false;
-    let redirectTarget = false;
-    const endWord = (): void => {
-        if (inWord) {
-            if (redirectTarget) redirectTarget = false;
-            else words.push(word);
-        }
-        word = "";
-        inWord = false;
-    };
-    const endCommand = (): void => {
-        endWord();
-        if (words.length > 0) commands.push(words);
-        words = [];
-    };
-    for (let i = 0; i < line.length; i++) {
-        const c = line[i]!;
-        if (c === "'" || (c === "$" && line[i + 1] === "'")) {
-            const ansi = c === "$";
-            let j = i + (ansi ? 2 : 1);
-            for (; j < line.length && line[j] !== "'"; j++) {
-                if (ansi && line[j] === "\\" && j + 1 < line.length) j++;
-                word += line[j];
-            }
-            i = j;
-            inWord = true;
-        } else if (c === '"') {
-            let j = i + 1;
-            for (; j < line.length && line[j] !== '"'; j++) {
-                if (line[j] === "\\" && '"\\$`'.includes(line[j + 1] ?? "")) j++;
-                word += line[j];
-            }
-            i = j;
-            inWord = true;
-        } else if (c === "\\") {
-            if (line[i + 1] !== "\n" && i + 1 < line.length) {
-                word += line[i + 1];
-                inWord = true;
-            }
-            i++;
-        } else if (c === "#" && !inWord) {
-            const eol = line.indexOf("\n", i);
-            i = eol < 0 ? line.length - 1 : eol - 1;
-        } else if (c === "<" || c === ">") {
-            // `2>`: the digits name a descriptor, not a word.
-            if (inWord && /^\d+$/.test(word)) {
-                word = "";
-                inWord = false;
-            }
-            endWord();
-            redirectTarget = true;
-            while (line[i + 1] === "<" || line[i + 1] === ">" || line[i + 1] === "&") i++;
-        } else if (" \t".includes(c)) {
-            endWord();
-        } else if (";&|()`\n".includes(c)) {
-            endCommand();
-        } else {
-            word += c;
-            inWord = true;
-        }
-    }
-    endCommand();
-    return commands;
-}
-
-/**
- * Programs that run a file named among their arguments: interpreters, package
- * runners (`npx tsx x.ts`, `uv run x.py`) and wrappers (`env`, `timeout`).
- * Every argument of theirs that names a file counts; of any other program,
- * only the program itself when it is written as a path (`./scripts/x.sh`).
- */
-const RUNNER =
-    /^(?:sh|bash|zsh|dash|ksh|mksh|fish|node|nodejs|deno|bun|tsx|ts-node|python[0-9.]*|pypy[0-9.]*|ruby|perl|php|lua|Rscript|awk|gawk|osascript|pwsh|npx|pnpx|bunx|uv|uvx|poetry|pipenv|pdm|hatch|env|exec|nohup|timeout|nice|time|command|sudo|stdbuf|xargs|source|\.)$/;
-
-const PROJECT_DIR_VARIABLE = /\$\{(?:CLAUDE|NORTH)_PROJECT_DIR\}|\$(?:CLAUDE|NORTH)_PROJECT_DIR\b/g;
-
-interface Candidate {
-    word: string;
-    /** Named after `-m`: a Python module. */
-    module: boolean;
-    /** Where the command runs, after any `cd` before it. */
-    cwd: string;
-}
-
-/** The candidates of a command line's simple commands, in order: `cd dir` moves the ones after it. */
-function candidatesOfLine(commands: readonly string[][], cwd: string, depth: number): Candidate[] {
-    const out: Candidate[] = [];
-    let here = cwd;
-    for (const words of commands) {
-        if (words[0] === "cd" || words[0] === "pushd") {
-            const target = words.slice(1).find((w) => !w.startsWith("-"));
-            if (target !== undefined && !/[$`*?[\]{}~]/.test(target)) here = resolve(here, target);
-            continue;
-        }
-        out.push(...candidateWords(words, depth, here));
-    }
-    return out;
-}
-
-/** The words of one simple command that may name a file it runs. */
-function candidateWords(words: readonly string[], depth: number, cwd: string): Candidate[] {
-    let at = 0;
-    // `NAME=value cmd`: the assignments are not the program.
-    while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]!)) at++;
-    const program = words[at];
-    if (program === undefined) return [];
-    const out: Candidate[] = [{ word: program, module: false, cwd }];
-    const name = program.slice(program.lastIndexOf("/") + 1);
-    // A program named by a variable (`${PYTHON:-python3}`) may be any of them.
-    if (!RUNNER.test(name) && !program.includes("$")) return program.includes("/") ? out : [];
-    for (let i = at + 1; i < words.length; i++) {
-        const word = words[i]!;
-        out.push({ word, module: words[i - 1] === "-m", cwd });
-        const assigned = /^(?:[A-Za-z_][A-Za-z0-9_]*|--?[A-Za-z0-9][\w-]*)=(.+)$/s.exec(word);
-        if (assigned) out.push({ word: assigned[1]!, module: false, cwd });
-        // `bash -c '…'`, `env sh -c "…"`: a word that is itself a command line.
-        if (depth < MAX_NESTING && /[\s;&|]/.test(word)) {
-            out.push(...candidatesOfLine(shellCommands(word), cwd, depth + 1));
-        }
-    }
-    return out;
-}
+/** Shell scripts are followed this many scripts deep, at most this many in all, each read up to this size. */
+const MAX_FOLLOW_DEPTH = 4;
+const MAX_FOLLOWED_SCRIPTS = 64;
+const MAX_FOLLOWED_BYTES = 256 * 1024;
 
 /** `python -m a.b`: the package's `__main__.py` or the module file, from `cwd`. */
 function moduleFiles(name: string, cwd: string): string[] {
@@ -231,24 +99,68 @@ function resolveWord(
     return { outside: real };
 }
 
+/** A file whose lines bash reads: a shell extension or a shell `#!` line, or run by a shell. */
+function shellScriptText(path: string, realRoot: string, runByShell: boolean): string | null {
+    try {
+        const { bytes } = readRegularFileSync(path, {
+            insideRoot: realRoot,
+            cap: MAX_FOLLOWED_BYTES,
+        });
+        const text = bytes.toString("utf8");
+        const byName = /\.(?:sh|bash|zsh|ksh|dash)$/.test(path);
+        const byLine = /^#!\s*\S*(?:\/|\s|env\s+)(?:ba|da|z|k|mk)?sh\b/.test(text);
+        return runByShell || byName || byLine ? text : null;
+    } catch {
+        return null;
+    }
+}
+
 function collectScripts(commands: readonly ConfiguredCommand[], realRoot: string): Resolved {
     const found: Resolved = { inside: new Map(), outside: new Map() };
-    for (const { source, command } of commands) {
-        const commandsOfLine =
-            typeof command === "string"
-                ? shellCommands(command.replace(PROJECT_DIR_VARIABLE, realRoot))
-                : [command.map((w) => w.replace(PROJECT_DIR_VARIABLE, realRoot))];
-        for (const { word, module, cwd } of candidatesOfLine(commandsOfLine, realRoot, 0)) {
-            const paths = module ? moduleFiles(word, cwd) : [word];
-            for (const path of paths) {
-                const hit = resolveWord(path, cwd, realRoot);
-                if (hit.inside !== undefined && !found.inside.has(hit.inside)) {
-                    found.inside.set(hit.inside, source);
-                }
-                if (hit.outside !== undefined && !found.outside.has(hit.outside)) {
-                    found.outside.set(hit.outside, source);
-                }
+    const scope = (): LineScope => ({ root: realRoot, cwd: realRoot, vars: new Map() });
+    let followed = 0;
+    const record = (
+        file: CommandFile,
+        source: string,
+        depth: number,
+        queue: Array<[CommandFile, string, number]>
+    ) => {
+        const paths = file.module ? moduleFiles(file.word, file.cwd) : [file.word];
+        for (const path of paths) {
+            let hit = resolveWord(path, file.cwd, realRoot);
+            // A followed script's relative path may be written from its own folder.
+            if (hit.inside === undefined && hit.outside === undefined && file.scriptDir) {
+                if (!path.startsWith("/")) hit = resolveWord(path, file.scriptDir, realRoot);
             }
+            if (hit.outside !== undefined && !found.outside.has(hit.outside)) {
+                found.outside.set(hit.outside, source);
+            }
+            if (hit.inside === undefined || found.inside.has(hit.inside)) continue;
+            found.inside.set(hit.inside, source);
+            if (depth < MAX_FOLLOW_DEPTH)
+                queue.push([{ ...file, word: hit.inside }, source, depth]);
+        }
+    };
+    const collector = new CommandFileCollector();
+    for (const { source, command } of commands) {
+        if (typeof command === "string") collector.line(command, scope());
+        else collector.argv(command, scope());
+        const queue: Array<[CommandFile, string, number]> = [];
+        for (const file of collector.take()) record(file, source, 0, queue);
+        // What a shell script runs or sources runs too: follow it, within the project.
+        while (queue.length > 0 && followed < MAX_FOLLOWED_SCRIPTS) {
+            const [file, from, depth] = queue.shift()!;
+            const path = join(realRoot, file.word);
+            const text = shellScriptText(path, realRoot, file.shell);
+            if (text === null) continue;
+            followed++;
+            collector.line(text, {
+                ...scope(),
+                cwd: file.cwd,
+                script: path,
+                program: file.sourced ? (file.program ?? path) : path,
+            });
+            for (const next of collector.take()) record(next, from, depth + 1, queue);
         }
     }
     return found;

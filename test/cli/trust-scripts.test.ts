@@ -3,6 +3,7 @@
  * in print mode: after a pull that changes only a hook's script or an MCP
  * server's script, neither new version runs, and stderr says why in one line.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -105,6 +106,45 @@ describe("a trusted repository whose scripts change after trust", () => {
         expect(offeredTools()).not.toContain("mcp__tools__echo");
         expect(existsSync(join(repo, "pwned"))).toBe(false);
         expect(changed.stderr).toContain("1 MCP server (.mcp.json), 1 script (.mcp.json)");
+    });
+
+    it("does not run a hook that pipes a script into sh when a file the script sources changed", async () => {
+        put(
+            ".north/settings.json",
+            JSON.stringify({
+                hooks: {
+                    SessionStart: [
+                        {
+                            hooks: [
+                                {
+                                    type: "command",
+                                    command:
+                                        'cat "$(git rev-parse --show-toplevel)/scripts/setup.sh" | sh',
+                                },
+                            ],
+                        },
+                    ],
+                },
+            })
+        );
+        put("scripts/setup.sh", ". lib/common.sh\ntouch ran-setup\n");
+        put("lib/common.sh", "touch ran-v1\n");
+        execFileSync("git", ["init", "-q"], { cwd: repo });
+        trustAsItIs();
+        server.enqueue({ text: "hi" });
+        const trusted = await runNorth(["-p", "hello", "--path", repo], { env });
+        expect(trusted.code).toBe(0);
+        expect(existsSync(join(repo, "ran-v1"))).toBe(true);
+
+        // Only the sourced file changes.
+        put("lib/common.sh", "touch ran-v2\n");
+        server.enqueue({ text: "hi" });
+        const changed = await runNorth(["-p", "hello", "--path", repo], { env });
+        expect(changed.code).toBe(0);
+        expect(existsSync(join(repo, "ran-v2"))).toBe(false);
+        expect(changed.stderr).toContain(
+            "1 hook (.north/settings.json), 2 scripts (.north/settings.json)"
+        );
     });
 
     it("stops running a project hook whose script changes during the session", async () => {
