@@ -96,8 +96,9 @@ describe.skipIf(blocked !== null)("a sandboxed command and the repositories git 
         expect(userGitStatusRuns(fixture.root, marker)).toBe(false);
     });
 
-    it("keeps a nested repository and a submodule with no programs, and a repository's own programs it did not touch", async () => {
+    it("keeps a nested repository, a submodule and a linked worktree with no programs, and programs the command did not touch", async () => {
         initRepo(fixture.root);
+        git(fixture.root, "config", "core.pager", "less -F");
         initRepo(path.join(fixture.root, "library"));
         const inner = path.join(fixture.root, "tools", "inner");
         initRepo(inner);
@@ -112,7 +113,8 @@ describe.skipIf(blocked !== null)("a sandboxed command and the repositories git 
                     `git commit -qm "add lib" && ` +
                     `mkdir plain && git -C plain init -q && echo two > plain/b.txt && ` +
                     `git -C plain add b.txt && git -C plain commit -qm two && ` +
-                    `git -C tools/inner commit -q --no-verify --allow-empty -m more`
+                    `git -C tools/inner commit -q --no-verify --allow-empty -m more && ` +
+                    `git worktree add -q wt`
             );
         expect(result.exitCode).toBe(0);
         // Only the earlier rule's note (.gitmodules is protected configuration); nothing of the repositories.
@@ -122,5 +124,8 @@ describe.skipIf(blocked !== null)("a sandboxed command and the repositories git 
         expect(git(path.join(fixture.root, "plain"), "log", "--format=%s")).toBe("two\n");
         expect(git(inner, "config", "core.pager")).toBe("less -R\n");
         expect(existsSync(path.join(inner, ".git/hooks/pre-commit"))).toBe(true);
+        // A linked worktree of the project shares its config: the user's keys stay.
+        expect(git(path.join(fixture.root, "wt"), "log", "--format=%s", "-1")).toBe("add lib\n");
+        expect(git(fixture.root, "config", "core.pager")).toBe("less -F\n");
     });
 });

@@ -222,7 +222,11 @@ export function createCommandSandbox(
             cwd: context.cwd,
         };
         const check = startCreatedCheck(context.root, git.watched, protectedNow, git.named);
-        const nested = startNestedGitCheck(context.root, gitDirOf(join(context.root, ".git")));
+        const nested = startNestedGitCheck(
+            context.root,
+            gitDirOf(join(context.root, ".git")),
+            git.gitDirs
+        );
         return {
             file: BWRAP,
             args: [...bwrapArgs(layout), ...argv],
@@ -253,7 +257,11 @@ export function createCommandSandbox(
             network: policy.network,
         });
         const check = startCreatedCheck(context.root, git.watched);
-        const nested = startNestedGitCheck(context.root, gitDirOf(join(context.root, ".git")));
+        const nested = startNestedGitCheck(
+            context.root,
+            gitDirOf(join(context.root, ".git")),
+            git.gitDirs
+        );
         return {
             file: SANDBOX_EXEC,
             args: ["-p", profile, ...argv],

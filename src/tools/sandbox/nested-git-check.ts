@@ -165,18 +165,23 @@ function neutraliseConfig(path: string, name: (p: string) => string): string | u
 function neutraliseRepo(
     root: string,
     repo: NestedRepo,
+    mounted: ReadonlySet<string>,
     name: (p: string) => string,
     kept: string[]
 ): string[] {
     const removed: string[] = [];
-    const inProject = (path: string): boolean => isInside(root, realOrSelf(path));
+    // A git dir the mounts protect (the project's own, shared by a new linked worktree) keeps
+    // the user's keys: the command could not change them.
+    const changeable = (gitDir: string, path: string): boolean =>
+        !mounted.has(gitDir) && isInside(root, realOrSelf(path));
     const configs = [
-        join(repo.commonDir, "config"),
-        join(repo.gitDir, "config"),
-        join(repo.gitDir, "config.worktree"),
+        ...(mounted.has(repo.commonDir) ? [] : [join(repo.commonDir, "config")]),
+        ...(mounted.has(repo.gitDir)
+            ? []
+            : [join(repo.gitDir, "config"), join(repo.gitDir, "config.worktree")]),
     ];
     for (const config of [...new Set(configs)]) {
-        if (!inProject(config)) continue;
+        if (!isInside(root, realOrSelf(config))) continue;
         try {
             const what = neutraliseConfig(config, name);
             if (what !== undefined) removed.push(what);
@@ -185,7 +190,7 @@ function neutraliseRepo(
         }
     }
     const hooks = join(repo.commonDir, "hooks");
-    if (inProject(hooks)) {
+    if (changeable(repo.commonDir, hooks)) {
         for (const hook of hookNames(hooks)) {
             const path = join(hooks, hook);
             try {
@@ -201,9 +206,15 @@ function neutraliseRepo(
 
 /**
  * Starts the check for one command in the project at `root` (real path);
- * `ownGitDir` is the project's own git dir, whose index names the gitlinks.
+ * `ownGitDir` is the project's own git dir, whose index names the gitlinks;
+ * `mountedGitDirs` are those whose program files the mounts keep read-only.
  */
-export function startNestedGitCheck(root: string, ownGitDir: string | null): NestedGitCheck {
+export function startNestedGitCheck(
+    root: string,
+    ownGitDir: string | null,
+    mountedGitDirs: readonly string[]
+): NestedGitCheck {
+    const mounted = new Set(mountedGitDirs);
     const index = ownGitDir === null ? undefined : join(ownGitDir, "index");
     const before = candidatesOf(root, index);
     const name = (path: string): string => {
@@ -219,11 +230,9 @@ export function startNestedGitCheck(root: string, ownGitDir: string | null): Nes
             for (const [dotGit, signature] of after) {
                 if (before.get(dotGit) === signature) continue;
                 const repo = repoOf(dotGit);
-                if (repo === undefined || done.has(repo.gitDir) || repo.gitDir === ownGitDir) {
-                    continue;
-                }
+                if (repo === undefined || done.has(repo.gitDir)) continue;
                 done.add(repo.gitDir);
-                removed.push(...neutraliseRepo(root, repo, name, kept));
+                removed.push(...neutraliseRepo(root, repo, mounted, name, kept));
             }
             const parts: string[] = [];
             if (removed.length > 0) {
