@@ -37,6 +37,27 @@ export async function benchSandbox(): Promise<void> {
     mkdirSync(path.join(root, ".north"));
     writeFileSync(path.join(root, ".north", "settings.json"), "{}\n");
     writeFileSync(path.join(root, ".mcp.json"), "{}\n");
+    // Folders two levels deep and a submodule-like nested repository in the index: what the
+    // check for repositories a command made looks through before and after each command.
+    for (let i = 0; i < 20; i++) {
+        for (let j = 0; j < 10; j++)
+            mkdirSync(path.join(root, `d${i}`, `e${j}`), { recursive: true });
+    }
+    const nested = path.join(root, "vendor");
+    mkdirSync(nested);
+    const gitEnv = {
+        ...process.env,
+        GIT_AUTHOR_NAME: "b",
+        GIT_AUTHOR_EMAIL: "b@b",
+        GIT_COMMITTER_NAME: "b",
+        GIT_COMMITTER_EMAIL: "b@b",
+    };
+    execFileSync("git", ["init", "-q"], { cwd: nested });
+    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "v"], { cwd: nested, env: gitEnv });
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: nested }).toString().trim();
+    execFileSync("git", ["update-index", "--add", "--cacheinfo", `160000,${head},vendor`], {
+        cwd: root,
+    });
     const plain = createShellService(root);
     const sandbox = createCommandSandbox({ network: false, writable: [] });
     const boxed = createShellService(root, { sandbox });

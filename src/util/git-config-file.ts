@@ -147,7 +147,7 @@ function quoteGitValue(value: string): string {
         .replace(/"/g, '\\"')
         .replace(/\n/g, "\\n")
         .replace(/\t/g, "\\t")
-        .replace(/\x08/g, "\\b");
+        .replaceAll("\b", "\\b");
     return `"${escaped}"`;
 }
 
