@@ -96,6 +96,28 @@ describe.skipIf(blocked !== null)("a sandboxed command and the repositories git 
         expect(userGitStatusRuns(fixture.root, marker)).toBe(false);
     });
 
+    it("removes a .git file that leads to a repository outside the project whose config runs a program", async () => {
+        initRepo(fixture.root);
+        // Stands for one written through a writable folder outside (the `writable` setting).
+        const elsewhere = path.join(fixture.outside, "elsewhere");
+        initRepo(elsewhere);
+        const marker = path.join(fixture.outside, "pwned");
+        git(elsewhere, "config", "core.fsmonitor", `echo pwned > ${marker}; false`);
+        const head = git(elsewhere, "rev-parse", "HEAD").trim();
+        const result = await fixture
+            .sandboxed({ env: GIT_ENV })
+            .run(
+                `mkdir -p deep/er/sub && echo 'gitdir: ${elsewhere}/.git' > deep/er/sub/.git && ` +
+                    `git update-index --add --cacheinfo 160000,${head},deep/er/sub`
+            );
+        expect(result.exitCode).toBe(0);
+        expect(result.note).toContain("The sandbox removed deep/er/sub/.git:");
+        expect(existsSync(path.join(fixture.root, "deep/er/sub/.git"))).toBe(false);
+        // The repository outside is not North's to change.
+        expect(git(elsewhere, "config", "core.fsmonitor")).toContain(marker);
+        expect(userGitStatusRuns(fixture.root, marker)).toBe(false);
+    });
+
     it("keeps a nested repository, a submodule and a linked worktree with no programs, and programs the command did not touch", async () => {
         initRepo(fixture.root);
         git(fixture.root, "config", "core.pager", "less -F");

@@ -14,7 +14,7 @@
  * working. Files outside the project are never changed.
  */
 import { readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { isInside } from "../path-guard";
 import { writeFileAtomicSync } from "../../util/atomic-write";
 import { formatGitConfig, parseGitConfig } from "../../util/git-config-file";
@@ -161,9 +161,26 @@ function neutraliseConfig(path: string, name: (p: string) => string): string | u
     return `${keys} from ${name(path)}`;
 }
 
-/** Neutralises one repository; the paths it changed, or why it could not. */
+/** Whether a config file outside the project names a program (it is read, never changed). */
+function namesPrograms(path: string): boolean {
+    const stat = lstatQuiet(path);
+    if (!stat?.isFile() || stat.size > MAX_CONFIG_BYTES) return false;
+    try {
+        const entries = parseGitConfig(readFileSync(path, "utf8"));
+        return entries.some(({ key, value }) => isGitProgramKey(key, value));
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Neutralises one repository, reached through `dotGit`; the paths it changed, or why it
+ * could not. Program files outside the project are not changed: the `.git` file or
+ * `commondir` in the project that leads to them is removed instead.
+ */
 function neutraliseRepo(
     root: string,
+    dotGit: string,
     repo: NestedRepo,
     mounted: ReadonlySet<string>,
     name: (p: string) => string,
@@ -180,8 +197,25 @@ function neutraliseRepo(
             ? []
             : [join(repo.gitDir, "config"), join(repo.gitDir, "config.worktree")]),
     ];
+    const outside = (path: string): boolean => !isInside(root, realOrSelf(path));
+    const hooks = join(repo.commonDir, "hooks");
+    const leadsToPrograms =
+        configs.some((config) => outside(config) && namesPrograms(config)) ||
+        (!mounted.has(repo.commonDir) && outside(hooks) && hookNames(hooks).length > 0);
+    if (leadsToPrograms) {
+        const pointer = outside(repo.gitDir) ? dotGit : join(repo.gitDir, "commondir");
+        // The pointer itself is removed (a link too), where it is in the project.
+        if (!lstatQuiet(pointer)?.isDirectory() && !outside(dirname(pointer))) {
+            try {
+                rmSync(pointer, { force: true });
+                removed.push(name(pointer));
+            } catch (error) {
+                kept.push(`${name(pointer)} (${(error as Error).message})`);
+            }
+        }
+    }
     for (const config of [...new Set(configs)]) {
-        if (!isInside(root, realOrSelf(config))) continue;
+        if (outside(config)) continue;
         try {
             const what = neutraliseConfig(config, name);
             if (what !== undefined) removed.push(what);
@@ -189,7 +223,6 @@ function neutraliseRepo(
             kept.push(`${name(config)} (${(error as Error).message})`);
         }
     }
-    const hooks = join(repo.commonDir, "hooks");
     if (changeable(repo.commonDir, hooks)) {
         for (const hook of hookNames(hooks)) {
             const path = join(hooks, hook);
@@ -232,7 +265,7 @@ export function startNestedGitCheck(
                 const repo = repoOf(dotGit);
                 if (repo === undefined || done.has(repo.gitDir)) continue;
                 done.add(repo.gitDir);
-                removed.push(...neutraliseRepo(root, repo, mounted, name, kept));
+                removed.push(...neutraliseRepo(root, dotGit, repo, mounted, name, kept));
             }
             const parts: string[] = [];
             if (removed.length > 0) {
