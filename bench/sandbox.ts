@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { probeBwrap } from "../src/tools/sandbox/bwrap";
 import { createCommandSandbox } from "../src/tools/sandbox/command-sandbox";
+import { startNestedGitCheck } from "../src/tools/sandbox/nested-git-check";
 import { type ShellService, createShellService } from "../src/tools/shell-service";
 import { median } from "./measure";
 
@@ -84,6 +85,14 @@ export async function benchSandbox(): Promise<void> {
             `target ≤ ${TARGET_MS} ms ${added <= TARGET_MS ? "ok" : "MISS"}`
         );
         row("  ratio sandboxed / baseline", `${(sandboxed / base).toFixed(2)}×`);
+        const gitDir = path.join(root, ".git");
+        const checkMs: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            const start = performance.now();
+            startNestedGitCheck(root, gitDir, [gitDir]).finish();
+            checkMs.push(performance.now() - start);
+        }
+        row("  of which the nested repositories check", `${median(checkMs).toFixed(2)} ms`);
     } finally {
         plain.dispose();
         boxed.dispose();
