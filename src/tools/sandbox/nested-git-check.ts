@@ -11,7 +11,8 @@
  * programs (trust's list, util/git-program-keys.ts; includes too) and its
  * hooks that are not samples, and the command's result says so. Its other
  * files stay: a nested repository with no programs, or a submodule, keeps
- * working. Files outside the project are never changed.
+ * working. Files outside the project are never changed: a `.git` file or
+ * `commondir` the command left that leads to programs outside is removed instead.
  */
 import { readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
