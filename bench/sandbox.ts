@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { probeBwrap } from "../src/tools/sandbox/bwrap";
 import { createCommandSandbox } from "../src/tools/sandbox/command-sandbox";
+import { startNestedGitCheck } from "../src/tools/sandbox/nested-git-check";
 import { type ShellService, createShellService } from "../src/tools/shell-service";
 import { median } from "./measure";
 
@@ -37,6 +38,27 @@ export async function benchSandbox(): Promise<void> {
     mkdirSync(path.join(root, ".north"));
     writeFileSync(path.join(root, ".north", "settings.json"), "{}\n");
     writeFileSync(path.join(root, ".mcp.json"), "{}\n");
+    // Folders two levels deep and a submodule-like nested repository in the index: what the
+    // check for repositories a command made looks through before and after each command.
+    for (let i = 0; i < 20; i++) {
+        for (let j = 0; j < 10; j++)
+            mkdirSync(path.join(root, `d${i}`, `e${j}`), { recursive: true });
+    }
+    const nested = path.join(root, "vendor");
+    mkdirSync(nested);
+    const gitEnv = {
+        ...process.env,
+        GIT_AUTHOR_NAME: "b",
+        GIT_AUTHOR_EMAIL: "b@b",
+        GIT_COMMITTER_NAME: "b",
+        GIT_COMMITTER_EMAIL: "b@b",
+    };
+    execFileSync("git", ["init", "-q"], { cwd: nested });
+    execFileSync("git", ["commit", "-q", "--allow-empty", "-m", "v"], { cwd: nested, env: gitEnv });
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: nested }).toString().trim();
+    execFileSync("git", ["update-index", "--add", "--cacheinfo", `160000,${head},vendor`], {
+        cwd: root,
+    });
     const plain = createShellService(root);
     const sandbox = createCommandSandbox({ network: false, writable: [] });
     const boxed = createShellService(root, { sandbox });
@@ -63,6 +85,14 @@ export async function benchSandbox(): Promise<void> {
             `target ≤ ${TARGET_MS} ms ${added <= TARGET_MS ? "ok" : "MISS"}`
         );
         row("  ratio sandboxed / baseline", `${(sandboxed / base).toFixed(2)}×`);
+        const gitDir = path.join(root, ".git");
+        const checkMs: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            const start = performance.now();
+            startNestedGitCheck(root, gitDir, [gitDir]).finish();
+            checkMs.push(performance.now() - start);
+        }
+        row("  of which the nested repositories check", `${median(checkMs).toFixed(2)} ms`);
     } finally {
         plain.dispose();
         boxed.dispose();

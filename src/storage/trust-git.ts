@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseGitConfig } from "../util/git-config-file";
+import { isGitProgramKey } from "../util/git-program-keys";
 import { gitDirOf } from "../util/git-index";
 import { isPathInside, readRegularFileSync } from "../util/read-regular-file";
 
@@ -29,44 +30,6 @@ export interface GitProgramsFingerprint {
     programs: GitProgram[];
     /** Null when git would run nothing of the repository's. */
     digest: string | null;
-}
-
-const PROGRAM_KEYS = new Set([
-    "core.fsmonitor",
-    "core.hookspath",
-    "core.sshcommand",
-    "core.editor",
-    "core.pager",
-    "core.askpass",
-    "core.gitproxy",
-    "core.alternaterefscommand",
-    "diff.external",
-    "gpg.program",
-    "credential.helper",
-    "sequence.editor",
-    "uploadpack.packobjectshook",
-    "include.path",
-]);
-
-const PROGRAM_KEY_PATTERNS = [
-    /^diff\..+\.(?:command|textconv)$/,
-    /^merge\..+\.driver$/,
-    /^filter\..+\.(?:clean|smudge|process)$/,
-    /^gpg\..+\.program$/,
-    /^credential\..+\.helper$/,
-    /^includeif\..+\.path$/,
-    /^remote\..+\.(?:uploadpack|receivepack)$/,
-    /^(?:mergetool|difftool)\..+\.cmd$/,
-    /^pager\..+$/,
-];
-
-/** A value that names no program (`core.fsmonitor = true` is git's own daemon). */
-const NO_PROGRAM = /^(?:|true|false|yes|no|on|off|[01])$/i;
-
-function isProgramKey(key: string, value: string): boolean {
-    if (key.startsWith("alias.")) return value.startsWith("!");
-    if (NO_PROGRAM.test(value.trim())) return false;
-    return PROGRAM_KEYS.has(key) || PROGRAM_KEY_PATTERNS.some((p) => p.test(key));
 }
 
 /** Includes are followed this deep (git's own limit is 10). */
@@ -117,7 +80,7 @@ class GitProgramReader {
         }
         const source = this.display(real);
         for (const { key, value } of parseGitConfig(text)) {
-            if (!isProgramKey(key, value)) continue;
+            if (!isGitProgramKey(key, value)) continue;
             if (key === "core.hookspath") this.hooksPath = value;
             const isInclude = key === "include.path" || /^includeif\..+\.path$/.test(key);
             if (!isInclude) {

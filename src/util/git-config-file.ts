@@ -139,3 +139,41 @@ export function parseGitConfig(text: string): GitConfigEntry[] {
     }
     return entries;
 }
+
+/** `\`, `"` and control characters as git reads them back inside quotes. */
+function quoteGitValue(value: string): string {
+    const escaped = value
+        .replace(/\\/g, "\\\\")
+        .replace(/"/g, '\\"')
+        .replace(/\n/g, "\\n")
+        .replace(/\t/g, "\\t")
+        .replaceAll("\b", "\\b");
+    return `"${escaped}"`;
+}
+
+/**
+ * A config file's text holding `entries` (as parseGitConfig gives them): what git
+ * reads back is the same keys and values, in order; comments and layout are not kept.
+ */
+export function formatGitConfig(entries: readonly GitConfigEntry[]): string {
+    let text = "";
+    let header = "";
+    for (const { key, value } of entries) {
+        const first = key.indexOf(".");
+        const last = key.lastIndexOf(".");
+        if (first <= 0 || last === key.length - 1) continue;
+        const section = key.slice(0, first);
+        const name = key.slice(last + 1);
+        const sub = first === last ? undefined : key.slice(first + 1, last);
+        const next =
+            sub === undefined
+                ? `[${section}]`
+                : `[${section} "${sub.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
+        if (next !== header) {
+            text += `${next}\n`;
+            header = next;
+        }
+        text += `\t${name} = ${quoteGitValue(value)}\n`;
+    }
+    return text;
+}

@@ -289,3 +289,36 @@ export function listTrackedFilesUnder(root: string, dirs: readonly string[]): st
         return null;
     }
 }
+
+/**
+ * The gitlinks (submodule entries, mode 160000) in the index of the repository
+ * whose working tree is `root`, as repo-relative POSIX paths, from
+ * `git ls-files --stage` run with the repository's programs switched off.
+ * Null when `root` is not a repository or git cannot answer.
+ */
+export function listGitlinks(root: string): string[] | null {
+    if (!gitDirOf(root)) return null;
+    try {
+        const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
+        const stdout = execFileSync("git", [...args, "ls-files", "-z", "--stage"], {
+            cwd: root,
+            env: {
+                ...childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
+                ...GIT_NO_REPO_PROGRAMS_ENV,
+            },
+            maxBuffer: 1 << 30,
+            stdio: ["ignore", "pipe", "ignore"],
+            timeout: 30_000,
+            windowsHide: true,
+        });
+        const links: string[] = [];
+        // "<mode> <object> <stage>\t<path>"
+        for (const record of stdout.toString("utf8").split("\0")) {
+            const tab = record.indexOf("\t");
+            if (tab >= 0 && record.startsWith("160000 ")) links.push(record.slice(tab + 1));
+        }
+        return links;
+    } catch {
+        return null;
+    }
+}

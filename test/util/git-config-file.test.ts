@@ -2,8 +2,9 @@
  * The git config reader reads what git reads, so a program key cannot hide
  * from the trust inventory behind quoting, a continuation or a header form.
  */
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { parseGitConfig } from "../../src/util/git-config-file";
+import { formatGitConfig, parseGitConfig } from "../../src/util/git-config-file";
 
 describe("reading a git config file as git does", () => {
     it("reads sections, subsections, quotes, escapes, continuations, comments and bare keys", () => {
@@ -35,5 +36,25 @@ describe("reading a git config file as git does", () => {
             { key: "core.pager", value: "less" },
             { key: "core.editor", value: "vim" },
         ]);
+    });
+
+    it("writes entries back so that git reads the same keys and values (what the sandbox keeps)", () => {
+        const entries = [
+            { key: "core.repositoryformatversion", value: "0" },
+            { key: "core.bare", value: "true" },
+            { key: 'remote.my "odd" name.url', value: '/path/with \\ and "quotes"' },
+            { key: "url.https://example.com/.insteadof", value: "ex:" },
+            { key: "user.name", value: " spaced # not a comment ; nor this\nsecond\tline" },
+        ];
+        const text = formatGitConfig(entries);
+        expect(parseGitConfig(text)).toEqual(entries);
+        execFileSync("git", ["config", "-f", "-", "--list"], { input: text });
+        expect(
+            execFileSync(
+                "git",
+                ["config", "-f", "-", "--get", "url.https://example.com/.insteadof"],
+                { input: text }
+            ).toString()
+        ).toBe("ex:\n");
     });
 });

@@ -12,7 +12,8 @@ import { isInside } from "../path-guard";
 import { sandboxBlockedNote } from "./blocked-note";
 import { BWRAP, type BwrapLayout, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
 import { startCreatedCheck } from "./created-check";
-import { gitMounts } from "./git-mounts";
+import { gitDirOf, gitMounts } from "./git-mounts";
+import { startNestedGitCheck } from "./nested-git-check";
 import { lstatQuiet } from "./path-probe";
 import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
@@ -145,6 +146,12 @@ function sandboxEnv(env: NodeJS.ProcessEnv, tmp: string, runtimeDir: string): No
     return inside;
 }
 
+/** The checks' notes, in order (the created files' first: the repositories check runs git). */
+function joinNotes(...notes: (string | undefined)[]): string | undefined {
+    const present = notes.filter((note) => note !== undefined);
+    return present.length > 0 ? present.join(" ") : undefined;
+}
+
 function defaultProbe(platform: NodeJS.Platform, network: boolean): Promise<ProbeResult> {
     if (platform === "linux") return probeBwrap(network);
     if (platform === "darwin") {
@@ -215,11 +222,16 @@ export function createCommandSandbox(
             cwd: context.cwd,
         };
         const check = startCreatedCheck(context.root, git.watched, protectedNow, git.named);
+        const nested = startNestedGitCheck(
+            context.root,
+            gitDirOf(join(context.root, ".git")),
+            git.gitDirs
+        );
         return {
             file: BWRAP,
             args: [...bwrapArgs(layout), ...argv],
             env: sandboxEnv(env, "/tmp", runtimeDir),
-            finish: () => check.finish(),
+            finish: () => joinNotes(check.finish(), nested.finish()),
         };
     };
 
@@ -245,11 +257,16 @@ export function createCommandSandbox(
             network: policy.network,
         });
         const check = startCreatedCheck(context.root, git.watched);
+        const nested = startNestedGitCheck(
+            context.root,
+            gitDirOf(join(context.root, ".git")),
+            git.gitDirs
+        );
         return {
             file: SANDBOX_EXEC,
             args: ["-p", profile, ...argv],
             env: sandboxEnv(env, folders.tmp, folders.runtime),
-            finish: () => check.finish(),
+            finish: () => joinNotes(check.finish(), nested.finish()),
         };
     };
 

@@ -104,7 +104,7 @@ export function gitDirOf(dotGit: string): string | null {
 }
 
 /** A linked worktree's git dir names its repository's common dir in `commondir`. */
-function commonDirOf(gitDir: string): string | null {
+export function commonDirOf(gitDir: string): string | null {
     if (!exists(join(gitDir, "commondir"))) return null;
     let text: string;
     try {
