@@ -13,14 +13,18 @@ import {
     resolvedReviewOf,
     type ResolvedReviewRecord,
 } from "../../src/ui/approval-bridge";
-import { REVIEW_GUARD_MS } from "../../src/ui/input/key-gate";
+import { DELIBERATE_PAUSE_MS, REVIEW_GUARD_MS } from "../../src/ui/input/key-gate";
 import type { PendingReview } from "../../src/ui/review-types";
 import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
 import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
 import { BORDER_PULSE_MS, PendingReviewView } from "../../src/ui/reviews/pending-review";
 import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
-import { KEYS_WENT_TO_DRAFT, MENU_READY_HINT } from "../../src/ui/reviews/review-menu";
+import {
+    KEYS_WENT_TO_DRAFT,
+    MENU_READY_HINT,
+    PAUSE_THEN_CHOOSE,
+} from "../../src/ui/reviews/review-menu";
 import { approvalOptions } from "../../src/ui/reviews/review-options";
 
 class FakeStdout extends EventEmitter {
@@ -625,8 +629,10 @@ describe("PendingReviewView", () => {
         await r.press("1");
         await r.press("\r");
         expect(bridge.current()?.id).toBe("w1");
+        expect(r.frame()).toContain(PAUSE_THEN_CHOOSE);
+        pass(DELIBERATE_PAUSE_MS);
         expect(r.frame()).toContain(KEYS_WENT_TO_DRAFT);
-        pass(REVIEW_GUARD_MS);
+        expect(r.frame()).not.toContain(PAUSE_THEN_CHOOSE);
         await r.press("1");
         await expect(first).resolves.toEqual({ outcome: "approve" });
         expect(r.frame()).toContain("idle");
