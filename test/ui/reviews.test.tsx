@@ -5,6 +5,7 @@ import { act, useEffect, useState } from "react";
 import type { ReactElement } from "react";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
+import type { McpElicitationAnswer } from "../../src/tools/mcp/client-requests";
 import type { FileDiff } from "../../src/tools/types";
 import {
     type ApprovalBridge,
@@ -636,6 +637,42 @@ describe("PendingReviewView", () => {
         await r.press("1");
         await expect(first).resolves.toEqual({ outcome: "approve" });
         expect(r.frame()).toContain("idle");
+    });
+
+    it("guards an MCP server's form too: typed keys go to the draft, a paste is only a field's text", async () => {
+        const bridge = createApprovalBridge();
+        const r = mount(<Host bridge={bridge} />);
+        let answer: Promise<McpElicitationAnswer> | undefined;
+        act(() => {
+            answer = bridge.askElicitation(
+                {
+                    server: "deploy",
+                    message: "Name the deploy",
+                    requestedSchema: {
+                        type: "object",
+                        properties: { name: { type: "string", title: "Name" } },
+                        required: ["name"],
+                    },
+                },
+                new AbortController().signal
+            );
+        });
+        let settled = false;
+        void answer?.then(() => (settled = true));
+        expect(r.frame()).toContain("Name the deploy");
+        await r.press("x");
+        await r.press("\r");
+        expect(r.frame()).toContain(PAUSE_THEN_CHOOSE);
+        expect(r.frame()).toContain("Name *: ");
+        expect(r.frame()).not.toContain("Name *: x");
+        pass(DELIBERATE_PAUSE_MS);
+        // A paste fills the field; its Enter does not send the form.
+        await r.press("web\r");
+        expect(r.frame()).toContain("Name *: web");
+        await Promise.resolve();
+        expect(settled).toBe(false);
+        await r.press("\r");
+        await expect(answer).resolves.toEqual({ action: "accept", content: { name: "web" } });
     });
 
     it("renders a picker", async () => {
