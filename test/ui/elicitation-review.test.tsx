@@ -5,6 +5,7 @@ import { act } from "react";
 import type { ReactElement } from "react";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpElicitation, McpElicitationAnswer } from "../../src/tools/mcp/client-requests";
+import { createKeyGate } from "../../src/ui/input/key-gate";
 import { ElicitationReview } from "../../src/ui/reviews/elicitation-review";
 import { SamplingReview } from "../../src/ui/reviews/sampling-review";
 
@@ -142,7 +143,7 @@ describe("the elicitation form", () => {
                 request={FORM}
                 width={80}
                 active
-                ownsKey={() => owned}
+                gate={{ ...createKeyGate(), owner: () => (owned ? "review" : "composer") }}
                 onAnswer={(a) => void answers.push(a)}
             />
         );

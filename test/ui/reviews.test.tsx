@@ -5,6 +5,7 @@ import { act, useEffect, useState } from "react";
 import type { ReactElement } from "react";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
+import type { McpElicitationAnswer } from "../../src/tools/mcp/client-requests";
 import type { FileDiff } from "../../src/tools/types";
 import {
     type ApprovalBridge,
@@ -13,14 +14,18 @@ import {
     resolvedReviewOf,
     type ResolvedReviewRecord,
 } from "../../src/ui/approval-bridge";
-import { REVIEW_GUARD_MS } from "../../src/ui/input/key-gate";
+import { DELIBERATE_PAUSE_MS, REVIEW_GUARD_MS } from "../../src/ui/input/key-gate";
 import type { PendingReview } from "../../src/ui/review-types";
 import { CostsDialog, formatTokens, groupCosts } from "../../src/ui/reviews/costs-dialog";
 import { DiffReview, renderDiff } from "../../src/ui/reviews/diff-review";
 import { BORDER_PULSE_MS, PendingReviewView } from "../../src/ui/reviews/pending-review";
 import { PickerReview, windowStart } from "../../src/ui/reviews/picker-review";
 import { ShellReview } from "../../src/ui/reviews/shell-review";
-import { KEYS_WENT_TO_DRAFT, MENU_READY_HINT } from "../../src/ui/reviews/review-menu";
+import {
+    KEYS_WENT_TO_DRAFT,
+    MENU_READY_HINT,
+    PAUSE_THEN_CHOOSE,
+} from "../../src/ui/reviews/review-menu";
 import { approvalOptions } from "../../src/ui/reviews/review-options";
 
 class FakeStdout extends EventEmitter {
@@ -625,11 +630,49 @@ describe("PendingReviewView", () => {
         await r.press("1");
         await r.press("\r");
         expect(bridge.current()?.id).toBe("w1");
+        expect(r.frame()).toContain(PAUSE_THEN_CHOOSE);
+        pass(DELIBERATE_PAUSE_MS);
         expect(r.frame()).toContain(KEYS_WENT_TO_DRAFT);
-        pass(REVIEW_GUARD_MS);
+        expect(r.frame()).not.toContain(PAUSE_THEN_CHOOSE);
         await r.press("1");
         await expect(first).resolves.toEqual({ outcome: "approve" });
         expect(r.frame()).toContain("idle");
+    });
+
+    it("guards an MCP server's form too: typed keys go to the draft, a paste is only a field's text", async () => {
+        const bridge = createApprovalBridge();
+        const r = mount(<Host bridge={bridge} />);
+        let answer: Promise<McpElicitationAnswer> | undefined;
+        act(() => {
+            answer = bridge.askElicitation(
+                {
+                    server: "deploy",
+                    message: "Name the deploy",
+                    requestedSchema: {
+                        type: "object",
+                        properties: { name: { type: "string", title: "Name" } },
+                        required: ["name"],
+                    },
+                },
+                new AbortController().signal
+            );
+        });
+        let settled = false;
+        void answer?.then(() => (settled = true));
+        expect(r.frame()).toContain("Name the deploy");
+        await r.press("x");
+        await r.press("\r");
+        expect(r.frame()).toContain(PAUSE_THEN_CHOOSE);
+        expect(r.frame()).toContain("Name *: ");
+        expect(r.frame()).not.toContain("Name *: x");
+        pass(DELIBERATE_PAUSE_MS);
+        // A paste fills the field; its Enter does not send the form.
+        await r.press("web\r");
+        expect(r.frame()).toContain("Name *: web");
+        await Promise.resolve();
+        expect(settled).toBe(false);
+        await r.press("\r");
+        await expect(answer).resolves.toEqual({ action: "accept", content: { name: "web" } });
     });
 
     it("renders a picker", async () => {

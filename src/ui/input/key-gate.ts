@@ -5,9 +5,15 @@
  * - a quick repeat of the key that just sent a prompt or answered a review
  *   (a double-tapped digit, a bounced Enter) is swallowed;
  * - a review that asks for consent (`guard`) takes no key for REVIEW_GUARD_MS
- *   after it is drawn, nor while keys keep arriving less than TYPING_BURST_MS
- *   apart: those keys were typed for the composer and go there whole (Enter
- *   included), and the review says so (`guardState`);
+ *   after it is drawn: those keys were typed for the composer and go there
+ *   whole (Enter included), and the review says so (`guardState`); once a key
+ *   went there, the review takes none until the keys pause for
+ *   DELIBERATE_PAUSE_MS ("no⏎" typed at any pace answers nothing);
+ * - only a single key acts on a consent review: an input string of several
+ *   keys (a paste, bracketed or not, or fast typing read at once) goes to the
+ *   draft like typing, or into the review's own text field as text only
+ *   (`review-text`); a mouse report (SGR, or X10 with its three bytes, also
+ *   split across reads) is no key at all;
  * - a picker the user opened takes every other key at once, unless it
  *   continues a burst of typing in the composer.
  *
@@ -25,15 +31,29 @@ export const REPEAT_WINDOW_MS = 250;
 export const TYPING_BURST_MS = 300;
 /** A consent review takes no key this soon after it is drawn. */
 export const REVIEW_GUARD_MS = 400;
+/**
+ * Once a key went to the draft, a consent review waits for a pause this long
+ * before it takes one: longer than any gap within typing, so the Enter that
+ * ends "no⏎" typed slowly is still the draft's.
+ */
+export const DELIBERATE_PAUSE_MS = 1000;
 
-export type KeyOwner = "composer" | "review" | "none";
+/**
+ * `review-text`: several keys at once while the review's text field is open
+ * (a pasted reason): typed into it as text, never acted on as keys.
+ */
+export type KeyOwner = "composer" | "review" | "review-text" | "none";
 
 /**
  * How a review treats keys: `guard` for a review asking consent (see above),
  * `yield` for a question dismissed by typing; none for a picker.
  */
 export type ReviewPolicy =
-    | { kind: "guard" }
+    | {
+          kind: "guard";
+          /** The review's text field is open from the start (an MCP server's form). */
+          textField?: boolean;
+      }
     | {
           kind: "yield";
           /** The input string is one of the question's answer keys. */
@@ -67,6 +87,8 @@ export interface KeyGate {
     decided(): void;
     /** The composer took the key being handled. */
     typed(): void;
+    /** The guarded review's text field (a refusal's reason) is open or closed. */
+    setTextField(open: boolean): void;
     /** A review is shown and listening (true) or gone (false), with how it treats keys. */
     setReviewing(reviewing: boolean, policy?: ReviewPolicy): void;
     /** How a held key is handed on later: fed again to every listener, the gate first. */
@@ -83,6 +105,17 @@ export interface KeyGate {
     setComposerProbe(probe: () => boolean): void;
     composerHasText(): boolean;
 }
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+/** The legacy X10 mouse report's prefix: three raw bytes follow it. */
+const X10_MOUSE = "\x1b[M";
+const X10_MOUSE_BYTES = 3;
+// eslint-disable-next-line no-control-regex -- a CSI sequence begun, not finished
+const UNFINISHED_CSI = /^\x1b\[[0-?]*[ -/]*$/;
+/** What ends a CSI sequence that was split: its parameters, then the final byte. */
+const CSI_REST = /^[0-?]*[ -/]*[@-~]/;
+const isSgrMouse = (sequence: string): boolean => sequence.startsWith("\x1b[<");
 
 /** The first key of an input string: an escape sequence whole, else one character. */
 function firstKey(input: string): string {
@@ -118,6 +151,10 @@ export function createKeyGate(
     // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
     let guarded = false;
     let generation = 0;
+    let textField = false;
+    let pasting = false;
+    let x10BytesLeft = 0;
+    let csiHead: string | null = null;
     const listeners = new Set<() => void>();
     const notify = (): void => {
         for (const listener of [...listeners]) listener();
@@ -144,6 +181,50 @@ export function createKeyGate(
         return diverted ? "holding" : "guarding";
     };
 
+    /**
+     * What an input string is: no key (a mouse report, or the start of a
+     * sequence split across reads), one key, or several keys at once.
+     */
+    const classify = (input: string): "nothing" | "single" | "several" => {
+        if (x10BytesLeft > 0 && !input.startsWith("\x1b")) {
+            const count = [...input].length;
+            if (count <= x10BytesLeft) {
+                x10BytesLeft -= count;
+                return "nothing";
+            }
+            x10BytesLeft = 0;
+            return "several";
+        }
+        x10BytesLeft = 0;
+        if (csiHead !== null) {
+            const head = csiHead;
+            csiHead = null;
+            const end = CSI_REST.exec(input);
+            if (end) {
+                const whole = head + end[0];
+                if (input.length > end[0].length) return "several";
+                if (whole === X10_MOUSE) x10BytesLeft = X10_MOUSE_BYTES;
+                return whole === X10_MOUSE || isSgrMouse(whole) ? "nothing" : "single";
+            }
+        }
+        if (input === X10_MOUSE) {
+            x10BytesLeft = X10_MOUSE_BYTES;
+            return "nothing";
+        }
+        if (UNFINISHED_CSI.test(input)) {
+            csiHead = input;
+            return "nothing";
+        }
+        if (isSgrMouse(input)) return "nothing";
+        if (input === PASTE_START || input === PASTE_END) {
+            pasting = input === PASTE_START;
+            return "several";
+        }
+        if (pasting) return "several";
+        if (input.startsWith("\x1b")) return "single";
+        return [...input].length > 1 ? "several" : "single";
+    };
+
     /** Feeds `input` again with `to` as its owner. */
     const replayAs = (input: string, to: KeyOwner): void => {
         const outer = current;
@@ -166,12 +247,16 @@ export function createKeyGate(
 
     return {
         observe(input) {
-            // Mouse reports (the wheel) are not keys: they never end a review's bounce guard.
-            if (input.startsWith("\x1b[<") || input.startsWith("\x1b[M")) return;
             const at = now();
             if (replaying !== null) {
                 current = { input, at };
                 owner = replaying;
+                return;
+            }
+            const keys = classify(input);
+            // Mouse reports (the wheel) are not keys: they never end a review's bounce guard.
+            if (keys === "nothing") {
+                owner = "none";
                 return;
             }
             if (held) {
@@ -196,6 +281,7 @@ export function createKeyGate(
                 return;
             }
             if (
+                keys === "single" &&
                 deciding &&
                 firstKey(input) === deciding.key &&
                 at - deciding.at < REPEAT_WINDOW_MS
@@ -208,13 +294,17 @@ export function createKeyGate(
             // Only a repeat that comes straight after is a bounce: any other key ends the guard.
             deciding = null;
             if (policy?.kind === "guard") {
-                if (at >= guardUntil) {
+                if (at >= guardUntil && keys === "single") {
                     owner = "review";
                     return;
                 }
-                // Typed for the composer: it keeps the keys while they keep coming.
+                if (at >= guardUntil && textField) {
+                    owner = "review-text";
+                    return;
+                }
+                // Typed for the composer: it keeps the keys until they pause deliberately.
                 owner = "composer";
-                guardUntil = Math.max(guardUntil, at + TYPING_BURST_MS);
+                guardUntil = Math.max(guardUntil, at + DELIBERATE_PAUSE_MS);
                 const first = !diverted;
                 diverted = true;
                 scheduleGuardEnd();
@@ -258,6 +348,7 @@ export function createKeyGate(
             if (held) release();
             reviewing = value;
             policy = value ? next : undefined;
+            textField = policy?.kind === "guard" && policy.textField === true;
             diverted = false;
             if (value) {
                 shownAt = now();
@@ -266,6 +357,9 @@ export function createKeyGate(
             guardUntil = value && next?.kind === "guard" ? shownAt + REVIEW_GUARD_MS : -Infinity;
             scheduleGuardEnd();
             notify();
+        },
+        setTextField(open) {
+            textField = open;
         },
         guardState,
         generation: () => generation,

@@ -16,7 +16,10 @@ import {
     initialValue,
     validateForm,
 } from "../../tools/mcp/client-requests";
+import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
+import { guardHint, isPlainText } from "./review-menu";
 import { sanitizeLine } from "./diff-review";
 import { KeyHints, ReviewFrame } from "./review-frame";
 import { useTheme } from "../theme-context";
@@ -27,8 +30,8 @@ export interface ElicitationReviewProps {
     width: number;
     borderColor?: string;
     active?: boolean;
-    /** Whether the key being handled is the review's (not typing that went on in the composer). */
-    ownsKey?: () => boolean;
+    /** The App's key gate: keys count only while it gives them to the form. */
+    gate?: KeyGate;
     onAnswer?: (answer: McpElicitationAnswer) => void;
 }
 
@@ -56,6 +59,8 @@ function ElicitationReviewImpl(props: ElicitationReviewProps): ReactElement {
         Object.fromEntries(fields.map((f) => [f.name, initialValue(f)]))
     );
     const [focus, setFocus] = useState(0);
+    const guard = useGuardState(props.gate);
+    const guardNote = guardHint(guard.state, guard.diverted);
     const [error, setError] = useState<{ field: string; text: string } | null>(null);
     // Keys of one input string arrive before a render: read and write through refs.
     const valuesRef = useRef(values);
@@ -70,7 +75,10 @@ function ElicitationReviewImpl(props: ElicitationReviewProps): ReactElement {
     };
     useInputKeys(
         (input, key) => {
-            if (props.ownsKey && !props.ownsKey()) return;
+            const owner = props.gate?.owner() ?? "review";
+            // Keys that came several at once (a paste) are only ever text for a field.
+            if (owner === "review-text" && !isPlainText(input, key)) return;
+            if (owner !== "review" && owner !== "review-text") return;
             const at = focusRef.current;
             const field = fields[at];
             const value = field ? valuesRef.current[field.name] : undefined;
@@ -152,6 +160,7 @@ function ElicitationReviewImpl(props: ElicitationReviewProps): ReactElement {
                 );
             })}
             <Text color={theme.dim}>* required · ↑/↓ field · Space toggles · ←/→ choose</Text>
+            {guardNote ? <Text color={theme.dim}>{guardNote}</Text> : null}
             <KeyHints
                 hints={[
                     { key: "Enter", label: "submit", color: "success" },

@@ -83,8 +83,10 @@ const isYesNoAnswer = (input: string): boolean =>
 function keyPolicy(review: PendingReview): ReviewPolicy | undefined {
     if (review.kind === "learning")
         return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
-    // A picker the user opened, and an MCP server's form, keep their keys.
-    if (review.kind === "picker" || review.kind === "elicitation") return undefined;
+    // A picker the user opened keeps its keys.
+    if (review.kind === "picker") return undefined;
+    // An MCP server's form is guarded too; its fields take a paste as text.
+    if (review.kind === "elicitation") return { kind: "guard", textField: true };
     return { kind: "guard" };
 }
 
@@ -205,7 +207,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     width={width}
                     borderColor={borderColor}
                     active
-                    ownsKey={() => gate.owner() === "review"}
+                    gate={gate}
                     onAnswer={once(review.resolve)}
                 />
             );

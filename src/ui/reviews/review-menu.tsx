@@ -4,7 +4,7 @@
  * Esc to the refusal and its one-line reason. What the keys do is
  * review-options.ts; this draws it and listens while the review owns keys.
  */
-import { Box, Text } from "ink";
+import { Box, type Key, Text } from "ink";
 import { useRef, useState } from "react";
 import type { ReactElement } from "react";
 import type { StandingScope } from "../../agent/approvals";
@@ -25,6 +25,8 @@ import {
 export const MENU_READY_HINT = "Enter to choose";
 /** Shown once keys typed as the review appeared went to the composer instead. */
 export const KEYS_WENT_TO_DRAFT = "keys went to your draft";
+/** While keys that went to the draft hold the review until a deliberate pause. */
+export const PAUSE_THEN_CHOOSE = `${KEYS_WENT_TO_DRAFT} — pause, then choose`;
 
 export interface ReviewMenuProps<T> {
     options: readonly MenuOption<T>[];
@@ -37,7 +39,11 @@ export interface ReviewMenuProps<T> {
     onAnswer(value: T): void;
 }
 
-function guardHint(state: "open" | "guarding" | "holding", diverted: boolean): string | null {
+export function guardHint(
+    state: "open" | "guarding" | "holding",
+    diverted: boolean
+): string | null {
+    if (state === "holding") return PAUSE_THEN_CHOOSE;
     if (diverted) return KEYS_WENT_TO_DRAFT;
     return state === "guarding" ? "keys go to your draft for a moment" : null;
 }
@@ -76,6 +82,27 @@ export function reviewMenuRows<T>(options: readonly MenuOption<T>[], width: numb
     return rows;
 }
 
+/** A key that only inserts text: no Enter, Esc, arrow, edit or chord. */
+export function isPlainText(input: string, key: Key): boolean {
+    const acts =
+        key.return ||
+        key.escape ||
+        key.tab ||
+        key.backspace ||
+        key.delete ||
+        key.ctrl ||
+        key.meta ||
+        key.upArrow ||
+        key.downArrow ||
+        key.leftArrow ||
+        key.rightArrow ||
+        key.pageUp ||
+        key.pageDown ||
+        key.home ||
+        key.end;
+    return input !== "" && !acts;
+}
+
 export function ReviewMenu<T>(props: ReviewMenuProps<T>): ReactElement {
     const { options, active, gate } = props;
     const theme = useTheme();
@@ -88,11 +115,15 @@ export function ReviewMenu<T>(props: ReviewMenuProps<T>): ReactElement {
     useInputKeys(
         (input, key) => {
             const p = propsRef.current;
-            if (p.gate && p.gate.owner() !== "review") return;
+            const owner = p.gate?.owner() ?? "review";
+            // Keys that came several at once (a paste) are only ever text for the reason field.
+            if (owner === "review-text" && !isPlainText(input, key)) return;
+            if (owner !== "review" && owner !== "review-text") return;
             if (p.escapeTaken && key.escape) return;
             const result = menuKey(p.options, stateRef.current, input, key);
             stateRef.current = result.state;
             setState(result.state);
+            p.gate?.setTextField(result.state.reason !== null);
             if (result.answer) p.onAnswer(result.answer.value);
         },
         { isActive: active }

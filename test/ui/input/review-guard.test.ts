@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import {
     createKeyGate,
+    DELIBERATE_PAUSE_MS,
     type KeyOwner,
     REVIEW_GUARD_MS,
     TYPING_BURST_MS,
@@ -53,14 +54,17 @@ function harness() {
                 } else if (owner === "review") answers.push(ch);
             });
         },
-        /** One input string (an escape sequence whole), now. */
+        /** One input string (an escape sequence whole, or several keys read at once), now. */
         press(input: string) {
             gate.observe(input);
             if (gate.owner() === "review") answers.push(input);
-            else if (gate.owner() === "composer") draft.push(input);
+            else if (gate.owner() === "composer") {
+                draft.push(input);
+                gate.typed();
+            }
         },
-        show() {
-            gate.setReviewing(true, { kind: "guard" });
+        show(textField = false) {
+            gate.setReviewing(true, { kind: "guard", textField });
         },
     };
 }
@@ -94,7 +98,7 @@ describe("the consent review's guard", () => {
         h.type("abcdefghij", TYPING_BURST_MS - 1, 10);
         expect(h.draft.join("")).toBe("abcdefghij");
         expect(h.gate.guardState()).toBe("holding");
-        h.advance(TYPING_BURST_MS);
+        h.advance(DELIBERATE_PAUSE_MS);
         expect(h.gate.guardState()).toBe("open");
         h.type("1", 0, 0);
         expect(h.answers).toEqual(["1"]);
@@ -111,7 +115,7 @@ describe("the consent review's guard", () => {
         expect(h.gate.guardState()).toBe("holding");
         expect(h.gate.divertedKeys()).toBe(true);
         const seen = h.changes();
-        h.advance(TYPING_BURST_MS);
+        h.advance(DELIBERATE_PAUSE_MS);
         expect(h.gate.guardState()).toBe("open");
         // The review was told the guard lifted, so it redraws its keys.
         expect(h.changes()).toBeGreaterThan(seen);
@@ -131,5 +135,98 @@ describe("the consent review's guard", () => {
         h.show();
         h.type("1", 0, 100);
         expect(h.draft).toEqual(["1"]);
+    });
+});
+
+describe("keys that went to the draft hold the review until a deliberate pause", () => {
+    it.each(["no\r", "yes\r", "ok 1\r", "1\r", "n\x1b[B\r"])(
+        "answers nothing with %j typed 350 ms apart across the review's appearance",
+        (text) => {
+            const h = harness();
+            h.show();
+            // The first key inside the 400 ms, then a pace slower than the typing burst.
+            const keys = text.startsWith("n\x1b") ? ["n", "\x1b[B", "\r"] : [...text];
+            keys.forEach((key, i) => {
+                h.advance(i === 0 ? 100 : 350);
+                h.press(key);
+            });
+            expect(h.answers).toEqual([]);
+            expect(h.draft.join("")).toBe(keys.join(""));
+            expect(h.gate.guardState()).toBe("holding");
+        }
+    );
+
+    it("takes a key after DELIBERATE_PAUSE_MS without keys, not a moment before", () => {
+        const h = harness();
+        h.show();
+        h.type("no", 350, 100);
+        h.advance(DELIBERATE_PAUSE_MS - 1);
+        h.press("\r");
+        expect(h.answers).toEqual([]);
+        // That Enter went to the draft too: the pause starts again from it.
+        h.advance(DELIBERATE_PAUSE_MS);
+        expect(h.gate.guardState()).toBe("open");
+        h.press("\r");
+        expect(h.answers).toEqual(["\r"]);
+    });
+});
+
+describe("only a single key acts on a review", () => {
+    it.each([
+        ["a paste", "sure, option 2\r"],
+        ["a digit and Enter read at once", "2\r"],
+        ["two digits", "12"],
+    ])("gives %s to the draft once the guard is open, and then holds", (_, chunk) => {
+        const h = harness();
+        h.show();
+        h.advance(REVIEW_GUARD_MS);
+        h.press(chunk);
+        expect(h.answers).toEqual([]);
+        expect(h.draft).toEqual([chunk]);
+        expect(h.gate.guardState()).toBe("holding");
+        // A single key right after is still the draft's.
+        h.advance(TYPING_BURST_MS + 50);
+        h.press("1");
+        expect(h.answers).toEqual([]);
+    });
+
+    it("gives a bracketed paste to the draft, even of one character", () => {
+        const h = harness();
+        h.show();
+        h.advance(REVIEW_GUARD_MS);
+        // Ink hands the markers and the text on as separate strings.
+        for (const input of ["\x1b[200~", "2", "\x1b[201~"]) h.press(input);
+        expect(h.answers).toEqual([]);
+        expect(h.draft).toEqual(["\x1b[200~", "2", "\x1b[201~"]);
+    });
+
+    it("takes several keys as text only while its text field is open", () => {
+        const h = harness();
+        h.show(true);
+        h.advance(REVIEW_GUARD_MS);
+        h.gate.observe("use pnpm\r");
+        expect(h.gate.owner()).toBe("review-text");
+        h.gate.setTextField(false);
+        h.gate.observe("use pnpm\r");
+        expect(h.gate.owner()).toBe("composer");
+    });
+
+    it.each([
+        ["an SGR report", ["\x1b[<0;17;5M"]],
+        ["an SGR report split across reads", ["\x1b[<0;17", ";5M"]],
+        ["an X10 report", ["\x1b[M", " 1!"]],
+        ["an X10 report split across reads", ["\x1b[M", " ", "1", "!"]],
+        ["an X10 report whose prefix was split", ["\x1b[", "M", " 1", "!"]],
+    ])("never gives %s to the review, nor ends the guard", (_, inputs) => {
+        const h = harness();
+        h.show();
+        h.advance(REVIEW_GUARD_MS);
+        for (const input of inputs) {
+            h.gate.observe(input);
+            expect(h.gate.owner()).toBe("none");
+        }
+        expect(h.gate.guardState()).toBe("open");
+        h.press("1");
+        expect(h.answers).toEqual(["1"]);
     });
 });

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, REVIEW_READY, startNorthSession } from "../../kit/pty";
+import { PAUSE_THEN_CHOOSE } from "../../../src/ui/reviews/review-menu";
+import { type NorthPtySession, pause, REVIEW_READY, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 30_000;
 const ORIGINAL = "export const retries = 3;\n";
@@ -39,11 +40,15 @@ describe("reviews in the interactive app", () => {
             expect(screen).toContain("❯ 1. Yes, make this edit");
             expect(screen).toContain("3. No, and tell North what to do instead");
             // r once rejected an edit and y accepted every edit: now they answer nothing.
-            // The ↓ after them is taken in order, so the review is still there when it moves.
-            north.type("ry\x1b[B");
+            // The arrow after each is taken in order, so the review is still there when it moves.
+            north.type("r\x1b[B");
             await north.waitForText("❯ 2. Yes, and accept all edits");
+            north.type("y\x1b[B");
+            await north.waitForText("❯ 3. No, and tell North what to do instead");
             expect(readFileSync(join(repo, "app.ts"), "utf8")).toBe(ORIGINAL);
             expect(north.screenText()).not.toContain("keys went to your draft");
+            north.type("\x1b[A");
+            await north.waitForText("❯ 2. Yes, and accept all edits");
             north.type("\x1b[A");
             await north.waitForText("❯ 1. Yes, make this edit");
             expect(server.requests).toHaveLength(1);
@@ -157,6 +162,74 @@ describe("reviews in the interactive app", () => {
                 expect(north.screenText()).toContain(draft);
                 expect(server.requests).toHaveLength(2);
             }
+        },
+        TIMEOUT
+    );
+
+    it.each([
+        ["a paste", "sure, option 2\r"],
+        ["a bracketed paste", "\x1b[200~sure, option 2\r\x1b[201~"],
+    ])(
+        "puts %s on an open review into the draft: nothing is approved",
+        async (_, paste) => {
+            session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
+            const { north, server, submit, repo } = session;
+            server.enqueue(
+                { toolCalls: [{ name: "shell_run", input: { command: "touch ran.txt" } }] },
+                { text: "Did not run it." },
+                { text: "Got your note." }
+            );
+            await submit("create ran.txt");
+            await north.waitForText(REVIEW_READY);
+            north.type(paste);
+            await north.waitForText(PAUSE_THEN_CHOOSE);
+            // The review takes keys again after the pause: it is still asking.
+            await north.waitForText(REVIEW_READY);
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            expect(north.screenText()).toContain("sure, option 2");
+            expect(north.screenText()).not.toContain("Always");
+            north.type("\x1b");
+            await north.waitForText("what instead?");
+            north.type("\x1b");
+            await north.waitForText("Did not run it.");
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            expect(JSON.stringify(server.requests[1]?.body)).toContain(
+                "the user denied this command"
+            );
+        },
+        TIMEOUT
+    );
+
+    it(
+        "answers nothing with no⏎ typed 350 ms apart as the review appears",
+        async () => {
+            session = await startNorthSession({ files: { "app.ts": ORIGINAL } });
+            const { north, server, submit, repo } = session;
+            server.enqueue(
+                { toolCalls: [{ name: "shell_run", input: { command: "touch ran.txt" } }] },
+                { text: "Did not run it." },
+                { text: "Got your note." }
+            );
+            await submit("create ran.txt");
+            await north.typeWhen("Run this command?", "n");
+            // The pace is what is tested: slower than a typing burst, quicker than a pause.
+            for (const key of ["o", "\r"]) {
+                await pause(350);
+                north.type(key);
+            }
+            await north.waitForText(PAUSE_THEN_CHOOSE);
+            await north.waitForText(REVIEW_READY);
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            north.type("\x1b");
+            await north.waitForText("what instead?");
+            north.type("\x1b");
+            // The Enter sent "no" as the next prompt, after the refusal.
+            await north.waitForText("Got your note.");
+            expect(existsSync(join(repo, "ran.txt"))).toBe(false);
+            expect(JSON.stringify(server.requests[1]?.body)).toContain(
+                "the user denied this command"
+            );
+            expect(session.lastRequest()).toContain('"no"');
         },
         TIMEOUT
     );

@@ -61,7 +61,11 @@ describe("trusting a repository in the chat", () => {
             );
             // y and n are not answers any more: only the menu's keys are.
             await north.waitForText(REVIEW_READY);
-            north.type("yn");
+            // (Each letter is sent with an arrow: keys read together would go to the draft.)
+            north.type("y\x1b[B");
+            await north.waitForText("❯ 2. No, start without");
+            north.type("n\x1b[A");
+            await north.waitForText("❯ 1. Yes, trust this project");
             north.type("2");
             await north.waitFor(() => isAppReady(north), 20_000, "the status line");
             await north.waitForText("not trusted");
