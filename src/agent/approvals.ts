@@ -32,6 +32,12 @@ export interface ApprovalRequest {
     prefixRule?: string;
     /** A web request's host ("always" allows it for the session); `summary` is the URL. */
     domain?: string;
+    /**
+     * Shell: why no standing answer ("don't ask again") is offered or kept: the
+     * command writes git's internals or protected configuration (or a file only
+     * known when it runs), or a rule reviews it whatever else allows it.
+     */
+    noStanding?: string;
 }
 
 /**

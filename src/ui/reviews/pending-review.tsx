@@ -148,6 +148,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
                     prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
+                    noStanding={review.request.noStanding}
                     domain={review.request.domain}
                     toolName={
                         review.request.command === undefined && review.request.domain === undefined

@@ -72,7 +72,7 @@ const standing = (grant: string, remember: "exact" | "prefix"): MenuOption<Appro
 
 /** What the options of an approval request depend on. */
 export type MenuRequest = Pick<ApprovalRequest, "kind" | "toolName"> &
-    Partial<Pick<ApprovalRequest, "command" | "prefixRule" | "domain">> & {
+    Partial<Pick<ApprovalRequest, "command" | "prefixRule" | "domain" | "noStanding">> & {
         protectedPaths?: readonly string[];
     };
 
@@ -123,10 +123,14 @@ export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecisi
             refuse("the user denied this tool call"),
         ];
     }
-    const options = [
-        once("Yes, run it once"),
-        standing(`${exactCommand(request.command)} in this project`, "exact"),
-    ];
+    const options = [once("Yes, run it once")];
+    // A command that writes git's internals or protected configuration, or that a rule
+    // always reviews, is asked every time: no standing answer is offered for it.
+    if (request.noStanding !== undefined || (request.protectedPaths ?? []).length > 0) {
+        options.push(refuse("the user denied this command"));
+        return options;
+    }
+    options.push(standing(`${exactCommand(request.command)} in this project`, "exact"));
     if (request.prefixRule !== undefined) {
         const prefix = request.prefixRule.replace(/:\*$/, "");
         options.push(standing(`commands starting ${code(prefix)} in this project`, "prefix"));

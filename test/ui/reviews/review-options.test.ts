@@ -48,6 +48,26 @@ describe("review menu options", () => {
         );
     });
 
+    it("a command that writes protected files or is always reviewed: once or no, nothing standing", () => {
+        for (const extra of [
+            { noStanding: "`>> .git/config` writes .git/config" },
+            { protectedPaths: [".git/config"] },
+        ]) {
+            const options = approvalOptions(
+                request({
+                    command: "echo '[core]' >> .git/config",
+                    prefixRule: "echo:*",
+                    ...extra,
+                })
+            );
+            expect(labels(options)).toEqual([
+                "Yes, run it once",
+                "No, and tell North what to do instead",
+            ]);
+            expect(options.some((o) => o.standing)).toBe(false);
+        }
+    });
+
     it("names a long or multi-line command by reference (the review shows it whole above)", () => {
         for (const command of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
             expect(approvalOptions(request({ command }))[1]!.label("personal")).toBe(
