@@ -77,6 +77,12 @@ export const denyAll =
  * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
  * (set by hand in its settings: storage/settings/load.ts) only while trusted.
  */
+/** Standing auto-approval in force, for the status line: commands run unasked, edits land unreviewed. */
+export interface StandingAutoApproval {
+    commands: boolean;
+    edits: boolean;
+}
+
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;
     isCommandAllowed(command: string): boolean;
