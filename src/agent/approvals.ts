@@ -38,6 +38,11 @@ export interface ApprovalRequest {
      * known when it runs), or a rule reviews it whatever else allows it.
      */
     noStanding?: string;
+    /**
+     * Shell: a standing answer cannot be kept in `.north/settings.local.json`
+     * now (the project is not trusted), so the menu offers only the personal place.
+     */
+    noLocalScope?: boolean;
 }
 
 /**
@@ -99,6 +104,11 @@ export interface ApprovalSettings {
     areProtectedEditsAllowed?(): boolean;
     /** The permission rules in force (deny beats ask beats allow); absent: none. */
     permissionRules?: PermissionRules;
+    /**
+     * A standing answer can be kept in the project's `.north/settings.local.json`
+     * now (only while the project is trusted); absent means yes.
+     */
+    keepsLocalAnswers?(): boolean;
     /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), kept where `scope` says. */
     allowCommandPattern?(pattern: string, scope?: StandingScope): void;
     /** What flags grant for the whole run (`/permissions` lists them): `every command`, `--allow-shell`. */

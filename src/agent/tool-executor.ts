@@ -255,6 +255,7 @@ async function runShellCall(
                       settings.permissionRules?.bases.home
                   ));
         if (noStanding !== undefined) request.noStanding = noStanding;
+        if (settings.keepsLocalAnswers?.() === false) request.noLocalScope = true;
         const prefix =
             command === undefined || noStanding !== undefined
                 ? null

@@ -3,8 +3,9 @@
  *
  * - the user's "don't ask again" answers: personal by default (the data
  *   folder, `standing-approvals.ts`, held without the repository's trust), or
- *   `.north/settings.local.json` when the user picks that scope (git-ignored
- *   through `.north/.gitignore`; counts only while the project is trusted);
+ *   `.north/settings.local.json` when the user picks that scope (kept out of
+ *   git through `.git/info/exclude`; written and counted only while the
+ *   project is trusted);
  * - what the project's files set by hand (`allowedCommands`, `editsAutoAccept`,
  *   `shellAutoApprove` of `.north/settings.json`, the older
  *   `.north/autoaccept.json` and `.north/allowlist.json`, and the local file),
@@ -14,7 +15,8 @@
  * Each can be listed with its file and removed (`/permissions`): from its file
  * (locked, atomic, other keys kept) and from the session at once.
  */
-import { dirname, join, relative } from "node:path";
+import { lstatSync, mkdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import {
     type JsonObject,
     addToList,
@@ -65,28 +67,43 @@ export function removeFromSettingsFile(
     });
 }
 
-/** Keeps the personal file out of git: adds it to `.north/.gitignore` once. */
-function ignoreLocalFile(northDir: string): void {
-    const path = join(northDir, ".gitignore");
-    const name = "settings.local.json";
+/** The line of `.git/info/exclude` that keeps the local settings file out of git. */
+export const LOCAL_EXCLUDE_LINE = `/${LOCAL_SETTINGS_FILE}`;
+
+/**
+ * Keeps the local settings file out of git without a file in the work tree:
+ * adds it to `.git/info/exclude` (neither tracked nor in the work tree) once,
+ * atomically. Only for a repository whose `.git` is a real folder; anything
+ * else (no repository, a linked worktree's `.git` file, a link) is left alone.
+ */
+function excludeLocalFile(repoRoot: string): void {
+    const gitDir = join(repoRoot, ".git");
+    try {
+        if (!lstatSync(gitDir).isDirectory()) return;
+    } catch {
+        return;
+    }
+    const infoDir = join(gitDir, "info");
+    mkdirSync(infoDir, { recursive: true });
+    const path = join(infoDir, "exclude");
     let text = "";
     try {
         text = readRegularTextSync(path);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    if (text.split(/\r?\n/).some((line) => line.trim() === name || line.trim() === `/${name}`))
-        return;
+    const names = [LOCAL_EXCLUDE_LINE, LOCAL_SETTINGS_FILE];
+    if (text.split(/\r?\n/).some((line) => names.includes(line.trim()))) return;
     const prefix = text === "" || text.endsWith("\n") ? text : `${text}\n`;
-    writeConfigFileAtomicSync(path, `${prefix}${name}\n`, {
+    writeConfigFileAtomicSync(path, `${prefix}${LOCAL_EXCLUDE_LINE}\n`, {
         mode: 0o644,
-        within: dirname(northDir),
+        within: gitDir,
     });
 }
 
 /**
  * Saves `answer` in `.north/settings.local.json`, keeping every other key of
- * the file as written, and git-ignores the file. Locked and atomic; a broken
+ * the file as written, and keeps it out of git (`.git/info/exclude`). Locked and atomic; a broken
  * file is left alone and the error says so. Throws when it cannot save.
  */
 export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void {
@@ -103,7 +120,7 @@ export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void 
         },
         { newFileMode: 0o644, insideRoot: repoRoot }
     );
-    ignoreLocalFile(join(repoRoot, ".north"));
+    excludeLocalFile(repoRoot);
 }
 
 /** A standing approval besides permission rules, as `/permissions` lists it. */
@@ -237,6 +254,8 @@ export function createProjectApprovalSettings(
     return {
         isShellAutoApproved: () => sessionAllCommands || flagOn("shellAutoApprove"),
         isEditsAutoAccepted: () => flagOn("editsAutoAccept"),
+        /** The local scope can keep an answer now (North writes the project's file only under trust). */
+        keepsLocalAnswers: trusted,
         isCommandAllowed: (command: string) =>
             sessionCommands.has(command) ||
             personal.allowedCommands.has(command) ||

@@ -149,6 +149,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
                     noStanding={review.request.noStanding}
+                    noLocalScope={review.request.noLocalScope}
                     domain={review.request.domain}
                     toolName={
                         review.request.command === undefined && review.request.domain === undefined
