@@ -109,6 +109,8 @@ export interface ApprovalSettings {
      * now (only while the project is trusted); absent means yes.
      */
     keepsLocalAnswers?(): boolean;
+    /** Reads standing answers again that another session may have changed (cheap when none did). */
+    refreshStanding?(): void;
     /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), kept where `scope` says. */
     allowCommandPattern?(pattern: string, scope?: StandingScope): void;
     /** What flags grant for the whole run (`/permissions` lists them): `every command`, `--allow-shell`. */

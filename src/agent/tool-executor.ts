@@ -216,6 +216,8 @@ async function runShellCall(
         rememberKey: call.name,
     };
     const { settings } = deps;
+    // A removal in another North session's /permissions holds here before this check.
+    settings.refreshStanding?.();
     const ruled = await judgeShellByRules(deps, command, cwd, byName);
     if ("refusal" in ruled) return ruled.refusal;
     const byDomain = domain === undefined ? undefined : settings.permissionRules?.forDomain(domain);

@@ -15,7 +15,7 @@
  * Each can be listed with its file and removed (`/permissions`): from its file
  * (locked, atomic, other keys kept) and from the session at once.
  */
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import {
     type JsonObject,
@@ -151,6 +151,11 @@ type FlagName = "shellAutoApprove" | "editsAutoAccept";
 /** Where an answer is kept (agent/approvals.ts `AnswerScope`; storage cannot import it). */
 type AnswerScope = "personal" | "local";
 
+/** How /permissions names an exact standing answer: an MCP tool by its name, a command as `Bash(...)`. */
+function exactEntryText(key: string): string {
+    return /^mcp__\S+$/.test(key) ? key : `Bash(${key})`;
+}
+
 /** The session's standing approvals (see the file's comment). */
 export function createProjectApprovalSettings(
     repoRoot: string,
@@ -185,7 +190,20 @@ export function createProjectApprovalSettings(
     };
 
     let personal = { allowedCommands: new Set<string>(), allowRules: [] as string[] };
-    if (options.personal) {
+    /** The personal file as last read (another North session may change it): size, mtime, inode. */
+    const personalStamp = (): string => {
+        if (!options.personal) return "";
+        try {
+            const stat = statSync(options.personal.path);
+            return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+        } catch {
+            return "absent";
+        }
+    };
+    let readStamp = "";
+    const loadPersonal = (): void => {
+        if (!options.personal) return;
+        readStamp = personalStamp();
         try {
             const read = options.personal.read();
             personal = {
@@ -195,7 +213,8 @@ export function createProjectApprovalSettings(
         } catch (error) {
             warn(`your standing approvals were not loaded: ${(error as Error).message}`);
         }
-    }
+    };
+    loadPersonal();
     const sessionCommands = new Set<string>();
     let sessionAllCommands = false;
 
@@ -272,6 +291,15 @@ export function createProjectApprovalSettings(
         approveAllCommandsForSession: () => {
             sessionAllCommands = true;
         },
+        /**
+         * Reads the personal file again when it changed since (a removal in
+         * another session's /permissions); true when it was read. One stat when not.
+         */
+        refreshPersonal: (): boolean => {
+            if (!options.personal || personalStamp() === readStamp) return false;
+            loadPersonal();
+            return true;
+        },
         /** The personal allow rules, to join the session's permission rules. */
         personalAllowRules: (): { rules: readonly string[]; source: string } => ({
             rules: personal.allowRules,
@@ -316,7 +344,7 @@ export function createProjectApprovalSettings(
             for (const { path, commands } of fileCommands) {
                 for (const command of commands) {
                     entries.push({
-                        text: `Bash(${command})`,
+                        text: exactEntryText(command),
                         source: path,
                         inForce: trusted(),
                         note: "exact",
@@ -330,7 +358,7 @@ export function createProjectApprovalSettings(
             const store = options.personal;
             for (const command of personal.allowedCommands) {
                 entries.push({
-                    text: `Bash(${command})`,
+                    text: exactEntryText(command),
                     source: store?.path ?? THIS_SESSION,
                     inForce: true,
                     note: "exact",
@@ -353,7 +381,7 @@ export function createProjectApprovalSettings(
             }
             for (const command of sessionCommands) {
                 entries.push({
-                    text: `Bash(${command})`,
+                    text: exactEntryText(command),
                     source: THIS_SESSION,
                     inForce: true,
                     note: "exact",

@@ -296,3 +296,33 @@ describe("symlinked files", () => {
         expect(settings.isCommandAllowed("make")).toBe(true);
     });
 });
+
+describe("two North sessions on one project (audit finding 11)", () => {
+    const session = () =>
+        createProjectApprovalSettings(repo, trusted, {
+            layers: [],
+            personal: createPersonalApprovalStore(data, repo),
+        });
+
+    it("a removal in one session's /permissions reaches the other before its next check", () => {
+        const first = session();
+        first.allowCommand("npm test");
+        first.allowCommand("mcp__srv__tool");
+        const second = session();
+        expect(second.isCommandAllowed("npm test")).toBe(true);
+        expect(second.refreshPersonal()).toBe(false); // nothing changed: no read
+
+        const entry = first.entries().find((e) => e.text === "Bash(npm test)");
+        expect(entry?.remove?.().ok).toBe(true);
+        expect(second.refreshPersonal()).toBe(true);
+        expect(second.isCommandAllowed("npm test")).toBe(false);
+        expect(second.isCommandAllowed("mcp__srv__tool")).toBe(true);
+    });
+
+    it("lists an MCP tool's standing answer by the tool's name, not as a command", () => {
+        const settings = session();
+        settings.allowCommand("mcp__srv__tool");
+        settings.allowCommand("npm test");
+        expect(settings.entries().map((e) => e.text)).toEqual(["mcp__srv__tool", "Bash(npm test)"]);
+    });
+});
