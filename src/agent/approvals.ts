@@ -32,6 +32,17 @@ export interface ApprovalRequest {
     prefixRule?: string;
     /** A web request's host ("always" allows it for the session); `summary` is the URL. */
     domain?: string;
+    /**
+     * Shell: why no standing answer ("don't ask again") is offered or kept: the
+     * command writes git's internals or protected configuration (or a file only
+     * known when it runs), or a rule reviews it whatever else allows it.
+     */
+    noStanding?: string;
+    /**
+     * Shell: a standing answer cannot be kept in `.north/settings.local.json`
+     * now (the project is not trusted), so the menu offers only the personal place.
+     */
+    noLocalScope?: boolean;
 }
 
 /**
@@ -71,6 +82,12 @@ export const denyAll =
  * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
  * (set by hand in its settings: storage/settings/load.ts) only while trusted.
  */
+/** Standing auto-approval in force, for the status line: commands run unasked, edits land unreviewed. */
+export interface StandingAutoApproval {
+    commands: boolean;
+    edits: boolean;
+}
+
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;
     isCommandAllowed(command: string): boolean;
@@ -87,6 +104,13 @@ export interface ApprovalSettings {
     areProtectedEditsAllowed?(): boolean;
     /** The permission rules in force (deny beats ask beats allow); absent: none. */
     permissionRules?: PermissionRules;
+    /**
+     * A standing answer can be kept in the project's `.north/settings.local.json`
+     * now (only while the project is trusted); absent means yes.
+     */
+    keepsLocalAnswers?(): boolean;
+    /** Reads standing answers again that another session may have changed (cheap when none did). */
+    refreshStanding?(): void;
     /** Remembers a `Bash(pattern)` allow rule ("always" with a prefix), kept where `scope` says. */
     allowCommandPattern?(pattern: string, scope?: StandingScope): void;
     /** What flags grant for the whole run (`/permissions` lists them): `every command`, `--allow-shell`. */

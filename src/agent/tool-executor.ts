@@ -4,7 +4,11 @@ import path from "node:path";
 import { builtinTool } from "../tools/index";
 import { type SafePath, protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
 import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
-import { createWriteTargetJudge, denyingEditRuleOfWrite } from "../tools/permissions/write-targets";
+import {
+    createWriteTargetJudge,
+    denyingEditRuleOfWrite,
+    protectedWriteOf,
+} from "../tools/permissions/write-targets";
 import type { PermissionRule, PermissionRules, RuleMatch } from "../tools/permissions/rules";
 import type { CommandVerdict } from "../tools/permissions/types";
 import type {
@@ -212,6 +216,8 @@ async function runShellCall(
         rememberKey: call.name,
     };
     const { settings } = deps;
+    // A removal in another North session's /permissions holds here before this check.
+    settings.refreshStanding?.();
     const ruled = await judgeShellByRules(deps, command, cwd, byName);
     if ("refusal" in ruled) return ruled.refusal;
     const byDomain = domain === undefined ? undefined : settings.permissionRules?.forDomain(domain);
@@ -240,11 +246,28 @@ async function runShellCall(
         if (askRule !== undefined) request.askRule = askRule;
         if (sandbox !== undefined) request.sandbox = sandbox;
         if (domain !== undefined) request.domain = domain;
-        const prefix = command === undefined ? null : await suggestPrefixRule(command);
+        const noStanding =
+            ruled.forcedBy ??
+            (command === undefined
+                ? undefined
+                : await protectedWriteOf(
+                      command,
+                      deps.repoRoot,
+                      cwd ?? deps.repoRoot,
+                      settings.permissionRules?.bases.home
+                  ));
+        if (noStanding !== undefined) request.noStanding = noStanding;
+        if (settings.keepsLocalAnswers?.() === false) request.noLocalScope = true;
+        const prefix =
+            command === undefined || noStanding !== undefined
+                ? null
+                : await suggestPrefixRule(command);
         if (prefix !== null && prefix !== command) request.prefixRule = prefix;
-        const decision = await ask(deps, request, signal);
-        if (decision.outcome === "deny")
-            return denied(decision.reason ?? "the user denied this command");
+        const answer = await ask(deps, request, signal);
+        if (answer.outcome === "deny")
+            return denied(answer.reason ?? "the user denied this command");
+        // A front-end that offers no standing option cannot have one kept either.
+        const decision: typeof answer = noStanding === undefined ? answer : { outcome: "approve" };
         // "Always" for a web host is a session rule, never a saved command.
         if (decision.remember === "exact" && domain !== undefined) {
             settings.permissionRules?.add("allow", rememberKey, "this session");
@@ -296,7 +319,9 @@ async function judgeShellByRules(
     command: string | undefined,
     cwd: string | undefined,
     byName: RuleMatch | undefined
-): Promise<{ refusal: ToolResult<never> } | { askRule?: string; allowedBy?: string }> {
+): Promise<
+    { refusal: ToolResult<never> } | { askRule?: string; allowedBy?: string; forcedBy?: string }
+> {
     let askRule = byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined;
     let allowedBy = byName?.decision === "allow" ? ruleLabel(byName.rule) : undefined;
     const rules: PermissionRules | undefined = deps.settings.permissionRules;
@@ -317,7 +342,10 @@ async function judgeShellByRules(
         const rule = denyRuleOf(rules, commandRules, verdict);
         return { refusal: deniedByRule(`\`${command}\``, rule, ` (${verdict.reason})`) };
     }
-    if (verdict.decision === "ask" && verdict.forced) askRule ??= verdict.reason;
+    if (verdict.decision === "ask" && verdict.forced) {
+        askRule ??= verdict.reason;
+        return { askRule, allowedBy, forcedBy: verdict.reason };
+    }
     if (verdict.decision === "allow") allowedBy ??= "Bash rules";
     return { askRule, allowedBy };
 }

@@ -114,8 +114,19 @@ export function withPermissionRules(
                 `${personal.source}: ${rule}: ${problem}; this rule is ignored`
             );
     }
+    /** The personal allow rules in force follow the file when another session changed it. */
+    const refreshStanding = (): void => {
+        if (!project.refreshPersonal()) return;
+        const wanted = new Set(project.personalAllowRules().rules);
+        for (const rule of permissions.rules.list()) {
+            if (rule.source !== personal.source || rule.kind !== "allow") continue;
+            if (!wanted.delete(rule.text)) permissions.rules.remove(rule);
+        }
+        for (const rule of wanted) permissions.rules.add("allow", rule, personal.source);
+    };
     return {
         ...project,
+        refreshStanding,
         permissionRules: permissions.rules,
         allowCommandPattern: (pattern, scope) => {
             const rule = `Bash(${pattern})`;

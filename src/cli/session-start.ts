@@ -1,4 +1,4 @@
-import type { ApprovalSettings, Approver } from "../agent/approvals";
+import type { ApprovalSettings, Approver, StandingAutoApproval } from "../agent/approvals";
 import { AgentSession, type SessionOptions, type ToolRunner } from "../agent/session";
 import type { ModelInfo } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
@@ -80,6 +80,8 @@ export interface SessionHandle {
     extensions: ProjectExtensions;
     /** The permission rules and standing approvals in force and their sources (`/permissions`). */
     permissions(): PermissionListing;
+    /** Standing auto-approval in force now (settings, or "every command" this session). */
+    standingAutoApproval(): StandingAutoApproval;
     /** Removes entry `number` of `permissions()` from its file and this session (`/permissions`). */
     removePermission(number: number): { ok: boolean; message: string };
     /** The `Read(...)` deny rule covering an absolute path, if any. */
@@ -480,6 +482,10 @@ export async function startSession(
         extensions,
         permissions: () => permissionCatalog.list(),
         removePermission: (number) => permissionCatalog.remove(number),
+        standingAutoApproval: () => ({
+            commands: approvalSettings.isShellAutoApproved(),
+            edits: approvalSettings.isEditsAutoAccepted(),
+        }),
         readDenial: (absPath) => permissions.rules.readDenial(absPath),
         costs: {
             get session() {

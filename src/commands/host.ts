@@ -5,6 +5,7 @@
  * is what they inject (saving the model choice) and their `CommandContext`
  * front (see context.ts).
  */
+import type { StandingAutoApproval } from "../agent/approvals";
 import { runLearningSession } from "../agent/learn";
 import { type CostLine, type SessionCosts, allTimeLines } from "../agent/session-costs";
 import { type AgentSession, DEFAULT_KEEP_LAST, type SessionOptions } from "../agent/session";
@@ -57,6 +58,8 @@ export interface HostEngine {
     setProfile(profile: string): void;
     /** The permission rules in force, with their sources; absent: none. */
     permissions?(): PermissionListing;
+    /** Standing auto-approval in force now; absent: none. */
+    standingAutoApproval?(): StandingAutoApproval;
     /** Removes entry `number` of `permissions()` from its file and the session. */
     removePermission?(number: number): { ok: boolean; message: string };
     /** The `Read(...)` deny rule covering an absolute path (`@` attachments); absent: none. */
@@ -131,6 +134,8 @@ export interface CommandHost {
     ): Promise<CommandResult>;
     costs(): CostFigures;
     statusCosts(): StatusCosts;
+    /** The status line's standing auto-approval. */
+    statusStanding(): StandingAutoApproval;
 }
 
 export type ReadyModel =
@@ -322,5 +327,6 @@ export function createCommandHost(engine: HostEngine, deps: CommandHostDeps): Co
             sessionUsd: engine.costs.session.totalUsd(),
             allTimeUsd: engine.costs.allTime().allTimeCostUsd,
         }),
+        statusStanding: () => engine.standingAutoApproval?.() ?? { commands: false, edits: false },
     };
 }

@@ -3,8 +3,9 @@
  *
  * - the user's "don't ask again" answers: personal by default (the data
  *   folder, `standing-approvals.ts`, held without the repository's trust), or
- *   `.north/settings.local.json` when the user picks that scope (git-ignored
- *   through `.north/.gitignore`; counts only while the project is trusted);
+ *   `.north/settings.local.json` when the user picks that scope (kept out of
+ *   git through `.git/info/exclude`; written and counted only while the
+ *   project is trusted);
  * - what the project's files set by hand (`allowedCommands`, `editsAutoAccept`,
  *   `shellAutoApprove` of `.north/settings.json`, the older
  *   `.north/autoaccept.json` and `.north/allowlist.json`, and the local file),
@@ -14,7 +15,8 @@
  * Each can be listed with its file and removed (`/permissions`): from its file
  * (locked, atomic, other keys kept) and from the session at once.
  */
-import { dirname, join, relative } from "node:path";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import {
     type JsonObject,
     addToList,
@@ -65,28 +67,43 @@ export function removeFromSettingsFile(
     });
 }
 
-/** Keeps the personal file out of git: adds it to `.north/.gitignore` once. */
-function ignoreLocalFile(northDir: string): void {
-    const path = join(northDir, ".gitignore");
-    const name = "settings.local.json";
+/** The line of `.git/info/exclude` that keeps the local settings file out of git. */
+export const LOCAL_EXCLUDE_LINE = `/${LOCAL_SETTINGS_FILE}`;
+
+/**
+ * Keeps the local settings file out of git without a file in the work tree:
+ * adds it to `.git/info/exclude` (neither tracked nor in the work tree) once,
+ * atomically. Only for a repository whose `.git` is a real folder; anything
+ * else (no repository, a linked worktree's `.git` file, a link) is left alone.
+ */
+function excludeLocalFile(repoRoot: string): void {
+    const gitDir = join(repoRoot, ".git");
+    try {
+        if (!lstatSync(gitDir).isDirectory()) return;
+    } catch {
+        return;
+    }
+    const infoDir = join(gitDir, "info");
+    mkdirSync(infoDir, { recursive: true });
+    const path = join(infoDir, "exclude");
     let text = "";
     try {
         text = readRegularTextSync(path);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    if (text.split(/\r?\n/).some((line) => line.trim() === name || line.trim() === `/${name}`))
-        return;
+    const names = [LOCAL_EXCLUDE_LINE, LOCAL_SETTINGS_FILE];
+    if (text.split(/\r?\n/).some((line) => names.includes(line.trim()))) return;
     const prefix = text === "" || text.endsWith("\n") ? text : `${text}\n`;
-    writeConfigFileAtomicSync(path, `${prefix}${name}\n`, {
+    writeConfigFileAtomicSync(path, `${prefix}${LOCAL_EXCLUDE_LINE}\n`, {
         mode: 0o644,
-        within: dirname(northDir),
+        within: gitDir,
     });
 }
 
 /**
  * Saves `answer` in `.north/settings.local.json`, keeping every other key of
- * the file as written, and git-ignores the file. Locked and atomic; a broken
+ * the file as written, and keeps it out of git (`.git/info/exclude`). Locked and atomic; a broken
  * file is left alone and the error says so. Throws when it cannot save.
  */
 export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void {
@@ -103,7 +120,7 @@ export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void 
         },
         { newFileMode: 0o644, insideRoot: repoRoot }
     );
-    ignoreLocalFile(join(repoRoot, ".north"));
+    excludeLocalFile(repoRoot);
 }
 
 /** A standing approval besides permission rules, as `/permissions` lists it. */
@@ -133,6 +150,11 @@ type FlagName = "shellAutoApprove" | "editsAutoAccept";
 
 /** Where an answer is kept (agent/approvals.ts `AnswerScope`; storage cannot import it). */
 type AnswerScope = "personal" | "local";
+
+/** How /permissions names an exact standing answer: an MCP tool by its name, a command as `Bash(...)`. */
+function exactEntryText(key: string): string {
+    return /^mcp__\S+$/.test(key) ? key : `Bash(${key})`;
+}
 
 /** The session's standing approvals (see the file's comment). */
 export function createProjectApprovalSettings(
@@ -168,7 +190,20 @@ export function createProjectApprovalSettings(
     };
 
     let personal = { allowedCommands: new Set<string>(), allowRules: [] as string[] };
-    if (options.personal) {
+    /** The personal file as last read (another North session may change it): size, mtime, inode. */
+    const personalStamp = (): string => {
+        if (!options.personal) return "";
+        try {
+            const stat = statSync(options.personal.path);
+            return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+        } catch {
+            return "absent";
+        }
+    };
+    let readStamp = "";
+    const loadPersonal = (): void => {
+        if (!options.personal) return;
+        readStamp = personalStamp();
         try {
             const read = options.personal.read();
             personal = {
@@ -178,7 +213,8 @@ export function createProjectApprovalSettings(
         } catch (error) {
             warn(`your standing approvals were not loaded: ${(error as Error).message}`);
         }
-    }
+    };
+    loadPersonal();
     const sessionCommands = new Set<string>();
     let sessionAllCommands = false;
 
@@ -237,6 +273,8 @@ export function createProjectApprovalSettings(
     return {
         isShellAutoApproved: () => sessionAllCommands || flagOn("shellAutoApprove"),
         isEditsAutoAccepted: () => flagOn("editsAutoAccept"),
+        /** The local scope can keep an answer now (North writes the project's file only under trust). */
+        keepsLocalAnswers: trusted,
         isCommandAllowed: (command: string) =>
             sessionCommands.has(command) ||
             personal.allowedCommands.has(command) ||
@@ -252,6 +290,15 @@ export function createProjectApprovalSettings(
         },
         approveAllCommandsForSession: () => {
             sessionAllCommands = true;
+        },
+        /**
+         * Reads the personal file again when it changed since (a removal in
+         * another session's /permissions); true when it was read. One stat when not.
+         */
+        refreshPersonal: (): boolean => {
+            if (!options.personal || personalStamp() === readStamp) return false;
+            loadPersonal();
+            return true;
         },
         /** The personal allow rules, to join the session's permission rules. */
         personalAllowRules: (): { rules: readonly string[]; source: string } => ({
@@ -297,7 +344,7 @@ export function createProjectApprovalSettings(
             for (const { path, commands } of fileCommands) {
                 for (const command of commands) {
                     entries.push({
-                        text: `Bash(${command})`,
+                        text: exactEntryText(command),
                         source: path,
                         inForce: trusted(),
                         note: "exact",
@@ -311,7 +358,7 @@ export function createProjectApprovalSettings(
             const store = options.personal;
             for (const command of personal.allowedCommands) {
                 entries.push({
-                    text: `Bash(${command})`,
+                    text: exactEntryText(command),
                     source: store?.path ?? THIS_SESSION,
                     inForce: true,
                     note: "exact",
@@ -334,7 +381,7 @@ export function createProjectApprovalSettings(
             }
             for (const command of sessionCommands) {
                 entries.push({
-                    text: `Bash(${command})`,
+                    text: exactEntryText(command),
                     source: THIS_SESSION,
                     inForce: true,
                     note: "exact",

@@ -1,3 +1,4 @@
+import type { StandingAutoApproval } from "../agent/approvals";
 import {
     useCallback,
     useLayoutEffect,
@@ -54,6 +55,8 @@ export interface AppProps {
     cache: LineCache;
     /** Shown at the left of the status line. */
     projectName: string;
+    /** Standing auto-approval in force, read at each render (the status line shows it). */
+    standing?: () => StandingAutoApproval;
     initialMode: Mode;
     /** False with --no-alt-screen: finished entries go to the terminal's scrollback. */
     altScreen: boolean;
@@ -406,6 +409,7 @@ export function App(props: AppProps): ReactElement {
                 project={props.projectName}
                 scrolled={scroll.offset > 0}
                 mode={mode}
+                standing={props.standing?.()}
                 learning={learning}
                 model={status.model.display}
                 contextUsedTokens={status.contextUsedTokens}

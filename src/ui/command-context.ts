@@ -5,6 +5,7 @@
  * one input and returns what goes to the model. Command entries go to the
  * transcript only. No React here.
  */
+import type { StandingAutoApproval } from "../agent/approvals";
 import {
     BUILTIN_COMMANDS,
     type CommandContext,
@@ -74,6 +75,8 @@ export interface TuiCommands {
     addCustomCommands(commands: readonly CustomCommand[]): void;
     /** The status line's two cost figures. */
     statusCosts(): StatusCosts;
+    /** The status line's standing auto-approval (none until the engine is up). */
+    statusStanding(): StandingAutoApproval;
 }
 
 export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
@@ -171,5 +174,6 @@ export function createTuiCommands(deps: TuiCommandsDeps): TuiCommands {
         addCustomCommands: (commands) => customs.add(commands),
         statusCosts: () =>
             engine?.statusCosts() ?? deps.initialCosts ?? { sessionUsd: 0, allTimeUsd: null },
+        statusStanding: () => engine?.statusStanding() ?? { commands: false, edits: false },
     };
 }

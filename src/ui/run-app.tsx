@@ -291,6 +291,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 appState={appState}
                 slash={slash}
                 costs={commands.statusCosts}
+                standing={commands.statusStanding}
                 promptHistory={options.promptHistory}
                 keybindings={keys.keybindings}
                 terminal={guard}

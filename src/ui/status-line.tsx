@@ -2,9 +2,10 @@ import { memo } from "react";
 import type { ReactElement } from "react";
 import { Box, Text } from "ink";
 import stringWidth from "string-width";
+import type { StandingAutoApproval } from "../agent/approvals";
 import type { Mode } from "../agent/events";
 import { formatCost } from "../providers/catalogue";
-import { modeLabel } from "./mode-label";
+import { modeStatusLabel } from "./mode-label";
 import { MODE_COLORS } from "./theme";
 import { useTheme } from "./theme-context";
 
@@ -17,6 +18,8 @@ export interface StatusLineProps {
      * whether edits are reviewed, so no lack of room drops it).
      */
     mode?: Mode;
+    /** Standing auto-approval in force, shown beside the mode (never dropped for room either). */
+    standing?: StandingAutoApproval;
     /** Project learning in progress: percent and topic. */
     learning?: { percent: number; topic: string } | null;
     /** The model's display name ("Claude Sonnet 4 (thinking)" when extended thinking is on). */
@@ -52,7 +55,9 @@ export function statusParts(props: StatusLineProps): {
 } {
     const percent = `${Math.round(props.contextUsage * 100)}%`;
     const widths = {
-        scroll: (props.scrolled ? 9 : 0) + (props.mode ? modeLabel(props.mode).length + 1 : 0),
+        scroll:
+            (props.scrolled ? 9 : 0) +
+            (props.mode ? stringWidth(modeStatusLabel(props.mode, props.standing)) + 1 : 0),
         model: stringWidth(props.model) + 1,
         circle: 2 + percent.length + 1,
         tokens: formatTokens(props.contextUsedTokens).length + 3,
@@ -110,7 +115,7 @@ function StatusLineView(props: StatusLineProps): ReactElement {
                             color={theme[MODE_COLORS[props.mode]]}
                             bold={props.mode === "accept-edits"}
                         >
-                            {modeLabel(props.mode)}{" "}
+                            {modeStatusLabel(props.mode, props.standing)}{" "}
                         </Text>
                     ) : null}
                     {parts.model ? <Text color={theme.statusModel}>{props.model} </Text> : null}

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -248,7 +248,8 @@ describe("migrating autoaccept.json and allowlist.json", () => {
         });
         expect(readFileSync(inRepo(".north/autoaccept.json"), "utf8")).toBe(autoaccept);
         expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(allowlist);
-        expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe("settings.local.json\n");
+        // Not a git repository: nothing else is written to keep it out of git.
+        expect(existsSync(inRepo(".north/.gitignore"))).toBe(false);
 
         // The next start sees the saved answer, not the session's "every command".
         const next = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
@@ -257,13 +258,23 @@ describe("migrating autoaccept.json and allowlist.json", () => {
         expect(next.isShellAutoApproved()).toBe(false);
     });
 
-    it("adds settings.local.json to an existing .north/.gitignore once", () => {
-        put(inRepo(".north/.gitignore"), "cache/");
+    it("keeps settings.local.json out of git through .git/info/exclude, once, and creates no .gitignore", () => {
+        put(inRepo(".git/info/exclude"), "cache/");
         const settings = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
         settings.allowCommand("make", "local");
         settings.allowCommand("npm test", "local");
-        expect(readFileSync(inRepo(".north/.gitignore"), "utf8")).toBe(
-            "cache/\nsettings.local.json\n"
+        expect(readFileSync(inRepo(".git/info/exclude"), "utf8")).toBe(
+            "cache/\n/.north/settings.local.json\n"
+        );
+        expect(existsSync(inRepo(".north/.gitignore"))).toBe(false);
+    });
+
+    it("creates .git/info/exclude when the repository has none", () => {
+        mkdirSync(inRepo(".git"), { recursive: true });
+        const settings = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
+        settings.allowCommand("make", "local");
+        expect(readFileSync(inRepo(".git/info/exclude"), "utf8")).toBe(
+            "/.north/settings.local.json\n"
         );
     });
 

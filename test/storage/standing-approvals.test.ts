@@ -180,7 +180,7 @@ describe("where an answer is kept", () => {
         expect(warnings[0]).toContain("the project is not trusted");
     });
 
-    it("the local scope writes settings.local.json (and its .gitignore line), keeping its other keys", () => {
+    it("the local scope writes settings.local.json (and no .gitignore), keeping its other keys", () => {
         mkdirSync(join(repo, ".north"));
         writeFileSync(localFile(), JSON.stringify({ model: "sonnet" }));
         const settings = createProjectApprovalSettings(repo, trusted, {
@@ -194,9 +194,7 @@ describe("where an answer is kept", () => {
             allowedCommands: ["make"],
             permissions: { allow: ["Bash(npm run:*)"] },
         });
-        expect(readFileSync(join(repo, ".north", ".gitignore"), "utf8")).toBe(
-            "settings.local.json\n"
-        );
+        expect(existsSync(join(repo, ".north", ".gitignore"))).toBe(false);
         expect(existsSync(approvalsFile())).toBe(false);
     });
 });
@@ -296,5 +294,35 @@ describe("symlinked files", () => {
             ),
         ]);
         expect(settings.isCommandAllowed("make")).toBe(true);
+    });
+});
+
+describe("two North sessions on one project (audit finding 11)", () => {
+    const session = () =>
+        createProjectApprovalSettings(repo, trusted, {
+            layers: [],
+            personal: createPersonalApprovalStore(data, repo),
+        });
+
+    it("a removal in one session's /permissions reaches the other before its next check", () => {
+        const first = session();
+        first.allowCommand("npm test");
+        first.allowCommand("mcp__srv__tool");
+        const second = session();
+        expect(second.isCommandAllowed("npm test")).toBe(true);
+        expect(second.refreshPersonal()).toBe(false); // nothing changed: no read
+
+        const entry = first.entries().find((e) => e.text === "Bash(npm test)");
+        expect(entry?.remove?.().ok).toBe(true);
+        expect(second.refreshPersonal()).toBe(true);
+        expect(second.isCommandAllowed("npm test")).toBe(false);
+        expect(second.isCommandAllowed("mcp__srv__tool")).toBe(true);
+    });
+
+    it("lists an MCP tool's standing answer by the tool's name, not as a command", () => {
+        const settings = session();
+        settings.allowCommand("mcp__srv__tool");
+        settings.allowCommand("npm test");
+        expect(settings.entries().map((e) => e.text)).toEqual(["mcp__srv__tool", "Bash(npm test)"]);
     });
 });

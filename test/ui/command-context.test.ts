@@ -204,6 +204,7 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
             allTime: [],
         }),
         statusCosts: () => ({ sessionUsd: 0.5, allTimeUsd: 2 }),
+        statusStanding: () => ({ commands: false, edits: false }),
         mcpServers: () => [],
         skills: () => [],
         permissions: () => ({ rules: [], notes: [] }),

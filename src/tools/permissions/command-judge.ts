@@ -17,6 +17,7 @@ import {
     parseCommandPattern,
     possiblyMatches,
 } from "./command-patterns";
+import { isProjectScript, launchesProgram, prefixPolicy } from "./code-runners";
 import { type Word, findHiddenCharacter } from "./command-words";
 import {
     type PathRuleGlob,
@@ -335,13 +336,11 @@ const SUBCOMMAND_TOOLS = new Set([
     "pnpm",
     "yarn",
     "bun",
-    "deno",
     "cargo",
     "go",
     "docker",
     "kubectl",
     "gh",
-    "make",
     "uv",
     "poetry",
     "pip",
@@ -351,16 +350,18 @@ const SUBCOMMAND_TOOLS = new Set([
     "gradle",
     "rustup",
     "brew",
-    "npx",
-    "pnpx",
-    "bunx",
     "composer",
     "mix",
     "swift",
 ]);
 const SCRIPT_RUNNERS = new Set(["run", "exec", "run-script"]);
 
-/** The prefix rule the shell review offers for "always": "npm test:*" for "npm test -- --watch"; null when the command is compound, dynamic or not understood. */
+/**
+ * The prefix rule the shell review offers for "always": "npm test:*" for
+ * "npm test -- --watch", "python3 tools/gen.py:*" for an interpreter given a
+ * project script; null when the command is compound, dynamic, not understood,
+ * or when any prefix of it would let any code run (code-runners.ts).
+ */
 export async function suggestPrefixRule(command: string): Promise<string | null> {
     if (command.trim() === "" || findHiddenCharacter(command) !== null) return null;
     let analysis: CommandAnalysis;
@@ -378,10 +379,21 @@ export async function suggestPrefixRule(command: string): Promise<string | null>
     const [name, second, third] = check.words.map((word) => word.value);
     const isSubcommand = (word: string | undefined): word is string =>
         word !== undefined && /^[a-z][\w:.-]*$/i.test(word);
+    const policy = prefixPolicy(name!);
+    if (policy === "never") return null;
     const prefix = [name!];
-    if (SUBCOMMAND_TOOLS.has(name!) && isSubcommand(second)) {
+    if (policy === "interpreter") {
+        // `python3:*` would run any program text; the script it runs may be kept.
+        if (second === undefined || !isProjectScript(second)) return null;
         prefix.push(second);
-        if (SCRIPT_RUNNERS.has(second) && isSubcommand(third)) prefix.push(third);
+    } else if (SUBCOMMAND_TOOLS.has(name!)) {
+        // A bare `git:*` would grant `git -c core.pager=… log` too.
+        if (!isSubcommand(second) || launchesProgram(name!, second)) return null;
+        prefix.push(second);
+        if (SCRIPT_RUNNERS.has(second)) {
+            if (!isSubcommand(third)) return null;
+            prefix.push(third);
+        }
     }
     if (prefix.some((word) => !/^[\w@%+=:,./-]+$/.test(word))) return null;
     const rule = `${prefix.join(" ")}:*`;

@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { isInside, realPathOfWriteSync } from "../path-guard";
 import { isGitInternal, protectedConfigOf } from "../protected-paths";
+import { type CommandAnalysis, analyzeCommand } from "./command-analysis";
 import type { PermissionRules, RuleMatch } from "./rules";
 import type { WriteTargetJudge } from "./types";
 
@@ -68,4 +69,37 @@ export function denyingEditRuleOfWrite(
     return (pathsOfWrite(target, cwd, rules.bases.home) ?? [])
         .map((p) => rules.forPath("edit", p))
         .find((m) => m?.decision === "deny");
+}
+
+/**
+ * Why no standing answer may be offered for `command`: a file it writes is in
+ * git's internals or protected configuration, or is only known when it runs
+ * (`> .[g]it/config`, `> $F`), so it could be one. Undefined when none is.
+ * A standing "don't ask again" would let every later run of it write there.
+ */
+export async function protectedWriteOf(
+    command: string,
+    repoRoot: string,
+    cwd: string,
+    home: string = homedir()
+): Promise<string | undefined> {
+    let analysis: CommandAnalysis;
+    try {
+        analysis = await analyzeCommand(command, cwd);
+    } catch {
+        return "the command could not be read";
+    }
+    for (const write of analysis.writes) {
+        if (write.path.dynamic) return `\`${write.display}\` writes a file only known when it runs`;
+        for (const base of write.cwds ?? [cwd]) {
+            const paths = pathsOfWrite(write.path.value, base, home) ?? [];
+            const special = paths.some((p) => {
+                if (!isInside(repoRoot, p)) return false;
+                const rel = path.relative(repoRoot, p).split(path.sep).join("/");
+                return isGitInternal(rel) || protectedConfigOf(rel) !== null;
+            });
+            if (special) return `\`${write.display}\` writes ${write.path.value}`;
+        }
+    }
+    return undefined;
 }

@@ -150,6 +150,8 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
                     prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
+                    noStanding={review.request.noStanding}
+                    noLocalScope={review.request.noLocalScope}
                     domain={review.request.domain}
                     toolName={
                         review.request.command === undefined && review.request.domain === undefined

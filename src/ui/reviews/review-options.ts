@@ -16,7 +16,11 @@ export const MAX_REFUSAL_REASON_CHARS = 2000;
 export interface MenuOption<T> {
     /** What choosing it does, in words; a standing option's depends on where it is kept. */
     label(scope: StandingScope): string;
-    /** It grants something beyond this request, kept at `scope` (Tab toggles it). */
+    /**
+     * It grants something beyond this request, kept at `scope`, and Tab toggles
+     * that place; unset when only one place can keep it (an untrusted project's
+     * local file is not written, so it is not offered).
+     */
     standing?: boolean;
     /** The refusal: it opens a reason field first when `asksReason`. */
     refusal?: { asksReason: boolean };
@@ -64,15 +68,21 @@ const once = (label: string): MenuOption<ApprovalDecision> => ({
     answer: () => ({ outcome: "approve" }),
 });
 
-const standing = (grant: string, remember: "exact" | "prefix"): MenuOption<ApprovalDecision> => ({
+const standing = (
+    grant: string,
+    remember: "exact" | "prefix",
+    localScope = true
+): MenuOption<ApprovalDecision> => ({
     label: (scope) => `Yes, and don't ask again for ${grant} (${standingPlace(scope)})`,
-    standing: true,
-    answer: (scope) => ({ outcome: "approve", remember, scope }),
+    standing: localScope,
+    answer: (scope) => ({ outcome: "approve", remember, scope: localScope ? scope : "personal" }),
 });
 
 /** What the options of an approval request depend on. */
 export type MenuRequest = Pick<ApprovalRequest, "kind" | "toolName"> &
-    Partial<Pick<ApprovalRequest, "command" | "prefixRule" | "domain">> & {
+    Partial<
+        Pick<ApprovalRequest, "command" | "prefixRule" | "domain" | "noStanding" | "noLocalScope">
+    > & {
         protectedPaths?: readonly string[];
     };
 
@@ -119,17 +129,24 @@ export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecisi
         // An MCP tool call: "don't ask again" allowlists the tool by its name.
         return [
             once("Yes, call it once"),
-            standing(`${code(request.toolName)} in this project`, "exact"),
+            standing(`${code(request.toolName)} in this project`, "exact", !request.noLocalScope),
             refuse("the user denied this tool call"),
         ];
     }
-    const options = [
-        once("Yes, run it once"),
-        standing(`${exactCommand(request.command)} in this project`, "exact"),
-    ];
+    const options = [once("Yes, run it once")];
+    // A command that writes git's internals or protected configuration, or that a rule
+    // always reviews, is asked every time: no standing answer is offered for it.
+    if (request.noStanding !== undefined || (request.protectedPaths ?? []).length > 0) {
+        options.push(refuse("the user denied this command"));
+        return options;
+    }
+    const localScope = request.noLocalScope !== true;
+    options.push(standing(`${exactCommand(request.command)} in this project`, "exact", localScope));
     if (request.prefixRule !== undefined) {
         const prefix = request.prefixRule.replace(/:\*$/, "");
-        options.push(standing(`commands starting ${code(prefix)} in this project`, "prefix"));
+        options.push(
+            standing(`commands starting ${code(prefix)} in this project`, "prefix", localScope)
+        );
     }
     options.push(refuse("the user denied this command"));
     return options;

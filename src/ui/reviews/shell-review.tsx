@@ -38,6 +38,10 @@ export interface ShellReviewProps {
     prefixRule?: string;
     /** The ask rule that made this review appear, shown under the command. */
     askRule?: string;
+    /** Why no standing option is offered (the command writes protected files, or is always reviewed). */
+    noStanding?: string;
+    /** The project is not trusted: the local file cannot keep a standing answer, so it is not offered. */
+    noLocalScope?: boolean;
     /** A web fetch's host: `command` is its URL; the standing answer allows the host for the session. */
     domain?: string;
     /** An MCP tool call (no command): the tool's name, which a standing answer allowlists. */
@@ -76,7 +80,7 @@ const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
-    const { prefixRule, askRule, sandbox, domain } = props;
+    const { prefixRule, askRule, sandbox, domain, noStanding, noLocalScope } = props;
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
         const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
@@ -94,8 +98,10 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
                 command: mcp ? undefined : command,
                 prefixRule,
                 domain,
+                noStanding,
+                noLocalScope,
             }),
-        [props.toolName, mcp, command, prefixRule, domain]
+        [props.toolName, mcp, command, prefixRule, domain, noStanding, noLocalScope]
     );
     return (
         <ReviewFrame
@@ -146,6 +152,11 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
             {pending && askRule !== undefined ? (
                 <Text color={theme.dim} wrap="truncate-end">
                     asked because of the rule {sanitizeLine(askRule)}
+                </Text>
+            ) : null}
+            {pending && noStanding !== undefined && noStanding !== askRule ? (
+                <Text color={theme.dim} wrap="truncate-end">
+                    asked every time: {sanitizeLine(noStanding)}
                 </Text>
             ) : null}
             {pending ? (

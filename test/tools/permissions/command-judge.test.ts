@@ -178,3 +178,87 @@ describe("suggestPrefixRule", () => {
         }
     });
 });
+
+describe("suggestPrefixRule never offers a prefix that runs any code", () => {
+    it("keeps an interpreter's project script in the prefix, and offers no bare interpreter", async () => {
+        expect(await suggestPrefixRule("python3 tools/gen.py --out x")).toBe(
+            "python3 tools/gen.py:*"
+        );
+        expect(await suggestPrefixRule("node build.js")).toBe("node build.js:*");
+        expect(await suggestPrefixRule("bash scripts/a.sh one")).toBe("bash scripts/a.sh:*");
+        expect(await suggestPrefixRule("./scripts/test.sh unit")).toBe("./scripts/test.sh:*");
+    });
+
+    it("offers nothing for interpreters without a project script, launchers and code-running subcommands", async () => {
+        for (const command of [
+            "python3 -c 'print(1)'",
+            "python3 -m pytest",
+            "python3 /tmp/evil.py",
+            "python3 ../outside.py",
+            "node -e 1",
+            "node --require ./x.js build.js",
+            "sh -c 'ls'",
+            "zsh",
+            "perl -e 1",
+            "ruby -e 1",
+            "php -r 1",
+            "deno run -A x.ts",
+            "bun x cowsay",
+            "make",
+            "make build",
+            "npx prettier --write .",
+            "pnpx tsc",
+            "bunx eslint .",
+            "uvx ruff check",
+            "uv run pytest",
+            "poetry run pytest",
+            "npm exec eslint .",
+            "npm run",
+            "env FOO=1 ls",
+            "xargs ls",
+            "awk '{print}' f",
+            "git -c core.pager=less log",
+            "git config core.fsmonitor x",
+            "git",
+            "go run main.go",
+            "docker run alpine",
+            "/usr/bin/python3 x.py",
+        ]) {
+            expect(await suggestPrefixRule(command), command).toBeNull();
+        }
+    });
+
+    it("a rule it offers does not allow code the command did not run", async () => {
+        const escapes = [
+            "python3 -c 'import os'",
+            "node -e 1",
+            "bash -c id",
+            "sh -c id",
+            "make -f /tmp/evil",
+            "npx prettier --plugin=./evil.js .",
+            "git -c core.fsmonitor=x status",
+            "perl -e 1",
+        ];
+        for (const command of [
+            "python3 tools/gen.py",
+            "node build.js",
+            "bash scripts/a.sh",
+            "make",
+            "npx prettier --write .",
+            "git status",
+            "npm test",
+            "perl tools/x.pl",
+        ]) {
+            const rule = await suggestPrefixRule(command);
+            if (rule === null) continue;
+            for (const escape of escapes) {
+                const verdict = await judgeCommand(
+                    escape,
+                    { allow: [rule], deny: [], ask: [] },
+                    writesAllowed
+                );
+                expect(verdict.decision, `${rule} then ${escape}`).not.toBe("allow");
+            }
+        }
+    });
+});

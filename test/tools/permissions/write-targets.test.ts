@@ -7,7 +7,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { judgeCommand } from "../../../src/tools/permissions/command-judge";
 import { PermissionRules } from "../../../src/tools/permissions/rules";
-import { createWriteTargetJudge } from "../../../src/tools/permissions/write-targets";
+import {
+    createWriteTargetJudge,
+    protectedWriteOf,
+} from "../../../src/tools/permissions/write-targets";
 import { type TempRepo, makeOutsideDir, makeRepo } from "../fixtures";
 
 let repo: TempRepo;
@@ -172,5 +175,35 @@ describe("deny rules that name a program", () => {
             decision: "ask",
             forced: false,
         });
+    });
+});
+
+describe("protectedWriteOf: no standing answer for a command that writes protected files", () => {
+    it("names git's internals, protected configuration and targets only known when it runs", async () => {
+        for (const command of [
+            "echo '[core]' >> .git/config",
+            "cd src && echo x > ../.git/hooks/pre-commit",
+            "echo '{}' > .vscode/tasks.json",
+            "tee .north/settings.json < x",
+            "echo x > .[g]it/config",
+            "echo x > $TARGET",
+        ]) {
+            expect(
+                await protectedWriteOf(command, repo.root, repo.root, home.dir),
+                command
+            ).toBeDefined();
+        }
+        expect(
+            await protectedWriteOf("echo '[core]' >> .git/config", repo.root, repo.root, home.dir)
+        ).toContain(".git/config");
+    });
+
+    it("leaves ordinary commands and writes alone", async () => {
+        for (const command of ["npm test", "echo x > out.txt", "tee src/a.ts < x", "ls .git"]) {
+            expect(
+                await protectedWriteOf(command, repo.root, repo.root, home.dir),
+                command
+            ).toBeUndefined();
+        }
     });
 });

@@ -48,6 +48,42 @@ describe("review menu options", () => {
         );
     });
 
+    it("a command that writes protected files or is always reviewed: once or no, nothing standing", () => {
+        for (const extra of [
+            { noStanding: "`>> .git/config` writes .git/config" },
+            { protectedPaths: [".git/config"] },
+        ]) {
+            const options = approvalOptions(
+                request({
+                    command: "echo '[core]' >> .git/config",
+                    prefixRule: "echo:*",
+                    ...extra,
+                })
+            );
+            expect(labels(options)).toEqual([
+                "Yes, run it once",
+                "No, and tell North what to do instead",
+            ]);
+            expect(options.some((o) => o.standing)).toBe(false);
+        }
+    });
+
+    it("an untrusted project's local file is not offered: Tab does nothing and the answer stays personal", () => {
+        const options = approvalOptions(
+            request({ command: "npm test", prefixRule: "npm test:*", noLocalScope: true })
+        );
+        for (const index of [1, 2]) {
+            const state = { ...INITIAL_MENU_STATE, selected: index };
+            const tabbed = menuKey(options, state, "\t", { tab: true }).state;
+            expect(tabbed.scope).toBe("personal");
+            expect(options[index]!.standing).toBeFalsy();
+            expect(options[index]!.label(tabbed.scope)).toContain("(kept in ~/.north for you)");
+            expect(options[index]!.answer("local")).toMatchObject({ scope: "personal" });
+        }
+        const mcp = approvalOptions(request({ toolName: "mcp__srv__tool", noLocalScope: true }));
+        expect(mcp[1]!.standing).toBeFalsy();
+    });
+
     it("names a long or multi-line command by reference (the review shows it whole above)", () => {
         for (const command of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
             expect(approvalOptions(request({ command }))[1]!.label("personal")).toBe(
