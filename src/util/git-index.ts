@@ -211,11 +211,15 @@ export function parseGitIndex(buf: Buffer): Parsed {
 
 const GIT_LOCATION_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"];
 
-function gitLsFiles(root: string): TrackedFiles {
-    let stdout: Buffer;
+/**
+ * `git ls-files -z ARGS` in the repository whose working tree is `root`, with
+ * the repository's programs switched off: its NUL-separated records, or null
+ * when git cannot answer.
+ */
+function hardenedLsFiles(root: string, lsArgs: readonly string[]): string[] | null {
     try {
         const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
-        stdout = execFileSync("git", [...args, "ls-files", "-z", "--stage"], {
+        const stdout = execFileSync("git", [...args, "ls-files", "-z", ...lsArgs], {
             cwd: root,
             // git must read this tree's own index, whatever the caller's environment says.
             env: {
@@ -227,17 +231,31 @@ function gitLsFiles(root: string): TrackedFiles {
             timeout: 30_000,
             windowsHide: true,
         });
+        return stdout
+            .toString("utf8")
+            .split("\0")
+            .filter((record) => record !== "");
     } catch {
-        return NOTHING_TRACKED;
+        return null;
     }
-    const files = new Set<string>();
-    for (const record of stdout.toString("utf8").split("\0")) {
-        // "<mode> <object> <stage>\t<path>"
+}
+
+/** `--stage` records ("<mode> <object> <stage>\t<path>") split into mode and path. */
+function stagedEntries(records: readonly string[]): { gitlink: boolean; path: string }[] {
+    return records.flatMap((record) => {
         const tab = record.indexOf("\t");
-        if (tab < 0 || record.startsWith("160000 ")) continue;
-        files.add(record.slice(tab + 1));
-    }
-    return new PathSet(files);
+        if (tab < 0) return [];
+        return [{ gitlink: record.startsWith("160000 "), path: record.slice(tab + 1) }];
+    });
+}
+
+function gitLsFiles(root: string): TrackedFiles {
+    const records = hardenedLsFiles(root, ["--stage"]);
+    if (records === null) return NOTHING_TRACKED;
+    const files = stagedEntries(records)
+        .filter((entry) => !entry.gitlink)
+        .map((entry) => entry.path);
+    return new PathSet(new Set(files));
 }
 
 /**
@@ -266,28 +284,8 @@ export function readTrackedFiles(root: string): TrackedFiles {
  */
 export function listTrackedFilesUnder(root: string, dirs: readonly string[]): string[] | null {
     if (!gitDirOf(root)) return null;
-    try {
-        const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
-        // `:(literal)`: a folder named `[x]` or `*` is that folder, not a pattern.
-        const pathspecs = dirs.map((dir) => `:(literal)${dir}/`);
-        const stdout = execFileSync("git", [...args, "ls-files", "-z", "--", ...pathspecs], {
-            cwd: root,
-            env: {
-                ...childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
-                ...GIT_NO_REPO_PROGRAMS_ENV,
-            },
-            maxBuffer: 1 << 28,
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 30_000,
-            windowsHide: true,
-        });
-        return stdout
-            .toString("utf8")
-            .split("\0")
-            .filter((p) => p !== "");
-    } catch {
-        return null;
-    }
+    // `:(literal)`: a folder named `[x]` or `*` is that folder, not a pattern.
+    return hardenedLsFiles(root, ["--", ...dirs.map((dir) => `:(literal)${dir}/`)]);
 }
 
 /**
@@ -298,27 +296,9 @@ export function listTrackedFilesUnder(root: string, dirs: readonly string[]): st
  */
 export function listGitlinks(root: string): string[] | null {
     if (!gitDirOf(root)) return null;
-    try {
-        const args = ["-c", "core.quotePath=false", ...GIT_NO_REPO_PROGRAMS_ARGS];
-        const stdout = execFileSync("git", [...args, "ls-files", "-z", "--stage"], {
-            cwd: root,
-            env: {
-                ...childEnv(process.env, [...PROVIDER_SECRET_ENV, ...GIT_LOCATION_ENV]),
-                ...GIT_NO_REPO_PROGRAMS_ENV,
-            },
-            maxBuffer: 1 << 30,
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 30_000,
-            windowsHide: true,
-        });
-        const links: string[] = [];
-        // "<mode> <object> <stage>\t<path>"
-        for (const record of stdout.toString("utf8").split("\0")) {
-            const tab = record.indexOf("\t");
-            if (tab >= 0 && record.startsWith("160000 ")) links.push(record.slice(tab + 1));
-        }
-        return links;
-    } catch {
-        return null;
-    }
+    const records = hardenedLsFiles(root, ["--stage"]);
+    if (records === null) return null;
+    return stagedEntries(records)
+        .filter((entry) => entry.gitlink)
+        .map((entry) => entry.path);
 }

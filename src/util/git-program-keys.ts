@@ -19,6 +19,8 @@ const PROGRAM_KEYS = new Set([
     "sequence.editor",
     "uploadpack.packobjectshook",
     "include.path",
+    "sendemail.sendmailcmd",
+    "imap.tunnel",
 ]);
 
 const PROGRAM_KEY_PATTERNS = [
@@ -31,6 +33,8 @@ const PROGRAM_KEY_PATTERNS = [
     /^remote\..+\.(?:uploadpack|receivepack)$/,
     /^(?:mergetool|difftool)\..+\.cmd$/,
     /^pager\..+$/,
+    /^(?:browser|man)\..+\.(?:cmd|path)$/,
+    /^trailer\..+\.(?:command|cmd)$/,
 ];
 
 /** A value that names no program (`core.fsmonitor = true` is git's own daemon). */
@@ -38,7 +42,9 @@ const NO_PROGRAM = /^(?:|true|false|yes|no|on|off|[01])$/i;
 
 /** Whether `key = value` (key lower-cased, as parseGitConfig gives it) makes git run a program. */
 export function isGitProgramKey(key: string, value: string): boolean {
-    if (key.startsWith("alias.")) return value.startsWith("!");
+    // `!cmd` runs a shell command: an alias, or `git submodule update` with this value.
+    if (key.startsWith("alias.") || /^submodule\..+\.update$/.test(key))
+        return value.trim().startsWith("!");
     if (NO_PROGRAM.test(value.trim())) return false;
     return PROGRAM_KEYS.has(key) || PROGRAM_KEY_PATTERNS.some((p) => p.test(key));
 }
