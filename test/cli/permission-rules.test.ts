@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import {
+    anthropicToolResultTexts,
+    type FakeLlmServer,
+    startFakeLlmServer,
+} from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
 const FAKE_MCP = fileURLToPath(new URL("../tools/mcp/fixtures/fake-server.mjs", import.meta.url));
@@ -34,20 +38,8 @@ afterEach(() => {
 /** What the model was told after its tool calls (the second request). */
 const toolResults = () => JSON.stringify(server.requests[1]!.body);
 
-/** The tool results alone (not the calls the model made), in call order. */
-function resultTexts(): string[] {
-    const body = server.requests[1]!.body as { messages: Array<{ content: unknown }> };
-    const out: string[] = [];
-    for (const message of body.messages) {
-        if (!Array.isArray(message.content)) continue;
-        for (const block of message.content as Array<Record<string, unknown>>) {
-            if (block.type !== "tool_result") continue;
-            const content = block.content;
-            out.push(typeof content === "string" ? content : JSON.stringify(content));
-        }
-    }
-    return out;
-}
+/** The tool results the model got back (the second request), in call order. */
+const resultTexts = (): string[] => anthropicToolResultTexts(server.requests[1]!);
 
 function projectSettings(settings: unknown, file = "settings.json"): string {
     mkdirSync(join(repo, ".north"), { recursive: true });

@@ -7,7 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import {
+    anthropicToolResultTexts,
+    type FakeLlmServer,
+    startFakeLlmServer,
+} from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
 let server: FakeLlmServer;
@@ -35,19 +39,7 @@ afterEach(() => {
 });
 
 /** The tool results the model got back (the second request), in call order. */
-function resultTexts(): string[] {
-    const body = server.requests[1]!.body as { messages: Array<{ content: unknown }> };
-    const out: string[] = [];
-    for (const message of body.messages) {
-        if (!Array.isArray(message.content)) continue;
-        for (const block of message.content as Array<Record<string, unknown>>) {
-            if (block.type !== "tool_result") continue;
-            const content = block.content;
-            out.push(typeof content === "string" ? content : JSON.stringify(content));
-        }
-    }
-    return out;
-}
+const resultTexts = (): string[] => anthropicToolResultTexts(server.requests[1]!);
 
 const shell = (command: string) => ({ name: "shell_run", input: { command } });
 

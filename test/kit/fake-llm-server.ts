@@ -285,3 +285,18 @@ function sendError(res: ServerResponse, wire: Wire, error: FakeErrorTurn["error"
 }
 
 /** The opening events of a text reply: the stream has started and some text went out. */
+
+/** The tool results an Anthropic request sends back to the model, as text, in call order. */
+export function anthropicToolResultTexts(request: RecordedRequest): string[] {
+    const body = request.body as { messages: Array<{ content: unknown }> };
+    const out: string[] = [];
+    for (const message of body.messages) {
+        if (!Array.isArray(message.content)) continue;
+        for (const block of message.content as Array<Record<string, unknown>>) {
+            if (block.type !== "tool_result") continue;
+            const content = block.content;
+            out.push(typeof content === "string" ? content : JSON.stringify(content));
+        }
+    }
+    return out;
+}
