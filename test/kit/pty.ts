@@ -396,6 +396,12 @@ export const REVIEW_SETTLE_MS = 400;
  */
 export const REVIEW_READY = "Enter to choose";
 
+/**
+ * A picker takes Enter once this shows (not a bounce of the Enter that opened
+ * it: picker-review.tsx's PICKER_READY_HINT); wait for it rather than for a time.
+ */
+export const PICKER_READY = "Enter select";
+
 export const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => setTimeout(resolve, ms));
 

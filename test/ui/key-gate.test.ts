@@ -82,3 +82,61 @@ describe("key gate", () => {
         expect(press("a", TYPING_BURST_MS)).toBe("review");
     });
 });
+
+describe("settling: whether a picker opened with Enter takes Enter yet", () => {
+    /** A gate whose clock and timers the test moves together. */
+    function settlingGate() {
+        let now = 0;
+        let pending: Array<{ at: number; run: () => void; live: boolean }> = [];
+        const gate = createKeyGate(() => now, {
+            set: (run, ms) => {
+                const timer = { at: now + ms, run, live: true };
+                pending.push(timer);
+                return timer;
+            },
+            clear: (timer) => void ((timer as { live: boolean }).live = false),
+        });
+        let changes = 0;
+        gate.subscribe(() => changes++);
+        const advance = (ms: number): void => {
+            now += ms;
+            const due = pending.filter((t) => t.live && t.at <= now);
+            pending = pending.filter((t) => t.live && t.at > now);
+            for (const timer of due) timer.run();
+        };
+        const press = (input: string, ms = 0): string => {
+            advance(ms);
+            gate.observe(input);
+            return gate.owner();
+        };
+        return { gate, advance, press, changes: () => changes };
+    }
+
+    it("settles while a repeat of the deciding key is a bounce, and says so when it ends", () => {
+        const { gate, advance, press, changes } = settlingGate();
+        expect(gate.settling()).toBe(false);
+        press("/permissions\r");
+        gate.decided();
+        gate.setReviewing(true);
+        expect(gate.settling()).toBe(true);
+        const before = changes();
+        advance(REPEAT_WINDOW_MS - 1);
+        expect(gate.settling()).toBe(true);
+        advance(1);
+        expect(gate.settling()).toBe(false);
+        expect(changes()).toBeGreaterThan(before);
+        expect(press("\r")).toBe("review");
+    });
+
+    it("goes on settling while the key repeats, and stops at once when another key comes", () => {
+        const { gate, advance, press } = settlingGate();
+        press("\r");
+        gate.decided();
+        gate.setReviewing(true);
+        expect(press("\r", REPEAT_WINDOW_MS - 10)).toBe("none");
+        advance(REPEAT_WINDOW_MS - 1);
+        expect(gate.settling()).toBe(true);
+        expect(press("\x1b[B", 0)).toBe("review");
+        expect(gate.settling()).toBe(false);
+    });
+});

@@ -58,6 +58,8 @@ export function useReviewGate(reviewId: string, policy?: ReviewPolicy): KeyGate 
 export function useGuardState(gate: KeyGate | undefined): {
     state: GuardState;
     diverted: boolean;
+    /** The key that opened it would still be taken as a bounce (`KeyGate.settling`). */
+    settling: boolean;
 } {
     const source = gate ?? NO_GUARD;
     const [drawnAt] = useState(() => source.generation());
@@ -68,13 +70,18 @@ export function useGuardState(gate: KeyGate | undefined): {
     );
     const state = useSyncExternalStore(source.subscribe, guardState);
     const diverted = useSyncExternalStore(source.subscribe, source.divertedKeys);
-    return { state, diverted };
+    const settling = useSyncExternalStore(source.subscribe, source.settling);
+    return { state, diverted, settling };
 }
 
 /** A review drawn without a gate takes every key at once. */
-const NO_GUARD: Pick<KeyGate, "subscribe" | "guardState" | "divertedKeys" | "generation"> = {
+const NO_GUARD: Pick<
+    KeyGate,
+    "subscribe" | "guardState" | "divertedKeys" | "generation" | "settling"
+> = {
     subscribe: () => () => {},
     guardState: () => "open",
     generation: () => 1,
     divertedKeys: () => false,
+    settling: () => false,
 };

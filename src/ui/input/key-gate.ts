@@ -99,7 +99,12 @@ export interface KeyGate {
     generation(): number;
     /** Keys went to the draft while this review was guarded. */
     divertedKeys(): boolean;
-    /** Called whenever `guardState` or `divertedKeys` may have changed; returns an unsubscribe. */
+    /**
+     * The key that sent the last prompt or answer would still be taken as a
+     * bounce (`REPEAT_WINDOW_MS`): a picker opened with Enter does not take Enter yet.
+     */
+    settling(): boolean;
+    /** Called whenever `guardState`, `divertedKeys` or `settling` may have changed; returns an unsubscribe. */
     subscribe(listener: () => void): () => void;
     /** Lets the gate tell whether the composer holds text. */
     setComposerProbe(probe: () => boolean): void;
@@ -150,6 +155,9 @@ export function createKeyGate(
     let guardTimer: unknown = null;
     // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
     let guarded = false;
+    // Flipped by a timer too: true while a repeat of the deciding key counts as a bounce.
+    let settling = false;
+    let settleTimer: unknown = null;
     let generation = 0;
     let textField = false;
     let pasting = false;
@@ -175,6 +183,21 @@ export function createKeyGate(
             guarded = false;
             notify();
         }, left);
+    };
+    /** The deciding key's bounce window starts again now (or ends, with `ms` 0). */
+    const settleFor = (ms: number): void => {
+        if (settleTimer !== null) timers.clear(settleTimer);
+        settleTimer = null;
+        const was = settling;
+        settling = ms > 0;
+        if (settling) {
+            settleTimer = timers.set(() => {
+                settleTimer = null;
+                settling = false;
+                notify();
+            }, ms);
+        }
+        if (was !== settling) notify();
     };
     const guardState = (): GuardState => {
         if (!guarded) return "open";
@@ -288,11 +311,13 @@ export function createKeyGate(
             ) {
                 // A held or bounced key keeps being a repeat while it goes on.
                 deciding = { key: deciding.key, at };
+                settleFor(REPEAT_WINDOW_MS);
                 owner = "none";
                 return;
             }
             // Only a repeat that comes straight after is a bounce: any other key ends the guard.
             deciding = null;
+            settleFor(0);
             if (policy?.kind === "guard") {
                 if (at >= guardUntil && keys === "single") {
                     owner = "review";
@@ -337,6 +362,7 @@ export function createKeyGate(
         owner: () => owner,
         decided() {
             deciding = { key: lastKey(current.input), at: current.at };
+            settleFor(REPEAT_WINDOW_MS);
             typedAt = Number.NEGATIVE_INFINITY;
         },
         typed() {
@@ -363,6 +389,7 @@ export function createKeyGate(
         },
         guardState,
         generation: () => generation,
+        settling: () => settling,
         divertedKeys: () => reviewing && diverted,
         subscribe(listener) {
             listeners.add(listener);

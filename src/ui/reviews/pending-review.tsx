@@ -238,6 +238,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     borderColor={borderColor}
                     maxVisible={height === undefined ? undefined : Math.max(1, height - 6)}
                     active
+                    gate={gate}
                     onChoose={once<string | null>(review.resolve)}
                 />
             );

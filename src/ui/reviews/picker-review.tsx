@@ -5,10 +5,15 @@
 import { Text } from "ink";
 import { memo, useRef, useState } from "react";
 import type { ReactElement } from "react";
+import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
 import { sanitizeLine } from "./diff-review";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { useTheme } from "../theme-context";
+
+/** Shown once Enter chooses (tests wait for it, as for the review menu's "Enter to choose"). */
+export const PICKER_READY_HINT = "↑/↓ move · Enter select · Esc cancel";
 
 export type PickerReviewStatus = "pending" | "selected" | "cancelled";
 
@@ -33,6 +38,8 @@ export interface PickerReviewProps {
     borderColor?: string;
     /** Listen for Up / Down / Enter / Esc. */
     active?: boolean;
+    /** The App's key gate: "Enter select" shows once Enter would choose (not a bounce of the Enter that opened it). */
+    gate?: KeyGate;
     /** The chosen option's id, or null when cancelled. */
     onChoose?: (id: string | null) => void;
 }
@@ -77,6 +84,8 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
         },
         { isActive: active && pending }
     );
+    const guard = useGuardState(props.gate);
+    const takesEnter = guard.state === "open" && !guard.settling;
     const size = Math.max(1, maxVisible);
     const start = windowStart(index, options.length, size);
     const visible = options.slice(start, start + size);
@@ -114,7 +123,7 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
             {options.length === 0 ? <Text color={theme.dim}>(nothing to choose from)</Text> : null}
             {pending ? (
                 <Text color={theme.dim} wrap="wrap">
-                    ↑/↓ move · Enter select · Esc cancel
+                    {takesEnter ? PICKER_READY_HINT : "↑/↓ move · Esc cancel"}
                 </Text>
             ) : null}
         </ReviewFrame>

@@ -9,13 +9,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-    answerReview,
-    type NorthPtySession,
-    pause,
-    REVIEW_SETTLE_MS,
-    startNorthSession,
-} from "../../kit/pty";
+import { answerReview, type NorthPtySession, PICKER_READY, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const SHIFT_TAB = "\x1b[Z";
@@ -100,7 +94,7 @@ describe("accept edits from an edit review", () => {
 
             await submit("/permissions");
             await north.waitForText("mode: accept edits on");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(PICKER_READY);
             north.type("\r");
             await north.waitForText("Edits are reviewed again.");
             await waitForStatus(session, "agent");
@@ -142,7 +136,7 @@ describe("a standing approval made in the chat", () => {
 
             await submit("/permissions");
             await north.waitForText(`allow Bash(touch one.txt) (exact) - ${store}`);
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(PICKER_READY);
             north.type("\r");
             await north.waitForText("Removed Bash(touch one.txt).");
             expect(JSON.parse(readFileSync(store, "utf8")).projects).toEqual({
