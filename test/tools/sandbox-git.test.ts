@@ -5,7 +5,6 @@
  * submodule's config), nor create protected configuration that does not exist
  * yet; `git commit` still works, in a linked worktree too.
  */
-import { execFileSync } from "node:child_process";
 import {
     existsSync,
     mkdirSync,
@@ -20,33 +19,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
 import { createShellService } from "../../src/tools/shell-service";
-import { sandboxTestsBlocked, useSandboxFixture } from "./sandbox-kit";
+import { GIT_ENV, git, initRepo, sandboxTestsBlocked, useSandboxFixture } from "./sandbox-kit";
 
 const blocked = await sandboxTestsBlocked(["git"]);
 const fixture = useSandboxFixture();
-
-const GIT_ENV = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "North",
-    GIT_AUTHOR_EMAIL: "north@example.com",
-    GIT_COMMITTER_NAME: "North",
-    GIT_COMMITTER_EMAIL: "north@example.com",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-};
-
-function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", args, { cwd, env: GIT_ENV, stdio: "pipe" }).toString();
-}
-
-/** A repository with one commit at `dir`. */
-function initRepo(dir: string): void {
-    mkdirSync(dir, { recursive: true });
-    git(dir, "init", "-q");
-    writeFileSync(path.join(dir, "a.txt"), "one\n");
-    git(dir, "add", "a.txt");
-    git(dir, "commit", "-qm", "one");
-}
 
 /** A git config that runs a program on `git status`: the attacker's payload. */
 function plantedConfig(marker: string): string {

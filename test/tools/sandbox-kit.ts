@@ -5,7 +5,7 @@
  * and waiting for a state instead of sleeping.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
@@ -133,4 +133,28 @@ export function connectCommand(socket: string): string {
         's.on("error",(e)=>{console.log("refused: "+e.code);process.exitCode=1})';
     const target = socket.startsWith("\0") ? `@${socket.slice(1)}` : socket;
     return `"${process.execPath}" -e '${script}' '${target}'`;
+}
+
+/** git with a fixed identity and none of the machine's or user's config. */
+export const GIT_ENV = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "North",
+    GIT_AUTHOR_EMAIL: "north@example.com",
+    GIT_COMMITTER_NAME: "North",
+    GIT_COMMITTER_EMAIL: "north@example.com",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+export function git(cwd: string, ...args: string[]): string {
+    return execFileSync("git", args, { cwd, env: GIT_ENV, stdio: "pipe" }).toString();
+}
+
+/** A repository with one commit at `dir`. */
+export function initRepo(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    git(dir, "init", "-q");
+    writeFileSync(path.join(dir, "a.txt"), "one\n");
+    git(dir, "add", "a.txt");
+    git(dir, "commit", "-qm", "one");
 }

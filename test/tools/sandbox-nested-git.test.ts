@@ -6,36 +6,13 @@
  * repository or a submodule with no programs keeps its files, and a
  * repository's own programs that the command did not touch stay.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sandboxTestsBlocked, useSandboxFixture } from "./sandbox-kit";
+import { GIT_ENV, git, initRepo, sandboxTestsBlocked, useSandboxFixture } from "./sandbox-kit";
 
 const blocked = await sandboxTestsBlocked(["git"]);
 const fixture = useSandboxFixture();
-
-const GIT_ENV = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "North",
-    GIT_AUTHOR_EMAIL: "north@example.com",
-    GIT_COMMITTER_NAME: "North",
-    GIT_COMMITTER_EMAIL: "north@example.com",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-};
-
-function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", args, { cwd, env: GIT_ENV, stdio: "pipe" }).toString();
-}
-
-function initRepo(dir: string): void {
-    mkdirSync(dir, { recursive: true });
-    git(dir, "init", "-q");
-    writeFileSync(path.join(dir, "a.txt"), "one\n");
-    git(dir, "add", "a.txt");
-    git(dir, "commit", "-qm", "one");
-}
 
 /** The user's `git status` outside the sandbox: did it run the payload? */
 function userGitStatusRuns(dir: string, marker: string): boolean {
