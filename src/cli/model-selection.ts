@@ -6,7 +6,7 @@ import {
     type ModelCatalogue,
 } from "../providers/models";
 import type { ProviderEndpoint } from "../providers/types";
-import type { UserConfig } from "../storage/config";
+import type { Settings } from "../storage/settings/schema";
 
 type Env = Record<string, string | undefined>;
 
@@ -21,7 +21,7 @@ export type ModelSelection =
     | { ok: false; error: string };
 
 /** The catalogue from the user's settings as already loaded. */
-export function catalogueFrom(config: UserConfig): {
+export function catalogueFrom(config: Settings): {
     catalogue: ModelCatalogue;
     selectedModel?: string;
 } {
@@ -55,7 +55,7 @@ export function resolveReadyModel(
 export function resolveModelFromConfig(
     requested: string | undefined,
     env: Env,
-    config: UserConfig
+    config: Settings
 ): ModelSelection {
     const { catalogue, selectedModel } = catalogueFrom(config);
     const ready = resolveReadyModel(

@@ -8,8 +8,9 @@
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write";
+import { isPathInside } from "../util/read-regular-file";
 import type { CheckpointChange, CheckpointOutcome, CheckpointRecord } from "./checkpoints";
 
 /** What restoring one file would do. */
@@ -170,11 +171,6 @@ export async function planRestores(
     return plans;
 }
 
-function isInside(root: string, target: string): boolean {
-    const rel = relative(root, target);
-    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
 /** Follows symlinks of the existing part of the path; refuses anything that leads out of the root. */
 export async function resolveInsideRoot(repoRoot: string, relPath: string): Promise<ResolvedPath> {
     if (isAbsolute(relPath) || relPath.split("/").includes("..")) {
@@ -195,7 +191,7 @@ export async function resolveInsideRoot(repoRoot: string, relPath: string): Prom
     for (;;) {
         try {
             const real = join(await fs.realpath(existing), ...missing);
-            return isInside(root, real)
+            return isPathInside(root, real)
                 ? { ok: true, realPath: real }
                 : { ok: false, error: "it now leads out of the project (a link on its path)" };
         } catch (error) {

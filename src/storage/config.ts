@@ -6,16 +6,9 @@ import { loadUserSettings, mergeLayers, userConfigPath } from "./settings/load";
 import type { Settings } from "./settings/schema";
 import { readRegularTextSync } from "../util/read-regular-file";
 
-/** The user's settings, merged (settings/load.ts); what model selection and MCP read. */
-export type UserConfig = Settings;
-
 export type ConfigLoadResult =
-    | { ok: true; config: UserConfig; path: string; warnings: string[] }
+    | { ok: true; config: Settings; path: string; warnings: string[] }
     | { ok: false; error: string; path: string };
-
-export function configFilePath(env: Record<string, string | undefined> = process.env): string {
-    return userConfigPath(env);
-}
 
 /**
  * Reads the user layer; a missing file is an empty config, a broken one a
@@ -44,7 +37,7 @@ export function saveSelectedModel(
     name: string,
     env: Record<string, string | undefined> = process.env
 ): { ok: true; path: string } | { ok: false; path: string; error: string } {
-    const path = configFilePath(env);
+    const path = userConfigPath(env);
     try {
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
         return withFileLock(path, () => {

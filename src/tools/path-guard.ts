@@ -41,9 +41,6 @@ export function addedRootsOf(repoRoot: string): readonly string[] {
     return addedRoots.get(repoRoot) ?? [];
 }
 
-/** True when `target` is `root` or lies below it (both absolute). */
-export const isInside = isPathInside;
-
 function toRel(root: string, abs: string): string {
     const rel = path.relative(root, abs);
     return rel === "" ? "." : rel.split(path.sep).join("/");
@@ -84,7 +81,7 @@ export async function resolveSafePath(
     }
     const added = addedRootsOf(repoRoot);
     const roots = [repoRoot, ...added];
-    const allowed = (target: string): boolean => roots.some((r) => isInside(r, target));
+    const allowed = (target: string): boolean => roots.some((r) => isPathInside(r, target));
     const viaLink = (): ToolResult<never> =>
         outside(
             userPath,
@@ -93,7 +90,7 @@ export async function resolveSafePath(
         );
     const absPath = path.resolve(repoRoot, userPath);
     // The root the path lies in: the project first, then the added directories.
-    const root = roots.find((r) => isInside(r, absPath));
+    const root = roots.find((r) => isPathInside(r, absPath));
     if (root === undefined) {
         const detail = `is outside the project root${added.length > 0 ? " and the added directories" : ""}`;
         return outside(userPath, detail, added.length > 0);
@@ -127,7 +124,7 @@ export async function resolveSafePath(
                 : viaLink();
         }
         const ancestor = path.dirname(candidate);
-        if (ancestor === candidate || !isInside(root, ancestor)) {
+        if (ancestor === candidate || !isPathInside(root, ancestor)) {
             return toolError("io_error", "The project root no longer exists.");
         }
         candidate = ancestor;

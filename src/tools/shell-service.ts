@@ -18,7 +18,7 @@ import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
 import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
 import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
-import { isInside } from "./path-guard";
+import { isPathInside } from "../util/read-regular-file";
 import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "./limits";
 import {
     type CommandSandbox,
@@ -548,7 +548,7 @@ export function createShellService(
 
         const finalDir = await readPwd(file);
         if (finalDir !== null) {
-            if (isInside(root, finalDir)) {
+            if (isPathInside(root, finalDir)) {
                 cwd = finalDir;
             } else {
                 notes.push(

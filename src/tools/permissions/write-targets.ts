@@ -4,7 +4,8 @@
  */
 import { homedir } from "node:os";
 import path from "node:path";
-import { isInside, realPathOfWriteSync } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
+import { realPathOfWriteSync } from "../path-guard";
 import { isGitInternal, protectedConfigOf } from "../protected-paths";
 import { type CommandAnalysis, analyzeCommand } from "./command-analysis";
 import type { PermissionRules, RuleMatch } from "./rules";
@@ -37,7 +38,7 @@ export function createWriteTargetJudge(
         const asked = matches.find((m) => m?.decision === "ask");
         if (asked) return { askRule: `${asked.rule.text} (${asked.rule.source})` };
         const allowedByRule = matches.every((m) => m?.decision === "allow");
-        if (!paths.every((p) => isInside(repoRoot, p))) return allowedByRule ? "allow" : "ask";
+        if (!paths.every((p) => isPathInside(repoRoot, p))) return allowedByRule ? "allow" : "ask";
         const special = paths
             .map((p) => path.relative(repoRoot, p).split(path.sep).join("/"))
             .some((rel) => isGitInternal(rel) || protectedConfigOf(rel) !== null);
@@ -94,7 +95,7 @@ export async function protectedWriteOf(
         for (const base of write.cwds ?? [cwd]) {
             const paths = pathsOfWrite(write.path.value, base, home) ?? [];
             const special = paths.some((p) => {
-                if (!isInside(repoRoot, p)) return false;
+                if (!isPathInside(repoRoot, p)) return false;
                 const rel = path.relative(repoRoot, p).split(path.sep).join("/");
                 return isGitInternal(rel) || protectedConfigOf(rel) !== null;
             });

@@ -5,7 +5,7 @@
  * on; the messages are the C library's and the common tools' own.
  */
 import { isAbsolute, normalize } from "node:path";
-import { isInside } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import type { SandboxPolicy } from "./policy";
 
 const READ_ONLY = /Read-only file system|\bEROFS\b/;
@@ -38,7 +38,7 @@ function pathsIn(line: string, home: string): string[] {
 /** Whether a "Permission denied" line names a path the sandbox keeps read-only. */
 function deniedOutsideWritable(line: string, input: BlockedNoteInput): boolean {
     return pathsIn(line, input.home).some(
-        (path) => !input.writableRoots.some((root) => isInside(root, path))
+        (path) => !input.writableRoots.some((root) => isPathInside(root, path))
     );
 }
 

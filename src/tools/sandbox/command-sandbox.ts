@@ -8,7 +8,7 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { isInside } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import { sandboxBlockedNote } from "./blocked-note";
 import { BWRAP, type BwrapLayout, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
 import { startCreatedCheck } from "./created-check";
@@ -118,7 +118,7 @@ function runtimeDirOf(env: NodeJS.ProcessEnv, hidden: readonly string[]): string
     if (dir !== undefined && isAbsolute(dir)) {
         const real = existingRealFolders([dir])[0];
         if (real !== undefined) return real;
-        if (hidden.some((folder) => isInside(folder, dir))) return dir;
+        if (hidden.some((folder) => isPathInside(folder, dir))) return dir;
     }
     return `/run/user/${process.getuid?.() ?? 0}`;
 }
@@ -189,18 +189,18 @@ export function createCommandSandbox(
         const protectedNow = protectedEntries(context.root);
         const writable = [
             ...existingRealFolders(policy.writable),
-            ...git.writable.filter((dir) => !isInside(context.root, dir)),
+            ...git.writable.filter((dir) => !isPathInside(context.root, dir)),
         ];
         const writablePlaces = [context.root, ...writable];
         const insideWritable = (path: string): boolean =>
-            writablePlaces.some((place) => isInside(place, path));
+            writablePlaces.some((place) => isPathInside(place, path));
         // A link to the root or above it would cover the whole project read-only.
-        const notAbove = (path: string): boolean => !isInside(path, context.root);
+        const notAbove = (path: string): boolean => !isPathInside(path, context.root);
         const replaced = replacedFolders(runtimeDir, hidden);
         // $HOME or a linked worktree's repository inside /tmp (as in tests): shown again, read-only.
         const shownReadOnly = [...existingRealFolders([home]), ...git.commonDirs].filter(
             (dir) =>
-                replaced.some((folder) => folder !== dir && isInside(folder, dir)) &&
+                replaced.some((folder) => folder !== dir && isPathInside(folder, dir)) &&
                 !insideWritable(dir)
         );
         const layout: BwrapLayout = {

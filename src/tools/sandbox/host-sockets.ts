@@ -11,7 +11,7 @@
  */
 import { readFileSync, readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { isInside } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import { lstatQuiet } from "./path-probe";
 
 /** Folders under $HOME where agents and daemons keep sockets (ssh control masters, gpg-agent, …). */
@@ -119,8 +119,8 @@ export function hostSockets(scope: SocketScope): string[] {
             continue;
         }
         const visible =
-            scope.shown.some((dir) => isInside(dir, real)) ||
-            !scope.replaced.some((dir) => isInside(dir, real));
+            scope.shown.some((dir) => isPathInside(dir, real)) ||
+            !scope.replaced.some((dir) => isPathInside(dir, real));
         if (visible) found.add(real);
     }
     return [...found];

@@ -16,7 +16,7 @@
  */
 import { readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { isInside } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import { writeFileAtomicSync } from "../../util/atomic-write";
 import { formatGitConfig, parseGitConfig } from "../../util/git-config-file";
 import { listGitlinks } from "../../util/git-index";
@@ -191,14 +191,14 @@ function neutraliseRepo(
     // A git dir the mounts protect (the project's own, shared by a new linked worktree) keeps
     // the user's keys: the command could not change them.
     const changeable = (gitDir: string, path: string): boolean =>
-        !mounted.has(gitDir) && isInside(root, realOrSelf(path));
+        !mounted.has(gitDir) && isPathInside(root, realOrSelf(path));
     const configs = [
         ...(mounted.has(repo.commonDir) ? [] : [join(repo.commonDir, "config")]),
         ...(mounted.has(repo.gitDir)
             ? []
             : [join(repo.gitDir, "config"), join(repo.gitDir, "config.worktree")]),
     ];
-    const outside = (path: string): boolean => !isInside(root, realOrSelf(path));
+    const outside = (path: string): boolean => !isPathInside(root, realOrSelf(path));
     const hooks = join(repo.commonDir, "hooks");
     const leadsToPrograms =
         configs.some((config) => outside(config) && namesPrograms(config)) ||

@@ -12,7 +12,7 @@
  */
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { isInside } from "../path-guard";
+import { isPathInside } from "../../util/read-regular-file";
 import { PROTECTED_CONFIG, protectedConfigOf } from "../protected-paths";
 import { lstatQuiet } from "./path-probe";
 
@@ -81,7 +81,7 @@ export function protectedMounts(root: string, entries = protectedEntries(root)):
     const add = (path: string): void => {
         const real = realOrNull(path);
         // A link to the root or above it would cover the whole project read-only.
-        if (real === null || isInside(real, root) || found.includes(real)) return;
+        if (real === null || isPathInside(real, root) || found.includes(real)) return;
         found.push(real);
     };
     for (const name of entriesOf(root)) {
@@ -91,7 +91,7 @@ export function protectedMounts(root: string, entries = protectedEntries(root)):
     }
     for (const rel of entries) add(join(root, rel));
     return found.filter(
-        (path, i) => !found.some((other, j) => j < i && other !== path && isInside(other, path))
+        (path, i) => !found.some((other, j) => j < i && other !== path && isPathInside(other, path))
     );
 }
 
