@@ -1,18 +1,9 @@
 import { randomBytes } from "node:crypto";
-import {
-    closeSync,
-    copyFileSync,
-    existsSync,
-    fstatSync,
-    mkdirSync,
-    openSync,
-    readdirSync,
-    readFileSync,
-    statSync,
-    truncateSync,
-    unlinkSync,
-} from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, truncateSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { writeAll } from "../util/atomic-write";
+import { tryLockFile, type LockAttempt } from "../util/file-lock";
+import { ConversationFiles, fsErrorText } from "./conversations/files";
 import {
     CURRENT_VERSION,
     LOG_FORMAT,
@@ -22,15 +13,8 @@ import {
     type LogHeader,
     type StoredEntry,
 } from "./conversations/format";
-import {
-    readIndex,
-    upsertIfNewer,
-    updateIndex,
-    type ConversationSummary,
-    type IndexRecord,
-} from "./conversations/index-file";
-import { writeAll, writeFileAtomicSync } from "../util/atomic-write";
-import { lockConversation } from "./conversations/lock";
+import type { ConversationSummary, IndexRecord } from "./conversations/index-file";
+import { listConversations } from "./conversations/listing";
 import {
     clipPrompt,
     createLogWriter,
@@ -41,7 +25,6 @@ import {
 } from "./conversations/log";
 import {
     entryAddedAt,
-    parseLog,
     type FirstPromptOf,
     type LoadedConversation,
     type ParsedLog,
@@ -128,8 +111,6 @@ export interface ConversationStore {
     latestForRepo(repoRoot: string): ConversationSummary | undefined;
 }
 
-const LOG_NAME = /^([0-9a-f]{6})\.jsonl$/;
-
 /**
  * The last prompt, when the transcript does not end with a final answer to
  * it (a run may be under way in the process holding the conversation).
@@ -150,7 +131,6 @@ function unsettledPromptOf(conversation: LoadedConversation): string | undefined
     }
     return undefined;
 }
-const MAX_ID_TRIES = 100;
 
 function textOf(value: unknown): string | undefined {
     if (typeof value === "string") return value.trim() === "" ? undefined : value;
@@ -170,159 +150,233 @@ export function defaultFirstPromptOf(entry: StoredEntry): string | undefined {
     return textOf(entry.text) ?? textOf(entry.content) ?? "";
 }
 
-function fsErrorText(error: unknown): string {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reasons: Record<string, string> = {
-        EACCES: "permission denied",
-        EPERM: "permission denied",
-        EROFS: "read-only file system",
-        ENOTDIR: "a parent path is a file, not a directory",
-        EEXIST: "a file is in the way of the directory",
-        ENOSPC: "no space left on device",
-    };
-    const reason = code ? reasons[code] : undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    return reason ? `${reason} (${message})` : message;
+/** What a new log holds besides its id. */
+interface NewLog {
+    repoRoot: string;
+    repoHash: string;
+    model: string;
+    createdAt: string;
+    firstPrompt: string | null;
+    forkedFrom?: string;
+    events: (id: string) => Array<{ type: string; ts?: string }>;
 }
 
-export function createConversationStore(
-    dir: string = join(dataDir(), "conversations"),
-    options: ConversationStoreOptions = {}
-): ConversationStore {
-    const indexPath = join(dir, "index.json");
-    const randomId = options.randomId ?? (() => randomBytes(3).toString("hex"));
-    const firstPromptOf = options.firstPromptOf ?? defaultFirstPromptOf;
-    const deps: LogWriterDeps = {
-        indexPath,
-        now: options.now ?? Date.now,
-        firstPromptOf,
-        indexIntervalMs: options.indexIntervalMs ?? 5000,
-    };
-    const logPath = (id: string) => join(dir, `${id}.jsonl`);
-    const ensureDir = () => mkdirSync(dir, { recursive: true, mode: 0o700 });
+/** "another North process (pid 12)", or without the pid when the lock file does not say. */
+function otherProcess(pid: number | undefined): string {
+    return pid === undefined ? "another North process" : `another North process (pid ${pid})`;
+}
 
-    const read = (
-        id: string
-    ): { ok: true; parsed: ParsedLog; bytes: number } | { ok: false; error: string } => {
-        if (!isValidConversationId(id)) return { ok: false, error: invalidIdError(id) };
-        let data: Buffer;
-        try {
-            data = readFileSync(logPath(id));
-        } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-                return { ok: false, error: `no conversation with id ${id}` };
-            }
-            return { ok: false, error: `could not read conversation ${id}: ${fsErrorText(error)}` };
-        }
-        const result = parseLog(id, data, firstPromptOf);
-        return result.ok ? { ok: true, parsed: result.log, bytes: data.length } : result;
-    };
+function newerFormatError(id: string, version: number, action: string): string {
+    return `conversation ${id} was written by a newer North (format version ${version}); update North to ${action}`;
+}
 
-    const newId = (): string => {
-        const known = readIndex(indexPath).records;
-        for (let i = 0; i < MAX_ID_TRIES; i++) {
-            const id = randomId();
-            if (isValidConversationId(id) && !known.has(id) && !existsSync(logPath(id))) return id;
-        }
-        throw new Error(`could not find a free conversation id in ${dir}`);
-    };
+/**
+ * Conversations as append-only JSONL logs in one folder, one writer per log
+ * (its lock), and an index that only speeds up listing.
+ */
+class JsonlConversationStore implements ConversationStore {
+    private readonly files: ConversationFiles;
+    private readonly deps: LogWriterDeps;
 
-    /** Rewrites an old-format log in the current format, keeping the original as a backup. */
-    const upgrade = (id: string, parsed: ParsedLog): void => {
-        const started = parsed.events.find((e) => e.type === "conversation_started");
-        const conv = parsed.conversation;
-        const header: LogHeader = {
-            type: "header",
-            format: LOG_FORMAT,
-            version: CURRENT_VERSION,
-            id,
-            repoRoot: started?.repoRoot ?? conv.repoRoot,
-            repoHash: started?.repoHash ?? conv.repoHash,
-            model: started?.model ?? conv.model,
-            createdAt: conv.createdAt,
-            ...(conv.forkedFrom ? { forkedFrom: conv.forkedFrom } : {}),
+    constructor(
+        readonly dir: string,
+        options: ConversationStoreOptions
+    ) {
+        const firstPromptOf = options.firstPromptOf ?? defaultFirstPromptOf;
+        this.files = new ConversationFiles(
+            dir,
+            options.randomId ?? (() => randomBytes(3).toString("hex")),
+            firstPromptOf
+        );
+        this.deps = {
+            indexPath: this.files.indexPath,
+            now: options.now ?? Date.now,
+            firstPromptOf,
+            indexIntervalMs: options.indexIntervalMs ?? 5000,
         };
-        const lines = [JSON.stringify(header) + "\n"];
-        for (const event of parsed.events) lines.push(eventLine(event, event.ts));
-        copyFileSync(logPath(id), `${logPath(id)}.v${parsed.version}.bak`);
-        writeFileAtomicSync(logPath(id), lines.join(""), true);
-    };
+    }
 
-    /** Creates a new log with O_EXCL, so two processes can never share an id. */
-    const createLogFile = (requested: string | undefined): { fd: number; id: string } => {
+    checkWritable(): WritableCheck {
         try {
-            ensureDir();
+            this.files.probeWritable();
+            return { ok: true };
         } catch (error) {
-            throw new Error(`cannot save conversations in ${dir}: ${fsErrorText(error)}`, {
-                cause: error,
-            });
+            return {
+                ok: false,
+                error: `cannot save conversations in ${this.dir}: ${fsErrorText(error)}`,
+            };
         }
-        for (let i = 0; ; i++) {
-            const id = requested ?? newId();
-            try {
-                return { fd: openSync(logPath(id), "ax", 0o600), id };
-            } catch (error) {
-                const taken = (error as NodeJS.ErrnoException).code === "EEXIST";
-                if (taken && requested !== undefined)
-                    throw new Error(`conversation ${id} already exists`);
-                if (!taken || i >= MAX_ID_TRIES) {
-                    throw new Error(`cannot save conversation ${id}: ${fsErrorText(error)}`, {
-                        cause: error,
-                    });
-                }
-            }
-        }
-    };
+    }
 
-    const lockPath = (id: string) => join(dir, `${id}.lock`);
+    newId(): string {
+        return this.files.newId();
+    }
+
+    start({ id: requested, repoRoot, model, firstPrompt }: StartOptions): ConversationLog {
+        if (requested !== undefined && !isValidConversationId(requested)) {
+            throw new Error(invalidIdError(requested));
+        }
+        const root = resolve(repoRoot);
+        const prompt = clipPrompt(firstPrompt);
+        return this.createLog(requested, {
+            repoRoot: root,
+            repoHash: repoHashOf(root),
+            model,
+            createdAt: new Date(this.deps.now()).toISOString(),
+            firstPrompt: prompt,
+            events: (id) => [
+                {
+                    type: "conversation_started",
+                    id,
+                    repoRoot: root,
+                    repoHash: repoHashOf(root),
+                    model,
+                    ...(prompt === null ? {} : { firstPrompt: prompt }),
+                },
+            ],
+        });
+    }
+
+    open(id: string, options: { ifOpenElsewhere?: "fork" | "fail" } = {}): OpenResult {
+        const loaded = this.files.read(id);
+        if (!loaded.ok) return loaded;
+        const { parsed } = loaded;
+        if (parsed.version > CURRENT_VERSION) {
+            return { ok: false, error: newerFormatError(id, parsed.version, "continue it") };
+        }
+        let lock: LockAttempt;
+        try {
+            lock = tryLockFile(this.files.lockPath(id));
+        } catch (error) {
+            return {
+                ok: false,
+                error: `cannot continue conversation ${id}: ${fsErrorText(error)}`,
+            };
+        }
+        if (lock.ok) return this.continueLocked(id, parsed, lock.release);
+        const holder = otherProcess(lock.pid);
+        if (options.ifOpenElsewhere === "fail") {
+            return {
+                ok: false,
+                error: `conversation ${id} is open in ${holder}; use it there or close it first`,
+            };
+        }
+        // Two writers would interleave one log: continue in a copy instead,
+        // without the exchange the other process may still be answering.
+        const forked = this.forkParsed(id, parsed, unsettledPromptOf(parsed.conversation));
+        if (!forked.ok) return forked;
+        forked.warnings.unshift(
+            `conversation ${id} is open in ${holder}; continuing in a fork of it: ${forked.log.id}`
+        );
+        return forked;
+    }
+
+    fork(id: string, options: { beforeEntryId?: string } = {}): OpenResult {
+        const loaded = this.files.read(id);
+        if (!loaded.ok) return loaded;
+        if (loaded.parsed.version > CURRENT_VERSION) {
+            return { ok: false, error: newerFormatError(id, loaded.parsed.version, "fork it") };
+        }
+        return this.forkParsed(id, loaded.parsed, options.beforeEntryId);
+    }
+
+    resolveId(prefix: string): ResolveResult {
+        const wanted = prefix.trim().toLowerCase();
+        if (!/^[0-9a-f]{1,6}$/.test(wanted)) return { ok: false, error: invalidIdError(prefix) };
+        if (wanted.length === 6 && existsSync(this.files.logPath(wanted))) {
+            return { ok: true, id: wanted };
+        }
+        const matches = this.list().filter((c) => c.id.startsWith(wanted));
+        const only = matches[0];
+        if (matches.length === 1 && only) return { ok: true, id: only.id };
+        if (matches.length === 0) return { ok: false, error: `no conversation with id ${prefix}` };
+        const lines = matches.map(
+            (c) =>
+                `  ${c.id}  ${(c.firstPrompt ?? "(no prompt yet)").replace(/\s+/g, " ").slice(0, 70)}`
+        );
+        return {
+            ok: false,
+            error: `${matches.length} conversations start with ${wanted}; give more of the id:\n${lines.join("\n")}`,
+        };
+    }
+
+    load(id: string): LoadResult {
+        const loaded = this.files.read(id);
+        if (!loaded.ok) return loaded;
+        const { conversation, warnings } = loaded.parsed;
+        return { ok: true, conversation, warnings };
+    }
+
+    list(filter: { repoRoot?: string } = {}): ConversationSummary[] {
+        return listConversations(this.files, filter);
+    }
+
+    latestForRepo(repoRoot: string): ConversationSummary | undefined {
+        return this.list({ repoRoot })[0];
+    }
+
+    /** The log of `id`, locked for this process: upgraded or repaired, then opened for appending. */
+    private continueLocked(id: string, parsed: ParsedLog, release: () => void): OpenResult {
+        const path = this.files.logPath(id);
+        const warnings = [...parsed.warnings];
+        let fd: number | undefined;
+        let size: number;
+        try {
+            if (parsed.version < CURRENT_VERSION) {
+                this.files.upgrade(id, parsed);
+                warnings.push(
+                    `upgraded from format version ${parsed.version} (original kept as .bak)`
+                );
+            } else if (parsed.tail === "torn") {
+                truncateSync(path, parsed.cleanBytes);
+            }
+            fd = openSync(path, "a", 0o600);
+            if (parsed.version === CURRENT_VERSION && parsed.tail === "unterminated")
+                writeAll(fd, "\n");
+            size = fstatSync(fd).size;
+        } catch (error) {
+            if (fd !== undefined) closeSync(fd);
+            release();
+            return {
+                ok: false,
+                error: `cannot continue conversation ${id}: ${fsErrorText(error)}`,
+            };
+        }
+        const conversation = parsed.conversation;
+        const state = {
+            record: recordOf(conversation, size),
+            entryIds: conversation.entries.map((e) => e.id),
+            entrySeq: parsed.entrySeq,
+            release,
+        };
+        return {
+            ok: true,
+            log: createLogWriter(fd, path, state, this.deps),
+            conversation,
+            warnings,
+        };
+    }
 
     /**
      * Creates a log (O_EXCL, locked for this process) holding the header and
-     * `events`, and opens it for appending.
+     * `init.events`, and opens it for appending.
      */
-    const createLog = (
-        requested: string | undefined,
-        init: {
-            repoRoot: string;
-            repoHash: string;
-            model: string;
-            createdAt: string;
-            firstPrompt: string | null;
-            forkedFrom?: string;
-            events: (id: string) => Array<{ type: string; ts?: string }>;
-        }
-    ): ConversationLog => {
-        const { fd, id } = createLogFile(requested);
-        const lock = lockConversation(lockPath(id));
-        const header: LogHeader = {
-            type: "header",
-            format: LOG_FORMAT,
-            version: CURRENT_VERSION,
-            id,
-            repoRoot: init.repoRoot,
-            repoHash: init.repoHash,
-            model: init.model,
-            createdAt: init.createdAt,
-            ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
-        };
-        const lines = [JSON.stringify(header) + "\n"];
-        for (const { ts, ...event } of init.events(id)) {
-            lines.push(eventLine(event, ts ?? init.createdAt));
-        }
-        const data = lines.join("");
+    private createLog(requested: string | undefined, init: NewLog): ConversationLog {
+        const { fd, id } = this.files.createLogFile(requested);
+        const path = this.files.logPath(id);
+        let release: (() => void) | undefined;
         let bytes: number;
         try {
-            if (!lock.ok) {
-                throw lock.held
-                    ? new Error(`conversation ${id} is locked by process ${lock.pid}`)
-                    : lock.error;
-            }
-            bytes = writeAll(fd, data);
+            const lock = tryLockFile(this.files.lockPath(id));
+            if (!lock.ok)
+                throw new Error(`conversation ${id} is locked by ${otherProcess(lock.pid)}`);
+            release = lock.release;
+            bytes = writeAll(fd, logStart(id, init));
         } catch (error) {
             closeSync(fd);
-            if (lock.ok) lock.release();
+            release?.();
             try {
-                unlinkSync(logPath(id));
+                unlinkSync(path);
             } catch {
                 // nothing was kept
             }
@@ -344,20 +398,15 @@ export function createConversationStore(
         };
         // Not indexed yet: the writer indexes it on its interval and at close, and
         // list() reads a log the index lacks, so starting costs no locked index write.
-        return createLogWriter(
-            fd,
-            logPath(id),
-            { record, entryIds: [], entrySeq: 0, release: lock.release },
-            deps
-        );
-    };
+        return createLogWriter(fd, path, { record, entryIds: [], entrySeq: 0, release }, this.deps);
+    }
 
     /** A new conversation holding `parsed`'s events (up to `beforeEntryId`), open for appending. */
-    const forkParsed = (
+    private forkParsed(
         parentId: string,
         parsed: ParsedLog,
         beforeEntryId: string | undefined
-    ): OpenResult => {
+    ): OpenResult {
         let end = parsed.events.length;
         if (beforeEntryId !== undefined) {
             const at = entryAddedAt(parsed.events).get(beforeEntryId);
@@ -375,11 +424,11 @@ export function createConversationStore(
             .filter((e) => e.type !== "conversation_ended" && e.type !== "conversation_started");
         let created: ConversationLog;
         try {
-            created = createLog(undefined, {
+            created = this.createLog(undefined, {
                 repoRoot: conv.repoRoot,
                 repoHash: conv.repoHash,
                 model: conv.model,
-                createdAt: new Date(deps.now()).toISOString(),
+                createdAt: new Date(this.deps.now()).toISOString(),
                 firstPrompt: clipPrompt(conv.firstPrompt),
                 forkedFrom: parentId,
                 events: (id) => [
@@ -402,232 +451,35 @@ export function createConversationStore(
         }
         // Reopened, so its writer continues from the copied transcript and numbering.
         created.close();
-        const reopened = store.open(created.id);
+        const reopened = this.open(created.id);
         if (!reopened.ok) return reopened;
         return { ...reopened, forkedFrom: parentId };
+    }
+}
+
+/** The header and first events of a new log, as written. */
+function logStart(id: string, init: NewLog): string {
+    const header: LogHeader = {
+        type: "header",
+        format: LOG_FORMAT,
+        version: CURRENT_VERSION,
+        id,
+        repoRoot: init.repoRoot,
+        repoHash: init.repoHash,
+        model: init.model,
+        createdAt: init.createdAt,
+        ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
     };
+    const lines = [JSON.stringify(header) + "\n"];
+    for (const { ts, ...event } of init.events(id)) {
+        lines.push(eventLine(event, ts ?? init.createdAt));
+    }
+    return lines.join("");
+}
 
-    const scanRecords = (): IndexRecord[] => {
-        let names: string[];
-        try {
-            names = readdirSync(dir);
-        } catch {
-            return [];
-        }
-        const logIds = new Set(
-            names.map((n) => LOG_NAME.exec(n)?.[1]).filter((id) => id !== undefined)
-        );
-        const index = readIndex(indexPath);
-        const out: IndexRecord[] = [];
-        const fresh: IndexRecord[] = [];
-        for (const id of logIds) {
-            const cached = index.records.get(id);
-            try {
-                if (cached && statSync(logPath(id)).size === cached.logBytes) {
-                    out.push(cached);
-                    continue;
-                }
-            } catch {
-                continue;
-            }
-            const loaded = read(id);
-            if (!loaded.ok) continue;
-            const record = recordOf(loaded.parsed.conversation, loaded.bytes);
-            out.push(record);
-            fresh.push(record);
-        }
-        const gone = [...index.records.keys()].filter((id) => !logIds.has(id));
-        if (fresh.length > 0 || gone.length > 0 || index.status !== "ok") {
-            try {
-                updateIndex(indexPath, (records) => {
-                    for (const record of fresh) upsertIfNewer(records, record);
-                    for (const id of gone) if (!existsSync(logPath(id))) records.delete(id);
-                });
-            } catch {
-                // still listed from the logs; the next list() retries
-            }
-        }
-        return out;
-    };
-
-    const list = (filter: { repoRoot?: string } = {}): ConversationSummary[] => {
-        const hash =
-            filter.repoRoot === undefined ? undefined : repoHashOf(resolve(filter.repoRoot));
-        return scanRecords()
-            .filter((r) => hash === undefined || r.repoHash === hash)
-            .sort(
-                (a, b) =>
-                    b.updatedAt.localeCompare(a.updatedAt) ||
-                    b.createdAt.localeCompare(a.createdAt) ||
-                    a.id.localeCompare(b.id)
-            )
-            .map(({ logBytes: _bytes, ...summary }) => summary);
-    };
-
-    const store: ConversationStore = {
-        dir,
-        checkWritable() {
-            const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
-            try {
-                ensureDir();
-                closeSync(openSync(probe, "wx", 0o600));
-                unlinkSync(probe);
-                return { ok: true };
-            } catch (error) {
-                return {
-                    ok: false,
-                    error: `cannot save conversations in ${dir}: ${fsErrorText(error)}`,
-                };
-            }
-        },
-
-        newId,
-
-        start({ id: requested, repoRoot, model, firstPrompt }) {
-            if (requested !== undefined && !isValidConversationId(requested)) {
-                throw new Error(invalidIdError(requested));
-            }
-            const root = resolve(repoRoot);
-            const prompt = clipPrompt(firstPrompt);
-            return createLog(requested, {
-                repoRoot: root,
-                repoHash: repoHashOf(root),
-                model,
-                createdAt: new Date(deps.now()).toISOString(),
-                firstPrompt: prompt,
-                events: (id) => [
-                    {
-                        type: "conversation_started",
-                        id,
-                        repoRoot: root,
-                        repoHash: repoHashOf(root),
-                        model,
-                        ...(prompt === null ? {} : { firstPrompt: prompt }),
-                    },
-                ],
-            });
-        },
-
-        open(id, options = {}) {
-            const loaded = read(id);
-            if (!loaded.ok) return loaded;
-            const { parsed } = loaded;
-            const warnings = [...parsed.warnings];
-            if (parsed.version > CURRENT_VERSION) {
-                return {
-                    ok: false,
-                    error: `conversation ${id} was written by a newer North (format version ${parsed.version}); update North to continue it`,
-                };
-            }
-            const lock = lockConversation(lockPath(id));
-            if (!lock.ok) {
-                if (!lock.held) {
-                    return {
-                        ok: false,
-                        error: `cannot continue conversation ${id}: ${fsErrorText(lock.error)}`,
-                    };
-                }
-                if (options.ifOpenElsewhere === "fail") {
-                    return {
-                        ok: false,
-                        error: `conversation ${id} is open in another North process (pid ${lock.pid}); use it there or close it first`,
-                    };
-                }
-                // Two writers would interleave one log: continue in a copy instead,
-                // without the exchange the other process may still be answering.
-                const forked = forkParsed(id, parsed, unsettledPromptOf(parsed.conversation));
-                if (!forked.ok) return forked;
-                forked.warnings.unshift(
-                    `conversation ${id} is open in another North process (pid ${lock.pid}); continuing in a fork of it: ${forked.log.id}`
-                );
-                return forked;
-            }
-            let fd: number | undefined;
-            let size: number;
-            try {
-                if (parsed.version < CURRENT_VERSION) {
-                    upgrade(id, parsed);
-                    warnings.push(
-                        `upgraded from format version ${parsed.version} (original kept as .bak)`
-                    );
-                } else if (parsed.tail === "torn") {
-                    truncateSync(logPath(id), parsed.cleanBytes);
-                }
-                fd = openSync(logPath(id), "a", 0o600);
-                if (parsed.version === CURRENT_VERSION && parsed.tail === "unterminated")
-                    writeAll(fd, "\n");
-                size = fstatSync(fd).size;
-            } catch (error) {
-                if (fd !== undefined) closeSync(fd);
-                lock.release();
-                return {
-                    ok: false,
-                    error: `cannot continue conversation ${id}: ${fsErrorText(error)}`,
-                };
-            }
-            const conversation = parsed.conversation;
-            return {
-                ok: true,
-                log: createLogWriter(
-                    fd,
-                    logPath(id),
-                    {
-                        record: recordOf(conversation, size),
-                        entryIds: conversation.entries.map((e) => e.id),
-                        entrySeq: parsed.entrySeq,
-                        release: lock.release,
-                    },
-                    deps
-                ),
-                conversation,
-                warnings,
-            };
-        },
-
-        fork(id, options = {}) {
-            const loaded = read(id);
-            if (!loaded.ok) return loaded;
-            if (loaded.parsed.version > CURRENT_VERSION) {
-                return {
-                    ok: false,
-                    error: `conversation ${id} was written by a newer North (format version ${loaded.parsed.version}); update North to fork it`,
-                };
-            }
-            return forkParsed(id, loaded.parsed, options.beforeEntryId);
-        },
-
-        resolveId(prefix) {
-            const wanted = prefix.trim().toLowerCase();
-            if (!/^[0-9a-f]{1,6}$/.test(wanted))
-                return { ok: false, error: invalidIdError(prefix) };
-            if (wanted.length === 6 && existsSync(logPath(wanted))) return { ok: true, id: wanted };
-            const matches = list().filter((c) => c.id.startsWith(wanted));
-            const only = matches[0];
-            if (matches.length === 1 && only) return { ok: true, id: only.id };
-            if (matches.length === 0)
-                return { ok: false, error: `no conversation with id ${prefix}` };
-            const lines = matches.map(
-                (c) =>
-                    `  ${c.id}  ${(c.firstPrompt ?? "(no prompt yet)").replace(/\s+/g, " ").slice(0, 70)}`
-            );
-            return {
-                ok: false,
-                error: `${matches.length} conversations start with ${wanted}; give more of the id:\n${lines.join("\n")}`,
-            };
-        },
-
-        load(id) {
-            const loaded = read(id);
-            if (!loaded.ok) return loaded;
-            const { conversation, warnings } = loaded.parsed;
-            return { ok: true, conversation, warnings };
-        },
-
-        list,
-
-        latestForRepo(repoRoot) {
-            return list({ repoRoot })[0];
-        },
-    };
-    return store;
+export function createConversationStore(
+    dir: string = join(dataDir(), "conversations"),
+    options: ConversationStoreOptions = {}
+): ConversationStore {
+    return new JsonlConversationStore(dir, options);
 }

@@ -1,42 +1,76 @@
+/**
+ * North's one lock between processes: a lock file holding the pid of its
+ * holder. It is written aside and hard-linked into place, so only one process
+ * creates it and nobody reads it half-written (link is atomic on NFS too).
+ * A lock whose process is gone (a `kill -9`) is taken over; with `staleMs`,
+ * so is one older than that, for locks only ever held for a moment.
+ *
+ * Three ways to hold one: `withFileLock` (wait, run, release; synchronous),
+ * `waitForFileLock` (wait without blocking the event loop) and `tryLockFile`
+ * (one attempt, for a lock held as long as a conversation is open).
+ */
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { isProcessAlive as pidAlive } from "./process-alive";
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { isProcessAlive } from "./process-alive";
 
-export interface FileLockOptions {
-    /** Give up after this long (ms); default 5000. */
-    timeoutMs?: number;
-    /** A lock older than this (ms) is taken over even if its owner seems alive; default 30000. */
+export interface LockOptions {
+    /** A lock older than this (ms) is taken over even if its process is alive; default: never. */
     staleMs?: number;
 }
 
-interface LockInfo {
+export interface WaitingLockOptions extends LockOptions {
+    /** Give up after this long (ms); default 5000. */
+    timeoutMs?: number;
+}
+
+/** What a lock file holds. */
+interface LockOwner {
     pid: number;
+    /** Which run of `pid` holds it: a pid is reused, e.g. by a restarted container. */
+    process?: string;
+    /** This hold of the lock, so a release never removes a lock taken over since. */
     token: string;
 }
 
-/** Lock files of this process that are held right now. */
-const held = new Set<string>();
-const UNREADABLE_STALE_MS = 2000;
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+export type LockAttempt =
+    | { ok: true; release: () => void }
+    /** Held by a live process (this one included); its pid when the lock file says. */
+    | { ok: false; pid: number | undefined };
 
-function sleep(ms: number): void {
-    Atomics.wait(sleeper, 0, 0, ms);
+/** The lock is still held when the wait ran out. */
+export class FileLockTimeout extends Error {
+    constructor(readonly lockPath: string) {
+        super(`timed out waiting for lock ${lockPath}`);
+    }
 }
 
-function readLock(lockPath: string): LockInfo | undefined {
+/** Tells this process's locks from those of an earlier process that had the same pid. */
+const THIS_PROCESS = randomBytes(8).toString("hex");
+/** A lock file that cannot be read is one written by an older North between create and write. */
+const UNREADABLE_STALE_MS = 2000;
+const DEFAULT_TIMEOUT_MS = 5000;
+/** Locks `withFileLock` holds for a moment: one this old lost its holder. */
+const MOMENTARY_STALE_MS = 30_000;
+
+function readOwner(lockPath: string): LockOwner | undefined {
     try {
         const value: unknown = JSON.parse(readFileSync(lockPath, "utf8"));
         if (typeof value !== "object" || value === null) return undefined;
-        const { pid, token } = value as Record<string, unknown>;
+        const { pid, process: run, token } = value as Record<string, unknown>;
         if (typeof pid !== "number" || typeof token !== "string") return undefined;
-        return { pid, token };
+        return { pid, token, process: typeof run === "string" ? run : undefined };
     } catch {
         return undefined;
     }
 }
 
-/** Removes the lock file if its owner is gone or it is too old; true when it was removed. */
-function clearIfStale(lockPath: string, staleMs: number): boolean {
+function ownerAlive(owner: LockOwner): boolean {
+    if (owner.pid === process.pid) return owner.process === THIS_PROCESS;
+    return isProcessAlive(owner.pid);
+}
+
+/** Removes the lock file if its holder is gone or it is stale; true when it is gone. */
+function clearIfStale(lockPath: string, staleMs: number | undefined): boolean {
     let before;
     try {
         before = statSync(lockPath);
@@ -44,17 +78,11 @@ function clearIfStale(lockPath: string, staleMs: number): boolean {
         return true; // released meanwhile
     }
     const age = Date.now() - before.mtimeMs;
-    const info = readLock(lockPath);
-    // An unreadable lock is one being written right now, or one whose writer died in between.
-    const ownerGone =
-        info === undefined
-            ? age > UNREADABLE_STALE_MS
-            : info.pid === process.pid
-              ? !held.has(lockPath)
-              : !pidAlive(info.pid);
-    if (!ownerGone && age < staleMs) return false;
+    const owner = readOwner(lockPath);
+    const holderGone = owner === undefined ? age > UNREADABLE_STALE_MS : !ownerAlive(owner);
+    if (!holderGone && (staleMs === undefined || age < staleMs)) return false;
     try {
-        // Only remove the file we judged, not a fresh lock created since.
+        // Only remove the file that was judged, not a fresh lock created since.
         const now = statSync(lockPath);
         if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs) return false;
         unlinkSync(lockPath);
@@ -64,52 +92,104 @@ function clearIfStale(lockPath: string, staleMs: number): boolean {
     return true;
 }
 
-function tryAcquire(lockPath: string, token: string): boolean {
-    let fd: number;
-    try {
-        fd = openSync(lockPath, "wx", 0o600);
-    } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-        throw error;
-    }
-    try {
-        writeSync(fd, JSON.stringify({ pid: process.pid, token, createdAt: Date.now() }));
-    } finally {
-        closeSync(fd);
-    }
-    return true;
+function releaser(lockPath: string, token: string): () => void {
+    let released = false;
+    return () => {
+        if (released) return;
+        released = true;
+        if (readOwner(lockPath)?.token !== token) return;
+        try {
+            unlinkSync(lockPath);
+        } catch {
+            // gone already
+        }
+    };
 }
 
 /**
- * Runs `fn` while holding `<path>.lock`, a file created with O_EXCL so only one process
- * holds it. A lock whose process is gone, or older than `staleMs`, is taken over.
- * Retries with short sleeps; throws when `timeoutMs` passes. Synchronous and not re-entrant.
+ * One attempt at `lockPath`: taken (with its release), or held by a live
+ * process. A file system error (no folder, no space) throws.
  */
-export function withFileLock<T>(path: string, fn: () => T, options: FileLockOptions = {}): T {
-    const lockPath = `${path}.lock`;
-    const timeoutMs = options.timeoutMs ?? 5000;
-    const staleMs = options.staleMs ?? 30_000;
-    if (held.has(lockPath)) throw new Error(`lock ${lockPath} is already held by this process`);
+export function tryLockFile(lockPath: string, options: LockOptions = {}): LockAttempt {
     const token = randomBytes(8).toString("hex");
-    const deadline = Date.now() + timeoutMs;
-    let delay = 2;
-    while (!tryAcquire(lockPath, token)) {
-        if (clearIfStale(lockPath, staleMs)) continue;
-        if (Date.now() >= deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
-        sleep(delay + Math.random() * delay);
-        delay = Math.min(delay * 2, 50);
-    }
-    held.add(lockPath);
+    const temp = `${lockPath}.${process.pid}.${token}`;
+    const owner: LockOwner = { pid: process.pid, process: THIS_PROCESS, token };
+    writeFileSync(temp, JSON.stringify(owner), { mode: 0o600 });
     try {
-        return fn();
-    } finally {
-        held.delete(lockPath);
-        if (readLock(lockPath)?.token === token) {
+        // A few rounds: a stale lock removed here may be taken by another process first.
+        for (let round = 0; round < 3; round++) {
             try {
-                unlinkSync(lockPath);
-            } catch {
-                // already gone
+                linkSync(temp, lockPath);
+                return { ok: true, release: releaser(lockPath, token) };
+            } catch (error) {
+                if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+            }
+            const holder = readOwner(lockPath);
+            if (!clearIfStale(lockPath, options.staleMs)) return { ok: false, pid: holder?.pid };
+        }
+        return { ok: false, pid: readOwner(lockPath)?.pid };
+    } finally {
+        try {
+            unlinkSync(temp);
+        } catch {
+            // never linked elsewhere; best effort
+        }
+    }
+}
+
+/** Growing, jittered pauses between attempts: 2 ms doubling to 50 ms. */
+function nextDelay(delay: number): { wait: number; next: number } {
+    return { wait: delay + Math.random() * delay, next: Math.min(delay * 2, 50) };
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `fn` while holding `<path>.lock`, waiting for it up to `timeoutMs`
+ * (throws `FileLockTimeout`). Synchronous and not re-entrant: a lock this
+ * process already holds throws at once. Taken over after 30 s by default.
+ */
+export function withFileLock<T>(path: string, fn: () => T, options: WaitingLockOptions = {}): T {
+    const lockPath = `${path}.lock`;
+    const staleMs = options.staleMs ?? MOMENTARY_STALE_MS;
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    let delay = 2;
+    for (;;) {
+        const attempt = tryLockFile(lockPath, { staleMs });
+        if (attempt.ok) {
+            try {
+                return fn();
+            } finally {
+                attempt.release();
             }
         }
+        if (attempt.pid === process.pid) {
+            throw new Error(`lock ${lockPath} is already held by this process`);
+        }
+        if (Date.now() >= deadline) throw new FileLockTimeout(lockPath);
+        const pause = nextDelay(delay);
+        Atomics.wait(sleeper, 0, 0, pause.wait);
+        delay = pause.next;
+    }
+}
+
+/**
+ * Takes `lockPath`, waiting (without blocking the event loop) while another
+ * process, or another task of this one, holds it; resolves to its release.
+ * Throws `FileLockTimeout` after `timeoutMs`.
+ */
+export async function waitForFileLock(
+    lockPath: string,
+    options: WaitingLockOptions = {}
+): Promise<() => void> {
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    let delay = 2;
+    for (;;) {
+        const attempt = tryLockFile(lockPath, { staleMs: options.staleMs ?? MOMENTARY_STALE_MS });
+        if (attempt.ok) return attempt.release;
+        if (Date.now() >= deadline) throw new FileLockTimeout(lockPath);
+        const pause = nextDelay(delay);
+        await new Promise((resolve) => setTimeout(resolve, pause.wait));
+        delay = pause.next;
     }
 }

@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createConversationStore } from "../../src/storage/conversations";
-import { withFileLock } from "../../src/util/file-lock";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MODULE = join(ROOT, "src", "storage", "conversations.ts");
@@ -103,33 +102,4 @@ describe("conversations across processes", () => {
         expect(loaded.conversation.ended).toBe(false);
         expect(store.list()[0]).toMatchObject({ id, messageCount: 500 });
     }, 30_000);
-});
-
-describe("withFileLock", () => {
-    it("takes over a lock left by a dead process", () => {
-        const target = join(temp(), "index.json");
-        const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
-        writeFileSync(`${target}.lock`, JSON.stringify({ pid: dead, token: "old" }));
-        expect(withFileLock(target, () => 42, { timeoutMs: 500 })).toBe(42);
-        expect(() => readFileSync(`${target}.lock`)).toThrow();
-    });
-
-    it("waits for a live owner, then times out", () => {
-        const target = join(temp(), "index.json");
-        writeFileSync(`${target}.lock`, JSON.stringify({ pid: process.ppid, token: "live" }));
-        const started = Date.now();
-        expect(() => withFileLock(target, () => 1, { timeoutMs: 200 })).toThrow(/timed out/);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-        expect(withFileLock(target, () => 2, { timeoutMs: 200, staleMs: 0 })).toBe(2);
-    });
-
-    it("releases the lock when fn throws and refuses re-entry", () => {
-        const target = join(temp(), "index.json");
-        expect(() =>
-            withFileLock(target, () => {
-                withFileLock(target, () => 0);
-            })
-        ).toThrow(/already held/);
-        expect(withFileLock(target, () => "free", { timeoutMs: 100 })).toBe("free");
-    });
 });
