@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createShellService, SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../src/tools/shell-service";
+import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../src/tools/limits";
+import { createShellService } from "../src/tools/shell-service";
 import { median } from "./measure";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);

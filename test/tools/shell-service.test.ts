@@ -2,13 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-    HeadTailBuffer,
-    SHELL_HEAD_BYTES,
-    SHELL_TAIL_BYTES,
-    type ShellService,
-    createShellService,
-} from "../../src/tools/shell-service";
+import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../../src/tools/limits";
+import { HeadTailBuffer } from "../../src/tools/shell-output";
+import { type ShellService, createShellService } from "../../src/tools/shell-service";
 import type { CommandSandbox } from "../../src/tools/sandbox/command-sandbox";
 
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
