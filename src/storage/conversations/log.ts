@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync } from "node:fs";
-import type { ConversationEvent } from "./format";
+import type { ConversationEvent, StoredEntry } from "./format";
 import { upsertIfNewer, updateIndex, type IndexRecord } from "./index-file";
 import { writeAll } from "../../util/atomic-write";
 import type { FirstPromptOf, LoadedConversation } from "./replay";
@@ -84,92 +84,125 @@ export function createLogWriter(
     state: LogWriterState,
     deps: LogWriterDeps
 ): ConversationLog {
-    const record: IndexRecord = { ...state.record };
-    let ids = [...state.entryIds];
-    let known = new Set(ids);
-    let seq = state.entrySeq;
-    let closed = false;
-    let lastIndexAt = deps.now();
+    return new LogWriter(fd, path, state, deps);
+}
 
-    const writeIndex = (): void => {
-        lastIndexAt = deps.now();
-        const snapshot = { ...record };
+/**
+ * Appends to one log and keeps its index record up to date: the record is
+ * written on an interval, at once for a rewind or a model change, and at close.
+ */
+class LogWriter implements ConversationLog {
+    readonly id: string;
+    private readonly record: IndexRecord;
+    /** Ids of the transcript's entries, in order, and the same as a set. */
+    private ids: string[];
+    private known: Set<string>;
+    /** The highest `mN` entry id handed out or found in the log. */
+    private seq: number;
+    private closed = false;
+    private lastIndexAt: number;
+
+    constructor(
+        private readonly fd: number,
+        readonly path: string,
+        private readonly state: LogWriterState,
+        private readonly deps: LogWriterDeps
+    ) {
+        this.record = { ...state.record };
+        this.id = this.record.id;
+        this.ids = [...state.entryIds];
+        this.known = new Set(this.ids);
+        this.seq = state.entrySeq;
+        this.lastIndexAt = deps.now();
+    }
+
+    append(event: ConversationEvent): AppendResult {
+        if (this.closed) return { ok: false, error: `conversation ${this.id} is closed` };
+        const ts = new Date(this.deps.now()).toISOString();
         try {
-            updateIndex(deps.indexPath, (records) => upsertIfNewer(records, snapshot));
+            this.record.logBytes += writeAll(this.fd, eventLine(event, ts));
+        } catch (error) {
+            return { ok: false, error: `could not save to ${this.path}: ${errorText(error)}` };
+        }
+        this.record.updatedAt = ts;
+        const urgent = this.track(event);
+        if (urgent || this.deps.now() - this.lastIndexAt >= this.deps.indexIntervalMs) {
+            this.writeIndex();
+        }
+        return { ok: true };
+    }
+
+    newEntryId(): string {
+        return `m${++this.seq}`;
+    }
+
+    close(): void {
+        if (this.closed) return;
+        this.closed = true;
+        this.writeIndex();
+        this.state.release();
+        try {
+            fsyncSync(this.fd);
+        } catch {
+            // best effort: the data is already with the OS
+        }
+        try {
+            closeSync(this.fd);
+        } catch {
+            // already closed
+        }
+    }
+
+    private writeIndex(): void {
+        this.lastIndexAt = this.deps.now();
+        const snapshot = { ...this.record };
+        try {
+            updateIndex(this.deps.indexPath, (records) => upsertIfNewer(records, snapshot));
         } catch {
             // The index is a cache; list() rebuilds it from the logs.
         }
-    };
+    }
 
-    const track = (event: ConversationEvent): boolean => {
+    /** Follows the transcript in the record; true when the index must hear of it at once. */
+    private track(event: ConversationEvent): boolean {
         switch (event.type) {
-            case "entry_added": {
-                if (!known.has(event.entry.id)) {
-                    known.add(event.entry.id);
-                    ids.push(event.entry.id);
-                    record.messageCount = ids.length;
-                }
-                // Entries reach the index with the periodic or closing write, not at
-                // once: the first prompt would otherwise cost a locked index
-                // rewrite before the first request (list() reads unindexed logs).
-                if (record.firstPrompt === null) {
-                    const prompt = deps.firstPromptOf(event.entry);
-                    if (prompt) record.firstPrompt = clipPrompt(prompt);
-                }
+            case "entry_added":
+                this.added(event.entry);
                 return false;
-            }
             case "transcript_replaced":
-                ids = event.entries.map((e) => e.id);
-                known = new Set(ids);
-                record.messageCount = ids.length;
+                this.setIds(event.entries.map((e) => e.id));
                 return false;
             case "rewound": {
-                const at = ids.indexOf(event.entryId);
-                if (at !== -1) ids = ids.slice(0, at);
-                known = new Set(ids);
-                record.messageCount = ids.length;
+                const at = this.ids.indexOf(event.entryId);
+                this.setIds(at === -1 ? this.ids : this.ids.slice(0, at));
                 return true;
             }
             case "model_changed":
-                record.model = event.model;
+                this.record.model = event.model;
                 return true;
             default:
                 return false;
         }
-    };
+    }
 
-    return {
-        id: record.id,
-        path,
-        append(event) {
-            if (closed) return { ok: false, error: `conversation ${record.id} is closed` };
-            const ts = new Date(deps.now()).toISOString();
-            try {
-                record.logBytes += writeAll(fd, eventLine(event, ts));
-            } catch (error) {
-                return { ok: false, error: `could not save to ${path}: ${errorText(error)}` };
-            }
-            record.updatedAt = ts;
-            const urgent = track(event);
-            if (urgent || deps.now() - lastIndexAt >= deps.indexIntervalMs) writeIndex();
-            return { ok: true };
-        },
-        newEntryId: () => `m${++seq}`,
-        close() {
-            if (closed) return;
-            closed = true;
-            writeIndex();
-            state.release();
-            try {
-                fsyncSync(fd);
-            } catch {
-                // best effort: the data is already with the OS
-            }
-            try {
-                closeSync(fd);
-            } catch {
-                // already closed
-            }
-        },
-    };
+    private added(entry: StoredEntry): void {
+        if (!this.known.has(entry.id)) {
+            this.known.add(entry.id);
+            this.ids.push(entry.id);
+            this.record.messageCount = this.ids.length;
+        }
+        // Entries reach the index with the periodic or closing write, not at
+        // once: the first prompt would otherwise cost a locked index
+        // rewrite before the first request (list() reads unindexed logs).
+        if (this.record.firstPrompt === null) {
+            const prompt = this.deps.firstPromptOf(entry);
+            if (prompt) this.record.firstPrompt = clipPrompt(prompt);
+        }
+    }
+
+    private setIds(ids: string[]): void {
+        this.ids = ids;
+        this.known = new Set(ids);
+        this.record.messageCount = ids.length;
+    }
 }

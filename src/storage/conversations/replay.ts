@@ -70,27 +70,62 @@ function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Parses and replays one log. Bad lines are skipped with a warning naming the line. */
-export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf): ParseResult {
-    const text = data.toString("utf8");
-    if (text.trim() === "") return { ok: false, error: `conversation ${id}: the log is empty` };
+/** The lines of a log read: its header (none in a legacy log) and its events. */
+interface ReadLog {
+    header: LogHeader | undefined;
+    /** Format version the file was written with (0 = headerless legacy). */
+    version: number;
+    events: LoggedEvent[];
+    tail: LogTail;
+}
+
+/**
+ * A first line that is a header: its fields, or nothing when unreadable
+ * (a warning says so), or an error for a file of another format.
+ */
+function headerLine(
+    id: string,
+    value: Record<string, unknown>,
+    lineNo: number,
+    warnings: string[]
+): { ok: true; header: LogHeader | undefined } | { ok: false; error: string } {
+    if (value.format !== LOG_FORMAT) {
+        return {
+            ok: false,
+            error: `conversation ${id}: not a North conversation log (format ${JSON.stringify(value.format)})`,
+        };
+    }
+    const header = parseHeader(value);
+    if (!header) {
+        warnings.push(`line ${lineNo}: unreadable header; skipped`);
+        return { ok: true, header: undefined };
+    }
+    if (header.version > CURRENT_VERSION) {
+        warnings.push(
+            `written by a newer North (format version ${header.version}); loading what this version understands`
+        );
+    }
+    return { ok: true, header };
+}
+
+/** Reads every line of `text`; bad lines are skipped with a warning naming the line. */
+function readLines(
+    id: string,
+    text: string,
+    warnings: string[]
+): ({ ok: true } & ReadLog) | { ok: false; error: string } {
     const lines = text.split("\n");
     const last = lines.length - 1;
     const endsClean = text.endsWith("\n");
-    const warnings: string[] = [];
-    let tail: LogTail = "clean";
-    let header: LogHeader | undefined;
-    let version = 0;
+    const read: ReadLog = { header: undefined, version: 0, events: [], tail: "clean" };
     let sawFirstLine = false;
-    const events: LoggedEvent[] = [];
-
     for (let i = 0; i < lines.length; i++) {
         const line = lines[i] ?? "";
         if (line.trim() === "") continue;
         const lineNo = i + 1;
         const value = tryJson(line);
         const isTail = i === last && !endsClean;
-        if (isTail) tail = value === undefined ? "torn" : "unterminated";
+        if (isTail) read.tail = value === undefined ? "torn" : "unterminated";
         if (!isRecord(value)) {
             warnings.push(
                 isTail
@@ -100,36 +135,33 @@ export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf)
             sawFirstLine = true;
             continue;
         }
-        if (!sawFirstLine) {
-            sawFirstLine = true;
-            if (value.type === "header") {
-                if (value.format !== LOG_FORMAT) {
-                    return {
-                        ok: false,
-                        error: `conversation ${id}: not a North conversation log (format ${JSON.stringify(value.format)})`,
-                    };
-                }
-                header = parseHeader(value);
-                if (!header) {
-                    warnings.push(`line ${lineNo}: unreadable header; skipped`);
-                    continue;
-                }
-                version = header.version;
-                if (version > CURRENT_VERSION) {
-                    warnings.push(
-                        `written by a newer North (format version ${version}); loading what this version understands`
-                    );
-                }
-                continue;
-            }
+        const first = !sawFirstLine;
+        sawFirstLine = true;
+        if (first && value.type === "header") {
+            const header = headerLine(id, value, lineNo, warnings);
+            if (!header.ok) return header;
+            read.header = header.header;
+            read.version = header.header?.version ?? read.version;
+            continue;
         }
-        const event = parseEvent(migrate(version, value));
+        const event = parseEvent(migrate(read.version, value));
         if (!event) {
             warnings.push(`line ${lineNo}: unrecognised event; skipped`);
             continue;
         }
-        events.push(event);
+        read.events.push(event);
     }
+    return { ok: true, ...read };
+}
+
+/** Parses and replays one log. Bad lines are skipped with a warning naming the line. */
+export function parseLog(id: string, data: Buffer, firstPromptOf: FirstPromptOf): ParseResult {
+    const text = data.toString("utf8");
+    if (text.trim() === "") return { ok: false, error: `conversation ${id}: the log is empty` };
+    const warnings: string[] = [];
+    const read = readLines(id, text, warnings);
+    if (!read.ok) return read;
+    const { header, version, events, tail } = read;
     if (version < 2) renameReusedIds(events, warnings);
 
     const started = events.find((e) => e.type === "conversation_started");
