@@ -1,16 +1,15 @@
 /**
  * North's one lock between processes: a lock file holding the pid of its
- * holder. It is written aside and hard-linked into place, so only one process
- * creates it and nobody reads it half-written (link is atomic on NFS too).
- * A lock whose process is gone (a `kill -9`) is taken over; with `staleMs`,
- * so is one older than that, for locks only ever held for a moment.
+ * holder, created with O_EXCL so only one process holds it. A lock whose
+ * process is gone (a `kill -9`) is taken over; with `staleMs`, so is one
+ * older than that, for locks only ever held for a moment.
  *
  * Three ways to hold one: `withFileLock` (wait, run, release; synchronous),
  * `waitForFileLock` (wait without blocking the event loop) and `tryLockFile`
  * (one attempt, for a lock held as long as a conversation is open).
  */
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { isProcessAlive } from "./process-alive";
 
 export interface LockOptions {
@@ -46,7 +45,7 @@ export class FileLockTimeout extends Error {
 
 /** Tells this process's locks from those of an earlier process that had the same pid. */
 const THIS_PROCESS = randomBytes(8).toString("hex");
-/** A lock file that cannot be read is one written by an older North between create and write. */
+/** A lock file that cannot be read is one between its create and its write, or one whose writer died there. */
 const UNREADABLE_STALE_MS = 2000;
 const DEFAULT_TIMEOUT_MS = 5000;
 /** Locks `withFileLock` holds for a moment: one this old lost its holder. */
@@ -112,29 +111,36 @@ function releaser(lockPath: string, token: string): () => void {
  */
 export function tryLockFile(lockPath: string, options: LockOptions = {}): LockAttempt {
     const token = randomBytes(8).toString("hex");
-    const temp = `${lockPath}.${process.pid}.${token}`;
     const owner: LockOwner = { pid: process.pid, process: THIS_PROCESS, token };
-    writeFileSync(temp, JSON.stringify(owner), { mode: 0o600 });
-    try {
-        // A few rounds: a stale lock removed here may be taken by another process first.
-        for (let round = 0; round < 3; round++) {
-            try {
-                linkSync(temp, lockPath);
-                return { ok: true, release: releaser(lockPath, token) };
-            } catch (error) {
-                if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-            }
-            const holder = readOwner(lockPath);
-            if (!clearIfStale(lockPath, options.staleMs)) return { ok: false, pid: holder?.pid };
+    // A few rounds: a stale lock removed here may be taken by another process first.
+    for (let round = 0; round < 3; round++) {
+        if (createLockFile(lockPath, JSON.stringify(owner))) {
+            return { ok: true, release: releaser(lockPath, token) };
         }
-        return { ok: false, pid: readOwner(lockPath)?.pid };
-    } finally {
-        try {
-            unlinkSync(temp);
-        } catch {
-            // never linked elsewhere; best effort
-        }
+        const holder = readOwner(lockPath);
+        if (!clearIfStale(lockPath, options.staleMs)) return { ok: false, pid: holder?.pid };
     }
+    return { ok: false, pid: readOwner(lockPath)?.pid };
+}
+
+/** Creates the lock file with O_EXCL and writes `owner`; false when it exists. */
+function createLockFile(lockPath: string, owner: string): boolean {
+    let fd: number;
+    try {
+        fd = openSync(lockPath, "wx", 0o600);
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+        throw error;
+    }
+    try {
+        writeSync(fd, owner);
+    } catch (error) {
+        unlinkSync(lockPath);
+        throw error;
+    } finally {
+        closeSync(fd);
+    }
+    return true;
 }
 
 /** Growing, jittered pauses between attempts: 2 ms doubling to 50 ms. */

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,6 +95,17 @@ describe("the file lock between processes", () => {
         attempt.release();
         expect(existsSync(lockPath)).toBe(false);
     }, 30_000);
+
+    it("an empty lock is being written: held while fresh, taken over once old", () => {
+        const lockPath = join(temp(), "conversation.lock");
+        writeFileSync(lockPath, "");
+        expect(tryLockFile(lockPath)).toEqual({ ok: false, pid: undefined });
+        const longAgo = new Date(Date.now() - 60_000);
+        utimesSync(lockPath, longAgo, longAgo);
+        const attempt = tryLockFile(lockPath);
+        expect(attempt.ok).toBe(true);
+        if (attempt.ok) attempt.release();
+    });
 
     it("leaves a live process's lock alone, and says whose it is", () => {
         const lockPath = join(temp(), "conversation.lock");
