@@ -5,20 +5,21 @@
  * from the first line of the function to its last. A nested function counts
  * inside its parent too, as the reader of the parent sees it.
  *
- * Usage: node scripts/longest-functions.mjs [count=10] [folder=src]
+ * Usage: node scripts/longest-functions.mjs [count=10] [folder or files... = src]
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 
 const count = Number(process.argv[2] ?? 10);
-const root = process.argv[3] ?? "src";
+const roots = process.argv.length > 3 ? process.argv.slice(3) : ["src"];
 
-function sourceFiles(dir) {
-    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) return sourceFiles(path);
-        return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+function sourceFiles(path) {
+    if (!statSync(path).isDirectory()) return [path];
+    return readdirSync(path, { withFileTypes: true }).flatMap((entry) => {
+        const child = join(path, entry.name);
+        if (entry.isDirectory()) return sourceFiles(child);
+        return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [child] : [];
     });
 }
 
@@ -33,7 +34,7 @@ function nameOf(node) {
 }
 
 const found = [];
-for (const file of sourceFiles(root)) {
+for (const file of roots.flatMap(sourceFiles)) {
     const text = readFileSync(file, "utf8");
     const kind = file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
