@@ -24,6 +24,11 @@ export interface AtomicWriteOptions {
     beforeRename?: () => Promise<void>;
 }
 
+/** A temp file beside `path`: in the same folder, so the rename stays on one filesystem. */
+function tempBeside(path: string): string {
+    return join(dirname(path), `.${basename(path)}.north-${randomBytes(4).toString("hex")}.tmp`);
+}
+
 /**
  * Replaces `path` with `data` so that readers see the old or the new content,
  * never a mix: write a temp file in the same directory, fsync it, rename over.
@@ -35,8 +40,7 @@ export async function writeFileAtomic(
     data: string | Uint8Array,
     options: AtomicWriteOptions = {}
 ): Promise<void> {
-    const dir = dirname(path);
-    const temp = join(dir, `.${basename(path)}.north-${randomBytes(4).toString("hex")}.tmp`);
+    const temp = tempBeside(path);
     let mode = options.mode ?? 0o644;
     try {
         mode = (await fs.stat(path)).mode & 0o7777;
@@ -75,12 +79,12 @@ export function writeAll(fd: number, data: string): number {
 }
 
 /**
- * Replaces `path` so readers see the old or the new content, never a mix: a temp file
- * (mode 0600) in the same directory, then rename. `sync` also fsyncs the data first.
+ * Replaces `path` synchronously, for North's own small files: a temp file (mode 0600)
+ * in the same directory, then rename. `sync` also fsyncs the data first.
  * A symlink at `path` is replaced, not followed: config files use `writeConfigFileAtomicSync`.
  */
 export function writeFileAtomicSync(path: string, data: string, sync = false, mode = 0o600): void {
-    const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString("hex")}.tmp`);
+    const temp = tempBeside(path);
     try {
         const fd = openSync(temp, "wx", mode);
         try {
