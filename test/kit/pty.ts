@@ -373,11 +373,14 @@ export async function startNorthSession(
                 20_000,
                 "the status line"
             );
-            await north.waitForQuiet(100);
             if (north.hasExited()) {
                 throw new Error(
                     `north exited before showing the app; screen:\n${north.screenText()}`
                 );
+            }
+            // The learning question takes the keys; its tests wait for LEARNING_READY instead.
+            if (!options.learningPrompt && composerRow(north).includes(EMPTY_COMPOSER)) {
+                await keysRead(north);
             }
         } catch (error) {
             await session.dispose();
@@ -387,8 +390,42 @@ export async function startNorthSession(
     return session;
 }
 
-/** A picker or the learning question, drawn just now, may not take keys yet; wait past it. */
-export const REVIEW_SETTLE_MS = 400;
+/** The empty, idle composer's placeholder (composer.tsx). */
+export const EMPTY_COMPOSER = "Enter to send";
+
+/** The composer's first row (the last row with "❯ "), trimmed. */
+function composerRow(north: PtyNorth): string {
+    return (
+        north
+            .screenText()
+            .split("\n")
+            .findLast((row) => row.includes("❯ "))
+            ?.trim() ?? ""
+    );
+}
+
+/**
+ * Resolves once North has read every key typed before and reads keys in raw
+ * mode: a key typed now shows in the idle, empty composer, and is erased
+ * again. The frame that shows the status line may come before North reads
+ * keys at all (a key sent then would be echoed by the terminal, an Enter read
+ * as a newline).
+ */
+export async function keysRead(north: PtyNorth, timeoutMs = 20_000): Promise<void> {
+    await north.waitFor(
+        () => composerRow(north).includes(EMPTY_COMPOSER),
+        timeoutMs,
+        "the idle, empty composer"
+    );
+    north.type("x");
+    await north.waitFor(() => composerRow(north) === "❯ x", timeoutMs, "a key in the composer");
+    north.type("\x7f");
+    await north.waitFor(
+        () => composerRow(north).includes(EMPTY_COMPOSER),
+        timeoutMs,
+        "the composer empty again"
+    );
+}
 
 /**
  * A review menu takes keys once this shows (its guard lifted: review-menu.tsx's
@@ -402,8 +439,17 @@ export const REVIEW_READY = "Enter to choose";
  */
 export const PICKER_READY = "Enter select";
 
-export const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The learning question takes y and n once this shows (its typing window
+ * over: learning-prompt.tsx's LEARNING_READY_HINT); wait for it rather than for a time.
+ */
+export const LEARNING_READY = "[y] learn now";
+
+/**
+ * An MCP server's form takes keys once this shows (its guard lifted:
+ * elicitation-review.tsx shows its keys then); wait for it rather than for a time.
+ */
+export const FORM_READY = "[Enter] submit";
 
 /**
  * Answers the review on screen (once its menu takes keys) with option `n`

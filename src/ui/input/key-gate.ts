@@ -20,7 +20,9 @@
  * The learning question (`yield`) must not take a prompt being typed as its
  * answer: keys within a moment of it appearing, and every key that is not an
  * answer, go to the composer and dismiss it; a y or n waits out the typing
- * window and goes to the composer with what follows it.
+ * window and goes to the composer with what follows it. Its typing window
+ * reads as `guarding` (`guardState`), so the question shows its answer keys
+ * only once they count.
  *
  * Pure apart from the clock and timers; the App feeds it every input string first.
  */
@@ -65,6 +67,7 @@ export type ReviewPolicy =
 /**
  * A guarded review: `guarding` (keys go to the draft for now, none went yet),
  * `holding` (keys went to the draft and still do), `open` (keys answer it).
+ * The learning question is `guarding` for its typing window, then `open`.
  */
 export type GuardState = "open" | "guarding" | "holding";
 
@@ -93,7 +96,7 @@ export interface KeyGate {
     setReviewing(reviewing: boolean, policy?: ReviewPolicy): void;
     /** How a held key is handed on later: fed again to every listener, the gate first. */
     bindReplay(replay: (input: string) => void): void;
-    /** The guarded review's state now; "open" when there is none. */
+    /** The guarded review's (or the question's typing window's) state now; "open" when there is none. */
     guardState(): GuardState;
     /** Counts `setReviewing(true)` calls: a review drawn before its call is not listening yet. */
     generation(): number;
@@ -172,7 +175,7 @@ export function createKeyGate(
         if (guardTimer !== null) timers.clear(guardTimer);
         guardTimer = null;
         const left = guardUntil - now();
-        if (!reviewing || policy?.kind !== "guard" || left <= 0) {
+        if (!reviewing || policy === undefined || left <= 0) {
             guarded = false;
             return;
         }
@@ -342,7 +345,7 @@ export function createKeyGate(
                 return;
             }
             // Typed before the question could be read, or not an answer: the composer's.
-            if (typing || at - shownAt < TYPING_BURST_MS || !policy.isAnswer(input)) {
+            if (typing || at < guardUntil || !policy.isAnswer(input)) {
                 owner = "composer";
                 return;
             }
@@ -380,7 +383,13 @@ export function createKeyGate(
                 shownAt = now();
                 generation++;
             }
-            guardUntil = value && next?.kind === "guard" ? shownAt + REVIEW_GUARD_MS : -Infinity;
+            guardUntil = !value
+                ? Number.NEGATIVE_INFINITY
+                : next?.kind === "guard"
+                  ? shownAt + REVIEW_GUARD_MS
+                  : next?.kind === "yield"
+                    ? shownAt + TYPING_BURST_MS
+                    : Number.NEGATIVE_INFINITY;
             scheduleGuardEnd();
             notify();
         },

@@ -1,7 +1,7 @@
 import { promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
     type HookEvent,
     type HookSettings,
@@ -335,9 +335,7 @@ describe("runHooks", () => {
         expect(outcome.runs[0]?.timedOut).toBe(true);
         expect(outcome.warnings[0]).toMatch(/timed out after 0\.\d s and was killed/);
         const pid = Number(await fs.readFile(pidFile, "utf8"));
-        const deadline = Date.now() + 3000;
-        while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect(isAlive(pid)).toBe(false);
+        await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 15_000, interval: 50 });
     });
 
     it("runs hooks in parallel, deduplicates identical commands, and stops on abort", async () => {
