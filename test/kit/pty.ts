@@ -8,6 +8,7 @@
  *     await north.waitForText("Hi there");
  *     north.kill(); // always, in afterEach
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -69,6 +70,8 @@ export interface PtyNorth {
     /** Resolves when the process exits. */
     readonly exited: Promise<PtyExit>;
     hasExited(): boolean;
+    /** North's terminal reads keys raw (no echo, no line editing): the app listens for keys. */
+    rawMode(): boolean;
     /** Ends the process (SIGKILL) if still running and frees the emulator. Safe to call twice. */
     kill(): void;
 }
@@ -252,6 +255,14 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
         },
         exited,
         hasExited: () => exitInfo !== undefined,
+        rawMode() {
+            if (exitInfo) return false;
+            // The terminal's own settings, as `stty` reads them from North's side of the pty.
+            const ptsName = (pty as unknown as { ptsName?: string }).ptsName;
+            if (!ptsName) throw new Error("this pty does not name its terminal");
+            const settings = execFileSync("stty", ["-F", ptsName, "-a"], { encoding: "utf8" });
+            return /(^|\s)-icanon(\s|$)/.test(settings) && /(^|\s)-echo(\s|$)/.test(settings);
+        },
         kill,
     };
 }
@@ -405,13 +416,20 @@ function composerRow(north: PtyNorth): string {
 }
 
 /**
- * Resolves once North has read every key typed before and reads keys in raw
- * mode: a key typed now shows in the idle, empty composer, and is erased
- * again. The frame that shows the status line may come before North reads
- * keys at all (a key sent then would be echoed by the terminal, an Enter read
- * as a newline).
+ * Resolves once North reads keys raw. The frame that shows the status line
+ * may come before it does: a key sent then is echoed by the terminal onto the
+ * screen, and an Enter arrives as a newline.
+ */
+export async function waitForRawMode(north: PtyNorth, timeoutMs = 20_000): Promise<void> {
+    await north.waitFor(() => north.rawMode(), timeoutMs, "North to read keys raw");
+}
+
+/**
+ * Resolves once North has read every key typed before, in raw mode: a key
+ * typed now shows in the idle, empty composer, and is erased again.
  */
 export async function keysRead(north: PtyNorth, timeoutMs = 20_000): Promise<void> {
+    await waitForRawMode(north, timeoutMs);
     await north.waitFor(
         () => composerRow(north).includes(EMPTY_COMPOSER),
         timeoutMs,

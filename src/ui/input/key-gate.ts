@@ -103,8 +103,10 @@ export interface KeyGate {
     /** Keys went to the draft while this review was guarded. */
     divertedKeys(): boolean;
     /**
-     * The key that sent the last prompt or answer would still be taken as a
-     * bounce (`REPEAT_WINDOW_MS`): a picker opened with Enter does not take Enter yet.
+     * A key now would not reach a picker yet: the key that sent the last prompt
+     * or answer would still be taken as a bounce (`REPEAT_WINDOW_MS`: a picker
+     * opened with Enter does not take Enter yet), or a key would continue a
+     * burst of typing in the composer (`TYPING_BURST_MS`: a picker opened by Esc Esc).
      */
     settling(): boolean;
     /** Called whenever `guardState`, `divertedKeys` or `settling` may have changed; returns an unsubscribe. */
@@ -161,6 +163,7 @@ export function createKeyGate(
     // Flipped by a timer too: true while a repeat of the deciding key counts as a bounce.
     let settling = false;
     let settleTimer: unknown = null;
+    let settleUntil = Number.NEGATIVE_INFINITY;
     let generation = 0;
     let textField = false;
     let pasting = false;
@@ -193,6 +196,7 @@ export function createKeyGate(
         settleTimer = null;
         const was = settling;
         settling = ms > 0;
+        settleUntil = settling ? now() + ms : Number.NEGATIVE_INFINITY;
         if (settling) {
             settleTimer = timers.set(() => {
                 settleTimer = null;
@@ -201,6 +205,10 @@ export function createKeyGate(
             }, ms);
         }
         if (was !== settling) notify();
+    };
+    /** Settles until `until` at least (a picker shown within a burst of typing). */
+    const settleUntilAtLeast = (until: number): void => {
+        if (until > settleUntil && until > now()) settleFor(until - now());
     };
     const guardState = (): GuardState => {
         if (!guarded) return "open";
@@ -371,6 +379,7 @@ export function createKeyGate(
         typed() {
             typedAt = current.at;
             if (reviewing && policy?.kind === "yield") policy.onTyping?.();
+            if (reviewing && policy === undefined) settleUntilAtLeast(typedAt + TYPING_BURST_MS);
         },
         setReviewing(value, next) {
             // A key held for the question that is going away was typed: keep it.
@@ -391,6 +400,8 @@ export function createKeyGate(
                     ? shownAt + TYPING_BURST_MS
                     : Number.NEGATIVE_INFINITY;
             scheduleGuardEnd();
+            // A picker's first key must not continue the typing that opened it.
+            if (value && next === undefined) settleUntilAtLeast(typedAt + TYPING_BURST_MS);
             notify();
         },
         setTextField(open) {
