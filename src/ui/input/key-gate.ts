@@ -160,7 +160,7 @@ export function createKeyGate(
     let guardTimer: unknown = null;
     // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
     let guarded = false;
-    // Flipped by a timer too: true while a repeat of the deciding key counts as a bounce.
+    // Flipped by a timer too: true while a key would be a bounce or continue the typing (`settling()`).
     let settling = false;
     let settleTimer: unknown = null;
     let settleUntil = Number.NEGATIVE_INFINITY;
