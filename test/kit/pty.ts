@@ -237,7 +237,7 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
             term.resize(newCols, newRows);
         },
         flush: () => new Promise<void>((resolve) => term.write("", resolve)),
-        async exit(timeoutMs = 5_000) {
+        async exit(timeoutMs = 20_000) {
             if (!exitInfo) pty.write("\x03");
             const timeout = new Promise<"timeout">((resolve) => {
                 const timer = setTimeout(() => resolve("timeout"), timeoutMs);
