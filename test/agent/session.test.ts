@@ -429,9 +429,11 @@ describe("AgentSession cancellation", () => {
 
     it("aborting a stalled stream ends the run as cancelled promptly", async () => {
         const controller = new AbortController();
-        const { session } = makeSession([{ stallUntilAbort: true }]);
+        const { session, provider } = makeSession([{ stallUntilAbort: true }]);
         const pending = session.run("hi", { mode: "agent", signal: controller.signal });
-        setTimeout(() => controller.abort(), 10);
+        // Stalled: the request reached the model.
+        await vi.waitFor(() => expect(provider.requests).toHaveLength(1), { timeout: 10_000 });
+        controller.abort();
         const result = await pending;
         expect(result.subtype).toBe("cancelled");
         expect(result.isError).toBe(true);

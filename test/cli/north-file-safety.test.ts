@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { type PacedLlmServer, startPacedLlmServer } from "../kit/paced-llm-server";
 import { NORTH_BIN, type NorthRun, isolatedHome, runNorth } from "../kit/run-north";
@@ -84,11 +84,10 @@ function runLimited(limitKb: number, args: string[], onSpawn?: (pid: number) => 
 
 /** Resolves once `check` holds (looked at every 10 ms); the state, not a fixed wait. */
 async function until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + STUCK_MS;
-    while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), {
+        timeout: STUCK_MS,
+        interval: 10,
+    });
 }
 
 describe("a NORTH_FILE block that never closes", () => {

@@ -8,6 +8,7 @@
  *     await north.waitForText("Hi there");
  *     north.kill(); // always, in afterEach
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -69,6 +70,8 @@ export interface PtyNorth {
     /** Resolves when the process exits. */
     readonly exited: Promise<PtyExit>;
     hasExited(): boolean;
+    /** North's terminal reads keys raw (no echo, no line editing): the app listens for keys. */
+    rawMode(): boolean;
     /** Ends the process (SIGKILL) if still running and frees the emulator. Safe to call twice. */
     kill(): void;
 }
@@ -234,7 +237,7 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
             term.resize(newCols, newRows);
         },
         flush: () => new Promise<void>((resolve) => term.write("", resolve)),
-        async exit(timeoutMs = 5_000) {
+        async exit(timeoutMs = 20_000) {
             if (!exitInfo) pty.write("\x03");
             const timeout = new Promise<"timeout">((resolve) => {
                 const timer = setTimeout(() => resolve("timeout"), timeoutMs);
@@ -252,6 +255,14 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
         },
         exited,
         hasExited: () => exitInfo !== undefined,
+        rawMode() {
+            if (exitInfo) return false;
+            // The terminal's own settings, as `stty` reads them from North's side of the pty.
+            const ptsName = (pty as unknown as { ptsName?: string }).ptsName;
+            if (!ptsName) throw new Error("this pty does not name its terminal");
+            const settings = execFileSync("stty", ["-F", ptsName, "-a"], { encoding: "utf8" });
+            return /(^|\s)-icanon(\s|$)/.test(settings) && /(^|\s)-echo(\s|$)/.test(settings);
+        },
         kill,
     };
 }
@@ -373,11 +384,14 @@ export async function startNorthSession(
                 20_000,
                 "the status line"
             );
-            await north.waitForQuiet(100);
             if (north.hasExited()) {
                 throw new Error(
                     `north exited before showing the app; screen:\n${north.screenText()}`
                 );
+            }
+            // The learning question takes the keys; its tests wait for LEARNING_READY instead.
+            if (!options.learningPrompt && composerRow(north).includes(EMPTY_COMPOSER)) {
+                await keysRead(north);
             }
         } catch (error) {
             await session.dispose();
@@ -387,8 +401,49 @@ export async function startNorthSession(
     return session;
 }
 
-/** A picker or the learning question, drawn just now, may not take keys yet; wait past it. */
-export const REVIEW_SETTLE_MS = 400;
+/** The empty, idle composer's placeholder (composer.tsx). */
+export const EMPTY_COMPOSER = "Enter to send";
+
+/** The composer's first row (the last row with "❯ "), trimmed. */
+function composerRow(north: PtyNorth): string {
+    return (
+        north
+            .screenText()
+            .split("\n")
+            .findLast((row) => row.includes("❯ "))
+            ?.trim() ?? ""
+    );
+}
+
+/**
+ * Resolves once North reads keys raw. The frame that shows the status line
+ * may come before it does: a key sent then is echoed by the terminal onto the
+ * screen, and an Enter arrives as a newline.
+ */
+export async function waitForRawMode(north: PtyNorth, timeoutMs = 20_000): Promise<void> {
+    await north.waitFor(() => north.rawMode(), timeoutMs, "North to read keys raw");
+}
+
+/**
+ * Resolves once North has read every key typed before, in raw mode: a key
+ * typed now shows in the idle, empty composer, and is erased again.
+ */
+export async function keysRead(north: PtyNorth, timeoutMs = 20_000): Promise<void> {
+    await waitForRawMode(north, timeoutMs);
+    await north.waitFor(
+        () => composerRow(north).includes(EMPTY_COMPOSER),
+        timeoutMs,
+        "the idle, empty composer"
+    );
+    north.type("x");
+    await north.waitFor(() => composerRow(north) === "❯ x", timeoutMs, "a key in the composer");
+    north.type("\x7f");
+    await north.waitFor(
+        () => composerRow(north).includes(EMPTY_COMPOSER),
+        timeoutMs,
+        "the composer empty again"
+    );
+}
 
 /**
  * A review menu takes keys once this shows (its guard lifted: review-menu.tsx's
@@ -402,8 +457,17 @@ export const REVIEW_READY = "Enter to choose";
  */
 export const PICKER_READY = "Enter select";
 
-export const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The learning question takes y and n once this shows (its typing window
+ * over: learning-prompt.tsx's LEARNING_READY_HINT); wait for it rather than for a time.
+ */
+export const LEARNING_READY = "[y] learn now";
+
+/**
+ * An MCP server's form takes keys once this shows (its guard lifted:
+ * elicitation-review.tsx shows its keys then); wait for it rather than for a time.
+ */
+export const FORM_READY = "[Enter] submit";
 
 /**
  * Answers the review on screen (once its menu takes keys) with option `n`

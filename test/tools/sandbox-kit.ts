@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import { probeBwrap } from "../../src/tools/sandbox/bwrap";
 import { createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
@@ -115,14 +115,14 @@ export function useSandboxFixture(): SandboxFixture {
     return fixture;
 }
 
-/** Polls `check` until it holds; generous, so a loaded machine only makes it slower. */
+/** True once `check` holds, false if it still does not after `withinMs` (generous: load only makes it slower). */
 export async function until(check: () => boolean, withinMs = 15_000): Promise<boolean> {
-    const deadline = Date.now() + withinMs;
-    while (!check()) {
-        if (Date.now() > deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, 25));
+    try {
+        await vi.waitFor(() => expect(check()).toBe(true), { timeout: withinMs, interval: 25 });
+        return true;
+    } catch {
+        return false;
     }
-    return true;
 }
 
 /** A shell command that connects to a Unix socket (a path, or "\0name" for an abstract one). */

@@ -24,6 +24,7 @@ import {
 } from "../../src/tools/sandbox/command-sandbox";
 import { createShellRunTool } from "../../src/tools/shell-run";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
+import { until } from "./sandbox-kit";
 
 const probe = process.platform === "linux" ? await probeBwrap(false) : null;
 const usable = probe?.ok === true;
@@ -90,16 +91,6 @@ function pidsRunning(argv: readonly string[]): number[] {
         }
     }
     return pids;
-}
-
-/** Polls `check` until it holds; generous, so a loaded machine only makes it slower. */
-async function until(check: () => boolean, withinMs = 15_000): Promise<boolean> {
-    const deadline = Date.now() + withinMs;
-    while (!check()) {
-        if (Date.now() > deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return true;
 }
 
 describe.skipIf(!usable)("a sandboxed command", () => {

@@ -1,6 +1,6 @@
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createToolRegistry } from "../../src/tools/registry";
 import { findRipgrep } from "../../src/tools/search-ripgrep";
 import {
@@ -554,14 +554,18 @@ describe("search_text with a misbehaving ripgrep", () => {
     it("kills ripgrep when the signal aborts", async () => {
         repo = await makeRepo({ "a.ts": "token\n" });
         scripts = await makeOutsideDir();
+        const ran = path.join(scripts.dir, "ran");
         const tool = createSearchTextTool({
             ripgrepPath: await script(
                 "rg",
-                `exec "${process.execPath}" -e "setTimeout(() => {}, 30000)"`
+                `: > "${ran}"; exec "${process.execPath}" -e "setTimeout(() => {}, 30000)"`
             ),
         });
         const controller = new AbortController();
-        setTimeout(() => controller.abort(), 50);
+        // Aborted once the stand-in ripgrep runs.
+        void vi
+            .waitFor(() => expect(existsSync(ran)).toBe(true), { timeout: 10_000 })
+            .then(() => controller.abort());
         const started = performance.now();
         const error = expectError(await tool.execute(args("token"), repo.ctx(controller.signal)));
         expect(error.code).toBe("cancelled");

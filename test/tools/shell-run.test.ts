@@ -108,9 +108,15 @@ describe("shell_run tool", () => {
     it("stops the command when the turn is cancelled", async () => {
         const tool = createShellRunTool(shell);
         const controller = new AbortController();
-        setTimeout(() => controller.abort(), 200);
+        // Cancelled once the command runs (it says so), however slow the machine.
+        const running: ToolContext = {
+            ...ctx(controller.signal),
+            onOutput: (text) => {
+                if (text.includes("running")) controller.abort();
+            },
+        };
         const started = performance.now();
-        const result = await tool.execute({ command: "sleep 100 & wait" }, ctx(controller.signal));
+        const result = await tool.execute({ command: "echo running; sleep 100 & wait" }, running);
         expect(performance.now() - started).toBeLessThan(1700);
         expect(result.ok).toBe(true);
         if (!result.ok) return;

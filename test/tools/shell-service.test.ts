@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../../src/tools/limits";
 import { HeadTailBuffer } from "../../src/tools/shell-output";
 import { type ShellService, createShellService } from "../../src/tools/shell-service";
@@ -23,14 +23,17 @@ function isAlive(pid: number): boolean {
     }
 }
 
-/** Waits until `pid` is gone; false if it still runs after `withinMs`. */
-async function waitGone(pid: number, withinMs = 1500): Promise<boolean> {
-    const deadline = Date.now() + withinMs;
-    while (Date.now() < deadline) {
-        if (!isAlive(pid)) return true;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+/** Waits until `pid` is gone; false if it still runs after `withinMs` (generous: load only makes it slower). */
+async function waitGone(pid: number, withinMs = 10_000): Promise<boolean> {
+    try {
+        await vi.waitFor(() => expect(isAlive(pid)).toBe(false), {
+            timeout: withinMs,
+            interval: 20,
+        });
+        return true;
+    } catch {
+        return false;
     }
-    return !isAlive(pid);
 }
 
 /** Pids a command printed, one per line (`echo $!`). */
@@ -41,14 +44,26 @@ function printedPids(output: string): number[] {
         .map(Number);
 }
 
-function abortAfter(ms: number): { signal: AbortSignal; abortedAt: () => number } {
+/**
+ * Run options that abort the command once it printed a pid (`echo $!`): the
+ * process to stop is running then, however slow the machine.
+ */
+function abortOncePidShown(): {
+    signal: AbortSignal;
+    onOutput: (text: string) => void;
+    abortedAt: () => number;
+} {
     const controller = new AbortController();
     let at = 0;
-    setTimeout(() => {
-        at = performance.now();
-        controller.abort();
-    }, ms);
-    return { signal: controller.signal, abortedAt: () => at };
+    let output = "";
+    const onOutput = (text: string): void => {
+        output += text;
+        if (at === 0 && printedPids(output).length > 0) {
+            at = performance.now();
+            controller.abort();
+        }
+    };
+    return { signal: controller.signal, onOutput, abortedAt: () => at };
 }
 
 let root: string;
@@ -287,8 +302,8 @@ describe("shell service: stopping commands", () => {
     });
 
     it("cancels `sleep 100 & wait` within a second", async () => {
-        const { signal, abortedAt } = abortAfter(300);
-        const result = await shell.run("sleep 100 & echo $!; wait", { signal });
+        const { signal, onOutput, abortedAt } = abortOncePidShown();
+        const result = await shell.run("sleep 100 & echo $!; wait", { signal, onOutput });
         expect(performance.now() - abortedAt()).toBeLessThan(1500);
         expect(result).toMatchObject({ cancelled: true, timedOut: false, exitCode: null });
         const [pid] = printedPids(result.output);
@@ -296,9 +311,10 @@ describe("shell service: stopping commands", () => {
     });
 
     it("cancels nested shells, grandchildren included", async () => {
-        const { signal, abortedAt } = abortAfter(300);
+        const { signal, onOutput, abortedAt } = abortOncePidShown();
         const result = await shell.run(`bash -c 'bash -c "sleep 100 & echo \\$!; wait"'`, {
             signal,
+            onOutput,
         });
         expect(performance.now() - abortedAt()).toBeLessThan(1500);
         expect(result.cancelled).toBe(true);
@@ -308,8 +324,11 @@ describe("shell service: stopping commands", () => {
     });
 
     it("kills processes that ignore SIGTERM", async () => {
-        const { signal, abortedAt } = abortAfter(300);
-        const result = await shell.run("trap '' TERM; sleep 100 & echo $!; wait", { signal });
+        const { signal, onOutput, abortedAt } = abortOncePidShown();
+        const result = await shell.run("trap '' TERM; sleep 100 & echo $!; wait", {
+            signal,
+            onOutput,
+        });
         expect(performance.now() - abortedAt()).toBeLessThan(1500);
         expect(result.cancelled).toBe(true);
         const [pid] = printedPids(result.output);
@@ -376,8 +395,14 @@ describe("shell service: stopping commands", () => {
     });
 
     it("dispose() kills a running command and refuses new ones", async () => {
-        const running = shell.run("sleep 100 & echo $!; wait");
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        let pidShown = (): void => {};
+        const shown = new Promise<void>((resolve) => (pidShown = resolve));
+        const running = shell.run("sleep 100 & echo $!; wait", {
+            onOutput: (text) => {
+                if (printedPids(text).length > 0) pidShown();
+            },
+        });
+        await shown;
         const started = performance.now();
         shell.dispose();
         const result = await running;

@@ -1,6 +1,11 @@
 import { PassThrough, Writable } from "node:stream";
+import { stripVTControlCharacters } from "node:util";
 import type { ReactElement } from "react";
 import { render } from "ink";
+import { expect, vi } from "vitest";
+
+/** Generous: a loaded machine only makes the waits slower. */
+const WAIT = { timeout: 10_000, interval: 5 };
 
 /** Renders an Ink tree to a fake terminal: every frame is kept, keys are typed into stdin. */
 export function renderToFakeTerminal(node: ReactElement, size = { columns: 80, rows: 24 }) {
@@ -26,15 +31,23 @@ export function renderToFakeTerminal(node: ReactElement, size = { columns: 80, r
         exitOnCtrlC: false,
         patchConsole: false,
     });
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const input = stdin as unknown as PassThrough;
+    const lastFrame = (): string => frames.at(-1) ?? "";
     return {
         instance,
         /** The last full frame written. */
-        lastFrame: () => frames.at(-1) ?? "",
-        async type(input: string) {
-            (stdin as unknown as PassThrough).write(input);
-            await settle();
+        lastFrame,
+        /** Types `keys` and resolves once the app read them (one read: type again for another). */
+        async type(keys: string) {
+            input.write(keys);
+            await vi.waitFor(() => expect(input.readableLength).toBe(0), WAIT);
         },
-        settle,
+        /** Resolves once the last frame shows `text` (escape sequences left out). */
+        async shows(text: string) {
+            await vi.waitFor(
+                () => expect(stripVTControlCharacters(lastFrame())).toContain(text),
+                WAIT
+            );
+        },
     };
 }

@@ -116,6 +116,18 @@ describe("start-up questions and typing", () => {
         expect(gone.answers).toEqual([]);
     });
 
+    it("reads as guarding for its typing window, then open, so its answer keys show when they count", () => {
+        const h = harness("yield");
+        const notified: string[] = [];
+        h.gate.subscribe(() => notified.push(h.gate.guardState()));
+        expect(h.gate.guardState()).toBe("guarding");
+        h.advance(TYPING_BURST_MS - 1);
+        expect(h.gate.guardState()).toBe("guarding");
+        h.advance(1);
+        expect(h.gate.guardState()).toBe("open");
+        expect(notified).toEqual(["open"]);
+    });
+
     it("lets a picker the user opened take the first key at once", () => {
         const gate = createKeyGate(() => 0);
         gate.setReviewing(true);

@@ -128,6 +128,22 @@ describe("settling: whether a picker opened with Enter takes Enter yet", () => {
         expect(press("\r")).toBe("review");
     });
 
+    it("settles while a key would continue the typing that opened the picker (Esc Esc)", () => {
+        const { gate, advance, press } = settlingGate();
+        advance(1000);
+        press("\x1b");
+        gate.typed();
+        press("\x1b", 100);
+        gate.typed();
+        gate.setReviewing(true);
+        expect(gate.settling()).toBe(true);
+        advance(TYPING_BURST_MS - 1);
+        expect(gate.settling()).toBe(true);
+        advance(1);
+        expect(gate.settling()).toBe(false);
+        expect(press("\x1b")).toBe("review");
+    });
+
     it("goes on settling while the key repeats, and stops at once when another key comes", () => {
         const { gate, advance, press } = settlingGate();
         press("\r");

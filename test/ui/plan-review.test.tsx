@@ -32,18 +32,6 @@ beforeAll(() => loadMarkdown());
 
 const options = approvalOptions(planRequest);
 
-/** Waits until the last frame shows `text` (10 s at most). */
-async function frameShows(
-    term: ReturnType<typeof renderToFakeTerminal>,
-    text: string
-): Promise<void> {
-    for (let i = 0; i < 500; i++) {
-        if (stripVTControlCharacters(term.lastFrame()).includes(text)) return;
-        await term.settle();
-    }
-    throw new Error(`the frame never showed ${text}:\n${term.lastFrame()}`);
-}
-
 /** The menu after `keys` (each an input string and Ink's key), and its answer if any. */
 function menuAfter(keys: Array<[string, MenuKey]>) {
     let state = INITIAL_MENU_STATE;
@@ -133,17 +121,19 @@ describe("plan review through the bridge", () => {
             />
         );
         try {
-            await term.settle();
+            // The menu's last option is the review's last row drawn.
+            await term.shows("2. No, keep planning");
             const frame = stripVTControlCharacters(term.lastFrame());
             expect(frame).toContain("Proposed plan");
             expect(frame).toContain("Add a cache");
             expect(frame).toContain("1. Yes, start on this plan");
             expect(frame).toContain("2. No, keep planning, and tell North what to change");
             // The review takes keys once its guard lifts: wait for that state, not a time.
-            await frameShows(term, MENU_READY_HINT);
+            await term.shows(MENU_READY_HINT);
             await term.type("\u001b");
-            await frameShows(term, "what instead?");
+            await term.shows("what instead?");
             await term.type("split it");
+            await term.shows("split it");
             await term.type("\r");
             const expected: ApprovalDecision = { outcome: "deny", reason: "split it" };
             await expect(decision).resolves.toEqual(expected);
@@ -173,8 +163,7 @@ describe("plan review through the bridge", () => {
             </WithGate>
         );
         try {
-            await term.settle();
-            expect(stripVTControlCharacters(term.lastFrame())).toContain("Learn this project?");
+            await term.shows("Learn this project?");
             now += 5_000;
             await term.type("n");
             // Nothing follows the n: it is the answer.

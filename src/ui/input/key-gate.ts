@@ -20,7 +20,9 @@
  * The learning question (`yield`) must not take a prompt being typed as its
  * answer: keys within a moment of it appearing, and every key that is not an
  * answer, go to the composer and dismiss it; a y or n waits out the typing
- * window and goes to the composer with what follows it.
+ * window and goes to the composer with what follows it. Its typing window
+ * reads as `guarding` (`guardState`), so the question shows its answer keys
+ * only once they count.
  *
  * Pure apart from the clock and timers; the App feeds it every input string first.
  */
@@ -65,6 +67,7 @@ export type ReviewPolicy =
 /**
  * A guarded review: `guarding` (keys go to the draft for now, none went yet),
  * `holding` (keys went to the draft and still do), `open` (keys answer it).
+ * The learning question is `guarding` for its typing window, then `open`.
  */
 export type GuardState = "open" | "guarding" | "holding";
 
@@ -93,15 +96,17 @@ export interface KeyGate {
     setReviewing(reviewing: boolean, policy?: ReviewPolicy): void;
     /** How a held key is handed on later: fed again to every listener, the gate first. */
     bindReplay(replay: (input: string) => void): void;
-    /** The guarded review's state now; "open" when there is none. */
+    /** The guarded review's (or the question's typing window's) state now; "open" when there is none. */
     guardState(): GuardState;
     /** Counts `setReviewing(true)` calls: a review drawn before its call is not listening yet. */
     generation(): number;
     /** Keys went to the draft while this review was guarded. */
     divertedKeys(): boolean;
     /**
-     * The key that sent the last prompt or answer would still be taken as a
-     * bounce (`REPEAT_WINDOW_MS`): a picker opened with Enter does not take Enter yet.
+     * A key now would not reach a picker yet: the key that sent the last prompt
+     * or answer would still be taken as a bounce (`REPEAT_WINDOW_MS`: a picker
+     * opened with Enter does not take Enter yet), or a key would continue a
+     * burst of typing in the composer (`TYPING_BURST_MS`: a picker opened by Esc Esc).
      */
     settling(): boolean;
     /** Called whenever `guardState`, `divertedKeys` or `settling` may have changed; returns an unsubscribe. */
@@ -155,9 +160,10 @@ export function createKeyGate(
     let guardTimer: unknown = null;
     // Flipped by the timer (not read off the clock), so a render sees one value until it notifies.
     let guarded = false;
-    // Flipped by a timer too: true while a repeat of the deciding key counts as a bounce.
+    // Flipped by a timer too: true while a key would be a bounce or continue the typing (`settling()`).
     let settling = false;
     let settleTimer: unknown = null;
+    let settleUntil = Number.NEGATIVE_INFINITY;
     let generation = 0;
     let textField = false;
     let pasting = false;
@@ -172,7 +178,7 @@ export function createKeyGate(
         if (guardTimer !== null) timers.clear(guardTimer);
         guardTimer = null;
         const left = guardUntil - now();
-        if (!reviewing || policy?.kind !== "guard" || left <= 0) {
+        if (!reviewing || policy === undefined || left <= 0) {
             guarded = false;
             return;
         }
@@ -190,6 +196,7 @@ export function createKeyGate(
         settleTimer = null;
         const was = settling;
         settling = ms > 0;
+        settleUntil = settling ? now() + ms : Number.NEGATIVE_INFINITY;
         if (settling) {
             settleTimer = timers.set(() => {
                 settleTimer = null;
@@ -198,6 +205,10 @@ export function createKeyGate(
             }, ms);
         }
         if (was !== settling) notify();
+    };
+    /** Settles until `until` at least (a picker shown within a burst of typing). */
+    const settleUntilAtLeast = (until: number): void => {
+        if (until > settleUntil && until > now()) settleFor(until - now());
     };
     const guardState = (): GuardState => {
         if (!guarded) return "open";
@@ -342,7 +353,7 @@ export function createKeyGate(
                 return;
             }
             // Typed before the question could be read, or not an answer: the composer's.
-            if (typing || at - shownAt < TYPING_BURST_MS || !policy.isAnswer(input)) {
+            if (typing || at < guardUntil || !policy.isAnswer(input)) {
                 owner = "composer";
                 return;
             }
@@ -368,6 +379,7 @@ export function createKeyGate(
         typed() {
             typedAt = current.at;
             if (reviewing && policy?.kind === "yield") policy.onTyping?.();
+            if (reviewing && policy === undefined) settleUntilAtLeast(typedAt + TYPING_BURST_MS);
         },
         setReviewing(value, next) {
             // A key held for the question that is going away was typed: keep it.
@@ -380,8 +392,16 @@ export function createKeyGate(
                 shownAt = now();
                 generation++;
             }
-            guardUntil = value && next?.kind === "guard" ? shownAt + REVIEW_GUARD_MS : -Infinity;
+            guardUntil = !value
+                ? Number.NEGATIVE_INFINITY
+                : next?.kind === "guard"
+                  ? shownAt + REVIEW_GUARD_MS
+                  : next?.kind === "yield"
+                    ? shownAt + TYPING_BURST_MS
+                    : Number.NEGATIVE_INFINITY;
             scheduleGuardEnd();
+            // A picker's first key must not continue the typing that opened it.
+            if (value && next === undefined) settleUntilAtLeast(typedAt + TYPING_BURST_MS);
             notify();
         },
         setTextField(open) {

@@ -161,13 +161,16 @@ function ElicitationReviewImpl(props: ElicitationReviewProps): ReactElement {
             })}
             <Text color={theme.dim}>* required · ↑/↓ field · Space toggles · ←/→ choose</Text>
             {guardNote ? <Text color={theme.dim}>{guardNote}</Text> : null}
-            <KeyHints
-                hints={[
-                    { key: "Enter", label: "submit", color: "success" },
-                    { key: "Esc", label: "decline", color: "error" },
-                    { key: "Ctrl+C", label: "cancel", color: "dim" },
-                ]}
-            />
+            {/* The keys show once they act on the form (tests wait for "[Enter] submit"). */}
+            {guard.state === "open" ? (
+                <KeyHints
+                    hints={[
+                        { key: "Enter", label: "submit", color: "success" },
+                        { key: "Esc", label: "decline", color: "error" },
+                        { key: "Ctrl+C", label: "cancel", color: "dim" },
+                    ]}
+                />
+            ) : null}
         </ReviewFrame>
     );
 }

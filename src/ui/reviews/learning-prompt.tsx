@@ -6,13 +6,20 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import type { ReactElement } from "react";
+import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
+import type { KeyGate } from "../input/key-gate";
 import { useTheme } from "../theme-context";
+
+/** Shown once y and n answer the question (tests and users wait for it). */
+export const LEARNING_READY_HINT = "learn now";
 
 export interface LearningPromptProps {
     width: number;
     borderColor?: string;
     active?: boolean;
+    /** The App's key gate: the answer keys show once they count (its typing window is over). */
+    gate?: KeyGate;
     /** true: y, false: n, null: Esc. */
     onAnswer?: (answer: boolean | null) => void;
 }
@@ -39,6 +46,7 @@ function LearningPromptImpl(props: LearningPromptProps): ReactElement {
         },
         { isActive: active }
     );
+    const answersCount = useGuardState(props.gate).state === "open";
     return (
         <Box
             flexDirection="column"
@@ -54,17 +62,22 @@ function LearningPromptImpl(props: LearningPromptProps): ReactElement {
                 conventions, build and test commands…) and keep a profile outside the repository.
                 The profile is sent with every request; /learn refreshes it later.
             </Text>
-            <Text wrap="wrap">
-                <Text color={theme.success} bold>
-                    [y]
-                </Text>{" "}
-                learn now{"  "}
-                <Text color={theme.error} bold>
-                    [n]
-                </Text>{" "}
-                not for this project{"  "}
-                <Text color={theme.dim}>Esc: ask next time</Text>
-            </Text>
+            {answersCount ? (
+                <Text wrap="wrap">
+                    <Text color={theme.success} bold>
+                        [y]
+                    </Text>{" "}
+                    {LEARNING_READY_HINT}
+                    {"  "}
+                    <Text color={theme.error} bold>
+                        [n]
+                    </Text>{" "}
+                    not for this project{"  "}
+                    <Text color={theme.dim}>Esc: ask next time</Text>
+                </Text>
+            ) : (
+                <Text color={theme.dim}>typing goes to your draft</Text>
+            )}
         </Box>
     );
 }

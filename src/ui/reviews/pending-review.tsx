@@ -198,6 +198,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     width={width}
                     borderColor={borderColor}
                     active
+                    gate={gate}
                     onAnswer={once<boolean | null>(review.resolve)}
                 />
             );

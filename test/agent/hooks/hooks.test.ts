@@ -1,7 +1,7 @@
-import { promises as fs, realpathSync } from "node:fs";
+import { promises as fs, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
     type HookEvent,
     type HookSettings,
@@ -59,6 +59,33 @@ function isAlive(pid: number): boolean {
     } catch {
         return false;
     }
+}
+
+/** Command lines of this process's children and grandchildren (a hook's shell and what it runs). */
+function childCommands(): string[] {
+    const parents = new Map<number, number>();
+    const commands = new Map<number, string>();
+    for (const entry of readdirSync("/proc")) {
+        const pid = Number(entry);
+        if (!Number.isInteger(pid)) continue;
+        try {
+            const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+            parents.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+            commands.set(
+                pid,
+                readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim()
+            );
+        } catch {
+            // gone meanwhile
+        }
+    }
+    const ours = (pid: number): boolean => {
+        const parent = parents.get(pid);
+        return (
+            parent === process.pid || (parent !== undefined && parents.get(parent) === process.pid)
+        );
+    };
+    return [...commands].filter(([pid]) => ours(pid)).map(([, command]) => command);
 }
 
 describe("loadHookSettings", () => {
@@ -335,9 +362,7 @@ describe("runHooks", () => {
         expect(outcome.runs[0]?.timedOut).toBe(true);
         expect(outcome.warnings[0]).toMatch(/timed out after 0\.\d s and was killed/);
         const pid = Number(await fs.readFile(pidFile, "utf8"));
-        const deadline = Date.now() + 3000;
-        while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect(isAlive(pid)).toBe(false);
+        await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 15_000, interval: 50 });
     });
 
     it("runs hooks in parallel, deduplicates identical commands, and stops on abort", async () => {
@@ -369,7 +394,12 @@ describe("runHooks", () => {
                 signal: controller.signal,
             }
         );
-        setTimeout(() => controller.abort(), 100);
+        // Cancelled once the hook's command runs, however slow the machine.
+        await vi.waitFor(() => expect(childCommands()).toContain("sleep 30"), {
+            timeout: 10_000,
+            interval: 20,
+        });
+        controller.abort();
         const aborted = await pending;
         expect(aborted.warnings).toEqual(['hook "sleep 30" was cancelled']);
     });

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -93,12 +96,9 @@ function isAlive(pid: number): boolean {
     }
 }
 
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!check()) {
-        if (Date.now() > end) throw new Error("timed out waiting");
-        await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+/** Resolves once `check` holds; generous, so a loaded machine only makes it slower. */
+async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
+    await vi.waitFor(() => expect(check()).toBe(true), { timeout: ms, interval: 25 });
 }
 
 describe("MCP manager over stdio", () => {
@@ -293,8 +293,12 @@ describe("MCP manager over stdio", () => {
         const m = manager([stdio("fake")]);
         await m.settled();
         const controller = new AbortController();
-        const pending = call(m, "mcp__fake__slow", { ms: 10_000 }, controller.signal);
-        setTimeout(() => controller.abort(), 100);
+        const startedFile = join(tmpdir(), `north-mcp-slow-${randomUUID()}`);
+        const pending = call(m, "mcp__fake__slow", { ms: 10_000, startedFile }, controller.signal);
+        // Cancelled once the server is working on the call.
+        await waitFor(() => existsSync(startedFile));
+        rmSync(startedFile);
+        controller.abort();
         const result = await pending;
         expect(!result.ok && result.error.code).toBe("cancelled");
     });

@@ -8,10 +8,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProfileStore } from "../../../src/storage/profile";
 import {
+    LEARNING_READY,
     type NorthPtySession,
-    pause,
     REVIEW_READY,
-    REVIEW_SETTLE_MS,
     startNorthSession,
 } from "../../kit/pty";
 
@@ -117,8 +116,11 @@ describe("slash commands in the interactive app", () => {
                 expect(screen).toContain(usage);
             }
             expect(screen).toContain("/review");
-            await pause(300);
-            expect(server.requests).toHaveLength(0);
+            // Input is handled in order: once a later prompt is answered, /help had its chance.
+            server.enqueue({ text: "Answered after the help." });
+            await submit("and now a question");
+            await north.waitForText("Answered after the help.");
+            expect(server.requests).toHaveLength(1);
         },
         TIMEOUT
     );
@@ -207,7 +209,7 @@ describe("project learning at the first start", () => {
             session = await startNorthSession({ learningPrompt: true });
             const { north, server, repo, env } = session;
             await north.waitForText("Learn this project?");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(LEARNING_READY);
             north.type("n");
             await north.waitForText("will not ask again");
             const profiles = createProfileStore(env.NORTH_DATA_DIR!, realpathSync(repo));
@@ -225,7 +227,7 @@ describe("project learning at the first start", () => {
             const { north, server, repo, env, submit } = session;
             for (let i = 1; i <= 10; i++) server.enqueue({ text: `- Fact number ${i}.` });
             await north.waitForText("Learn this project?");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(LEARNING_READY);
             north.type("y");
             await north.waitForText("Learned 10 of 10 topics", 30_000);
             const profiles = createProfileStore(env.NORTH_DATA_DIR!, realpathSync(repo));

@@ -44,7 +44,8 @@ describe("interactive north in a terminal", () => {
             await submit("think for a long time");
             // The request is in flight: the model "streams" (nothing yet).
             await north.waitFor(() => server.requests.length === 1, 10_000, "the model request");
-            await new Promise((resolve) => setTimeout(resolve, 300));
+            // Ctrl+C cancels once the composer says so (idle, it would exit).
+            await north.waitForText("Ctrl+C to cancel");
             north.type("\x03");
             await north.waitForText("[Cancelled]");
             expect(north.hasExited()).toBe(false);

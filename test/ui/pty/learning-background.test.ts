@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeLlmServer } from "../../kit/fake-llm-server";
 import { type PacedLlmServer, startPacedLlmServer } from "../../kit/paced-llm-server";
-import { type NorthPtySession, pause, REVIEW_SETTLE_MS, startNorthSession } from "../../kit/pty";
+import { LEARNING_READY, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 let session: NorthPtySession | undefined;
 let paced: PacedLlmServer | undefined;
@@ -33,7 +33,7 @@ describe("learning in the background", () => {
         });
         const { north, submit } = session;
         await north.waitForText("Learn this project?");
-        await pause(REVIEW_SETTLE_MS);
+        await north.waitForText(LEARNING_READY);
         north.type("y");
         await north.waitForText("in the background");
         await north.waitFor(

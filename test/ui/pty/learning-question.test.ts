@@ -7,13 +7,7 @@
 import { realpathSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProfileStore } from "../../../src/storage/profile";
-import {
-    type NorthPtySession,
-    isAppReady,
-    pause,
-    REVIEW_SETTLE_MS,
-    startNorthSession,
-} from "../../kit/pty";
+import { isAppReady, LEARNING_READY, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 40_000;
 
@@ -68,7 +62,7 @@ describe("the learning question and typing", () => {
             session = await startNorthSession({ learningPrompt: true });
             const { north } = session;
             await north.waitForText("Learn this project?");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(LEARNING_READY);
             north.type("w");
             await north.waitFor(
                 () => !north.screenText().includes("Learn this project?"),
@@ -93,7 +87,7 @@ describe("the learning question and typing", () => {
             const { north, server } = session;
             server.enqueue({ text: "The project is empty." });
             await north.waitForText("Learn this project?");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(LEARNING_READY);
             north.type("y");
             await north.waitForText("in the background");
             expect(composerText(north.screenText())).not.toContain("❯ y");

@@ -38,8 +38,10 @@ describe("commands in the transcript", () => {
         async () => {
             session = await startNorthSession();
             const { north, server, submit } = session;
-            // The file appears only once the first line was printed: the test waits on the screen.
-            server.enqueue(shell("echo live-line-one; echo live-line-two; sleep 30; echo never"));
+            // Longer than the test may take: only the cancel ends it. With `sleep 30` a loaded
+            // machine could take that long to get from the command's start to the Esc, and the
+            // command then ended by itself ("never", no "(cancelled)").
+            server.enqueue(shell("echo live-line-one; echo live-line-two; sleep 120; echo never"));
             await submit("run the slow thing");
             await north.waitForText("Run this command?");
             await answerReview(north, { option: 1 });

@@ -4,22 +4,26 @@
  * answers it and the tool result carries the answer) or denied.
  * Needs `npm run build` first.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-    answerReview,
-    type NorthPtySession,
-    pause,
-    REVIEW_SETTLE_MS,
-    startNorthSession,
-} from "../../kit/pty";
+import { answerReview, FORM_READY, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const FIXTURE = fileURLToPath(
     new URL("../../tools/mcp/fixtures/client-features-server.mjs", import.meta.url)
 );
+/** Created in the project (the server's working directory) once the server listed its tools. */
+const LISTED = "tools-listed";
 const MCP_JSON = JSON.stringify({
-    mcpServers: { feat: { command: process.execPath, args: [FIXTURE] } },
+    mcpServers: {
+        feat: {
+            command: process.execPath,
+            args: [FIXTURE],
+            env: { MCP_FIXTURE_LISTED_FILE: LISTED },
+        },
+    },
 });
 
 let session: NorthPtySession | undefined;
@@ -36,14 +40,18 @@ function toolResultOf(s: NorthPtySession, index: number): string {
 /** North, once the MCP server's tools are listed (asked through /mcp until it says ready). */
 async function startWithServer(): Promise<NorthPtySession> {
     const s = await startNorthSession({ files: { ".mcp.json": MCP_JSON }, args: ["--trust"] });
+    // Asking before the server answered the tool listing would only fill the screen.
+    await s.north.waitFor(
+        () => existsSync(join(s.repo, LISTED)),
+        15_000,
+        "the MCP server listing its tools"
+    );
     const states = (): string[] => s.north.screenText().match(/feat: [a-z]+/g) ?? [];
-    for (let attempt = 0; attempt < 50; attempt++) {
+    for (let attempt = 0; attempt < 10; attempt++) {
         const before = states().length;
         await s.submit("/mcp");
         await s.north.waitFor(() => states().length > before, 15_000, "the /mcp listing");
         if (states().at(-1) === "feat: ready") return s;
-        // Asking again at once would only fill the screen while the server starts.
-        await pause(200);
     }
     throw new Error(`the MCP server never became ready; screen:\n${s.north.screenText()}`);
 }
@@ -81,7 +89,7 @@ describe("MCP elicitation and sampling in the chat", () => {
             expect(form).toContain("replicas *: 2");
             expect(form).toContain("‹ eu ›");
             expect(form).toContain("[x] yes");
-            await pause(REVIEW_SETTLE_MS);
+            await s.north.waitForText(FORM_READY);
             // Submitting with the required name empty keeps the form open with the reason.
             s.north.type("\r");
             await s.north.waitForText("✗ required");
@@ -127,7 +135,7 @@ describe("MCP elicitation and sampling in the chat", () => {
             await s.submit("deploy it");
             await runTool(s);
             await s.north.waitForText("Set up the deploy");
-            await pause(REVIEW_SETTLE_MS);
+            await s.north.waitForText(FORM_READY);
             s.north.type("\x1b");
             await runTool(s);
             await s.north.waitForText("asks to use the model");

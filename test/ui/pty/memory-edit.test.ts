@@ -65,7 +65,12 @@ describe("memory edited from the chat", () => {
             expect(ran).toBeGreaterThan(-1);
             expect(output.indexOf(ENTER_ALT_SCREEN, ran)).toBeGreaterThan(ran);
             expect(output.indexOf(MOUSE_ON, ran)).toBeGreaterThan(ran);
-            await north.waitForQuiet(150);
+            // The chat redraws over the editor's screen.
+            await north.waitFor(
+                () => !north.screenText().includes("THE EDITOR RAN") && isAppReady(north),
+                10_000,
+                "the chat redrawn"
+            );
             const screen = north.screenText();
             expect(screen).not.toContain("THE EDITOR RAN");
             expect(screen).toContain("Hi there.");

@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../kit/fake-llm-server";
 import {
-    type NorthPtySession,
-    type PtyNorth,
     declineLearning,
     isAppReady,
+    keysRead,
+    type NorthPtySession,
+    type PtyNorth,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -45,7 +46,7 @@ async function reopen(env: NodeJS.ProcessEnv, repo: string): Promise<PtyNorth> {
     const north = spawnNorthPty({ args: ["--path", repo], env, cwd: repo });
     extra.push(north);
     await north.waitFor(() => isAppReady(north), 20_000, "the status line");
-    await north.waitForQuiet(100);
+    await keysRead(north);
     return north;
 }
 

@@ -1,7 +1,7 @@
 /** The pty harness itself, against output that does not depend on the interactive app. */
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type PtyNorth, spawnNorthPty } from "../../kit/pty";
 import { isolatedHome } from "../../kit/run-north";
 
@@ -63,9 +63,10 @@ describe("pty harness", () => {
             matched = true;
         });
         // Polls the raw output, which the gate does not hold back.
-        for (let i = 0; i < 400 && !north.output().includes("top half"); i++) {
-            await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        await vi.waitFor(() => expect(north?.output()).toContain("top half"), {
+            timeout: 10_000,
+            interval: 25,
+        });
         await north.flush();
         expect(north.screenText()).toContain("top half");
         expect(matched).toBe(false);

@@ -9,11 +9,12 @@ import type { FakeLlmServer } from "../../kit/fake-llm-server";
 import { type PacedLlmServer, startPacedLlmServer } from "../../kit/paced-llm-server";
 import {
     answerReview,
+    EMPTY_COMPOSER,
     isAppReady,
+    keysRead,
     type NorthPtySession,
-    pause,
+    PICKER_READY,
     type PtyNorth,
-    REVIEW_SETTLE_MS,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -91,7 +92,7 @@ async function reopen(env: NodeJS.ProcessEnv, repo: string, args: string[]): Pro
     const north = spawnNorthPty({ args: ["--path", repo, ...args], env, cwd: repo });
     extra.push(north);
     await north.waitFor(() => isAppReady(north), 20_000, "the status line");
-    await north.waitForQuiet(200);
+    await keysRead(north);
     return north;
 }
 
@@ -151,7 +152,15 @@ describe("resuming in the chat", () => {
             await north.waitForText("Once upon a time");
             north.type(CTRL_C);
             await north.waitForText("[Cancelled]");
-            await north.waitForQuiet(200);
+            // The run is over (the composer idle) and the status line took its cost.
+            await north.waitFor(
+                () =>
+                    north.screenText().includes(EMPTY_COMPOSER) &&
+                    /^\$\d+\.\d{2,3}$/.test(sessionCost(north)) &&
+                    sessionCost(north) !== "$0.00",
+                10_000,
+                "the cancelled run's cost in the status line"
+            );
             const figure = contextFigure(north);
             const cost = sessionCost(north);
             expect(cost).toMatch(/^\$\d+\.\d{2,3}$/);
@@ -182,7 +191,7 @@ describe("resuming in the chat", () => {
             );
             resumed.type("/conversations\r");
             await resumed.waitForText("Switch to conversation");
-            await pause(REVIEW_SETTLE_MS);
+            await resumed.waitForText(PICKER_READY);
             resumed.type("\r");
             await showsAsBefore(resumed, SHOWN, figure, cost);
             const again = resumed.screenText();

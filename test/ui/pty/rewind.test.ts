@@ -8,13 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runNorth } from "../../kit/run-north";
-import {
-    answerReview,
-    type NorthPtySession,
-    pause,
-    REVIEW_SETTLE_MS,
-    startNorthSession,
-} from "../../kit/pty";
+import { answerReview, type NorthPtySession, PICKER_READY, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const ESC = "\x1b";
@@ -74,7 +68,7 @@ describe("rewind and fork in the chat", () => {
             await north.waitForText("Esc again to rewind");
             north.type(ESC);
             await north.waitForText("Rewind to before which prompt?");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(PICKER_READY);
             north.type(ESC);
             await north.waitForText("Rewind cancelled; nothing was changed.");
             expect(app()).toBe("export const retries = 5;\n");
@@ -85,7 +79,7 @@ describe("rewind and fork in the chat", () => {
             // Newest first: prompt 2 is highlighted, with the file it would restore.
             await north.waitForText(/› 2\. make it five +restores app\.ts/);
             expect(north.screenText()).toContain("1. make it four");
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(PICKER_READY);
             north.type("\r");
             // Wait for the picker's last row, not its title: a frame can arrive in pieces.
             await north.waitForText(/› Restore code and conversation +restores app\.ts/);
@@ -96,10 +90,15 @@ describe("rewind and fork in the chat", () => {
                 "Changes made by shell commands are not tracked: rewind does not undo them."
             );
             expect(choice).toMatch(/› Restore code and conversation +restores app\.ts/);
-            await pause(REVIEW_SETTLE_MS);
+            await north.waitForText(PICKER_READY);
             north.type("\r");
             await north.waitForText("rewound to before prompt 2");
-            await north.waitForQuiet(200);
+            // The prompt goes back into the composer after the result line.
+            await north.waitFor(
+                () => composerText(north.screenText()) === "make it five",
+                10_000,
+                "prompt 2 back in the composer"
+            );
 
             expect(app()).toBe("export const retries = 4;\n");
             const screen = north.screenText();

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
+import { answerReview, keysRead, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 const HOME = "\x1b[H";
@@ -60,7 +60,7 @@ async function longTranscript(options: Parameters<typeof startNorthSession>[0] =
     session.server.enqueue({ text: LONG });
     await session.submit("fill the screen");
     await session.north.waitForText("row-120");
-    await session.north.waitForQuiet(150);
+    await keysRead(session.north);
     return session;
 }
 
@@ -82,8 +82,13 @@ describe("scrolling the transcript", () => {
             north.type(HOME);
             await north.waitForText("[SCROLL]");
             north.type("G");
-            await north.waitForText("row-120");
-            await north.waitForQuiet(100);
+            await north.waitFor(
+                () =>
+                    north.screenText().includes("row-120") &&
+                    !north.screenText().includes("[SCROLL]"),
+                10_000,
+                "the end, following"
+            );
             expect(north.screenText()).not.toContain("[SCROLL]");
             expect(composerText(north.screenText())).toBe("");
             // While following, G is a letter like any other.
@@ -145,7 +150,6 @@ describe("scrolling the transcript", () => {
             await north.waitForQuiet(150);
             north.type(WHEEL_UP.slice(5));
             await north.waitForText("[SCROLL]");
-            await north.waitForQuiet(100);
             expect(composerText(north.screenText())).toBe("");
             expect(north.screenText()).not.toMatch(/64;|<0;|20;10/);
 
@@ -183,8 +187,8 @@ describe("scrolling the transcript", () => {
             expect(session.north.output()).not.toContain(MOUSE_ON);
             await session.dispose();
 
+            // The session starts once North reads keys: its start-up writes came before.
             session = await startNorthSession({ args: ["--no-alt-screen"] });
-            await session.north.waitForQuiet(100);
             expect(session.north.output()).not.toContain(MOUSE_ON);
         },
         TIMEOUT
@@ -216,7 +220,8 @@ describe("keybindings.json", () => {
             await submit("think about it");
             await north.waitForText("Here is the answer.");
             north.type(CTRL_O);
-            await north.waitForQuiet(150);
+            // Keys are read in order: once a later one shows, Ctrl+O did what it does.
+            await keysRead(north);
             expect(north.screenText()).not.toContain("Third thought here.");
             north.type(CTRL_E);
             await north.waitForText("Third thought here.");

@@ -4,7 +4,7 @@
  * (8-bit) forms. Needs `npm run build` first.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, startNorthSession } from "../../kit/pty";
+import { keysRead, type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 30_000;
 
@@ -53,7 +53,7 @@ describe("terminal safety in the chat", () => {
             await north.waitForText(`Answer: ${VISIBLE} done.`);
             await submit("third");
             await north.waitForText(`refused ${VISIBLE}`);
-            await north.waitForQuiet(200);
+            await keysRead(north);
 
             const screen = north.screenText();
             expect(screen).toContain("MARKER-ONE is the first answer.");
@@ -79,7 +79,13 @@ describe("terminal safety in the chat", () => {
             const before = north.output().length;
             north.type("@evil-na");
             await north.waitForText(/› .*evil-name\.txt/);
-            await north.waitForQuiet(200);
+            // Esc closes the list: every write of the frames that showed it came before.
+            north.type("\x1b");
+            await north.waitFor(
+                () => !/› .*evil-name\.txt/.test(north.screenText()),
+                10_000,
+                "the list closed"
+            );
             expect(titles).toEqual([]);
             const written = north.output().slice(before);
             expect(written).not.toMatch(C1);

@@ -7,9 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+    isAppReady,
+    keysRead,
     type NorthPtySession,
     type PtyNorth,
-    isAppReady,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -85,7 +86,7 @@ describe("the to-do list and # notes in the chat", () => {
             });
             extra.push(resumed);
             await resumed.waitFor(() => isAppReady(resumed), 20_000, "the status line");
-            await resumed.waitForQuiet(200);
+            await keysRead(resumed);
             await resumed.waitForText("◐ Raise the limit");
             expect(screen(resumed)).toContain("☑ Find the retry logic");
 
