@@ -15,7 +15,7 @@ import { describeError, errnoCode, readOnlyError } from "../editing/files";
 import { type EditApplied, checkpointFailure } from "../editing/prepared";
 import type { Eol } from "../editing/text-doc";
 import { decodeText } from "../editing/text-doc";
-import { resolveWritablePath } from "../path-guard";
+import { type PathRoots, resolveWritablePath } from "../path-guard";
 import type { FileCheckpointer, PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
@@ -80,6 +80,8 @@ export interface WriteSessionOptions {
     openSidecar?: OpenSidecar;
     /** Told of the change right before the rename (rewind); when it fails, nothing is renamed. */
     checkpoint?: FileCheckpointer;
+    /** `--add-dir` directories the path may also lie in; absent: the project only. */
+    addedRoots?: readonly string[];
 }
 
 export class FileWriteSession {
@@ -99,7 +101,8 @@ export class FileWriteSession {
     private finalBytes: Buffer | null = null;
 
     private constructor(
-        private readonly repoRoot: string,
+        /** The project and the added directories the target must stay in. */
+        private readonly roots: PathRoots,
         /** Repo-relative POSIX path. */
         readonly relPath: string,
         /** Absolute, symlink-resolved path of the target. */
@@ -128,7 +131,10 @@ export class FileWriteSession {
         mode: FileBlockMode,
         options: WriteSessionOptions = {}
     ): Promise<ToolResult<FileWriteSession>> {
-        const safe = await resolveWritablePath(repoRoot, userPath, { mustExist: false });
+        const safe = await resolveWritablePath(repoRoot, userPath, {
+            mustExist: false,
+            addedRoots: options.addedRoots,
+        });
         if (!safe.ok) return safe;
         const { relPath, realPath } = safe.data;
         if (relPath === ".")
@@ -165,7 +171,7 @@ export class FileWriteSession {
         }
         trackSidecar(sidecarPath);
         const session = new FileWriteSession(
-            repoRoot,
+            { repoRoot, addedRoots: options.addedRoots },
             relPath,
             realPath,
             sidecarPath,
@@ -405,7 +411,10 @@ export class FileWriteSession {
     /** Null when the target is still where, and what, it was when the block started. */
     private async checkTarget(): Promise<ToolResult<never> | null> {
         const rel = this.relPath;
-        const safe = await resolveWritablePath(this.repoRoot, rel, { mustExist: false });
+        const safe = await resolveWritablePath(this.roots.repoRoot, rel, {
+            mustExist: false,
+            addedRoots: this.roots.addedRoots,
+        });
         if (!safe.ok) {
             return toolError(
                 safe.error.code,
