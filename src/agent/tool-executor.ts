@@ -1,7 +1,6 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import path from "node:path";
-import { builtinTool } from "../tools/index";
 import {
     type PathRoots,
     type SafePath,
@@ -216,9 +215,9 @@ async function runShellCall(
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
-    // Commands and MCP calls share this review; the tool says what it shows and what "always"
-    // keeps (a definition without one: the built-in tool's of its name, else the name).
-    const approval = tool.approval ?? builtinTool(tool.name)?.approval;
+    // Commands and MCP calls share this review; the run's definition says what it shows and
+    // what "always" keeps (a definition without one: its name).
+    const approval = tool.approval;
     const { summary, rememberKey, command, cwd, sandbox, domain } = approval?.(call.input) ?? {
         summary: call.name,
         rememberKey: call.name,

@@ -149,12 +149,7 @@ async function runToolCall(
     const forModel: ToolResult = result.ok
         ? {
               ok: true,
-              data: digestToolOutput(
-                  definition ?? call.name,
-                  call.input,
-                  result.data,
-                  deps.outputs
-              ),
+              data: digestToolOutput(definition, call.input, result.data, deps.outputs),
           }
         : result;
     let content = capToolResult(
