@@ -20,13 +20,7 @@ import type { FileCheckpointer, PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
 import type { OpenSidecar, SidecarHandle } from "./sidecar";
-import {
-    openSidecarFile,
-    removeStaleSidecars,
-    sidecarPathFor,
-    trackSidecar,
-    untrackSidecar,
-} from "./sidecar";
+import { openSidecarFile, removeStaleSidecars, sidecarPathFor, trackSidecar } from "./sidecar";
 
 /** Lines of trailing context kept for a continuation prompt. */
 export const RESUME_WINDOW_LINES = 30;
@@ -99,6 +93,8 @@ export class FileWriteSession {
     private checkpoint: FileCheckpointer | undefined;
     /** The sidecar's bytes as read back by `complete()`: what the rename puts in place. */
     private finalBytes: Buffer | null = null;
+    /** Stops the exit hook that removes the sidecar (it was renamed into place or removed). */
+    private untrackSidecar: () => void = () => undefined;
 
     private constructor(
         /** The project and the added directories the target must stay in. */
@@ -169,7 +165,7 @@ export class FileWriteSession {
             if (createdDir) await removeCreatedDirs(dir, createdDir);
             return toolError("io_error", `Cannot write ${relPath}: ${describeError(error)}`);
         }
-        trackSidecar(sidecarPath);
+        const untrack = trackSidecar(sidecarPath);
         const session = new FileWriteSession(
             { repoRoot, addedRoots: options.addedRoots },
             relPath,
@@ -183,6 +179,7 @@ export class FileWriteSession {
             openSidecar
         );
         session.handle = handle;
+        session.untrackSidecar = untrack;
         session.checkpoint = options.checkpoint;
         if (mode === "append" && original) {
             // The block continues the file: the sidecar starts as a copy of it.
@@ -342,7 +339,7 @@ export class FileWriteSession {
         this.state = "discarded";
         await this.close();
         await fs.unlink(this.sidecarPath).catch(() => undefined);
-        untrackSidecar(this.sidecarPath);
+        this.untrackSidecar();
         if (this.createdDir) await removeCreatedDirs(dirname(this.realPath), this.createdDir);
     }
 
@@ -386,7 +383,7 @@ export class FileWriteSession {
             await release();
         }
         this.state = "applied";
-        untrackSidecar(this.sidecarPath);
+        this.untrackSidecar();
         return toolOk(result);
     }
 
