@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 import { layerConfigs } from "./scripts/eslint-layers.mjs";
+import { moduleStateConfigs } from "./scripts/eslint-module-state.mjs";
 
 export default tseslint.config(
     { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/"] },
@@ -63,5 +64,6 @@ export default tseslint.config(
             ],
         },
     },
-    ...layerConfigs()
+    ...layerConfigs(),
+    ...moduleStateConfigs()
 );

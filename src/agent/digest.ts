@@ -3,7 +3,6 @@
  * the full output stays in a per-turn cache it can fetch with expand_output.
  * What a digest keeps is each tool's own `digest` (tools/).
  */
-import { builtinTool } from "../tools/index";
 import type { AnyToolDefinition } from "../tools/types";
 
 /** Full outputs of the current user message, by id. Cleared when a new message starts. */
@@ -29,15 +28,15 @@ export class OutputCache {
 /**
  * Returns the data to send the model: the original when it is already compact,
  * or a digest carrying `outputId` and `digestNote`, the full data cached.
- * `tool` is the definition that ran, or a built-in tool's name.
+ * `tool` is the run's definition that ran; undefined for the engine's own
+ * tools (propose_plan), whose results are always short.
  */
 export function digestToolOutput(
-    tool: AnyToolDefinition | string,
+    tool: AnyToolDefinition | undefined,
     input: unknown,
     data: unknown,
     cache: OutputCache
 ): unknown {
-    const definition = typeof tool === "string" ? builtinTool(tool) : tool;
-    if (!definition?.digest) return data;
-    return definition.digest(data, input, (full) => cache.put(full));
+    if (!tool?.digest) return data;
+    return tool.digest(data, input, (full) => cache.put(full));
 }

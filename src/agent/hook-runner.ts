@@ -29,8 +29,8 @@ export interface HookRunnerOptions {
     env?: NodeJS.ProcessEnv;
     emit: (event: EngineEvent) => void;
     logger: Logger;
-    /** Claude Code's names for the session's tools (`Bash`, `Edit`…); default the built-in ones. */
-    toolAliases?: ToolAliases;
+    /** Claude Code's names for the session's tools (`Bash`, `Edit`…), from their definitions. */
+    toolAliases: ToolAliases;
 }
 
 /**

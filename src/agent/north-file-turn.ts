@@ -158,7 +158,7 @@ export async function settleNorthFiles(
     signal: AbortSignal,
     deps: Pick<
         ToolExecutorDeps,
-        "approver" | "settings" | "logger" | "emit" | "repoRoot" | "editsMode"
+        "approver" | "settings" | "logger" | "emit" | "repoRoot" | "addedRoots" | "editsMode"
     >
 ): Promise<string[]> {
     const outcome = await router.finish(deps.emit);

@@ -34,6 +34,8 @@ export { DEFAULT_KEEP_LAST } from "./compaction";
 export interface SessionOptions {
     sessionId: string;
     repoRoot: string;
+    /** `--add-dir` directories tools may also read and change (absolute, real); none by default. */
+    addedRoots?: readonly string[];
     model: ModelInfo;
     /** Builds (or reuses) the provider serving a model; called lazily before each request. */
     providerFor: (model: ModelInfo) => Promise<Provider>;
@@ -141,6 +143,7 @@ export class AgentSession {
         this.deps = {
             sessionId: options.sessionId,
             repoRoot: options.repoRoot,
+            addedRoots: options.addedRoots,
             conversation: this.conversation,
             stream: streamFromProviders(options.providerFor),
             streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
@@ -239,6 +242,7 @@ export class AgentSession {
             northFile: () =>
                 (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot, {
                     checkpoint: this.options.checkpoints,
+                    addedRoots: this.options.addedRoots,
                 })),
         });
         this.currentRun = run;

@@ -284,7 +284,10 @@ export function createSubagents(options: SubagentOptions): {
                 // Rules and profile as the parent has them, memory aside; fixed for the child's run, so cached.
                 context: childContext(host.context()),
                 northFile: () =>
-                    new NorthFileRouter(parent.repoRoot, { checkpoint: parent.checkpoint }),
+                    new NorthFileRouter(parent.repoRoot, {
+                        checkpoint: parent.checkpoint,
+                        addedRoots: parent.addedRoots,
+                    }),
             }
         );
         const result = await runLoop(input.prompt, run, childDeps);

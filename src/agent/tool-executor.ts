@@ -1,8 +1,12 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
 import type { Logger } from "../storage/logger";
 import path from "node:path";
-import { builtinTool } from "../tools/index";
-import { type SafePath, protectedConfigFor, resolveWritablePath } from "../tools/path-guard";
+import {
+    type PathRoots,
+    type SafePath,
+    protectedConfigFor,
+    resolveWritablePath,
+} from "../tools/path-guard";
 import { judgeCommand, suggestPrefixRule } from "../tools/permissions/command-judge";
 import {
     createWriteTargetJudge,
@@ -73,6 +77,8 @@ export interface ToolExecutorDeps {
     approver: Approver;
     settings: ApprovalSettings;
     repoRoot: string;
+    /** `--add-dir` directories paths may also lead into; absent: none. */
+    addedRoots?: readonly string[];
     /** Keeps files' prior content before each edit lands (rewind). */
     checkpoint?: FileCheckpointer;
     logger: Logger;
@@ -161,6 +167,7 @@ export async function executeToolCall(
     const rules = deps.settings.permissionRules;
     const ctx: ToolContext = {
         repoRoot: deps.repoRoot,
+        addedRoots: deps.addedRoots,
         signal,
         checkpoint: deps.checkpoint,
         onOutput: (text) => deps.emit({ type: "tool_output", id: call.id, name: call.name, text }),
@@ -208,9 +215,9 @@ async function runShellCall(
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
-    // Commands and MCP calls share this review; the tool says what it shows and what "always"
-    // keeps (a definition without one: the built-in tool's of its name, else the name).
-    const approval = tool.approval ?? builtinTool(tool.name)?.approval;
+    // Commands and MCP calls share this review; the run's definition says what it shows and
+    // what "always" keeps (a definition without one: its name).
+    const approval = tool.approval;
     const { summary, rememberKey, command, cwd, sandbox, domain } = approval?.(call.input) ?? {
         summary: call.name,
         rememberKey: call.name,
@@ -382,12 +389,15 @@ interface ResolvedTarget {
  * the project or in git's internals, else each diff with its resolved path.
  */
 async function resolveTargets(
-    repoRoot: string,
+    roots: PathRoots,
     diffs: readonly FileDiff[]
 ): Promise<ToolResult<ResolvedTarget[]>> {
     const targets: ResolvedTarget[] = [];
     for (const diff of diffs) {
-        const safe = await resolveWritablePath(repoRoot, diff.path, { mustExist: false });
+        const safe = await resolveWritablePath(roots.repoRoot, diff.path, {
+            mustExist: false,
+            addedRoots: roots.addedRoots,
+        });
         if (!safe.ok) {
             return toolError(safe.error.code, `${safe.error.message} Nothing was written.`);
         }
@@ -455,7 +465,7 @@ export async function reviewPreparedWrite(
     forced?: "allow" | "ask",
     byName?: RuleMatch
 ): Promise<ToolResult> {
-    const targets = await resolveTargets(deps.repoRoot, change.diffs);
+    const targets = await resolveTargets(deps, change.diffs);
     if (!targets.ok) return refuse(change, targets);
     const protectedPaths = protectedPathsOf(deps.repoRoot, targets.data);
     const ruled = judgeEditRules(deps.settings.permissionRules, deps.repoRoot, targets.data);
@@ -496,7 +506,7 @@ export async function reviewPreparedWrite(
     }
     // The review may have been open for a while: a path swapped meanwhile must not
     // land outside, in .git, or on a protected file nobody reviewed as such.
-    const again = await resolveTargets(deps.repoRoot, change.diffs);
+    const again = await resolveTargets(deps, change.diffs);
     if (!again.ok) return refuse(change, again);
     const unreviewed = protectedPathsOf(deps.repoRoot, again.data).filter(
         (p) => !protectedPaths.includes(p)

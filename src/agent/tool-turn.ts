@@ -18,6 +18,8 @@ export interface ToolTurnDeps {
     approver: Approver;
     settings: ApprovalSettings;
     repoRoot: string;
+    /** `--add-dir` directories paths may also lead into; absent: none. */
+    addedRoots?: readonly string[];
     /** Keeps every file's prior content before an edit lands (rewind). */
     checkpoint?: FileCheckpointer;
     outputs: OutputCache;
@@ -114,6 +116,7 @@ async function runToolCall(
         approver: deps.approver,
         settings: deps.settings,
         repoRoot: deps.repoRoot,
+        addedRoots: deps.addedRoots,
         checkpoint: deps.checkpoint,
         logger: deps.logger,
         emit: deps.emit,
@@ -146,12 +149,7 @@ async function runToolCall(
     const forModel: ToolResult = result.ok
         ? {
               ok: true,
-              data: digestToolOutput(
-                  definition ?? call.name,
-                  call.input,
-                  result.data,
-                  deps.outputs
-              ),
+              data: digestToolOutput(definition, call.input, result.data, deps.outputs),
           }
         : result;
     let content = capToolResult(

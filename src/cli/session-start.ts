@@ -49,7 +49,6 @@ import { createSessionSandbox } from "./sandbox-setting";
 import { loadSubagents } from "./subagent-wiring";
 import { createConversationToolset } from "./toolset";
 import { addedDirsNote, withoutTools } from "./script-flags";
-import { setAddedRoots } from "../tools/path-guard";
 import { type McpUserPrompts, type SamplingDeps, mcpClientHandlers } from "./mcp-sampling";
 
 /**
@@ -263,8 +262,6 @@ export async function startSession(
             webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
         }
     );
-    // Before any tool runs: paths in these directories pass the same checks as the project's.
-    setAddedRoots(repoRoot, prepared.script.addDirs);
     const appendSystemPrompt = [
         addedDirsNote(prepared.script.addDirs),
         prepared.script.appendSystemPrompt,
@@ -382,6 +379,8 @@ export async function startSession(
         const built = new AgentSession({
             sessionId: id,
             repoRoot,
+            // Paths in these directories pass the same checks as the project's.
+            addedRoots: prepared.script.addDirs,
             model: sessionModel,
             providerFor,
             tools,

@@ -3,6 +3,7 @@
  * switched model saved as the default, plus what the chat shows of the
  * conversation (context files, custom commands, the saved view).
  */
+import { toolDisplaysOf } from "../agent/tool-displays";
 import { createCommandHost } from "../commands/host";
 import type { CheckpointStore } from "../storage/checkpoints";
 import { saveSelectedModel } from "../storage/config";
@@ -38,6 +39,7 @@ export function createTuiEngine(
         contextFiles: handle.extensions.contextFiles.map((file) => file.label),
         customCommands: handle.extensions.customCommands,
         history: () => handle.history(),
+        toolDisplays: toolDisplaysOf(handle.tools),
         recordView: (action) => handle.recordView(action as unknown as Record<string, unknown>),
     };
 }

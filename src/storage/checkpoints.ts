@@ -228,9 +228,6 @@ function sizeOf(path: string): number {
     }
 }
 
-/** Folders pruned by this process, so pruning runs at most once per store folder. */
-const prunedDirs = new Set<string>();
-
 export function createCheckpointStore(
     dir: string = join(dataDir(), "checkpoints"),
     options: CheckpointStoreOptions = {}
@@ -241,9 +238,11 @@ export function createCheckpointStore(
     const io: CheckpointFs = { ...localFs, ...options.fs };
     /** Conversations recorded by this process: never pruned under it. */
     const open = new Set<string>();
+    /** Pruning runs at most once per store (one per process: the session's). */
+    let pruned = false;
 
     const prune = async (): Promise<PruneReport> => {
-        prunedDirs.add(dir);
+        pruned = true;
         return pruneStore(dir, io, { now: now(), maxAgeMs, maxTotalBytes, keep: open });
     };
 
@@ -356,7 +355,7 @@ export function createCheckpointStore(
                     await io.mkdir(blobsDir);
                     await io.appendFile(manifestPath, "");
                 })().catch(() => undefined);
-                if (options.autoPrune !== false && !prunedDirs.has(dir)) {
+                if (options.autoPrune !== false && !pruned) {
                     void prune().catch(() => undefined);
                 }
                 return { record: (changes) => enqueue(changes, currentPromptId()) };

@@ -19,24 +19,20 @@ const PROCESS_TAG = `${process.pid}-${randomBytes(4).toString("hex")}`;
 /** A killed process may fork once more before it dies; a few passes catch its children. */
 const MAX_PASSES = 4;
 
-let serial = 0;
-let exitHookInstalled = false;
-
 /** A tag of its own for one service (a shell), under this process's tag. */
 export function newOwnerTag(): string {
-    serial++;
-    return `${PROCESS_TAG}.${serial}`;
+    return `${PROCESS_TAG}.${randomBytes(4).toString("hex")}`;
 }
+
+/** Kills what this process started, as it exits. One function, so `process` holds it once. */
+const reapAtExit = (): void => void reapOwned(PROCESS_TAG);
 
 /**
  * The mark for a child's environment: the marks North inherited plus `tag`.
  * The first call arranges for marked processes to be killed when North exits.
  */
 export function ownerEnv(tag: string = PROCESS_TAG): Record<string, string> {
-    if (!exitHookInstalled) {
-        exitHookInstalled = true;
-        process.on("exit", () => reapOwned(PROCESS_TAG));
-    }
+    if (!process.listeners("exit").includes(reapAtExit)) process.on("exit", reapAtExit);
     const inherited = process.env[OWNER_ENV];
     return { [OWNER_ENV]: inherited ? `${inherited} ${tag}` : tag };
 }

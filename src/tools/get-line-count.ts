@@ -71,7 +71,10 @@ export function createGetLineCountTool(): ToolDefinition<GetLineCountInput, Line
         readOnly: true,
         display: { title: fileTitle("Checking size of") },
         async execute(args, ctx) {
-            const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
+            const resolved = await resolveSafePath(ctx.repoRoot, args.path, {
+                mustExist: true,
+                addedRoots: ctx.addedRoots,
+            });
             if (!resolved.ok) return resolved;
             const { relPath, realPath } = resolved.data;
             const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);

@@ -93,27 +93,3 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
         createWebFetchTool(deps.webFetch),
     ]);
 }
-
-/** For definitions that are only read (display, digest, hook names), never run. */
-const DETACHED_SHELL: ShellService = {
-    run: () => Promise.reject(new Error("no shell is attached to this tool set")),
-    cwd: "",
-    dispose: () => undefined,
-};
-
-let builtinByName: Map<string, AnyToolDefinition> | undefined;
-
-/**
- * A built-in tool's definition by name, for what is known about a call from
- * its name alone (a stored conversation's transcript, a hook matcher).
- * Undefined for MCP, skill and unknown tools.
- */
-export function builtinTool(name: string): AnyToolDefinition | undefined {
-    builtinByName ??= new Map(
-        createBuiltinTools({ expandOutput: () => undefined, shell: DETACHED_SHELL }).map((tool) => [
-            tool.name,
-            tool,
-        ])
-    );
-    return builtinByName.get(name);
-}

@@ -23,22 +23,18 @@ export interface SafePath {
 export interface ResolveOptions {
     /** Fail with `not_found` when the path does not exist. */
     mustExist: boolean;
+    /**
+     * `--add-dir`: directories outside the project that paths may also lead
+     * into (absolute and symlink-resolved). A path in one is judged exactly
+     * like a path in the project, symlinks included. Absent: none.
+     */
+    addedRoots?: readonly string[];
 }
 
-/**
- * `--add-dir`: directories outside the project that paths may also lead into,
- * per project root (absolute and symlink-resolved). A path in one is judged
- * exactly like a path in the project, symlinks included; set once at start.
- */
-const addedRoots = new Map<string, readonly string[]>();
-
-export function setAddedRoots(repoRoot: string, dirs: readonly string[]): void {
-    if (dirs.length === 0) addedRoots.delete(repoRoot);
-    else addedRoots.set(repoRoot, [...dirs]);
-}
-
-export function addedRootsOf(repoRoot: string): readonly string[] {
-    return addedRoots.get(repoRoot) ?? [];
+/** Where paths may lead: the project and the `--add-dir` directories (a `ToolContext` is one). */
+export interface PathRoots {
+    repoRoot: string;
+    addedRoots?: readonly string[];
 }
 
 function toRel(root: string, abs: string): string {
@@ -79,7 +75,7 @@ export async function resolveSafePath(
     if (userPath.includes("\0")) {
         return toolError("invalid_path", `Path ${JSON.stringify(userPath)} contains a NUL byte.`);
     }
-    const added = addedRootsOf(repoRoot);
+    const added = options.addedRoots ?? [];
     const roots = [repoRoot, ...added];
     const allowed = (target: string): boolean => roots.some((r) => isPathInside(r, target));
     const viaLink = (): ToolResult<never> =>

@@ -316,7 +316,10 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
         },
         hookAliases: ["Read"],
         async execute(args, ctx): Promise<ToolResult<ReadFileResult>> {
-            const resolved = await resolveSafePath(ctx.repoRoot, args.path, { mustExist: true });
+            const resolved = await resolveSafePath(ctx.repoRoot, args.path, {
+                mustExist: true,
+                addedRoots: ctx.addedRoots,
+            });
             if (!resolved.ok) return resolved;
             const { realPath, relPath } = resolved.data;
             const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);

@@ -74,7 +74,10 @@ export function createReadReadmeTool(): ToolDefinition<ReadReadmeInput, ReadmeRe
                 return toolError("io_error", `Cannot list the project root: ${String(error)}`);
             }
             for (const name of names) {
-                const resolved = await resolveSafePath(ctx.repoRoot, name, { mustExist: true });
+                const resolved = await resolveSafePath(ctx.repoRoot, name, {
+                    mustExist: true,
+                    addedRoots: ctx.addedRoots,
+                });
                 if (!resolved.ok) continue;
                 if (refuseDeniedRead(ctx, name, resolved.data.absPath, resolved.data.realPath))
                     continue;

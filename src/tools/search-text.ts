@@ -349,7 +349,10 @@ export function createSearchTextTool(
             };
             let dir = "";
             if (scope !== "") {
-                const resolved = await resolveSafePath(ctx.repoRoot, scope, { mustExist: true });
+                const resolved = await resolveSafePath(ctx.repoRoot, scope, {
+                    mustExist: true,
+                    addedRoots: ctx.addedRoots,
+                });
                 if (!resolved.ok) return resolved;
                 const refused = refuseDeniedRead(
                     ctx,

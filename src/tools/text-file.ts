@@ -64,7 +64,10 @@ export async function readTextFile(
     userPath: string,
     options: ReadTextOptions
 ): Promise<ToolResult<TextFile>> {
-    const resolved = await resolveSafePath(ctx.repoRoot, userPath, { mustExist: true });
+    const resolved = await resolveSafePath(ctx.repoRoot, userPath, {
+        mustExist: true,
+        addedRoots: ctx.addedRoots,
+    });
     if (!resolved.ok) return resolved;
     const { relPath, realPath } = resolved.data;
     const refused = refuseDeniedRead(ctx, relPath, resolved.data.absPath, realPath);

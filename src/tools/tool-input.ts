@@ -12,7 +12,7 @@ import { type ZodApi, zod } from "../util/zod-runtime";
  * tools/ (project/ may not import it) can write one with a type-only zod import.
  */
 export interface ToolInput<I> {
-    /** Called once, on first use; the schema is kept for the life of the process. */
+    /** Called at each use; one made by `toolInput` builds once and keeps the schema. */
     readonly build: (zod: ZodApi) => z.ZodType<I>;
 }
 
@@ -21,20 +21,16 @@ export type InputOf<T> = T extends ToolInput<infer I> ? I : never;
 
 /** Typed constructor: `toolInput((z) => z.object({...}))`. */
 export function toolInput<S extends z.ZodType>(build: (zod: ZodApi) => S): ToolInput<z.output<S>> {
+    // The definition keeps its schema: built on first use, then reused.
+    let schema: S | undefined;
+    const keep = (api: ZodApi): S => (schema ??= build(api));
     // S is a schema whose output is z.output<S>; TypeScript cannot see that through the generic.
-    return { build: build as (zod: ZodApi) => z.ZodType<z.output<S>> };
+    return { build: keep as (zod: ZodApi) => z.ZodType<z.output<S>> };
 }
 
-const built = new WeakMap<ToolInput<unknown>, z.ZodType>();
-
-/** The zod schema of `input`, built the first time it is asked for. */
+/** The zod schema of `input` (see `ToolInput.build`). */
 export function inputSchema<I>(input: ToolInput<I>): z.ZodType<I> {
-    let schema = built.get(input);
-    if (!schema) {
-        schema = input.build(zod());
-        built.set(input, schema);
-    }
-    return schema as z.ZodType<I>;
+    return input.build(zod());
 }
 
 /** The input-side JSON Schema zod derives for `input`, before any tidying. */

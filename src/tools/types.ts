@@ -57,8 +57,10 @@ export interface FileCheckpointer {
 }
 
 export interface ToolContext {
-    /** Absolute, real (symlink-resolved) project root. Every path is confined to it. */
+    /** Absolute, real (symlink-resolved) project root. Every path is confined to it (and `addedRoots`). */
     repoRoot: string;
+    /** `--add-dir`: directories outside the project paths may also lead into (absolute, real); absent: none. */
+    addedRoots?: readonly string[];
     signal: AbortSignal;
     /** Told of every file change before it lands (rewind); absent: changes are not checkpointed. */
     checkpoint?: FileCheckpointer;

@@ -45,18 +45,15 @@ function decode(body: Buffer, contentType: string): string {
     }
 }
 
-let converter: Promise<(html: string) => string> | undefined;
-
-function htmlToMarkdown(): Promise<(html: string) => string> {
-    converter ??= import("node-html-markdown").then((mod) => {
-        // Bundled, the CommonJS package's exports arrive as `default` only.
-        const { NodeHtmlMarkdown } = (mod as unknown as { default?: typeof mod }).default ?? mod;
-        const instance = new NodeHtmlMarkdown({
-            ignore: ["script", "style", "noscript", "svg", "iframe"],
-        });
-        return (html: string) => instance.translate(html);
+/** The HTML converter, loaded with the first page (Node's module cache keeps it after that). */
+async function htmlToMarkdown(): Promise<(html: string) => string> {
+    const mod = await import("node-html-markdown");
+    // Bundled, the CommonJS package's exports arrive as `default` only.
+    const { NodeHtmlMarkdown } = (mod as unknown as { default?: typeof mod }).default ?? mod;
+    const instance = new NodeHtmlMarkdown({
+        ignore: ["script", "style", "noscript", "svg", "iframe"],
     });
-    return converter;
+    return (html: string) => instance.translate(html);
 }
 
 /**

@@ -6,6 +6,7 @@
  * transcript only. No React here.
  */
 import type { StandingAutoApproval } from "../agent/approvals";
+import type { ToolDisplays } from "../agent/tool-displays";
 import {
     BUILTIN_COMMANDS,
     type CommandContext,
@@ -37,6 +38,8 @@ export interface ChatEngine extends CommandHost {
     customCommands: CustomCommand[];
     /** What the current conversation showed so far, to draw it again (start-up, a switch). */
     history(): StoredHistory;
+    /** How the session's tools (its registry's, MCP ones included) read in the transcript. */
+    toolDisplays: ToolDisplays;
     /** Saves one of the chat's own transcript actions (a prompt, a review, a command) with the conversation. */
     recordView(action: TranscriptAction): void;
 }

@@ -24,7 +24,6 @@ import type { SlashSource } from "./composer/slash-complete";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import { createTranscriptStore } from "./transcript/store";
-import { loadToolDisplays } from "./transcript/tool-display";
 import {
     createTerminalGuard,
     installExitHooks,
@@ -76,11 +75,12 @@ const STOP_GRACE_MS = 3000;
  * out, and the conversation is closed (running commands killed) first.
  */
 export async function runInteractiveApp(options: InteractiveOptions): Promise<number> {
+    const store = createTranscriptStore();
     const session = createDeferredSession(
         options.initialState,
-        // Tool events arrive only from the session, so titles are known by then.
-        options.engine.then(async (engine) => {
-            await loadToolDisplays();
+        // Tool events arrive only from the session, so its tools' displays are known by then.
+        options.engine.then((engine) => {
+            store.dispatch({ type: "tool_displays", displays: engine.toolDisplays });
             return engine.session();
         })
     );
@@ -88,7 +88,6 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     const ansi = createAnsi(options.colors, theme, supportsTrueColor(process.env));
     const cache = createLineCache(ansi);
     const fileIndex = createFileIndex(options.repoRoot);
-    const store = createTranscriptStore();
     const appState = createAppState(options.mode);
     let unmount: (() => void) | null = null;
     // Chained on the engine, so actions from before it is up are saved in order.
@@ -190,10 +189,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             text: `${keysFile.path}: ${keyProblems.length === 1 ? keyProblems[0] : keyProblems.map((p) => `\n- ${p}`).join("")}\nThe default keys stay for what was wrong.`,
         });
     }
-    if (options.initialHistory) {
-        await loadToolDisplays();
-        store.dispatchAll(storedHistoryActions(options.initialHistory));
-    }
+    // Calls read as their names until the engine's displays arrive, then are titled.
+    if (options.initialHistory) store.dispatchAll(storedHistoryActions(options.initialHistory));
     // Asked from the first frame; typing a prompt instead puts it off to the next start (the key gate).
     if (options.learning?.ask && !options.initialPrompt) {
         const learning = options.learning;

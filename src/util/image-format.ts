@@ -52,19 +52,20 @@ export function looksLikeSvg(bytes: Uint8Array): boolean {
     return (head.startsWith("<?xml") || head.startsWith("<svg")) && head.includes("<svg");
 }
 
-let crcTable: Uint32Array | undefined;
+/** The CRC-32 table (2,048 steps, built once at load: far below a millisecond). */
+const CRC_TABLE: Readonly<Uint32Array> = (() => {
+    const table = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+        let c = n;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+        table[n] = c >>> 0;
+    }
+    return table;
+})();
 
 function crc32(bytes: Uint8Array): number {
-    if (!crcTable) {
-        crcTable = new Uint32Array(256);
-        for (let n = 0; n < 256; n++) {
-            let c = n;
-            for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-            crcTable[n] = c >>> 0;
-        }
-    }
     let crc = 0xffffffff;
-    for (const byte of bytes) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+    for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
     return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -19,6 +19,8 @@ import { AgentSession, type ToolRunner } from "../../src/agent/session";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import { PermissionRules } from "../../src/tools/permissions/rules";
 import { inputSchema, toolInput } from "../../src/tools/tool-input";
+import { createShellRunTool } from "../../src/tools/shell-run";
+import type { ShellService } from "../../src/tools/shell-service";
 import type { AnyToolDefinition, PreparedWrite } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
 
@@ -62,12 +64,17 @@ function editTool(applied: string[]): AnyToolDefinition {
     };
 }
 
+/** What the real shell_run says about its calls: the review's summary and "always" key, its hook names. */
+const { approval, hookAliases } = createShellRunTool({ cwd: "/repo" } as ShellService);
+
 const shellTool: AnyToolDefinition = {
     name: "shell_run",
     description: "run",
     input: toolInput((z) => z.object({ command: z.string() })),
     approvalPolicy: "shell",
     readOnly: false,
+    approval,
+    hookAliases,
     execute: async () => ({ ok: true, data: { ran: true } }),
 };
 

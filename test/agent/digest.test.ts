@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { OutputCache, digestToolOutput } from "../../src/agent/digest";
 import { createExpandOutputTool } from "../../src/tools/expand-output";
+import { createBuiltinTools, createToolRegistry } from "../../src/tools/index";
+import type { ShellService } from "../../src/tools/shell-service";
+
+/** The run's registry the digests come from (no command runs here). */
+const tools = createToolRegistry(
+    createBuiltinTools({ expandOutput: () => undefined, shell: {} as ShellService })
+);
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
 const ctx = { repoRoot: "/repo", signal: new AbortController().signal };
@@ -16,10 +23,12 @@ describe("digestToolOutput", () => {
             totalLines: 400,
             truncated: false,
         };
-        const digest = digestToolOutput("read_file", { path: "a.ts" }, full, cache) as Record<
-            string,
-            unknown
-        >;
+        const digest = digestToolOutput(
+            tools.get("read_file"),
+            { path: "a.ts" },
+            full,
+            cache
+        ) as Record<string, unknown>;
         const content = String(digest.content).split("\n");
         expect(content.slice(0, 50)).toEqual(lines(50).split("\n"));
         expect(content[50]).toBe("... 340 more lines ...");
@@ -40,21 +49,23 @@ describe("digestToolOutput", () => {
         };
         expect(
             digestToolOutput(
-                "read_file",
+                tools.get("read_file"),
                 { path: "a.ts", range: { start: 1, end: 60 } },
                 data,
                 cache
             )
         ).toBe(data);
         const short = { path: "b.ts", content: lines(61) };
-        expect(digestToolOutput("read_file", { path: "b.ts" }, short, cache)).toBe(short);
+        expect(digestToolOutput(tools.get("read_file"), { path: "b.ts" }, short, cache)).toBe(
+            short
+        );
     });
 
     it("keeps 10 search matches, 20 files, 20+10 shell lines; other tools pass through", () => {
         const cache = new OutputCache();
         const matches = Array.from({ length: 30 }, (_, i) => ({ path: "a", line: i, text: "x" }));
         const search = digestToolOutput(
-            "search_text",
+            tools.get("search_text"),
             {},
             { matches, totalMatches: 75, truncated: true },
             cache
@@ -62,21 +73,21 @@ describe("digestToolOutput", () => {
         expect(search.matches).toHaveLength(10);
         expect(search.digestNote).toContain("total 75");
         const files = digestToolOutput(
-            "find_files",
+            tools.get("find_files"),
             {},
             { files: Array.from({ length: 25 }, (_, i) => `f${i}`) },
             cache
         ) as { files: string[] };
         expect(files.files).toHaveLength(20);
         const shell = digestToolOutput(
-            "shell_run",
+            tools.get("shell_run"),
             {},
             { output: lines(100), exitCode: 0 },
             cache
         ) as { output: string };
         expect(shell.output.split("\n")).toHaveLength(31);
         const other = { anything: lines(500) };
-        expect(digestToolOutput("get_file_outline", {}, other, cache)).toBe(other);
+        expect(digestToolOutput(tools.get("get_file_outline"), {}, other, cache)).toBe(other);
     });
 });
 

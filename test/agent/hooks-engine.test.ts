@@ -8,6 +8,11 @@ import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
 import { toolInput } from "../../src/tools/tool-input";
+import { createShellRunTool } from "../../src/tools/shell-run";
+import type { ShellService } from "../../src/tools/shell-service";
+
+/** What the real shell_run says about its calls: the review's summary and "always" key, its hook names. */
+const { approval, hookAliases } = createShellRunTool({ cwd: "/repo" } as ShellService);
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 const dirs: string[] = [];
@@ -26,6 +31,8 @@ function setup(hooks: Record<string, unknown>, replies: ScriptedReply[]) {
         input: toolInput((z) => z.object({ command: z.string() })),
         approvalPolicy: "shell",
         readOnly: false,
+        approval,
+        hookAliases,
         execute: async (input: { command: string }) => {
             ran.push(input.command);
             return { ok: true, data: { exitCode: 0 } };

@@ -14,6 +14,11 @@ import type { Message, ToolResultBlock } from "../../src/providers/types";
 import type { AnyToolDefinition, PreparedWrite, ToolResult } from "../../src/tools/types";
 import { ScriptedProvider, type ScriptedReply, call, text } from "../kit/scripted-provider";
 import { inputSchema, toolInput } from "../../src/tools/tool-input";
+import { createShellRunTool } from "../../src/tools/shell-run";
+import type { ShellService } from "../../src/tools/shell-service";
+
+/** What the real shell_run says about its calls: the review's summary and "always" key, its hook names. */
+const { approval, hookAliases } = createShellRunTool({ cwd: "/repo" } as ShellService);
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 
@@ -265,6 +270,8 @@ describe("AgentSession tool loop", () => {
             input: toolInput((z) => z.object({ command: z.string() })),
             approvalPolicy: "shell",
             readOnly: false,
+            approval,
+            hookAliases,
             execute: async (input: { command: string }) => ({
                 ok: true,
                 data: { ran: input.command },

@@ -16,7 +16,12 @@ describe("todo_write", () => {
         const result = await registry.execute("todo_write", { items }, ctx);
         expect(result).toEqual({ ok: true, data: { items } });
         if (!result.ok) return;
-        const forModel = digestToolOutput("todo_write", { items }, result.data, new OutputCache());
+        const forModel = digestToolOutput(
+            registry.get("todo_write"),
+            { items },
+            result.data,
+            new OutputCache()
+        );
         expect(forModel).toEqual({
             ok: "to-do list saved: 3 items, 1/3 done, 1 in progress",
         });

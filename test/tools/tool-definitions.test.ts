@@ -1,7 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-    builtinToolAliases,
     matchingHooks,
     parseHookSettings,
     runHooks,
@@ -116,7 +115,7 @@ describe("Claude Code hook matchers reach tools through their definitions", () =
         },
         "test"
     ).settings;
-    const fired = (name: string, aliases = builtinToolAliases): string[] =>
+    const fired = (name: string, aliases = toolAliasesOf({ list: builtins })): string[] =>
         matchingHooks(settings, "PreToolUse", name, aliases).map((m) => m.hook.command);
 
     it("`Edit` or `Write` fires for every write tool, `Bash` for the shell tool, `WebFetch` for web_fetch, nothing for reads", () => {

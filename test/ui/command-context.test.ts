@@ -121,6 +121,7 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         conversationId: () => "aaaaaa",
         contextFiles: [],
         customCommands: [custom, shadow],
+        toolDisplays: () => undefined,
         async switchModel(name) {
             calls.push(`model ${name}`);
             if (name !== "haiku-4-5") return { message: `unknown model "${name}"`, isError: true };

@@ -1,4 +1,7 @@
 import type { EngineEvent, RunResult } from "../../src/agent/events";
+import { type ToolDisplays, toolDisplaysOf } from "../../src/agent/tool-displays";
+import { createBuiltinTools } from "../../src/tools/index";
+import type { ShellService } from "../../src/tools/shell-service";
 import { EMPTY_USAGE } from "../../src/providers/types";
 import {
     type TranscriptAction,
@@ -23,8 +26,14 @@ export function runResult(subtype: RunResult["subtype"], error?: string): RunRes
 
 export const ev = (event: EngineEvent): TranscriptAction => ({ type: "engine", event });
 
+/** How a session's built-in tools read, as the engine hands the chat its registry's table. */
+export const builtinDisplays: ToolDisplays = toolDisplaysOf({
+    list: () => createBuiltinTools({ expandOutput: () => undefined, shell: {} as ShellService }),
+});
+
+/** Applies `actions` to `from`, or to a transcript that has the built-in tools' displays. */
 export function reduce(actions: TranscriptAction[], from?: TranscriptState): TranscriptState {
-    return actions.reduce(transcriptReducer, from ?? createTranscriptState());
+    return actions.reduce(transcriptReducer, from ?? createTranscriptState(0, builtinDisplays));
 }
 
 /** Strips ANSI escapes. */

@@ -1,10 +1,12 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadToolDisplays } from "../../src/ui/transcript/tool-display";
+import { describe, expect, it } from "vitest";
+import { toolDisplaysOf } from "../../src/agent/tool-displays";
+import {
+    createTranscriptState,
+    replayActions,
+    transcriptReducer,
+} from "../../src/ui/transcript/reducer";
 import type { Entry, ToolEntry } from "../../src/ui/transcript/types";
-import { ev, reduce, runResult } from "./helpers";
-
-// The chat loads the tools' display data behind its first frame (see run-app).
-beforeAll(loadToolDisplays);
+import { builtinDisplays, ev, reduce, runResult } from "./helpers";
 
 const start = ev({
     type: "run_start",
@@ -323,5 +325,66 @@ describe("tool titles", () => {
             ev({ type: "tool_call", id: "p1", name: "propose_plan", input: { plan: "1. Do it" } }),
         ]);
         expect(state.entries[0]).toMatchObject({ kind: "tool", title: "Proposing a plan" });
+    });
+});
+
+describe("the engine's tool displays", () => {
+    const listCall = [
+        ev({ type: "tool_call", id: "t1", name: "list_root", input: {} }),
+        ev({
+            type: "tool_result",
+            id: "t1",
+            name: "list_root",
+            ok: true,
+            content: "",
+            details: { entries: ["a"], totalEntries: 12, truncated: false },
+            durationMs: 1,
+        }),
+    ];
+
+    it("calls drawn before the engine is up read as their names, then get their titles", () => {
+        const early = reduce(
+            [
+                ...listCall,
+                ev({ type: "tool_call", id: "t2", name: "read_file", input: { path: "a.ts" } }),
+            ],
+            createTranscriptState()
+        );
+        expect(early.entries.map((e) => (e as ToolEntry).title)).toEqual([
+            "list_root",
+            "read_file",
+        ]);
+        const titled = reduce([{ type: "tool_displays", displays: builtinDisplays }], early);
+        expect(titled.entries.map((e) => (e as ToolEntry).title)).toEqual([
+            "Listing project files - 12 entries",
+            "Reading a.ts",
+        ]);
+        expect(titled.entries.every((e) => (e as ToolEntry).untitled === undefined)).toBe(true);
+        // Later calls read right at once, and a clear keeps the table.
+        const after = reduce([{ type: "clear" }, ...listCall], titled);
+        expect((after.entries[0] as ToolEntry).title).toBe("Listing project files - 12 entries");
+    });
+
+    it("an MCP tool reads as the session's registry says", () => {
+        const displays = toolDisplaysOf({
+            list: () => [
+                { name: "mcp__github__create_issue", display: { title: () => "Filing an issue" } },
+            ],
+        });
+        const state = reduce(
+            [ev({ type: "tool_call", id: "m1", name: "mcp__github__create_issue", input: {} })],
+            createTranscriptState(0, displays)
+        );
+        expect((state.entries[0] as ToolEntry).title).toBe("Filing an issue");
+    });
+
+    it("the reducer never changes the state it is given; a replay changes only its own copy", () => {
+        const before = reduce([{ type: "user", text: "x" }, ...listCall]);
+        const entries = before.entries.slice();
+        const toolIndex = { ...before.toolIndex };
+        transcriptReducer(before, { type: "user", text: "y" });
+        replayActions(before, [{ type: "user", text: "z" }, ...listCall]);
+        expect(before.entries).toEqual(entries);
+        expect(before.toolIndex).toEqual(toolIndex);
     });
 });

@@ -2,7 +2,6 @@
 export { loadHookSettings, parseHookSettings, type LoadedHookSettings } from "./settings";
 export {
     DEFAULT_HOOK_TIMEOUT_MS,
-    builtinToolAliases,
     hasHooks,
     matcherMatches,
     matchingHooks,

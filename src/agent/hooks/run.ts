@@ -5,7 +5,6 @@
  * the reason, anything else → a non-blocking warning.
  */
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
-import { builtinTool } from "../../tools/index";
 import { MAX_HOOK_CONTEXT_CHARS } from "../../tools/limits";
 import { runHookProcess, type HookProcessResult } from "./exec";
 import {
@@ -23,15 +22,14 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 /** Claude Code's names for a tool (`Bash`, `Edit`…), so matchers in `.claude/settings.json` keep working. */
 export type ToolAliases = (toolName: string) => readonly string[];
 
-/** The aliases a built-in tool's definition declares; none for other tools. */
-export const builtinToolAliases: ToolAliases = (name) => builtinTool(name)?.hookAliases ?? [];
+/** No tool has other names (events without a tool, tests). */
+const NO_ALIASES: ToolAliases = () => [];
 
-/** The aliases a session's tools declare; one declaring none keeps the built-in tool's of its name. */
+/** The aliases the run's tools declare on their definitions; none for a tool it does not have. */
 export function toolAliasesOf(tools: {
     list(): ReadonlyArray<{ name: string; hookAliases?: readonly string[] }>;
 }): ToolAliases {
-    return (name) =>
-        tools.list().find((tool) => tool.name === name)?.hookAliases ?? builtinToolAliases(name);
+    return (name) => tools.list().find((tool) => tool.name === name)?.hookAliases ?? [];
 }
 
 /** Events whose exit code 2 / `decision: "block"` can stop something. */
@@ -56,7 +54,7 @@ export interface RunHooksOptions {
     projectDir?: string;
     /** For hooks without their own `timeout`. Default 60 s. */
     defaultTimeoutMs?: number;
-    /** The tools' Claude Code names; default those of the built-in tools. */
+    /** The run's tools' Claude Code names (`toolAliasesOf`); default none. */
     toolAliases?: ToolAliases;
 }
 
@@ -86,7 +84,7 @@ function matchTarget(event: HookEvent, input: Record<string, unknown>): string |
 export function matcherMatches(
     matcher: string,
     target: string | undefined,
-    aliases: ToolAliases = builtinToolAliases
+    aliases: ToolAliases = NO_ALIASES
 ): boolean {
     if (matcher === "" || matcher === "*" || target === undefined) return true;
     const names = [target, ...aliases(target)];

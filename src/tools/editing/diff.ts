@@ -8,12 +8,13 @@ import type { StructuredPatchHunk, structuredPatch } from "diff";
 import type { FileDiff } from "../types";
 
 type Patcher = typeof structuredPatch;
-let patcher: Promise<Patcher> | undefined;
 
-/** jsdiff's patch module, loaded on first use (importing all of `diff` costs ~20 ms at startup). */
+/**
+ * jsdiff's patch module, loaded on first use (importing all of `diff` costs
+ * ~20 ms at startup); Node's module cache keeps it after that.
+ */
 function loadPatcher(): Promise<Patcher> {
-    patcher ??= import("diff/lib/patch/create.js").then((m) => m.structuredPatch);
-    return patcher;
+    return import("diff/lib/patch/create.js").then((m) => m.structuredPatch);
 }
 
 const CONTEXT = 3;

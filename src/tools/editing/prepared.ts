@@ -7,7 +7,7 @@
  * back the ones already written, so a change lands whole or not at all.
  */
 import { dirname } from "node:path";
-import { resolveWritablePath } from "../path-guard";
+import { type PathRoots, resolveWritablePath } from "../path-guard";
 import type {
     CheckpointOutcome,
     FileCheckpointer,
@@ -70,11 +70,14 @@ const REREAD = "nothing was written. Re-read it (read_file) and make the edit ag
  * file such as protected configuration) changes the real path.
  */
 async function checkTarget(
-    repoRoot: string,
+    roots: PathRoots,
     change: PendingChange
 ): Promise<ToolResult<never> | null> {
     const { relPath, realPath } = change.file;
-    const now = await resolveWritablePath(repoRoot, relPath, { mustExist: false });
+    const now = await resolveWritablePath(roots.repoRoot, relPath, {
+        mustExist: false,
+        addedRoots: roots.addedRoots,
+    });
     if (!now.ok) return toolError(now.error.code, `${now.error.message} Nothing was written.`);
     if (now.data.realPath === realPath) return null;
     return toolError(
@@ -85,11 +88,11 @@ async function checkTarget(
 
 /** Both checks, location first. */
 async function checkFile(
-    repoRoot: string,
+    roots: PathRoots,
     change: PendingChange,
     ops: EditOperations
 ): Promise<ToolResult<never> | null> {
-    return (await checkTarget(repoRoot, change)) ?? (await checkUnchanged(change, ops));
+    return (await checkTarget(roots, change)) ?? (await checkUnchanged(change, ops));
 }
 
 /** Thrown from `beforeRename` to stop a write whose last check failed. */
@@ -199,7 +202,7 @@ function restoredTail(failed: readonly string[], files: number): string {
  * while the temp files are written) and is refused when it failed.
  */
 async function writeAll(
-    repoRoot: string,
+    roots: PathRoots,
     changes: readonly PendingChange[],
     encoded: readonly Buffer[],
     ops: EditOperations,
@@ -228,7 +231,7 @@ async function writeAll(
                 // The last look, as close to the rename as Node allows.
                 beforeRename: async () => {
                     await checkpointSaved();
-                    const problem = await checkFile(repoRoot, change, ops);
+                    const problem = await checkFile(roots, change, ops);
                     if (problem && !problem.ok) throw new WriteRefused(problem.error);
                 },
             });
@@ -267,13 +270,13 @@ export function checkpointFailure(relPaths: readonly string[], error: string): T
 
 /** The checks, the checkpoint and the writes of one apply, under the file locks. */
 async function applyLocked(
-    repoRoot: string,
+    roots: PathRoots,
     changes: readonly PendingChange[],
     ops: EditOperations,
     checkpoint: FileCheckpointer | undefined
 ): Promise<ToolResult<null>> {
     for (const change of changes) {
-        const problem = await checkFile(repoRoot, change, ops);
+        const problem = await checkFile(roots, change, ops);
         if (problem) return problem;
     }
     const encoded = changes.map((c) => encodeText(c.newText, c.file.doc.bom));
@@ -292,7 +295,7 @@ async function applyLocked(
               )
               .catch((error: unknown) => ({ ok: false as const, error: describeError(error) }))
         : null;
-    return writeAll(repoRoot, changes, encoded, ops, recorded);
+    return writeAll(roots, changes, encoded, ops, recorded);
 }
 
 function lockFailure(error: unknown, changes: readonly PendingChange[]): ToolResult<never> {
@@ -308,11 +311,11 @@ function lockFailure(error: unknown, changes: readonly PendingChange[]): ToolRes
 
 /**
  * A prepared write over `changes` (files whose content really changes), in
- * the project at `repoRoot`. `apply()` succeeds once; a second call finds the
+ * the project (or an added directory) of `roots`. `apply()` succeeds once; a second call finds the
  * files changed.
  */
 export async function prepareWrite(
-    repoRoot: string,
+    roots: PathRoots,
     changes: PendingChange[],
     tolerance: ToleranceUse[],
     ops: EditOperations,
@@ -336,7 +339,7 @@ export async function prepareWrite(
             }
             let written: ToolResult<null>;
             try {
-                written = await applyLocked(repoRoot, changes, ops, checkpoint);
+                written = await applyLocked(roots, changes, ops, checkpoint);
             } finally {
                 await release().catch(() => undefined);
             }

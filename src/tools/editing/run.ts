@@ -88,7 +88,10 @@ async function stateFor(
             `"${step.path}" ends with a slash; give the path of a file.`
         );
     }
-    const safe = await resolveWritablePath(ctx.repoRoot, step.path, { mustExist: false });
+    const safe = await resolveWritablePath(ctx.repoRoot, step.path, {
+        mustExist: false,
+        addedRoots: ctx.addedRoots,
+    });
     if (!safe.ok) return safe;
     let state = files.get(safe.data.realPath);
     if (!state) {
@@ -150,7 +153,7 @@ export async function prepareSteps(
         const paths = [...files.values()].map((f) => f.loaded.relPath).join(", ");
         return toolError("no_change", `This edit leaves ${paths} unchanged; nothing to do.`);
     }
-    return toolOk(await prepareWrite(ctx.repoRoot, changes, tolerance, ops, ctx.checkpoint));
+    return toolOk(await prepareWrite(ctx, changes, tolerance, ops, ctx.checkpoint));
 }
 
 /** Options every edit tool factory takes. */

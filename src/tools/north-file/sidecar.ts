@@ -71,25 +71,19 @@ export async function removeStaleSidecars(
     return removed;
 }
 
-/** Sidecars of this process still on disk, removed if it exits normally. */
-const live = new Set<string>();
-let exitHookInstalled = false;
-
-export function trackSidecar(path: string): void {
-    live.add(path);
-    if (exitHookInstalled) return;
-    exitHookInstalled = true;
-    process.once("exit", () => {
-        for (const file of live) {
-            try {
-                unlinkSync(file);
-            } catch {
-                // already gone
-            }
+/**
+ * Removes the sidecar at `path` if the process exits normally while it is
+ * still on disk; the function returned stops that (the sidecar was renamed
+ * into place or removed). A few sidecars live at once: one hook each.
+ */
+export function trackSidecar(path: string): () => void {
+    const remove = (): void => {
+        try {
+            unlinkSync(path);
+        } catch {
+            // already gone
         }
-    });
-}
-
-export function untrackSidecar(path: string): void {
-    live.delete(path);
+    };
+    process.once("exit", remove);
+    return () => void process.off("exit", remove);
 }

@@ -15,18 +15,12 @@ import { describeError, errnoCode, readOnlyError } from "../editing/files";
 import { type EditApplied, checkpointFailure } from "../editing/prepared";
 import type { Eol } from "../editing/text-doc";
 import { decodeText } from "../editing/text-doc";
-import { resolveWritablePath } from "../path-guard";
+import { type PathRoots, resolveWritablePath } from "../path-guard";
 import type { FileCheckpointer, PreparedWrite, ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
 import type { FileBlockMode } from "./parser";
 import type { OpenSidecar, SidecarHandle } from "./sidecar";
-import {
-    openSidecarFile,
-    removeStaleSidecars,
-    sidecarPathFor,
-    trackSidecar,
-    untrackSidecar,
-} from "./sidecar";
+import { openSidecarFile, removeStaleSidecars, sidecarPathFor, trackSidecar } from "./sidecar";
 
 /** Lines of trailing context kept for a continuation prompt. */
 export const RESUME_WINDOW_LINES = 30;
@@ -80,6 +74,8 @@ export interface WriteSessionOptions {
     openSidecar?: OpenSidecar;
     /** Told of the change right before the rename (rewind); when it fails, nothing is renamed. */
     checkpoint?: FileCheckpointer;
+    /** `--add-dir` directories the path may also lie in; absent: the project only. */
+    addedRoots?: readonly string[];
 }
 
 export class FileWriteSession {
@@ -97,9 +93,12 @@ export class FileWriteSession {
     private checkpoint: FileCheckpointer | undefined;
     /** The sidecar's bytes as read back by `complete()`: what the rename puts in place. */
     private finalBytes: Buffer | null = null;
+    /** Stops the exit hook that removes the sidecar (it was renamed into place or removed). */
+    private untrackSidecar: () => void = () => undefined;
 
     private constructor(
-        private readonly repoRoot: string,
+        /** The project and the added directories the target must stay in. */
+        private readonly roots: PathRoots,
         /** Repo-relative POSIX path. */
         readonly relPath: string,
         /** Absolute, symlink-resolved path of the target. */
@@ -128,7 +127,10 @@ export class FileWriteSession {
         mode: FileBlockMode,
         options: WriteSessionOptions = {}
     ): Promise<ToolResult<FileWriteSession>> {
-        const safe = await resolveWritablePath(repoRoot, userPath, { mustExist: false });
+        const safe = await resolveWritablePath(repoRoot, userPath, {
+            mustExist: false,
+            addedRoots: options.addedRoots,
+        });
         if (!safe.ok) return safe;
         const { relPath, realPath } = safe.data;
         if (relPath === ".")
@@ -163,9 +165,9 @@ export class FileWriteSession {
             if (createdDir) await removeCreatedDirs(dir, createdDir);
             return toolError("io_error", `Cannot write ${relPath}: ${describeError(error)}`);
         }
-        trackSidecar(sidecarPath);
+        const untrack = trackSidecar(sidecarPath);
         const session = new FileWriteSession(
-            repoRoot,
+            { repoRoot, addedRoots: options.addedRoots },
             relPath,
             realPath,
             sidecarPath,
@@ -177,6 +179,7 @@ export class FileWriteSession {
             openSidecar
         );
         session.handle = handle;
+        session.untrackSidecar = untrack;
         session.checkpoint = options.checkpoint;
         if (mode === "append" && original) {
             // The block continues the file: the sidecar starts as a copy of it.
@@ -336,7 +339,7 @@ export class FileWriteSession {
         this.state = "discarded";
         await this.close();
         await fs.unlink(this.sidecarPath).catch(() => undefined);
-        untrackSidecar(this.sidecarPath);
+        this.untrackSidecar();
         if (this.createdDir) await removeCreatedDirs(dirname(this.realPath), this.createdDir);
     }
 
@@ -380,7 +383,7 @@ export class FileWriteSession {
             await release();
         }
         this.state = "applied";
-        untrackSidecar(this.sidecarPath);
+        this.untrackSidecar();
         return toolOk(result);
     }
 
@@ -405,7 +408,10 @@ export class FileWriteSession {
     /** Null when the target is still where, and what, it was when the block started. */
     private async checkTarget(): Promise<ToolResult<never> | null> {
         const rel = this.relPath;
-        const safe = await resolveWritablePath(this.repoRoot, rel, { mustExist: false });
+        const safe = await resolveWritablePath(this.roots.repoRoot, rel, {
+            mustExist: false,
+            addedRoots: this.roots.addedRoots,
+        });
         if (!safe.ok) {
             return toolError(
                 safe.error.code,

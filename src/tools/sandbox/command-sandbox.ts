@@ -13,7 +13,7 @@ import { sandboxBlockedNote } from "./blocked-note";
 import { BWRAP, type BwrapLayout, type ProbeResult, bwrapArgs, probeBwrap } from "./bwrap";
 import { startCreatedCheck } from "./created-check";
 import { gitDirOf, gitMounts } from "./git-mounts";
-import { startNestedGitCheck } from "./nested-git-check";
+import { type GitlinkCache, startNestedGitCheck } from "./nested-git-check";
 import { lstatQuiet } from "./path-probe";
 import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
@@ -171,6 +171,8 @@ export function createCommandSandbox(
     const platform = options.platform ?? process.platform;
     const home = options.home ?? homedir();
     let checked: Promise<ProbeResult> | null = null;
+    /** The project index's gitlinks, reused by the commands while the index is unchanged. */
+    const gitlinks: GitlinkCache = new Map();
 
     /** The folders bwrap.ts replaces, with what is in them visible again. */
     const replacedFolders = (runtimeDir: string, hidden: readonly string[]): string[] => {
@@ -225,7 +227,8 @@ export function createCommandSandbox(
         const nested = startNestedGitCheck(
             context.root,
             gitDirOf(join(context.root, ".git")),
-            git.gitDirs
+            git.gitDirs,
+            gitlinks
         );
         return {
             file: BWRAP,
@@ -260,7 +263,8 @@ export function createCommandSandbox(
         const nested = startNestedGitCheck(
             context.root,
             gitDirOf(join(context.root, ".git")),
-            git.gitDirs
+            git.gitDirs,
+            gitlinks
         );
         return {
             file: SANDBOX_EXEC,

@@ -34,7 +34,7 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
 
 /** Gitlinks of an index, by index path: reused while the index file is unchanged. */
-const gitlinkCache = new Map<string, { stamp: string; links: string[] }>();
+export type GitlinkCache = Map<string, { stamp: string; links: string[] }>;
 
 /** Inode, change time and size: a file rewritten, replaced or renamed in changes it. */
 function stampOf(path: string): string {
@@ -110,7 +110,11 @@ function signatureOf(dotGit: string): string | undefined {
 }
 
 /** The project's index and its gitlinks (cached while the index is unchanged). */
-function gitlinksOf(root: string, index: string | undefined): string[] {
+function gitlinksOf(
+    root: string,
+    index: string | undefined,
+    gitlinkCache: GitlinkCache
+): string[] {
     if (index === undefined) return [];
     const stamp = stampOf(index);
     if (stamp === "-") return [];
@@ -122,7 +126,11 @@ function gitlinksOf(root: string, index: string | undefined): string[] {
 }
 
 /** `.git` entries one and two folders below the root, and those the index's gitlinks lead to. */
-function candidatesOf(root: string, index: string | undefined): Map<string, string> {
+function candidatesOf(
+    root: string,
+    index: string | undefined,
+    gitlinks: GitlinkCache
+): Map<string, string> {
     const found = new Map<string, string>();
     const look = (dotGit: string): void => {
         if (found.has(dotGit)) return;
@@ -133,7 +141,7 @@ function candidatesOf(root: string, index: string | undefined): Map<string, stri
         look(join(first, ".git"));
         for (const second of foldersIn(first)) look(join(second, ".git"));
     }
-    for (const link of gitlinksOf(root, index)) look(join(root, link, ".git"));
+    for (const link of gitlinksOf(root, index, gitlinks)) look(join(root, link, ".git"));
     return found;
 }
 
@@ -241,23 +249,25 @@ function neutraliseRepo(
 /**
  * Starts the check for one command in the project at `root` (real path);
  * `ownGitDir` is the project's own git dir, whose index names the gitlinks;
- * `mountedGitDirs` are those whose program files the mounts keep read-only.
+ * `mountedGitDirs` are those whose program files the mounts keep read-only;
+ * `gitlinks` is the sandbox's cache of the index's gitlinks.
  */
 export function startNestedGitCheck(
     root: string,
     ownGitDir: string | null,
-    mountedGitDirs: readonly string[]
+    mountedGitDirs: readonly string[],
+    gitlinks: GitlinkCache
 ): NestedGitCheck {
     const mounted = new Set(mountedGitDirs);
     const index = ownGitDir === null ? undefined : join(ownGitDir, "index");
-    const before = candidatesOf(root, index);
+    const before = candidatesOf(root, index, gitlinks);
     const name = (path: string): string => {
         const rel = relative(root, path);
         return rel.startsWith("..") ? path : rel;
     };
     return {
         finish() {
-            const after = candidatesOf(root, index);
+            const after = candidatesOf(root, index, gitlinks);
             const removed: string[] = [];
             const kept: string[] = [];
             const done = new Set<string>();

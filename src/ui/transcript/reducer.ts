@@ -1,12 +1,19 @@
 /**
  * The transcript view model: a pure reducer from engine events (and the
- * App's own entries) to the list of entries the TUI draws.
+ * App's own entries) to the list of entries the TUI draws. `replayActions`
+ * applies a batch to arrays it owns, changing them in place.
  */
 import type { EngineEvent } from "../../agent/events";
 import type { TodoItem } from "../../tools/todo-write";
 import type { ResolvedReview } from "../review-types";
 import { type Entry, isExpandable, type ToolEntry, type ToolStatus } from "./types";
-import { resultDetail, resultStatus, titleWithResult, toolTitle } from "./tool-display";
+import {
+    type ToolDisplays,
+    resultDetail,
+    resultStatus,
+    titleWithResult,
+    toolTitle,
+} from "./tool-display";
 import { modeChangeNotice } from "../mode-label";
 
 /** Characters of a running command's output kept for the live view (its last lines). */
@@ -33,6 +40,11 @@ export interface TranscriptState {
     activePlan: string | null;
     /** The model's latest to-do list (todo_write), shown above the composer; null: none yet. */
     todos: TodoItem[] | null;
+    /**
+     * How tool calls read (the engine's table); null until the engine is up:
+     * calls read as their names meanwhile and are titled when it arrives.
+     */
+    displays: ToolDisplays | null;
 }
 
 export type TranscriptAction =
@@ -45,9 +57,14 @@ export type TranscriptAction =
     /** Ctrl+O: expand or collapse the latest entry that expands. */
     | { type: "toggle_expand" }
     /** Nothing changed, but everything must be drawn again (e.g. Markdown became available). */
-    | { type: "redraw" };
+    | { type: "redraw" }
+    /** The engine is up: how its tools read; calls shown so far are titled again. */
+    | { type: "tool_displays"; displays: ToolDisplays };
 
-export function createTranscriptState(epoch = 0): TranscriptState {
+export function createTranscriptState(
+    epoch = 0,
+    displays: ToolDisplays | null = null
+): TranscriptState {
     return {
         entries: [],
         epoch,
@@ -60,6 +77,7 @@ export function createTranscriptState(epoch = 0): TranscriptState {
         toggleIndex: -1,
         activePlan: null,
         todos: null,
+        displays,
     };
 }
 
@@ -70,24 +88,30 @@ type EntryInit = Entry extends infer E
     : never;
 
 /**
- * True while `replayActions` applies a batch to arrays and maps it owns:
- * entries are then changed in place, so a 10,000-entry history replays in
- * linear time instead of copying the list at every step.
+ * Whether `entries` and `toolIndex` belong to the batch being applied
+ * (`replayActions`): they are then changed in place, so a 10,000-entry
+ * history replays in linear time instead of copying the list at every step.
+ * Every other change copies them (the reducer stays pure).
  */
-let inPlace = false;
+type Owned = boolean;
 
-function append(state: TranscriptState, init: EntryInit): TranscriptState {
+function append(state: TranscriptState, init: EntryInit, owned: Owned): TranscriptState {
     const index = state.entries.length;
     const entry = { ...init, id: `${state.epoch}:${index}`, version: 0 } as Entry;
-    if (inPlace) {
+    if (owned) {
         state.entries.push(entry);
         return { ...state };
     }
     return { ...state, entries: [...state.entries, entry] };
 }
 
-function withToolIndex(state: TranscriptState, key: string, index: number): TranscriptState {
-    if (inPlace) {
+function withToolIndex(
+    state: TranscriptState,
+    key: string,
+    index: number,
+    owned: Owned
+): TranscriptState {
+    if (owned) {
         state.toolIndex[key] = index;
         return state;
     }
@@ -98,157 +122,246 @@ function withToolIndex(state: TranscriptState, key: string, index: number): Tran
 function update<E extends Entry>(
     state: TranscriptState,
     index: number,
-    change: (entry: E) => Partial<E>
+    change: (entry: E) => Partial<E>,
+    owned: Owned
 ): TranscriptState {
     const current = state.entries[index] as E | undefined;
     if (!current) return state;
-    const entries = inPlace ? state.entries : state.entries.slice();
+    const entries = owned ? state.entries : state.entries.slice();
     entries[index] = { ...current, ...change(current), version: current.version + 1 };
     return { ...state, entries };
 }
 
 /** Ends streaming of the answer and thinking entries. */
-function settleStreams(state: TranscriptState): TranscriptState {
+function settleStreams(state: TranscriptState, owned: Owned): TranscriptState {
     let next = state;
     if (next.streamingIndex !== -1) {
-        next = update(next, next.streamingIndex, () => ({ streaming: false }));
+        next = update(next, next.streamingIndex, () => ({ streaming: false }), owned);
     }
-    next = settleThinking(next);
+    next = settleThinking(next, owned);
     return { ...next, streamingIndex: -1 };
 }
 
 /** The thinking ended: it folds to one line, and Ctrl+O unfolds it. */
-function settleThinking(state: TranscriptState): TranscriptState {
+function settleThinking(state: TranscriptState, owned: Owned): TranscriptState {
     if (state.thinkingIndex === -1) return state;
     const index = state.thinkingIndex;
-    const next = update(state, index, () => ({ streaming: false, expanded: false }));
-    return markToggle({ ...next, thinkingIndex: -1 }, index);
+    const next = update(state, index, () => ({ streaming: false, expanded: false }), owned);
+    return markToggle({ ...next, thinkingIndex: -1 }, index, owned);
 }
 
 /** Makes entry `index` the one Ctrl+O acts on, when it has more to show. */
-function markToggle(state: TranscriptState, index: number): TranscriptState {
+function markToggle(state: TranscriptState, index: number, owned: Owned): TranscriptState {
     const entry = state.entries[index];
     if (!entry || !isExpandable(entry)) return state;
     let next = state;
     // Only the latest says it answers Ctrl+O.
     if (next.toggleIndex !== -1 && next.toggleIndex !== index) {
-        next = update(next, next.toggleIndex, () => ({ toggles: false }));
+        next = update(next, next.toggleIndex, () => ({ toggles: false }), owned);
     }
-    next = update(next, index, () => ({ toggles: true }));
+    next = update(next, index, () => ({ toggles: true }), owned);
     return { ...next, toggleIndex: index };
 }
 
-function appendText(state: TranscriptState, text: string): TranscriptState {
+function appendText(state: TranscriptState, text: string, owned: Owned): TranscriptState {
     if (text === "") return state;
-    let next = settleThinking(state);
+    let next = settleThinking(state, owned);
     if (next.streamingIndex !== -1) {
-        return update(next, next.streamingIndex, (e: Extract<Entry, { kind: "assistant" }>) => ({
-            text: e.text + text,
-        }));
+        return update(
+            next,
+            next.streamingIndex,
+            (e: Extract<Entry, { kind: "assistant" }>) => ({ text: e.text + text }),
+            owned
+        );
     }
     const index = next.entries.length;
-    next = append(next, { kind: "assistant", text, streaming: true, cancelled: false });
+    next = append(next, { kind: "assistant", text, streaming: true, cancelled: false }, owned);
     return { ...next, streamingIndex: index, retryIndex: -1 };
 }
 
-function appendThinking(state: TranscriptState, text: string): TranscriptState {
+function appendThinking(state: TranscriptState, text: string, owned: Owned): TranscriptState {
     if (text === "") return state;
     if (state.thinkingIndex !== -1) {
-        return update(state, state.thinkingIndex, (e: Extract<Entry, { kind: "thinking" }>) => ({
-            text: e.text + text,
-        }));
+        return update(
+            state,
+            state.thinkingIndex,
+            (e: Extract<Entry, { kind: "thinking" }>) => ({ text: e.text + text }),
+            owned
+        );
     }
     const index = state.entries.length;
-    const next = append(state, {
-        kind: "thinking",
-        text,
-        streaming: true,
-        expanded: true,
-        toggles: false,
-    });
+    const next = append(
+        state,
+        { kind: "thinking", text, streaming: true, expanded: true, toggles: false },
+        owned
+    );
     return { ...next, thinkingIndex: index, retryIndex: -1 };
 }
 
-function startTool(state: TranscriptState, callId: string, name: string, input: unknown) {
+/** A call's title from its arguments: its name until the engine's displays are known. */
+function titleOf(state: TranscriptState, name: string, input: unknown): string {
+    return state.displays ? toolTitle(state.displays, name, input) : name;
+}
+
+function startTool(
+    state: TranscriptState,
+    callId: string,
+    name: string,
+    input: unknown,
+    owned: Owned
+): TranscriptState {
     const known = state.toolIndex[callId];
     if (known !== undefined) {
-        return update(state, known, (e: ToolEntry) => ({
-            title: input === undefined ? e.title : toolTitle(name, input),
-        }));
+        return update(
+            state,
+            known,
+            (): Partial<ToolEntry> =>
+                input === undefined
+                    ? {}
+                    : {
+                          title: titleOf(state, name, input),
+                          untitled: state.displays ? undefined : { input },
+                      },
+            owned
+        );
     }
-    const next = append(settleStreams(state), {
-        kind: "tool",
-        callId,
-        name,
-        title: toolTitle(name, input),
-        status: "running",
-        detail: [],
-        startedAt: Date.now(),
-    });
-    return { ...withToolIndex(next, callId, next.entries.length - 1), retryIndex: -1 };
+    const next = append(
+        settleStreams(state, owned),
+        {
+            kind: "tool",
+            callId,
+            name,
+            title: titleOf(state, name, input),
+            status: "running",
+            detail: [],
+            startedAt: Date.now(),
+            ...(state.displays ? {} : { untitled: { input } }),
+        },
+        owned
+    );
+    return { ...withToolIndex(next, callId, next.entries.length - 1, owned), retryIndex: -1 };
 }
 
 /** A running tool's output: the end of it is drawn live under the title. */
 function toolOutput(
     state: TranscriptState,
-    event: Extract<EngineEvent, { type: "tool_output" }>
+    event: Extract<EngineEvent, { type: "tool_output" }>,
+    owned: Owned
 ): TranscriptState {
     const index = state.toolIndex[event.id];
     if (index === undefined) return state;
-    return update(state, index, (e: ToolEntry) => {
-        if (e.status !== "running") return {};
-        const live = (e.live ?? "") + event.text;
-        return { live: live.length > LIVE_OUTPUT_CHARS ? live.slice(-LIVE_OUTPUT_CHARS) : live };
-    });
+    return update(
+        state,
+        index,
+        (e: ToolEntry) => {
+            if (e.status !== "running") return {};
+            const live = (e.live ?? "") + event.text;
+            return {
+                live: live.length > LIVE_OUTPUT_CHARS ? live.slice(-LIVE_OUTPUT_CHARS) : live,
+            };
+        },
+        owned
+    );
 }
 
 /** A subagent's tool call shows as a line of its task's live output. */
 function taskProgress(
     state: TranscriptState,
-    event: Extract<EngineEvent, { type: "task_progress" }>
+    event: Extract<EngineEvent, { type: "task_progress" }>,
+    owned: Owned
 ): TranscriptState {
     if (event.step !== "tool_call") return state;
     const line = `↳ ${event.title ?? event.toolName ?? "tool"}\n`;
-    return toolOutput(state, { type: "tool_output", id: event.id, name: "task", text: line });
+    return toolOutput(
+        state,
+        { type: "tool_output", id: event.id, name: "task", text: line },
+        owned
+    );
+}
+
+/** What a successful result shows: its status, title and lines, as the tool's display says. */
+function succeeded(
+    displays: ToolDisplays,
+    name: string,
+    title: string,
+    details: unknown
+): Partial<ToolEntry> {
+    const detail = resultDetail(displays, name, details);
+    const full = resultDetail(displays, name, details, true);
+    return {
+        // A command that ran but failed (or was cancelled) is not shown as done.
+        status: resultStatus(displays, name, details) ?? "done",
+        title: titleWithResult(displays, name, title, details),
+        detail,
+        fullDetail: full.length > detail.length ? full : undefined,
+    };
 }
 
 function finishTool(
     state: TranscriptState,
-    event: Extract<EngineEvent, { type: "tool_result" }>
+    event: Extract<EngineEvent, { type: "tool_result" }>,
+    owned: Owned
 ): TranscriptState {
     let next = state;
-    if (next.toolIndex[event.id] === undefined) next = startTool(next, event.id, event.name, {});
+    if (next.toolIndex[event.id] === undefined) {
+        next = startTool(next, event.id, event.name, {}, owned);
+    }
     const index = next.toolIndex[event.id] as number;
-    next = update(next, index, (e: ToolEntry): Partial<ToolEntry> => {
-        if (event.ok) {
-            const detail = resultDetail(event.name, event.details);
-            const full = resultDetail(event.name, event.details, true);
+    const { displays } = next;
+    next = update(
+        next,
+        index,
+        (e: ToolEntry): Partial<ToolEntry> => {
+            if (event.ok) {
+                const shown = displays
+                    ? succeeded(displays, event.name, e.title, event.details)
+                    : {
+                          status: "done" as const,
+                          detail: [],
+                          untitled: { input: e.untitled?.input, details: event.details ?? null },
+                      };
+                return { ...shown, live: undefined, expanded: false };
+            }
+            const code = event.error?.code;
+            const status: ToolStatus =
+                code === "denied" ? "denied" : code === "cancelled" ? "cancelled" : "failed";
+            const message = event.error?.message ?? "";
             return {
-                // A command that ran but failed (or was cancelled) is not shown as done.
-                status: resultStatus(event.name, event.details) ?? "done",
-                title: titleWithResult(event.name, e.title, event.details),
-                detail,
+                status,
                 live: undefined,
-                fullDetail: full.length > detail.length ? full : undefined,
-                expanded: false,
+                detail: status === "failed" && message !== "" ? [message] : [],
             };
-        }
-        const code = event.error?.code;
-        const status: ToolStatus =
-            code === "denied" ? "denied" : code === "cancelled" ? "cancelled" : "failed";
-        const message = event.error?.message ?? "";
-        return {
-            status,
-            live: undefined,
-            detail: status === "failed" && message !== "" ? [message] : [],
-        };
+        },
+        owned
+    );
+    return markToggle(next, index, owned);
+}
+
+/**
+ * The engine's displays arrived: calls drawn before (a resumed conversation
+ * shown in the first frame) get their titles and result lines, once.
+ */
+function withDisplays(state: TranscriptState, displays: ToolDisplays): TranscriptState {
+    // One copy of the list, then changed in place: this call owns it.
+    let next: TranscriptState = { ...state, displays, entries: state.entries.slice() };
+    state.entries.forEach((entry, index) => {
+        if (entry.kind !== "tool" || !entry.untitled) return;
+        const { input, details } = entry.untitled;
+        const title = toolTitle(displays, entry.name, input);
+        const finished =
+            details !== undefined && entry.status === "done"
+                ? succeeded(displays, entry.name, title, details)
+                : { title };
+        next = update(next, index, () => ({ ...finished, untitled: undefined }), true);
+        if (next.toggleIndex < index) next = markToggle(next, index, true);
     });
-    return markToggle(next, index);
+    return next;
 }
 
 function fileWrite(
     state: TranscriptState,
-    event: Extract<EngineEvent, { type: "file_write" }>
+    event: Extract<EngineEvent, { type: "file_write" }>,
+    owned: Owned
 ): TranscriptState {
     const key = `file:${event.path}`;
     const title = `Writing ${event.path} (${event.linesWritten} lines)`;
@@ -263,34 +376,42 @@ function fileWrite(
     const known = state.toolIndex[key];
     const open = known !== undefined && (state.entries[known] as ToolEntry).status === "running";
     if (open) {
-        return update(state, known, () => ({
-            title,
-            status,
-            detail: event.status === "interrupted" ? ["interrupted"] : [],
-        }));
+        return update(
+            state,
+            known,
+            () => ({
+                title,
+                status,
+                detail: event.status === "interrupted" ? ["interrupted"] : [],
+            }),
+            owned
+        );
     }
-    const next = append(settleStreams(state), {
-        kind: "tool",
-        callId: key,
-        name: "north_file",
-        title,
-        status,
-        detail: [],
-    });
-    return withToolIndex(next, key, next.entries.length - 1);
+    const next = append(
+        settleStreams(state, owned),
+        { kind: "tool", callId: key, name: "north_file", title, status, detail: [] },
+        owned
+    );
+    return withToolIndex(next, key, next.entries.length - 1, owned);
 }
 
 function endRun(
     state: TranscriptState,
-    event: Extract<EngineEvent, { type: "run_end" }>
+    event: Extract<EngineEvent, { type: "run_end" }>,
+    owned: Owned
 ): TranscriptState {
     const { result } = event;
     const cancelled = result.subtype === "cancelled";
-    let next = settleStreams(state);
+    let next = settleStreams(state, owned);
     // Tools still shown as running never got a result: the run ended under them.
     next.entries.forEach((entry, index) => {
         if (index >= next.runStart && entry.kind === "tool" && entry.status === "running") {
-            next = update(next, index, () => ({ status: cancelled ? "cancelled" : "failed" }));
+            next = update(
+                next,
+                index,
+                () => ({ status: cancelled ? "cancelled" : "failed" }),
+                owned
+            );
         }
     });
     next = { ...next, busy: false, retryIndex: -1, activePlan: null };
@@ -298,93 +419,105 @@ function endRun(
         const last = next.entries.at(-1);
         const lastIndex = next.entries.length - 1;
         if (last?.kind === "assistant" && lastIndex >= next.runStart) {
-            return update(next, lastIndex, () => ({ cancelled: true }));
+            return update(next, lastIndex, () => ({ cancelled: true }), owned);
         }
-        return append(next, { kind: "notice", level: "info", text: "[Cancelled]" });
+        return append(next, { kind: "notice", level: "info", text: "[Cancelled]" }, owned);
     }
     if (result.subtype === "error_during_execution") {
-        return append(next, {
-            kind: "notice",
-            level: "error",
-            text: `Error: ${result.error ?? "the run failed"}`,
-        });
+        return append(
+            next,
+            { kind: "notice", level: "error", text: `Error: ${result.error ?? "the run failed"}` },
+            owned
+        );
     }
     if (result.subtype === "error_max_turns") {
-        return append(next, {
-            kind: "notice",
-            level: "warning",
-            text: result.error ?? "stopped: too many model turns",
-        });
+        return append(
+            next,
+            {
+                kind: "notice",
+                level: "warning",
+                text: result.error ?? "stopped: too many model turns",
+            },
+            owned
+        );
     }
     return next;
 }
 
-function appendReview(state: TranscriptState, review: ResolvedReview): TranscriptState {
+function appendReview(
+    state: TranscriptState,
+    review: ResolvedReview,
+    owned: Owned
+): TranscriptState {
     const diffs = review.diffs && review.diffs.length > 0 ? review.diffs : undefined;
     const plan = review.plan ? review.plan : undefined;
     const acceptedPlan = review.kind === "plan" && review.status === "accepted" && plan;
-    let next = append(state, {
-        kind: "review",
-        reviewKind: review.kind,
-        summary: review.summary,
-        status: review.status,
-        ...(diffs ? { diffs } : {}),
-        ...(plan ? { plan } : {}),
-        // An accepted plan is read whole; diffs start as a few lines.
-        expanded: Boolean(acceptedPlan),
-        toggles: false,
-    });
-    next = markToggle(next, next.entries.length - 1);
+    let next = append(
+        state,
+        {
+            kind: "review",
+            reviewKind: review.kind,
+            summary: review.summary,
+            status: review.status,
+            ...(diffs ? { diffs } : {}),
+            ...(plan ? { plan } : {}),
+            // An accepted plan is read whole; diffs start as a few lines.
+            expanded: Boolean(acceptedPlan),
+            toggles: false,
+        },
+        owned
+    );
+    next = markToggle(next, next.entries.length - 1, owned);
     return { ...next, activePlan: acceptedPlan && next.busy ? acceptedPlan : next.activePlan };
 }
 
-function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptState {
+function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned): TranscriptState {
     switch (event.type) {
         case "run_start":
             return { ...state, busy: true, retryIndex: -1 };
         case "text_delta":
-            return appendText(state, event.text);
+            return appendText(state, event.text, owned);
         case "thinking_delta":
-            return appendThinking(state, event.text);
+            return appendThinking(state, event.text, owned);
         case "tool_call_start":
-            return startTool(state, event.id, event.name, undefined);
+            return startTool(state, event.id, event.name, undefined, owned);
         case "tool_call":
-            return startTool(state, event.id, event.name, event.input);
+            return startTool(state, event.id, event.name, event.input, owned);
         case "tool_output":
-            return toolOutput(state, event);
+            return toolOutput(state, event, owned);
         case "task_progress":
-            return taskProgress(state, event);
+            return taskProgress(state, event, owned);
         case "tool_result":
-            return finishTool(state, event);
+            return finishTool(state, event, owned);
         case "turn_end":
-            return settleStreams(state);
+            return settleStreams(state, owned);
         case "file_write":
-            return fileWrite(state, event);
+            return fileWrite(state, event, owned);
         case "retry": {
             const seconds = (event.delayMs / 1000).toFixed(1);
             const text = `Retrying in ${seconds}s (attempt ${event.attempt}/${event.maxAttempts}): ${event.error.message}`;
-            const settled = settleStreams(state);
+            const settled = settleStreams(state, owned);
             if (settled.retryIndex !== -1) {
-                return update(settled, settled.retryIndex, () => ({ text }));
+                return update(settled, settled.retryIndex, () => ({ text }), owned);
             }
-            const next = append(settled, { kind: "notice", level: "warning", text });
+            const next = append(settled, { kind: "notice", level: "warning", text }, owned);
             return { ...next, retryIndex: next.entries.length - 1 };
         }
         case "summary":
             // A failed summary is also announced as a warning; show it once. `/summarize`
             // reports its own outcome as the command's result.
             if (!event.ok || event.trigger === "manual") return state;
-            return append(state, { kind: "notice", level: "info", text: event.message });
+            return append(state, { kind: "notice", level: "info", text: event.message }, owned);
         case "warning":
-            return append(state, { kind: "notice", level: "warning", text: event.message });
+            return append(state, { kind: "notice", level: "warning", text: event.message }, owned);
         case "mode_change":
-            return append(state, {
-                kind: "notice",
-                level: "info",
-                text: modeChangeNotice(event.mode),
-            });
+            return append(
+                state,
+                { kind: "notice", level: "info", text: modeChangeNotice(event.mode) },
+                owned
+            );
         case "run_end":
-            return endRun(state, event);
+            return endRun(state, event, owned);
         case "todo":
             return { ...state, todos: event.items };
         // Reviews arrive as `review` actions from the approval bridge; context use is the status line's.
@@ -401,48 +534,63 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent): TranscriptSt
     }
 }
 
+function reduce(state: TranscriptState, action: TranscriptAction, owned: Owned): TranscriptState {
+    switch (action.type) {
+        case "engine":
+            return onEngineEvent(state, action.event, owned);
+        case "user": {
+            const next = append(
+                settleStreams(state, owned),
+                { kind: "user", text: action.text, attachments: action.attachments ?? [] },
+                owned
+            );
+            return { ...next, runStart: next.entries.length - 1 };
+        }
+        case "notice":
+            return append(state, { kind: "notice", level: action.level, text: action.text }, owned);
+        case "review":
+            return appendReview(state, action.review, owned);
+        case "toggle_expand": {
+            if (state.toggleIndex === -1) return state;
+            return update(
+                state,
+                state.toggleIndex,
+                (e: Entry) => ("expanded" in e ? { expanded: !e.expanded } : {}),
+                owned
+            );
+        }
+        case "command":
+            return append(
+                state,
+                {
+                    kind: "command",
+                    command: action.command,
+                    result: action.result,
+                    isError: action.isError === true,
+                },
+                owned
+            );
+        case "clear":
+            return createTranscriptState(state.epoch + 1, state.displays);
+        case "redraw":
+            return { ...state, entries: state.entries.slice() };
+        case "tool_displays":
+            return withDisplays(state, action.displays);
+    }
+}
+
+/** One action, as a pure function: the state given is never changed. */
 export function transcriptReducer(
     state: TranscriptState,
     action: TranscriptAction
 ): TranscriptState {
-    switch (action.type) {
-        case "engine":
-            return onEngineEvent(state, action.event);
-        case "user": {
-            const next = append(settleStreams(state), {
-                kind: "user",
-                text: action.text,
-                attachments: action.attachments ?? [],
-            });
-            return { ...next, runStart: next.entries.length - 1 };
-        }
-        case "notice":
-            return append(state, { kind: "notice", level: action.level, text: action.text });
-        case "review":
-            return appendReview(state, action.review);
-        case "toggle_expand": {
-            if (state.toggleIndex === -1) return state;
-            return update(state, state.toggleIndex, (e: Entry) =>
-                "expanded" in e ? { expanded: !e.expanded } : {}
-            );
-        }
-        case "command":
-            return append(state, {
-                kind: "command",
-                command: action.command,
-                result: action.result,
-                isError: action.isError === true,
-            });
-        case "clear":
-            return createTranscriptState(state.epoch + 1);
-        case "redraw":
-            return { ...state, entries: state.entries.slice() };
-    }
+    return reduce(state, action, false);
 }
 
 /**
- * Applies a batch (a stored conversation's history) in linear time. An
- * action this version cannot apply (a damaged record) is skipped.
+ * Applies a batch (a stored conversation's history) in linear time: on
+ * copies of the entries and tool index that only this call holds, changed in
+ * place. An action this version cannot apply (a damaged record) is skipped.
  */
 export function replayActions(
     state: TranscriptState,
@@ -453,17 +601,12 @@ export function replayActions(
         entries: state.entries.slice(),
         toolIndex: { ...state.toolIndex },
     };
-    inPlace = true;
-    try {
-        for (const action of actions) {
-            try {
-                next = transcriptReducer(next, action);
-            } catch {
-                // a damaged record: the rest of the history is still worth showing
-            }
+    for (const action of actions) {
+        try {
+            next = reduce(next, action, true);
+        } catch {
+            // a damaged record: the rest of the history is still worth showing
         }
-    } finally {
-        inPlace = false;
     }
     return { ...next, entries: next.entries.slice() };
 }

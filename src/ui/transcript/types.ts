@@ -62,6 +62,12 @@ export interface ToolEntry extends EntryBase {
     expanded?: boolean;
     /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
     toggles?: boolean;
+    /**
+     * Drawn before the engine's displays were known (a resumed conversation in
+     * the first frame): the call's arguments and result details, to title it
+     * once they are; dropped then.
+     */
+    untitled?: { input: unknown; details?: unknown };
 }
 
 export interface ReviewEntry extends EntryBase {

@@ -4,12 +4,30 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
     type HookEvent,
+    type HookInput,
     type HookSettings,
+    type RunHooksOptions,
     loadHookSettings,
-    matcherMatches,
+    matcherMatches as matcherMatchesWith,
     parseHookSettings,
-    runHooks,
+    runHooks as runHooksWith,
+    toolAliasesOf,
 } from "../../../src/agent/hooks";
+import { createBuiltinTools } from "../../../src/tools/index";
+import type { ShellService } from "../../../src/tools/shell-service";
+
+/** Claude Code's names as a session's built-in tools declare them. */
+const aliases = toolAliasesOf({
+    list: () => createBuiltinTools({ expandOutput: () => undefined, shell: {} as ShellService }),
+});
+const matcherMatches = (matcher: string, target: string): boolean =>
+    matcherMatchesWith(matcher, target, aliases);
+const runHooks = <E extends HookEvent>(
+    settings: HookSettings,
+    event: E,
+    input: HookInput<E>,
+    options: RunHooksOptions
+) => runHooksWith(settings, event, input, { toolAliases: aliases, ...options });
 
 const dirs: string[] = [];
 afterEach(async () => {
