@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 /**
- * Text found only in the SDKs' code, which a successful direct request does not
+ * Text found only in the SDKs' code, which a successful request does not
  * need (src/providers/anthropic-sdk.ts, openai-sdk.ts): the Anthropic client's
  * private state and the message of both SDKs' timeout error. Survives minifying.
  */
