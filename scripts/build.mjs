@@ -9,7 +9,7 @@ import {
     stringWidthPatchEsbuild,
 } from "./ink-patch.mjs";
 import { ansiTokenizePatchEsbuild } from "./ansi-tokenize-patch.mjs";
-import { builtinToolSchemas, runtimeZodMembers } from "./tool-schemas.mjs";
+import { builtinToolSchemas, runtimeZodMembers, userSettingsJsonSchema } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -19,6 +19,13 @@ rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 // (src/tools/builtin-schemas.ts); a failure fails the build.
 const toolSchemas = await builtinToolSchemas().catch((error) => {
     console.error(`The built-in tool schemas cannot be derived: ${error?.stack ?? error}`);
+    process.exit(1);
+});
+
+// The user settings file's JSON Schema, generated from src/storage/settings/schema.ts
+// for the check without zod (src/storage/settings/plain-load.ts).
+const userSettingsSchema = await userSettingsJsonSchema().catch((error) => {
+    console.error(`The user settings schema cannot be derived: ${error?.stack ?? error}`);
     process.exit(1);
 });
 
@@ -61,6 +68,7 @@ const built = build({
         __NORTH_VERSION__: JSON.stringify(pkg.version),
         __NORTH_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
         __NORTH_ZOD_CJS__: JSON.stringify(ZOD_BUNDLE),
+        __NORTH_USER_SETTINGS_SCHEMA__: JSON.stringify(userSettingsSchema),
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },

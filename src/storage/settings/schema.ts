@@ -234,3 +234,21 @@ export function validateSettings(
     }
     return { settings: settings as Settings, issues };
 }
+
+/**
+ * The JSON Schema of a user settings file with nothing to report: only the
+ * user keys, no unknown key at any depth. The build writes it into the bundle
+ * (scripts/tool-schemas.mjs) for the check without zod (plain-load.ts).
+ */
+export function userFileJsonSchema(): Record<string, unknown> {
+    const { toJSONSchema } = zod();
+    const properties: Record<string, unknown> = {};
+    for (const [key, spec] of Object.entries(SETTINGS_KEYS) as Array<[SettingsKey, KeySpec]>) {
+        if (!spec.scopes.includes("user")) continue;
+        const { $schema: _dialect, ...schema } = toJSONSchema(schemaOf(spec), {
+            unrepresentable: "throw",
+        });
+        properties[key] = schema;
+    }
+    return { type: "object", properties, additionalProperties: false };
+}
