@@ -4,7 +4,8 @@ import tseslint from "typescript-eslint";
 import { layerConfigs } from "./scripts/eslint-layers.mjs";
 
 export default tseslint.config(
-    { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/"] },
+    // vendor/: other packages' files, kept as their authors wrote them (vendor/README.md).
+    { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/", "vendor/"] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

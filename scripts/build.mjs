@@ -2,13 +2,9 @@
 // the engine, SDKs and UI load only when a command needs them.
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
-import {
-    identicalCopiesEsbuild,
-    inkPatchEsbuild,
-    segmenterPatchEsbuild,
-    stringWidthPatchEsbuild,
-} from "./ink-patch.mjs";
-import { ansiTokenizePatchEsbuild } from "./ansi-tokenize-patch.mjs";
+import { identicalCopiesEsbuild } from "./identical-copies.mjs";
+import { inkPatchEsbuild } from "./ink-patch.mjs";
+import { vendoredFilesEsbuild } from "./vendored-files.mjs";
 import { builtinToolSchemas, runtimeZodMembers, userSettingsJsonSchema } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -72,16 +68,12 @@ const built = build({
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },
-    // Fails the build when the patch no longer applies (scripts/ink-patch.mjs).
-    // Start-up: string-width, wrap-ansi, slice-ansi and ansi-tokenize build their ICU
-    // segmenters and emoji regex on first use, with fast paths for plain text; same results.
     plugins: [
+        // Ink's incremental-render fix; fails the build when it no longer applies.
         inkPatchEsbuild(),
-        stringWidthPatchEsbuild(),
-        segmenterPatchEsbuild(),
+        // North's copies of the UI's text packages' files (vendor/README.md).
+        vendoredFilesEsbuild(),
         identicalCopiesEsbuild(["ansi-styles"]),
-        // Ink's frame-to-text loop skips the style diff between equally styled cells.
-        ansiTokenizePatchEsbuild(),
     ],
     logLevel: "warning",
 });

@@ -65,7 +65,7 @@ const SGR_TRUECOLOR_LAST_PARAMETER_OFFSET = 4;
 const VARIATION_SELECTOR_16_CODE_POINT = 65_039;
 const COMBINING_ENCLOSING_KEYCAP_CODE_POINT = 8419;
 const EMOJI_PRESENTATION_GRAPHEME_REGEX = /\p{Emoji_Presentation}/u;
-// North (scripts/ink-patch.mjs): the segmenter is built on first use.
+// North (vendor/README.md): the segmenter is built on first use.
 const northOwnClusters = /^[\x07\x1b\x20-\x7e\u00a0-\u02ff\u2010-\u205e\u2190-\u2bff]*$/;
 function northCodeUnitSegments(input) {
     const at = (index) => ({ segment: input[index], index, input });

@@ -15,7 +15,7 @@ Logic:
 
 let segmenter;
 
-// North (scripts/ink-patch.mjs): single-code-point clusters need no segmenter.
+// North (vendor/README.md): single-code-point clusters need no segmenter.
 const northSimpleText = /^[\u0020-\u007E\u00A0-\u00AC\u00AE-\u02FF\u2010-\u2029\u202F-\u205E\u2190-\u2BFF]*$/;
 const northPictograph = /\p{Extended_Pictographic}/u;
 function northFastWidth(string, ambiguousAsWide) {

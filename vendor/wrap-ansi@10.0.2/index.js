@@ -43,7 +43,7 @@ const ANSI_ESCAPE_REGEX = new RegExp(
 const ANSI_SGR_MODIFIER_CLOSE_CODES = new Set(ansiStyles.codes.values());
 ANSI_SGR_MODIFIER_CLOSE_CODES.delete(ANSI_SGR_RESET);
 
-// North (scripts/ink-patch.mjs): the segmenter is built on first use.
+// North (vendor/README.md): the segmenter is built on first use.
 let northSegmenter;
 const segmenter = { segment: (text) => (northSegmenter ??= new Intl.Segmenter()).segment(text) };
 // Complete ANSI sequences have already been removed before measuring these strings. Avoid string-width's ANSI scan so malformed sequences are not rescanned.

@@ -1,6 +1,6 @@
 import isFullwidthCodePoint from "is-fullwidth-code-point";
 import { CSI, ESCAPES, getEndCode, linkCodePrefix, linkCodePrefixCharCodes, OSC, } from "./ansiCodes.js";
-// North (scripts/ink-patch.mjs): the segmenter is built on first use.
+// North (vendor/README.md): the segmenter is built on first use.
 const northOwnClusters = /^[\x07\x1b\x20-\x7e\u00a0-\u02ff\u2010-\u205e\u2190-\u2bff]*$/;
 function northCodeUnitSegments(input) {
     const at = (index) => ({ segment: input[index], index, input });
