@@ -69,7 +69,7 @@ const sandboxSchema = lazySchema((z) =>
 export type SettingsScope = "user" | "project";
 
 interface KeySpec {
-    /** A function builds the schema on first use: zod's constructors are slow at start-up. */
+    /** Built on first use: the launch paths load no zod (src/cli/launch-boundary.ts). */
     schema: () => z.ZodType;
     scopes: readonly SettingsScope[];
 }
