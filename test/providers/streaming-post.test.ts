@@ -4,7 +4,7 @@ import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import * as anthropicErrors from "@anthropic-ai/sdk/error";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAnthropicProvider } from "../../src/providers/anthropic";
 import { classifyError } from "../../src/providers/errors";
 import { createOpenAIChatProvider } from "../../src/providers/openai-chat";
@@ -193,6 +193,27 @@ describe("requests North sends, next to the SDK's for the same call", () => {
                 new OpenAI(sdkOptions(ep)).chat.completions.create(params, { signal }).asResponse(),
             OpenAI,
             () => collect(provider, request())
+        );
+    });
+});
+
+describe("request logging", () => {
+    it("ANTHROPIC_LOG=info logs each request's outcome to stderr, as the SDK's variable does", async () => {
+        const lines: string[] = [];
+        const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+            lines.push(String(chunk));
+            return true;
+        });
+        process.env.ANTHROPIC_LOG = "info";
+        try {
+            await collect(createAnthropicProvider(endpoint("anthropic")), request());
+        } finally {
+            delete process.env.ANTHROPIC_LOG;
+            write.mockRestore();
+        }
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(
+            /^ANTHROPIC_LOG: POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages 400 after \d+ ms\n$/
         );
     });
 });
