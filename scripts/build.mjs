@@ -62,9 +62,11 @@ const built = build({
     },
     define: {
         __NORTH_VERSION__: JSON.stringify(pkg.version),
-        __NORTH_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+        // JSON text, not objects: esbuild initialises an object-valued define in every
+        // module of the bundle, and inlines a string where it is used.
+        __NORTH_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
         __NORTH_ZOD_CJS__: JSON.stringify(ZOD_BUNDLE),
-        __NORTH_USER_SETTINGS_SCHEMA__: JSON.stringify(userSettingsSchema),
+        __NORTH_USER_SETTINGS_SCHEMA__: JSON.stringify(JSON.stringify(userSettingsSchema)),
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },

@@ -15,16 +15,19 @@ import { readRegularTextSync } from "../../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
-/** Written by the build (scripts/build.mjs); from source, derived from schema.ts on first use. */
-declare const __NORTH_USER_SETTINGS_SCHEMA__: Record<string, unknown> | undefined;
+/**
+ * JSON text written by the build (scripts/build.mjs; a string, which esbuild inlines
+ * where it is used); from source, the schema is derived from schema.ts.
+ */
+declare const __NORTH_USER_SETTINGS_SCHEMA__: string | undefined;
 
 export function userConfigPath(env: Env = process.env): string {
     return join(configDir(env), "config.json");
 }
 
 function userFileSchema(): Record<string, unknown> {
-    return typeof __NORTH_USER_SETTINGS_SCHEMA__ === "object"
-        ? __NORTH_USER_SETTINGS_SCHEMA__
+    return typeof __NORTH_USER_SETTINGS_SCHEMA__ === "string"
+        ? (JSON.parse(__NORTH_USER_SETTINGS_SCHEMA__) as Record<string, unknown>)
         : userFileJsonSchema();
 }
 
