@@ -5,7 +5,8 @@ import { layerConfigs } from "./scripts/eslint-layers.mjs";
 import { moduleStateConfigs } from "./scripts/eslint-module-state.mjs";
 
 export default tseslint.config(
-    { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/"] },
+    // vendor/: other packages' files, kept as their authors wrote them (vendor/README.md).
+    { ignores: ["dist/", "node_modules/", "coverage/", "bench/.work/", "vendor/"] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

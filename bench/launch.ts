@@ -2,7 +2,9 @@
  * `npm run bench -- launch`: chat launch to composer visible, this build
  * next to bare node in the same pty, and — with BENCH_BASELINE set to another
  * checkout's bin/north.js (e.g. the commit before a change) — next to that
- * build, runs interleaved so both see the same machine load.
+ * build, runs interleaved so both see the same machine load. BENCH_NODE=lts
+ * runs North and bare node on a current Node LTS (scripts/lts-node.mjs) and
+ * adds North with Node's module compile cache turned off.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,16 +12,23 @@ import { isAppReady, spawnNorthPty } from "../test/kit/pty";
 import { startPacedLlmServer } from "../test/kit/paced-llm-server";
 import { median } from "./measure";
 import { bareNodeLaunch, makeFixture } from "./tui";
+import { ltsNodeBinary } from "../scripts/lts-node.mjs";
 
 const RUNS = Number(process.env.BENCH_LAUNCH_RUNS ?? 15);
 const COLS = 100;
 const ROWS = 30;
 
-async function launchMs(bin: string | undefined, fixture: ReturnType<typeof makeFixture>) {
+async function launchMs(
+    bin: string | undefined,
+    fixture: ReturnType<typeof makeFixture>,
+    node?: string,
+    extraEnv: NodeJS.ProcessEnv = {}
+) {
     const started = performance.now();
     const north = spawnNorthPty({
         args: ["--path", fixture.repo],
-        env: fixture.env,
+        env: { ...fixture.env, ...extraEnv },
+        node,
         cwd: fixture.repo,
         cols: COLS,
         rows: ROWS,
@@ -40,6 +49,8 @@ async function launchMs(bin: string | undefined, fixture: ReturnType<typeof make
 
 export async function benchLaunch(): Promise<void> {
     const baseline = process.env.BENCH_BASELINE;
+    const node = process.env.BENCH_NODE === "lts" ? ltsNodeBinary() : undefined;
+    const uncached = { NODE_DISABLE_COMPILE_CACHE: "1" };
     const server = await startPacedLlmServer();
     const fixture = makeFixture(server.anthropicBaseUrl);
     // BENCH_LAUNCH_FULL_CONFIG=1: a user config with providers, models and permission rules
@@ -57,15 +68,21 @@ export async function benchLaunch(): Promise<void> {
             })
         );
     }
-    const samples = { bare: [] as number[], north: [] as number[], baseline: [] as number[] };
+    const samples = {
+        bare: [] as number[],
+        north: [] as number[],
+        uncached: [] as number[],
+        baseline: [] as number[],
+    };
     try {
-        // One warm-up of each fills the disk cache.
-        await launchMs(undefined, fixture);
-        if (baseline) await launchMs(baseline, fixture);
+        // One warm-up of each fills the disk cache (and North's compile cache).
+        await launchMs(undefined, fixture, node);
+        if (baseline) await launchMs(baseline, fixture, node);
         for (let i = 0; i < RUNS; i++) {
-            samples.bare.push(await bareNodeLaunch());
-            samples.north.push(await launchMs(undefined, fixture));
-            if (baseline) samples.baseline.push(await launchMs(baseline, fixture));
+            samples.bare.push(await bareNodeLaunch(node));
+            samples.north.push(await launchMs(undefined, fixture, node));
+            if (node) samples.uncached.push(await launchMs(undefined, fixture, node, uncached));
+            if (baseline) samples.baseline.push(await launchMs(baseline, fixture, node));
         }
     } finally {
         await server.close();
@@ -74,11 +91,19 @@ export async function benchLaunch(): Promise<void> {
     }
     const bare = median(samples.bare);
     const north = median(samples.north);
-    console.log(`\nchat launch to composer visible (median of ${RUNS}, ${COLS}×${ROWS} pty)`);
+    console.log(
+        `\nchat launch to composer visible (median of ${RUNS}, ${COLS}×${ROWS} pty, node ${node ?? process.execPath})`
+    );
     console.log(`  bare node in a pty   ${bare.toFixed(1)} ms`);
     console.log(
         `  north (this build)   ${north.toFixed(1)} ms  ${(north / bare).toFixed(2)}× bare node`
     );
+    if (node) {
+        const off = median(samples.uncached);
+        console.log(
+            `  north, no compile cache ${off.toFixed(1)} ms  ${(off / bare).toFixed(2)}× bare node; cache saves ${(off - north).toFixed(1)} ms`
+        );
+    }
     if (baseline) {
         const base = median(samples.baseline);
         console.log(

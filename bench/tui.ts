@@ -194,9 +194,9 @@ export async function launch(
 }
 
 /** Bare node writing one word in a pty: the floor for any launch. */
-export async function bareNodeLaunch(): Promise<number> {
+export async function bareNodeLaunch(node = process.execPath): Promise<number> {
     const started = performance.now();
-    const pty = nodePty.spawn(process.execPath, ["-e", "process.stdout.write('ready')"], {
+    const pty = nodePty.spawn(node, ["-e", "process.stdout.write('ready')"], {
         cols: COLS,
         rows: ROWS,
     });

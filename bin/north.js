@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs";
-import module from "node:module";
 
 const entry = new URL("../dist/cli.js", import.meta.url);
 // A source checkout is not built on install (no `prepare`): say so instead of a module stack trace.
@@ -10,6 +9,4 @@ if (!existsSync(entry)) {
     );
     process.exit(2);
 }
-// Node 22.1+ can cache compiled code between runs; older versions simply skip it.
-module.enableCompileCache?.();
 await import(entry.href);

@@ -2,14 +2,10 @@
 // the engine, SDKs and UI load only when a command needs them.
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
-import {
-    identicalCopiesEsbuild,
-    inkPatchEsbuild,
-    segmenterPatchEsbuild,
-    stringWidthPatchEsbuild,
-} from "./ink-patch.mjs";
-import { ansiTokenizePatchEsbuild } from "./ansi-tokenize-patch.mjs";
-import { builtinToolSchemas, runtimeZodMembers } from "./tool-schemas.mjs";
+import { identicalCopiesEsbuild } from "./identical-copies.mjs";
+import { inkPatchEsbuild } from "./ink-patch.mjs";
+import { vendoredFilesEsbuild } from "./vendored-files.mjs";
+import { builtinToolSchemas, runtimeZodMembers, userSettingsJsonSchema } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -19,6 +15,13 @@ rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 // (src/tools/builtin-schemas.ts); a failure fails the build.
 const toolSchemas = await builtinToolSchemas().catch((error) => {
     console.error(`The built-in tool schemas cannot be derived: ${error?.stack ?? error}`);
+    process.exit(1);
+});
+
+// The user settings file's JSON Schema, generated from src/storage/settings/schema.ts
+// for the check without zod (src/storage/settings/plain-load.ts).
+const userSettingsSchema = await userSettingsJsonSchema().catch((error) => {
+    console.error(`The user settings schema cannot be derived: ${error?.stack ?? error}`);
     process.exit(1);
 });
 
@@ -59,21 +62,20 @@ const built = build({
     },
     define: {
         __NORTH_VERSION__: JSON.stringify(pkg.version),
-        __NORTH_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+        // JSON text, not objects: esbuild initialises an object-valued define in every
+        // module of the bundle, and inlines a string where it is used.
+        __NORTH_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
         __NORTH_ZOD_CJS__: JSON.stringify(ZOD_BUNDLE),
+        __NORTH_USER_SETTINGS_SCHEMA__: JSON.stringify(JSON.stringify(userSettingsSchema)),
         // React and its reconciler ship development builds behind this check.
         "process.env.NODE_ENV": '"production"',
     },
-    // Fails the build when the patch no longer applies (scripts/ink-patch.mjs).
-    // Start-up: string-width, wrap-ansi, slice-ansi and ansi-tokenize build their ICU
-    // segmenters and emoji regex on first use, with fast paths for plain text; same results.
     plugins: [
+        // Ink's incremental-render fix; fails the build when it no longer applies.
         inkPatchEsbuild(),
-        stringWidthPatchEsbuild(),
-        segmenterPatchEsbuild(),
+        // North's copies of the UI's text packages' files (vendor/README.md).
+        vendoredFilesEsbuild(),
         identicalCopiesEsbuild(["ansi-styles"]),
-        // Ink's frame-to-text loop skips the style diff between equally styled cells.
-        ansiTokenizePatchEsbuild(),
     ],
     logLevel: "warning",
 });

@@ -8,13 +8,3 @@ export declare function inkPatchVite(): {
     enforce: "pre";
     load(id: string): { code: string; map: null } | null;
 };
-export declare const STRING_WIDTH_INDEX: RegExp;
-export declare function patchStringWidth(source: string, file?: string): string;
-export declare function stringWidthPatchEsbuild(): EsbuildPlugin;
-export declare const SEGMENTER_AT_IMPORT_FILES: RegExp;
-export declare function patchSegmenterAtImport(source: string, file: string): string;
-export declare function segmenterPatchEsbuild(): EsbuildPlugin;
-export declare function identicalCopiesEsbuild(
-    names: string[],
-    nodeModules?: string
-): EsbuildPlugin;

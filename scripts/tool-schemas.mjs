@@ -1,7 +1,8 @@
-// The input JSON Schemas of the built-in tools, `task` and `skill`, derived at
-// build time exactly as the registry derives them at run time
-// (src/util/prebuilt-tool-schemas.ts reads them from the bundle), and the zod
-// members North uses at run time (scripts/build.mjs bundles them as dist/zod.cjs).
+// The build's facts from the source, derived once at build time: the input JSON
+// Schemas of the built-in tools, `task` and `skill`, exactly as the registry
+// derives them at run time (src/util/prebuilt-tool-schemas.ts reads them from the
+// bundle); the JSON Schema of a user settings file (src/storage/settings/plain-load.ts);
+// and the zod members North uses at run time (scripts/build.mjs bundles them as dist/zod.cjs).
 import { build } from "esbuild";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,7 @@ export const schemas = Object.fromEntries(
         .map((schema) => [schema.name, schema.inputSchema])
 );
 export { ZOD_MEMBERS } from "./src/util/zod-runtime";
+export { userFileJsonSchema } from "./src/storage/settings/schema";
 `;
 
 let loaded;
@@ -83,4 +85,10 @@ export async function runtimeZodMembers() {
         throw new Error("src/util/zod-runtime.ts exports no ZOD_MEMBERS");
     }
     return ZOD_MEMBERS;
+}
+
+/** The JSON Schema of a user settings file with nothing to report (`userFileJsonSchema`). */
+export async function userSettingsJsonSchema() {
+    const { userFileJsonSchema } = await sourceFacts();
+    return userFileJsonSchema();
 }

@@ -1,12 +1,10 @@
 import { CLI_OPTIONS, HELP_TEXT, SUBCOMMAND_NAMES, parseCliArgs } from "./args";
+import { enableCompileCache, loadChat, loadPrint, loadSubcommands } from "./launch-boundary";
 import { printError } from "../util/terminal-text";
 
 declare const __NORTH_VERSION__: string;
 
-/**
- * Entry point. Only argument parsing is loaded eagerly; everything heavy
- * (engine, SDKs, UI) is imported on demand so `north --version` stays fast.
- */
+/** Entry point: parses the arguments and hands over through the launch boundary. */
 async function main(): Promise<number> {
     const parsed = parseCliArgs(process.argv.slice(2));
     if (!parsed.ok) {
@@ -14,27 +12,30 @@ async function main(): Promise<number> {
         return 2;
     }
     const { args } = parsed;
+    if (args.command === "version") {
+        process.stdout.write(`${__NORTH_VERSION__}\n`);
+        return 0;
+    }
+    if (args.command === "help") {
+        process.stdout.write(HELP_TEXT);
+        return 0;
+    }
+    enableCompileCache(process.env);
     switch (args.command) {
-        case "version":
-            process.stdout.write(`${__NORTH_VERSION__}\n`);
-            return 0;
-        case "help":
-            process.stdout.write(HELP_TEXT);
-            return 0;
         case "models": {
-            const { runModelsCommand } = await import("./subcommands");
+            const { runModelsCommand } = await loadSubcommands();
             return runModelsCommand();
         }
         case "list": {
-            const { runListCommand } = await import("./subcommands");
+            const { runListCommand } = await loadSubcommands();
             return runListCommand(args);
         }
         case "doctor": {
-            const { runDoctorCommand } = await import("./subcommands");
+            const { runDoctorCommand } = await loadSubcommands();
             return runDoctorCommand(args, __NORTH_VERSION__);
         }
         case "completion": {
-            const { runCompletionCommand } = await import("./subcommands");
+            const { runCompletionCommand } = await loadSubcommands();
             return runCompletionCommand(args, {
                 options: CLI_OPTIONS,
                 helpText: HELP_TEXT,
@@ -42,16 +43,16 @@ async function main(): Promise<number> {
             });
         }
         case "mcp": {
-            const { runMcpCommand } = await import("./subcommands");
+            const { runMcpCommand } = await loadSubcommands();
             return runMcpCommand(args.mcpArgs ?? [], __NORTH_VERSION__);
         }
         case "rewind": {
-            const { runRewindCommand } = await import("./subcommands");
+            const { runRewindCommand } = await loadSubcommands();
             return runRewindCommand(args);
         }
         case "resume": {
             // `north resume ID` continues a conversation; `north resume` opens the picker.
-            const { runInteractiveCommand } = await import("./interactive-command");
+            const { runInteractiveCommand } = await loadChat();
             const id = args.prompt?.trim();
             return runInteractiveCommand(
                 id
@@ -62,10 +63,10 @@ async function main(): Promise<number> {
         }
         case "run": {
             if (!args.print) {
-                const { runInteractiveCommand } = await import("./interactive-command");
+                const { runInteractiveCommand } = await loadChat();
                 return runInteractiveCommand(args, __NORTH_VERSION__);
             }
-            const { runPrintCommand } = await import("./engine-entry");
+            const { runPrintCommand } = await loadPrint();
             return runPrintCommand(args, __NORTH_VERSION__);
         }
     }

@@ -1,20 +1,16 @@
 /**
- * Everything of the Anthropic provider that needs the SDK's runtime code: the
- * client (for requests the SDK sends itself) and its error classes. Loaded by
- * `import()` only on those paths: a successful direct request uses none of it,
- * and the SDK is ~200 KB to compile on every run.
- *
- * Imports only types of North's, so the bundle keeps the SDK in a chunk of its own.
+ * The Anthropic SDK's error classes, which `classifyError` tells failures
+ * apart by, and its status-error factory (which picks error-code subclasses).
+ * Loaded by `import()` on a failure only: a successful request uses none of
+ * the SDK's runtime code (src/cli/launch-boundary.ts has the figure).
  */
 
-import { type ClientOptions, BaseAnthropic } from "@anthropic-ai/sdk/client";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import * as sdkErrors from "@anthropic-ai/sdk/error";
-import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
-import type { DirectPostErrors } from "./direct-post";
+import type { PostErrors } from "./streaming-post";
 import type { SdkErrorClasses } from "./errors";
 
-/** The base client, with its status-error factory (which picks error-code subclasses) in reach. */
+/** The base client, with its status-error factory in reach. */
 class AnthropicClient extends BaseAnthropic {
     statusError(
         status: number,
@@ -26,22 +22,18 @@ class AnthropicClient extends BaseAnthropic {
     }
 }
 
-export interface AnthropicSdk {
+export interface AnthropicSdkErrors {
     /** The SDK's error classes, for `classifyError`. */
     classes: SdkErrorClasses;
-    /** The SDK's errors for the failures of a direct request. */
-    errors: DirectPostErrors;
-    /** Sends the request through the SDK and resolves with the raw 2xx response. */
-    send(params: MessageCreateParamsStreaming, signal: AbortSignal): Promise<Response>;
+    /** The SDK's errors for the failures of a request. */
+    errors: PostErrors;
 }
 
-export function createAnthropicSdk(options: ClientOptions): AnthropicSdk {
-    let base: AnthropicClient | undefined;
-    let client: Messages | undefined;
-    const getBase = (): AnthropicClient => (base ??= new AnthropicClient(options));
-    // The base client with only the Messages resource: the full client's other
-    // resources (beta, files, tool runners...) are two thirds of the SDK's code.
-    const getClient = (): Messages => (client ??= new Messages(getBase()));
+export function createAnthropicSdkErrors(): AnthropicSdkErrors {
+    let client: AnthropicClient | undefined;
+    // The client only builds errors: no request, so any key does.
+    const getClient = (): AnthropicClient =>
+        (client ??= new AnthropicClient({ apiKey: "unused", maxRetries: 0 }));
     return {
         classes: sdkErrors,
         errors: {
@@ -49,8 +41,7 @@ export function createAnthropicSdk(options: ClientOptions): AnthropicSdk {
             timedOut: () => new sdkErrors.APIConnectionTimeoutError(),
             connection: (cause) => new sdkErrors.APIConnectionError({ cause }),
             status: (status, body, message, headers) =>
-                getBase().statusError(status, body, message, headers),
+                getClient().statusError(status, body, message, headers),
         },
-        send: (params, signal) => getClient().create(params, { signal }).asResponse(),
     };
 }

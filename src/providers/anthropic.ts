@@ -14,10 +14,9 @@ import type {
     TextBlockParam,
     Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { directSender } from "./direct-post";
+import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
-import type { AnthropicSdk } from "./anthropic-sdk";
-import { sdkClientOptions } from "./node-fetch";
+import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import { emptyUsage, makeToolCall, pushTextDelta, pushToolCallDelta } from "./stream-utils";
@@ -41,28 +40,23 @@ import type {
 const LABEL = "Anthropic API";
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-/** Variables that change what the SDK sends: with one set, requests go through the SDK. */
-const SDK_ENV = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"] as const;
-
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
-    // The SDK's runtime loads on a failure or an SDK-sent request only (anthropic-sdk.ts).
-    let sdk: Promise<AnthropicSdk> | undefined;
-    const loadSdk = (): Promise<AnthropicSdk> =>
-        (sdk ??= import("./anthropic-sdk").then((m) =>
-            m.createAnthropicSdk(sdkClientOptions(endpoint))
-        ));
-    const send = directSender<MessageCreateParamsStreaming>({
+    // The SDK's error classes load on a failure only (anthropic-sdk.ts).
+    let sdk: Promise<AnthropicSdkErrors> | undefined;
+    const loadSdk = (): Promise<AnthropicSdkErrors> =>
+        (sdk ??= import("./anthropic-sdk").then((m) => m.createAnthropicSdkErrors()));
+    const send = streamingPoster<MessageCreateParamsStreaming>({
         endpoint,
-        apiKey: endpoint.apiKey,
-        sdkEnv: SDK_ENV,
-        sdkName: "Anthropic",
-        sdkVersion: ANTHROPIC_SDK_VERSION,
-        sendsTimeout: true,
         defaultBaseUrl: "https://api.anthropic.com",
         path: "/v1/messages",
-        apiHeaders: { "anthropic-version": ANTHROPIC_VERSION },
+        headers: {
+            accept: "application/json",
+            "anthropic-version": ANTHROPIC_VERSION,
+            ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS),
+            authorization: `Bearer ${endpoint.apiKey}`,
+        },
+        logEnv: "ANTHROPIC_LOG",
         errors: async () => (await loadSdk()).errors,
-        viaSdk: async (params, signal) => (await loadSdk()).send(params, signal),
     });
     const classify = async (error: unknown, signal: AbortSignal) =>
         classifyError(error, { label: LABEL, sdk: (await loadSdk()).classes, signal });
@@ -72,22 +66,11 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     };
 }
 
-/** The API version this SDK release sends (test/providers/direct-post-headers.test.ts checks it). */
-const ANTHROPIC_VERSION = "2026-10-21";
-
-/**
- * The SDK release the direct request's headers name. Written out rather than
- * imported: the SDK's `version` module, shared with the lazily loaded client,
- * would become a bundle chunk of its own on every run
- * (test/providers/sdk-versions.test.ts checks it against the SDK).
- */
-export const ANTHROPIC_SDK_VERSION = "1.12.0";
+/** The Messages API version North speaks: the installed SDK's (test/providers/streaming-post.test.ts). */
+export const ANTHROPIC_VERSION = "2026-10-21";
 
 function streamMessages(
-    send: (
-        params: MessageCreateParamsStreaming,
-        signal: AbortSignal
-    ) => Promise<Response | IncomingMessage>,
+    send: (params: MessageCreateParamsStreaming, signal: AbortSignal) => Promise<IncomingMessage>,
     classify: (error: unknown, signal: AbortSignal) => Promise<ProviderError>,
     request: StreamRequest,
     signal: AbortSignal

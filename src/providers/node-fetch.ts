@@ -1,16 +1,13 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
-import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { proxiedRequest, proxyFor } from "./proxy";
-import type { ProviderEndpoint } from "./types";
 
 /**
- * A `fetch` for the SDKs built on node:http. Node's own fetch parses HTTP with
- * a WebAssembly module whose background compilation holds up process exit by
- * tens of milliseconds on every print-mode run; plain node:http has no such
- * cost. Bodies the SDKs never send (streams, forms) go to the global fetch.
- * Requests honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY (`proxy.ts`).
+ * Requests on node:http through HTTPS_PROXY / HTTP_PROXY / NO_PROXY
+ * (`proxy.ts`): `sendNodeRequest` for the providers (`streaming-post.ts`),
+ * `nodeFetch`, a `fetch` over it, for MCP's HTTP servers. Node's own fetch
+ * ignores the proxy variables.
  */
 const agents = {
     "http:": new http.Agent({ keepAlive: true }),
@@ -45,62 +42,6 @@ function bufferBody(body: RequestInit["body"]): Buffer | null | undefined {
         return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     if (body instanceof ArrayBuffer) return Buffer.from(body);
     return undefined; // a stream or form: not ours to handle
-}
-
-interface LazyBody {
-    stream: ReadableStream<Uint8Array>;
-    res: IncomingMessage;
-    /** Set once the web stream was read or the body was claimed: one reader only. */
-    taken: boolean;
-}
-
-const nodeBodies = new WeakMap<Response, LazyBody>();
-
-/**
- * A web stream over `res` that adapts it only when first read: the SDKs read
- * error bodies this way, while a streamed answer is read straight from `res`
- * (`claimNodeBody`), without web-stream adapters on the hot path.
- */
-function lazyBody(res: IncomingMessage): LazyBody {
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    const body: LazyBody = {
-        res,
-        taken: false,
-        stream: new ReadableStream<Uint8Array>(
-            {
-                async pull(controller) {
-                    if (!reader) {
-                        if (body.taken) throw new TypeError("the body was already read");
-                        body.taken = true;
-                        const web = Readable.toWeb(res) as NodeWebStream<Uint8Array>;
-                        reader = (web as unknown as ReadableStream<Uint8Array>).getReader();
-                    }
-                    const { done, value } = await reader.read();
-                    if (done) controller.close();
-                    else controller.enqueue(value);
-                },
-                cancel(reason) {
-                    if (reader) return reader.cancel(reason);
-                    res.destroy();
-                    return undefined;
-                },
-            },
-            // Nothing is pulled before someone reads.
-            { highWaterMark: 0 }
-        ),
-    };
-    return body;
-}
-
-/**
- * The node:http response behind a `nodeFetch` Response whose body nobody has
- * read yet, for the caller to read directly; undefined for other responses.
- */
-export function claimNodeBody(response: Response): IncomingMessage | undefined {
-    const body = nodeBodies.get(response);
-    if (!body || body.taken || response.bodyUsed) return undefined;
-    body.taken = true;
-    return body.res;
 }
 
 export interface NodeRequest {
@@ -184,31 +125,14 @@ export function nodeFetch(
         const status = res.statusCode ?? 500;
         const noBody = status === 204 || status === 304 || method === "HEAD";
         if (noBody) res.resume();
-        const lazy = noBody ? null : lazyBody(res);
-        const response = new Response(lazy?.stream ?? null, {
+        const body = noBody ? null : (Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>);
+        return new Response(body, {
             status,
             statusText: res.statusMessage ?? "",
             headers: responseHeaders,
         });
-        if (lazy) nodeBodies.set(response, lazy);
-        return response;
     });
 }
 
 /** The spec's request timeout, for every provider. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
-
-/**
- * Client options shared by the Anthropic and OpenAI SDKs: this fetch, no SDK
- * retries (the engine retries, with the spec's policy), the 10-minute timeout.
- */
-export function sdkClientOptions(endpoint: ProviderEndpoint, apiKey = endpoint.apiKey) {
-    return {
-        fetch: nodeFetch,
-        apiKey,
-        baseURL: endpoint.baseUrl,
-        maxRetries: 0,
-        timeout: endpoint.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-        defaultHeaders: endpoint.headers,
-    };
-}

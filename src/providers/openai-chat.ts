@@ -14,7 +14,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { classifyOpenAIError, openAISender } from "./openai-direct";
+import { classifyOpenAIError, openAISender } from "./openai-post";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
     emptyUsage,
@@ -43,16 +43,14 @@ const LABEL = "OpenAI-compatible API";
 type SendChat = (
     params: ChatCompletionCreateParamsStreaming,
     signal: AbortSignal
-) => Promise<Response | IncomingMessage>;
+) => Promise<IncomingMessage>;
 
 export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     const send: SendChat = openAISender(
         endpoint,
-        // Local servers ignore the key, but the SDK requires a non-empty one.
+        // Local servers ignore the key; an empty one would send a bare `Bearer`.
         endpoint.apiKey || "not-needed",
-        "/chat/completions",
-        (client, params: ChatCompletionCreateParamsStreaming, signal) =>
-            client.chat.completions.create(params, { signal }).asResponse()
+        "/chat/completions"
     );
     return {
         api: "openai-chat",

@@ -15,7 +15,7 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { classifyOpenAIError, openAISender } from "./openai-direct";
+import { classifyOpenAIError, openAISender } from "./openai-post";
 import { classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
@@ -46,16 +46,10 @@ const LABEL = "OpenAI API";
 type SendResponses = (
     params: ResponseCreateParamsStreaming,
     signal: AbortSignal
-) => Promise<Response | IncomingMessage>;
+) => Promise<IncomingMessage>;
 
 export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provider {
-    const send: SendResponses = openAISender(
-        endpoint,
-        endpoint.apiKey,
-        "/responses",
-        (client, params: ResponseCreateParamsStreaming, signal) =>
-            client.responses.create(params, { signal }).asResponse()
-    );
+    const send: SendResponses = openAISender(endpoint, endpoint.apiKey, "/responses");
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),

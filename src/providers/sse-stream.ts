@@ -1,4 +1,4 @@
-import { IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import {
     cancelledError,
     classifyStreamErrorBody,
@@ -6,9 +6,8 @@ import {
     makeProviderError,
     responseTooLargeError,
 } from "./errors";
-import { claimNodeBody } from "./node-fetch";
-import { SseEventTooLargeError, readSseBatches, sseBatchesOf, type SseEvent } from "./sse";
-import { snapshotMessage, untilAborted } from "./stream-utils";
+import { SseEventTooLargeError, sseBatchesOf, type SseEvent } from "./sse";
+import { snapshotMessage } from "./stream-utils";
 import type { AssistantBlock, ProviderError, StopReason, StreamEvent, Usage } from "./types";
 
 /** An error object sent inside a stream (`{type:"error", error:{...}}` or `{error:{...}}`). */
@@ -38,12 +37,8 @@ export interface StreamAccumulator<E> {
 export interface SseStreamOptions<E> {
     label: string;
     signal: AbortSignal;
-    /**
-     * Sends the request and returns the raw 2xx response: through the SDK (a
-     * `Response`) or straight on node:http (`direct-post.ts`). Errors are the
-     * SDK's classes either way.
-     */
-    send: () => Promise<Response | IncomingMessage>;
+    /** Sends the request and returns the 2xx response (`streaming-post.ts`); errors are the SDK's classes. */
+    send: () => Promise<IncomingMessage>;
     state: StreamAccumulator<E>;
     /** The API event in one SSE message: null to skip it, `{ streamError }` when it reports an error. */
     decode: (sse: SseEvent) => E | null | { streamError: StreamErrorBody };
@@ -70,15 +65,7 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
             return;
         }
         const response = await options.send();
-        let batches: AsyncIterable<SseEvent[]>;
-        if (response instanceof IncomingMessage) batches = readNodeSseBatches(response, signal);
-        else {
-            if (!response.body) throw new Error("the response has no body");
-            const node = claimNodeBody(response);
-            batches = node
-                ? readNodeSseBatches(node, signal)
-                : untilAborted(readSseBatches(response.body), signal);
-        }
+        const batches = readNodeSseBatches(response, signal);
         for await (const batch of batches) {
             const out: StreamEvent[] = [];
             for (const sse of batch) {

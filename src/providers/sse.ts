@@ -121,7 +121,7 @@ function add(batch: SseEvent[], raw: string): void {
  * yields the events it completed as one batch, so a provider can coalesce
  * deltas that arrived together instead of paying an async step per token.
  * Throws `SseEventTooLargeError` past `maxEventChars`. Closing the source is
- * the caller's: see `readSseBatches` (web stream) and `readNodeSseBatches`.
+ * the caller's (`readNodeSseBatches` in sse-stream.ts).
  */
 export async function* sseBatchesOf(
     chunks: AsyncIterable<Uint8Array>,
@@ -134,27 +134,4 @@ export async function* sseBatchesOf(
     }
     const last = parser.finish();
     if (last.length > 0) yield last;
-}
-
-/**
- * The SSE events of a web-stream body (`sseBatchesOf`); the body is cancelled
- * however the reading ends. (Responses from `nodeFetch` skip the web stream:
- * see `streamSse`.)
- */
-export async function* readSseBatches(
-    body: ReadableStream<Uint8Array>,
-    maxEventChars = MAX_SSE_EVENT_CHARS
-): AsyncGenerator<SseEvent[]> {
-    const reader = body.getReader();
-    // Reads through the reader itself: no `return()` for `for await` to call,
-    // so releasing and cancelling stay here, in this order.
-    const chunks: AsyncIterable<Uint8Array> = {
-        [Symbol.asyncIterator]: () => ({ next: () => reader.read() }),
-    };
-    try {
-        yield* sseBatchesOf(chunks, maxEventChars);
-    } finally {
-        reader.releaseLock();
-        body.cancel().catch(() => undefined);
-    }
 }

@@ -39,44 +39,6 @@ export function snapshotMessage(blocks: AssistantBlock[]): AssistantMessage {
 }
 
 /**
- * Iterates `source` but stops as soon as `signal` aborts, even if the source
- * is stuck waiting for bytes. The caller checks `signal.aborted` afterwards.
- * Breaking out calls `return()` on the source, which lets the SDK close the
- * connection.
- */
-export async function* untilAborted<T>(
-    source: AsyncIterable<T>,
-    signal: AbortSignal
-): AsyncGenerator<T> {
-    const iterator = source[Symbol.asyncIterator]();
-    let wake: ((result: IteratorResult<T> | "aborted") => void) | undefined;
-    const onAbort = (): void => wake?.("aborted");
-    signal.addEventListener("abort", onAbort, { once: true });
-    let finished = false;
-    try {
-        while (!signal.aborted) {
-            const result = await new Promise<IteratorResult<T> | "aborted">((resolve, reject) => {
-                wake = resolve;
-                iterator.next().then(resolve, reject);
-            });
-            wake = undefined;
-            if (result === "aborted") return;
-            if (result.done) {
-                finished = true;
-                return;
-            }
-            yield result.value;
-        }
-    } finally {
-        signal.removeEventListener("abort", onAbort);
-        if (!finished) {
-            // Fire and forget: a pending read settles once the SDK sees the abort.
-            iterator.return?.().catch(() => undefined);
-        }
-    }
-}
-
-/**
  * Appends a text or thinking delta to one network chunk's events, merged into
  * the previous event when it is a delta of the same kind. Those events are
  * built here for this batch only, so extending them in place is safe.

@@ -6,6 +6,7 @@
  * dist/zod.cjs (scripts/build.mjs); from source, the installed package is
  * required, unless a test setup or script has provided its own instance.
  * Every runtime use of zod goes through `zod()`, so there is one instance.
+ * A device of the launch boundary (src/cli/launch-boundary.ts has the figure).
  */
 import { createRequire } from "node:module";
 import type * as Zod from "zod";

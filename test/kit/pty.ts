@@ -35,6 +35,8 @@ export interface PtyNorthOptions {
     rows?: number;
     /** Another build's bin/north.js (a bench's baseline); default: this checkout's. */
     bin?: string;
+    /** The Node binary that runs North (bench/launch.ts BENCH_NODE); default: this one. */
+    node?: string;
 }
 
 export interface PtyNorth {
@@ -87,7 +89,7 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
     const rows = options.rows ?? 30;
     const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
     const pty = nodePty.spawn(
-        process.execPath,
+        options.node ?? process.execPath,
         [options.bin ?? NORTH_BIN, ...(options.args ?? [])],
         {
             name: "xterm-256color",

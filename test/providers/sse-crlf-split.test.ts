@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SseEvent, readSseBatches } from "../../src/providers/sse";
+import { type SseEvent, sseBatchesOf } from "../../src/providers/sse";
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
     const encoder = new TextEncoder();
@@ -13,7 +13,7 @@ function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
 
 async function eventsOf(chunks: string[]): Promise<SseEvent[]> {
     const events: SseEvent[] = [];
-    for await (const batch of readSseBatches(streamOf(chunks))) events.push(...batch);
+    for await (const batch of sseBatchesOf(streamOf(chunks))) events.push(...batch);
     return events;
 }
 

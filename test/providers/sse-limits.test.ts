@@ -1,5 +1,8 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { describe, expect, it } from "vitest";
-import { SseEventTooLargeError, readSseBatches } from "../../src/providers/sse";
+import { SseEventTooLargeError, sseBatchesOf } from "../../src/providers/sse";
 import { streamSse } from "../../src/providers/sse-stream";
 import { emptyUsage } from "../../src/providers/stream-utils";
 import type { StreamEvent } from "../../src/providers/types";
@@ -22,7 +25,7 @@ function endlessBody(first: string, next: string) {
     return { body, state };
 }
 
-describe("readSseBatches across chunk boundaries", () => {
+describe("sseBatchesOf across chunk boundaries", () => {
     it("finds every event of a CRLF body, whatever two cuts split it into three chunks", async () => {
         const text =
             'event: a\r\ndata: {"n":1}\r\n\r\ndata: x\r\ndata: y\r\n\r\n\r\ndata: z\r\n\r\n';
@@ -37,7 +40,7 @@ describe("readSseBatches across chunk boundaries", () => {
                     },
                 });
                 const events: Array<{ event: string; data: string }> = [];
-                for await (const batch of readSseBatches(body)) events.push(...batch);
+                for await (const batch of sseBatchesOf(body)) events.push(...batch);
                 expect(events, JSON.stringify(chunks)).toEqual([
                     { event: "a", data: '{"n":1}' },
                     { event: "message", data: "x\ny" },
@@ -53,7 +56,7 @@ describe("an SSE event that never ends", () => {
         const { body, state } = endlessBody("data: {}\n\ndata: ", "x".repeat(1000));
         const seen: string[] = [];
         const read = async () => {
-            for await (const batch of readSseBatches(body, 10_000)) {
+            for await (const batch of sseBatchesOf(body, 10_000)) {
                 seen.push(...batch.map((e) => e.data));
             }
         };
@@ -68,7 +71,9 @@ describe("an SSE event that never ends", () => {
         const stream = streamSse<unknown>({
             label: "Test API",
             signal: new AbortController().signal,
-            send: async () => new Response(body),
+            // streamSse reads a node:http response; a Readable over the body reads the same.
+            send: async () =>
+                Readable.fromWeb(body as NodeWebStream<Uint8Array>) as unknown as IncomingMessage,
             state: {
                 blocks: [],
                 usage: emptyUsage(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SseEvent, readSseBatches } from "../../src/providers/sse";
+import { type SseEvent, sseBatchesOf } from "../../src/providers/sse";
 
 function bodyOf(chunks: string[]): ReadableStream<Uint8Array> {
     const encoder = new TextEncoder();
@@ -13,11 +13,11 @@ function bodyOf(chunks: string[]): ReadableStream<Uint8Array> {
 
 async function batches(chunks: string[]): Promise<SseEvent[][]> {
     const out: SseEvent[][] = [];
-    for await (const batch of readSseBatches(bodyOf(chunks))) out.push(batch);
+    for await (const batch of sseBatchesOf(bodyOf(chunks))) out.push(batch);
     return out;
 }
 
-describe("readSseBatches", () => {
+describe("sseBatchesOf", () => {
     it("yields the events of each chunk together, across events split anywhere", async () => {
         const text =
             'event: a\ndata: {"n":1}\n\nevent: b\ndata: {"n":2}\n\n: comment\n\ndata: x\ndata: y\n\n';
@@ -42,7 +42,7 @@ describe("readSseBatches", () => {
             },
         });
         const out: SseEvent[] = [];
-        for await (const batch of readSseBatches(body)) out.push(...batch);
+        for await (const batch of sseBatchesOf(body)) out.push(...batch);
         expect(out).toEqual([
             { event: "message", data: "é" },
             { event: "message", data: "end" },

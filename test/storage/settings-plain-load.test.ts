@@ -3,14 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadUserSettings } from "../../src/storage/settings/load";
-import {
-    PLAIN_USER_KEYS,
-    plainUserLayers,
-    plainUserSettings,
-} from "../../src/storage/settings/plain-load";
+import { plainUserLayers, plainUserSettings } from "../../src/storage/settings/plain-load";
 import {
     SETTINGS_KEYS,
-    type SettingsKey,
+    userFileJsonSchema,
     validateSettings,
 } from "../../src/storage/settings/schema";
 
@@ -22,8 +18,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(configDir, { recursive: true, force: true }));
 
-// Values of every kind, for every plain key: the plain check must accept exactly
-// what the full check accepts without a word, and give the same settings.
+const USER_KEYS = Object.entries(SETTINGS_KEYS)
+    .filter(([, spec]) => (spec.scopes as readonly string[]).includes("user"))
+    .map(([key]) => key)
+    .sort();
+
+// Values of every kind, for every user key: the generated check must accept exactly
+// what the zod check accepts without a word, and give the same settings.
 const SAMPLES: unknown[] = [
     "x",
     "",
@@ -74,21 +75,15 @@ const SAMPLES: unknown[] = [
     { tools: [""] },
 ];
 
-describe("reading the user's settings without zod", () => {
-    it("covers exactly the user keys of schema.ts (a new one would load zod before the chat's first frame)", () => {
-        for (const key of Object.keys(PLAIN_USER_KEYS)) {
-            expect(SETTINGS_KEYS[key as SettingsKey]?.scopes).toContain("user");
-        }
-        const userKeys = Object.entries(SETTINGS_KEYS)
-            .filter(([, spec]) => (spec.scopes as readonly string[]).includes("user"))
-            .map(([key]) => key)
-            .sort();
-        expect(Object.keys(PLAIN_USER_KEYS).sort()).toEqual(userKeys);
+describe("the user settings check generated from schema.ts, next to zod's", () => {
+    it("is generated for exactly the user keys of schema.ts", () => {
+        const properties = userFileJsonSchema().properties as Record<string, unknown>;
+        expect(Object.keys(properties).sort()).toEqual(USER_KEYS);
     });
 
     it("accepts only values the full check accepts without a word, with the same result", () => {
         let accepted = 0;
-        for (const key of Object.keys(PLAIN_USER_KEYS)) {
+        for (const key of USER_KEYS) {
             for (const value of SAMPLES) {
                 const json = { [key]: value };
                 const label = `${key}: ${JSON.stringify(value)}`;
@@ -103,7 +98,7 @@ describe("reading the user's settings without zod", () => {
             }
         }
         // Every key takes some of the samples: the plain path is the usual one.
-        expect(accepted).toBeGreaterThanOrEqual(Object.keys(PLAIN_USER_KEYS).length * 2);
+        expect(accepted).toBeGreaterThanOrEqual(USER_KEYS.length * 2);
     });
 
     it("leaves every other file to the full check: unknown or project keys, bad JSON, a non-object", () => {

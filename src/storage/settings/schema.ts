@@ -69,7 +69,7 @@ const sandboxSchema = lazySchema((z) =>
 export type SettingsScope = "user" | "project";
 
 interface KeySpec {
-    /** A function builds the schema on first use: zod's constructors are slow at start-up. */
+    /** Built on first use: the launch paths load no zod (src/cli/launch-boundary.ts). */
     schema: () => z.ZodType;
     scopes: readonly SettingsScope[];
 }
@@ -233,4 +233,22 @@ export function validateSettings(
         settings[key] = parsed.data;
     }
     return { settings: settings as Settings, issues };
+}
+
+/**
+ * The JSON Schema of a user settings file with nothing to report: only the
+ * user keys, no unknown key at any depth. The build writes it into the bundle
+ * (scripts/tool-schemas.mjs) for the check without zod (plain-load.ts).
+ */
+export function userFileJsonSchema(): Record<string, unknown> {
+    const { toJSONSchema } = zod();
+    const properties: Record<string, unknown> = {};
+    for (const [key, spec] of Object.entries(SETTINGS_KEYS) as Array<[SettingsKey, KeySpec]>) {
+        if (!spec.scopes.includes("user")) continue;
+        const { $schema: _dialect, ...schema } = toJSONSchema(schemaOf(spec), {
+            unrepresentable: "throw",
+        });
+        properties[key] = schema;
+    }
+    return { type: "object", properties, additionalProperties: false };
 }

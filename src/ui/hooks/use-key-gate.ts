@@ -7,8 +7,8 @@ import {
     useState,
     useSyncExternalStore,
 } from "react";
-import { useStdin } from "ink";
 import { createKeyGate, type GuardState, type KeyGate, type ReviewPolicy } from "../input/key-gate";
+import { useInkInputStream } from "./ink-input-stream";
 
 /** The App's gate; reviews rendered on their own (tests) make one for themselves. */
 export const KeyGateContext = createContext<KeyGate | null>(null);
@@ -19,7 +19,7 @@ export const KeyGateContext = createContext<KeyGate | null>(null);
  * gate held is fed again the same way.
  */
 export function useKeyGateFeed(gate: KeyGate | null): void {
-    const { internal_eventEmitter: emitter } = useStdin();
+    const emitter = useInkInputStream();
     useEffect(() => {
         if (!gate) return;
         const observe = (input: string): void => gate.observe(input);

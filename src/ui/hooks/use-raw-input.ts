@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import { type Key, useStdin } from "ink";
 import { createInputJoiner, type KeyEvent, parseInput } from "../input/keys";
+import { useInkInputStream } from "./ink-input-stream";
 
 /**
  * Key events from Ink's input stream, named by `parseInput` (newline vs
@@ -8,7 +9,8 @@ import { createInputJoiner, type KeyEvent, parseInput } from "../input/keys";
  * each sees every event while `active`.
  */
 export function useRawInput(handler: (event: KeyEvent) => void, active = true): void {
-    const { internal_eventEmitter: emitter, setRawMode, isRawModeSupported } = useStdin();
+    const { setRawMode, isRawModeSupported } = useStdin();
+    const emitter = useInkInputStream();
     const handlerRef = useRef(handler);
     handlerRef.current = handler;
 

@@ -1,6 +1,7 @@
 /**
- * The start-up patches to string-width and ansi-tokenize (scripts/ink-patch.mjs) must
- * return exactly what the unpatched packages return, for every copy North bundles.
+ * North's copies of string-width, slice-ansi's and ansi-tokenize's tokenizers (vendor/,
+ * changed for start-up) must return exactly what the installed packages return, for every
+ * copy North bundles.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -8,7 +9,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { patchSegmenterAtImport, patchStringWidth } from "../../scripts/ink-patch.mjs";
+import { vendoredCopyOf } from "../../scripts/vendored-files.mjs";
+
+/** The text of North's copy of the installed `file`. */
+function vendoredText(file: string): string {
+    const vendored = vendoredCopyOf(file);
+    if (!vendored) throw new Error(`vendor/ has no copy of ${file}`);
+    return readFileSync(vendored.copy, "utf8");
+}
 
 type StringWidth = (text: string, options?: { ambiguousIsNarrow?: boolean }) => number;
 
@@ -86,7 +94,7 @@ function fastPathSamples(): string[] {
     return samples;
 }
 
-describe.each(Object.entries(COPIES))("string-width %s patched for start-up", (_, file) => {
+describe.each(Object.entries(COPIES))("North's string-width %s", (_, file) => {
     let dir: string;
     let original: StringWidth;
     let patched: StringWidth;
@@ -95,17 +103,14 @@ describe.each(Object.entries(COPIES))("string-width %s patched for start-up", (_
         dir = mkdtempSync(join(tmpdir(), "north-string-width-"));
         const source = readFileSync(file, "utf8");
         writeFileSync(join(dir, "original.mjs"), withAbsoluteImports(source, file));
-        writeFileSync(
-            join(dir, "patched.mjs"),
-            withAbsoluteImports(patchStringWidth(source, file), file)
-        );
+        writeFileSync(join(dir, "patched.mjs"), withAbsoluteImports(vendoredText(file), file));
         original = (await import(pathToFileURL(join(dir, "original.mjs")).href)).default;
         patched = (await import(pathToFileURL(join(dir, "patched.mjs")).href)).default;
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it("builds neither the Intl.Segmenter nor the RGI_Emoji regex at import", () => {
-        const source = patchStringWidth(readFileSync(file, "utf8"), file);
+        const source = vendoredText(file);
         expect(source).not.toContain("const segmenter = new Intl.Segmenter()");
         expect(source).not.toMatch(/^const rgiEmojiRegex/m);
         expect(source).toContain("northFastWidth(string, !ambiguousIsNarrow)");
@@ -129,14 +134,6 @@ describe.each(Object.entries(COPIES))("string-width %s patched for start-up", (_
     });
 });
 
-describe("the string-width patch", () => {
-    it("refuses a string-width it does not know", () => {
-        expect(() =>
-            patchStringWidth("export default () => 0;", "x/string-width/index.js")
-        ).toThrow(/no longer applies to x\/string-width\/index\.js/);
-    });
-});
-
 const TOKENIZERS = {
     "@alcalzone/ansi-tokenize": [
         "node_modules/@alcalzone/ansi-tokenize/build/tokenize.js",
@@ -146,7 +143,7 @@ const TOKENIZERS = {
 } as const;
 
 describe.each(Object.entries(TOKENIZERS))(
-    "%s patched for start-up (split by hand when every code unit is a cluster)",
+    "North's %s (split by hand when every code unit is a cluster)",
     (_, [path, exportName]) => {
         type Tokenize = (text: string, limit?: unknown) => unknown[];
         const file = join(root, path);
@@ -156,22 +153,23 @@ describe.each(Object.entries(TOKENIZERS))(
 
         beforeAll(async () => {
             dir = mkdtempSync(join(tmpdir(), "north-tokenize-"));
-            const source = readFileSync(file, "utf8")
-                .replace(/^\/\/# sourceMappingURL=.*$/m, "")
-                .replace(
-                    /from ["'](\.\/[\w.-]+|[\w-]+)["'];/g,
-                    (_, name: string) =>
-                        `from "${pathToFileURL(name.startsWith(".") ? join(dirname(file), name) : createRequire(file).resolve(name)).href}";`
-                );
-            writeFileSync(join(dir, "original.mjs"), source);
-            writeFileSync(join(dir, "patched.mjs"), patchSegmenterAtImport(source, file));
+            const loadable = (source: string): string =>
+                source
+                    .replace(/^\/\/# sourceMappingURL=.*$/m, "")
+                    .replace(
+                        /from ["'](\.\/[\w.-]+|[\w-]+)["'];/g,
+                        (_, name: string) =>
+                            `from "${pathToFileURL(name.startsWith(".") ? join(dirname(file), name) : createRequire(file).resolve(name)).href}";`
+                    );
+            writeFileSync(join(dir, "original.mjs"), loadable(readFileSync(file, "utf8")));
+            writeFileSync(join(dir, "patched.mjs"), loadable(vendoredText(file)));
             original = (await import(pathToFileURL(join(dir, "original.mjs")).href))[exportName];
             patched = (await import(pathToFileURL(join(dir, "patched.mjs")).href))[exportName];
         });
         afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
         it("builds no Intl.Segmenter at import", () => {
-            const source = patchSegmenterAtImport(readFileSync(file, "utf8"), file);
+            const source = vendoredText(file);
             expect(source).not.toMatch(/^const \w+ = new Intl\.Segmenter/m);
         });
 

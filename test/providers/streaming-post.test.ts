@@ -4,10 +4,9 @@ import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import * as anthropicErrors from "@anthropic-ai/sdk/error";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAnthropicProvider } from "../../src/providers/anthropic";
 import { classifyError } from "../../src/providers/errors";
-import { sdkClientOptions } from "../../src/providers/node-fetch";
 import { createOpenAIChatProvider } from "../../src/providers/openai-chat";
 import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses";
 import type { ProviderEndpoint } from "../../src/providers/types";
@@ -61,7 +60,30 @@ function endpoint(api: ProviderEndpoint["api"], path = ""): ProviderEndpoint {
     };
 }
 
-/** The SDK's request and North's direct one for the same call: same URL, headers and body. */
+/** The SDK's options for an endpoint, as North configured it before it sent requests itself. */
+function sdkOptions(ep: ProviderEndpoint) {
+    return { apiKey: ep.apiKey, baseURL: ep.baseUrl, maxRetries: 0, defaultHeaders: ep.headers };
+}
+
+/** The headers a service reads: credentials, API version, body type and the user's own. */
+const SERVICE_HEADERS = [
+    "authorization",
+    "anthropic-version",
+    "content-type",
+    "openai-organization",
+    "openai-project",
+    "x-custom-header",
+    "x-env-header",
+];
+
+function serviceHeaders(headers: http.IncomingHttpHeaders): Record<string, unknown> {
+    return Object.fromEntries(SERVICE_HEADERS.map((name) => [name, headers[name]]));
+}
+
+/**
+ * The SDK's request and North's for the same call: same URL, body, the
+ * headers a service reads, and the same classified error.
+ */
 async function compare(
     viaSdk: (signal: AbortSignal) => Promise<unknown>,
     sdkErrors: Parameters<typeof classifyError>[1]["sdk"],
@@ -77,8 +99,9 @@ async function compare(
     const [sdk, north] = recorded as [Recorded, Recorded];
     expect(north.url).toBe(sdk.url);
     expect(north.body).toEqual(sdk.body);
-    expect(north.headers).toEqual(sdk.headers);
+    expect(serviceHeaders(north.headers)).toEqual(serviceHeaders(sdk.headers));
     expect(north.headers["x-custom-header"]).toBe("custom-value");
+    expect(north.headers["x-env-header"]).toBe("from-env");
     expect(north.headers["authorization"]).toBe("Bearer sk-test-key");
     expect(northError).toEqual(classifyError(sdkError, { label: northLabel, sdk: sdkErrors }));
     expect(northError).toMatchObject({ kind: "bad_request", status: 400 });
@@ -86,7 +109,26 @@ async function compare(
 
 let northLabel = "";
 
-describe("requests sent without the SDK's fetch", () => {
+describe("requests North sends, next to the SDK's for the same call", () => {
+    // The SDKs' variables for extra headers, organization and project, read by both sides.
+    const saved = { ...process.env };
+    beforeAll(() => {
+        process.env.ANTHROPIC_CUSTOM_HEADERS = "X-Env-Header: from-env\nmalformed line";
+        process.env.OPENAI_CUSTOM_HEADERS = "X-Env-Header: from-env";
+        process.env.OPENAI_ORG_ID = "org-test";
+        process.env.OPENAI_PROJECT_ID = "proj-test";
+    });
+    afterAll(() => {
+        for (const name of [
+            "ANTHROPIC_CUSTOM_HEADERS",
+            "OPENAI_CUSTOM_HEADERS",
+            "OPENAI_ORG_ID",
+            "OPENAI_PROJECT_ID",
+        ])
+            if (saved[name] === undefined) delete process.env[name];
+            else process.env[name] = saved[name];
+    });
+
     it("Anthropic: the same headers, body and error as the SDK", async () => {
         northLabel = "Anthropic API";
         const ep = endpoint("anthropic");
@@ -116,7 +158,7 @@ describe("requests sent without the SDK's fetch", () => {
         };
         await compare(
             (signal) =>
-                new Messages(new BaseAnthropic(sdkClientOptions(ep)))
+                new Messages(new BaseAnthropic(sdkOptions(ep)))
                     .create(params, { signal })
                     .asResponse(),
             anthropicErrors,
@@ -133,7 +175,7 @@ describe("requests sent without the SDK's fetch", () => {
         const params = recorded[0]!.body as OpenAI.Responses.ResponseCreateParamsStreaming;
         await compare(
             (signal) =>
-                new OpenAI(sdkClientOptions(ep)).responses.create(params, { signal }).asResponse(),
+                new OpenAI(sdkOptions(ep)).responses.create(params, { signal }).asResponse(),
             OpenAI,
             () => collect(provider, request())
         );
@@ -148,16 +190,35 @@ describe("requests sent without the SDK's fetch", () => {
         const params = recorded[0]!.body as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
         await compare(
             (signal) =>
-                new OpenAI(sdkClientOptions(ep)).chat.completions
-                    .create(params, { signal })
-                    .asResponse(),
+                new OpenAI(sdkOptions(ep)).chat.completions.create(params, { signal }).asResponse(),
             OpenAI,
             () => collect(provider, request())
         );
     });
 });
 
-describe("failures before the response, on the direct path", () => {
+describe("request logging", () => {
+    it("ANTHROPIC_LOG=info logs each request's outcome to stderr, as the SDK's variable does", async () => {
+        const lines: string[] = [];
+        const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+            lines.push(String(chunk));
+            return true;
+        });
+        process.env.ANTHROPIC_LOG = "info";
+        try {
+            await collect(createAnthropicProvider(endpoint("anthropic")), request());
+        } finally {
+            delete process.env.ANTHROPIC_LOG;
+            write.mockRestore();
+        }
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(
+            /^ANTHROPIC_LOG: POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages 400 after \d+ ms\n$/
+        );
+    });
+});
+
+describe("failures before the response", () => {
     let silent: http.Server;
     let silentUrl: string;
     beforeAll(async () => {
