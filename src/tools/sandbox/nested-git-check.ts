@@ -110,11 +110,7 @@ function signatureOf(dotGit: string): string | undefined {
 }
 
 /** The project's index and its gitlinks (cached while the index is unchanged). */
-function gitlinksOf(
-    root: string,
-    index: string | undefined,
-    gitlinkCache: GitlinkCache
-): string[] {
+function gitlinksOf(root: string, index: string | undefined, gitlinkCache: GitlinkCache): string[] {
     if (index === undefined) return [];
     const stamp = stampOf(index);
     if (stamp === "-") return [];
