@@ -1,5 +1,6 @@
 import type { PermissionRules } from "../tools/permissions/rules";
 import type { ApprovalPolicy, FileDiff } from "../tools/types";
+import type { StandingOption } from "./approval-requirement";
 
 /** Something only the user (or a policy standing in for them) may allow. */
 export interface ApprovalRequest {
@@ -43,6 +44,12 @@ export interface ApprovalRequest {
      * now (the project is not trusted), so the menu offers only the personal place.
      */
     noLocalScope?: boolean;
+    /**
+     * What a "don't ask again" answer may keep, as the approval requirement
+     * offered it; the review's menu lists these (front-ends that print
+     * requests do not). An answer for anything else approves this call only.
+     */
+    standingOptions?: StandingOption[];
 }
 
 /**

@@ -68,6 +68,10 @@ const shellTool: AnyToolDefinition = {
     input: toolInput((z) => z.object({ command: z.string() })),
     approvalPolicy: "shell",
     readOnly: false,
+    approval: (input) => {
+        const { command } = input as { command: string };
+        return { summary: command, rememberKey: command, command };
+    },
     execute: async () => ({ ok: true, data: { ran: true } }),
 };
 

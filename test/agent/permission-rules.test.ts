@@ -8,11 +8,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalRequest, ApprovalSettings, Approver } from "../../src/agent/approvals";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
-import {
-    type ToolExecutorDeps,
-    executeToolCall,
-    reviewPreparedWrite,
-} from "../../src/agent/tool-executor";
+import { type ToolExecutorDeps, executeToolCall } from "../../src/agent/tool-executor";
+import { reviewPreparedWrite } from "../../src/agent/write-review";
 import type { ToolCallBlock } from "../../src/providers/types";
 import { silentLogger } from "../../src/storage/logger";
 import { PermissionRules } from "../../src/tools/permissions/rules";

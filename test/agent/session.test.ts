@@ -265,6 +265,11 @@ describe("AgentSession tool loop", () => {
             input: toolInput((z) => z.object({ command: z.string() })),
             approvalPolicy: "shell",
             readOnly: false,
+            approval: (input: { command: string }) => ({
+                summary: input.command,
+                rememberKey: input.command,
+                command: input.command,
+            }),
             execute: async (input: { command: string }) => ({
                 ok: true,
                 data: { ran: input.command },
