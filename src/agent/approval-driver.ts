@@ -66,11 +66,6 @@ export function requestFields(
     if (requirement.askRule !== undefined) fields.askRule = requirement.askRule;
     if (kind !== "shell") return fields;
     if (requirement.noStanding !== undefined) fields.noStanding = requirement.noStanding;
-    for (const option of requirement.standingOptions) {
-        if (option.grant.kind === "prefix") fields.prefixRule = option.grant.pattern;
-        if (Array.isArray(option.keptIn) && !option.keptIn.includes("local"))
-            fields.noLocalScope = true;
-    }
     return fields;
 }
 

@@ -237,20 +237,31 @@ async function shellRequirement(
         kind: "needs-approval",
         reason: forced ?? "no rule or standing approval allows it",
         standingOptions:
-            noStanding === undefined ? await shellStandingOptions(approval, settings) : [],
+            noStanding === undefined
+                ? shellStandingOptions(
+                      approval,
+                      command === undefined ? null : await suggestPrefixRule(command),
+                      settings.keepsLocalAnswers?.() !== false
+                  )
+                : [],
     };
     if (askRule !== undefined) requirement.askRule = askRule;
     if (noStanding !== undefined) requirement.noStanding = noStanding;
     return requirement;
 }
 
-/** The standing answers a command, MCP call or web fetch may be given. */
-async function shellStandingOptions(
-    approval: ShellApproval,
-    settings: ApprovalSettings
-): Promise<StandingOption[]> {
-    const scopes: StandingScope[] =
-        settings.keepsLocalAnswers?.() === false ? ["personal"] : ["personal", "local"];
+/**
+ * The standing answers a command, MCP call or web fetch may be given: its
+ * exact key (a web host: for the session), its prefix pattern when there is
+ * one, and every command this session (for approvers in code, not the menu).
+ * `localScope`: the project's local file can keep an answer now.
+ */
+export function shellStandingOptions(
+    approval: Pick<ShellApproval, "command" | "domain" | "rememberKey">,
+    prefix: string | null,
+    localScope: boolean
+): StandingOption[] {
+    const scopes: StandingScope[] = localScope ? ["personal", "local"] : ["personal"];
     const options: StandingOption[] = [];
     const { command, domain, rememberKey } = approval;
     if (domain !== undefined) {
@@ -267,7 +278,6 @@ async function shellStandingOptions(
                 ? { kind: "exact", key: rememberKey }
                 : { kind: "exact", key: rememberKey, command };
         options.push({ remember: "exact", grant, keptIn: scopes, inMenu: true });
-        const prefix = command === undefined ? null : await suggestPrefixRule(command);
         if (prefix !== null && prefix !== command) {
             options.push({
                 remember: "prefix",
@@ -277,7 +287,6 @@ async function shellStandingOptions(
             });
         }
     }
-    // Every command for the rest of the session: too broad for the menu, an approver in code may pick it.
     options.push({
         remember: "all",
         grant: { kind: "every-command" },
@@ -285,6 +294,13 @@ async function shellStandingOptions(
         inMenu: false,
     });
     return options;
+}
+
+/** An edit's standing answer: all edits this session; none for protected configuration. */
+export function editStandingOptions(protectedWrite: boolean): StandingOption[] {
+    return protectedWrite
+        ? []
+        : [{ remember: "all", grant: { kind: "every-edit" }, keptIn: "session", inMenu: true }];
 }
 
 /**
@@ -429,17 +445,7 @@ function writeRequirement(
             (guarded.length > 0
                 ? `${guarded.join(", ")} is protected configuration`
                 : "no rule, mode or setting accepts edits"),
-        standingOptions:
-            guarded.length > 0
-                ? []
-                : [
-                      {
-                          remember: "all",
-                          grant: { kind: "every-edit" },
-                          keptIn: "session",
-                          inMenu: true,
-                      },
-                  ],
+        standingOptions: editStandingOptions(guarded.length > 0),
     };
     if (askRule !== undefined) requirement.askRule = askRule;
     if (guarded.length > 0) requirement.noStanding = "protected configuration is always reviewed";

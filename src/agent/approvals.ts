@@ -29,8 +29,6 @@ export interface ApprovalRequest {
     plan?: string;
     /** The ask rule that made this review appear (auto-approval did not count), as written. */
     askRule?: string;
-    /** Shell: the prefix pattern "always" may remember instead (`npm test:*`). */
-    prefixRule?: string;
     /** A web request's host ("always" allows it for the session); `summary` is the URL. */
     domain?: string;
     /**
@@ -39,11 +37,6 @@ export interface ApprovalRequest {
      * known when it runs), or a rule reviews it whatever else allows it.
      */
     noStanding?: string;
-    /**
-     * Shell: a standing answer cannot be kept in `.north/settings.local.json`
-     * now (the project is not trusted), so the menu offers only the personal place.
-     */
-    noLocalScope?: boolean;
     /**
      * What a "don't ask again" answer may keep, as the approval requirement
      * offered it; the review's menu lists these (front-ends that print
@@ -60,12 +53,14 @@ export interface ApprovalRequest {
 export type StandingScope = "personal" | "local";
 
 /**
- * `remember`: for a command, "exact" allows this exact string from now on,
- * "prefix" the request's `prefixRule` as a `Bash(...)` allow rule, both kept
- * where `scope` says (personal by default); "all" approves every command for
- * the rest of this session only (kept nowhere). For an edit, "all" switches
- * the session to the `accept-edits` mode (shown, and switched back with
- * Shift+Tab), never a saved setting.
+ * `remember` picks one of the request's `standingOptions` (see
+ * approval-requirement.ts): for a command, "exact" allows this exact string
+ * from now on, "prefix" the offered `Bash(...)` pattern, both kept where
+ * `scope` says among the places offered (personal by default); "all"
+ * approves every command for the rest of this session only (kept nowhere).
+ * For an edit, "all" switches the session to the `accept-edits` mode (shown,
+ * and switched back with Shift+Tab), never a saved setting. A `remember`
+ * the request did not offer approves this call only.
  */
 export type ApprovalDecision =
     | { outcome: "approve"; remember?: "exact" | "prefix" | "all"; scope?: StandingScope }

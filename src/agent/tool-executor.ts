@@ -1,5 +1,4 @@
 import type { ToolCallBlock, ToolSchema } from "../providers/types";
-import type { Logger } from "../storage/logger";
 import type { AnyToolDefinition, FileCheckpointer, ToolContext, ToolResult } from "../tools/types";
 import { isPreparedWrite } from "../tools/types";
 import { inputSchema } from "../tools/tool-input";

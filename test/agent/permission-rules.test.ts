@@ -141,7 +141,10 @@ describe("shell commands under the rules", () => {
 
         const remembered: string[] = [];
         const prefixApprover: Approver = async (request) => {
-            expect(request.prefixRule).toBe("touch:*");
+            expect(request.standingOptions?.map((o) => o.grant)).toContainEqual({
+                kind: "prefix",
+                pattern: "touch:*",
+            });
             return { outcome: "approve", remember: "prefix" };
         };
         await call(
