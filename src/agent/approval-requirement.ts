@@ -193,7 +193,7 @@ function forcedReview(
     askRule: string | undefined,
     hook: RequirementSources["hook"]
 ): string | undefined {
-    if (askRule !== undefined) return `the permission rule ${askRule} asks for it`;
+    if (askRule !== undefined) return `a permission rule asks for it: ${askRule}`;
     if (hook?.permission?.decision === "ask")
         return `a PreToolUse hook asks for it${hook.permission.reason ? `: ${hook.permission.reason}` : ""}`;
     return undefined;
