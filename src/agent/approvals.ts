@@ -77,19 +77,19 @@ export const denyAll =
         reason: typeof reason === "string" ? reason : reason(request),
     });
 
-/**
- * The standing permissions, consulted before asking, in the spec's order:
- * auto-approve, then the exact-match allowlist, then the user. The user's own
- * answers (personal store, `.north/settings.local.json`) hold without trust;
- * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
- * (set by hand in its settings: storage/settings/load.ts) only while trusted.
- */
 /** Standing auto-approval in force, for the status line: commands run unasked, edits land unreviewed. */
 export interface StandingAutoApproval {
     commands: boolean;
     edits: boolean;
 }
 
+/**
+ * The standing permissions, one source of the approval requirement
+ * (approval-requirement.ts says in what order they count). The user's own
+ * answers (personal store, `.north/settings.local.json`) hold without trust;
+ * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
+ * (set by hand in its settings: storage/settings/load.ts) only while trusted.
+ */
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;
     isCommandAllowed(command: string): boolean;
