@@ -3,9 +3,11 @@
  * every source: the run's mode (its tool list, plan mode, accept-edits), the
  * deny / ask / allow permission rules (by tool name, `Bash(...)` patterns,
  * Edit paths, WebFetch domains), a PreToolUse hook's verdict, standing
- * approvals (personal, local, session), print mode's flags, protected paths
- * and the sandbox the command runs in. The driver (approval-driver.ts) asks
- * only for `needs-approval`, and keeps only a standing option offered here.
+ * approvals (personal, local, session), print mode's flags and protected
+ * paths. The OS sandbox grants nothing here: the review names what it
+ * allows, and a sandbox that cannot run fails the attempt. The driver
+ * (approval-driver.ts) asks only for `needs-approval`, and keeps only a
+ * standing option offered here.
  *
  * Order, strongest first: a deny (rule, hook block, mode) is final; an ask
  * rule or a hook's "ask" forces the review whatever allows the call; then
