@@ -13,6 +13,7 @@ import type {
     ApprovalRequirement,
     ApprovedBy,
     EditsMode,
+    Forbidden,
     StandingOption,
 } from "./approval-requirement";
 import type { EngineEvent } from "./events";
@@ -27,6 +28,11 @@ export interface ApprovalDriverDeps {
 
 export function denied(message: string): ToolResult<never> {
     return { ok: false, error: { code: "denied", message } };
+}
+
+/** A forbidden call's result: the model reads why. */
+export function refusalOf(forbidden: Forbidden): ToolResult<never> {
+    return { ok: false, error: { code: forbidden.code, message: forbidden.reason } };
 }
 
 /** Shows `request`, awaits the approver, and reports both; an interrupted or cancelled answer is a denial. */
@@ -130,12 +136,7 @@ export async function settleApproval(
     signal: AbortSignal,
     deps: ApprovalDriverDeps
 ): Promise<DriverOutcome> {
-    if (requirement.kind === "forbidden") {
-        return {
-            run: false,
-            refusal: { ok: false, error: { code: requirement.code, message: requirement.reason } },
-        };
-    }
+    if (requirement.kind === "forbidden") return { run: false, refusal: refusalOf(requirement) };
     if (requirement.kind === "skip") return { run: true, approvedBy: requirement.approvedBy };
     const decision = await ask(deps, request(), signal);
     if (decision.outcome === "deny")

@@ -99,6 +99,9 @@ export type ApprovalRequirement =
           noStanding?: string;
       };
 
+/** A refusal: the model reads `reason` as the call's error. */
+export type Forbidden = Extract<ApprovalRequirement, { kind: "forbidden" }>;
+
 /** A write's file: its diff and where it would land, resolved from the disk. */
 export interface WriteTarget {
     diff: FileDiff;
@@ -130,7 +133,7 @@ export function ruleLabel(rule: Pick<PermissionRule, "text" | "source">): string
     return `${rule.text} (${rule.source})`;
 }
 
-function forbidden(reason: string): ApprovalRequirement {
+function forbidden(reason: string): Forbidden {
     return { kind: "forbidden", reason, code: "denied" };
 }
 
@@ -138,7 +141,7 @@ function forbiddenByRule(
     what: string,
     rule: Pick<PermissionRule, "text" | "source">,
     after = ""
-): ApprovalRequirement {
+): Forbidden {
     return forbidden(
         `${what} is denied by the permission rule ${ruleLabel(rule)}${after}; do not try to get around it: tell the user what you wanted to do and why`
     );
@@ -151,29 +154,22 @@ function forbiddenByRule(
 export function refusalBeforeHooks(
     toolName: string,
     sources: Pick<RequirementSources, "inMode" | "planRequired" | "byName">
-): Extract<ApprovalRequirement, { kind: "forbidden" }> | null {
+): Forbidden | null {
     if (sources.inMode === false) {
-        return {
-            kind: "forbidden",
-            code: "denied",
-            reason: `${toolName} is not available in this mode (read-only tools only); describe the change instead`,
-        };
+        return forbidden(
+            `${toolName} is not available in this mode (read-only tools only); describe the change instead`
+        );
     }
     if (sources.planRequired) {
         return { kind: "forbidden", code: "plan_required", reason: PLAN_REQUIRED_MESSAGE };
     }
-    if (sources.byName?.decision === "deny") {
-        return forbiddenByRule(toolName, sources.byName.rule) as Extract<
-            ApprovalRequirement,
-            { kind: "forbidden" }
-        >;
-    }
+    if (sources.byName?.decision === "deny") return forbiddenByRule(toolName, sources.byName.rule);
     return null;
 }
 
-/** A hook's block as the model reads it. */
-export function hookBlockReason(block: { reason: string }): string {
-    return `blocked by a PreToolUse hook: ${block.reason}`;
+/** A hook's block, as a refusal the model reads. */
+export function hookRefusal(hook: RequirementSources["hook"]): Forbidden | null {
+    return hook?.block ? forbidden(`blocked by a PreToolUse hook: ${hook.block.reason}`) : null;
 }
 
 /** The call's requirement from every source (see the file's comment). */
@@ -181,10 +177,8 @@ export async function approvalRequirement(
     subject: ApprovalSubject,
     sources: RequirementSources
 ): Promise<ApprovalRequirement> {
-    const early = refusalBeforeHooks(subject.toolName, sources);
-    if (early) return early;
-    const block = sources.hook?.block;
-    if (block) return forbidden(hookBlockReason(block));
+    const refusal = refusalBeforeHooks(subject.toolName, sources) ?? hookRefusal(sources.hook);
+    if (refusal) return refusal;
     return subject.kind === "shell"
         ? shellRequirement(subject.approval, sources)
         : writeRequirement(subject.targets, sources);
@@ -340,9 +334,7 @@ async function judgeShellByRules(
     sources: Pick<RequirementSources, "settings" | "repoRoot" | "byName">,
     command: string | undefined,
     cwd: string | undefined
-): Promise<
-    { refusal: ApprovalRequirement } | { askRule?: string; allowedBy?: string; forcedBy?: string }
-> {
+): Promise<{ refusal: Forbidden } | { askRule?: string; allowedBy?: string; forcedBy?: string }> {
     const { byName, settings, repoRoot } = sources;
     let askRule = byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined;
     let allowedBy = byName?.decision === "allow" ? ruleLabel(byName.rule) : undefined;
@@ -388,7 +380,7 @@ function judgeEditRules(
     rules: PermissionRules | undefined,
     repoRoot: string,
     targets: readonly WriteTarget[]
-): { refusal: ApprovalRequirement } | { askRule?: string; allAllowed: boolean } {
+): { refusal: Forbidden } | { askRule?: string; allAllowed: boolean } {
     if (!rules) return { allAllowed: false };
     let askRule: string | undefined;
     let allAllowed = targets.length > 0;

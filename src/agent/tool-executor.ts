@@ -3,11 +3,11 @@ import type { AnyToolDefinition, FileCheckpointer, ToolContext, ToolResult } fro
 import { isPreparedWrite } from "../tools/types";
 import { inputSchema } from "../tools/tool-input";
 import type { RuleMatch } from "../tools/permissions/rules";
-import { requestFields, settleApproval } from "./approval-driver";
+import { refusalOf, requestFields, settleApproval } from "./approval-driver";
 import {
     type PreToolVerdict,
     approvalRequirement,
-    hookBlockReason,
+    hookRefusal,
     refusalBeforeHooks,
     ruleLabel,
 } from "./approval-requirement";
@@ -103,7 +103,7 @@ export async function executeToolCall(
               planRequired: tool.approvalPolicy !== "none" && deps.planRequired === true,
           })
         : null;
-    if (modeRefusal) return refused(modeRefusal);
+    if (modeRefusal) return refusalOf(modeRefusal);
     // Never run hooks for, or ask the user about, arguments that would be rejected anyway.
     if (!tool || !validInput(tool, call.input)) {
         return deps.tools.execute(call.name, call.input, ctx);
@@ -111,10 +111,11 @@ export async function executeToolCall(
     // A deny rule is final: no hook runs for the call and no "allow" can bring it back.
     const byName = rules?.forTool(call.name, tool.hookAliases ?? []);
     const nameRefusal = refusalBeforeHooks(call.name, { byName });
-    if (nameRefusal) return refused(nameRefusal);
+    if (nameRefusal) return refusalOf(nameRefusal);
     const hook = deps.preToolUse ? await deps.preToolUse(call, signal) : null;
     // Before the attempt, or an edit's preparation: a blocked call does nothing at all.
-    if (hook?.block) return refused({ reason: hookBlockReason(hook.block), code: "denied" });
+    const hookRefused = hookRefusal(hook);
+    if (hookRefused) return refusalOf(hookRefused);
     if (tool.approvalPolicy === "none") return runListedTool(deps.tools, tool, call.input, ctx);
     if (tool.approvalPolicy === "shell") {
         return runShellCall(call, tool, ctx, signal, deps, hook, byName);
@@ -129,10 +130,6 @@ export async function executeToolCall(
         hook,
         byName
     );
-}
-
-function refused(refusal: { reason: string; code: "denied" | "plan_required" }): ToolResult<never> {
-    return { ok: false, error: { code: refusal.code, message: refusal.reason } };
 }
 
 function denyingRuleText(match: RuleMatch | undefined): string | undefined {
