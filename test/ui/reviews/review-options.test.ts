@@ -101,6 +101,26 @@ describe("review menu options", () => {
         expect(mcp[1]!.standing).toBeFalsy();
     });
 
+    it("lists exactly the standing options the request offers, no more (the menu derives none itself)", () => {
+        const [, prefix] = shellStandingOptions(
+            { command: "npm test -- --run", rememberKey: "npm test -- --run" },
+            "npm test:*",
+            true
+        );
+        const options = approvalOptions(
+            request({ command: "npm test -- --run", standingOptions: [prefix!] })
+        );
+        expect(labels(options)).toEqual([
+            "Yes, run it once",
+            "Yes, and don't ask again for commands starting `npm test` in this project (kept in ~/.north for you)",
+            "No, and tell North what to do instead",
+        ]);
+        expect(labels(approvalOptions(request({ command: "npm test" })))).toEqual([
+            "Yes, run it once",
+            "No, and tell North what to do instead",
+        ]);
+    });
+
     it("names a long or multi-line command by reference (the review shows it whole above)", () => {
         for (const text of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
             expect(approvalOptions(command(text))[1]!.label("personal")).toBe(
