@@ -8,7 +8,13 @@
  */
 import type { Logger } from "../storage/logger";
 import type { ToolResult } from "../tools/types";
-import type { ApprovalDecision, ApprovalRequest, ApprovalSettings, Approver } from "./approvals";
+import type {
+    ApprovalDecision,
+    ApprovalRequest,
+    ApprovalSettings,
+    Approver,
+    StandingScope,
+} from "./approvals";
 import type {
     ApprovalRequirement,
     ApprovedBy,
@@ -75,29 +81,30 @@ export function requestFields(
     return fields;
 }
 
-/** The offered option an answer picks; none when it remembers nothing or what was not offered. */
+/**
+ * The offered option an answer picks, with the place it is kept (undefined:
+ * the session, or the option's default); none when the answer remembers
+ * nothing, or an option or place the requirement did not offer.
+ */
 export function chosenOption(
     options: readonly StandingOption[],
     decision: ApprovalDecision
-): StandingOption | undefined {
+): { option: StandingOption; scope: StandingScope | undefined } | undefined {
     if (decision.outcome !== "approve" || decision.remember === undefined) return undefined;
-    return options.find((o) => o.remember === decision.remember);
+    const option = options.find((o) => o.remember === decision.remember);
+    if (!option) return undefined;
+    if (option.keptIn === "session") return { option, scope: undefined };
+    const scope = decision.scope ?? option.keptIn[0];
+    return scope !== undefined && option.keptIn.includes(scope) ? { option, scope } : undefined;
 }
 
-/** Keeps what `option` grants, where the answer chose among the places it offered. */
+/** Keeps what `option` grants, at `scope` (one of the places it offered). */
 function keepStanding(
     option: StandingOption,
-    decision: ApprovalDecision,
+    scope: StandingScope | undefined,
     deps: Pick<ApprovalDriverDeps, "settings" | "editsMode">
 ): void {
     const { settings } = deps;
-    const chosen = decision.outcome === "approve" ? decision.scope : undefined;
-    const scope =
-        option.keptIn === "session"
-            ? undefined
-            : chosen !== undefined && option.keptIn.includes(chosen)
-              ? chosen
-              : option.keptIn[0];
     const { grant } = option;
     switch (grant.kind) {
         case "exact":
@@ -141,8 +148,9 @@ export async function settleApproval(
     const decision = await ask(deps, request(), signal);
     if (decision.outcome === "deny")
         return { run: false, refusal: denied(decision.reason ?? deniedBase) };
-    // An answer for an option the requirement did not offer approves this call only.
-    const option = chosenOption(requirement.standingOptions, decision);
-    if (option) keepStanding(option, decision, deps);
+    // An answer for an option (or place) the requirement did not offer approves this call
+    // only, silently as before: the printed formats carry no warning for it.
+    const chosen = chosenOption(requirement.standingOptions, decision);
+    if (chosen) keepStanding(chosen.option, chosen.scope, deps);
     return { run: true, approvedBy: "user" };
 }

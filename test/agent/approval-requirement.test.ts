@@ -394,10 +394,16 @@ describe("the approval driver", () => {
         );
         expect(once).toEqual({ run: true, approvedBy: "user" });
         expect(kept).toEqual([]);
-        // "exact" was offered, but not the local place: it is kept personal.
+        // "exact" was offered, but not the local place: nothing is kept.
         await settleApproval(requirement, request, "no", new AbortController().signal, {
             ...deps,
             approver: async () => ({ outcome: "approve", remember: "exact", scope: "local" }),
+        });
+        expect(kept).toEqual([]);
+        // At a place it offered (or none named: the first), it is kept there.
+        await settleApproval(requirement, request, "no", new AbortController().signal, {
+            ...deps,
+            approver: async () => ({ outcome: "approve", remember: "exact" }),
         });
         expect(kept).toEqual(["make@personal"]);
     });
