@@ -1,5 +1,6 @@
 import type { PermissionRules } from "../tools/permissions/rules";
 import type { ApprovalPolicy, FileDiff } from "../tools/types";
+import type { StandingOption } from "./approval-requirement";
 
 /** Something only the user (or a policy standing in for them) may allow. */
 export interface ApprovalRequest {
@@ -28,8 +29,6 @@ export interface ApprovalRequest {
     plan?: string;
     /** The ask rule that made this review appear (auto-approval did not count), as written. */
     askRule?: string;
-    /** Shell: the prefix pattern "always" may remember instead (`npm test:*`). */
-    prefixRule?: string;
     /** A web request's host ("always" allows it for the session); `summary` is the URL. */
     domain?: string;
     /**
@@ -39,10 +38,11 @@ export interface ApprovalRequest {
      */
     noStanding?: string;
     /**
-     * Shell: a standing answer cannot be kept in `.north/settings.local.json`
-     * now (the project is not trusted), so the menu offers only the personal place.
+     * What a "don't ask again" answer may keep, as the approval requirement
+     * offered it; the review's menu lists these (front-ends that print
+     * requests do not). An answer for anything else approves this call only.
      */
-    noLocalScope?: boolean;
+    standingOptions?: StandingOption[];
 }
 
 /**
@@ -53,12 +53,14 @@ export interface ApprovalRequest {
 export type StandingScope = "personal" | "local";
 
 /**
- * `remember`: for a command, "exact" allows this exact string from now on,
- * "prefix" the request's `prefixRule` as a `Bash(...)` allow rule, both kept
- * where `scope` says (personal by default); "all" approves every command for
- * the rest of this session only (kept nowhere). For an edit, "all" switches
- * the session to the `accept-edits` mode (shown, and switched back with
- * Shift+Tab), never a saved setting.
+ * `remember` picks one of the request's `standingOptions` (see
+ * approval-requirement.ts): for a command, "exact" allows this exact string
+ * from now on, "prefix" the offered `Bash(...)` pattern, both kept where
+ * `scope` says among the places offered (personal by default); "all"
+ * approves every command for the rest of this session only (kept nowhere).
+ * For an edit, "all" switches the session to the `accept-edits` mode (shown,
+ * and switched back with Shift+Tab), never a saved setting. A `remember`
+ * the request did not offer approves this call only.
  */
 export type ApprovalDecision =
     | { outcome: "approve"; remember?: "exact" | "prefix" | "all"; scope?: StandingScope }
@@ -75,19 +77,19 @@ export const denyAll =
         reason: typeof reason === "string" ? reason : reason(request),
     });
 
-/**
- * The standing permissions, consulted before asking, in the spec's order:
- * auto-approve, then the exact-match allowlist, then the user. The user's own
- * answers (personal store, `.north/settings.local.json`) hold without trust;
- * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
- * (set by hand in its settings: storage/settings/load.ts) only while trusted.
- */
 /** Standing auto-approval in force, for the status line: commands run unasked, edits land unreviewed. */
 export interface StandingAutoApproval {
     commands: boolean;
     edits: boolean;
 }
 
+/**
+ * The standing permissions, one source of the approval requirement
+ * (approval-requirement.ts says in what order they count). The user's own
+ * answers (personal store, `.north/settings.local.json`) hold without trust;
+ * a project's `shellAutoApprove`, `allowedCommands` and `editsAutoAccept`
+ * (set by hand in its settings: storage/settings/load.ts) only while trusted.
+ */
 export interface ApprovalSettings {
     isShellAutoApproved(): boolean;
     isCommandAllowed(command: string): boolean;

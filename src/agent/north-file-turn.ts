@@ -6,7 +6,7 @@ import {
 } from "../tools/north-file/writer";
 import type { PreparedWrite, ToolResult } from "../tools/types";
 import type { EngineEvent } from "./events";
-import { type ToolExecutorDeps, reviewPreparedWrite } from "./tool-executor";
+import { type WriteReviewDeps, reviewPreparedWrite } from "./write-review";
 
 /** At most this many automatic continuations of one cut-off NORTH_FILE block. */
 export const MAX_NORTH_FILE_CONTINUATIONS = 3;
@@ -156,10 +156,7 @@ export async function settleNorthFiles(
     router: NorthFileRouter,
     turn: number,
     signal: AbortSignal,
-    deps: Pick<
-        ToolExecutorDeps,
-        "approver" | "settings" | "logger" | "emit" | "repoRoot" | "addedRoots" | "editsMode"
-    >
+    deps: WriteReviewDeps
 ): Promise<string[]> {
     const outcome = await router.finish(deps.emit);
     const notes: string[] = [];

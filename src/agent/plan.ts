@@ -1,6 +1,6 @@
 import type { ToolCallBlock, ToolResultBlock, ToolSchema } from "../providers/types";
 import type { ToolDisplay, ToolResult } from "../tools/types";
-import { type ToolExecutorDeps, ask } from "./tool-executor";
+import { type ApprovalDriverDeps, ask } from "./approval-driver";
 
 /** The tool the model calls in plan mode to put its plan before the user. */
 export const PROPOSE_PLAN_TOOL = "propose_plan";
@@ -37,7 +37,7 @@ export function planOf(input: unknown): string | null {
 export async function reviewPlan(
     call: ToolCallBlock,
     signal: AbortSignal,
-    deps: Pick<ToolExecutorDeps, "approver" | "logger" | "emit">
+    deps: Pick<ApprovalDriverDeps, "approver" | "logger" | "emit">
 ): Promise<{ result: ToolResult; accepted: string | null }> {
     const plan = planOf(call.input);
     if (!plan) {

@@ -6,7 +6,8 @@ import type { EngineEvent, Mode, ToolCallRecord } from "./events";
 import type { NorthFileRouter } from "./north-file-turn";
 import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL } from "./plan";
 import { buildSystemPrompt } from "./system-prompt";
-import type { EditsMode, ToolRunner } from "./tool-executor";
+import type { EditsMode } from "./approval-requirement";
+import type { ToolRunner } from "./tool-executor";
 
 export const DEFAULT_MAX_TURNS = 100;
 

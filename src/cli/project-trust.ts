@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
+import { legacyApprovalLayers } from "../storage/legacy-approvals";
 import { parseProjectLayers } from "../storage/settings/load";
 import {
     type ProjectConfigSnapshot,
@@ -91,7 +92,13 @@ function hookItems(source: TrustGatedFile, text: string | undefined): string[] {
 /** The standing approvals of each project settings file, parsed as the settings loader does. */
 function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): TrustItem[] {
     const items: TrustItem[] = [];
-    const { layers } = parseProjectLayers(repoRoot, snapshot.files);
+    const project = parseProjectLayers(repoRoot, snapshot.files).layers;
+    const layers = [
+        ...project.filter((l) => l.kind === "project"),
+        // Trusting moves what these grant into the personal store: the question lists it.
+        ...legacyApprovalLayers(repoRoot, snapshot.files),
+        ...project.filter((l) => l.kind !== "project"),
+    ];
     for (const { path, settings } of layers) {
         const source = relative(repoRoot, path).split(sep).join("/") as TrustGatedFile;
         const add = (text: string) => items.push({ kind: "approval", source, text });

@@ -7,9 +7,10 @@
  *   git through `.git/info/exclude`; written and counted only while the
  *   project is trusted);
  * - what the project's files set by hand (`allowedCommands`, `editsAutoAccept`,
- *   `shellAutoApprove` of `.north/settings.json`, the older
- *   `.north/autoaccept.json` and `.north/allowlist.json`, and the local file),
- *   honoured only while trusted; the older files are read, never written;
+ *   `shellAutoApprove` of `.north/settings.json` and the local file),
+ *   honoured only while trusted; the older `.north/autoaccept.json` and
+ *   `.north/allowlist.json` are moved once into the personal store
+ *   (legacy-approvals.ts) and not read otherwise;
  * - answers for this session only ("every command", or a save that failed).
  *
  * Each can be listed with its file and removed (`/permissions`): from its file
@@ -25,7 +26,8 @@ import {
     removeFromList,
 } from "./json-object-file";
 import { LOCAL_SETTINGS_FILE, type SettingsLayer, parseProjectLayers } from "./settings/load";
-import type { PersonalApprovalStore, StandingAnswer } from "./standing-approvals";
+import { migrateLegacyApprovals } from "./legacy-approvals";
+import type { ApprovalSwitch, PersonalApprovalStore } from "./standing-approvals";
 import { type ProjectTrust, readProjectConfig } from "./trust";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { readRegularTextSync } from "../util/read-regular-file";
@@ -106,7 +108,7 @@ function excludeLocalFile(repoRoot: string): void {
  * the file as written, and keeps it out of git (`.git/info/exclude`). Locked and atomic; a broken
  * file is left alone and the error says so. Throws when it cannot save.
  */
-export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void {
+export function saveLocalAnswer(repoRoot: string, answer: ChatAnswer): void {
     const path = join(repoRoot, LOCAL_SETTINGS_FILE);
     editJsonObject(
         path,
@@ -122,6 +124,9 @@ export function saveLocalAnswer(repoRoot: string, answer: StandingAnswer): void 
     );
     excludeLocalFile(repoRoot);
 }
+
+/** A "don't ask again" given in the chat: an exact command, or a `Bash(...)` allow rule. */
+type ChatAnswer = { allowCommand: string } | { allowRule: string };
 
 /** A standing approval besides permission rules, as `/permissions` lists it. */
 export interface StandingEntry {
@@ -146,7 +151,7 @@ export interface ProjectApprovalOptions {
     warn?: (message: string) => void;
 }
 
-type FlagName = "shellAutoApprove" | "editsAutoAccept";
+type FlagName = ApprovalSwitch;
 
 /** Where an answer is kept (agent/approvals.ts `AnswerScope`; storage cannot import it). */
 type AnswerScope = "personal" | "local";
@@ -183,13 +188,18 @@ export function createProjectApprovalSettings(
             )
         ),
     }));
+    let personal = {
+        allowedCommands: new Set<string>(),
+        allowRules: [] as string[],
+        switches: new Set<FlagName>(),
+    };
+    /** A switch is on in the personal store (the user's own), or set by the project's files while trusted. */
     const flagOn = (key: FlagName): boolean => {
+        if (personal.switches.has(key)) return true;
         let on = false;
         for (const { flags } of fileFlags) on = flags.get(key) ?? on;
         return on && trusted();
     };
-
-    let personal = { allowedCommands: new Set<string>(), allowRules: [] as string[] };
     /** The personal file as last read (another North session may change it): size, mtime, inode. */
     const personalStamp = (): string => {
         if (!options.personal) return "";
@@ -209,17 +219,26 @@ export function createProjectApprovalSettings(
             personal = {
                 allowedCommands: new Set(read.allowedCommands),
                 allowRules: read.allowRules,
+                switches: new Set(read.switches),
             };
         } catch (error) {
             warn(`your standing approvals were not loaded: ${(error as Error).message}`);
         }
     };
+    if (options.personal) {
+        migrateLegacyApprovals({
+            repoRoot,
+            isTrustedNow: trusted,
+            personal: options.personal,
+            warn,
+        });
+    }
     loadPersonal();
     const sessionCommands = new Set<string>();
     let sessionAllCommands = false;
 
     /** Keeps `answer` where `scope` says; returns the file, or null when it holds for this session only. */
-    const keep = (answer: StandingAnswer, scope: AnswerScope = "personal"): string | null => {
+    const keep = (answer: ChatAnswer, scope: AnswerScope = "personal"): string | null => {
         try {
             if (scope === "local") {
                 if (trust.recordOwnWrite(() => saveLocalAnswer(repoRoot, answer))) return localPath;
@@ -356,6 +375,29 @@ export function createProjectApprovalSettings(
                 }
             }
             const store = options.personal;
+            for (const flag of personal.switches) {
+                entries.push({
+                    text: flag === "shellAutoApprove" ? "every command" : "every edit",
+                    source: store?.path ?? THIS_SESSION,
+                    inForce: true,
+                    note: flag,
+                    remove: () => {
+                        try {
+                            store?.remove({ on: flag });
+                        } catch (error) {
+                            return {
+                                ok: false,
+                                message: `Not removed: ${(error as Error).message}`,
+                            };
+                        }
+                        personal.switches.delete(flag);
+                        return {
+                            ok: true,
+                            message: `Removed from ${store?.path ?? THIS_SESSION}.`,
+                        };
+                    },
+                });
+            }
             for (const command of personal.allowedCommands) {
                 entries.push({
                     text: exactEntryText(command),

@@ -5,6 +5,10 @@
  * They are the user's own, so they hold without the repository's trust.
  *
  * `{"version": 1, "projects": {"/real/path": {"allowedCommands": ["npm test"], "allow": ["Bash(npm run:*)"]}}}`
+ *
+ * A project's record may also hold the switches moved here from the older
+ * `.north/autoaccept.json` (`"shellAutoApprove": true`, `"editsAutoAccept":
+ * true`) and `"migrated"`: the older files already moved (legacy-approvals.ts).
  */
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
@@ -19,13 +23,21 @@ import {
 
 export const PERSONAL_APPROVALS_FILE = "approvals.json";
 
-/** One standing answer: an exact command, or a permission rule for `permissions.allow`. */
-export type StandingAnswer = { allowCommand: string } | { allowRule: string };
+/** A switch of the older `.north/autoaccept.json`, kept personal once moved. */
+export type ApprovalSwitch = "shellAutoApprove" | "editsAutoAccept";
+
+/** One standing answer: an exact command, a permission rule for `permissions.allow`, or a switch. */
+export type StandingAnswer =
+    { allowCommand: string } | { allowRule: string } | { on: ApprovalSwitch };
 
 export interface PersonalApprovals {
     allowedCommands: string[];
     /** `Bash(npm run:*)`, as written. */
     allowRules: string[];
+    /** Switches on for this project. */
+    switches: ApprovalSwitch[];
+    /** The older project files already moved here (`.north/allowlist.json`). */
+    migrated: string[];
 }
 
 export interface PersonalApprovalStore {
@@ -37,7 +49,14 @@ export interface PersonalApprovalStore {
     add(answer: StandingAnswer): void;
     /** Drops `answer`, keeping everything else; false when it was not there. */
     remove(answer: StandingAnswer): boolean;
+    /**
+     * Keeps every answer moved from the older project file `file` and marks
+     * it moved, in one write; throws when it cannot (nothing is kept then).
+     */
+    migrate(file: string, answers: readonly StandingAnswer[]): void;
 }
+
+const SWITCHES: readonly ApprovalSwitch[] = ["shellAutoApprove", "editsAutoAccept"];
 
 function projectKey(repoRoot: string): string {
     try {
@@ -65,10 +84,27 @@ function projectRecord(file: JsonObject, key: string, create: boolean): JsonObje
     return projects[key] as JsonObject;
 }
 
-function listKey(answer: StandingAnswer): { key: string; item: string } {
+/** Adds `answer` to a project's record; false when it was there. */
+function addAnswer(record: JsonObject, answer: StandingAnswer): boolean {
+    if ("on" in answer) {
+        if (record[answer.on] === true) return false;
+        record[answer.on] = true;
+        return true;
+    }
     return "allowCommand" in answer
-        ? { key: "allowedCommands", item: answer.allowCommand }
-        : { key: "allow", item: answer.allowRule };
+        ? addToList(record, "allowedCommands", answer.allowCommand)
+        : addToList(record, "allow", answer.allowRule);
+}
+
+function removeAnswer(record: JsonObject, answer: StandingAnswer): boolean {
+    if ("on" in answer) {
+        if (!(answer.on in record)) return false;
+        delete record[answer.on];
+        return true;
+    }
+    return "allowCommand" in answer
+        ? removeFromList(record, "allowedCommands", answer.allowCommand)
+        : removeFromList(record, "allow", answer.allowRule);
 }
 
 export function createPersonalApprovalStore(
@@ -84,21 +120,30 @@ export function createPersonalApprovalStore(
             return {
                 allowedCommands: strings(record?.allowedCommands),
                 allowRules: strings(record?.allow),
+                switches: SWITCHES.filter((s) => record?.[s] === true),
+                migrated: strings(record?.migrated),
             };
         },
         add(answer) {
             mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
-            const { key: list, item } = listKey(answer);
             editJsonObject(path, (file) => {
                 file.version ??= 1;
-                return addToList(projectRecord(file, key, true)!, list, item);
+                return addAnswer(projectRecord(file, key, true)!, answer);
             });
         },
         remove(answer) {
-            const { key: list, item } = listKey(answer);
             return editJsonObject(path, (file) => {
                 const record = projectRecord(file, key, false);
-                return record !== undefined && removeFromList(record, list, item);
+                return record !== undefined && removeAnswer(record, answer);
+            });
+        },
+        migrate(file, answers) {
+            mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+            editJsonObject(path, (object) => {
+                object.version ??= 1;
+                const record = projectRecord(object, key, true)!;
+                for (const answer of answers) addAnswer(record, answer);
+                return addToList(record, "migrated", file);
             });
         },
     };

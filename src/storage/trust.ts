@@ -32,6 +32,8 @@ export const TRUST_GATED_FILES = [
     ".north/settings.local.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
+    // No settings any more, but what they hold moves once under trust (legacy-approvals.ts):
+    // gated, so what moves is what the user trusted.
     ".north/allowlist.json",
     ".north/autoaccept.json",
 ] as const;

@@ -8,11 +8,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalRequest, ApprovalSettings, Approver } from "../../src/agent/approvals";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
-import {
-    type ToolExecutorDeps,
-    executeToolCall,
-    reviewPreparedWrite,
-} from "../../src/agent/tool-executor";
+import { type ToolExecutorDeps, executeToolCall } from "../../src/agent/tool-executor";
+import { reviewPreparedWrite } from "../../src/agent/write-review";
 import type { ToolCallBlock } from "../../src/providers/types";
 import { silentLogger } from "../../src/storage/logger";
 import { PermissionRules } from "../../src/tools/permissions/rules";
@@ -144,7 +141,10 @@ describe("shell commands under the rules", () => {
 
         const remembered: string[] = [];
         const prefixApprover: Approver = async (request) => {
-            expect(request.prefixRule).toBe("touch:*");
+            expect(request.standingOptions?.map((o) => o.grant)).toContainEqual({
+                kind: "prefix",
+                pattern: "touch:*",
+            });
             return { outcome: "approve", remember: "prefix" };
         };
         await call(

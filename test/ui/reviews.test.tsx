@@ -4,6 +4,7 @@ import { render, Text } from "ink";
 import { act, useEffect, useState } from "react";
 import type { ReactElement } from "react";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { editStandingOptions, shellStandingOptions } from "../../src/agent/approval-requirement";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/agent/approvals";
 import type { McpElicitationAnswer } from "../../src/tools/mcp/client-requests";
 import type { FileDiff } from "../../src/tools/types";
@@ -129,6 +130,9 @@ function fileDiff(path: string, body: string[], extra: Partial<FileDiff> = {}): 
     };
 }
 
+/** What the approval requirement offers for an ordinary edit. */
+const EDIT_OPTIONS = editStandingOptions(false);
+
 const smallDiff = fileDiff("src/app.ts", [
     "@@ -1,3 +1,3 @@",
     " import x from 'y';",
@@ -146,6 +150,7 @@ function writeRequest(diffs: FileDiff[], id = "approval-1"): ApprovalRequest {
         input: {},
         summary: diffs.length === 1 ? `Editing ${diffs[0]!.path}` : `Editing ${diffs.length} files`,
         diffs,
+        standingOptions: EDIT_OPTIONS,
     };
 }
 
@@ -158,6 +163,7 @@ function shellRequest(command: string, id = "approval-s1"): ApprovalRequest {
         input: { command },
         summary: command,
         command,
+        standingOptions: shellStandingOptions({ command, rememberKey: command }, null, true),
     };
 }
 
@@ -180,6 +186,7 @@ describe("DiffReview", () => {
                 summary="Editing src/app.ts"
                 diffs={[smallDiff]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
             />
         );
@@ -204,7 +211,13 @@ describe("DiffReview", () => {
         expect(rendered.lines.length).toBe(101); // file header + 100 body lines
         expect(rendered.hidden).toBe(51);
         const r = mount(
-            <DiffReview summary="Creating big.ts" diffs={[big]} status="pending" width={80} />
+            <DiffReview
+                summary="Creating big.ts"
+                diffs={[big]}
+                status="pending"
+                standingOptions={EDIT_OPTIONS}
+                width={80}
+            />
         );
         expect(r.frame()).toContain("… 51 more diff lines not shown here (f: full screen)");
         expect(r.frame()).toContain(" 99 +line 98");
@@ -219,6 +232,7 @@ describe("DiffReview", () => {
                 summary="Editing 2 files"
                 diffs={[smallDiff, other]}
                 status="pending"
+                standingOptions={EDIT_OPTIONS}
                 width={80}
             />
         );
@@ -236,7 +250,13 @@ describe("DiffReview", () => {
     it("truncates long lines to the width instead of wrapping", () => {
         const long = fileDiff("x.ts", ["@@ -1 +1 @@", `+${"y".repeat(300)}`]);
         const r = mount(
-            <DiffReview summary="Editing x.ts" diffs={[long]} status="pending" width={40} />
+            <DiffReview
+                summary="Editing x.ts"
+                diffs={[long]}
+                status="pending"
+                standingOptions={EDIT_OPTIONS}
+                width={40}
+            />
         );
         for (const line of r.frame().split("\n")) expect(line.length).toBeLessThanOrEqual(40);
     });
@@ -269,6 +289,7 @@ describe("DiffReview", () => {
                     summary="Editing src/app.ts"
                     diffs={[smallDiff]}
                     status="pending"
+                    standingOptions={EDIT_OPTIONS}
                     width={80}
                     active
                     onDecide={(d) => decisions.push(d)}
@@ -305,7 +326,17 @@ describe("DiffReview", () => {
 describe("ShellReview", () => {
     it("shows the command, the cwd and the keys", () => {
         const r = mount(
-            <ShellReview command="npm test -- --run" cwd="/repo/app" status="pending" width={80} />
+            <ShellReview
+                command="npm test -- --run"
+                cwd="/repo/app"
+                status="pending"
+                width={80}
+                standingOptions={shellStandingOptions(
+                    { command: "npm test -- --run", rememberKey: "npm test -- --run" },
+                    null,
+                    true
+                )}
+            />
         );
         const frame = r.frame();
         expect(frame).toContain("$ npm test -- --run");
@@ -337,7 +368,11 @@ describe("ShellReview", () => {
             const r = mount(
                 <ShellReview
                     command="npm test -- --run"
-                    prefixRule="npm test:*"
+                    standingOptions={shellStandingOptions(
+                        { command: "npm test -- --run", rememberKey: "npm test -- --run" },
+                        "npm test:*",
+                        true
+                    )}
                     status="pending"
                     width={200}
                     active

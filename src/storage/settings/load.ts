@@ -5,9 +5,9 @@
  * 1. user: `~/.config/north/config.json` (`$NORTH_CONFIG_DIR/config.json`),
  *    over `settings.json` in the same folder (read for its hooks since before
  *    config.json could hold them);
- * 2. project: `.north/settings.json`, meant to be committed; the older
- *    `.north/autoaccept.json` and `.north/allowlist.json` are still read, as
- *    part of this layer and over settings.json;
+ * 2. project: `.north/settings.json`, meant to be committed (the older
+ *    `.north/autoaccept.json` and `.north/allowlist.json` are no layer: they
+ *    move once into the personal store, storage/legacy-approvals.ts);
  * 3. local: `.north/settings.local.json`, personal and git-ignored; North
  *    saves your "always" answers here.
  *
@@ -44,23 +44,9 @@ export interface SettingsLayer {
 export const PROJECT_SETTINGS_FILE = ".north/settings.json";
 export const LOCAL_SETTINGS_FILE = ".north/settings.local.json";
 
-/**
- * The project layer's files in order, with the keys each may hold: the old
- * approval files keep their shapes (`{"editsAutoAccept", "shellAutoApprove"}`,
- * `{"allowedCommands"}`) and are read, never written.
- */
-export const PROJECT_LAYER_FILES: ReadonlyArray<{
-    file: TrustGatedFile;
-    kind: LayerKind;
-    keys?: readonly SettingsKey[];
-}> = [
+/** The project layer's files in order. */
+export const PROJECT_LAYER_FILES: ReadonlyArray<{ file: TrustGatedFile; kind: LayerKind }> = [
     { file: PROJECT_SETTINGS_FILE, kind: "project" },
-    {
-        file: ".north/autoaccept.json",
-        kind: "project",
-        keys: ["editsAutoAccept", "shellAutoApprove"],
-    },
-    { file: ".north/allowlist.json", kind: "project", keys: ["allowedCommands"] },
     { file: LOCAL_SETTINGS_FILE, kind: "local" },
 ];
 
@@ -197,10 +183,10 @@ export function parseProjectLayers(
 ): { layers: SettingsLayer[]; warnings: string[] } {
     const layers: SettingsLayer[] = [];
     const warnings: string[] = [];
-    for (const { file, kind, keys } of PROJECT_LAYER_FILES) {
+    for (const { file, kind } of PROJECT_LAYER_FILES) {
         const text = files[file];
         if (text === undefined) continue;
-        addLayer(layers, warnings, parseLayer(text, join(repoRoot, file), kind, keys));
+        addLayer(layers, warnings, parseLayer(text, join(repoRoot, file), kind));
     }
     return { layers, warnings };
 }

@@ -187,8 +187,9 @@ const WHERE: Record<SettingsScope, string> = {
 
 /**
  * Validates one parsed settings file for `scope`, key by key: what is valid
- * is kept, the rest is reported. `allowed` narrows the keys further (the old
- * `.north/autoaccept.json` holds only its two switches).
+ * is kept, the rest is reported. `allowed` narrows the keys further (the older
+ * `.north/autoaccept.json` holds only its two switches when it is moved:
+ * storage/legacy-approvals.ts).
  */
 export function validateSettings(
     json: unknown,

@@ -7,6 +7,7 @@
 import { Text, useInput } from "ink";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { ReactElement } from "react";
+import type { StandingOption } from "../../agent/approval-requirement";
 import type { ApprovalDecision } from "../../agent/approvals";
 import type { FileDiff } from "../../tools/types";
 import {
@@ -50,6 +51,8 @@ export interface DiffReviewProps {
     gate?: KeyGate;
     /** Paths that are protected configuration: one note line above the diff. */
     protectedPaths?: readonly string[];
+    /** The standing answers the request offers (none for protected configuration); absent: none. */
+    standingOptions?: readonly StandingOption[];
     /** The ask rule that made this review appear (auto-accept did not count): one note line. */
     askRule?: string;
     onDecide?: (decision: ApprovalDecision) => void;
@@ -158,8 +161,12 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
     const options = useMemo(
         () =>
-            approvalOptions({ kind: "write", toolName: "", protectedPaths: props.protectedPaths }),
-        [props.protectedPaths]
+            approvalOptions({
+                kind: "write",
+                toolName: "",
+                standingOptions: props.standingOptions,
+            }),
+        [props.standingOptions]
     );
     const keys = pending ? reviewMenuRows(options, inner) : 0;
     const fixed =

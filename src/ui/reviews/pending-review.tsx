@@ -121,6 +121,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     summary={review.request.summary}
                     diffs={review.request.diffs ?? []}
                     protectedPaths={review.request.protectedPaths}
+                    standingOptions={review.request.standingOptions}
                     askRule={review.request.askRule}
                     status="pending"
                     width={width}
@@ -148,10 +149,9 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     width={width}
                     borderColor={borderColor}
                     maxLines={height === undefined ? undefined : Math.max(1, height - 4)}
-                    prefixRule={review.request.prefixRule}
                     askRule={review.request.askRule}
                     noStanding={review.request.noStanding}
-                    noLocalScope={review.request.noLocalScope}
+                    standingOptions={review.request.standingOptions}
                     domain={review.request.domain}
                     toolName={
                         review.request.command === undefined && review.request.domain === undefined

@@ -7,6 +7,7 @@
  * grants and where it is kept, and Tab toggles that place; the last option is
  * always the refusal, which Esc reaches and which may take a one-line reason.
  */
+import type { StandingOption } from "../../agent/approval-requirement";
 import type { ApprovalDecision, ApprovalRequest, StandingScope } from "../../agent/approvals";
 import { sanitizeLine } from "../render/diff-rows";
 
@@ -68,25 +69,69 @@ const once = (label: string): MenuOption<ApprovalDecision> => ({
     answer: () => ({ outcome: "approve" }),
 });
 
-const standing = (
-    grant: string,
-    remember: "exact" | "prefix",
-    localScope = true
-): MenuOption<ApprovalDecision> => ({
-    label: (scope) => `Yes, and don't ask again for ${grant} (${standingPlace(scope)})`,
-    standing: localScope,
-    answer: (scope) => ({ outcome: "approve", remember, scope: localScope ? scope : "personal" }),
-});
+/** A standing option of the request as the menu offers it; Tab toggles its place when it has two. */
+function standingEntry(option: StandingOption): MenuOption<ApprovalDecision> {
+    const { grant, remember } = option;
+    const places = option.keptIn === "session" ? [] : option.keptIn;
+    const scoped = (grants: string): MenuOption<ApprovalDecision> => ({
+        label: (scope) => `Yes, and don't ask again for ${grants} (${standingPlace(scope)})`,
+        standing: places.length > 1,
+        answer: (scope) => ({
+            outcome: "approve",
+            remember,
+            scope: places.includes(scope) ? scope : (places[0] ?? "personal"),
+        }),
+    });
+    switch (grant.kind) {
+        case "exact":
+            return scoped(
+                `${grant.command === undefined ? code(grant.key) : exactCommand(grant.command)} in this project`
+            );
+        case "prefix":
+            return scoped(
+                `commands starting ${code(grant.pattern.replace(/:\*$/, ""))} in this project`
+            );
+        case "host":
+            return {
+                label: () => `Yes, and don't ask again for ${code(grant.host)} in this session`,
+                answer: () => ({ outcome: "approve", remember }),
+            };
+        case "every-command":
+            return {
+                label: () => "Yes, and don't ask again for any command this session",
+                answer: () => ({ outcome: "approve", remember }),
+            };
+        case "every-edit":
+            return {
+                label: () => "Yes, and accept all edits this session (Shift+Tab to switch back)",
+                answer: () => ({ outcome: "approve", remember }),
+            };
+        default:
+            return grant satisfies never;
+    }
+}
 
 /** What the options of an approval request depend on. */
 export type MenuRequest = Pick<ApprovalRequest, "kind" | "toolName"> &
-    Partial<
-        Pick<ApprovalRequest, "command" | "prefixRule" | "domain" | "noStanding" | "noLocalScope">
-    > & {
-        protectedPaths?: readonly string[];
+    Partial<Pick<ApprovalRequest, "command" | "domain">> & {
+        /** The request's standing options (absent: none is offered). */
+        standingOptions?: readonly StandingOption[];
     };
 
-/** The options of a pending approval request, by what it asks. */
+/** Option 1 and the refusal of a request, by what it asks. */
+function onceAndRefusal(request: MenuRequest): [string, string] {
+    if (request.kind === "write")
+        return ["Yes, make this edit", "the user rejected this edit; nothing was written"];
+    if (request.domain !== undefined) return ["Yes, fetch it once", "the user denied this fetch"];
+    if (request.command === undefined)
+        return ["Yes, call it once", "the user denied this tool call"];
+    return ["Yes, run it once", "the user denied this command"];
+}
+
+/**
+ * The options of a pending approval request: once, then each standing option
+ * the request's requirement offered (agent/approval-requirement.ts), then no.
+ */
 export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecision>[] {
     if (request.kind === "plan") {
         return [
@@ -102,54 +147,9 @@ export function approvalOptions(request: MenuRequest): MenuOption<ApprovalDecisi
             },
         ];
     }
-    if (request.kind === "write") {
-        const options = [once("Yes, make this edit")];
-        // Protected configuration is always asked: no standing answer is offered for it.
-        if ((request.protectedPaths ?? []).length === 0) {
-            options.push({
-                label: () => "Yes, and accept all edits this session (Shift+Tab to switch back)",
-                answer: () => ({ outcome: "approve", remember: "all" }),
-            });
-        }
-        options.push(refuse("the user rejected this edit; nothing was written"));
-        return options;
-    }
-    if (request.domain !== undefined) {
-        return [
-            once("Yes, fetch it once"),
-            {
-                label: () =>
-                    `Yes, and don't ask again for ${code(request.domain ?? "")} in this session`,
-                answer: () => ({ outcome: "approve", remember: "exact" }),
-            },
-            refuse("the user denied this fetch"),
-        ];
-    }
-    if (request.command === undefined) {
-        // An MCP tool call: "don't ask again" allowlists the tool by its name.
-        return [
-            once("Yes, call it once"),
-            standing(`${code(request.toolName)} in this project`, "exact", !request.noLocalScope),
-            refuse("the user denied this tool call"),
-        ];
-    }
-    const options = [once("Yes, run it once")];
-    // A command that writes git's internals or protected configuration, or that a rule
-    // always reviews, is asked every time: no standing answer is offered for it.
-    if (request.noStanding !== undefined || (request.protectedPaths ?? []).length > 0) {
-        options.push(refuse("the user denied this command"));
-        return options;
-    }
-    const localScope = request.noLocalScope !== true;
-    options.push(standing(`${exactCommand(request.command)} in this project`, "exact", localScope));
-    if (request.prefixRule !== undefined) {
-        const prefix = request.prefixRule.replace(/:\*$/, "");
-        options.push(
-            standing(`commands starting ${code(prefix)} in this project`, "prefix", localScope)
-        );
-    }
-    options.push(refuse("the user denied this command"));
-    return options;
+    const [onceLabel, refusal] = onceAndRefusal(request);
+    const standing = (request.standingOptions ?? []).filter((o) => o.inMenu).map(standingEntry);
+    return [once(onceLabel), ...standing, refuse(refusal)];
 }
 
 /** The trust question's options: true trusts; false starts without it and asks again next time. */

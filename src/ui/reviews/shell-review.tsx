@@ -9,6 +9,7 @@ import { Text } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import stringWidth from "string-width";
+import type { StandingOption } from "../../agent/approval-requirement";
 import type { ApprovalDecision } from "../../agent/approvals";
 import { sanitizeLine } from "./diff-review";
 import type { KeyGate } from "../input/key-gate";
@@ -34,14 +35,12 @@ export interface ShellReviewProps {
     /** Border colour; the parent pulses it while pending. Defaults by status. */
     borderColor?: string;
     maxLines?: number;
-    /** The prefix pattern a standing answer may keep (`npm test:*`); absent: not offered. */
-    prefixRule?: string;
     /** The ask rule that made this review appear, shown under the command. */
     askRule?: string;
     /** Why no standing option is offered (the command writes protected files, or is always reviewed). */
     noStanding?: string;
-    /** The project is not trusted: the local file cannot keep a standing answer, so it is not offered. */
-    noLocalScope?: boolean;
+    /** The standing answers the request offers (what each grants, where it is kept); absent: none. */
+    standingOptions?: readonly StandingOption[];
     /** A web fetch's host: `command` is its URL; the standing answer allows the host for the session. */
     domain?: string;
     /** An MCP tool call (no command): the tool's name, which a standing answer allowlists. */
@@ -80,7 +79,7 @@ const STATUS_BADGE: Record<ShellReviewStatus, ReviewBadge> = {
 function ShellReviewImpl(props: ShellReviewProps): ReactElement {
     const theme = useTheme();
     const { command, cwd, status, width, maxLines = COMMAND_MAX_LINES, active = false } = props;
-    const { prefixRule, askRule, sandbox, domain, noStanding, noLocalScope } = props;
+    const { askRule, sandbox, domain, noStanding, standingOptions } = props;
     const pending = status === "pending";
     const { lines, hidden } = useMemo(() => {
         const all = command.replace(/\r\n?/g, "\n").split("\n").map(sanitizeLine);
@@ -96,12 +95,10 @@ function ShellReviewImpl(props: ShellReviewProps): ReactElement {
                 kind: "shell",
                 toolName: props.toolName ?? "",
                 command: mcp ? undefined : command,
-                prefixRule,
                 domain,
-                noStanding,
-                noLocalScope,
+                standingOptions,
             }),
-        [props.toolName, mcp, command, prefixRule, domain, noStanding, noLocalScope]
+        [props.toolName, mcp, command, domain, standingOptions]
     );
     return (
         <ReviewFrame

@@ -4,6 +4,7 @@
  * kept, the last is always the refusal; no letter answers anything.
  */
 import { describe, expect, it } from "vitest";
+import { editStandingOptions, shellStandingOptions } from "../../../src/agent/approval-requirement";
 import type { ApprovalRequest } from "../../../src/agent/approvals";
 import {
     approvalOptions,
@@ -21,14 +22,22 @@ const request = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
     ...base,
     ...extra,
 });
+/** A command's request with what its requirement offers ("always" kept personal or, trusted, local). */
+const command = (text: string, prefix: string | null = null, localScope = true): ApprovalRequest =>
+    request({
+        command: text,
+        standingOptions: shellStandingOptions(
+            { command: text, rememberKey: text },
+            prefix,
+            localScope
+        ),
+    });
 const labels = <T>(options: MenuOption<T>[], scope: "personal" | "local" = "personal") =>
     options.map((o) => o.label(scope));
 
 describe("review menu options", () => {
     it("a command: once, this exact command, its prefix, no; the standing ones say where they are kept", () => {
-        const options = approvalOptions(
-            request({ command: "npm test -- --run", prefixRule: "npm test:*" })
-        );
+        const options = approvalOptions(command("npm test -- --run", "npm test:*"));
         expect(labels(options)).toEqual([
             "Yes, run it once",
             "Yes, and don't ask again for `npm test -- --run` in this project (kept in ~/.north for you)",
@@ -49,6 +58,7 @@ describe("review menu options", () => {
     });
 
     it("a command that writes protected files or is always reviewed: once or no, nothing standing", () => {
+        // The requirement offers nothing standing for them (approval-requirement.ts).
         for (const extra of [
             { noStanding: "`>> .git/config` writes .git/config" },
             { protectedPaths: [".git/config"] },
@@ -56,7 +66,7 @@ describe("review menu options", () => {
             const options = approvalOptions(
                 request({
                     command: "echo '[core]' >> .git/config",
-                    prefixRule: "echo:*",
+                    standingOptions: [],
                     ...extra,
                 })
             );
@@ -69,9 +79,7 @@ describe("review menu options", () => {
     });
 
     it("an untrusted project's local file is not offered: Tab does nothing and the answer stays personal", () => {
-        const options = approvalOptions(
-            request({ command: "npm test", prefixRule: "npm test:*", noLocalScope: true })
-        );
+        const options = approvalOptions(command("npm test", "npm test:*", false));
         for (const index of [1, 2]) {
             const state = { ...INITIAL_MENU_STATE, selected: index };
             const tabbed = menuKey(options, state, "\t", { tab: true }).state;
@@ -80,32 +88,83 @@ describe("review menu options", () => {
             expect(options[index]!.label(tabbed.scope)).toContain("(kept in ~/.north for you)");
             expect(options[index]!.answer("local")).toMatchObject({ scope: "personal" });
         }
-        const mcp = approvalOptions(request({ toolName: "mcp__srv__tool", noLocalScope: true }));
+        const mcp = approvalOptions(
+            request({
+                toolName: "mcp__srv__tool",
+                standingOptions: shellStandingOptions(
+                    { rememberKey: "mcp__srv__tool" },
+                    null,
+                    false
+                ),
+            })
+        );
         expect(mcp[1]!.standing).toBeFalsy();
     });
 
+    it("lists exactly the standing options the request offers, no more (the menu derives none itself)", () => {
+        const [, prefix] = shellStandingOptions(
+            { command: "npm test -- --run", rememberKey: "npm test -- --run" },
+            "npm test:*",
+            true
+        );
+        const options = approvalOptions(
+            request({ command: "npm test -- --run", standingOptions: [prefix!] })
+        );
+        expect(labels(options)).toEqual([
+            "Yes, run it once",
+            "Yes, and don't ask again for commands starting `npm test` in this project (kept in ~/.north for you)",
+            "No, and tell North what to do instead",
+        ]);
+        expect(labels(approvalOptions(request({ command: "npm test" })))).toEqual([
+            "Yes, run it once",
+            "No, and tell North what to do instead",
+        ]);
+    });
+
     it("names a long or multi-line command by reference (the review shows it whole above)", () => {
-        for (const command of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
-            expect(approvalOptions(request({ command }))[1]!.label("personal")).toBe(
+        for (const text of [`echo ${"x".repeat(80)}`, "cd a\nnpm test"]) {
+            expect(approvalOptions(command(text))[1]!.label("personal")).toBe(
                 "Yes, and don't ask again for this exact command in this project (kept in ~/.north for you)"
             );
         }
     });
 
     it("an MCP call, a web fetch, an edit and protected configuration", () => {
-        expect(labels(approvalOptions(request({ toolName: "mcp__db__query" })))).toEqual([
+        const mcp = request({
+            toolName: "mcp__db__query",
+            standingOptions: shellStandingOptions({ rememberKey: "mcp__db__query" }, null, true),
+        });
+        expect(labels(approvalOptions(mcp))).toEqual([
             "Yes, call it once",
             "Yes, and don't ask again for `mcp__db__query` in this project (kept in ~/.north for you)",
             "No, and tell North what to do instead",
         ]);
         expect(
-            labels(approvalOptions(request({ command: "https://x.dev/a", domain: "x.dev" })))
+            labels(
+                approvalOptions(
+                    request({
+                        command: "https://x.dev/a",
+                        domain: "x.dev",
+                        standingOptions: shellStandingOptions(
+                            { domain: "x.dev", rememberKey: "WebFetch(domain:x.dev)" },
+                            null,
+                            true
+                        ),
+                    })
+                )
+            )
         ).toEqual([
             "Yes, fetch it once",
             "Yes, and don't ask again for `x.dev` in this session",
             "No, and tell North what to do instead",
         ]);
-        const edit = approvalOptions(request({ kind: "write", toolName: "edit_replace_exact" }));
+        const edit = approvalOptions(
+            request({
+                kind: "write",
+                toolName: "edit_replace_exact",
+                standingOptions: editStandingOptions(false),
+            })
+        );
         expect(edit[1]!.answer("personal")).toEqual({ outcome: "approve", remember: "all" });
         expect(edit[1]!.label("personal")).toContain("(Shift+Tab to switch back)");
         const guarded = approvalOptions(
@@ -113,6 +172,7 @@ describe("review menu options", () => {
                 kind: "write",
                 toolName: "edit_replace_exact",
                 protectedPaths: [".mcp.json"],
+                standingOptions: editStandingOptions(true),
             })
         );
         expect(labels(guarded)).toEqual([
@@ -126,7 +186,7 @@ describe("review menu options", () => {
     });
 
     it("keeps the reason one bounded line of text, and Tab changes the scope only on a standing option", () => {
-        const options = approvalOptions(request({ command: "ls" }));
+        const options = approvalOptions(command("ls"));
         let state = menuKey(options, INITIAL_MENU_STATE, "", { escape: true }).state;
         state = menuKey(options, state, "a\nb\x07c", {}).state;
         expect(state.reason).toBe("a bc");
