@@ -15,10 +15,11 @@
  *
  * `BENCH_SOAK_TURNS` (default 1,000; a multiple of 100, at least 200) sets
  * the length; `BENCH_BASELINE` (another build's bin/north.js) soaks that
- * build too, after this one. Every wait is for a screen state (the turn's
+ * build too, after this one; `BENCH_SOAK_HEAP_DIR` has North write a heap
+ * snapshot there at every sample (for finding what grows). Every wait is for a screen state (the turn's
  * last words and the composer back), never a fixed time.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeLlmServer, type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
 import { isAppReady, REVIEW_READY, rssMb, spawnNorthPty, type PtyNorth } from "../test/kit/pty";
@@ -213,6 +214,20 @@ async function runTurn(
     return { stuckGuard };
 }
 
+/** Has node write a heap snapshot into `dir` (SIGUSR2) and waits until the file is complete. */
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+    const count = (): number => readdirSync(dir).filter((f) => f.endsWith(".heapsnapshot")).length;
+    const before = count();
+    process.kill(pid, "SIGUSR2");
+    // Node writes the file synchronously on its main thread: once the CPU clock stops
+    // moving and the file exists, it is whole.
+    for (;;) {
+        const cpu = cpuMs(pid);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        if (count() > before && cpuMs(pid) === cpu) return;
+    }
+}
+
 interface SoakResult {
     samples: Sample[];
     /** Reviews whose "Enter to choose" never showed (answered anyway). */
@@ -224,9 +239,15 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
     const server = await startFakeLlmServer();
     const fixture = makeFixture(server.anthropicBaseUrl);
     prepareProject(fixture);
+    const snapshots = process.env.BENCH_SOAK_HEAP_DIR;
     const north = spawnNorthPty({
         args: ["--path", fixture.repo],
-        env: fixture.env,
+        env: snapshots
+            ? {
+                  ...fixture.env,
+                  NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`,
+              }
+            : fixture.env,
         cwd: fixture.repo,
         cols: COLS,
         rows: ROWS,
@@ -249,6 +270,7 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
                 const rss = rssMb(north.pid);
                 if (rss === null) throw new Error("no /proc/PID/status: the soak needs Linux");
                 samples.push({ turn, rssMb: rss, cpuMs: cpuMs(north.pid) });
+                if (snapshots) await heapSnapshot(north.pid, snapshots);
                 const seconds = ((performance.now() - started) / 1000).toFixed(0);
                 console.log(
                     `  turn ${String(turn).padStart(5)}  RSS ${rss.toFixed(1)} MB  CPU ${(cpuMs(north.pid) / 1000).toFixed(1)} s  (${seconds} s elapsed)`
