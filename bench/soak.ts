@@ -21,7 +21,12 @@
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeLlmServer, type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
+import {
+    type FakeLlmServer,
+    type FakeTurn,
+    type ScriptedTurn,
+    startFakeLlmServer,
+} from "../test/kit/fake-llm-server";
 import { isAppReady, REVIEW_READY, rssMb, spawnNorthPty, type PtyNorth } from "../test/kit/pty";
 import { type Fixture, makeFixture } from "./tui";
 
@@ -182,6 +187,40 @@ function prepareProject(fixture: Fixture): void {
     writeFileSync(join(fixture.repo, NOTES_FILE), notes.join("\n") + "\n");
 }
 
+/**
+ * The start of North's summary instructions (agent/context.ts SUMMARY_SYSTEM_PROMPT): a long
+ * session passes 92 % of the context window and North summarises older turns.
+ */
+const SUMMARY_REQUEST = "You condense a coding conversation";
+
+/** The answer to one summary request, served only to a request that asks for a summary. */
+function summaryReply(): ScriptedTurn {
+    return {
+        when: (body) => body.includes(SUMMARY_REQUEST),
+        text: JSON.stringify({
+            goal: "answer the soak prompts",
+            decisions: [`${EDITED_FILE} holds the counter`],
+            constraints: [],
+            openTasks: [],
+            importantFiles: [EDITED_FILE, NOTES_FILE],
+        }),
+    };
+}
+
+/**
+ * Keeps one summary answer waiting and forgets the requests seen so far (the
+ * server records each body, and late requests carry the whole conversation).
+ * Returns how many summaries North asked for.
+ */
+function settleRequests(server: FakeLlmServer): number {
+    const summaries = server.requests.filter((r) =>
+        JSON.stringify(r.body).includes(SUMMARY_REQUEST)
+    ).length;
+    for (let i = 0; i < summaries; i++) server.enqueue(summaryReply());
+    server.requests.length = 0;
+    return summaries;
+}
+
 /** Sends one prompt and returns once its answer's last words show and the composer is back. */
 async function runTurn(
     north: PtyNorth,
@@ -232,6 +271,8 @@ interface SoakResult {
     samples: Sample[];
     /** Reviews whose "Enter to choose" never showed (answered anyway). */
     stuckGuards: number;
+    /** Automatic summaries of older turns North made (at 92 % of the context window). */
+    summaries: number;
     seconds: number;
 }
 
@@ -255,6 +296,8 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
     });
     const samples: Sample[] = [];
     let stuckGuards = 0;
+    let summaries = 0;
+    server.enqueue(summaryReply());
     try {
         await north.waitFor(
             () => north.hasExited() || isAppReady(north),
@@ -266,6 +309,7 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
         const started = performance.now();
         for (let turn = 1; turn <= turns; turn++) {
             if ((await runTurn(north, server, turn)).stuckGuard) stuckGuards++;
+            summaries += settleRequests(server);
             if (turn === 1 || turn % SAMPLE_EVERY === 0) {
                 const rss = rssMb(north.pid);
                 if (rss === null) throw new Error("no /proc/PID/status: the soak needs Linux");
@@ -281,7 +325,12 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
         if (!edited.includes(`counter = ${lastEditThrough(turns)};`)) {
             throw new Error(`the edits did not all land: ${EDITED_FILE} holds ${edited}`);
         }
-        return { samples, stuckGuards, seconds: (performance.now() - started) / 1000 };
+        return {
+            samples,
+            stuckGuards,
+            summaries,
+            seconds: (performance.now() - started) / 1000,
+        };
     } finally {
         north.kill();
         await server.close();
@@ -292,14 +341,16 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
 
 const verdict = (ok: boolean): string => (ok ? "ok" : "OVER TARGET");
 
-function report(label: string, { samples, stuckGuards, seconds }: SoakResult): void {
+function report(label: string, { samples, stuckGuards, summaries, seconds }: SoakResult): void {
     const at = (turn: number): Sample => {
         const sample = samples.find((s) => s.turn === turn);
         if (!sample) throw new Error(`no sample at turn ${turn}`);
         return sample;
     };
     const last = samples.at(-1)!;
-    console.log(`\n${label}: ${samples.at(-1)!.turn} turns in ${seconds.toFixed(0)} s`);
+    console.log(
+        `\n${label}: ${samples.at(-1)!.turn} turns in ${seconds.toFixed(0)} s, ${summaries} automatic summaries`
+    );
     if (stuckGuards > 0) {
         console.log(`  reviews stuck on "${GUARDING_HINT}" (answered anyway): ${stuckGuards}`);
     }
