@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from "node:fs";
 import {
     identicalCopiesEsbuild,
     inkPatchEsbuild,
+    inkTextCachePatchEsbuild,
     segmenterPatchEsbuild,
     stringWidthPatchEsbuild,
 } from "./ink-patch.mjs";
@@ -69,6 +70,7 @@ const built = build({
     // segmenters and emoji regex on first use, with fast paths for plain text; same results.
     plugins: [
         inkPatchEsbuild(),
+        inkTextCachePatchEsbuild(),
         stringWidthPatchEsbuild(),
         segmenterPatchEsbuild(),
         identicalCopiesEsbuild(["ansi-styles"]),
