@@ -45,9 +45,14 @@ const GUARDING_HINT = "keys go to your draft for a moment";
 const EDITED_FILE = "src/counter.ts";
 const NOTES_FILE = "src/notes.md";
 
+/** RSS also read after each of a block's last turns: its lowest reading is the floor left after GC. */
+const FLOOR_TURNS = 10;
+
 interface Sample {
     turn: number;
     rssMb: number;
+    /** The lowest RSS after each of the FLOOR_TURNS turns up to this one (garbage not yet collected aside). */
+    floorMb: number;
     cpuMs: number;
 }
 
@@ -307,17 +312,22 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
         if (north.hasExited()) throw new Error(`north exited early:\n${north.screenText()}`);
         await north.waitForQuiet(100);
         const started = performance.now();
+        let floor = Number.POSITIVE_INFINITY;
         for (let turn = 1; turn <= turns; turn++) {
             if ((await runTurn(north, server, turn)).stuckGuard) stuckGuards++;
             summaries += settleRequests(server);
-            if (turn === 1 || turn % SAMPLE_EVERY === 0) {
-                const rss = rssMb(north.pid);
-                if (rss === null) throw new Error("no /proc/PID/status: the soak needs Linux");
-                samples.push({ turn, rssMb: rss, cpuMs: cpuMs(north.pid) });
+            const untilSample = (SAMPLE_EVERY - (turn % SAMPLE_EVERY)) % SAMPLE_EVERY;
+            if (turn !== 1 && untilSample >= FLOOR_TURNS) continue;
+            const rss = rssMb(north.pid);
+            if (rss === null) throw new Error("no /proc/PID/status: the soak needs Linux");
+            floor = Math.min(floor, rss);
+            if (turn === 1 || untilSample === 0) {
+                samples.push({ turn, rssMb: rss, floorMb: floor, cpuMs: cpuMs(north.pid) });
+                floor = Number.POSITIVE_INFINITY;
                 if (snapshots) await heapSnapshot(north.pid, snapshots);
                 const seconds = ((performance.now() - started) / 1000).toFixed(0);
                 console.log(
-                    `  turn ${String(turn).padStart(5)}  RSS ${rss.toFixed(1)} MB  CPU ${(cpuMs(north.pid) / 1000).toFixed(1)} s  (${seconds} s elapsed)`
+                    `  turn ${String(turn).padStart(5)}  RSS ${rss.toFixed(1)} MB (floor ${samples.at(-1)!.floorMb.toFixed(1)})  CPU ${(cpuMs(north.pid) / 1000).toFixed(1)} s  (${seconds} s elapsed)`
                 );
             }
         }
@@ -357,6 +367,9 @@ function report(label: string, { samples, stuckGuards, summaries, seconds }: Soa
     console.log(
         `  RSS (MB) by turn: ${samples.map((s) => `${s.turn}: ${s.rssMb.toFixed(1)}`).join(", ")}`
     );
+    console.log(
+        `  RSS floor (MB, lowest of the ${FLOOR_TURNS} turns up to it): ${samples.map((s) => `${s.turn}: ${s.floorMb.toFixed(1)}`).join(", ")}`
+    );
     const blocks: string[] = [];
     for (let i = 1; i < samples.length; i++) {
         const from = samples[i - 1]!;
@@ -371,6 +384,11 @@ function report(label: string, { samples, stuckGuards, summaries, seconds }: Soa
     console.log(
         `  RSS after turn ${SAMPLE_EVERY}: ${at(SAMPLE_EVERY).rssMb.toFixed(1)} MB, after turn ${last.turn}: ${last.rssMb.toFixed(1)} MB ` +
             `(+${growth.toFixed(1)} MB) — target ≤ +30 MB: ${verdict(growth <= 30)}`
+    );
+    const floorGrowth = last.floorMb - at(SAMPLE_EVERY).floorMb;
+    console.log(
+        `  RSS floor after turn ${SAMPLE_EVERY}: ${at(SAMPLE_EVERY).floorMb.toFixed(1)} MB, after turn ${last.turn}: ${last.floorMb.toFixed(1)} MB ` +
+            `(+${floorGrowth.toFixed(1)} MB) — target ≤ +30 MB: ${verdict(floorGrowth <= 30)}`
     );
     const perTurn = (from: number, to: number): number =>
         (at(to).cpuMs - at(from).cpuMs) / (to - from);
