@@ -85,8 +85,8 @@ export function inkPatchEsbuild() {
 /** Ink's measure-text module, wherever node_modules puts it. */
 export const INK_MEASURE_TEXT = /[\\/]ink[\\/]build[\\/]measure-text\.js$/;
 
-/** Texts whose size Ink's measure-text keeps (a few screens of lines and transcript entries). */
-export const INK_TEXT_SIZES_KEPT = 4096;
+/** Texts whose size Ink's measure-text keeps: every text of several frames (upstream Ink 8 keeps 1,000 too). */
+export const INK_TEXT_SIZES_KEPT = 1000;
 
 /**
  * Ink 6.8 keeps the size of every distinct text it ever laid out in a module-level Map that
