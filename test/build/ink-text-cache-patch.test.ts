@@ -75,7 +75,8 @@ describe("Ink text-size cache bound", () => {
             const text = await bundle(
                 `export { default } from ${JSON.stringify(installedMeasureText)};\n`
             );
-            expect(text).toContain(`cache.size >= ${INK_TEXT_SIZES_KEPT}`);
+            // esbuild may print the bound as 1e3: look for the eviction itself.
+            expect(text).toContain("cache.delete(cache.keys().next().value)");
             await expect(bundle("export const x = 1;\n")).rejects.toThrow(
                 /measure-text\.js was not bundled/
             );
