@@ -10,14 +10,16 @@
  * turn the bench samples the north process's RSS (VmRSS) and CPU time
  * (utime + stime from /proc/PID/stat), and prints:
  *
- * - RSS after turn 100 and after the last (target: RSS(1,000) ≤ RSS(100) + 30 MB);
+ * - RSS after turn 100 and after the last (target: RSS(1,000) ≤ RSS(100) + 30 MB),
+ *   and the same for the RSS floor (the lowest reading over a block's last 10 turns,
+ *   less sensitive to when the garbage collector last ran);
  * - CPU per turn over turns 100–200 and the last hundred (target ≤ 1.2×).
  *
  * `BENCH_SOAK_TURNS` (default 1,000; a multiple of 100, at least 200) sets
  * the length; `BENCH_BASELINE` (another build's bin/north.js) soaks that
  * build too, after this one; `BENCH_SOAK_HEAP_DIR` has North write a heap
- * snapshot there at every sample (for finding what grows). Every wait is for a screen state (the turn's
- * last words and the composer back), never a fixed time.
+ * snapshot there at every sample (for finding what grows). Every wait is for
+ * a screen state (the turn's last words and the composer back), never a fixed time.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
