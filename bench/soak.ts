@@ -18,7 +18,8 @@
  * `BENCH_SOAK_TURNS` (default 1,000; a multiple of 100, at least 200) sets
  * the length; `BENCH_BASELINE` (another build's bin/north.js) soaks that
  * build too, after this one; `BENCH_SOAK_HEAP_DIR` has North write a heap
- * snapshot there at every sample (for finding what grows). Every wait is for
+ * snapshot there at every sample and report the live JS heap each holds (for
+ * finding what grows; RSS then includes what writing them took). Every wait is for
  * a screen state (the turn's last words and the composer back), never a fixed time.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -55,7 +56,10 @@ interface Sample {
     rssMb: number;
     /** The lowest RSS after each of the FLOOR_TURNS turns up to this one (garbage not yet collected aside). */
     floorMb: number;
+    /** CPU time so far, less what writing heap snapshots took. */
     cpuMs: number;
+    /** Live JS heap after a full GC (with BENCH_SOAK_HEAP_DIR only). */
+    liveHeapMb?: number;
 }
 
 /** utime + stime of a live process, in ms. */
@@ -260,17 +264,32 @@ async function runTurn(
     return { stuckGuard };
 }
 
-/** Has node write a heap snapshot into `dir` (SIGUSR2) and waits until the file is complete. */
-async function heapSnapshot(pid: number, dir: string): Promise<void> {
-    const count = (): number => readdirSync(dir).filter((f) => f.endsWith(".heapsnapshot")).length;
-    const before = count();
+/**
+ * Has node write a heap snapshot into `dir` (SIGUSR2: a full GC first) and
+ * returns the live JS heap it holds, in MB (the sum of every object's own size).
+ */
+async function heapSnapshot(pid: number, dir: string): Promise<number> {
+    const files = (): string[] => readdirSync(dir).filter((f) => f.endsWith(".heapsnapshot"));
+    const before = new Set(files());
     process.kill(pid, "SIGUSR2");
     // Node writes the file synchronously on its main thread: once the CPU clock stops
     // moving and the file exists, it is whole.
     for (;;) {
         const cpu = cpuMs(pid);
         await new Promise((resolve) => setTimeout(resolve, 500));
-        if (count() > before && cpuMs(pid) === cpu) return;
+        const written = files().find((f) => !before.has(f));
+        if (written === undefined || cpuMs(pid) !== cpu) continue;
+        const snapshot = JSON.parse(readFileSync(join(dir, written), "utf8")) as {
+            snapshot: { meta: { node_fields: string[] } };
+            nodes: number[];
+        };
+        const fields = snapshot.snapshot.meta.node_fields;
+        const ownSize = fields.indexOf("self_size");
+        let bytes = 0;
+        for (let i = ownSize; i < snapshot.nodes.length; i += fields.length) {
+            bytes += snapshot.nodes[i]!;
+        }
+        return bytes / 1024 / 1024;
     }
 }
 
@@ -315,6 +334,7 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
         await north.waitForQuiet(100);
         const started = performance.now();
         let floor = Number.POSITIVE_INFINITY;
+        let snapshotCpuMs = 0;
         for (let turn = 1; turn <= turns; turn++) {
             if ((await runTurn(north, server, turn)).stuckGuard) stuckGuards++;
             summaries += settleRequests(server);
@@ -324,12 +344,23 @@ async function soak(bin: string | undefined, turns: number): Promise<SoakResult>
             if (rss === null) throw new Error("no /proc/PID/status: the soak needs Linux");
             floor = Math.min(floor, rss);
             if (turn === 1 || untilSample === 0) {
-                samples.push({ turn, rssMb: rss, floorMb: floor, cpuMs: cpuMs(north.pid) });
+                const sample: Sample = {
+                    turn,
+                    rssMb: rss,
+                    floorMb: floor,
+                    cpuMs: cpuMs(north.pid) - snapshotCpuMs,
+                };
+                samples.push(sample);
                 floor = Number.POSITIVE_INFINITY;
-                if (snapshots) await heapSnapshot(north.pid, snapshots);
+                if (snapshots) {
+                    const cpuBefore = cpuMs(north.pid);
+                    sample.liveHeapMb = await heapSnapshot(north.pid, snapshots);
+                    snapshotCpuMs += cpuMs(north.pid) - cpuBefore;
+                }
                 const seconds = ((performance.now() - started) / 1000).toFixed(0);
                 console.log(
-                    `  turn ${String(turn).padStart(5)}  RSS ${rss.toFixed(1)} MB (floor ${samples.at(-1)!.floorMb.toFixed(1)})  CPU ${(cpuMs(north.pid) / 1000).toFixed(1)} s  (${seconds} s elapsed)`
+                    `  turn ${String(turn).padStart(5)}  RSS ${rss.toFixed(1)} MB (floor ${sample.floorMb.toFixed(1)})  ` +
+                        `CPU ${(sample.cpuMs / 1000).toFixed(1)} s${sample.liveHeapMb === undefined ? "" : `  live heap ${sample.liveHeapMb.toFixed(1)} MB`}  (${seconds} s elapsed)`
                 );
             }
         }
@@ -387,6 +418,11 @@ function report(label: string, { samples, stuckGuards, summaries, seconds }: Soa
         `  RSS after turn ${SAMPLE_EVERY}: ${at(SAMPLE_EVERY).rssMb.toFixed(1)} MB, after turn ${last.turn}: ${last.rssMb.toFixed(1)} MB ` +
             `(+${growth.toFixed(1)} MB) — target ≤ +30 MB: ${verdict(growth <= 30)}`
     );
+    if (last.liveHeapMb !== undefined) {
+        console.log(
+            `  live JS heap after a full GC (MB) by turn: ${samples.map((s) => `${s.turn}: ${s.liveHeapMb?.toFixed(1)}`).join(", ")}`
+        );
+    }
     const floorGrowth = last.floorMb - at(SAMPLE_EVERY).floorMb;
     console.log(
         `  RSS floor after turn ${SAMPLE_EVERY}: ${at(SAMPLE_EVERY).floorMb.toFixed(1)} MB, after turn ${last.turn}: ${last.floorMb.toFixed(1)} MB ` +
