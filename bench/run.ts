@@ -233,6 +233,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     symbols: async () => (await import("./symbols")).benchSymbols(),
     permissions: async () => (await import("./permissions")).benchPermissions(),
     install: async () => (await import("./install")).benchInstall(),
+    soak: async () => (await import("./soak")).benchSoak(),
 };
 
 const wanted = process.argv.slice(2);

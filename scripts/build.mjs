@@ -3,7 +3,7 @@
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
 import { identicalCopiesEsbuild } from "./identical-copies.mjs";
-import { inkPatchEsbuild } from "./ink-patch.mjs";
+import { inkPatchEsbuild, inkTextCachePatchEsbuild } from "./ink-patch.mjs";
 import { vendoredFilesEsbuild } from "./vendored-files.mjs";
 import { builtinToolSchemas, runtimeZodMembers, userSettingsJsonSchema } from "./tool-schemas.mjs";
 
@@ -73,6 +73,8 @@ const built = build({
     plugins: [
         // Ink's incremental-render fix; fails the build when it no longer applies.
         inkPatchEsbuild(),
+        // Ink's text-size cache, bounded (it grew with every line a long chat drew).
+        inkTextCachePatchEsbuild(),
         // North's copies of the UI's text packages' files (vendor/README.md).
         vendoredFilesEsbuild(),
         identicalCopiesEsbuild(["ansi-styles"]),

@@ -1,6 +1,6 @@
-// One fix to Ink, applied the same way by the build (esbuild) and the tests (vitest),
+// Two fixes to Ink, applied the same way by the build (esbuild) and the tests (vitest),
 // so the tests exercise the Ink that ships. Ink is pinned exactly in package.json (6.8.0,
-// the last Ink for Node 20, still has the bug); when an upgrade moves the patched line, the
+// the last Ink for Node 20, has both bugs); when an upgrade moves a patched line, the
 // build and the tests fail instead of quietly shipping the bug again.
 import { readFileSync } from "node:fs";
 
@@ -79,6 +79,45 @@ export function inkPatchEsbuild() {
     });
 }
 
+/** Ink's measure-text module, wherever node_modules puts it. */
+export const INK_MEASURE_TEXT = /[\\/]ink[\\/]build[\\/]measure-text\.js$/;
+
+/** Texts whose size Ink's measure-text keeps: every text of several frames (upstream Ink 8 keeps 1,000 too). */
+export const INK_TEXT_SIZES_KEPT = 1000;
+
+/**
+ * Ink 6.8 keeps the size of every distinct text it ever laid out in a module-level Map that
+ * is never evicted (vadimdemedes/ink#986; fixed in Ink 8, which needs Node 22), so a long chat
+ * holds every line it ever drew: about 1.5 MB more per 100 turns of `npm run bench -- soak`.
+ * The patched cache forgets its oldest text once it holds INK_TEXT_SIZES_KEPT.
+ */
+const UNBOUNDED_SET = "    cache.set(text, dimensions);";
+const BOUNDED_SET = `    if (cache.size >= ${INK_TEXT_SIZES_KEPT}) cache.delete(cache.keys().next().value);
+    cache.set(text, dimensions);`;
+
+/** Returns measure-text.js with a bounded cache; throws when the line to fix is not there exactly once. */
+export function patchInkMeasureText(source, file = "ink/build/measure-text.js") {
+    return replaceOnce(
+        source,
+        UNBOUNDED_SET,
+        BOUNDED_SET,
+        `Ink's text-size cache bound no longer applies: ${file} does not contain ` +
+            `\`${UNBOUNDED_SET.trim()}\` exactly once. Ink was upgraded or changed; check whether ` +
+            "the cache is bounded upstream and update or remove the patch in scripts/ink-patch.mjs."
+    );
+}
+
+/** esbuild plugin: bounds Ink's text-size cache, and fails the build when measure-text was never bundled. */
+export function inkTextCachePatchEsbuild() {
+    return sourcePatchEsbuild({
+        name: "ink-text-cache-bound",
+        filter: INK_MEASURE_TEXT,
+        patch: patchInkMeasureText,
+        missing:
+            "Ink's build/measure-text.js was not bundled, so its cache bound was not applied; update scripts/ink-patch.mjs for this Ink version.",
+    });
+}
+
 const INK_BUILD_FILE = /[\\/]ink[\\/]build[\\/].+\.js$/;
 
 /**
@@ -94,10 +133,10 @@ export function inkPatchVite() {
             const file = id.split("?")[0];
             if (!INK_BUILD_FILE.test(file)) return null;
             const code = readFileSync(file, "utf8").replace(/^\/\/# sourceMappingURL=.*$/m, "");
-            return {
-                code: INK_LOG_UPDATE.test(file) ? patchInkLogUpdate(code, file) : code,
-                map: null,
-            };
+            let patched = code;
+            if (INK_LOG_UPDATE.test(file)) patched = patchInkLogUpdate(code, file);
+            if (INK_MEASURE_TEXT.test(file)) patched = patchInkMeasureText(code, file);
+            return { code: patched, map: null };
         },
     };
 }

@@ -86,6 +86,31 @@ describe("viewport", () => {
         expect(cache.stats().misses).toBeLessThanOrEqual(11 + 11);
     });
 
+    it("keeps no more entries' lines than the transcript holds, however many came before", () => {
+        const cache = createLineCache(ansi);
+        // A long conversation, read back to its top: every entry's lines are cached.
+        const long = conversation(500);
+        computeViewport({ entries: long, cache, width: 80, height: 20, scrollOffset: 10_000 });
+        expect(cache.stats().size).toBe(500);
+        // A rewind keeps the first 400: their lines stay (nothing is wrapped again), the rest go.
+        const misses = cache.stats().misses;
+        const rewound = long.slice(0, 400);
+        computeViewport({ entries: rewound, cache, width: 80, height: 20, scrollOffset: 0 });
+        expect(cache.stats().misses).toBe(misses);
+        expect(cache.stats().size).toBe(400);
+        // A new conversation holds three entries: every older entry's lines go.
+        const next = [assistant(1000, "fresh"), assistant(1001, "start"), assistant(1002, "here")];
+        const view = computeViewport({
+            entries: next,
+            cache,
+            width: 80,
+            height: 20,
+            scrollOffset: 0,
+        });
+        expect(view.lines.map(plain)).toContain("● fresh");
+        expect(cache.stats().size).toBeLessThanOrEqual(next.length);
+    });
+
     it("swaps the glyph of animated entries without touching the cache", () => {
         const cache = createLineCache(ansi);
         const entries: Entry[] = [

@@ -185,9 +185,11 @@ export function createKeyGate(
         guarded = true;
         guardTimer = timers.set(() => {
             guardTimer = null;
-            if (now() < guardUntil) return scheduleGuardEnd();
-            guarded = false;
-            notify();
+            // A timer may fire a moment before the clock reaches the end (libuv times it off
+            // the loop's cached clock): wait out the rest, or open now if the clock got there.
+            if (now() < guardUntil) scheduleGuardEnd();
+            else guarded = false;
+            if (!guarded) notify();
         }, left);
     };
     /** The deciding key's bounce window starts again now (or ends, with `ms` 0). */

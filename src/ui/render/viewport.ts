@@ -34,6 +34,7 @@ export interface Viewport {
 
 export function computeViewport(request: ViewportRequest): Viewport {
     const { entries, cache, width, glyphFor, suffixFor } = request;
+    cache.keepWithin(entries);
     const height = Math.max(0, request.height);
     const want = Math.max(0, request.scrollOffset) + height;
     const blocks: string[][] = [];

@@ -124,6 +124,29 @@ describe("the consent review's guard", () => {
         expect(h.answers).toEqual(["\x1b[B", "\r"]);
     });
 
+    it("says it opened when its timer fires a moment early and the clock passes the end meanwhile", () => {
+        // libuv times a timer off the loop's cached clock: it can fire a fraction of a
+        // millisecond before performance.now() reaches the end, which then passes it.
+        let now = 1000;
+        const readings: number[] = [];
+        let fire: (() => void) | undefined;
+        const gate = createKeyGate(() => readings.shift() ?? now, {
+            set: (run) => (fire = run),
+            clear: () => (fire = undefined),
+        });
+        let changes = 0;
+        gate.subscribe(() => changes++);
+        gate.setReviewing(true, { kind: "guard" });
+        expect(gate.guardState()).toBe("guarding");
+        const seen = changes;
+        now += REVIEW_GUARD_MS + 1;
+        readings.push(now - 1.5, now);
+        fire?.();
+        expect(gate.guardState()).toBe("open");
+        // The review was told, so it stops saying keys go to the draft.
+        expect(changes).toBeGreaterThan(seen);
+    });
+
     it("opens at REVIEW_GUARD_MS when nothing was typed, and starts again for the next review", () => {
         const h = harness();
         h.show();
