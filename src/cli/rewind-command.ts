@@ -10,7 +10,7 @@ import {
 import { dataDir } from "../storage/paths";
 import type { CliArgs } from "./args";
 import { terminalSafeText, writeStderr, writeStdout } from "../util/terminal-text";
-import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
+import { entryIdsFrom, isPromptEntry, promptText } from "../agent/conversation-log";
 import { oneLine } from "../util/short-text";
 import {
     SHELL_NOT_TRACKED,
@@ -18,7 +18,7 @@ import {
     filesToRestore,
     reportLines,
     restorePlan,
-} from "../commands/rewind-restore";
+} from "../agent/host/rewind-restore";
 
 type Result = { ok: true } | { ok: false; error: string };
 

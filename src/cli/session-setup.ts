@@ -11,7 +11,7 @@ import type { ConversationStore } from "../storage/conversations";
 import type { SettingsLayer } from "../storage/settings/load";
 import { mergeLayers, plainUserLayers } from "../storage/settings/plain-load";
 import type { CliArgs } from "./args";
-import type { ResumeTarget } from "./conversation-wiring";
+import type { ResumeTarget } from "../agent/conversation-log";
 import { resolveModelFromConfig } from "./model-selection";
 import { type ScriptFlags, checkScriptFlags } from "./script-flags";
 import { type CommandPatternFlags, checkCommandPatternFlags } from "./command-pattern-flags";
