@@ -5,7 +5,6 @@
  * fields: the conversation (ConversationKeeper), the spend, the mode, the
  * run in progress and the approvals waiting for an answer.
  */
-import type { ModelInfo } from "../providers/catalogue";
 import type { ModelCatalogue } from "../providers/models";
 import type { CheckpointStore } from "../storage/checkpoints";
 import type {
@@ -19,7 +18,11 @@ import type { StandingAutoApproval } from "./approvals";
 import type { ContextBlocks } from "./context";
 import type { EngineEvent, Mode, RunResult } from "./events";
 import { WaitingApprovals } from "./host/approvals-waiting";
-import { ConversationKeeper, type SessionParts } from "./host/conversation-keeper";
+import {
+    type ConversationStart,
+    ConversationKeeper,
+    type SessionParts,
+} from "./host/conversation-keeper";
 import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
 import { Spend } from "./host/spend";
 import type {
@@ -43,9 +46,8 @@ export interface EngineHostOptions extends HostDeps {
     costs: Pick<CostStore, "add" | "breakdown">;
     checkpoints: CheckpointStore;
     context: ContextBlocks;
-    model: ModelInfo;
+    start: ConversationStart;
     mode: Mode;
-    resumed?: { log: ConversationLog; conversation: LoadedConversation };
     warn(message: string): void;
     /** Builds a conversation's session around the host's parts and approver. */
     newSession(parts: SessionParts & { approver: WaitingApprovals["approver"] }): AgentSession;
@@ -81,7 +83,7 @@ export class EngineHost implements EngineHostPort {
                         options.newSession({ ...parts, approver: this.approvals.approver })
                     ),
             },
-            { model: options.model, resumed: options.resumed }
+            options.start
         );
     }
 
@@ -156,32 +158,44 @@ export class EngineHost implements EngineHostPort {
                 current: () => this.learning,
                 set: (controller) => (this.learning = controller),
             },
+            cancellable: (work) => this.cancellable(work),
         };
+    }
+
+    /** Runs `work` as the job `cancel` aborts; `outer` aborts it too. */
+    private async cancellable<R>(
+        work: (signal: AbortSignal) => Promise<R>,
+        outer?: AbortSignal
+    ): Promise<R> {
+        const controller = new AbortController();
+        const onAbort = (): void => controller.abort();
+        if (outer?.aborted) controller.abort();
+        outer?.addEventListener("abort", onAbort, { once: true });
+        this.running = controller;
+        try {
+            return await work(controller.signal);
+        } finally {
+            outer?.removeEventListener("abort", onAbort);
+            if (this.running === controller) this.running = null;
+        }
     }
 
     /** Runs one prompt in the current conversation, after any still running. */
     private prompt(op: OpOf<"prompt">): Promise<RunResult> {
-        const run = this.queue.then(async () => {
-            const controller = new AbortController();
-            const onAbort = (): void => controller.abort();
-            if (op.signal?.aborted) controller.abort();
-            op.signal?.addEventListener("abort", onAbort, { once: true });
-            this.running = controller;
-            const mode = op.mode ?? this.mode;
-            try {
-                return await this.conversation.session.run(op.text, {
-                    mode,
-                    signal: controller.signal,
-                    maxTurns: op.maxTurns,
-                    planOnly: op.planOnly,
-                    attachedContext: op.attachedContext,
-                    attachedImages: op.attachedImages,
-                });
-            } finally {
-                op.signal?.removeEventListener("abort", onAbort);
-                if (this.running === controller) this.running = null;
-            }
-        });
+        const run = this.queue.then(() =>
+            this.cancellable(
+                (signal) =>
+                    this.conversation.session.run(op.text, {
+                        mode: op.mode ?? this.mode,
+                        signal,
+                        maxTurns: op.maxTurns,
+                        planOnly: op.planOnly,
+                        attachedContext: op.attachedContext,
+                        attachedImages: op.attachedImages,
+                    }),
+                op.signal
+            )
+        );
         this.queue = run.catch(() => undefined);
         return run;
     }

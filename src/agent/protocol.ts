@@ -138,6 +138,7 @@ export type EngineOp =
           /** Aborts this prompt only; `cancel` aborts whatever runs. */
           signal?: AbortSignal;
       }
+    /** Aborts the prompt or summary running now (and the approvals it waits for). */
     | { type: "cancel" }
     | { type: "approval"; requestId: string; decision: ApprovalDecision }
     | { type: "new_conversation" }
@@ -147,7 +148,7 @@ export type EngineOp =
     | { type: "rewind"; point: RewindPoint; scope: RewindScope; overwriteChanged: boolean }
     | { type: "set_model"; name: string }
     | { type: "set_mode"; mode: Mode }
-    | { type: "summarise"; keepLast?: number; signal?: AbortSignal }
+    | { type: "summarise"; keepLast?: number }
     | { type: "export"; path?: string }
     | { type: "remember"; note: string; scope: MemoryScope }
     | { type: "reload_memory" }

@@ -69,6 +69,35 @@ export interface ConversationPrompt {
     fromHere: string[];
 }
 
+/** The conversation a host starts in: a new one's log, or a resumed one's with its content. */
+export interface ConversationStart {
+    model: ModelInfo;
+    sessionId: string;
+    /** Unset when the conversation cannot be saved. */
+    log: ConversationLog | undefined;
+    resumed?: LoadedConversation;
+}
+
+/** Starts a conversation's log; unset (and said in `warnings`) when it cannot be saved. */
+export function openConversationLog(
+    store: ConversationStore,
+    repoRoot: string,
+    modelId: string,
+    warnings: string[]
+): ConversationLog | undefined {
+    const writable = store.checkWritable();
+    if (!writable.ok) {
+        warnings.push(`this conversation will not be saved: ${writable.error}`);
+        return undefined;
+    }
+    try {
+        return store.start({ repoRoot, model: modelId });
+    } catch (error) {
+        warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
+        return undefined;
+    }
+}
+
 const EMPTY_HISTORY: ConversationHistory = { view: [], messages: [], messagesBeforeView: 0 };
 
 export class ConversationKeeper {
@@ -84,38 +113,20 @@ export class ConversationKeeper {
 
     constructor(
         private readonly deps: ConversationKeeperDeps,
-        start: {
-            model: ModelInfo;
-            resumed?: { log: ConversationLog; conversation: LoadedConversation };
-        }
+        start: ConversationStart
     ) {
         this.repoRoot = deps.repoRoot;
         this.context = deps.context;
-        this.log = start.resumed?.log;
-        if (!this.log) {
-            const warnings: string[] = [];
-            this.log = this.openLog(start.model.id, warnings);
-            warnings.forEach((w) => deps.warn(w));
-        }
-        this.sessionId = this.log?.id ?? deps.store.newId();
-        this.build(start.model, start.resumed?.conversation);
-        if (this.log && start.resumed && start.resumed.conversation.model !== start.model.id) {
-            this.log.append({ type: "model_changed", model: start.model.id });
+        this.log = start.log;
+        this.sessionId = start.sessionId;
+        this.build(start.model, start.resumed);
+        if (start.log && start.resumed && start.resumed.model !== start.model.id) {
+            start.log.append({ type: "model_changed", model: start.model.id });
         }
     }
 
     private openLog(modelId: string, warnings: string[]): ConversationLog | undefined {
-        const writable = this.deps.store.checkWritable();
-        if (!writable.ok) {
-            warnings.push(`this conversation will not be saved: ${writable.error}`);
-            return undefined;
-        }
-        try {
-            return this.deps.store.start({ repoRoot: this.repoRoot, model: modelId });
-        } catch (error) {
-            warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
-            return undefined;
-        }
+        return openConversationLog(this.deps.store, this.repoRoot, modelId, warnings);
     }
 
     /** Builds the session of `sessionId` over `log`, from `stored` when it continues one. */

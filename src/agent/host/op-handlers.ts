@@ -59,6 +59,8 @@ export interface HostParts {
     mode: Mode;
     emit(event: HostEvent): void;
     learning: { current(): AbortController | null; set(controller: AbortController | null): void };
+    /** Runs `work` as the host's running job: `cancel` aborts its signal. */
+    cancellable<R>(work: (signal: AbortSignal) => Promise<R>): Promise<R>;
 }
 
 type OtherOp = Exclude<EngineOp, OpOf<"prompt" | "cancel" | "approval" | "set_mode">>;
@@ -113,8 +115,9 @@ async function summarise(host: HostParts, op: OpOf<"summarise">): Promise<Outcom
         if (event.type === "summary") outcome = event.message;
     });
     try {
-        const signal = op.signal ?? new AbortController().signal;
-        const ok = await session.summarise({ keepLast: op.keepLast, trigger: "manual", signal });
+        const ok = await host.cancellable((signal) =>
+            session.summarise({ keepLast: op.keepLast, trigger: "manual", signal })
+        );
         const kept = op.keepLast ?? DEFAULT_KEEP_LAST;
         if (ok) return { message: `${outcome || "summarised"}; the last ${kept} kept.` };
         return { message: outcome || "nothing was summarised", isError: true };
