@@ -51,6 +51,8 @@ export interface EngineHostOptions extends HostDeps {
     warn(message: string): void;
     /** Builds a conversation's session around the host's parts and approver. */
     newSession(parts: SessionParts & { approver: WaitingApprovals["approver"] }): AgentSession;
+    /** The front-end shows the context figure before any request (the chat). */
+    contextFigure?: boolean;
     /** Standing auto-approval in force now. */
     standing(): StandingAutoApproval;
     env?: Record<string, string | undefined>;
@@ -90,6 +92,7 @@ export class EngineHost implements EngineHostPort {
     /** Forwards a new conversation's events; the host hears each one first. */
     private attach(session: AgentSession): AgentSession {
         this.detach?.();
+        if (this.options.contextFigure) session.ensureContextFigure();
         this.detach = session.subscribe((event) => this.onEngineEvent(event));
         return session;
     }

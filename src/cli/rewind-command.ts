@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConversationStore, createConversationStore } from "../storage/conversations";
-import type { RewindScope } from "../commands/index";
+import type { RewindScope } from "../agent/protocol";
 import {
     type CheckpointStore,
     type PlanResult,

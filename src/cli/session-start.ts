@@ -58,6 +58,8 @@ export interface StartSessionOptions {
     frontEnd: "print" | "interactive";
     logLevel: LogLevel;
     mode: Mode;
+    /** The front-end shows the context figure before any request (the chat). */
+    contextFigure?: boolean;
     /**
      * The permissions in force, given the project's standing ones (its
      * settings under live trust): the chat uses them as they are, print mode
@@ -290,6 +292,7 @@ export async function startSession(
         context: extensions.context,
         start: { model, sessionId, log, resumed: resumed?.conversation },
         mode: options.mode,
+        contextFigure: options.contextFigure,
         warn,
         resolveModel: options.resolveModel,
         saveModel: options.saveModel,
