@@ -7,11 +7,7 @@
  */
 import type { ModelCatalogue } from "../providers/models";
 import type { CheckpointStore } from "../storage/checkpoints";
-import type {
-    ConversationLog,
-    ConversationStore,
-    LoadedConversation,
-} from "../storage/conversations";
+import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import type { Logger } from "../storage/logger";
 import type { StandingAutoApproval } from "./approvals";

@@ -22,6 +22,7 @@ import {
 import type { CliArgs } from "./args";
 import { printWarning } from "../util/terminal-text";
 import { prepareSession } from "./session-setup";
+import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
 import { mcpReports } from "./mcp-reports";
@@ -112,7 +113,7 @@ export async function openApiSession(
         addDirs: [],
         disallowedTools: [],
     };
-    const prepared = await prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn, async () => loadUserSettings);
     if (!prepared.ok) throw new Error(prepared.error);
     const handle = await startSession(prepared, {
         version,

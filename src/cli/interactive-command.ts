@@ -83,7 +83,12 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
 
     const notices: Array<{ level: "info" | "warning"; text: string }> = [];
     let warn = (message: string): void => void notices.push({ level: "warning", text: message });
-    const prepared = await prepareSession(args, (message) => warn(message));
+    const prepared = await prepareSession(
+        args,
+        (message) => warn(message),
+        // The full settings check comes with the engine, which the chat loads next anyway.
+        () => import("./engine-entry").then((engine) => engine.loadUserSettings)
+    );
     if (!prepared.ok) return usageError(prepared.error);
     const { model, repoRoot } = prepared;
     notices.unshift({

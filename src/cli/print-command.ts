@@ -31,6 +31,7 @@ import { dataDir } from "../storage/paths";
 import { resolveReadyModel } from "./model-selection";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
+import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
 
@@ -120,7 +121,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     }
 
     const warn = printWarning;
-    const prepared = await prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn, async () => loadUserSettings);
     if (!prepared.ok) return usageError(prepared.error);
     if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
         return usageError(

@@ -51,7 +51,9 @@ export type CommandPlan =
     | {
           kind: "edit";
           path: string;
-          onEdited(edited: { ok: true; warning?: string } | { ok: false; error: string }): CommandPlan;
+          onEdited(
+              edited: { ok: true; warning?: string } | { ok: false; error: string }
+          ): CommandPlan;
       }
     | { kind: "quit"; result: Outcome };
 
