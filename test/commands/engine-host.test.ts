@@ -202,7 +202,7 @@ describe("one engine host for the chat and print mode", () => {
         const figures = await handle.host.submit({ type: "costs" });
         const chat = await viaChat(handle, "/costs");
         expect(chat.results[0]!.message).toMatch(
-            /^Session \$.+ · all time \$.+ \(Esc or Q closes the dialog\)$/
+            /^Session .+ · all time .+ \(Esc or Q closes the dialog\)$/
         );
         const rows = figures.allTime;
         expect(rows.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
