@@ -5,7 +5,7 @@
  * and returns what goes to the model. Command entries go to the transcript
  * only. No React here.
  */
-import type { EngineHostPort, OpReply } from "../agent/protocol";
+import type { EngineHostPort, HostEvent, OpReply } from "../agent/protocol";
 import { createCustomCommands } from "../commands/custom-commands";
 import {
     BUILTIN_COMMANDS,
@@ -17,6 +17,7 @@ import {
 import type { CustomCommand } from "../project/custom-commands";
 import type { AppStateStore } from "./app-state";
 import { memoryNoteOf } from "./memory-note";
+import { storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
 
@@ -108,4 +109,33 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         },
         addCustomCommands: (commands) => customs.add(commands),
     };
+}
+
+/** The chat's answer to the host's own events (and the engine's mode switch). */
+export function showHostEvent(
+    event: HostEvent,
+    chat: { store: TranscriptStore; appState: AppStateStore }
+): void {
+    const { store, appState } = chat;
+    switch (event.type) {
+        case "conversation_switched":
+            // A fresh transcript, with the conversation's history if any.
+            store.dispatch({ type: "clear" });
+            store.dispatchAll(storedHistoryActions(event.history));
+            if (event.draft !== undefined) appState.setDraft(event.draft);
+            return;
+        // An edit review's "accept edits for the session", or /mode: show it, keep it.
+        case "mode_change":
+        case "mode_set":
+            appState.setMode(event.mode);
+            return;
+        case "learning":
+            appState.setLearning(event.progress);
+            return;
+        case "notice":
+            store.dispatch({ type: "notice", level: event.level, text: event.text });
+            return;
+        default:
+            return;
+    }
 }

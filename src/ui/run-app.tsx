@@ -6,14 +6,14 @@ import { loadAttachedImages } from "../project/images";
 import { createFileIndex } from "../project/file-index";
 import type { ModelInfo } from "../providers/catalogue";
 import { App } from "./app";
-import { type AppStateStore, createAppState } from "./app-state";
+import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
-import { createChatCommands } from "./chat-commands";
+import { createChatCommands, showHostEvent } from "./chat-commands";
 import { createAppController } from "./controller";
 import { readKeybindingsFile } from "../storage/keybindings-file";
 import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
-import type { EngineHostPort, HostEvent, StatusCosts } from "../agent/protocol";
+import type { EngineHostPort, StatusCosts } from "../agent/protocol";
 import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
@@ -24,7 +24,7 @@ import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
-import { type TranscriptStore, createTranscriptStore } from "./transcript/store";
+import { createTranscriptStore } from "./transcript/store";
 import { loadToolDisplays } from "./transcript/tool-display";
 import {
     createTerminalGuard,
@@ -78,35 +78,6 @@ export interface InteractiveOptions {
     bindWarnings?(show: (message: string) => void): void;
     /** This project's earlier prompts (Up, Ctrl+R); the prompts sent are added. */
     promptHistory?: PromptHistory;
-}
-
-/** The chat's answer to the host's own events (and the engine's mode switch). */
-function onHostEvent(
-    event: HostEvent,
-    chat: { store: TranscriptStore; appState: AppStateStore }
-): void {
-    const { store, appState } = chat;
-    switch (event.type) {
-        case "conversation_switched":
-            // A fresh transcript, with the conversation's history if any.
-            store.dispatch({ type: "clear" });
-            store.dispatchAll(storedHistoryActions(event.history));
-            if (event.draft !== undefined) appState.setDraft(event.draft);
-            return;
-        // An edit review's "accept edits for the session", or /mode: show it, keep it.
-        case "mode_change":
-        case "mode_set":
-            appState.setMode(event.mode);
-            return;
-        case "learning":
-            appState.setLearning(event.progress);
-            return;
-        case "notice":
-            store.dispatch({ type: "notice", level: event.level, text: event.text });
-            return;
-        default:
-            return;
-    }
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -217,7 +188,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         currentMode: () => appState.get().mode,
     });
-    const offHostEvents = host.subscribe((event) => onHostEvent(event, { store, appState }));
+    const offHostEvents = host.subscribe((event) => showHostEvent(event, { store, appState }));
     // Tab and Shift+Tab change the mode the host runs the next prompts in.
     const offModeSync = appState.subscribe(() => {
         const { mode } = appState.get();
