@@ -153,6 +153,58 @@ function sessionPermissions(
     };
 }
 
+/** The toolset, subagents and added directories of a session, over the project's extensions. */
+async function conversationTools(
+    prepared: PreparedSession,
+    options: StartSessionOptions,
+    project: {
+        trusted: boolean;
+        layers: ReturnType<typeof resolveSettings>["layers"];
+        extensions: ProjectExtensions;
+        hiddenEnv: readonly string[];
+    }
+) {
+    const { repoRoot, catalogue } = prepared;
+    const { warn } = options;
+    const { extensions, hiddenEnv } = project;
+    const { addDirs } = prepared.script;
+    const sandbox = createSessionSandbox(project.layers, prepared.sandbox, warn, {}, addDirs);
+    const subagents = await loadSubagents(
+        repoRoot,
+        project.trusted,
+        catalogue,
+        warn,
+        prepared.userMerged.subagents?.tools
+    );
+    const toolset = createConversationToolset(
+        repoRoot,
+        [...extensions.extraTools, subagents.tool],
+        {
+            hiddenEnv,
+            sandbox,
+            env: options.childEnv,
+            // A user setting only: a project must not open its own network to the model.
+            webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
+        }
+    );
+    // Before any tool runs: paths in these directories pass the same checks as the project's.
+    setAddedRoots(repoRoot, addDirs);
+    const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]
+        .filter(Boolean)
+        .join("\n\n");
+    const tools = withoutTools(
+        withMcpTools(toolset.registry, extensions.mcp),
+        prepared.script.disallowedTools,
+        warn
+    );
+    return {
+        toolset,
+        tools,
+        subagents,
+        appendSystemPrompt: appendSystemPrompt || undefined,
+    };
+}
+
 /** Trust, settings, the project's extensions and the tools, in that order. */
 async function loadProjectTools(
     prepared: PreparedSession,
@@ -164,7 +216,7 @@ async function loadProjectTools(
         sampling: () => SamplingDeps | null;
     }
 ) {
-    const { repoRoot, resumed, catalogue } = prepared;
+    const { repoRoot, resumed } = prepared;
     const { warn } = options;
     const { sessionId, logger, hiddenEnv } = start;
     // Before anything of the project's runs: its hooks and servers need the user's trust.
@@ -202,35 +254,10 @@ async function loadProjectTools(
             : undefined,
         childEnv: options.childEnv,
     });
-    const { addDirs } = prepared.script;
-    const sandbox = createSessionSandbox(settings.layers, prepared.sandbox, warn, {}, addDirs);
-    const subagents = await loadSubagents(
-        repoRoot,
-        trust.trusted,
-        catalogue,
-        warn,
-        prepared.userMerged.subagents?.tools
-    );
-    const toolset = createConversationToolset(
-        repoRoot,
-        [...extensions.extraTools, subagents.tool],
-        {
-            hiddenEnv,
-            sandbox,
-            env: options.childEnv,
-            // A user setting only: a project must not open its own network to the model.
-            webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
-        }
-    );
-    // Before any tool runs: paths in these directories pass the same checks as the project's.
-    setAddedRoots(repoRoot, addDirs);
-    const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]
-        .filter(Boolean)
-        .join("\n\n");
-    const tools = withoutTools(
-        withMcpTools(toolset.registry, extensions.mcp),
-        prepared.script.disallowedTools,
-        warn
+    const { toolset, tools, subagents, appendSystemPrompt } = await conversationTools(
+        prepared,
+        options,
+        { trusted: trust.trusted, layers: settings.layers, extensions, hiddenEnv }
     );
     return {
         trust,
@@ -239,7 +266,7 @@ async function loadProjectTools(
         toolset,
         tools,
         subagents,
-        appendSystemPrompt: appendSystemPrompt || undefined,
+        appendSystemPrompt,
     };
 }
 
