@@ -11,7 +11,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { restoreConversation } from "../src/cli/conversation-wiring";
+import { restoreConversation } from "../src/agent/conversation-log";
 import { DEFAULT_MODEL_ID } from "../src/providers/catalogue";
 import { createConversationStore } from "../src/storage/conversations";
 import { storedHistoryActions } from "../src/ui/transcript/history";

@@ -5,7 +5,12 @@ import type {
     NorthSessionOptions,
 } from "./api-types";
 import { type ApprovalDecision, type Approver, denyAll } from "../agent/approvals";
+import { answerApprovalsWith } from "../agent/approval-answers";
 import type { EngineEvent, Mode } from "../agent/events";
+import { isEngineEvent } from "../agent/protocol";
+import { dataDir } from "../storage/paths";
+import { createProfileStore } from "../storage/profile";
+import { resolveReadyModel } from "./model-selection";
 import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
 import {
@@ -17,6 +22,7 @@ import {
 import type { CliArgs } from "./args";
 import { printWarning } from "../util/terminal-text";
 import { prepareSession } from "./session-setup";
+import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
 import { mcpReports } from "./mcp-reports";
@@ -107,13 +113,15 @@ export async function openApiSession(
         addDirs: [],
         disallowedTools: [],
     };
-    const prepared = await prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn, async () => loadUserSettings);
     if (!prepared.ok) throw new Error(prepared.error);
     const handle = await startSession(prepared, {
         version,
         frontEnd: "print",
         logLevel: "info",
-        approver: approverFrom(options.approve, warn),
+        mode,
+        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+        profiles: createProfileStore(dataDir(), prepared.repoRoot),
         childEnv: options.env ? { ...process.env, ...options.env } : undefined,
         approvalSettings: (project) =>
             createPrintApprovalSettings(
@@ -134,14 +142,13 @@ export async function openApiSession(
         },
         warn,
     });
-    const { session, sessionId } = handle;
+    const { host } = handle;
+    const sessionId = host.state().conversationId;
+    answerApprovalsWith(host, approverFrom(options.approve, warn));
     const mcp = handle.extensions.mcp;
     let listener: ((event: EngineEvent) => void) | null = null;
-    // An edit approved with remember "all" puts the session in accept-edits: later runs use it.
-    let sessionMode: Mode = mode;
-    session.subscribe((event) => {
-        if (event.type === "mode_change") sessionMode = event.mode;
-        listener?.(event);
+    host.subscribe((event) => {
+        if (isEngineEvent(event)) listener?.(event);
     });
     // One run at a time in a conversation: later runs wait for earlier ones.
     let queue: Promise<unknown> = Promise.resolve();
@@ -153,7 +160,7 @@ export async function openApiSession(
             const started = queue.then(async () => {
                 if (closed) throw new Error("the session is closed");
                 // Refused whole: kept, it would make every later request too large too.
-                const sizeProblem = promptSizeProblem(prompt, session.state().model);
+                const sizeProblem = promptSizeProblem(prompt, host.state().model);
                 if (sizeProblem !== null) throw new Error(sizeProblem);
                 listener = (event) => {
                     if (event.type === "run_end") return;
@@ -163,11 +170,14 @@ export async function openApiSession(
                     if (line) onEvent(line as unknown as NorthEvent);
                 };
                 try {
-                    handle.recordView({ type: "user", text: prompt, attachments: [] });
-                    const result = await session.run(prompt, {
-                        mode: sessionMode,
+                    const action = { type: "user", text: prompt, attachments: [] };
+                    await host.submit({ type: "record_view", action });
+                    // An edit approved with remember "all" put the host in accept-edits: later runs use it.
+                    const result = await host.submit({
+                        type: "prompt",
+                        text: prompt,
                         signal,
-                        planOnly: sessionMode === "plan",
+                        planOnly: host.state().mode === "plan",
                     });
                     const final = resultObject(result, sessionId) as unknown as NorthResult;
                     onEvent(final);

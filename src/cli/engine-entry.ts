@@ -6,6 +6,6 @@
  */
 export { runPrintCommand } from "./print-command";
 export { openApiSession } from "./api-session";
-export { createTuiEngine, startInteractiveSession, summarizeInventory } from "./interactive-engine";
+export { startInteractiveSession, summarizeInventory } from "./interactive-engine";
 // The full settings check, for a chat launch whose user settings the plain reader leaves to it.
 export { loadUserSettings } from "../storage/settings/load";

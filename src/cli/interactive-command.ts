@@ -9,7 +9,7 @@ import { createApprovalBridge } from "../ui/approval-bridge";
 import type { CliArgs } from "./args";
 import { printError, terminalSafeText, writeStdout } from "../util/terminal-text";
 import { checkSessionFlags, prepareSession } from "./session-setup";
-import type { SessionHandle } from "./session-start";
+import type { EngineSession } from "./session-start";
 
 const EXIT_USAGE = 2;
 
@@ -83,7 +83,12 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
 
     const notices: Array<{ level: "info" | "warning"; text: string }> = [];
     let warn = (message: string): void => void notices.push({ level: "warning", text: message });
-    const prepared = await prepareSession(args, (message) => warn(message));
+    const prepared = await prepareSession(
+        args,
+        (message) => warn(message),
+        // The full settings check comes with the engine, which the chat loads next anyway.
+        () => import("./engine-entry").then((engine) => engine.loadUserSettings)
+    );
     if (!prepared.ok) return usageError(prepared.error);
     const { model, repoRoot } = prepared;
     notices.unshift({
@@ -120,17 +125,19 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const colors = !process.env.NO_COLOR;
     const { runInteractiveApp } = await importUi(colors);
 
-    let handle: SessionHandle | null = null;
+    let handle: EngineSession | null = null;
     let closed = false;
     // runInteractiveApp draws the first frame synchronously, so the engine's files are read
     // and compiled only once it is on screen (a resumed conversation's tool titles load first).
     const engine = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => import("./engine-entry"))
-        .then(async ({ startInteractiveSession, createTuiEngine, summarizeInventory }) => {
-            handle = await startInteractiveSession(prepared, {
+        .then(async ({ startInteractiveSession, summarizeInventory }) => {
+            const started = await startInteractiveSession(prepared, {
                 version,
                 logLevel: flags.logLevel,
-                approver: bridge.approver,
+                mode: flags.mode,
+                profiles,
+                reviews: bridge.approver,
                 // Asked before any of the project's hooks or servers run; Esc or Ctrl+C: not trusted.
                 decideTrust: async (inventory) => {
                     if (args.trust) return "trust-once";
@@ -147,8 +154,15 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
                     approveSampling: (request, signal) => bridge.askSampling(request, signal),
                 },
             });
-            if (closed) handle.close();
-            return createTuiEngine(handle, { profiles });
+            handle = started;
+            if (closed) started.close();
+            return {
+                host: started.host,
+                toolDisplays: started.toolDisplays,
+                contextFiles: started.extensions.contextFiles.map((file) => file.label),
+                customCommands: started.extensions.customCommands,
+                history: started.host.conversation.history,
+            };
         });
     const code = await runInteractiveApp({
         engine,
@@ -195,10 +209,11 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         },
         promptHistory,
     });
-    const finished = handle as SessionHandle | null;
+    const finished = handle as EngineSession | null;
     if (finished) {
-        if (code === 0 && finished.log) {
-            writeStdout(`Continue this conversation: north --resume ${finished.sessionId}\n`);
+        const { conversation } = finished.host;
+        if (code === 0 && conversation.log) {
+            writeStdout(`Continue this conversation: north --resume ${conversation.sessionId}\n`);
         }
         finished.logger.info("app_exit", { mode: "interactive", code });
         finished.logger.flush();

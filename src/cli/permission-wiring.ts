@@ -8,7 +8,7 @@
 import { homedir } from "node:os";
 import type { ApprovalSettings } from "../agent/approvals";
 import { relative } from "node:path";
-import type { PermissionEntry, PermissionListing } from "../commands/types";
+import type { PermissionEntry, PermissionListing } from "../agent/protocol";
 import {
     type ProjectApprovals,
     THIS_SESSION,

@@ -1,4 +1,3 @@
-import { createCommandHost } from "../commands/host";
 import { fstatSync } from "node:fs";
 import {
     EXIT,
@@ -24,12 +23,15 @@ import {
     createMessageApprovals,
     driveStreamInput,
 } from "../headless/stream-input";
+import { answerApprovalsWith } from "../agent/approval-answers";
 import type { RunResult } from "../agent/events";
+import { isEngineEvent } from "../agent/protocol";
 import { createProfileStore } from "../storage/profile";
 import { dataDir } from "../storage/paths";
 import { resolveReadyModel } from "./model-selection";
 import type { CliArgs } from "./args";
 import { checkSessionFlags, prepareSession } from "./session-setup";
+import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
 
@@ -119,7 +121,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     }
 
     const warn = printWarning;
-    const prepared = await prepareSession(args, warn);
+    const prepared = await prepareSession(args, warn, async () => loadUserSettings);
     if (!prepared.ok) return usageError(prepared.error);
     if (prepared.script.maxBudgetUsd !== undefined && !prepared.model.pricing) {
         return usageError(
@@ -145,19 +147,13 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             if (!stdoutBroken) process.stdout.write(text);
         },
     });
-    // Approval requests go out at once: the client is waiting to answer them.
-    const messageApprovals: MessageApprovals | null = streamInput
-        ? createMessageApprovals((line) => {
-              stdout.write(jsonLine(line));
-              stdout.flush();
-          })
-        : null;
-
     const handle = await startSession(prepared, {
         version,
         frontEnd: "print",
         logLevel,
-        approver: messageApprovals?.approver ?? printModeApprover,
+        mode,
+        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+        profiles: createProfileStore(dataDir(), prepared.repoRoot),
         approvalSettings: (project) =>
             createPrintApprovalSettings(
                 {
@@ -178,7 +174,16 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         },
         warn,
     });
-    const { session, sessionId, logger } = handle;
+    const { host, logger } = handle;
+    const sessionId = host.state().conversationId;
+    // Approval requests go out at once: the client is waiting to answer them.
+    const messageApprovals: MessageApprovals | null = streamInput
+        ? createMessageApprovals(host, (line) => {
+              stdout.write(jsonLine(line));
+              stdout.flush();
+          })
+        : null;
+    if (!messageApprovals) answerApprovalsWith(host, printModeApprover);
     // Print mode has one prompt: give MCP servers a bounded moment so their tools are offered.
     const mcp = handle.extensions.mcp;
     if (mcp) {
@@ -206,7 +211,9 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         progress: format === "text" && process.stderr.isTTY === true,
         mcpServers: () => (mcp ? mcpReports(mcp) : []),
     });
-    session.subscribe((event) => renderer.onEvent(event));
+    host.subscribe((event) => {
+        if (isEngineEvent(event)) renderer.onEvent(event);
+    });
 
     const controller = new AbortController();
     let interrupts = 0;
@@ -226,29 +233,15 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     const stdinLines = streamInput ? readBoundedLines(process.stdin, MAX_PROMPT_BYTES) : null;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
-    // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
-    let runMode = mode;
-    // An edit approved with "remember":"all" puts the session in accept-edits: the next
-    // prompt runs in it, as the chat's does.
-    session.subscribe((event) => {
-        if (event.type === "mode_change") runMode = event.mode;
-    });
-    const host = createCommandHost(handle, {
-        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
-        profiles: createProfileStore(dataDir(), handle.repoRoot),
-    });
     // One prompt: slash commands, `@path` attachments, then the model. A number is
     // the exit code of a prompt that never reached the model.
     const runPrompt = async (prompt: string): Promise<RunResult | number> => {
+        // Slash commands first (`north -p "/model gpt-5.1 explain x"`); they never reach the model.
         const { remainingText, failed } = await runPrintCommands(prompt, {
             host,
             format,
             stdout,
             stderr,
-            currentModel: () => session.state().model,
-            models: () => prepared.catalogue.models,
-            setMode: (next) => (runMode = next),
-            signal: () => controller.signal,
             customCommands: handle.extensions.customCommands,
         });
         if (failed || !remainingText) {
@@ -265,7 +258,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
                 return outlineOf;
             },
             {
-                readDenial: (absPath) => handle.readDenial(absPath),
+                readDenial: async (path) => (await host.submit({ type: "read_denial", path })).rule,
                 onDenied: (path, rule) =>
                     warn(`not attached: reading ${path} is denied by the permission rule ${rule}`),
             }
@@ -282,7 +275,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         }
         for (const { path, note } of attachments.scaled) printError(`${path}: ${note}`);
         // A stream-json prompt no request can carry is refused here, so later ones still fit.
-        const sizeProblem = promptSizeProblem(remainingText, session.state().model);
+        const sizeProblem = promptSizeProblem(remainingText, host.state().model);
         if (sizeProblem !== null) {
             if (streamInput) stdout.write(jsonLine({ type: "error", error: sizeProblem }));
             printError(sizeProblem);
@@ -290,13 +283,17 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             return EXIT.usage;
         }
         // Shown as the prompt when the conversation is resumed in the chat.
-        handle.recordView({ type: "user", text: remainingText, attachments: attachments.attached });
-        // `--mode plan` with nobody to review: the plan is the answer, nothing is changed.
-        return session.run(remainingText, {
-            mode: runMode,
+        const action = { type: "user", text: remainingText, attachments: attachments.attached };
+        await host.submit({ type: "record_view", action });
+        // An edit approved with "remember":"all" put the host in accept-edits: the next
+        // prompt runs in it, as the chat's does. `--mode plan` with nobody to review: the
+        // plan is the answer, nothing is changed.
+        return host.submit({
+            type: "prompt",
+            text: remainingText,
             signal: controller.signal,
             maxTurns,
-            planOnly: runMode === "plan",
+            planOnly: host.state().mode === "plan",
             attachedContext: attachments.context,
             attachedImages: attachments.images,
         });

@@ -4,4 +4,4 @@
  * so a new chat loads none of it until the engine does.
  */
 export { createConversationStore } from "../storage/conversations";
-export { historyOf, openForResume, restoredStateOf } from "./conversation-wiring";
+export { historyOf, openForResume, restoredStateOf } from "../agent/conversation-log";

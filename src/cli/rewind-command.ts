@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConversationStore, createConversationStore } from "../storage/conversations";
-import type { RewindScope } from "../commands/index";
+import type { RewindScope } from "../agent/protocol";
 import {
     type CheckpointStore,
     type PlanResult,
@@ -10,7 +10,7 @@ import {
 import { dataDir } from "../storage/paths";
 import type { CliArgs } from "./args";
 import { terminalSafeText, writeStderr, writeStdout } from "../util/terminal-text";
-import { entryIdsFrom, isPromptEntry, promptText } from "./conversation-wiring";
+import { entryIdsFrom, isPromptEntry, promptText } from "../agent/conversation-log";
 import { oneLine } from "../util/short-text";
 import {
     SHELL_NOT_TRACKED,
@@ -18,7 +18,7 @@ import {
     filesToRestore,
     reportLines,
     restorePlan,
-} from "../commands/rewind-restore";
+} from "../agent/host/rewind-restore";
 
 type Result = { ok: true } | { ok: false; error: string };
 

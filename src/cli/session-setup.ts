@@ -11,7 +11,8 @@ import type { ConversationStore } from "../storage/conversations";
 import type { SettingsLayer } from "../storage/settings/load";
 import { mergeLayers, plainUserLayers } from "../storage/settings/plain-load";
 import type { CliArgs } from "./args";
-import type { ResumeTarget } from "./conversation-wiring";
+import type { loadUserSettings } from "../storage/settings/load";
+import type { ResumeTarget } from "../agent/conversation-log";
 import { resolveModelFromConfig } from "./model-selection";
 import { type ScriptFlags, checkScriptFlags } from "./script-flags";
 import { type CommandPatternFlags, checkCommandPatternFlags } from "./command-pattern-flags";
@@ -79,7 +80,8 @@ export interface PreparedSession {
  */
 export async function prepareSession(
     args: CliArgs,
-    warn: (message: string) => void
+    warn: (message: string) => void,
+    fullSettingsCheck: () => Promise<typeof loadUserSettings>
 ): Promise<Checked<PreparedSession>> {
     const commandFlags = checkCommandPatternFlags(args);
     if (!commandFlags.ok) return commandFlags;
@@ -110,11 +112,8 @@ export async function prepareSession(
     }
 
     // Zod loads only for a settings file the plain check leaves to it (a bad value, an unknown
-    // key), with the engine that the chat loads next anyway: a split point of its own would
-    // add chunks to the print path.
-    const user =
-        plainUserLayers(process.env) ??
-        (await import("./engine-entry")).loadUserSettings(process.env);
+    // key): the caller brings the full check (the chat from the engine it loads next anyway).
+    const user = plainUserLayers(process.env) ?? (await fullSettingsCheck())(process.env);
     if (!user.ok) return user;
     for (const warning of user.warnings) warn(warning);
     const userMerged = mergeLayers(user.layers);

@@ -7,7 +7,7 @@
 import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
 import type { ExecutedCommand } from "./index";
 import type { CommandRegistry } from "./registry";
-import type { CommandDefinition } from "./types";
+import { type CommandDefinition, result } from "./types";
 
 /** A custom command as the registry holds it: every token up to the next command is its argument. */
 function customDefinition(command: CustomCommand): CommandDefinition {
@@ -17,7 +17,7 @@ function customDefinition(command: CustomCommand): CommandDefinition {
         description: `${command.description || "custom command"} (${where})`,
         usage: `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`,
         maxPositional: Number.POSITIVE_INFINITY,
-        execute: async () => ({ message: `Sent the prompt of ${command.file}` }),
+        plan: () => result(`Sent the prompt of ${command.file}`),
     };
 }
 

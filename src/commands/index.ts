@@ -17,10 +17,13 @@ import { skillsCommand } from "./commands/skills";
 import { summarizeCommand } from "./commands/summarize";
 import { parseCommandInvocations } from "./parse";
 import { type CommandRegistry, createCommandRegistry } from "./registry";
-import type { CommandContext, CommandResult } from "./types";
+import type { HostState, Outcome } from "../agent/protocol";
+import type { CommandFront } from "./runner";
+import type { CommandDefinition } from "./types";
 
 export { getTokenAtCursor, parseCommandInvocations } from "./parse";
 export { createCommandRegistry, type CommandRegistry } from "./registry";
+export { runPlan, type CommandFront, type PlanOutcome } from "./runner";
 export type * from "./types";
 
 export const BUILTIN_COMMANDS = [
@@ -50,26 +53,47 @@ export function createCommandRegistryWithAllCommands(): CommandRegistry {
 export interface ExecutedCommand {
     name: string;
     input: string;
-    result: CommandResult;
+    result: Outcome;
+    /** Said beside the result (an editor's warning). */
+    warnings: string[];
+    /** The command ends the app (`/quit`). */
+    quit?: boolean;
+}
+
+/** Every command of `registry`, built-ins first (`/help` lists them so). */
+export function commandsInOrder(registry: CommandRegistry): CommandDefinition[] {
+    const builtins = new Set(BUILTIN_COMMANDS.map((c) => c.name));
+    const all = registry.list();
+    return [
+        ...all.filter((c) => builtins.has(c.name)),
+        ...all.filter((c) => !builtins.has(c.name)),
+    ];
 }
 
 /**
  * Runs the commands of one input in order and returns what is left for the
- * model. Command entries are for the transcript only: they never reach the model.
+ * model. Command entries are for the transcript only: they never reach the
+ * model. `front.choose` marks the chat.
  */
 export async function runCommandsInInput(
     input: string,
     registry: CommandRegistry,
-    ctx: CommandContext
+    front: CommandFront & { state(): HostState }
 ): Promise<{ executed: ExecutedCommand[]; remainingText: string }> {
     const parsed = parseCommandInvocations(input, (name) => registry.get(name));
     const executed: ExecutedCommand[] = [];
     for (const invocation of parsed.invocations) {
         const text = input.slice(invocation.span[0], invocation.span[1]);
-        const result = invocation.error
-            ? { message: invocation.error, isError: true }
-            : await registry.execute(invocation.name, ctx, invocation.args);
-        executed.push({ name: invocation.name, input: text, result });
+        // Each command sees the state the one before it left (`/model x /costs`).
+        const view = {
+            chat: front.choose !== undefined,
+            state: front.state(),
+            commands: commandsInOrder(registry),
+        };
+        const outcome = invocation.error
+            ? { result: { message: invocation.error, isError: true }, warnings: [] }
+            : await registry.execute(invocation.name, invocation.args, view, front);
+        executed.push({ name: invocation.name, input: text, ...outcome });
     }
     return { executed, remainingText: parsed.remainingText };
 }

@@ -1,11 +1,18 @@
-import type { CommandContext, CommandDefinition, CommandResult, ParsedArgs } from "./types";
+import { runPlan, type CommandFront, type PlanOutcome } from "./runner";
+import type { CommandDefinition, CommandView, ParsedArgs } from "./types";
 
 export interface CommandRegistry {
     register(command: CommandDefinition): void;
     has(name: string): boolean;
     get(name: string): CommandDefinition | undefined;
     list(): CommandDefinition[];
-    execute(name: string, ctx: CommandContext, args: ParsedArgs): Promise<CommandResult>;
+    /** Parses and runs one command; a throw becomes its error result. */
+    execute(
+        name: string,
+        args: ParsedArgs,
+        view: CommandView,
+        front: CommandFront
+    ): Promise<PlanOutcome>;
 }
 
 export function createCommandRegistry(commands: CommandDefinition[] = []): CommandRegistry {
@@ -17,13 +24,19 @@ export function createCommandRegistry(commands: CommandDefinition[] = []): Comma
         has: (name) => byName.has(name),
         get: (name) => byName.get(name),
         list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
-        async execute(name, ctx, args) {
+        async execute(name, args, view, front) {
             const command = byName.get(name);
-            if (!command) return { message: `unknown command /${name}`, isError: true };
+            if (!command) {
+                return {
+                    result: { message: `unknown command /${name}`, isError: true },
+                    warnings: [],
+                };
+            }
             try {
-                return await command.execute(ctx, args);
+                return await runPlan(command.plan(args, view), front);
             } catch (error) {
-                return { message: `/${name} failed: ${(error as Error).message}`, isError: true };
+                const message = `/${name} failed: ${(error as Error).message}`;
+                return { result: { message, isError: true }, warnings: [] };
             }
         },
     };

@@ -1,22 +1,18 @@
 /**
  * Slash commands in print mode (`north -p "/model gpt-5.1 explain x"`): the
- * shared command host without an interactive port, so pickers, dialogs and
- * conversation switches say what print mode offers instead. The host is built
- * without saving a model choice: scripts should not change the user's default.
+ * commands' plans run against the engine host without a picker, so the
+ * commands say what print mode offers instead. The host is built without
+ * saving a model choice: scripts should not change the user's default.
  */
-import { type CommandFront, createCommandContext } from "../commands/context";
-import type { CommandHost } from "../commands/host";
-import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
+import type { EngineHostPort } from "../agent/protocol";
 import { createCustomCommands } from "../commands/custom-commands";
+import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import { terminalSafeText } from "../util/terminal-text";
 import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
 
-export interface PrintCommandsOptions extends Omit<
-    CommandFront,
-    "host" | "registry" | "interactive"
-> {
-    host: CommandHost;
+export interface PrintCommandsOptions {
+    host: EngineHostPort;
     format: OutputFormat;
     stdout: OutputSink;
     stderr: OutputSink;
@@ -33,12 +29,14 @@ export async function runPrintCommands(
     input: string,
     options: PrintCommandsOptions
 ): Promise<{ remainingText: string; failed: boolean }> {
-    const { host, format, stdout, stderr, customCommands = [], ...front } = options;
+    const { host, format, stdout, stderr, customCommands = [] } = options;
     const registry = createCommandRegistryWithAllCommands();
     const customs = createCustomCommands(registry);
     customs.add(customCommands);
-    const context = createCommandContext({ ...front, host, registry });
-    const { executed, remainingText } = await runCommandsInInput(input, registry, context);
+    const { executed, remainingText } = await runCommandsInInput(input, registry, {
+        submit: (op) => host.submit(op),
+        state: () => host.state(),
+    });
     const prompts: string[] = [];
     for (const command of executed) {
         const prompt = customs.promptOf(command);

@@ -1,4 +1,5 @@
-import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
+import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals";
+import type { EngineHostPort } from "../agent/protocol";
 import { MAX_PROMPT_BYTES } from "../tools/limits";
 import type { OversizedLine } from "../util/bounded-lines";
 import { megabytes } from "../util/short-text";
@@ -152,54 +153,51 @@ export function approvalRequestLine(request: ApprovalRequest): Record<string, un
     };
 }
 
+/** The client's side of the host's approvals: `approval_request` lines out, answers in. */
 export interface MessageApprovals {
-    /** Asks by writing an `approval_request` line and waits for its answer on stdin. */
-    approver: Approver;
     /** Settles a waiting request; else says why not (none waits under that id, or the answer does not fit it). */
-    answer(id: string, decision: ApprovalDecision): { ok: true } | { ok: false; error: string };
+    answer(
+        id: string,
+        decision: ApprovalDecision
+    ): Promise<{ ok: true } | { ok: false; error: string }>;
     /** Nobody can answer any more (stdin closed): waiting and later requests are denied. */
     close(reason: string): void;
 }
 
+/** Writes an `approval_request` line for each of the host's requests; the client answers on stdin. */
 export function createMessageApprovals(
+    host: EngineHostPort,
     emit: (line: Record<string, unknown>) => void
 ): MessageApprovals {
-    const waiting = new Map<
-        string,
-        { request: ApprovalRequest; settle: (decision: ApprovalDecision) => void }
-    >();
+    const waiting = new Map<string, ApprovalRequest>();
     let closedReason: string | null = null;
+    const deny = (id: string, reason: string) =>
+        host.submit({ type: "approval", requestId: id, decision: { outcome: "deny", reason } });
+    host.subscribe((event) => {
+        if (event.type === "approval_decision") waiting.delete(event.requestId);
+        if (event.type !== "approval_request") return;
+        if (closedReason !== null) {
+            void deny(event.request.id, closedReason);
+            return;
+        }
+        waiting.set(event.request.id, event.request);
+        emit(approvalRequestLine(event.request));
+    });
     return {
-        approver: (request, signal) => {
-            if (closedReason !== null) {
-                return Promise.resolve({ outcome: "deny", reason: closedReason });
-            }
-            return new Promise((resolve) => {
-                const settle = (decision: ApprovalDecision): void => {
-                    waiting.delete(request.id);
-                    signal.removeEventListener("abort", onAbort);
-                    resolve(decision);
-                };
-                const onAbort = (): void => settle({ outcome: "deny", reason: "cancelled" });
-                if (signal.aborted) return onAbort();
-                signal.addEventListener("abort", onAbort, { once: true });
-                waiting.set(request.id, { request, settle });
-                emit(approvalRequestLine(request));
-            });
-        },
-        answer(id, decision) {
-            const entry = waiting.get(id);
-            if (!entry)
+        async answer(id, decision) {
+            const request = waiting.get(id);
+            if (!request)
                 return { ok: false, error: `no approval request is waiting with id "${id}"` };
             // Left waiting: the client can still answer it properly.
-            const mismatch = answerMismatch(entry.request, decision);
+            const mismatch = answerMismatch(request, decision);
             if (mismatch) return { ok: false, error: mismatch };
-            entry.settle(decision);
-            return { ok: true };
+            waiting.delete(id);
+            return host.submit({ type: "approval", requestId: id, decision });
         },
         close(reason) {
             closedReason = reason;
-            for (const { settle } of [...waiting.values()]) settle({ outcome: "deny", reason });
+            for (const id of [...waiting.keys()]) void deny(id, reason);
+            waiting.clear();
         },
     };
 }
@@ -267,7 +265,7 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
                 break;
             }
             case "approval_response": {
-                const answered = options.approvals.answer(line.id, line.decision);
+                const answered = await options.approvals.answer(line.id, line.decision);
                 if (!answered.ok) reject(answered.error);
                 break;
             }

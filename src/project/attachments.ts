@@ -81,8 +81,8 @@ export function renderAttachedFiles(files: readonly AttachedFile[]): string {
 
 /** Permission rules over attachments: a file a `Read(...)` rule denies is never attached. */
 export interface AttachmentRules {
-    /** The deny rule covering an absolute path, if any. */
-    readDenial?: (absPath: string) => string | undefined;
+    /** The deny rule covering an absolute path, if any (the engine host answers it as an op). */
+    readDenial?: (absPath: string) => Promise<string | undefined>;
     /** Told of each file left out because of a rule. */
     onDenied?: (path: string, rule: string) => void;
 }
@@ -101,7 +101,8 @@ export async function loadAttachments(
             const real = await realpath(resolve(root, path));
             const rel = relative(root, real);
             if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-            const rule = rules.readDenial?.(resolve(root, path)) ?? rules.readDenial?.(real);
+            const rule =
+                (await rules.readDenial?.(resolve(root, path))) ?? (await rules.readDenial?.(real));
             if (rule !== undefined) {
                 rules.onDenied?.(path, rule);
                 continue;

@@ -105,7 +105,7 @@ export interface AttachedImages {
 export async function loadAttachedImages(
     repoRoot: string,
     paths: readonly string[],
-    readDenial?: (absPath: string) => string | undefined,
+    readDenial?: (absPath: string) => Promise<string | undefined>,
     onDenied?: (path: string, rule: string) => void
 ): Promise<AttachedImages> {
     const result: AttachedImages = {
@@ -122,7 +122,7 @@ export async function loadAttachedImages(
             if (!sniffed) continue;
             result.handled.add(path);
             // A denied image is never read past the bytes that tell it is an image.
-            const rule = readDenial?.(abs);
+            const rule = await readDenial?.(abs);
             if (rule !== undefined) {
                 onDenied?.(path, rule);
                 continue;

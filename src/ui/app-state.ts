@@ -4,7 +4,7 @@
  * put back into the composer (`/rewind`).
  */
 import { MODES, type Mode } from "../agent/events";
-import type { CostFigures } from "../commands/host";
+import type { CostFigures } from "../agent/protocol";
 
 export type Overlay = { kind: "costs"; figures: CostFigures } | null;
 

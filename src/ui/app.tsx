@@ -36,7 +36,7 @@ import type { KeyEvent, KeyName } from "./input/keys";
 import { LEGACY_MOUSE_PREFIX, parseMouse } from "./input/mouse";
 import type { Ansi } from "./render/ansi";
 import type { LineCache } from "./render/line-cache";
-import type { StatusCosts } from "../commands/host";
+import type { StatusCosts } from "../agent/protocol";
 import { CostsDialog } from "./reviews/costs-dialog";
 import type { PendingReview } from "./review-types";
 import { PendingReviewView, reviewScrolls, reviewTakesEscape } from "./reviews/pending-review";

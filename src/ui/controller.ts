@@ -1,11 +1,11 @@
 /**
- * Runs prompts for the TUI: feeds engine events into the transcript store,
+ * Runs prompts for the TUI as ops: feeds engine events into the transcript store,
  * records resolved reviews, queues what is sent while a run is going (sent
  * when it ends), and cancels (abort + resolve pending reviews) on Ctrl+C or
  * Esc. No React here; the App subscribes.
  */
 import type { Mode } from "../agent/events";
-import type { AgentSession } from "../agent/session";
+import { type EngineHostPort, isEngineEvent } from "../agent/protocol";
 import type { ImageBlock } from "../providers/types";
 import type { ApprovalBridge } from "./approval-bridge";
 import { memoryNoteOf } from "./memory-note";
@@ -48,7 +48,7 @@ export interface AppController {
 }
 
 export interface ControllerDeps {
-    session: Pick<AgentSession, "subscribe" | "run">;
+    host: Pick<EngineHostPort, "subscribe" | "submit">;
     bridge: Pick<ApprovalBridge, "cancelAll" | "onResolved">;
     /** Renders attached files as the run's context block. */
     loadAttachments?: (paths: string[]) => Promise<string>;
@@ -112,7 +112,9 @@ export function createAppController(deps: ControllerDeps): AppController {
         store.dispatch(action);
         deps.record?.(action);
     };
-    const unsubscribeEvents = deps.session.subscribe((event) => store.push(event));
+    const unsubscribeEvents = deps.host.subscribe((event) => {
+        if (isEngineEvent(event)) store.push(event);
+    });
     const unsubscribeReviews = deps.bridge.onResolved((resolved) => {
         // Project-level questions (trust, learning) are not part of a conversation.
         const { id: _id, ...review } = resolved;
@@ -153,7 +155,14 @@ export function createAppController(deps: ControllerDeps): AppController {
             return;
         }
         try {
-            await deps.session.run(text, { mode, signal, attachedContext, attachedImages });
+            await deps.host.submit({
+                type: "prompt",
+                text,
+                mode,
+                signal,
+                attachedContext,
+                attachedImages,
+            });
         } catch (error) {
             show({ type: "notice", level: "error", text: `Error: ${(error as Error).message}` });
         }
@@ -237,6 +246,8 @@ export function createAppController(deps: ControllerDeps): AppController {
         cancel() {
             if (!busy) return false;
             abort?.abort();
+            // A summary or a prompt already running stops too.
+            void deps.host.submit({ type: "cancel" }).catch(() => undefined);
             deps.bridge.cancelAll();
             return true;
         },

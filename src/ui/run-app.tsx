@@ -1,3 +1,4 @@
+import type { ToolDisplays } from "../agent/tool-displays";
 import { render } from "ink";
 import type { Mode } from "../agent/events";
 import type { SessionState } from "../agent/session";
@@ -8,12 +9,13 @@ import type { ModelInfo } from "../providers/catalogue";
 import { App } from "./app";
 import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
-import { type ChatEngine, createTuiCommands } from "./command-context";
+import { createChatCommands, showHostEvent } from "./chat-commands";
 import { createAppController } from "./controller";
 import { readKeybindingsFile } from "../storage/keybindings-file";
 import { loadKeybindings } from "./input/keybindings";
-import { createDeferredSession } from "./deferred-session";
-import type { StatusCosts } from "../commands/host";
+import { createDeferredHost } from "./deferred-host";
+import type { EngineHostPort, StatusCosts } from "../agent/protocol";
+import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
 import { ThemeContext } from "./theme-context";
@@ -32,8 +34,21 @@ import {
 import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
 
+/** The engine host as the chat gets it, with what the chat shows of the project. */
+export interface ChatEngine {
+    host: EngineHostPort;
+    /** How the session's tools (its registry's, MCP ones included) read in the transcript. */
+    toolDisplays: ToolDisplays;
+    /** Labels of the rules and context files loaded at start. */
+    contextFiles: string[];
+    /** The project's and the user's custom commands. */
+    customCommands: readonly CustomCommand[];
+    /** What the conversation showed so far, to draw it (a new one: nothing). */
+    history: StoredHistory;
+}
+
 export interface InteractiveOptions {
-    /** The engine (session, commands' port), once loaded. */
+    /** The engine host, once loaded. */
     engine: Promise<ChatEngine>;
     /** What the status line shows until then. */
     initialState: SessionState;
@@ -76,12 +91,19 @@ const STOP_GRACE_MS = 3000;
  */
 export async function runInteractiveApp(options: InteractiveOptions): Promise<number> {
     const store = createTranscriptStore();
-    const session = createDeferredSession(
-        options.initialState,
-        // Tool events arrive only from the session, so its tools' displays are known by then.
+    const host = createDeferredHost(
+        {
+            ...options.initialState,
+            conversationId: "",
+            mode: options.mode,
+            models: options.models,
+            costs: options.initialCosts ?? { sessionUsd: 0, allTimeUsd: null },
+            standing: { commands: false, edits: false },
+        },
+        // Tool events arrive only from the host, so its tools' displays are known by then.
         options.engine.then((engine) => {
             store.dispatch({ type: "tool_displays", displays: engine.toolDisplays });
-            return engine.session();
+            return engine.host;
         })
     );
     const theme = resolveTheme(options.theme, process.env);
@@ -92,27 +114,24 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     let unmount: (() => void) | null = null;
     // Chained on the engine, so actions from before it is up are saved in order.
     const record = (action: TranscriptAction): void =>
-        void options.engine.then(
-            (engine) => engine.recordView(action),
-            () => undefined
-        );
-    const commands = createTuiCommands({
-        engine: options.engine,
-        session,
+        void host
+            .submit({ type: "record_view", action: action as unknown as Record<string, unknown> })
+            .catch(() => undefined);
+    const commands = createChatCommands({
+        host,
         store,
         appState,
-        pick: (title, choices, note) => options.bridge.pick(title, choices, note),
-        exit: () => unmount?.(),
-        models: options.models,
-        signal: () => controller.currentSignal() ?? new AbortController().signal,
-        initialCosts: options.initialCosts,
-        record,
+        choose: (title, choices, note) => options.bridge.pick(title, choices, note),
         editFile: (path) => editFile(path),
+        exit: () => unmount?.(),
+        record,
     });
     const customCommandsLoaded = options.engine.then(
         (engine) => commands.addCustomCommands(engine.customCommands),
         () => undefined
     );
+    const readDenial = async (path: string): Promise<string | undefined> =>
+        (await host.submit({ type: "read_denial", path }).catch(() => ({ rule: undefined }))).rule;
     const noticeDeniedAttachment = (path: string, rule: string): void =>
         store.dispatch({
             type: "notice",
@@ -121,16 +140,15 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         });
     const controller = createAppController({
         record,
-        session,
+        host,
         bridge: options.bridge,
         store,
         loadAttachments: async (paths) => {
             // The symbol parsers load with the first attachment, not at start-up.
             const { outlineOf } = await import("./attachment-outline");
-            const engine = await options.engine.catch(() => undefined);
             const deniedPaths = new Set<string>();
             const files = await loadAttachments(options.repoRoot, paths, outlineOf, {
-                readDenial: (absPath) => engine?.readDenial(absPath),
+                readDenial,
                 onDenied: (path, rule) => {
                     deniedPaths.add(path);
                     noticeDeniedAttachment(path, rule);
@@ -149,11 +167,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             return renderAttachedFiles(files);
         },
         loadImages: async (paths) => {
-            const engine = await options.engine.catch(() => undefined);
             const loaded = await loadAttachedImages(
                 options.repoRoot,
                 paths,
-                (absPath) => engine?.readDenial(absPath),
+                readDenial,
                 noticeDeniedAttachment
             );
             for (const { path, note } of loaded.scaled)
@@ -166,14 +183,20 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         // A slash command typed before the engine is up may be one of the project's own.
         processInput: async (text) => {
+            // Commands read the host's state and the project's own commands: wait for both.
+            await host.ready.catch(() => undefined);
             if (text.trimStart().startsWith("/")) await customCommandsLoaded;
             return commands.process(text);
         },
         currentMode: () => appState.get().mode,
     });
-    // The engine switched modes (an edit review's "accept edits for the session"): show it, keep it.
-    const offModeChange = session.subscribe((event) => {
-        if (event.type === "mode_change") appState.setMode(event.mode);
+    const offHostEvents = host.subscribe((event) => showHostEvent(event, { store, appState }));
+    // Tab and Shift+Tab change the mode the host runs the next prompts in.
+    const offModeSync = appState.subscribe(() => {
+        const { mode } = appState.get();
+        if (host.current() && host.state().mode !== mode) {
+            void host.submit({ type: "set_mode", mode }).catch(() => undefined);
+        }
     });
     for (const notice of options.notices) {
         store.dispatch({ type: "notice", level: notice.level, text: notice.text });
@@ -222,7 +245,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     }
     options.engine.then(
         (engine) => {
-            if (!options.initialHistory) store.dispatchAll(storedHistoryActions(engine.history()));
+            if (!options.initialHistory) store.dispatchAll(storedHistoryActions(engine.history));
             if (engine.contextFiles.length > 0) {
                 const n = engine.contextFiles.length;
                 store.dispatch({
@@ -277,7 +300,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         <ThemeContext.Provider value={theme}>
             <App
                 controller={controller}
-                session={session}
+                session={host}
                 bridge={options.bridge}
                 ansi={ansi}
                 cache={cache}
@@ -287,8 +310,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 fileIndex={fileIndex}
                 appState={appState}
                 slash={slash}
-                costs={commands.statusCosts}
-                standing={commands.statusStanding}
+                costs={() => host.state().costs}
+                standing={() => host.state().standing}
                 promptHistory={options.promptHistory}
                 keybindings={keys.keybindings}
                 terminal={guard}
@@ -318,7 +341,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
     ]);
     controller.dispose();
-    offModeChange();
+    offHostEvents();
+    offModeSync();
     options.close();
     guard.restore();
     hooks.dispose();

@@ -62,7 +62,7 @@ describe("what the chat loads before its first frame", () => {
                 source.includes("node_modules/zod/") ||
                 source.includes("node_modules/web-tree-sitter/") ||
                 /^src\/storage\/conversations(\.ts|\/replay\.ts|\/log\.ts)$/.test(source) ||
-                source === "src/cli/conversation-wiring.ts" ||
+                source === "src/agent/conversation-log.ts" ||
                 source === "src/cli/permission-wiring.ts" ||
                 source === "src/cli/engine-entry.ts" ||
                 source === "src/agent/session.ts" ||

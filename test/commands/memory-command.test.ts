@@ -7,12 +7,9 @@ import {
     memoryListing,
     reloadMemory,
     saveMemoryNote,
-} from "../../src/commands/host-memory";
-import {
-    type CommandContext,
-    createCommandRegistryWithAllCommands,
-    runCommandsInInput,
-} from "../../src/commands/index";
+} from "../../src/agent/host/memory";
+import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../../src/commands/index";
+import { fakeFront } from "./fake-front";
 
 const roots: string[] = [];
 const savedDataDir = process.env.NORTH_DATA_DIR;
@@ -59,21 +56,22 @@ describe("/memory over the host", () => {
 
     it("/memory lists what is loaded; /memory add --user saves to the user's memory", async () => {
         const { repo } = await setup();
-        const calls: string[] = [];
-        const ctx = {
-            memory: async () => memoryListing(repo),
-            remember: async (note: string, scope: string) => {
-                calls.push(`${scope}:${note}`);
-                return { message: "saved" };
+        const { front: ctx, calls } = fakeFront({
+            replies: {
+                memory: () => memoryListing(repo),
+                remember: () => ({ message: "saved" }),
             },
-        } as unknown as CommandContext;
+        });
         const registry = createCommandRegistryWithAllCommands();
         const empty = await runCommandsInInput("/memory", registry, ctx);
         expect(empty.executed[0]!.result.message).toContain("Project memory (");
         expect(empty.executed[0]!.result.message).toContain("(none)");
         await runCommandsInInput("/memory add --user prefer tabs", registry, ctx);
         await runCommandsInInput("/memory add deploys need approval", registry, ctx);
-        expect(calls).toEqual(["user:prefer tabs", "project:deploys need approval"]);
+        expect(calls().slice(1)).toEqual([
+            "remember prefer tabs user",
+            "remember deploys need approval project",
+        ]);
         const wrong = await runCommandsInInput("/memory forget", registry, ctx);
         expect(wrong.executed[0]!.result.isError).toBe(true);
     });
@@ -195,24 +193,36 @@ describe("/memory over the host", () => {
         expect(memories.at(-1)).toContain("[memory truncated");
     });
 
-    it("/memory edit [--user] asks the front-end to open the editor and takes no note", async () => {
-        const calls: string[] = [];
-        const ctx = {
-            editMemory: async (scope: string) => {
-                calls.push(scope);
-                return { message: "edited" };
+    it("/memory edit [--user] opens the scope's file in the chat's editor, then reloads; it takes no note", async () => {
+        const edited: string[] = [];
+        const { front: ctx, calls } = fakeFront({
+            picks: [],
+            replies: {
+                memory_file: ({ scope }) => ({ ok: true, path: `/${scope}/MEMORY.md` }),
+                reload_memory: () => ({ message: "reloaded" }),
             },
-        } as unknown as CommandContext;
+            editFile: (file) => {
+                edited.push(file);
+                return { ok: true };
+            },
+        });
         const registry = createCommandRegistryWithAllCommands();
-        await runCommandsInInput("/memory edit", registry, ctx);
+        const project = await runCommandsInInput("/memory edit", registry, ctx);
         await runCommandsInInput("/memory edit --user", registry, ctx);
-        expect(calls).toEqual(["project", "user"]);
+        expect(edited).toEqual(["/project/MEMORY.md", "/user/MEMORY.md"]);
+        expect(calls()).toEqual([
+            "memory_file project",
+            "reload_memory",
+            "memory_file user",
+            "reload_memory",
+        ]);
+        expect(project.executed[0]!.result).toEqual({ message: "reloaded" });
         const extra = await runCommandsInInput("/memory edit use pnpm", registry, ctx);
         expect(extra.executed[0]!.result).toEqual({
             message:
                 '/memory edit takes no note (got "use pnpm"); it opens MEMORY.md in your editor',
             isError: true,
         });
-        expect(calls).toHaveLength(2);
+        expect(calls()).toHaveLength(4);
     });
 });

@@ -1,60 +1,35 @@
 import { describe, expect, it } from "vitest";
 import {
-    type CommandContext,
     createCommandRegistryWithAllCommands,
     getTokenAtCursor,
     parseCommandInvocations,
     runCommandsInInput,
 } from "../../src/commands/index";
-import { BUILTIN_MODELS } from "../../src/providers/catalogue";
+import { fakeFront } from "./fake-front";
 
 const registry = createCommandRegistryWithAllCommands();
 const parse = (input: string) => parseCommandInvocations(input, (name) => registry.get(name));
 
-function fakeContext(
-    overrides: Partial<CommandContext> = {}
-): CommandContext & { calls: string[] } {
-    const calls: string[] = [];
-    return {
-        calls,
-        interactive: true,
-        listCommands: () => registry.list(),
-        exit: () => void calls.push("exit"),
-        newConversation: async () => void calls.push("new"),
-        currentModel: () => BUILTIN_MODELS[0]!,
-        models: () => BUILTIN_MODELS,
-        switchModel: async (name) => {
-            calls.push(`model:${name}`);
-            return name === "nope"
-                ? { message: 'unknown model "nope". Did you mean: ...', isError: true }
-                : { message: `Model: ${name}` };
+/** A chat front whose host answers every op a command here submits. */
+function fakeContext() {
+    return fakeFront({
+        picks: [],
+        replies: {
+            set_model: ({ name }) =>
+                name === "nope"
+                    ? { message: 'unknown model "nope". Did you mean: ...', isError: true }
+                    : { message: `Model: ${name}` },
+            set_mode: ({ mode }) => ({ mode }),
+            summarise: () => ({ message: "ok" }),
+            resume: ({ id }) =>
+                id === "abcdef"
+                    ? { message: "no conversation with id abcdef", isError: true }
+                    : { message: "ok" },
+            export: () => ({ message: "exported" }),
+            mcp_servers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
+            skills: () => [{ name: "release", description: "How to release" }],
         },
-        pick: async () => null,
-        setMode: (mode) => void calls.push(`mode:${mode}`),
-        summarize: async (keepLast) => {
-            calls.push(`summarize:${keepLast}`);
-            return { message: "ok" };
-        },
-        showCosts: async () => ({ message: "costs" }),
-        learn: async () => ({ message: "learned" }),
-        listConversations: async () => [],
-        resume: async (id) =>
-            id === "abcdef"
-                ? { message: "no conversation with id abcdef", isError: true }
-                : { message: "ok" },
-        exportMarkdown: async () => ({ message: "exported" }),
-        rewindPoints: async () => ({ ok: true, points: [], notTracked: "" }),
-        rewind: async () => ({ message: "rewound" }),
-        fork: async () => ({ message: "forked" }),
-        mcpServers: () => [{ name: "github", state: "ready", tools: ["mcp__github__search"] }],
-        skills: () => [{ name: "release", description: "How to release" }],
-        permissions: () => ({ rules: [], notes: [] }),
-        removePermission: () => ({ message: "no entries", isError: true }),
-        memory: async () => ({ dirs: [], files: [], warnings: [] }),
-        remember: async () => ({ message: "saved" }),
-        editMemory: async () => ({ message: "edited" }),
-        ...overrides,
-    };
+    });
 }
 
 describe("parseCommandInvocations", () => {
@@ -116,11 +91,11 @@ describe("running commands", () => {
         const { executed, remainingText } = await runCommandsInInput(
             "/mode agent /model sonnet-4-5",
             registry,
-            ctx
+            ctx.front
         );
         expect(remainingText).toBe("");
         expect(executed.map((e) => e.name)).toEqual(["mode", "model"]);
-        expect(ctx.calls).toEqual(["mode:agent", "model:sonnet-4-5"]);
+        expect(ctx.calls()).toEqual(["set_mode agent", "set_model sonnet-4-5"]);
     });
 
     it("reports bad values clearly and changes nothing", async () => {
@@ -134,22 +109,22 @@ describe("running commands", () => {
             ["/resume", "needs a conversation id"],
         ];
         for (const [input, message] of cases) {
-            const { executed } = await runCommandsInInput(input, registry, ctx);
+            const { executed } = await runCommandsInInput(input, registry, ctx.front);
             expect(executed[0]!.result.isError, input).toBe(true);
             expect(executed[0]!.result.message, input).toContain(message);
         }
-        expect(ctx.calls).toEqual(["model:nope"]);
+        expect(ctx.calls()).toEqual(["set_model nope", "resume abcdef"]);
     });
 
     it("/mcp and /skills list what the setup brings", async () => {
-        const mcp = await runCommandsInInput("/mcp", registry, fakeContext());
+        const mcp = await runCommandsInInput("/mcp", registry, fakeContext().front);
         expect(mcp.executed[0]!.result.message).toContain("github: ready\n  mcp__github__search");
-        const skills = await runCommandsInInput("/skills", registry, fakeContext());
+        const skills = await runCommandsInInput("/skills", registry, fakeContext().front);
         expect(skills.executed[0]!.result.message).toBe("release: How to release");
     });
 
     it("/help lists every command with its usage", async () => {
-        const { executed } = await runCommandsInInput("/help", registry, fakeContext());
+        const { executed } = await runCommandsInInput("/help", registry, fakeContext().front);
         for (const name of [
             "quit",
             "new",

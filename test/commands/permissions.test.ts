@@ -1,5 +1,5 @@
 /**
- * `/permissions` through the one command host over a real session: every rule
+ * `/permissions` through the engine host's ops over a real session: every rule
  * and standing approval with its file (the user's config, the repository's
  * settings, the local file, the personal store, flags, this session), numbered;
  * removing one rewrites only its file (other keys kept) and takes it out of
@@ -14,9 +14,9 @@ import type { Mode } from "../../src/agent/events";
 import { parseCliArgs } from "../../src/cli/args";
 import { resolveReadyModel } from "../../src/cli/model-selection";
 import { checkSessionFlags, prepareSession } from "../../src/cli/session-setup";
-import { type SessionHandle, startSession } from "../../src/cli/session-start";
-import { type InteractivePort, createCommandContext } from "../../src/commands/context";
-import { createCommandHost } from "../../src/commands/host";
+import { type EngineSession, startSession } from "../../src/cli/session-start";
+import { answerApprovalsWith } from "../../src/agent/approval-answers";
+import { loadUserSettings } from "../../src/storage/settings/load";
 import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../../src/commands/index";
 import { createPrintApprovalSettings } from "../../src/headless/print-approvals";
 import { runPrintCommands } from "../../src/headless/print-commands";
@@ -27,7 +27,7 @@ import { isolatedHome } from "../kit/run-north";
 let server: FakeLlmServer;
 let home: string;
 let repo: string;
-const handles: SessionHandle[] = [];
+const handles: EngineSession[] = [];
 const asked: string[] = [];
 
 beforeAll(async () => {
@@ -88,10 +88,14 @@ function seed(): void {
 async function session(
     args: string[] = [],
     printFlags?: Parameters<typeof createPrintApprovalSettings>[0]
-): Promise<SessionHandle> {
+): Promise<EngineSession> {
     const parsed = parseCliArgs(["--path", repo, ...args]);
     if (!parsed.ok) throw new Error(parsed.error);
-    const prepared = await prepareSession(parsed.args, () => undefined);
+    const prepared = await prepareSession(
+        parsed.args,
+        () => undefined,
+        async () => loadUserSettings
+    );
     if (!prepared.ok) throw new Error(prepared.error);
     const approver: Approver = async (request: ApprovalRequest) => {
         asked.push(request.command ?? request.summary);
@@ -101,75 +105,53 @@ async function session(
         version: "test",
         frontEnd: "interactive",
         logLevel: "error",
-        approver,
+        mode: "agent",
+        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+        profiles: createProfileStore(join(home, "data"), prepared.repoRoot),
         approvalSettings: (project) =>
             printFlags ? createPrintApprovalSettings(printFlags, project) : project,
         decideTrust: async () => "trust",
         warn: () => undefined,
     });
+    answerApprovalsWith(handle.host, approver);
     handles.push(handle);
     return handle;
 }
 
-function hostFor(handle: SessionHandle) {
-    return createCommandHost(handle, {
-        resolveModel: (name) => resolveReadyModel(handle.catalogue, name, process.env),
-        profiles: createProfileStore(join(home, "data"), handle.repoRoot),
-    });
-}
-
-async function viaPrint(handle: SessionHandle, input: string) {
+async function viaPrint(handle: EngineSession, input: string) {
     let stdout = "";
     const outcome = await runPrintCommands(input, {
-        host: hostFor(handle),
+        host: handle.host,
         format: "text",
         stdout: { write: (text) => void (stdout += text) },
         stderr: { write: (text) => void (stdout += text) },
-        currentModel: () => handle.session.state().model,
-        models: () => handle.catalogue.models,
-        setMode: () => undefined,
-        signal: () => new AbortController().signal,
     });
     return { ...outcome, stdout };
 }
 
-/** The chat's context with a fake picker answering `picks`; `mode` is the chat's mode. */
-async function viaChat(handle: SessionHandle, input: string, picks: string[], mode: { now: Mode }) {
+/** The chat's commands with a fake picker answering `picks`; `mode` is the chat's mode. */
+async function viaChat(handle: EngineSession, input: string, picks: string[], mode: { now: Mode }) {
     const pickers: string[][] = [];
-    const port: InteractivePort = {
-        pick: async (_title, options) => {
+    const { host } = handle;
+    await host.submit({ type: "set_mode", mode: mode.now });
+    const registry = createCommandRegistryWithAllCommands();
+    const { executed } = await runCommandsInInput(input, registry, {
+        submit: (op) => host.submit(op),
+        state: () => host.state(),
+        choose: async (_title, options) => {
             pickers.push(options.map((o) => `${o.id}: ${o.label} [${o.hint}]`));
             return picks.shift() ?? null;
         },
-        exit: () => undefined,
-        conversationChanged: () => undefined,
-        notice: () => undefined,
-        warning: () => undefined,
-        showCosts: () => "",
-        learningProgress: () => undefined,
-        stateChanged: () => undefined,
-        editFile: () => ({ ok: false, error: "no editor" }),
-    };
-    const registry = createCommandRegistryWithAllCommands();
-    const context = createCommandContext({
-        host: hostFor(handle),
-        registry,
-        currentModel: () => handle.session.state().model,
-        models: () => handle.catalogue.models,
-        setMode: (next) => void (mode.now = next),
-        currentMode: () => mode.now,
-        signal: () => new AbortController().signal,
-        interactive: port,
     });
-    const { executed } = await runCommandsInInput(input, registry, context);
+    mode.now = host.state().mode;
     return { results: executed.map((e) => e.result), pickers };
 }
 
 /** Runs `command` through the model's shell tool; true when it was asked. */
-async function runCommand(handle: SessionHandle, command: string): Promise<boolean> {
+async function runCommand(handle: EngineSession, command: string): Promise<boolean> {
     const before = asked.length;
     server.enqueue({ toolCalls: [{ name: "shell_run", input: { command } }] }, { text: "ok" });
-    await handle.session.run("go", { mode: "agent" });
+    await handle.host.submit({ type: "prompt", text: "go", mode: "agent" });
     return asked.length > before;
 }
 

@@ -79,7 +79,7 @@ describe("image files", () => {
         const loaded = await loadAttachedImages(
             dir,
             ["secret.png"],
-            () => "Read(*.png)",
+            async () => "Read(*.png)",
             (path, rule) => denied.push(`${path} ${rule}`)
         );
         expect(loaded.images).toEqual([]);

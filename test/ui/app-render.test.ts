@@ -11,7 +11,7 @@ import { createAnsi } from "../../src/ui/render/ansi";
 import { createLineCache } from "../../src/ui/render/line-cache";
 import { loadMarkdown } from "../../src/ui/render/markdown";
 import { renderToFakeTerminal } from "./ink-harness";
-import { runResult } from "./helpers";
+import { hostOver, runResult } from "./helpers";
 
 beforeAll(() => loadMarkdown());
 
@@ -74,12 +74,13 @@ function fakeSession(reply: string | null) {
 function mount(reply: string | null) {
     const { session, prompts } = fakeSession(reply);
     const bridge = createApprovalBridge();
-    const controller = createAppController({ session, bridge });
+    const host = hostOver(session);
+    const controller = createAppController({ host, bridge });
     const ansi = createAnsi(false);
     const term = renderToFakeTerminal(
         createElement(App, {
             controller,
-            session,
+            session: host,
             bridge,
             ansi,
             cache: createLineCache(ansi),

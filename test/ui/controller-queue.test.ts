@@ -3,7 +3,7 @@ import type { EngineEvent } from "../../src/agent/events";
 import { createApprovalBridge } from "../../src/ui/approval-bridge";
 import { createAppController } from "../../src/ui/controller";
 import { memoryNoteOf } from "../../src/ui/memory-note";
-import { runResult } from "./helpers";
+import { hostOver, runResult } from "./helpers";
 
 /** A session whose runs end when the test says, with success or an error. */
 function heldSession() {
@@ -27,7 +27,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe("controller queue", () => {
     it("queues inputs sent while busy, joined, and sends them when the run ends", async () => {
         const { session, prompts, end } = heldSession();
-        const controller = createAppController({ session, bridge: createApprovalBridge() });
+        const controller = createAppController({ host: hostOver(session), bridge: createApprovalBridge() });
         controller.submit("first", [], "agent");
         await settle();
         controller.submit("second", ["a.ts"], "agent");
@@ -51,7 +51,7 @@ describe("controller queue", () => {
 
     it("sends the queued input after a run that failed, not after a cancelled one", async () => {
         const { session, prompts, end } = heldSession();
-        const controller = createAppController({ session, bridge: createApprovalBridge() });
+        const controller = createAppController({ host: hostOver(session), bridge: createApprovalBridge() });
         controller.submit("first", [], "agent");
         await settle();
         controller.submit("after the error", [], "agent");
@@ -73,7 +73,7 @@ describe("controller queue", () => {
         const { session, prompts, end } = heldSession();
         const notes: string[] = [];
         const controller = createAppController({
-            session,
+            host: hostOver(session),
             bridge: createApprovalBridge(),
             // As the chat's commands do: a # line is saved, nothing is left to send.
             processInput: async (text) => {

@@ -1,4 +1,13 @@
-import type { CommandDefinition, MemoryListing } from "../types";
+import type { MemoryListing, MemoryScope } from "../../agent/protocol";
+import {
+    type CommandDefinition,
+    type CommandPlan,
+    type CommandView,
+    failure,
+    result,
+    shown,
+    submit,
+} from "../types";
 
 function size(bytes: number): string {
     return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
@@ -29,31 +38,49 @@ function listingText(listing: MemoryListing): string {
     return lines.join("\n");
 }
 
+/** The scope's `MEMORY.md` in the user's editor (the chat), then memory reloaded. */
+function editMemory(scope: MemoryScope, view: CommandView): CommandPlan {
+    if (!view.chat) {
+        return failure(
+            "/memory edit works in the chat (north); in print mode edit the MEMORY.md that /memory lists"
+        );
+    }
+    return submit({ type: "memory_file", scope }, (file) => {
+        if (!file.ok) return failure(`Cannot edit memory: ${file.error}`);
+        return {
+            kind: "edit",
+            path: file.path,
+            onEdited: (edited) =>
+                edited.ok ? submit({ type: "reload_memory" }, shown) : failure(edited.error),
+        };
+    });
+}
+
 export const memoryCommand: CommandDefinition = {
     name: "memory",
     description: "Show or edit the memory North loads (yours and the project's)",
     usage: "/memory [add [--user] NOTE | edit [--user]]",
     maxPositional: Number.POSITIVE_INFINITY,
     flags: { user: { takesValue: false } },
-    async execute(ctx, args) {
+    plan(args, view) {
         const [action, ...rest] = args.positional;
-        if (action === undefined) return { message: listingText(await ctx.memory()) };
+        if (action === undefined) {
+            return submit({ type: "memory" }, (listing) => result(listingText(listing)));
+        }
         const scope = args.flags.user === true ? "user" : "project";
         if (action === "edit") {
             if (rest.length > 0) {
-                return {
-                    message: `/memory edit takes no note (got "${rest.join(" ")}"); it opens MEMORY.md in your editor`,
-                    isError: true,
-                };
+                return failure(
+                    `/memory edit takes no note (got "${rest.join(" ")}"); it opens MEMORY.md in your editor`
+                );
             }
-            return ctx.editMemory(scope);
+            return editMemory(scope, view);
         }
         if (action !== "add") {
-            return {
-                message: `unknown /memory action "${action}"; try /memory, /memory add NOTE or /memory edit`,
-                isError: true,
-            };
+            return failure(
+                `unknown /memory action "${action}"; try /memory, /memory add NOTE or /memory edit`
+            );
         }
-        return ctx.remember(rest.join(" "), scope);
+        return submit({ type: "remember", note: rest.join(" "), scope }, shown);
     },
 };

@@ -1,26 +1,25 @@
-import type { CommandDefinition } from "../types";
+import { type CommandDefinition, result, shown, submit } from "../types";
 
 export const modelCommand: CommandDefinition = {
     name: "model",
     description: "Switch model (a picker without an argument)",
     usage: "/model [alias]",
     maxPositional: 1,
-    async execute(ctx, args) {
-        let name = args.positional[0];
-        if (!name) {
-            if (!ctx.interactive) return { message: `current model: ${ctx.currentModel().id}` };
-            const current = ctx.currentModel().id;
-            const choice = await ctx.pick(
-                "Choose a model",
-                ctx.models().map((m) => ({
-                    id: m.alias,
-                    label: `${m.alias}${m.id === current ? " (current)" : ""}`,
-                    hint: `${m.display} · ${m.provider}`,
-                }))
-            );
-            if (!choice) return { message: "Model unchanged." };
-            name = choice;
-        }
-        return ctx.switchModel(name);
+    plan(args, view) {
+        const name = args.positional[0];
+        const switchTo = (alias: string) => submit({ type: "set_model", name: alias }, shown);
+        if (name) return switchTo(name);
+        const current = view.state.model.id;
+        if (!view.chat) return result(`current model: ${current}`);
+        return {
+            kind: "choose",
+            title: "Choose a model",
+            options: view.state.models.map((m) => ({
+                id: m.alias,
+                label: `${m.alias}${m.id === current ? " (current)" : ""}`,
+                hint: `${m.display} · ${m.provider}`,
+            })),
+            onChoice: (choice) => (choice ? switchTo(choice) : result("Model unchanged.")),
+        };
     },
 };

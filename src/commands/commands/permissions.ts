@@ -1,10 +1,5 @@
-import type {
-    CommandContext,
-    CommandDefinition,
-    CommandResult,
-    PermissionEntry,
-    PermissionListing,
-} from "../types";
+import type { PermissionEntry, PermissionListing } from "../../agent/protocol";
+import { type CommandDefinition, type CommandPlan, failure, result, shown, submit } from "../types";
 
 const HEADINGS = { deny: "Deny", ask: "Ask", allow: "Allow" } as const;
 
@@ -57,10 +52,7 @@ function entryNumber(listing: PermissionListing, arg: string): number | string {
 }
 
 /** The chat's picker: choosing an entry removes it (one that cannot be removed says why). */
-async function pickToRemove(
-    ctx: CommandContext,
-    listing: PermissionListing
-): Promise<CommandResult> {
+function pickToRemove(listing: PermissionListing): CommandPlan {
     const options = listing.rules.map((entry, i) => ({
         id: String(i + 1),
         label: `${entry.kind} ${entryLine(entry)}`,
@@ -73,18 +65,22 @@ async function pickToRemove(
             hint: "Enter switches back to agent",
         });
     }
-    if (options.length === 0) return { message: formatPermissions(listing) };
-    const chosen = await ctx.pick(
-        "Permissions: choose one to remove (Esc keeps them all)",
+    if (options.length === 0) return result(formatPermissions(listing));
+    return {
+        kind: "choose",
+        title: "Permissions: choose one to remove (Esc keeps them all)",
         options,
-        listing.notes.join(" ") || undefined
-    );
-    if (chosen === null) return { message: formatPermissions(listing) };
-    if (chosen === MODE_ID) {
-        ctx.setMode("agent");
-        return { message: "Mode: agent. Edits are reviewed again." };
-    }
-    return ctx.removePermission(Number(chosen));
+        note: listing.notes.join(" ") || undefined,
+        onChoice(chosen) {
+            if (chosen === null) return result(formatPermissions(listing));
+            if (chosen === MODE_ID) {
+                return submit({ type: "set_mode", mode: "agent" }, () =>
+                    result("Mode: agent. Edits are reviewed again.")
+                );
+            }
+            return submit({ type: "remove_permission", number: Number(chosen) }, shown);
+        },
+    };
 }
 
 export const permissionsCommand: CommandDefinition = {
@@ -93,19 +89,18 @@ export const permissionsCommand: CommandDefinition = {
         "List the permission rules and standing approvals in force and where each is kept; remove one",
     usage: "/permissions [remove <number|rule>]",
     maxPositional: 2,
-    async execute(ctx, args) {
+    plan(args, view) {
         const [action, target] = args.positional;
-        const listing = ctx.permissions();
-        if (action === undefined) {
-            return ctx.interactive
-                ? pickToRemove(ctx, listing)
-                : { message: formatPermissions(listing) };
+        if (action !== undefined && (action !== "remove" || target === undefined)) {
+            return failure(`usage: ${permissionsCommand.usage}`);
         }
-        if (action !== "remove" || target === undefined) {
-            return { message: `usage: ${permissionsCommand.usage}`, isError: true };
-        }
-        const number = entryNumber(listing, target);
-        if (typeof number === "string") return { message: number, isError: true };
-        return ctx.removePermission(number);
+        return submit({ type: "permissions" }, (listing) => {
+            if (target === undefined) {
+                return view.chat ? pickToRemove(listing) : result(formatPermissions(listing));
+            }
+            const number = entryNumber(listing, target);
+            if (typeof number === "string") return failure(number);
+            return submit({ type: "remove_permission", number }, shown);
+        });
     },
 };

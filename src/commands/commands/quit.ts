@@ -1,13 +1,12 @@
-import type { CommandDefinition } from "../types";
+import { type CommandDefinition, result } from "../types";
 
 export const quitCommand: CommandDefinition = {
     name: "quit",
     description: "Exit North",
     usage: "/quit",
     maxPositional: 0,
-    async execute(ctx) {
-        if (!ctx.interactive) return { message: "/quit does nothing in print mode" };
-        ctx.exit();
-        return { message: "Bye." };
-    },
+    plan: (_args, view) =>
+        view.chat
+            ? { kind: "quit", result: { message: "Bye." } }
+            : result("/quit does nothing in print mode"),
 };

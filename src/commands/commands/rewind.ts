@@ -1,14 +1,16 @@
 import { oneLine } from "../../util/short-text";
-import type {
-    CommandContext,
-    CommandDefinition,
-    CommandResult,
-    PickerOption,
-    RewindPoint,
-    RewindScope,
+import type { RewindPoint, RewindScope } from "../../agent/protocol";
+import {
+    type CommandDefinition,
+    type CommandPlan,
+    type PickerOption,
+    failure,
+    result,
+    shown,
+    submit,
 } from "../types";
 
-const CANCELLED: CommandResult = { message: "Rewind cancelled; nothing was changed." };
+const CANCELLED = (): CommandPlan => result("Rewind cancelled; nothing was changed.");
 
 /** A prompt on one line, never cut: the picker and the confirmation show it whole. */
 const flat = (text: string) => oneLine(text, Infinity);
@@ -53,13 +55,17 @@ function scopeOptions(point: RewindPoint): PickerOption[] {
         : options.filter((o) => o.id === "conversation" || o.id === "cancel");
 }
 
-/** Files changed since North changed them: overwrite (true), keep (false), or cancel (null). */
-async function confirmOverwrite(ctx: CommandContext, changed: string[]): Promise<boolean | null> {
+/** Files changed since North changed them: overwrite them, keep them, or cancel. */
+function confirmOverwrite(
+    changed: string[],
+    rewind: (overwrite: boolean) => CommandPlan
+): CommandPlan {
     const n = changed.length;
     const them = plural(n, "it", "them");
-    const choice = await ctx.pick(
-        `Overwrite ${n} ${plural(n, "file", "files")} changed since North changed ${them}?`,
-        [
+    return {
+        kind: "choose",
+        title: `Overwrite ${n} ${plural(n, "file", "files")} changed since North changed ${them}?`,
+        options: [
             { id: "overwrite", label: `Overwrite ${them}`, hint: changed.join(", ") },
             {
                 id: "keep",
@@ -67,35 +73,56 @@ async function confirmOverwrite(ctx: CommandContext, changed: string[]): Promise
                 hint: "restore the other files only",
             },
         ],
-        `Changed by something other than North: ${changed.join(", ")}`
-    );
-    return choice === null ? null : choice === "overwrite";
+        note: `Changed by something other than North: ${changed.join(", ")}`,
+        onChoice: (choice) => (choice === null ? CANCELLED() : rewind(choice === "overwrite")),
+    };
 }
 
-async function choosePoint(
-    ctx: CommandContext,
+/** The second step: what to take back to before `point`. */
+function chooseScope(point: RewindPoint, notTracked: string): CommandPlan {
+    return {
+        kind: "choose",
+        title: `Before prompt ${point.number}: ${flat(point.text)}`,
+        options: scopeOptions(point),
+        note: scopeNote(point, notTracked),
+        onChoice(choice) {
+            if (choice === null || choice === "cancel") return CANCELLED();
+            const scope = choice as RewindScope;
+            const rewind = (overwriteChanged: boolean) =>
+                submit({ type: "rewind", point, scope, overwriteChanged }, shown);
+            if (scope === "conversation" || point.changedSince.length === 0) return rewind(false);
+            return confirmOverwrite(point.changedSince, rewind);
+        },
+    };
+}
+
+/** The point `wanted` names, or a picker of them, newest first. */
+function choosePoint(
     points: RewindPoint[],
-    wanted: string | undefined
-): Promise<RewindPoint | CommandResult | null> {
+    wanted: string | undefined,
+    next: (point: RewindPoint) => CommandPlan
+): CommandPlan {
     if (wanted !== undefined) {
         const n = /^\d+$/.test(wanted) ? Number(wanted) : NaN;
         const point = points.find((p) => p.number === n);
-        if (point) return point;
-        return {
-            message: `/rewind ${wanted}: choose a prompt from 1 to ${points.length} (/rewind lists them)`,
-            isError: true,
-        };
+        if (point) return next(point);
+        return failure(
+            `/rewind ${wanted}: choose a prompt from 1 to ${points.length} (/rewind lists them)`
+        );
     }
-    const newestFirst = [...points].reverse();
-    const id = await ctx.pick(
-        "Rewind to before which prompt?",
-        newestFirst.map((p) => ({
+    return {
+        kind: "choose",
+        title: "Rewind to before which prompt?",
+        options: [...points].reverse().map((p) => ({
             id: String(p.number),
             label: `${p.number}. ${flat(p.text)}`,
             hint: codeHint(p),
-        }))
-    );
-    return points.find((p) => String(p.number) === id) ?? null;
+        })),
+        onChoice(id) {
+            const point = points.find((p) => String(p.number) === id);
+            return point ? next(point) : CANCELLED();
+        },
+    };
 }
 
 export const rewindCommand: CommandDefinition = {
@@ -104,34 +131,18 @@ export const rewindCommand: CommandDefinition = {
         "Take the code and/or the conversation back to before an earlier prompt (Esc Esc in an empty composer)",
     usage: "/rewind [N]",
     maxPositional: 1,
-    async execute(ctx, args) {
-        if (!ctx.interactive) {
-            return {
-                message:
-                    "/rewind works in the chat; from the shell: north rewind ID [--to N] [--code | --conversation] (north list shows the ids)",
-                isError: true,
-            };
+    plan(args, view) {
+        if (!view.chat) {
+            return failure(
+                "/rewind works in the chat; from the shell: north rewind ID [--to N] [--code | --conversation] (north list shows the ids)"
+            );
         }
-        const listed = await ctx.rewindPoints();
-        if (!listed.ok) return { message: listed.error, isError: true };
-        if (listed.points.length === 0) return { message: "No earlier prompt to rewind to yet." };
-        const point = await choosePoint(ctx, listed.points, args.positional[0]);
-        if (point === null) return CANCELLED;
-        if (!("entryId" in point)) return point;
-
-        const choice = await ctx.pick(
-            `Before prompt ${point.number}: ${flat(point.text)}`,
-            scopeOptions(point),
-            scopeNote(point, listed.notTracked)
-        );
-        if (choice === null || choice === "cancel") return CANCELLED;
-        const scope = choice as RewindScope;
-        let overwriteChanged = false;
-        if (scope !== "conversation" && point.changedSince.length > 0) {
-            const overwrite = await confirmOverwrite(ctx, point.changedSince);
-            if (overwrite === null) return CANCELLED;
-            overwriteChanged = overwrite;
-        }
-        return ctx.rewind({ point, scope, overwriteChanged });
+        return submit({ type: "rewind_points" }, (listed) => {
+            if (!listed.ok) return failure(listed.error);
+            if (listed.points.length === 0) return result("No earlier prompt to rewind to yet.");
+            return choosePoint(listed.points, args.positional[0], (point) =>
+                chooseScope(point, listed.notTracked)
+            );
+        });
     },
 };

@@ -1,4 +1,4 @@
-import type { CommandDefinition } from "../types";
+import { type CommandDefinition, failure, shown, submit } from "../types";
 
 export const summarizeCommand: CommandDefinition = {
     name: "summarize",
@@ -6,18 +6,15 @@ export const summarizeCommand: CommandDefinition = {
     usage: "/summarize [--keep-last N]",
     maxPositional: 0,
     flags: { "keep-last": { short: "k", takesValue: true } },
-    async execute(ctx, args) {
+    plan(args) {
         const raw = args.flags["keep-last"];
         let keepLast: number | undefined;
         if (raw !== undefined) {
             keepLast = Number(raw);
             if (raw === true || !Number.isInteger(keepLast) || keepLast < 0) {
-                return {
-                    message: `--keep-last needs a whole number (got "${String(raw)}")`,
-                    isError: true,
-                };
+                return failure(`--keep-last needs a whole number (got "${String(raw)}")`);
             }
         }
-        return ctx.summarize(keepLast);
+        return submit({ type: "summarise", keepLast }, shown);
     },
 };

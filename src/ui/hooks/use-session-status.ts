@@ -1,16 +1,11 @@
 import { useEffect, useState } from "react";
-import type { EngineEvent } from "../../agent/events";
+import type { EngineHostPort, HostEvent } from "../../agent/protocol";
 import type { SessionState } from "../../agent/session";
 
-export interface SessionStatusSource {
-    subscribe(listener: (event: EngineEvent) => void): () => void;
-    state(): SessionState;
-    /** Changes without an engine event (a model switch, another conversation). */
-    onStateChange?(listener: () => void): () => void;
-}
+export type SessionStatusSource = Pick<EngineHostPort, "subscribe" | "state">;
 
 /** Whether each event can change the status line; a new event must be decided here. */
-const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
+const CHANGES_STATUS: Record<HostEvent["type"], boolean> = {
     run_start: true,
     turn_start: false,
     text_delta: false,
@@ -33,6 +28,12 @@ const CHANGES_STATUS: Record<EngineEvent["type"], boolean> = {
     // A subagent's answer adds to the session's spend.
     task_progress: true,
     run_end: true,
+    // The host's own: another conversation, a model switch, learning's spend.
+    conversation_switched: true,
+    state_changed: true,
+    mode_set: false,
+    learning: false,
+    notice: false,
 };
 
 /** The session's model, context use and cost, refreshed on the events that change them. */
@@ -42,12 +43,10 @@ export function useSessionStatus(session: SessionStatusSource): SessionState {
         const offEvents = session.subscribe((event) => {
             if (CHANGES_STATUS[event.type]) setStatus(session.state());
         });
-        const offState = session.onStateChange?.(() => setStatus(session.state()));
         // A change between the first render and these subscriptions (the engine came up) is not missed.
         setStatus(session.state());
         return () => {
             offEvents();
-            offState?.();
         };
     }, [session]);
     return status;

@@ -20,7 +20,7 @@ describe("@ attachments under Read deny rules", () => {
         rules.addSource({ source: "test", permissions: { deny: ["Read(.env)"] } });
         const denied: Array<[string, string]> = [];
         const files = await loadAttachments(repo.root, [".env", "app.ts"], undefined, {
-            readDenial: (p) => rules.readDenial(p),
+            readDenial: async (p) => rules.readDenial(p),
             onDenied: (path, rule) => denied.push([path, rule]),
         });
         expect(files.map((f) => f.path)).toEqual(["app.ts"]);

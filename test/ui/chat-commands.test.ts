@@ -1,15 +1,21 @@
 import { describe, expect, it, vi } from "vitest";
-import type { EngineEvent } from "../../src/agent/events";
+import type { EngineEvent, Mode } from "../../src/agent/events";
+import type {
+    EngineHostPort,
+    EngineOp,
+    HostEvent,
+    HostListener,
+    OpOf,
+    Outcome,
+    RewindPoint,
+} from "../../src/agent/protocol";
 import type { RunOptions, SessionState } from "../../src/agent/session";
-import type { CommandResult, RewindPoint, RewindRequest } from "../../src/commands/index";
 import type { CustomCommand } from "../../src/project/custom-commands";
 import type { ModelInfo } from "../../src/providers/catalogue";
 import { EMPTY_USAGE, type Message } from "../../src/providers/types";
 import { createAppState } from "../../src/ui/app-state";
-import { createTuiCommands } from "../../src/ui/command-context";
+import { createChatCommands, showHostEvent } from "../../src/ui/chat-commands";
 import { createAppController } from "../../src/ui/controller";
-import { type SessionPort, createDeferredSession } from "../../src/ui/deferred-session";
-import type { ChatEngine as TuiEngine } from "../../src/ui/command-context";
 import { storedHistoryActions } from "../../src/ui/transcript/history";
 import { createTranscriptStore } from "../../src/ui/transcript/store";
 import type { CommandEntry } from "../../src/ui/transcript/types";
@@ -31,9 +37,9 @@ function fakeSession(messages: Message[] = []) {
     const listeners = new Set<(e: EngineEvent) => void>();
     let current = SONNET;
     const runs: Array<{ prompt: string; mode: string }> = [];
-    const session: SessionPort & { setModel(m: ModelInfo): void } = {
+    const session = {
         messages,
-        subscribe(listener) {
+        subscribe(listener: (e: EngineEvent) => void) {
             listeners.add(listener);
             return () => void listeners.delete(listener);
         },
@@ -54,7 +60,7 @@ function fakeSession(messages: Message[] = []) {
             for (const l of listeners) l({ type: "run_end", result });
             return result;
         },
-        setModel(m) {
+        setModel(m: ModelInfo) {
             current = m;
         },
     };
@@ -100,12 +106,22 @@ function rewindPoint(number: number, options: { gone?: boolean } = {}): RewindPo
     };
 }
 
-function fakeEngine(first: ReturnType<typeof fakeSession>) {
+/** A host over fake sessions that answers the chat's ops as the real one does, in brief. */
+function fakeHost(first: ReturnType<typeof fakeSession>) {
     let active = first;
     const calls: string[] = [];
-    const rewinds: RewindRequest[] = [];
+    const rewinds: Array<OpOf<"rewind">> = [];
+    const events: HostEvent[] = [];
     let checkpointsGone = false;
     let running = false;
+    let mode: Mode = "agent";
+    let learning: AbortController | null = null;
+    const listeners = new Set<HostListener>();
+    const emit = (event: HostEvent): void => {
+        events.push(event);
+        for (const listener of [...listeners]) listener(event);
+    };
+    let detach = first.session.subscribe(emit);
     const custom: CustomCommand = {
         name: "review",
         description: "Review code",
@@ -115,111 +131,175 @@ function fakeEngine(first: ReturnType<typeof fakeSession>) {
         scope: "project",
     };
     const shadow: CustomCommand = { ...custom, name: "help", body: "not me" };
-    const ok = (message: string): CommandResult => ({ message });
-    const engine: TuiEngine = {
-        session: () => active.session,
-        conversationId: () => "aaaaaa",
-        contextFiles: [],
-        customCommands: [custom, shadow],
-        toolDisplays: () => undefined,
-        async switchModel(name) {
-            calls.push(`model ${name}`);
-            if (name !== "haiku-4-5") return { message: `unknown model "${name}"`, isError: true };
-            active.session.setModel(HAIKU);
-            return ok("Switched");
-        },
-        async summarize(keepLast) {
-            calls.push(`summarize ${keepLast}`);
-            return ok("summarised");
-        },
-        async newConversation() {
-            calls.push("new");
-            active = fakeSession();
-            return ok("Conversation bbbbbb.");
-        },
-        async listConversations() {
-            return [{ id: "cccccc", label: "old one" }];
-        },
-        async resume(id) {
-            calls.push(`resume ${id}`);
-            if (id !== "cccccc") return { message: `no conversation ${id}`, isError: true };
-            active = fakeSession([
-                { role: "user", content: "earlier question" },
-                { role: "assistant", content: [{ type: "text", text: "earlier answer" }] },
-            ]);
-            return ok("Switched to conversation cccccc");
-        },
-        history: () => ({
-            view: [],
-            messages: active.session.messages,
-            messagesBeforeView: active.session.messages.length,
-        }),
-        recordView: (action) => void calls.push(`record ${action.type}`),
-        async exportMarkdown(path) {
-            calls.push(`export ${path ?? ""}`);
-            return ok("Exported");
-        },
-        async rewindPoints() {
-            if (running) return { ok: false, error: "Cannot rewind now: wait" };
-            const count = active.session.messages.filter((m) => m.role === "user").length;
-            return {
-                ok: true,
-                points: PROMPTS.slice(0, count).map((_, i) =>
-                    rewindPoint(i + 1, { gone: checkpointsGone })
-                ),
-                notTracked: "Changes made by shell commands are not tracked.",
-            };
-        },
-        async rewind(request) {
-            rewinds.push(request);
-            if (request.scope !== "code") active = fakeSession(exchanges(request.point.number - 1));
-            return ok(`rewound ${request.scope}`);
-        },
-        async fork(promptNumber) {
-            calls.push(`fork ${promptNumber ?? ""}`);
-            if (promptNumber === 9)
-                return { message: "choose a prompt from 1 to 2", isError: true };
-            active = fakeSession(exchanges(promptNumber === undefined ? 2 : promptNumber - 1));
-            return {
-                message: "Forked conversation aaaaaa into dddddd",
-                promptText: promptNumber === undefined ? undefined : PROMPTS[promptNumber - 1],
-            };
-        },
-        async learn(_signal, onProgress) {
+    const ok = (message: string): Outcome => ({ message });
+    const history = () => ({
+        view: [],
+        messages: active.session.messages,
+        messagesBeforeView: active.session.messages.length,
+    });
+    const switchTo = (next: ReturnType<typeof fakeSession>, id: string, draft?: string) => {
+        detach();
+        active = next;
+        detach = next.session.subscribe(emit);
+        emit({
+            type: "conversation_switched",
+            conversationId: id,
+            history: history(),
+            ...(draft === undefined ? {} : { draft }),
+        });
+    };
+    const fake = {
+        learn: async (
+            _signal: AbortSignal,
+            onProgress: (percent: number, topic: string) => void
+        ) => {
             onProgress(40, "Architecture Map");
             calls.push("learn");
             return ok("Learned 10 of 10 topics");
         },
-        costs: () => ({
-            sessionUsd: 0.5,
-            allTimeUsd: 2,
-            session: [
-                {
-                    provider: "anthropic",
-                    model: "x",
-                    inputTokens: 1,
-                    outputTokens: 2,
-                    costUsd: 0.5,
-                },
-            ],
-            allTime: [],
+    };
+    const answer = async (op: EngineOp): Promise<unknown> => {
+        switch (op.type) {
+            case "prompt":
+                return active.session.run(op.text, {
+                    mode: op.mode ?? mode,
+                    signal: op.signal ?? new AbortController().signal,
+                });
+            case "set_model":
+                calls.push(`model ${op.name}`);
+                if (op.name !== "haiku-4-5")
+                    return { message: `unknown model "${op.name}"`, isError: true };
+                active.session.setModel(HAIKU);
+                emit({ type: "state_changed" });
+                return ok("Switched");
+            case "set_mode":
+                mode = op.mode;
+                emit({ type: "mode_set", mode });
+                return { mode };
+            case "summarise":
+                calls.push(`summarize ${op.keepLast}`);
+                return ok("summarised");
+            case "new_conversation":
+                calls.push("new");
+                switchTo(fakeSession(), "bbbbbb");
+                return ok("Conversation bbbbbb.");
+            case "list_conversations":
+                return [{ id: "cccccc", label: "old one" }];
+            case "resume":
+                calls.push(`resume ${op.id}`);
+                if (op.id !== "cccccc")
+                    return { message: `no conversation ${op.id}`, isError: true };
+                switchTo(
+                    fakeSession([
+                        { role: "user", content: "earlier question" },
+                        { role: "assistant", content: [{ type: "text", text: "earlier answer" }] },
+                    ]),
+                    "cccccc"
+                );
+                return ok("Switched to conversation cccccc");
+            case "record_view":
+                calls.push(`record ${String(op.action.type)}`);
+                return { recorded: true };
+            case "export":
+                calls.push(`export ${op.path ?? ""}`);
+                return ok("Exported");
+            case "rewind_points": {
+                if (running) return { ok: false, error: "Cannot rewind now: wait" };
+                const count = active.session.messages.filter((m) => m.role === "user").length;
+                return {
+                    ok: true,
+                    points: PROMPTS.slice(0, count).map((_, i) =>
+                        rewindPoint(i + 1, { gone: checkpointsGone })
+                    ),
+                    notTracked: "Changes made by shell commands are not tracked.",
+                };
+            }
+            case "rewind":
+                rewinds.push(op);
+                if (op.scope !== "code") {
+                    switchTo(fakeSession(exchanges(op.point.number - 1)), "aaaaaa", op.point.text);
+                }
+                return ok(`rewound ${op.scope}`);
+            case "fork": {
+                calls.push(`fork ${op.promptNumber ?? ""}`);
+                if (op.promptNumber === 9)
+                    return { message: "choose a prompt from 1 to 2", isError: true };
+                const draft =
+                    op.promptNumber === undefined ? undefined : PROMPTS[op.promptNumber - 1];
+                switchTo(
+                    fakeSession(exchanges(op.promptNumber === undefined ? 2 : op.promptNumber - 1)),
+                    "dddddd",
+                    draft
+                );
+                return { message: "Forked conversation aaaaaa into dddddd", promptText: draft };
+            }
+            case "learn_start": {
+                if (learning)
+                    return ok("North is already learning this project; /learn stop cancels it.");
+                const controller = new AbortController();
+                learning = controller;
+                void fake
+                    .learn(controller.signal, (percent, topic) =>
+                        emit({ type: "learning", progress: { percent, topic } })
+                    )
+                    .then((outcome) => {
+                        learning = null;
+                        emit({ type: "learning", progress: null });
+                        emit({
+                            type: "notice",
+                            level: outcome.isError ? "warning" : "info",
+                            text: outcome.message,
+                        });
+                    });
+                return ok("Learning this project in the background; keep chatting.");
+            }
+            case "learn_stop":
+                learning?.abort();
+                return ok("Stopping the learning");
+            case "costs":
+                return {
+                    sessionUsd: 0.5,
+                    allTimeUsd: 2,
+                    session: [
+                        {
+                            provider: "anthropic",
+                            model: "x",
+                            inputTokens: 1,
+                            outputTokens: 2,
+                            costUsd: 0.5,
+                        },
+                    ],
+                    allTime: [],
+                };
+            case "remember":
+                return ok("saved");
+            default:
+                throw new Error(`the fake host takes no ${op.type} op`);
+        }
+    };
+    const host: EngineHostPort = {
+        subscribe(listener) {
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
+        },
+        state: () => ({
+            ...active.session.state(),
+            conversationId: "aaaaaa",
+            mode,
+            models: [SONNET, HAIKU],
+            costs: { sessionUsd: 0.5, allTimeUsd: 2 },
+            standing: { commands: false, edits: false },
         }),
-        statusCosts: () => ({ sessionUsd: 0.5, allTimeUsd: 2 }),
-        statusStanding: () => ({ commands: false, edits: false }),
-        mcpServers: () => [],
-        skills: () => [],
-        permissions: () => ({ rules: [], notes: [] }),
-        removePermission: () => ({ message: "no entries", isError: true }),
-        memory: () => ({ dirs: [], files: [], warnings: [] }),
-        remember: () => ({ message: "saved" }),
-        memoryFile: () => ({ ok: false, error: "no memory in this test" }),
-        reloadMemory: () => ({ message: "reloaded" }),
-        readDenial: () => undefined,
+        submit: (op) => answer(op as EngineOp) as never,
     };
     return {
-        engine,
+        host,
+        fake,
+        customCommands: [custom, shadow],
+        history,
         calls,
         rewinds,
+        events,
         active: () => active,
         setCheckpointsGone: () => void (checkpointsGone = true),
         setRunning: () => void (running = true),
@@ -237,36 +317,36 @@ function setup(
     options: { pick?: string | null | Array<string | null>; messages?: Message[] } = {}
 ) {
     const first = fakeSession(options.messages);
-    const fake = fakeEngine(first);
-    const { engine, calls, active } = fake;
-    const session = createDeferredSession(first.session.state(), Promise.resolve(first.session));
+    const fake = fakeHost(first);
+    const { host, calls, active } = fake;
     const store = createTranscriptStore({ flushMs: 0 });
     const appState = createAppState("agent");
+    host.subscribe((event) => showHostEvent(event, { store, appState }));
     let exited = 0;
-    let stateChanges = 0;
-    session.onStateChange(() => stateChanges++);
     const picks: string[] = [];
     const pickCalls: PickCall[] = [];
     const answers = Array.isArray(options.pick) ? [...options.pick] : null;
-    const commands = createTuiCommands({
-        engine: Promise.resolve(engine),
-        session,
+    const commands = createChatCommands({
+        host,
         store,
         appState,
-        pick: async (title, choices, note) => {
+        choose: async (title, choices, note) => {
             picks.push(title);
             pickCalls.push({ title, options: choices, note });
             if (answers) return answers.shift() ?? null;
             return (options.pick as string | null | undefined) ?? null;
         },
+        editFile: () => ({ ok: false, error: "no editor in this test" }),
         exit: () => exited++,
-        models: [SONNET, HAIKU],
-        signal: () => new AbortController().signal,
-        record: (action) => engine.recordView(action),
+        record: (action) =>
+            void host.submit({
+                type: "record_view",
+                action: action as unknown as Record<string, unknown>,
+            }),
     });
-    commands.addCustomCommands(engine.customCommands);
+    commands.addCustomCommands(fake.customCommands);
     const controller = createAppController({
-        session,
+        host,
         bridge: { cancelAll: () => undefined, onResolved: () => () => undefined },
         store,
         processInput: (text) => commands.process(text),
@@ -277,7 +357,7 @@ function setup(
         await controller.idle();
     };
     // A resumed conversation starts drawn, as in the chat.
-    store.dispatchAll(storedHistoryActions(engine.history()));
+    store.dispatchAll(storedHistoryActions(fake.history()));
     const entries = () => store.getState().entries;
     const commandEntries = () => entries().filter((e): e is CommandEntry => e.kind === "command");
     return {
@@ -288,18 +368,18 @@ function setup(
         commandEntries,
         calls,
         appState,
-        session,
+        host,
         active,
         first,
         picks,
         pickCalls,
         fake,
         exited: () => exited,
-        stateChanges: () => stateChanges,
+        stateChanges: () => fake.events.filter((e) => e.type === "state_changed").length,
     };
 }
 
-describe("the TUI's slash commands", () => {
+describe("the chat's slash commands", () => {
     it("runs the commands in order, shows each, and sends the rest with the new mode", async () => {
         const t = setup();
         await t.send("/mode ask /model haiku-4-5 explain the retry loop");
@@ -311,7 +391,7 @@ describe("the TUI's slash commands", () => {
         expect(t.entries().find((e) => e.kind === "user")).toMatchObject({
             text: "explain the retry loop",
         });
-        expect(t.session.state().model.id).toBe("haiku-4-5-id");
+        expect(t.host.state().model.id).toBe("haiku-4-5-id");
         expect(t.stateChanges()).toBeGreaterThan(0);
     });
 
@@ -331,7 +411,7 @@ describe("the TUI's slash commands", () => {
         const t = setup();
         await t.send("/model haiku-45");
         expect(t.commandEntries()[0]).toMatchObject({ isError: true });
-        expect(t.session.state().model.id).toBe("sonnet-4-id");
+        expect(t.host.state().model.id).toBe("sonnet-4-id");
         await t.send("/mode bogus");
         expect(t.commandEntries()[1]?.result).toContain("unknown mode");
         expect(t.appState.get().mode).toBe("agent");
@@ -348,12 +428,11 @@ describe("the TUI's slash commands", () => {
         expect(t.commandEntries()[0]?.result).toContain("review.md");
     });
 
-    it("/new replaces the session and clears the transcript", async () => {
+    it("/new switches the host's conversation and clears the transcript", async () => {
         const t = setup();
         await t.send("hello");
         await t.send("/new");
-        expect(t.session.current()).toBe(t.active().session);
-        expect(t.session.current()).not.toBe(t.first.session);
+        expect(t.active()).not.toBe(t.first);
         expect(t.entries().some((e) => e.kind === "user")).toBe(false);
         expect(t.commandEntries().map((e) => e.command)).toEqual(["/new"]);
         await t.send("next");
@@ -376,7 +455,7 @@ describe("the TUI's slash commands", () => {
         const t = setup({ pick: "haiku-4-5" });
         await t.send("/model");
         expect(t.picks).toEqual(["Choose a model"]);
-        expect(t.session.state().model.id).toBe("haiku-4-5-id");
+        expect(t.host.state().model.id).toBe("haiku-4-5-id");
     });
 
     it("/costs opens the dialog, /learn shows progress, /export and /quit", async () => {
@@ -406,7 +485,7 @@ describe("the TUI's slash commands", () => {
     it("/learn runs in the background: prompts are sent meanwhile, /learn stop cancels it", async () => {
         const t = setup();
         let learnSignal: AbortSignal | undefined;
-        t.fake.engine.learn = (signal, onProgress) =>
+        t.fake.fake.learn = (signal, onProgress) =>
             new Promise((resolve) => {
                 learnSignal = signal;
                 onProgress(10, "Project Summary");
@@ -466,6 +545,7 @@ describe("/rewind and /fork in the chat", () => {
         expect(overwrite!.title).toBe("Overwrite 1 file changed since North changed it?");
         expect(t.fake.rewinds).toEqual([
             {
+                type: "rewind",
                 point: expect.objectContaining({ number: 2 }),
                 scope: "both",
                 overwriteChanged: false,
@@ -473,7 +553,7 @@ describe("/rewind and /fork in the chat", () => {
         ]);
         expect(texts(t)).toContain(answer(1));
         expect(texts(t)).not.toContain(answer(2));
-        expect(t.session.current()).toBe(t.active().session);
+        expect(t.active()).not.toBe(t.first);
         expect(t.appState.get().draft?.text).toBe("bump retries to 5");
         expect(t.commandEntries().map((e) => [e.command, e.result])).toEqual([
             ["/rewind", "rewound both"],
@@ -486,7 +566,7 @@ describe("/rewind and /fork in the chat", () => {
         const t = setup({ pick: ["2", "code", "overwrite"], messages: exchanges(2) });
         await t.send("/rewind");
         expect(t.fake.rewinds.map((r) => [r.scope, r.overwriteChanged])).toEqual([["code", true]]);
-        expect(t.session.current()).toBe(t.first.session);
+        expect(t.active()).toBe(t.first);
         expect(texts(t)).toContain(answer(2));
         expect(t.appState.get().draft).toBeNull();
         expect(t.calls).toContain("record command");
@@ -505,7 +585,7 @@ describe("/rewind and /fork in the chat", () => {
             await t.send("/rewind");
             expect(t.fake.rewinds, JSON.stringify(answers)).toEqual([]);
             expect(t.commandEntries()[0]?.result).toBe("Rewind cancelled; nothing was changed.");
-            expect(t.session.current()).toBe(t.first.session);
+            expect(t.active()).toBe(t.first);
             expect(t.appState.get().draft).toBeNull();
         }
     });
@@ -555,7 +635,7 @@ describe("/rewind and /fork in the chat", () => {
         expect(t.commandEntries().map((e) => e.result)).toEqual([
             "Forked conversation aaaaaa into dddddd",
         ]);
-        expect(t.session.current()).toBe(t.active().session);
+        expect(t.active()).not.toBe(t.first);
         expect(texts(t)).toContain(answer(2));
         expect(t.appState.get().draft).toBeNull();
 
@@ -564,7 +644,7 @@ describe("/rewind and /fork in the chat", () => {
         expect(texts(t)).not.toContain(answer(2));
         expect(t.appState.get().draft?.text).toBe("bump retries to 5");
 
-        const forked = t.session.current();
+        const forked = t.active();
         await t.send("/fork two");
         await t.send("/fork 9");
         expect(t.commandEntries().slice(-2)).toMatchObject([
@@ -572,6 +652,6 @@ describe("/rewind and /fork in the chat", () => {
             { isError: true, result: "choose a prompt from 1 to 2" },
         ]);
         expect(t.calls).not.toContain("fork two");
-        expect(t.session.current()).toBe(forked);
+        expect(t.active()).toBe(forked);
     });
 });

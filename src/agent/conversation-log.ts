@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import type { StructuredSummary } from "../agent/context";
-import type { EngineEvent } from "../agent/events";
-import type { RestoredState, TranscriptSink } from "../agent/session";
-import { estimatePromptTokens } from "../agent/tokens";
+import type { StructuredSummary } from "./context";
+import type { EngineEvent } from "./events";
+import type { RestoredState, TranscriptSink } from "./session";
+import { estimatePromptTokens } from "./tokens";
 import type { ModelInfo } from "../providers/catalogue";
 import { EMPTY_USAGE, type Message, type Usage } from "../providers/types";
 import type {

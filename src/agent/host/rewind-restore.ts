@@ -9,9 +9,9 @@ import type {
     RestoreOutcome,
     RestorePlan,
     RestoreReport,
-} from "../storage/checkpoints";
-import { acquireApplyLocks } from "../tools/editing/apply-lock";
-import { resolveWritablePath } from "../tools/path-guard";
+} from "../../storage/checkpoints";
+import { acquireApplyLocks } from "../../tools/editing/apply-lock";
+import { resolveWritablePath } from "../../tools/path-guard";
 
 export const SHELL_NOT_TRACKED =
     "Changes made by shell commands are not tracked: rewind does not undo them.";

@@ -2,9 +2,9 @@
  * The host's rewind and fork: the conversation's prompts as rewind points,
  * taking the code and/or the conversation back, and continuing in a copy.
  */
-import type { CheckpointStore, PlanResult } from "../storage/checkpoints";
-import { oneLine } from "../util/short-text";
-import type { ForkResult, HostEngine } from "./host";
+import type { CheckpointStore, PlanResult } from "../../storage/checkpoints";
+import { oneLine } from "../../util/short-text";
+import type { ConversationKeeper } from "./conversation-keeper";
 import {
     SHELL_NOT_TRACKED,
     fileNote,
@@ -12,12 +12,12 @@ import {
     reportLines,
     restorePlan,
 } from "./rewind-restore";
-import type { CommandResult, RewindPoint, RewindPoints, RewindRequest } from "./types";
+import type { OpOf, OpReply, Outcome, RewindPoint, RewindPoints } from "../protocol";
 
 /** A run still going would write after the switch: rewind and fork wait for it. */
 const BUSY = "wait for the answer to finish (or cancel it with Ctrl+C) first";
 
-const busy = (engine: HostEngine) => engine.session.state().running;
+const busy = (engine: ConversationKeeper) => engine.session.state().running;
 
 /** The code half of a rewind: what it did, or why nothing was changed. */
 async function rewindCode(
@@ -40,7 +40,7 @@ async function rewindCode(
 }
 
 export async function rewindPointsOf(
-    engine: HostEngine,
+    engine: ConversationKeeper,
     checkpoints: CheckpointStore
 ): Promise<RewindPoints> {
     if (busy(engine)) return { ok: false, error: `Cannot rewind now: ${BUSY}.` };
@@ -70,10 +70,10 @@ export async function rewindPointsOf(
 }
 
 export async function rewindConversation(
-    engine: HostEngine,
+    engine: ConversationKeeper,
     checkpoints: CheckpointStore,
-    { point, scope, overwriteChanged }: RewindRequest
-): Promise<CommandResult> {
+    { point, scope, overwriteChanged }: OpOf<"rewind">
+): Promise<Outcome> {
     if (busy(engine)) return { message: `Cannot rewind now: ${BUSY}.`, isError: true };
     const id = engine.sessionId;
     const lines: string[] = [];
@@ -105,9 +105,9 @@ export async function rewindConversation(
 }
 
 export async function forkConversation(
-    engine: HostEngine,
+    engine: ConversationKeeper,
     promptNumber: number | undefined
-): Promise<ForkResult> {
+): Promise<OpReply<"fork">> {
     if (busy(engine)) return { message: `Cannot fork now: ${BUSY}.`, isError: true };
     let before: { entryId: string; text: string } | undefined;
     if (promptNumber !== undefined) {

@@ -1,5 +1,5 @@
-import type { CheckpointStore } from "../storage/checkpoints";
-import type { FileCheckpointer } from "../tools/types";
+import type { CheckpointStore } from "../../storage/checkpoints";
+import type { FileCheckpointer } from "../../tools/types";
 
 /** Before the first prompt of a process (nothing edits then; a name that is no entry id). */
 const NO_PROMPT = "before-first-prompt";

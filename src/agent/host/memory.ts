@@ -1,17 +1,17 @@
 /**
- * `/memory` and the chat's `#` notes over the session: what memory is
+ * Memory over the current session: what memory is
  * loaded, and saving a note (which the next request sends).
  */
-import type { AgentSession } from "../agent/session";
+import type { AgentSession } from "../session";
 import {
     type MemoryScope,
     appendMemoryNote,
     ensureMemoryIndex,
     loadMemory,
     memoryDirs,
-} from "../project/memory";
-import { dataDir } from "../storage/paths";
-import type { CommandResult, MemoryListing } from "./types";
+} from "../../project/memory";
+import { dataDir } from "../../storage/paths";
+import type { MemoryListing, Outcome } from "../protocol";
 
 export function memoryListing(repoRoot: string): MemoryListing {
     const dirs = memoryDirs(dataDir(), repoRoot);
@@ -34,7 +34,7 @@ export function saveMemoryNote(
     engine: { repoRoot: string; session: Pick<AgentSession, "setMemory"> },
     note: string,
     scope: MemoryScope
-): CommandResult {
+): Outcome {
     const dirs = memoryDirs(dataDir(), engine.repoRoot);
     const target = dirs.find((d) => d.scope === scope)!;
     const saved = appendMemoryNote(target.dir, note, { within: target.insideRoot });
@@ -61,7 +61,7 @@ function size(bytes: number): string {
 export function reloadMemory(engine: {
     repoRoot: string;
     session: Pick<AgentSession, "setMemory">;
-}): CommandResult {
+}): Outcome {
     const loaded = loadMemory(memoryDirs(dataDir(), engine.repoRoot));
     engine.session.setMemory(loaded.text ?? undefined);
     const loadedBytes = loaded.files.reduce((sum, f) => sum + f.loadedBytes, 0);

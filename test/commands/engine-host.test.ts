@@ -1,8 +1,8 @@
 /**
- * One command host for both front-ends: the same command, run through the
- * chat's context (with a fake interactive port) and through print mode, is
- * answered by the same host code over a real session handle; only what the
- * port does (pickers, dialogs, saving the model choice) differs.
+ * One engine host for both front-ends: the same command, run with the chat's
+ * picker and editor and run as print mode does, submits the same ops to a
+ * real host; only what the chat can offer (pickers, an editor, switching
+ * conversations, saving the model choice) differs.
  */
 import {
     appendFileSync,
@@ -16,17 +16,17 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createNoStandingApprovals, denyAll } from "../../src/agent/approvals";
+import { createNoStandingApprovals } from "../../src/agent/approvals";
+import type { HostEvent } from "../../src/agent/protocol";
 import { parseCliArgs } from "../../src/cli/args";
 import { resolveReadyModel } from "../../src/cli/model-selection";
 import { prepareSession } from "../../src/cli/session-setup";
-import { type SessionHandle, startSession } from "../../src/cli/session-start";
-import { type InteractivePort, createCommandContext } from "../../src/commands/context";
-import { type CostFigures, createCommandHost } from "../../src/commands/host";
+import { type EngineSession, startSession } from "../../src/cli/session-start";
 import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../../src/commands/index";
 import { runPrintCommands } from "../../src/headless/print-commands";
 import { saveSelectedModel } from "../../src/storage/config";
 import { createProfileStore } from "../../src/storage/profile";
+import { loadUserSettings } from "../../src/storage/settings/load";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
@@ -34,7 +34,7 @@ let server: FakeLlmServer;
 let home: string;
 let repo: string;
 let env: NodeJS.ProcessEnv;
-const handles: SessionHandle[] = [];
+const handles: EngineSession[] = [];
 
 beforeAll(async () => {
     server = await startFakeLlmServer();
@@ -71,17 +71,28 @@ const SUMMARY = JSON.stringify({
     importantFiles: [],
 });
 
-/** A session over the fake server with `exchanges` prompts answered. */
-async function conversation(exchanges: number): Promise<SessionHandle> {
+/** A host over the fake server, built as `front` builds it, with `exchanges` prompts answered. */
+async function conversation(
+    exchanges: number,
+    front: "chat" | "print" = "chat"
+): Promise<EngineSession> {
     const args = parseCliArgs(["--path", repo]);
     if (!args.ok) throw new Error(args.error);
-    const prepared = await prepareSession(args.args, () => undefined);
+    const prepared = await prepareSession(
+        args.args,
+        () => undefined,
+        async () => loadUserSettings
+    );
     if (!prepared.ok) throw new Error(prepared.error);
     const handle = await startSession(prepared, {
         version: "test",
-        frontEnd: "interactive",
+        frontEnd: front === "chat" ? "interactive" : "print",
         logLevel: "error",
-        approver: denyAll("no"),
+        mode: "agent",
+        resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+        // The chat saves a switched model, print mode does not.
+        ...(front === "chat" ? { saveModel: (alias: string) => saveSelectedModel(alias) } : {}),
+        profiles: createProfileStore(join(home, "data"), prepared.repoRoot),
         approvalSettings: () => createNoStandingApprovals(),
         decideTrust: async () => "untrusted",
         warn: () => undefined,
@@ -89,85 +100,64 @@ async function conversation(exchanges: number): Promise<SessionHandle> {
     handles.push(handle);
     for (let i = 0; i < exchanges; i++) {
         server.enqueue({ text: `answer ${i}` });
-        await handle.session.run(`question ${i}`, { mode: "agent" });
+        await handle.host.submit({ type: "prompt", text: `question ${i}` });
     }
     return handle;
 }
 
-/** The host as each front-end builds it: the chat saves a switched model, print mode does not. */
-function hostFor(handle: SessionHandle, front: "chat" | "print") {
-    return createCommandHost(handle, {
-        resolveModel: (name) => resolveReadyModel(handle.catalogue, name, process.env),
-        ...(front === "chat" ? { saveModel: (alias: string) => saveSelectedModel(alias) } : {}),
-        profiles: createProfileStore(join(home, "data"), handle.repoRoot),
-    });
-}
-
-/** Runs `input` in the chat's command context with a fake interactive port. */
-async function viaChat(handle: SessionHandle, input: string, picks: Array<string | null> = []) {
+/** Runs `input` with the chat's picker (answering `picks`) and editor; `seen` lists what the chat was asked and told. */
+async function viaChat(handle: EngineSession, input: string, picks: Array<string | null> = []) {
     const seen: string[] = [];
-    const dialogs: CostFigures[] = [];
-    const port: InteractivePort = {
-        pick: async (title, options) => {
-            seen.push(`pick ${title}: ${options.map((o) => o.id).join(" ")}`);
-            return picks.shift() ?? null;
-        },
-        exit: () => void seen.push("exit"),
-        conversationChanged: (draft) => void seen.push(`switched ${draft ?? ""}`),
-        notice: (text) => void seen.push(`notice ${text}`),
-        warning: (text) => void seen.push(`warning ${text}`),
-        showCosts: (figures) => {
-            dialogs.push(figures);
-            return "costs dialog open";
-        },
-        learningProgress: () => undefined,
-        stateChanged: () => void seen.push("state"),
-        // The "editor" adds a line to the file, as a user saving in $EDITOR would.
-        editFile: (path) => {
-            seen.push(`edit ${path}`);
-            appendFileSync(path, "- Run the tests with pnpm\n");
-            return { ok: true };
-        },
-    };
-    const registry = createCommandRegistryWithAllCommands();
-    const context = createCommandContext({
-        host: hostFor(handle, "chat"),
-        registry,
-        currentModel: () => handle.session.state().model,
-        models: () => handle.catalogue.models,
-        setMode: () => undefined,
-        signal: () => new AbortController().signal,
-        interactive: port,
+    const { host } = handle;
+    const off = host.subscribe((event: HostEvent) => {
+        if (event.type === "conversation_switched") seen.push(`switched ${event.draft ?? ""}`);
+        if (event.type === "state_changed") seen.push("state");
     });
-    const { executed } = await runCommandsInInput(input, registry, context);
-    return { results: executed.map((e) => e.result), seen, dialogs };
+    const registry = createCommandRegistryWithAllCommands();
+    try {
+        const { executed } = await runCommandsInInput(input, registry, {
+            submit: (op) => host.submit(op),
+            state: () => host.state(),
+            choose: async (title, options) => {
+                seen.push(`pick ${title}: ${options.map((o) => o.id).join(" ")}`);
+                return picks.shift() ?? null;
+            },
+            // The "editor" adds a line to the file, as a user saving in $EDITOR would.
+            editFile: (path) => {
+                seen.push(`edit ${path}`);
+                appendFileSync(path, "- Run the tests with pnpm\n");
+                return { ok: true };
+            },
+        });
+        return { results: executed.map((e) => e.result), seen };
+    } finally {
+        off();
+    }
 }
 
 /** Runs `input` as print mode does; returns what it printed. */
-async function viaPrint(handle: SessionHandle, input: string) {
+async function viaPrint(handle: EngineSession, input: string) {
     let stdout = "";
     let stderr = "";
     const outcome = await runPrintCommands(input, {
-        host: hostFor(handle, "print"),
+        host: handle.host,
         format: "text",
         stdout: { write: (text) => void (stdout += text) },
         stderr: { write: (text) => void (stderr += text) },
-        currentModel: () => handle.session.state().model,
-        models: () => handle.catalogue.models,
-        setMode: () => undefined,
-        signal: () => new AbortController().signal,
     });
     return { ...outcome, stdout, stderr };
 }
 
+const session = (handle: EngineSession) => handle.host.conversation.session;
+
 const configPath = () => join(home, "config", "config.json");
 
-describe("one command host for the chat and print mode", () => {
+describe("one engine host for the chat and print mode", () => {
     it("/summarize: both front-ends give the host's one answer", async () => {
         const inChat = await conversation(3);
         server.enqueue({ text: SUMMARY });
         const chat = await viaChat(inChat, "/summarize --keep-last 1");
-        const inPrint = await conversation(3);
+        const inPrint = await conversation(3, "print");
         server.enqueue({ text: SUMMARY });
         const print = await viaPrint(inPrint, "/summarize --keep-last 1");
 
@@ -176,8 +166,8 @@ describe("one command host for the chat and print mode", () => {
         expect(chat.results[0]!.message).toMatch(/; the last 1 kept\.$/);
         expect(print).toMatchObject({ failed: false, remainingText: "", stderr: "" });
         expect(print.stdout).toBe(`⚙ /summarize --keep-last 1: ${chat.results[0]!.message}\n`);
-        expect(inChat.session.rollingSummary?.goal).toBe("g");
-        expect(inPrint.session.rollingSummary?.goal).toBe("g");
+        expect(session(inChat).rollingSummary?.goal).toBe("g");
+        expect(session(inPrint).rollingSummary?.goal).toBe("g");
     });
 
     it("/model: the chat picks and saves the default; print mode switches for its run only", async () => {
@@ -189,29 +179,32 @@ describe("one command host for the chat and print mode", () => {
         expect(switched).toMatch(
             /^Switched to .+ \(claude-haiku-4-5[^)]*\); saved as the default\.$/
         );
-        expect(inChat.session.state().model.alias).toBe("haiku-4-5");
+        expect(session(inChat).state().model.alias).toBe("haiku-4-5");
         expect(JSON.parse(readFileSync(configPath(), "utf8"))).toMatchObject({
             selectedModel: "haiku-4-5",
         });
         rmSync(configPath());
 
-        const inPrint = await conversation(0);
+        const inPrint = await conversation(0, "print");
         const print = await viaPrint(inPrint, "/model haiku-4-5 explain x");
         const head = switched.slice(0, switched.indexOf(";"));
         expect(print).toMatchObject({ failed: false, remainingText: "explain x", stdout: "" });
         expect(print.stderr).toBe(`⚙ /model haiku-4-5: ${head} for this run.\n`);
-        expect(inPrint.session.state().model.alias).toBe("haiku-4-5");
+        expect(session(inPrint).state().model.alias).toBe("haiku-4-5");
         expect(existsSync(configPath())).toBe(false);
         // No picker in print mode: the bare command names the model.
         const bare = await viaPrint(inPrint, "/model");
-        expect(bare.stdout).toBe(`⚙ /model: current model: ${inPrint.session.state().model.id}\n`);
+        expect(bare.stdout).toBe(`⚙ /model: current model: ${session(inPrint).state().model.id}\n`);
     });
 
-    it("/costs: the chat's dialog and print mode's lines show the same figures", async () => {
+    it("/costs: the costs op's figures are what print mode's lines and the chat's line show", async () => {
         const handle = await conversation(2);
+        const figures = await handle.host.submit({ type: "costs" });
         const chat = await viaChat(handle, "/costs");
-        expect(chat.results[0]!.message).toBe("costs dialog open");
-        const rows = chat.dialogs[0]!.allTime;
+        expect(chat.results[0]!.message).toMatch(
+            /^Session .+ · all time .+ \(Esc or Q closes the dialog\)$/
+        );
+        const rows = figures.allTime;
         expect(rows.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
         expect(rows[0]!.inputTokens).toBeGreaterThan(0);
         const print = await viaPrint(handle, "/costs");
@@ -222,23 +215,24 @@ describe("one command host for the chat and print mode", () => {
         }
     });
 
-    it("conversation switches go through the chat's port; print mode refuses them and changes nothing", async () => {
+    it("conversation switches are host events in the chat; print mode refuses them and changes nothing", async () => {
         const handle = await conversation(1);
-        const first = handle.sessionId;
+        const id = () => handle.host.state().conversationId;
+        const first = id();
         const print = await viaPrint(handle, "/resume abcdef");
         expect(print.failed).toBe(true);
         expect(print.stdout).toContain('use north -p --resume abcdef "PROMPT"');
-        expect(handle.sessionId).toBe(first);
+        expect(id()).toBe(first);
 
         const chat = await viaChat(handle, "/new");
-        expect(handle.sessionId).not.toBe(first);
+        expect(id()).not.toBe(first);
         expect(chat.seen).toContain("switched ");
-        expect(chat.seen).toContain(
-            `notice Conversation ${handle.sessionId}. The previous one: /resume ${first}`
+        expect(chat.results[0]!.message).toBe(
+            `Started a new conversation.\nConversation ${id()}. The previous one: /resume ${first}`
         );
         const back = await viaChat(handle, "/conversations", [first]);
         expect(back.seen[0]).toBe(`pick Switch to conversation: ${first}`);
-        expect(handle.sessionId).toBe(first);
+        expect(id()).toBe(first);
     });
 });
 
@@ -262,7 +256,7 @@ describe("memory edited during a chat", () => {
             /^Memory reloaded: \d+ B in 1 file; the next request carries it\.$/
         );
         server.enqueue({ text: "ok" });
-        await handle.session.run("hello", { mode: "agent" });
+        await handle.host.submit({ type: "prompt", text: "hello" });
         expect(systemOfLastRequest()).toContain("Run the tests with pnpm");
 
         const user = await viaChat(handle, "/memory edit --user");
@@ -276,18 +270,18 @@ describe("memory edited during a chat", () => {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, "MEMORY.md"), "# Memory\n\n- Deploy on Fridays is forbidden\n");
         server.enqueue({ text: "before" });
-        await handle.session.run("one", { mode: "agent" });
+        await handle.host.submit({ type: "prompt", text: "one" });
         expect(systemOfLastRequest()).not.toContain("Deploy on Fridays");
 
         await viaChat(handle, "/new");
         server.enqueue({ text: "after" });
-        await handle.session.run("two", { mode: "agent" });
+        await handle.host.submit({ type: "prompt", text: "two" });
         expect(systemOfLastRequest()).toContain("Deploy on Fridays is forbidden");
     });
 });
 
 describe("print mode's commands, end to end", () => {
-    it("north -p runs /summarize through the host", async () => {
+    it("north -p runs /summarize as an op of the host", async () => {
         server.enqueue({ text: "first" }, { text: "second" }, { text: SUMMARY });
         for (const args of [["question 1"], ["question 2", "--continue"]]) {
             const run = await runNorth(["-p", ...args, "--path", repo], { env });

@@ -1,10 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type StructuredSummary, renderSummary } from "../agent/context";
-import type { CommandResult } from "./types";
-import type { Message } from "../providers/types";
-import { resolveWritablePath } from "../tools/path-guard";
-import { writeFileAtomic } from "../util/atomic-write";
+import { type StructuredSummary, renderSummary } from "../context";
+import type { Outcome } from "../protocol";
+import type { Message } from "../../providers/types";
+import { resolveWritablePath } from "../../tools/path-guard";
+import { writeFileAtomic } from "../../util/atomic-write";
 
 export interface ExportSource {
     id: string;
@@ -97,7 +97,7 @@ export async function exportMarkdownFile(
     id: string,
     path: string | undefined,
     markdown: string
-): Promise<CommandResult> {
+): Promise<Outcome> {
     const wanted = path?.trim() || `north-${id}.md`;
     const safe = await resolveWritablePath(repoRoot, wanted, { mustExist: false });
     if (!safe.ok) return { message: safe.error.message, isError: true };

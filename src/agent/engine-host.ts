@@ -1,0 +1,214 @@
+/**
+ * The one engine host: front-ends `submit` ops (agent/protocol.ts) and hear
+ * the current conversation's events, and the host's own, through one
+ * `subscribe` that holds across conversation switches. Its state is named
+ * fields: the conversation (ConversationKeeper), the spend, the mode, the
+ * run in progress and the approvals waiting for an answer.
+ */
+import type { ModelCatalogue } from "../providers/models";
+import type { CheckpointStore } from "../storage/checkpoints";
+import type { ConversationStore } from "../storage/conversations";
+import type { CostStore } from "../storage/costs";
+import type { Logger } from "../storage/logger";
+import type { StandingAutoApproval } from "./approvals";
+import type { ContextBlocks } from "./context";
+import type { EngineEvent, Mode, RunResult } from "./events";
+import { WaitingApprovals } from "./host/approvals-waiting";
+import {
+    type ConversationStart,
+    ConversationKeeper,
+    type SessionParts,
+} from "./host/conversation-keeper";
+import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
+import { Spend } from "./host/spend";
+import type {
+    EngineHostPort,
+    EngineOp,
+    HostEvent,
+    HostListener,
+    HostState,
+    OpOf,
+    OpReplies,
+    OpReply,
+    OpType,
+} from "./protocol";
+import type { AgentSession } from "./session";
+
+export interface EngineHostOptions extends HostDeps {
+    repoRoot: string;
+    catalogue: ModelCatalogue;
+    store: ConversationStore;
+    logger: Logger;
+    costs: Pick<CostStore, "add" | "breakdown">;
+    checkpoints: CheckpointStore;
+    context: ContextBlocks;
+    start: ConversationStart;
+    mode: Mode;
+    warn(message: string): void;
+    /** Builds a conversation's session around the host's parts and approver. */
+    newSession(parts: SessionParts & { approver: WaitingApprovals["approver"] }): AgentSession;
+    /** The front-end shows the context figure before any request (the chat). */
+    contextFigure?: boolean;
+    /** Standing auto-approval in force now. */
+    standing(): StandingAutoApproval;
+    env?: Record<string, string | undefined>;
+}
+
+export class EngineHost implements EngineHostPort {
+    readonly conversation: ConversationKeeper;
+    readonly spend: Spend;
+    private readonly listeners = new Set<HostListener>();
+    private readonly approvals = new WaitingApprovals();
+    private readonly options: EngineHostOptions;
+    private mode: Mode;
+    private detach: (() => void) | null = null;
+    /** Aborts the prompt running now (`cancel`). */
+    private running: AbortController | null = null;
+    /** Prompts run one after another. */
+    private queue: Promise<unknown> = Promise.resolve();
+    private learning: AbortController | null = null;
+
+    constructor(options: EngineHostOptions) {
+        this.options = options;
+        this.mode = options.mode;
+        this.spend = new Spend(options.costs, options.catalogue);
+        this.conversation = new ConversationKeeper(
+            {
+                ...options,
+                spend: this.spend,
+                newSession: (parts) =>
+                    this.attach(
+                        options.newSession({ ...parts, approver: this.approvals.approver })
+                    ),
+            },
+            options.start
+        );
+    }
+
+    /** Forwards a new conversation's events; the host hears each one first. */
+    private attach(session: AgentSession): AgentSession {
+        this.detach?.();
+        if (this.options.contextFigure) session.ensureContextFigure();
+        this.detach = session.subscribe((event) => this.onEngineEvent(event));
+        return session;
+    }
+
+    private onEngineEvent(event: EngineEvent): void {
+        if (event.type === "approval_request") this.approvals.opened(event.request);
+        // An edit approved for the session puts it in accept-edits: later prompts run in it.
+        if (event.type === "mode_change") this.mode = event.mode;
+        this.emit(event);
+    }
+
+    private emit(event: HostEvent): void {
+        for (const listener of [...this.listeners]) listener(event);
+    }
+
+    subscribe(listener: HostListener): () => void {
+        this.listeners.add(listener);
+        return () => void this.listeners.delete(listener);
+    }
+
+    state(): HostState {
+        return {
+            ...this.conversation.session.state(),
+            conversationId: this.conversation.sessionId,
+            mode: this.mode,
+            models: this.options.catalogue.models,
+            costs: this.spend.status(),
+            standing: this.options.standing(),
+        };
+    }
+
+    submit<T extends OpType>(op: OpOf<T>): Promise<OpReply<T>> {
+        return this.handle(op as EngineOp) as Promise<OpReply<T>>;
+    }
+
+    private handle(op: EngineOp): Promise<OpReplies[OpType]> | OpReplies[OpType] {
+        switch (op.type) {
+            case "prompt":
+                return this.prompt(op);
+            case "cancel": {
+                const cancelled = this.running !== null && !this.running.signal.aborted;
+                this.running?.abort();
+                return { cancelled };
+            }
+            case "approval":
+                return this.approvals.answer(op.requestId, op.decision);
+            case "set_mode":
+                if (op.mode !== this.mode) {
+                    this.mode = op.mode;
+                    this.emit({ type: "mode_set", mode: op.mode });
+                }
+                return { mode: this.mode };
+            default:
+                return handleOp(op, this.parts());
+        }
+    }
+
+    private parts(): HostParts {
+        return {
+            deps: this.options,
+            conversation: this.conversation,
+            spend: this.spend,
+            mode: this.mode,
+            emit: (event) => this.emit(event),
+            learning: {
+                current: () => this.learning,
+                set: (controller) => (this.learning = controller),
+            },
+            cancellable: (work) => this.cancellable(work),
+        };
+    }
+
+    /** Runs `work` as the job `cancel` aborts; `outer` aborts it too. */
+    private async cancellable<R>(
+        work: (signal: AbortSignal) => Promise<R>,
+        outer?: AbortSignal
+    ): Promise<R> {
+        const controller = new AbortController();
+        const onAbort = (): void => controller.abort();
+        if (outer?.aborted) controller.abort();
+        outer?.addEventListener("abort", onAbort, { once: true });
+        this.running = controller;
+        try {
+            return await work(controller.signal);
+        } finally {
+            outer?.removeEventListener("abort", onAbort);
+            if (this.running === controller) this.running = null;
+        }
+    }
+
+    /** Runs one prompt in the current conversation, after any still running. */
+    private prompt(op: OpOf<"prompt">): Promise<RunResult> {
+        const run = this.queue.then(() =>
+            this.cancellable(
+                (signal) =>
+                    this.conversation.session.run(op.text, {
+                        mode: op.mode ?? this.mode,
+                        signal,
+                        maxTurns: op.maxTurns,
+                        planOnly: op.planOnly,
+                        attachedContext: op.attachedContext,
+                        attachedImages: op.attachedImages,
+                    }),
+                op.signal
+            )
+        );
+        this.queue = run.catch(() => undefined);
+        return run;
+    }
+
+    /** Waits for the prompt running now, if any. */
+    idle(): Promise<void> {
+        return this.queue.then(() => undefined);
+    }
+
+    /** Ends the conversation's log; waiting approvals are denied. */
+    close(): void {
+        this.learning?.abort();
+        this.approvals.close("North is closing");
+        this.detach?.();
+        this.conversation.endLog();
+    }
+}

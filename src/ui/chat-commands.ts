@@ -1,0 +1,141 @@
+/**
+ * Slash commands in the chat: the registry (built-ins, then the project's
+ * custom commands, built-ins winning a clash), and `process`, which runs the
+ * commands of one input against the host, with the chat's picker and editor,
+ * and returns what goes to the model. Command entries go to the transcript
+ * only. No React here.
+ */
+import type { EngineHostPort, HostEvent, OpReply } from "../agent/protocol";
+import { createCustomCommands } from "../commands/custom-commands";
+import {
+    BUILTIN_COMMANDS,
+    type CommandFront,
+    type CommandRegistry,
+    createCommandRegistry,
+    runCommandsInInput,
+} from "../commands/index";
+import type { CustomCommand } from "../project/custom-commands";
+import type { AppStateStore } from "./app-state";
+import { memoryNoteOf } from "./memory-note";
+import { storedHistoryActions } from "./transcript/history";
+import type { TranscriptAction } from "./transcript/reducer";
+import type { TranscriptStore } from "./transcript/store";
+
+export interface ChatCommandsDeps {
+    host: EngineHostPort;
+    store: TranscriptStore;
+    appState: AppStateStore;
+    choose: NonNullable<CommandFront["choose"]>;
+    /** Hands the terminal to the user's editor on a file until it exits (`/memory edit`). */
+    editFile: NonNullable<CommandFront["editFile"]>;
+    /** Ends the app (as Ctrl+C when idle). */
+    exit(): void;
+    /** Saves a transcript action with the conversation. */
+    record(action: TranscriptAction): void;
+}
+
+export interface ChatCommands {
+    registry: CommandRegistry;
+    /**
+     * Runs the commands of `input` in order, each shown as a command entry,
+     * and returns the prompt for the model (the text left, after any custom
+     * command's prompt), or null when nothing is left to send.
+     */
+    process(input: string): Promise<string | null>;
+    /** Registers custom commands as slash commands; a built-in of the same name wins. */
+    addCustomCommands(commands: readonly CustomCommand[]): void;
+}
+
+export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
+    const { host, store, appState } = deps;
+    const registry = createCommandRegistry(BUILTIN_COMMANDS);
+    const customs = createCustomCommands(registry);
+    /** Set while an input switched conversations: its command lines belong to neither. */
+    let switched = false;
+    host.subscribe((event) => {
+        if (event.type === "conversation_switched") switched = true;
+    });
+    const front: CommandFront & { state: EngineHostPort["state"] } = {
+        async submit(op) {
+            const reply = await host.submit(op);
+            // The costs figures open the chat's dialog.
+            if (op.type === "costs") {
+                appState.showOverlay({ kind: "costs", figures: reply as OpReply<"costs"> });
+            }
+            return reply;
+        },
+        state: () => host.state(),
+        choose: deps.choose,
+        editFile: deps.editFile,
+    };
+    const show = (input: string, result: { message: string; isError?: boolean }): void => {
+        const action: TranscriptAction = {
+            type: "command",
+            command: input.trim(),
+            result: result.message,
+            isError: result.isError === true,
+        };
+        store.dispatch(action);
+        if (!switched) deps.record(action);
+    };
+
+    return {
+        registry,
+        async process(input) {
+            switched = false;
+            // `# note` (one line): saved to the project's memory, never sent as a prompt.
+            const note = memoryNoteOf(input);
+            if (note !== undefined) {
+                show(input, await host.submit({ type: "remember", note, scope: "project" }));
+                return null;
+            }
+            const { executed, remainingText } = await runCommandsInInput(input, registry, front);
+            const prompts: string[] = [];
+            let quit = false;
+            for (const run of executed) {
+                show(run.input, run.result);
+                for (const text of run.warnings)
+                    store.dispatch({ type: "notice", level: "warning", text });
+                quit ||= run.quit === true;
+                const prompt = customs.promptOf(run);
+                if (prompt !== undefined) prompts.push(prompt);
+            }
+            if (quit) {
+                deps.exit();
+                return null;
+            }
+            if (remainingText.trim() !== "") prompts.push(remainingText);
+            return prompts.length > 0 ? prompts.join("\n\n") : null;
+        },
+        addCustomCommands: (commands) => customs.add(commands),
+    };
+}
+
+/** The chat's answer to the host's own events (and the engine's mode switch). */
+export function showHostEvent(
+    event: HostEvent,
+    chat: { store: TranscriptStore; appState: AppStateStore }
+): void {
+    const { store, appState } = chat;
+    switch (event.type) {
+        case "conversation_switched":
+            // A fresh transcript, with the conversation's history if any.
+            store.dispatch({ type: "clear" });
+            store.dispatchAll(storedHistoryActions(event.history));
+            if (event.draft !== undefined) appState.setDraft(event.draft);
+            return;
+        // An edit review's "accept edits for the session", or /mode: show it, keep it.
+        case "mode_change":
+        case "mode_set":
+            appState.setMode(event.mode);
+            return;
+        case "learning":
+            appState.setLearning(event.progress);
+            return;
+        case "notice":
+            store.dispatch({ type: "notice", level: event.level, text: event.text });
+            return;
+        default:
+            return;
+    }
+}
