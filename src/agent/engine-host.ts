@@ -36,6 +36,8 @@ import type { AgentSession } from "./session";
 
 export interface EngineHostOptions extends HostDeps {
     repoRoot: string;
+    /** `--add-dir` directories: a rewind restores files there too. */
+    addedRoots?: readonly string[];
     catalogue: ModelCatalogue;
     store: ConversationStore;
     logger: Logger;

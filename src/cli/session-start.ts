@@ -311,6 +311,7 @@ export async function startSession(
 
     const host = new EngineHost({
         repoRoot,
+        addedRoots: prepared.script.addDirs,
         catalogue,
         store,
         logger,

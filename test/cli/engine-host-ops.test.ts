@@ -53,9 +53,10 @@ afterEach(() => {
 
 /** The host as the chat builds it (a switched model is saved); `approver` answers its approvals. */
 async function start(
-    approver: Approver = denyAll("no")
+    approver: Approver = denyAll("no"),
+    flags: string[] = []
 ): Promise<{ host: EngineHost; handle: EngineSession }> {
-    const args = parseCliArgs(["--path", repo]);
+    const args = parseCliArgs(["--path", repo, ...flags]);
     if (!args.ok) throw new Error(args.error);
     const prepared = await prepareSession(
         args.args,
@@ -264,6 +265,39 @@ describe("the engine host's ops: rewind and fork", () => {
         const shown = JSON.stringify(host.conversation.history.view);
         expect(shown).toContain("make it 4");
         expect(shown).not.toContain("make it 5");
+    });
+
+    it("restores a file North edited in an --add-dir directory", async () => {
+        const other = mkdtempSync(join(tmpdir(), "north-added-dir-"));
+        try {
+            const lib = join(other, "lib.ts");
+            writeFileSync(lib, "export const size = 1;\n");
+            const { host } = await start(approveAll, ["--add-dir", other]);
+            server.enqueue(
+                {
+                    toolCalls: [
+                        {
+                            name: "edit_replace_exact",
+                            input: { path: lib, old_text: "size = 1", new_text: "size = 2" },
+                        },
+                    ],
+                },
+                { text: "now 2" }
+            );
+            await host.submit({ type: "prompt", text: "make it 2" });
+            expect(readFileSync(lib, "utf8")).toBe("export const size = 2;\n");
+            const point = (await pointsOf(host))[0]!;
+            const done = await host.submit({
+                type: "rewind",
+                point,
+                scope: "code",
+                overwriteChanged: false,
+            });
+            expect(done.isError).toBeUndefined();
+            expect(readFileSync(lib, "utf8")).toBe("export const size = 1;\n");
+        } finally {
+            rmSync(other, { recursive: true, force: true });
+        }
     });
 
     it("keeps a file changed since North changed it unless the user confirmed, then overwrites it", async () => {

@@ -50,6 +50,8 @@ export type SessionParts = Pick<
 
 export interface ConversationKeeperDeps {
     repoRoot: string;
+    /** `--add-dir` directories: a rewind restores files there too. */
+    addedRoots?: readonly string[];
     store: ConversationStore;
     catalogue: ModelCatalogue;
     logger: Logger;
@@ -107,6 +109,7 @@ export class ConversationKeeper {
     log: ConversationLog | undefined;
     history: ConversationHistory = EMPTY_HISTORY;
     readonly repoRoot: string;
+    readonly addedRoots: readonly string[];
     private view: ViewRecorder | undefined;
     private context: ContextBlocks;
     private sessionsBuilt = 0;
@@ -116,6 +119,7 @@ export class ConversationKeeper {
         start: ConversationStart
     ) {
         this.repoRoot = deps.repoRoot;
+        this.addedRoots = deps.addedRoots ?? [];
         this.context = deps.context;
         this.log = start.log;
         this.sessionId = start.sessionId;

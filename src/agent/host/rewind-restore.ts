@@ -43,13 +43,17 @@ export function reportLines(report: RestoreReport): string[] {
 export function restorePlan(
     checkpoints: ConversationCheckpoints,
     plan: RestorePlan,
-    includeChanged: boolean
+    includeChanged: boolean,
+    addedRoots: readonly string[] = []
 ): Promise<RestoreOutcome> {
     return checkpoints.applyRestore(plan, {
         includeChanged,
         lock: (paths) => acquireApplyLocks(paths),
         resolve: async (root, relPath) => {
-            const safe = await resolveWritablePath(root, relPath, { mustExist: false });
+            const safe = await resolveWritablePath(root, relPath, {
+                mustExist: false,
+                addedRoots,
+            });
             return safe.ok
                 ? { ok: true, realPath: safe.data.realPath }
                 : { ok: false, error: safe.error.message };

@@ -22,15 +22,16 @@ const busy = (engine: ConversationKeeper) => engine.session.state().running;
 /** The code half of a rewind: what it did, or why nothing was changed. */
 async function rewindCode(
     checkpoints: CheckpointStore,
-    conversationId: string,
+    engine: Pick<ConversationKeeper, "sessionId" | "addedRoots">,
     point: RewindPoint,
     overwriteChanged: boolean
 ): Promise<{ lines: string[]; complete: boolean } | { error: string }> {
     if (!point.code.ok) return { error: point.code.error };
     const outcome = await restorePlan(
-        checkpoints.forConversation(conversationId),
+        checkpoints.forConversation(engine.sessionId),
         point.code.plan,
-        overwriteChanged
+        overwriteChanged,
+        engine.addedRoots
     );
     if (!outcome.ok) return { error: outcome.error };
     return {
@@ -79,7 +80,7 @@ export async function rewindConversation(
     const lines: string[] = [];
     let complete = true;
     if (scope !== "conversation") {
-        const code = await rewindCode(checkpoints, id, point, overwriteChanged);
+        const code = await rewindCode(checkpoints, engine, point, overwriteChanged);
         if ("error" in code) {
             // "Both" stops here: a conversation rewound without its code would not match it.
             const rest = scope === "both" ? "; the conversation was not rewound either" : "";
