@@ -40,44 +40,9 @@ export const MODULE_STATE_ALLOWLIST = [
         reason: "start-up tests ask whether the grammar was loaded: set once with `loading`",
     },
     {
-        file: "src/tools/mcp/stdio-transport.ts",
-        name: "liveGroups",
-        reason: "per process: the running MCP servers' groups, killed by one exit hook (one hook per server would pass Node's 10-listener warning)",
-    },
-    {
-        file: "src/tools/mcp/stdio-transport.ts",
-        name: "exitHookInstalled",
-        reason: "per process: that one exit hook is installed",
-    },
-    {
-        file: "src/tools/shell-service.ts",
-        name: "liveGroups",
-        reason: "per process: running commands' groups, killed by one exit hook",
-    },
-    {
-        file: "src/tools/shell-service.ts",
-        name: "liveTempDirs",
-        reason: "per process: the shells' temp folders, removed by that exit hook",
-    },
-    {
-        file: "src/tools/shell-service.ts",
-        name: "exitHookInstalled",
-        reason: "per process: that one exit hook is installed",
-    },
-    {
-        file: "src/util/file-lock.ts",
-        name: "held",
-        reason: "per process: lock files this process holds (a lock file cannot tell its holders in one process apart)",
-    },
-    {
-        file: "src/storage/conversations/lock.ts",
-        name: "heldHere",
-        reason: "per process: conversation locks this process holds",
-    },
-    {
-        file: "src/tools/editing/apply-lock.ts",
-        name: "heldHere",
-        reason: "per process: apply locks this process holds",
+        file: "src/util/process-exit.ts",
+        name: "cleanups",
+        reason: 'per process, as `process.on("exit")` is: what its one exit listener must still do (kill command and MCP server groups, remove temp folders); owners forget their entries',
     },
     {
         file: "src/providers/proxy.ts",
@@ -88,11 +53,6 @@ export const MODULE_STATE_ALLOWLIST = [
         file: "src/providers/proxy.ts",
         name: "forwardAgents",
         reason: "per process: one keep-alive agent per proxy, shared by every request",
-    },
-    {
-        file: "src/providers/node-fetch.ts",
-        name: "nodeBodies",
-        reason: "a response's unread body, keyed weakly by the Response: gone with it",
     },
 ];
 

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import type { Readable } from "node:stream";
 import { removeServiceFolder } from "./sandbox/session-folders";
+import { atProcessExit } from "../util/process-exit";
 import { HeadTailBuffer } from "./shell-output";
 
 /** After SIGTERM, how long the group gets before SIGKILL. */
@@ -17,12 +18,6 @@ const KILL_GRACE_MS = 250;
 const KILL_GIVE_UP_MS = 800;
 /** After bash exits, how long the pipe may keep delivering (a background writer holds it). */
 const DRAIN_MS = 80;
-
-// Process groups and temp folders alive in this process, for the one exit hook:
-// process-wide by nature, as `process.on("exit")` is.
-const liveGroups = new Set<number>();
-const liveTempDirs = new Set<string>();
-let exitHookInstalled = false;
 
 function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
     try {
@@ -33,41 +28,23 @@ function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
     }
 }
 
-function onProcessExit(): void {
-    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
-    liveGroups.clear();
-    for (const dir of liveTempDirs) removeServiceFolder(dir);
-    liveTempDirs.clear();
-}
-
-function installExitHook(): void {
-    if (exitHookInstalled) return;
-    exitHookInstalled = true;
-    process.on("exit", onProcessExit);
-}
-
-/** A shell's temp folder, removed at North's exit unless `forgetTempDir` came first. */
-export function trackTempDir(dir: string): void {
-    installExitHook();
-    liveTempDirs.add(dir);
-}
-
-export function forgetTempDir(dir: string): void {
-    liveTempDirs.delete(dir);
+/** A shell's temp folder, removed at North's exit; the returned function forgets it. */
+export function removeAtExit(dir: string): () => void {
+    return atProcessExit(() => removeServiceFolder(dir));
 }
 
 /**
  * SIGTERM now, SIGKILL after the grace period; the group stays tracked until then.
  * Returns false when the group was already empty.
  */
-function stopGroup(pgid: number): boolean {
+function stopGroup(pgid: number, forget: () => void): boolean {
     if (!killGroup(pgid, "SIGTERM")) {
-        liveGroups.delete(pgid);
+        forget();
         return false;
     }
     const timer = setTimeout(() => {
         killGroup(pgid, "SIGKILL");
-        liveGroups.delete(pgid);
+        forget();
     }, KILL_GRACE_MS);
     timer.unref();
     return true;
@@ -115,6 +92,8 @@ class ShellProcess {
     };
     private readonly child: ChildProcess;
     private readonly pgid: number | undefined;
+    /** Forgets the exit hook's kill of this group, once the group is gone. */
+    private forgetGroup: () => void = () => undefined;
     private readonly streams: Readable[];
     private openStreams: number;
     private exited = false;
@@ -140,10 +119,8 @@ class ShellProcess {
             stdio: ["ignore", "pipe", "pipe"],
         });
         this.pgid = this.child.pid;
-        if (this.pgid !== undefined) {
-            installExitHook();
-            liveGroups.add(this.pgid);
-        }
+        const pgid = this.pgid;
+        if (pgid !== undefined) this.forgetGroup = atProcessExit(() => killGroup(pgid, "SIGKILL"));
         this.streams = [this.child.stdout, this.child.stderr].filter(
             (stream): stream is Readable => stream !== null
         );
@@ -210,7 +187,7 @@ class ShellProcess {
         this.options.signal?.removeEventListener("abort", this.onAbort);
         for (const stream of this.streams) stream.destroy();
         // Whatever the command left behind (background jobs) goes with it.
-        const leftovers = this.pgid !== undefined && stopGroup(this.pgid);
+        const leftovers = this.pgid !== undefined && stopGroup(this.pgid, this.forgetGroup);
         if (leftovers && !this.run.timedOut && !this.run.cancelled) this.run.leftovers = true;
         this.resolve(this.run);
     }

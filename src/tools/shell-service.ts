@@ -23,13 +23,7 @@ import {
     unavailableMessage,
 } from "./sandbox/command-sandbox";
 import { removeServiceFolder } from "./sandbox/session-folders";
-import {
-    type RawRun,
-    type ShellProgram,
-    forgetTempDir,
-    spawnShell,
-    trackTempDir,
-} from "./shell-process";
+import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shell-process";
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
 
@@ -175,6 +169,8 @@ class ProjectShell implements ShellService {
     private disposed = false;
     /** Pwd files (and the sandbox's session folders), made at the first command. */
     private tempDir: string | null = null;
+    /** Forgets the exit hook's removal of `tempDir`, once it is removed. */
+    private forgetTempDir: () => void = () => undefined;
     private pwdFiles = 0;
     /** The last run queued; the next one starts after it. */
     private queue: Promise<unknown> = Promise.resolve();
@@ -215,7 +211,7 @@ class ProjectShell implements ShellService {
             // Let a run being cancelled read its file first.
             void this.queue.then(() => {
                 removeServiceFolder(dir);
-                forgetTempDir(dir);
+                this.forgetTempDir();
             });
         }
     }
@@ -224,7 +220,7 @@ class ProjectShell implements ShellService {
     private pwdFile(): { dir: string; file: string; inside: string } {
         if (this.tempDir === null) {
             this.tempDir = realpathSync(mkdtempSync(path.join(tmpdir(), "north-shell-")));
-            trackTempDir(this.tempDir);
+            this.forgetTempDir = removeAtExit(this.tempDir);
             this.commandSandbox?.createSessionFolders(this.tempDir);
         }
         const dir = this.tempDir;

@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { atProcessExit } from "../../util/process-exit";
 import { ownerEnv } from "../child-reaper";
 
 const STDERR_TAIL_CHARS = 2000;
@@ -24,26 +25,17 @@ export interface ProcessStdioOptions {
     cwd?: string;
 }
 
-/** Process groups of running servers: killed when North exits, however it exits. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function trackServerGroup(pid: number): void {
-    liveGroups.add(pid);
-    if (exitHookInstalled) return;
-    exitHookInstalled = true;
-    process.on("exit", () => {
-        for (const group of liveGroups) {
-            try {
-                process.kill(process.platform === "win32" ? group : -group, "SIGKILL");
-            } catch {
-                // already gone
-            }
-        }
-    });
+function killServerGroup(group: number): void {
+    try {
+        process.kill(process.platform === "win32" ? group : -group, "SIGKILL");
+    } catch {
+        // already gone
+    }
 }
 
 export class ProcessStdioTransport implements Transport {
+    /** Forgets the exit hook's kill of the server's group, once it closed. */
+    private forgetGroup: () => void = () => undefined;
     onclose?: () => void;
     onerror?: (error: Error) => void;
     onmessage?: (message: JSONRPCMessage) => void;
@@ -80,7 +72,9 @@ export class ProcessStdioTransport implements Transport {
                 windowsHide: true,
             });
             this.child = child;
-            if (child.pid !== undefined) trackServerGroup(child.pid);
+            const pid = child.pid;
+            // The server's group dies with North, however North exits.
+            if (pid !== undefined) this.forgetGroup = atProcessExit(() => killServerGroup(pid));
             child.once("spawn", () => resolve());
             child.once("error", (error) => {
                 this.spawnError = error;
@@ -92,7 +86,7 @@ export class ProcessStdioTransport implements Transport {
                 }
             });
             child.once("close", (code, signal) => {
-                if (child.pid !== undefined) liveGroups.delete(child.pid);
+                this.forgetGroup();
                 this.exitCode = code;
                 this.exitSignal = signal;
                 this.markExited();
