@@ -6,7 +6,7 @@ import {
     parseSummary,
     renderForSummary,
     renderSummary,
-} from "./context";
+} from "./summary-text";
 import type { HookRunner } from "./hook-runner";
 import { type ModelCallDeps, callModel } from "./model-call";
 import { estimatePromptTokens } from "./tokens";

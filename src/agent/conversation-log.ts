@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { StructuredSummary } from "./context";
+import type { StructuredSummary } from "./summary-text";
 import type { EngineEvent } from "./events";
 import type { RestoredState, TranscriptSink } from "./session";
 import { estimatePromptTokens } from "./tokens";

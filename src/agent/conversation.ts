@@ -2,7 +2,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import { calculateCost } from "../providers/catalogue";
 import type { Message, Usage } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
-import { type StructuredSummary, withSummary } from "./context";
+import { type StructuredSummary, withSummary } from "./summary-text";
 import type { EngineEvent } from "./events";
 
 /**

@@ -11,7 +11,7 @@ import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import type { Logger } from "../storage/logger";
 import type { StandingAutoApproval } from "./approvals";
-import type { ContextBlocks } from "./context";
+import type { ContextBlocks } from "./prompt-blocks";
 import type { EngineEvent, Mode, RunResult } from "./events";
 import { WaitingApprovals } from "./host/approvals-waiting";
 import {

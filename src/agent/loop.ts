@@ -14,7 +14,7 @@ import { settleNorthFiles, undoUnfinishedNorthFiles } from "./north-file-turn";
 import { endWithPlan } from "./plan";
 import { conversationTooLarge, promptAloneTooLarge, providerRefusedPrompt } from "./prompt-fit";
 import { type RetryPolicy, retryDelayMs } from "./retry";
-import { type RunContext, editsModeOf } from "./run-context";
+import { type RunContext, editsModeOf } from "./run-state";
 import { type ToolTurnDeps, notRunResults, runToolCalls } from "./tool-turn";
 import { repairToolPairing } from "./tool-pairing";
 

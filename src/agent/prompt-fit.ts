@@ -1,6 +1,6 @@
 import type { ModelInfo } from "../providers/catalogue";
 import type { Message, ToolSchema } from "../providers/types";
-import { withSummary } from "./context";
+import { withSummary } from "./summary-text";
 import { estimatePromptTokens } from "./tokens";
 
 /**

@@ -5,7 +5,8 @@ import { TODO_WRITE_TOOL, todoItemsOf } from "../tools/todo-write";
 import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import { type SummariseOptions, summarise } from "./compaction";
-import type { ContextBlocks, StructuredSummary } from "./context";
+import type { StructuredSummary } from "./summary-text";
+import type { ContextBlocks } from "./prompt-blocks";
 import {
     Conversation,
     type RestoredState,
@@ -21,14 +22,14 @@ import { type LoopDeps, runLoop } from "./loop";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, streamFromProviders } from "./model-call";
 import { NorthFileRouter } from "./north-file-turn";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep } from "./retry";
-import { type RunContext, type RunOptions, createRunContext, requestShape } from "./run-context";
+import { type RunContext, type RunOptions, createRunContext, requestShape } from "./run-state";
 import { estimatePromptTokens } from "./tokens";
 import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
 
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
-export type { RunOptions } from "./run-context";
+export type { RunOptions } from "./run-state";
 export { DEFAULT_KEEP_LAST } from "./compaction";
 
 export interface SessionOptions {

@@ -12,14 +12,14 @@ import { toolError, toolOk } from "../tools/types";
 import { type InputOf, toolInput } from "../tools/tool-input";
 import { prebuiltToolSchema } from "../util/prebuilt-tool-schemas";
 import type { ApprovalRequest, Approver } from "./approvals";
-import type { ContextBlocks } from "./context";
+import type { ContextBlocks } from "./prompt-blocks";
 import { Conversation, addUsage } from "./conversation";
 import { OutputCache } from "./digest";
 import type { EngineEvent, Mode } from "./events";
 import type { HookRunner } from "./hook-runner";
 import { type LoopDeps, runLoop } from "./loop";
 import { NorthFileRouter } from "./north-file-turn";
-import { type RunContext, createRunContext } from "./run-context";
+import { type RunContext, createRunContext } from "./run-state";
 import { TASK_DISPLAY, TASK_TOOL, type TaskDetails } from "./subagent-display";
 import type { ToolRunner } from "./tool-executor";
 

@@ -8,7 +8,7 @@ import { type OutputCache, digestToolOutput } from "./digest";
 import type { EngineEvent } from "./events";
 import type { HookRunner } from "./hook-runner";
 import { PROPOSE_PLAN_TOOL, reviewPlan } from "./plan";
-import { type RunContext, editsModeOf } from "./run-context";
+import { type RunContext, editsModeOf } from "./run-state";
 import { type ToolExecutorDeps, type ToolRunner, executeToolCall } from "./tool-executor";
 
 /** What running the model's tool calls needs from the session. */

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { ContextBlocks } from "../agent/context";
+import type { ContextBlocks } from "../agent/prompt-blocks";
 import { type HookSettings, runHooks } from "../agent/hooks/index";
 import { mergeHookSettings } from "../agent/hooks/settings";
 import type { ToolRunner } from "../agent/session";
-import { type ContextFile, loadProjectContext } from "../project/context-files";
+import { type ContextFile, loadProjectContext } from "../project/instruction-files";
 import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
 import { loadMemory, memoryDirs } from "../project/memory";
 import { createSkillTool, discoverSkills } from "../project/skills";

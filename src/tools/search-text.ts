@@ -5,7 +5,7 @@
  * `MAX_SEARCH_FILE_BYTES`), match with the same semantics (see search-query) and
  * return the same results: sorted by path then line, text trimmed alike.
  * `file` searches one file (JavaScript only), optionally within `lineRange`;
- * `contextLines` is added afterwards from the kept matches' files (search-context).
+ * `contextLines` is added afterwards from the kept matches' files (match-lines.ts).
  */
 import { closeSync, fstatSync, promises as fs, openSync, readSync } from "node:fs";
 import { NON_BLOCKING_READ } from "../util/read-regular-file";
@@ -14,7 +14,7 @@ import { type InputOf, toolInput } from "./tool-input";
 import { collectFiles, createIgnoreMatcher, walkFiles } from "../util/ignore-walk";
 import { resolveSafePath } from "./path-guard";
 import { isReadableRel, refuseDeniedRead } from "./read-denial";
-import { MAX_TEXT_CHARS, attachContext } from "./search-context";
+import { MAX_TEXT_CHARS, attachContext } from "./match-lines";
 import { type SearchQuery, compileQuery } from "./search-query";
 import { type RawMatch, cutLine, findRipgrep, runRipgrep } from "./search-ripgrep";
 import { countLines } from "./editing/text-doc";

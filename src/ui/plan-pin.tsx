@@ -9,7 +9,7 @@ import type { ReactElement } from "react";
 import type { Ansi } from "./render/ansi";
 import { renderMarkdown } from "./render/markdown";
 import { sanitizeText } from "./render/sanitize";
-import { useTheme } from "./theme-context";
+import { useTheme } from "./use-theme";
 
 /** Rows the pin takes at most on a terminal of `rows` rows (its header included). */
 export function planPinRows(rows: number): number {

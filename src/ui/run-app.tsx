@@ -18,7 +18,7 @@ import type { EngineHostPort, StatusCosts } from "../agent/protocol";
 import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
-import { ThemeContext } from "./theme-context";
+import { ThemeContext } from "./use-theme";
 import { createLineCache } from "./render/line-cache";
 import { loadMarkdown } from "./render/markdown";
 import type { PromptHistory } from "./composer/composer-state";

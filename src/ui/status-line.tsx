@@ -7,7 +7,7 @@ import type { Mode } from "../agent/events";
 import { formatCost } from "../providers/catalogue";
 import { modeStatusLabel } from "./mode-label";
 import { MODE_COLORS } from "./theme";
-import { useTheme } from "./theme-context";
+import { useTheme } from "./use-theme";
 
 export interface StatusLineProps {
     width: number;

@@ -8,7 +8,7 @@ import { memo } from "react";
 import type { ReactElement } from "react";
 import type { TodoItem, TodoStatus } from "../tools/todo-write";
 import { sanitizeText } from "./render/sanitize";
-import { useTheme } from "./theme-context";
+import { useTheme } from "./use-theme";
 
 export const TODO_MARKERS: Record<TodoStatus, string> = {
     pending: "☐",

@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
-import { SUMMARY_SYSTEM_PROMPT } from "../../src/agent/context";
+import { SUMMARY_SYSTEM_PROMPT } from "../../src/agent/summary-text";
 import { Conversation } from "../../src/agent/conversation";
 import { OutputCache } from "../../src/agent/digest";
 import type { EngineEvent } from "../../src/agent/events";
@@ -10,7 +10,7 @@ import { type LoopDeps, runLoop } from "../../src/agent/loop";
 import type { StreamFn } from "../../src/agent/model-call";
 import { NorthFileRouter } from "../../src/agent/north-file-turn";
 import { DEFAULT_RETRY_POLICY } from "../../src/agent/retry";
-import { type RunOptions, createRunContext } from "../../src/agent/run-context";
+import { type RunOptions, createRunContext } from "../../src/agent/run-state";
 import type { ToolRunner } from "../../src/agent/tool-executor";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import type {

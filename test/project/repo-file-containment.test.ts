@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { discoverAgentDefinitions } from "../../src/project/agent-definitions";
-import { loadProjectContext } from "../../src/project/context-files";
+import { loadProjectContext } from "../../src/project/instruction-files";
 import { discoverCustomCommands } from "../../src/project/custom-commands";
 import { loadMemory, memoryDirs } from "../../src/project/memory";
 import { discoverSkills, loadSkillBody } from "../../src/project/skills";

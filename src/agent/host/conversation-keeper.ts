@@ -15,7 +15,7 @@ import type {
 } from "../../storage/conversations";
 import type { Logger } from "../../storage/logger";
 import { dataDir } from "../../storage/paths";
-import type { ContextBlocks } from "../context";
+import type { ContextBlocks } from "../prompt-blocks";
 import {
     type ViewRecorder,
     createConversationSink,

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type StructuredSummary, renderSummary } from "../context";
+import { type StructuredSummary, renderSummary } from "../summary-text";
 import type { Outcome } from "../protocol";
 import type { Message } from "../../providers/types";
 import { resolveWritablePath } from "../../tools/path-guard";

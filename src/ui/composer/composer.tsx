@@ -7,7 +7,7 @@ import { KeyGateContext } from "../hooks/use-key-gate";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
 import { MODE_COLORS } from "../theme";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 import { layoutComposer, wrapWidth } from "./composer-layout";
 import { editorOf } from "./editor";
 import { chipLabels } from "./paste-chips";

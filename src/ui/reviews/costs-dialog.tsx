@@ -7,7 +7,7 @@ import { Box, Text, useInput } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import { formatCost } from "../../providers/catalogue";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 /** Spend on one model (one row of the breakdown). */
 export interface CostRow {

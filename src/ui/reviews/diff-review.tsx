@@ -20,7 +20,7 @@ import {
 } from "../render/diff-rows";
 import type { KeyGate } from "../input/key-gate";
 import type { ThemeColor } from "../theme";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { ReviewMenu, reviewMenuRows } from "./review-menu";
 import { approvalOptions } from "./review-options";

@@ -22,7 +22,7 @@ import type { KeyGate } from "../input/key-gate";
 import { guardHint, isPlainText } from "./review-menu";
 import { sanitizeLine } from "./diff-review";
 import { KeyHints, ReviewFrame } from "./review-frame";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 export interface ElicitationReviewProps {
     request: McpElicitation;

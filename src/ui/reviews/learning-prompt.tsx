@@ -9,7 +9,7 @@ import type { ReactElement } from "react";
 import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
 import type { KeyGate } from "../input/key-gate";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 /** Shown once y and n answer the question (tests and users wait for it). */
 export const LEARNING_READY_HINT = "learn now";

@@ -11,7 +11,7 @@ import { useReviewGate } from "../hooks/use-key-gate";
 import type { ReviewPolicy } from "../input/key-gate";
 import { type Ansi, createAnsi } from "../render/ansi";
 import type { PendingReview } from "../review-types";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 import { DiffReview } from "./diff-review";
 import { ElicitationReview } from "./elicitation-review";
 import { SamplingReview } from "./sampling-review";

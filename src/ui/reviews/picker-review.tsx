@@ -10,7 +10,7 @@ import { useInputKeys } from "../hooks/use-raw-input";
 import type { KeyGate } from "../input/key-gate";
 import { sanitizeLine } from "./diff-review";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 /** Shown once Enter chooses (tests wait for it, as for the review menu's "Enter to choose"). */
 export const PICKER_READY_HINT = "↑/↓ move · Enter select · Esc cancel";

@@ -15,7 +15,7 @@ import type { KeyGate } from "../input/key-gate";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { ReviewMenu } from "./review-menu";
 import { approvalOptions } from "./review-options";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 export type PlanReviewStatus = "pending" | "accepted" | "rejected" | "cancelled";
 

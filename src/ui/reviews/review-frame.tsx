@@ -6,7 +6,7 @@ import { Box, Text } from "ink";
 import { Fragment } from "react";
 import type { ReactElement, ReactNode } from "react";
 import type { ThemeColor } from "../theme";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 export interface ReviewBadge {
     text: string;

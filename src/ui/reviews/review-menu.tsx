@@ -11,7 +11,7 @@ import type { StandingScope } from "../../agent/approvals";
 import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
 import type { KeyGate } from "../input/key-gate";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 import { wrapLines } from "../render/markdown";
 import {
     INITIAL_MENU_STATE,

@@ -12,7 +12,7 @@ import { sanitizeLine } from "./diff-review";
 import { ReviewFrame } from "./review-frame";
 import { ReviewMenu } from "./review-menu";
 import { samplingOptions } from "./review-options";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 
 export interface SamplingReviewProps {
     request: McpSamplingRequest;

@@ -9,7 +9,7 @@ import { Box, Text } from "ink";
 import { memo, useMemo } from "react";
 import type { ReactElement } from "react";
 import type { KeyGate } from "../input/key-gate";
-import { useTheme } from "../theme-context";
+import { useTheme } from "../use-theme";
 import type { TrustPromptInventory } from "../review-types";
 import { sanitizeText } from "../render/sanitize";
 import { ReviewMenu } from "./review-menu";

@@ -9,16 +9,6 @@ export interface StructuredSummary {
     importantFiles: string[];
 }
 
-/** Text blocks injected ahead of the transcript, in the spec's order. */
-export interface ContextBlocks {
-    /** `.cursor/rules`, AGENTS.md, CLAUDE.md. Stable for the session. */
-    rules?: string;
-    /** The learned project profile. Stable for the session. */
-    profile?: string;
-    /** The user's and the project's memory (`MEMORY.md` and topic files). Changes only when a note is saved. */
-    memory?: string;
-}
-
 export function renderSummary(summary: StructuredSummary): string {
     const list = (title: string, items: string[]): string =>
         items.length === 0 ? "" : `\n## ${title}\n${items.map((i) => `- ${i}`).join("\n")}\n`;
@@ -30,19 +20,6 @@ export function renderSummary(summary: StructuredSummary): string {
         list("Open tasks", summary.openTasks) +
         list("Important files", summary.importantFiles)
     );
-}
-
-/**
- * The system prompt followed by the stable context blocks (rules, then the
- * project profile). All of it is identical across the requests of a session,
- * so it sits in the cached prefix.
- */
-export function systemWithContext(system: string, blocks: ContextBlocks): string {
-    const parts = [system];
-    if (blocks.rules) parts.push(blocks.rules);
-    if (blocks.memory) parts.push(blocks.memory);
-    if (blocks.profile) parts.push(`# Project Profile\n\n${blocks.profile}`);
-    return parts.join("\n\n");
 }
 
 function isToolResultMessage(message: Message): boolean {

@@ -6,7 +6,7 @@ import {
     CONTEXT_CAP_BYTES,
     loadProjectContext,
     splitFrontmatter,
-} from "../../src/project/context-files";
+} from "../../src/project/instruction-files";
 
 const dirs: string[] = [];
 function tree(files: Record<string, string>): string {

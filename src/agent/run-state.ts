@@ -1,7 +1,7 @@
 import type { ImageBlock, ToolSchema, Usage } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
-import type { ContextBlocks } from "./context";
-import { systemWithContext } from "./context";
+import type { ContextBlocks } from "./prompt-blocks";
+import { systemWithContext } from "./prompt-blocks";
 import type { EngineEvent, Mode, ToolCallRecord } from "./events";
 import type { NorthFileRouter } from "./north-file-turn";
 import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL } from "./plan";

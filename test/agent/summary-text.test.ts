@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseCutIndex, parseSummary, withSummary } from "../../src/agent/context";
+import { chooseCutIndex, parseSummary, withSummary } from "../../src/agent/summary-text";
 import type { EngineEvent } from "../../src/agent/events";
 import { AgentSession } from "../../src/agent/session";
 import { BUILTIN_MODELS, type ModelInfo } from "../../src/providers/catalogue";
