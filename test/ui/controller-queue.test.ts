@@ -27,7 +27,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe("controller queue", () => {
     it("queues inputs sent while busy, joined, and sends them when the run ends", async () => {
         const { session, prompts, end } = heldSession();
-        const controller = createAppController({ host: hostOver(session), bridge: createApprovalBridge() });
+        const controller = createAppController({
+            host: hostOver(session),
+            bridge: createApprovalBridge(),
+        });
         controller.submit("first", [], "agent");
         await settle();
         controller.submit("second", ["a.ts"], "agent");
@@ -51,7 +54,10 @@ describe("controller queue", () => {
 
     it("sends the queued input after a run that failed, not after a cancelled one", async () => {
         const { session, prompts, end } = heldSession();
-        const controller = createAppController({ host: hostOver(session), bridge: createApprovalBridge() });
+        const controller = createAppController({
+            host: hostOver(session),
+            bridge: createApprovalBridge(),
+        });
         controller.submit("first", [], "agent");
         await settle();
         controller.submit("after the error", [], "agent");
