@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { OWNER_ENV, newOwnerTag, ownerEnv, reapOwned } from "../../src/tools/child-reaper";
 import { PROVIDER_SECRET_ENV, childEnv, secretEnvNames } from "../../src/util/child-env";
 
@@ -45,9 +45,21 @@ function isAlive(pid: number): boolean {
     }
 }
 
-/** Starts `script` under bash with `env`; resolves with the pids it printed once bash exits. */
-function startDaemons(script: string, env: Record<string, string>): Promise<number[]> {
-    return new Promise((resolve, reject) => {
+/** True once `pid` runs `sleep` (setsid has exec'd it: its environment can be read). */
+function runsSleep(pid: number): boolean {
+    try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "sleep";
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Starts `script` under bash with `env`; resolves with the pids it printed once bash exits
+ * and each of them runs `sleep` (mid-exec, a process's environment reads empty).
+ */
+async function startDaemons(script: string, env: Record<string, string>): Promise<number[]> {
+    const pids = await new Promise<number[]>((resolve, reject) => {
         const child = spawn("bash", ["-c", script], {
             env: { PATH: process.env.PATH ?? "", ...env },
             stdio: ["ignore", "pipe", "inherit"],
@@ -57,6 +69,8 @@ function startDaemons(script: string, env: Record<string, string>): Promise<numb
         child.on("error", reject);
         child.on("close", () => resolve(out.trim().split(/\s+/).map(Number)));
     });
+    await vi.waitFor(() => expect(pids.every(runsSleep)).toBe(true), { timeout: 10_000 });
+    return pids;
 }
 
 // Each daemon leaves bash's process group: setsid, and a double fork under setsid.
