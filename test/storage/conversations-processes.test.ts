@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runScript } from "../kit/run-script";
 import { createConversationStore } from "../../src/storage/conversations";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,24 +18,6 @@ const temp = () => {
 afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-/** Runs a TypeScript script in a real child process (tsx loader); resolves with its stdout. */
-function runScript(
-    script: string,
-    args: string[]
-): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-    const file = join(temp(), "script.ts");
-    writeFileSync(file, script);
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd: ROOT });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        child.on("error", reject);
-        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
-}
 
 const WRITER = `
 import { createConversationStore } from ${JSON.stringify(MODULE)};
@@ -71,8 +53,8 @@ describe("conversations across processes", () => {
         const startAt = String(Date.now() + 1500);
         const count = "30";
         const [one, two] = await Promise.all([
-            runScript(WRITER, [dir, "one", count, startAt]),
-            runScript(WRITER, [dir, "two", count, startAt]),
+            runScript(temp(), WRITER, [dir, "one", count, startAt]),
+            runScript(temp(), WRITER, [dir, "two", count, startAt]),
         ]);
         expect(one.stderr).toBe("");
         expect(two.stderr).toBe("");
@@ -91,7 +73,7 @@ describe("conversations across processes", () => {
 
     it("loses no appended entry when the process is killed with SIGKILL", async () => {
         const dir = join(temp(), "conversations");
-        const result = await runScript(KILLED, [dir, "500"]);
+        const result = await runScript(temp(), KILLED, [dir, "500"]);
         expect(result.signal).toBe("SIGKILL");
         const id = result.stdout.trim();
         const store = createConversationStore(dir);

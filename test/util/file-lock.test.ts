@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runScript } from "../kit/run-script";
 import {
     FileLockTimeout,
     tryLockFile,
@@ -26,24 +27,6 @@ afterEach(() => {
 
 /** A pid no process has right now: that of a child that already exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid;
-
-/** Runs a TypeScript script in a real child process (tsx loader). */
-function runScript(
-    script: string,
-    args: string[]
-): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-    const file = join(temp(), "script.ts");
-    writeFileSync(file, script);
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd: ROOT });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        child.on("error", reject);
-        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
-}
 
 /**
  * Adds 1 to a counter file `count` times, each read-modify-write under the
@@ -76,8 +59,8 @@ describe("the file lock between processes", () => {
         const file = join(temp(), "counter");
         writeFileSync(file, "0");
         const runs = await Promise.all([
-            runScript(COUNTER, [file, "200", "a"]),
-            runScript(COUNTER, [file, "200", "b"]),
+            runScript(temp(), COUNTER, [file, "200", "a"]),
+            runScript(temp(), COUNTER, [file, "200", "b"]),
         ]);
         for (const run of runs) expect(run.stderr).toBe("");
         expect(readFileSync(file, "utf8")).toBe("400");
@@ -86,7 +69,7 @@ describe("the file lock between processes", () => {
 
     it("takes over the lock of a process killed while holding it", async () => {
         const lockPath = join(temp(), "conversation.lock");
-        const run = await runScript(KILLED_HOLDER, [lockPath]);
+        const run = await runScript(temp(), KILLED_HOLDER, [lockPath]);
         expect(run.signal).toBe("SIGKILL");
         expect(run.stdout.trim()).toBe("held");
         expect(existsSync(lockPath)).toBe(true);
