@@ -25,11 +25,13 @@ describe("pty harness", () => {
             cols: 120,
             rows: 80,
         });
-        await north.waitForText(/Exit codes: 0 success/);
+        // The help's first lines: the kernel may drop what a process wrote to its terminal just
+        // before it exited when it hangs the terminal up, so the test does not wait for the last.
+        await north.waitForText("North — a terminal AI coding agent");
         const { exitCode } = await north.exited;
         expect(exitCode).toBe(0);
         await north.flush();
-        expect(north.screenText()).toContain("North — a terminal AI coding agent");
+        expect(north.screenText()).toContain("Usage:");
         expect(north.bytesWritten()).toBeGreaterThan(100);
         expect(north.term.buffer.active.type).toBe("normal");
     });
