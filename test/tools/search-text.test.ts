@@ -558,7 +558,8 @@ describe("search_text with a misbehaving ripgrep", () => {
         const tool = createSearchTextTool({
             ripgrepPath: await script(
                 "rg",
-                `: > "${ran}"; exec "${process.execPath}" -e "setTimeout(() => {}, 30000)"`
+                // Never ends by itself: only the kill can stop it.
+                `: > "${ran}"; exec tail -f /dev/null`
             ),
         });
         const controller = new AbortController();
