@@ -27,12 +27,27 @@ import {
 } from "./json-object-file";
 import { LOCAL_SETTINGS_FILE, type SettingsLayer, parseProjectLayers } from "./settings/load";
 import { migrateLegacyApprovals } from "./legacy-approvals";
-import type { ApprovalSwitch, PersonalApprovalStore } from "./standing-approvals";
+import type { ApprovalSwitch, PersonalApprovalStore, StandingAnswer } from "./standing-approvals";
 import { type ProjectTrust, readProjectConfig } from "./trust";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
 import { readRegularTextSync } from "../util/read-regular-file";
 
 export const THIS_SESSION = "this session";
+
+/** Removes a standing answer from the personal store (if any), then from this session. */
+function removePersonal(
+    store: PersonalApprovalStore | undefined,
+    answer: StandingAnswer,
+    forget: () => void
+): { ok: boolean; message: string } {
+    try {
+        store?.remove(answer);
+    } catch (error) {
+        return { ok: false, message: `Not removed: ${(error as Error).message}` };
+    }
+    forget();
+    return { ok: true, message: `Removed from ${store?.path ?? THIS_SESSION}.` };
+}
 
 /** Something a settings file holds that `/permissions` can remove. */
 export type SettingsFileItem =
@@ -381,21 +396,8 @@ export function createProjectApprovalSettings(
                     source: store?.path ?? THIS_SESSION,
                     inForce: true,
                     note: flag,
-                    remove: () => {
-                        try {
-                            store?.remove({ on: flag });
-                        } catch (error) {
-                            return {
-                                ok: false,
-                                message: `Not removed: ${(error as Error).message}`,
-                            };
-                        }
-                        personal.switches.delete(flag);
-                        return {
-                            ok: true,
-                            message: `Removed from ${store?.path ?? THIS_SESSION}.`,
-                        };
-                    },
+                    remove: () =>
+                        removePersonal(store, { on: flag }, () => personal.switches.delete(flag)),
                 });
             }
             for (const command of personal.allowedCommands) {
@@ -404,21 +406,10 @@ export function createProjectApprovalSettings(
                     source: store?.path ?? THIS_SESSION,
                     inForce: true,
                     note: "exact",
-                    remove: () => {
-                        try {
-                            store?.remove({ allowCommand: command });
-                        } catch (error) {
-                            return {
-                                ok: false,
-                                message: `Not removed: ${(error as Error).message}`,
-                            };
-                        }
-                        personal.allowedCommands.delete(command);
-                        return {
-                            ok: true,
-                            message: `Removed from ${store?.path ?? THIS_SESSION}.`,
-                        };
-                    },
+                    remove: () =>
+                        removePersonal(store, { allowCommand: command }, () =>
+                            personal.allowedCommands.delete(command)
+                        ),
                 });
             }
             for (const command of sessionCommands) {
