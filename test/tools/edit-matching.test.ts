@@ -41,10 +41,10 @@ describe("findMatches levels", () => {
         expect(result.text).toBe("a = 1;   \nb = 20;\nc = 3;\n");
     });
 
-    it("keeps a line's bytes when the model's two copies differ only in trailing spaces", () => {
+    it("writes a line as sent when the model changed only its trailing spaces", () => {
         const text = "\tkeep();  \n\told();\n";
         const result = replace(text, "    keep();\n    old();", "    keep();   \n    new();");
-        expect(result.text).toBe("\tkeep();  \n\tnew();\n");
+        expect(result.text).toBe("\tkeep();   \n\tnew();\n");
     });
 
     it("re-indents a block searched with spaces in a tab-indented file", () => {
@@ -275,18 +275,49 @@ describe("edit defects from real history (issue 17)", () => {
         );
     });
 
-    it("takes the one place where the text is a whole line over pieces of longer lines", () => {
+    it("refuses text that is a whole line once and part of a longer line elsewhere", () => {
         const ts =
             "const r = resolve(catalogue, name);\nreturn {\n    ok: true,\n    catalogue,\n};\n";
-        expect(applied(ts, "catalogue,", "catalogue: copy,")).toBe(
-            "const r = resolve(catalogue, name);\nreturn {\n    ok: true,\n    catalogue: copy,\n};\n"
+        const result = edit(ts, "catalogue,", "catalogue: copy,");
+        expect(result).toMatchObject({ ok: false, code: "ambiguous_match" });
+        expect(!result.ok && result.message).toContain(
+            '1. Line 1: "const r = resolve(catalogue, name);"'
         );
-        // Two whole lines are still two places.
-        const twice = ts + "export default {\n    catalogue,\n};\n";
-        expect(edit(twice, "catalogue,", "x,")).toMatchObject({
+        expect(!result.ok && result.message).toContain('2. Line 4: "catalogue,"');
+        // A rule-underline inside a longer one is an occurrence too.
+        const readme = `Title\n${"-".repeat(37)}\n\ntext\n${"-".repeat(69)}\n`;
+        expect(edit(readme, "-".repeat(37), "=".repeat(37))).toMatchObject({
             ok: false,
             code: "ambiguous_match",
         });
+    });
+
+    it("refuses search text of under three visible characters that repeats, even with occurrence", () => {
+        const text = "a\n    b\n    \n    c\n";
+        const spaces = edit(text, "    ", "");
+        expect(spaces).toMatchObject({ ok: false, code: "ambiguous_match" });
+        expect(!spaces.ok && spaces.message).toContain("fewer than 3 non-whitespace characters");
+        expect(!spaces.ok && spaces.message).toContain("Give a longer old_text");
+        const braces = replaceExact(
+            {
+                relPath: "f",
+                exists: true,
+                doc: { text: "f() {\n}\ng() {\n}\n", eol: "\n", bom: false },
+            },
+            { old_text: "}", new_text: "};", occurrence: 2 }
+        );
+        expect(braces).toMatchObject({ ok: false, error: { code: "ambiguous_match" } });
+        // Once it is unique, short text is fine.
+        expect(applied("a = 1\n", "1", "2")).toBe("a = 2\n");
+    });
+
+    it("writes a changed line without file trailing whitespace the model never sent", () => {
+        expect(applied("a\nfoo();  \nb\n", "foo();", "bar();")).toBe("a\nbar();\nb\n");
+        // A line the model kept keeps its bytes, trailing whitespace included.
+        expect(applied("a\nfoo();  \nb\n", "foo();", "foo();\nbar();")).toBe(
+            "a\nfoo();  \nbar();\nb\n"
+        );
+        expect(applied("a\n    foo();  \nb\n", "foo();", "")).toBe("a\n\nb\n");
     });
 
     it("reports the line after a leading line break as each ambiguous match's place", () => {

@@ -14,7 +14,6 @@ export const EDIT_HINT =
 /** What the search is called in messages. */
 export type SearchKind = "Text" | "Anchor" | "End anchor";
 
-const MAX_CANDIDATES = 10;
 const MAX_NEAR = 3;
 const MAX_LINE_FOR_DISTANCE = 400;
 
@@ -260,15 +259,27 @@ function plural(count: number, one: string, many: string): string {
     return `${count} ${count === 1 ? one : many}`;
 }
 
+/** Candidates shown with a preview; the rest are listed by line number. */
+const MAX_PREVIEWED = 20;
+/** Line numbers listed after the previews before the rest is only counted. */
+const MAX_LISTED_LINES = 200;
+
 function candidateLines(text: string, starts: readonly number[], matches: TextMatch[]): string[] {
     const lines = matches
-        .slice(0, MAX_CANDIDATES)
+        .slice(0, MAX_PREVIEWED)
         .map(
             (m, i) =>
                 `  ${i + 1}. Line ${m.startLine}: "${preview(lineText(text, starts, m.startLine - 1).trim())}"`
         );
-    if (matches.length > MAX_CANDIDATES)
-        lines.push(`  … and ${matches.length - MAX_CANDIDATES} more`);
+    const rest = matches.slice(MAX_PREVIEWED);
+    if (rest.length > 0) {
+        const listed = rest.slice(0, MAX_LISTED_LINES).map((m) => m.startLine);
+        const unlisted = rest.length - listed.length;
+        lines.push(
+            `  ${MAX_PREVIEWED + 1}-${matches.length}. Lines ${listed.join(", ")}` +
+                (unlisted > 0 ? ` and ${unlisted} more` : "")
+        );
+    }
     return lines;
 }
 
@@ -285,6 +296,24 @@ export function ambiguousMessage(
     const head =
         `${kind} matches ${plural(matches.length, "place", "places")} in ${relPath}${how}. ` +
         `Pass occurrence (1-${matches.length}) to choose one, or include more surrounding text to make it unique:`;
+    return [head, ...candidateLines(text, starts, matches)].join("\n");
+}
+
+/** A search of under three visible characters (or only whitespace) that repeats. */
+export function shortSearchMessage(
+    kind: SearchKind,
+    relPath: string,
+    level: MatchLevel,
+    text: string,
+    starts: readonly number[],
+    matches: TextMatch[]
+): string {
+    const how = level === "exact" ? "" : ` (${LEVEL_WORDS[level]})`;
+    const what = kind === "Text" ? "old_text" : "anchor";
+    const head =
+        `${kind} is too short to name one place: it has fewer than 3 non-whitespace characters ` +
+        `and matches ${plural(matches.length, "place", "places")} in ${relPath}${how}. ` +
+        `Give a longer ${what} with surrounding lines so it occurs once:`;
     return [head, ...candidateLines(text, starts, matches)].join("\n");
 }
 

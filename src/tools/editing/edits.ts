@@ -6,9 +6,14 @@
  */
 import type { ToolResult } from "../types";
 import { toolError, toolOk } from "../types";
-import { ambiguousMessage, notFoundMessage, occurrenceMessage } from "./diagnostics";
+import {
+    ambiguousMessage,
+    notFoundMessage,
+    occurrenceMessage,
+    shortSearchMessage,
+} from "./diagnostics";
 import type { MatchSet, TextMatch, Tolerance } from "./match";
-import { coversWholeLines, findMatches, replaceMatch, splitsWord } from "./match";
+import { findMatches, replaceMatch } from "./match";
 import type { TextDoc } from "./text-doc";
 import { countLines, endsWithNewline, keepFinalNewline, lineStarts, withEol } from "./text-doc";
 
@@ -59,7 +64,19 @@ function checkOccurrence(occurrence: number | undefined): Outcome | null {
     return null;
 }
 
-/** Picks the one match to edit, or explains why it cannot. */
+/** Search text shorter than this (non-whitespace characters) names no place when it repeats. */
+const MIN_SEARCH_CHARS = 3;
+
+function nonWhitespaceLength(search: string): number {
+    return search.replace(/\s/g, "").length;
+}
+
+/**
+ * Picks the one match to edit, or explains why it cannot. Several matches in the
+ * tier that matched (an exact hit inside a longer line counts) are refused unless
+ * `occurrence` names one: a tool that guesses right nine times in ten silently
+ * corrupts the tenth, while a candidates list lets the model retry.
+ */
 function pick(
     kind: "Text" | "Anchor",
     file: WorkingFile,
@@ -71,6 +88,13 @@ function pick(
     const { matches, level } = set;
     const first = matches[0];
     if (!first) return toolError("no_match", notFoundMessage(kind, file.doc.text, starts, search));
+    // Counting hits of `}` or of four spaces is guesswork too, occurrence or not.
+    if (matches.length > 1 && nonWhitespaceLength(search) < MIN_SEARCH_CHARS) {
+        return toolError(
+            "ambiguous_match",
+            shortSearchMessage(kind, file.relPath, level, file.doc.text, starts, matches)
+        );
+    }
     if (occurrence !== undefined) {
         const chosen = matches[occurrence - 1];
         if (!chosen) {
@@ -81,14 +105,6 @@ function pick(
         }
         return toolOk(chosen);
     }
-    // Places that cut a word in two are pieces of other text: when the search also
-    // matches on word boundaries, only those places count.
-    const whole = matches.filter((m) => !splitsWord(file.doc.text, m));
-    if (whole.length === 1 && matches.length > 1) return toolOk(whole[0] as TextMatch);
-    // Likewise, text that is a whole line in one place and a piece of a longer line
-    // elsewhere (`catalogue,` against `resolve(catalogue, name)`) means the line.
-    const lines = whole.filter((m) => coversWholeLines(file.doc.text, m));
-    if (lines.length === 1 && whole.length > 1) return toolOk(lines[0] as TextMatch);
     if (matches.length > 1) {
         return toolError(
             "ambiguous_match",
@@ -253,6 +269,8 @@ function replaceBetween(
     }
     const { text } = file.doc;
     const from = starts[start.endLine] ?? text.length;
+    // The block closes at the end anchor's first hit after the start: a stated rule
+    // (the tools' descriptions say so), not a choice among places.
     const set = anchorMatches(text, starts, endAnchor, from);
     const end = set.matches[0];
     if (!end || from >= text.length) {

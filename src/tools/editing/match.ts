@@ -336,32 +336,6 @@ export function findMatches(
     return { level: "exact", matches: [] };
 }
 
-const WORD = /[\p{L}\p{N}_]/u;
-
-/** The match starts or ends inside a word of the file (`go` in `richgo`). */
-/**
- * True when the match takes whole lines: only indentation before it on its
- * first line and only trailing whitespace after it on its last.
- */
-export function coversWholeLines(text: string, match: TextMatch): boolean {
-    const { start, end } = match;
-    if (end <= start) return false;
-    for (let i = start - 1; i >= 0 && text[i] !== "\n"; i--) {
-        if (text[i] !== " " && text[i] !== "\t") return false;
-    }
-    for (let i = end; i < text.length && text[i] !== "\n"; i++) {
-        if (text[i] !== " " && text[i] !== "\t" && text[i] !== "\r") return false;
-    }
-    return true;
-}
-
-export function splitsWord(text: string, match: TextMatch): boolean {
-    const { start, end } = match;
-    if (end <= start) return false;
-    const inWord = (i: number) => WORD.test(text[i] ?? "");
-    return (inWord(start - 1) && inWord(start)) || (inWord(end - 1) && inWord(end));
-}
-
 /** The line break style around the match: its first line's, else the one before it. */
 function eolAround(text: string, starts: readonly number[], match: TextMatch, fallback: Eol): Eol {
     const next = starts[match.lineIndex + 1];
@@ -405,59 +379,22 @@ function rebaseOneLine(
     };
 }
 
-/** The matched file text of each search line, and whether it reaches its line's end. */
+/** The matched file text of each search line. */
 function segments(
     text: string,
     starts: readonly number[],
     match: TextMatch,
     count: number
-): Array<{ text: string; whole: boolean }> {
-    const out: Array<{ text: string; whole: boolean }> = [];
+): string[] {
+    const out: string[] = [];
     for (let i = 0; i < count; i++) {
         const index = match.lineIndex + i;
         const from = i === 0 ? match.start : (starts[index] ?? text.length);
         const lineEnd = contentEnd(text, starts, index);
         const to = i === count - 1 ? Math.min(match.end, lineEnd) : lineEnd;
-        out.push({ text: text.slice(from, Math.max(from, to)), whole: to >= lineEnd });
+        out.push(text.slice(from, Math.max(from, to)));
     }
     return out;
-}
-
-interface AddedStyle {
-    /** Trailing whitespace the model appended to every line it copied: dropped from added lines too. */
-    trailingNoise: string | null;
-    /** The model typed typographic quotes or dashes where the file has ASCII: fold added lines. */
-    foldTypography: boolean;
-}
-
-function addedStyle(
-    oldLines: readonly string[],
-    segs: ReadonlyArray<{ text: string; whole: boolean }>,
-    level: MatchLevel
-): AddedStyle {
-    const fold = (line: string) => (level === "unicode" ? foldUnicode(line) : line).trimStart();
-    let noise: string | null = null;
-    let consistent = level !== "line_endings";
-    let modelTypography = false;
-    let fileTypography = false;
-    oldLines.forEach((line, i) => {
-        const seg = segs[i];
-        if (!seg || line.trim() === "") return;
-        if (seg.whole && consistent) {
-            const model = fold(line);
-            const file = fold(seg.text);
-            const rest = model.slice(file.length);
-            if (!model.startsWith(file) || !BLANK.test(rest) || (noise !== null && rest !== noise))
-                consistent = false;
-            else noise = rest;
-        }
-        if (HAS_UNICODE.test(seg.text)) fileTypography = true;
-        else if (HAS_UNICODE.test(line)) modelTypography = true;
-    });
-    return {
-        trailingNoise: consistent ? noise : null,
-        foldTypography: level === "unicode" && modelTypography && !fileTypography,
-    };
 }
 
 export interface Replaced {
@@ -467,11 +404,31 @@ export interface Replaced {
 }
 
 /**
+ * An exact hit that ends where its line's content ends, before trailing
+ * whitespace the model did not send, reaches over that whitespace: if the
+ * model changed that line, the line is written as sent; if it kept it, the
+ * line-by-line replacement keeps the file's bytes. Null when nothing follows.
+ */
+function overTrailingBlanks(
+    text: string,
+    starts: readonly number[],
+    match: TextMatch,
+    search: string
+): TextMatch | null {
+    if (match.level !== "exact" || /\r?\n$/.test(search) || search === "") return null;
+    const lastLine = lineIndexAt(starts, match.end - 1);
+    const lineEnd = contentEnd(text, starts, lastLine);
+    if (match.end >= lineEnd || !BLANK.test(text.slice(match.end, lineEnd))) return null;
+    return { ...match, end: lineEnd };
+}
+
+/**
  * The file text with `found` replaced by `replacement`. For an exact match the
- * replacement goes in as given, with line breaks in the style around it. For a
- * tolerant match, lines the model left unchanged keep the file's own bytes,
- * and new or changed lines are re-based by the mapping that matched the block
- * (whitespace-only lines are written as sent).
+ * replacement goes in as given, with line breaks in the style around it. Else
+ * the rule is line by line: lines the model kept (the same in its old and new
+ * text, as it sent them) keep the file's bytes; lines it changed or added are
+ * written as sent, re-based only in indentation by the mapping that matched
+ * the block (whitespace-only lines are written as sent).
  */
 export function replaceMatch(
     text: string,
@@ -482,10 +439,11 @@ export function replaceMatch(
     fallbackEol: Eol
 ): Replaced {
     const eol = eolAround(text, starts, found, fallbackEol);
-    const match = rebaseOneLine(text, starts, found, search, replacement);
+    const widened = overTrailingBlanks(text, starts, found, search);
+    const match = rebaseOneLine(text, starts, widened ?? found, search, replacement);
     const before = text.slice(0, match.start);
     const after = text.slice(match.end);
-    if (match.level === "exact") {
+    if (match.level === "exact" && !widened) {
         // CRLF sent to a file that has CRLF is deliberate (a mixed file keeps its mix).
         const asSent = replacement.includes("\r\n") && text.includes("\r\n");
         return {
@@ -496,25 +454,14 @@ export function replaceMatch(
     const oldLines = search.split("\n").map(stripCr);
     const newLines = replacement.split("\n").map(stripCr);
     const segs = segments(text, starts, match, oldLines.length);
-    // A line the model copied unchanged keeps the file's bytes. Beyond line endings,
-    // "unchanged" ignores trailing whitespace (and, at the unicode level, quote style).
-    const key = (line: string): string => {
-        if (match.level === "line_endings") return line;
-        const trimmed = line.replace(/[ \t]+$/, "");
-        return match.level === "unicode" ? foldUnicode(trimmed) : trimmed;
-    };
-    const style = addedStyle(oldLines, segs, match.level);
     const { reindent } = match;
     const out: string[] = [];
-    for (const aligned of alignLines(oldLines, newLines, (a, b) => key(a) === key(b))) {
+    for (const aligned of alignLines(oldLines, newLines, (a, b) => a === b)) {
         if (aligned.kind === "same") {
-            out.push(segs[aligned.oldIndex]?.text ?? "");
+            out.push(segs[aligned.oldIndex] ?? "");
             continue;
         }
-        let line = aligned.line;
-        if (style.foldTypography) line = foldUnicode(line);
-        const noise = style.trailingNoise;
-        if (noise !== null && line.endsWith(noise)) line = line.slice(0, -noise.length);
+        const line = aligned.line;
         const shift = reindent && (out.length > 0 || reindent.firstLine) && line.trim() !== "";
         out.push(shift ? reindentLine(line, reindent) : line);
     }
