@@ -1,10 +1,12 @@
 /**
  * Generates the edit corpus fixtures (run once, output committed):
- * `npx tsx bench/edit-corpus-gen.ts [SOURCE=GIT_DIR ...]`.
+ * `npx tsx bench/edit-corpus-gen.ts [SOURCE=GIT_DIR ...] [SOURCE ...]`; naming
+ * sources without a directory regenerates only those.
  *
  * Every case is one real single-file hunk from real git history: North's own
- * (this repository) and a few public repositories whose licence is committed
- * next to their fixture. A hunk becomes the old_text/new_text a model would
+ * (this repository) and public repositories whose licence is committed next to
+ * their fixture: Go, Python, C#, TypeScript code and prose (rST and Markdown,
+ * with their dash and equals underlines and tables). A hunk becomes the old_text/new_text a model would
  * send: the changed lines plus as many neighbouring lines as it takes for the
  * old text to be unique in the file, even ignoring whitespace. Only a window
  * of the file around the hunk is kept, so the fixtures stay small.
@@ -65,6 +67,34 @@ const SOURCES: Source[] = [
         gitDir: "/work/.mirror/jbogard+MediatR/repo",
         paths: ["src/MediatR/Mediator.cs", "src/MediatR/Registration/ServiceRegistrar.cs"],
         maxHunks: 25,
+        maxPerCommit: 3,
+    },
+    {
+        name: "pallets-click",
+        gitDir: "/work/.mirror/pallets+click/repo",
+        paths: ["src/click/*.py"],
+        maxHunks: 40,
+        maxPerCommit: 3,
+    },
+    {
+        name: "pallets-click-docs",
+        gitDir: "/work/.mirror/pallets+click/repo",
+        paths: ["docs/*.rst", "CHANGES.rst"],
+        maxHunks: 40,
+        maxPerCommit: 3,
+    },
+    {
+        name: "sindresorhus-ky",
+        gitDir: "/work/.mirror/sindresorhus+ky/repo",
+        paths: ["source", "test", "readme.md"],
+        maxHunks: 40,
+        maxPerCommit: 3,
+    },
+    {
+        name: "ossu-computer-science",
+        gitDir: "/work/.mirror/ossu+computer-science/repo",
+        paths: ["*.md"],
+        maxHunks: 40,
         maxPerCommit: 3,
     },
 ];
@@ -251,10 +281,13 @@ function collect(source: Source, gitDir: string): CorpusHunk[] {
     return found.slice(0, source.maxHunks);
 }
 
+const args = process.argv.slice(2);
 const overrides = new Map(
-    process.argv.slice(2).map((arg) => arg.split("=", 2) as [string, string])
+    args.filter((arg) => arg.includes("=")).map((arg) => arg.split("=", 2) as [string, string])
 );
+const only = new Set(args.filter((arg) => !arg.includes("=")));
 for (const source of SOURCES) {
+    if (only.size > 0 && !only.has(source.name)) continue;
     const hunks = collect(source, overrides.get(source.name) ?? source.gitDir);
     const file = `${OUT}${source.name}.json`;
     writeFileSync(file, JSON.stringify(hunks, null, 1) + "\n");

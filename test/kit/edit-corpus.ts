@@ -1,14 +1,22 @@
 /**
  * The edit corpus: real hunks from real history (test/tools/fixtures/edit-corpus,
  * made by bench/edit-corpus-gen.ts) turned into the edit_replace_exact calls a
- * model sends, as sent and with the mistakes models make. Each call runs through
- * the real tool (prepare, then the atomic apply) and the file is compared byte
- * for byte with the real post-image. Shared by the bench and its test.
+ * model sends, as sent and with the mistakes models make, plus calls that must
+ * be refused (ambiguous text, a line that is whole once and part of longer
+ * lines elsewhere, short or whitespace-only text; as old_text and as an
+ * edit_by_anchor anchor), all cut by rule from the same real files. Each call
+ * runs through the real tool (prepare, then the atomic apply) and the file is
+ * compared byte for byte with the expected post-image, worked out here by the
+ * rule rather than by North's code: lines the model kept (the same in its old
+ * and new text as sent) keep the file's bytes, lines it changed are as sent,
+ * re-based only in indentation. Shared by the bench and its test.
  */
 import { promises as fs, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { diffArrays } from "diff";
+import { createEditByAnchorTool } from "../../src/tools/edit-by-anchor";
 import { createEditReplaceExactTool } from "../../src/tools/edit-replace-exact";
 import type { PreparedWrite, ToolContext } from "../../src/tools/types";
 
@@ -31,9 +39,11 @@ export interface CorpusCase {
     hunk: CorpusHunk;
     /** The file as it is before the call. */
     pre: string;
+    /** edit_replace_exact's old_text and new_text, or edit_by_anchor's anchor and content (insert_after). */
+    tool: "edit_replace_exact" | "edit_by_anchor";
     oldText: string;
     newText: string;
-    /** The real post-image; null when the right answer is a refusal. */
+    /** The post-image by the rule; null when the right answer is a refusal. */
     expected: string | null;
     /** [start, end) of the lines the edit is for, in `pre`. */
     region: [number, number];
@@ -210,6 +220,7 @@ function ambiguousCase(h: CorpusHunk): CorpusCase | null {
         category: "ambiguous",
         hunk: h,
         pre: h.pre,
+        tool: "edit_replace_exact",
         oldText,
         newText: `${oldText}\n// ambiguous`,
         expected: null,
@@ -221,6 +232,110 @@ function ambiguousCase(h: CorpusHunk): CorpusCase | null {
 function trailingOnly(h: CorpusHunk): boolean {
     const trim = (text: string) => lines(text.replace(/\r/g, "")).map((l) => l.trimEnd());
     return join(trim(h.old)) === join(trim(h.new));
+}
+
+/**
+ * The post-image the rule asks for: lines the model kept (equal in its old and
+ * new text as sent, aligned by a plain diff) keep the file's bytes; changed
+ * lines are as sent, with the indentation of the real line (the re-base); a
+ * whitespace-only line as sent.
+ */
+function byRule(h: CorpusHunk, oldText: string, newText: string): string {
+    const bare = (text: string) => lines(text).map((l) => l.replace(/\r$/, ""));
+    const sentOld = bare(oldText);
+    const sentNew = bare(newText);
+    const realOld = bare(h.old);
+    const realNew = bare(h.new);
+    const after = h.pre.slice(h.start + h.old.length);
+    const eol = h.old.includes("\r\n") || after.startsWith("\r\n") ? "\r\n" : "\n";
+    const out: string[] = [];
+    let i = 0;
+    let j = 0;
+    for (const part of diffArrays(sentOld, sentNew)) {
+        const count = part.value.length;
+        if (part.removed) i += count;
+        else if (part.added) {
+            for (let k = 0; k < count; k++, j++) {
+                const sent = sentNew[j] ?? "";
+                const real = realNew[j] ?? "";
+                out.push(
+                    nonBlank(sent) ? indentOf(real) + sent.slice(indentOf(sent).length) : sent
+                );
+            }
+        } else {
+            for (let k = 0; k < count; k++, i++, j++) out.push(realOld[i] ?? "");
+        }
+    }
+    return h.pre.slice(0, h.start) + out.join(eol) + after;
+}
+
+const visible = (text: string) => text.replace(/\s/g, "").length;
+
+function countOf(text: string, search: string): number {
+    let count = 0;
+    for (let i = text.indexOf(search); i !== -1; i = text.indexOf(search, i + search.length))
+        count++;
+    return count;
+}
+
+function refusal(
+    category: string,
+    h: CorpusHunk,
+    tool: CorpusCase["tool"],
+    search: string
+): CorpusCase {
+    return {
+        category,
+        hunk: h,
+        pre: h.pre,
+        tool,
+        oldText: search,
+        newText: tool === "edit_by_anchor" ? "inserted" : `${search}changed`,
+        expected: null,
+        region: [0, 0],
+    };
+}
+
+/**
+ * A line of the file that is a whole line once and part of a longer line
+ * elsewhere (a 37-dash underline beside a 69-dash rule, `catalogue,` beside
+ * `resolve(catalogue, name)`), sent trimmed as old_text and as an anchor.
+ */
+function wholeLineCases(h: CorpusHunk): CorpusCase[] {
+    const file = h.pre.split("\n").map((l) => l.replace(/\r$/, ""));
+    const trimmed = file.map((l) => l.trim());
+    const line = trimmed.find(
+        (t) =>
+            visible(t) >= 3 &&
+            trimmed.filter((u) => u === t).length === 1 &&
+            trimmed.some((u) => u !== t && u.includes(t))
+    );
+    if (line === undefined) return [];
+    const category = "whole-line-once-part-elsewhere";
+    return [
+        refusal(category, h, "edit_replace_exact", line),
+        refusal(`${category}/anchor`, h, "edit_by_anchor", line),
+    ];
+}
+
+/**
+ * Text of under three visible characters that repeats (`}`, `fi`, `);`) as
+ * old_text and as an anchor, and an indentation string alone as old_text.
+ */
+function shortCases(h: CorpusHunk): CorpusCase[] {
+    const file = h.pre.split("\n").map((l) => l.replace(/\r$/, ""));
+    const cases: CorpusCase[] = [];
+    const category = "short-or-whitespace";
+    const token = file
+        .map((l) => l.trim())
+        .find((t) => t !== "" && visible(t) < 3 && file.filter((l) => l.includes(t)).length >= 2);
+    if (token !== undefined) {
+        cases.push(refusal(category, h, "edit_replace_exact", token));
+        cases.push(refusal(`${category}/anchor`, h, "edit_by_anchor", token));
+    }
+    const indent = file.map(indentOf).find((i) => i !== "" && countOf(h.pre, i) >= 2);
+    if (indent !== undefined) cases.push(refusal(category, h, "edit_replace_exact", indent));
+    return cases;
 }
 
 export function buildCases(hunks: readonly CorpusHunk[]): CorpusCase[] {
@@ -239,21 +354,26 @@ export function buildCases(hunks: readonly CorpusHunk[]): CorpusCase[] {
                 continue;
             const crlf = call.pre !== undefined && call.pre !== h.pre;
             const pre = call.pre ?? h.pre;
-            const post = h.pre.slice(0, h.start) + h.new + h.pre.slice(h.start + h.old.length);
+            // Text made ambiguous by the perturbation (a dedented `catalogue,` is also
+            // inside `resolve(catalogue, name)`) must be refused.
+            const ambiguous = countOf(pre, call.oldText) > 1;
+            const post = byRule(h, call.oldText, call.newText);
             const start = crlf ? toCrlf(h.pre.slice(0, h.start)).length : h.start;
             const oldLength = crlf ? toCrlf(h.old).length : h.old.length;
             cases.push({
-                category,
+                category: ambiguous ? "ambiguous" : category,
                 hunk: h,
                 pre,
+                tool: "edit_replace_exact",
                 oldText: call.oldText,
                 newText: call.newText,
-                expected: crlf ? toCrlf(post) : post,
+                expected: ambiguous ? null : crlf ? toCrlf(post) : post,
                 region: [lineStartOf(pre, start), lineEndOf(pre, start + oldLength)],
             });
         }
         const ambiguous = ambiguousCase(h);
         if (ambiguous) cases.push(ambiguous);
+        cases.push(...wholeLineCases(h), ...shortCases(h));
     }
     return cases;
 }
@@ -296,7 +416,12 @@ function score(c: CorpusCase, after: string): CaseResult {
         overlaps = prefix < to && c.pre.length - suffix > from;
     }
     if (c.expected === null) {
-        return { c, verdict: "wrong_place", outside, detail: "applied although ambiguous" };
+        return {
+            c,
+            verdict: "wrong_place",
+            outside,
+            detail: "applied although it must be refused",
+        };
     }
     if (after === c.expected) return { c, verdict: "exact", outside: 0, detail: "" };
     return {
@@ -310,7 +435,8 @@ function score(c: CorpusCase, after: string): CaseResult {
 /** Runs every case through edit_replace_exact (prepare + apply) in a scratch project. */
 export async function runCases(cases: readonly CorpusCase[]): Promise<CaseResult[]> {
     const root = realpathSync(await fs.mkdtemp(path.join(tmpdir(), "north-edit-corpus-")));
-    const tool = createEditReplaceExactTool();
+    const replaceTool = createEditReplaceExactTool();
+    const anchorTool = createEditByAnchorTool();
     const ctx: ToolContext = { repoRoot: root, signal: new AbortController().signal };
     const results: CaseResult[] = [];
     try {
@@ -318,8 +444,21 @@ export async function runCases(cases: readonly CorpusCase[]): Promise<CaseResult
             const rel = `case${i}${path.extname(c.hunk.path)}`;
             const file = path.join(root, rel);
             await fs.writeFile(file, c.pre);
-            const input = { path: rel, old_text: c.oldText, new_text: c.newText };
-            const prepared = await tool.execute(input, ctx);
+            const prepared =
+                c.tool === "edit_by_anchor"
+                    ? await anchorTool.execute(
+                          {
+                              path: rel,
+                              mode: "insert_after",
+                              anchor: c.oldText,
+                              content: c.newText,
+                          },
+                          ctx
+                      )
+                    : await replaceTool.execute(
+                          { path: rel, old_text: c.oldText, new_text: c.newText },
+                          ctx
+                      );
             if (!prepared.ok) {
                 const verdict = c.expected === null ? "exact" : "refused";
                 results.push({
@@ -346,8 +485,10 @@ export async function runCases(cases: readonly CorpusCase[]): Promise<CaseResult
 
 export interface CategoryFigures {
     category: string;
+    /** Every call of the category must be refused. */
+    mustRefuse: boolean;
     cases: number;
-    /** Byte-exact share (for "ambiguous": the share refused). */
+    /** Byte-exact share (for a must-refuse category: the share refused). */
     exactPct: number;
     wrongPlace: number;
     outsideBytes: number;
@@ -361,6 +502,7 @@ export function figures(results: readonly CaseResult[]): CategoryFigures[] {
         const good = of.filter((r) => r.verdict === "exact").length;
         return {
             category,
+            mustRefuse: of.every((r) => r.c.expected === null),
             cases: of.length,
             exactPct: of.length === 0 ? 100 : (good / of.length) * 100,
             wrongPlace: of.filter((r) => r.verdict === "wrong_place").length,

@@ -359,9 +359,12 @@ function rebaseOneLine(
     replacement: string
 ): TextMatch {
     if (match.reindent) return match;
-    // A blank replacement takes the line's indentation with it only when it empties the line.
+    // A blank replacement takes the line's indentation with it only when it empties the
+    // line (up to its end, or through its line break).
     const emptiesLine =
-        replacement.trim() === "" && match.end === contentEnd(text, starts, match.lineIndex);
+        replacement.trim() === "" &&
+        (match.end === contentEnd(text, starts, match.lineIndex) ||
+            match.end === starts[match.lineIndex + 1]);
     if (!replacement.includes("\n") && !emptiesLine) return match;
     const lines = search.split("\n").map(stripCr);
     const first = lines[0] ?? "";

@@ -77,9 +77,27 @@ function stringRebase(pairs: readonly IndentPair[]): { from: string; to: string 
     return null;
 }
 
+/** Both indents are non-empty and one uses tabs where the other uses spaces. */
+function charsDiffer(search: string, file: string): boolean {
+    if (search === "" || file === "") return false;
+    return (
+        search.includes("\t") !== file.includes("\t") || search.includes(" ") !== file.includes(" ")
+    );
+}
+
+/** Tab widths to try: a pure translation (no shift) first, as the model usually only converted. */
+function tabPairs(pairs: readonly IndentPair[]): Array<[number, number]> {
+    const unshifted = TAB_PAIRS.filter(([fileTab, searchTab]) =>
+        pairs.every(
+            ([file, search]) => indentWidth(file, fileTab) === indentWidth(search, searchTab)
+        )
+    );
+    return [...unshifted, ...TAB_PAIRS];
+}
+
 function widthMap(pairs: readonly IndentPair[]): WidthMap | null {
     const useTabs = pairs.some(([file]) => file.includes("\t"));
-    for (const [fileTab, searchTab] of TAB_PAIRS) {
+    for (const [fileTab, searchTab] of tabPairs(pairs)) {
         let delta: number | null = null;
         let uniform = true;
         for (const [file, search] of pairs) {
@@ -109,9 +127,13 @@ export function findReindent(pairs: readonly IndentPair[], firstLine: boolean): 
     // Nothing indented to learn from: the model's characters are kept as sent.
     if (pairs.length === 0) return { from: "", to: "", firstLine };
     const rebase = stringRebase(pairs);
-    if (rebase) return { ...rebase, firstLine };
+    // Spaces standing for tabs (or back) are a translation by width: a string
+    // re-base of "    " to "\t" would leave the model's deeper lines half-converted.
+    const translated = rebase !== null && charsDiffer(rebase.from, rebase.to);
+    if (rebase && !translated) return { ...rebase, firstLine };
     const width = widthMap(pairs);
-    return width ? { from: "", to: "", width, firstLine } : null;
+    if (width) return { from: "", to: "", width, firstLine };
+    return rebase ? { ...rebase, firstLine } : null;
 }
 
 function renderWidth(width: number, map: WidthMap): string {
