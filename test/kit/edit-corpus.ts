@@ -113,6 +113,17 @@ function indentUnit(text: string): string | null {
     return widths.length > 0 ? " ".repeat(Math.min(...widths)) : null;
 }
 
+/** The file's space indentation step (2 or 4): the greatest common divisor of its indents. */
+function spaceUnit(text: string): number | null {
+    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    const widths = lines(text)
+        .filter(nonBlank)
+        .map((l) => /^ */.exec(l)?.[0].length ?? 0)
+        .filter((w) => w > 0);
+    const unit = widths.reduce(gcd, 0);
+    return unit === 2 || unit === 4 ? unit : null;
+}
+
 function commonIndent(text: string): string {
     const indents = lines(text).filter(nonBlank).map(indentOf);
     let common = indents[0] ?? "";
@@ -168,6 +179,25 @@ const CATEGORIES: Array<[string, Perturb]> = [
             /^\t/m.test(h.old)
                 ? perturbAll(h, (l) => l.replace(/^\t+/, (tabs) => "    ".repeat(tabs.length)))
                 : null,
+    ],
+    [
+        "tabs-to-two-spaces",
+        (h) =>
+            /^\t/m.test(h.old)
+                ? perturbAll(h, (l) => l.replace(/^\t+/, (tabs) => "  ".repeat(tabs.length)))
+                : null,
+    ],
+    [
+        "spaces-to-tabs",
+        (h) => {
+            const width = spaceUnit(h.pre);
+            if (width === null || /^\t/m.test(h.old + h.new)) return null;
+            return perturbAll(h, (l) => {
+                const spaces = /^ */.exec(l)?.[0].length ?? 0;
+                if (spaces % width !== 0) return null;
+                return "\t".repeat(spaces / width) + l.slice(spaces);
+            });
+        },
     ],
     [
         "crlf-file",
@@ -237,8 +267,8 @@ function trailingOnly(h: CorpusHunk): boolean {
 /**
  * The post-image the rule asks for: lines the model kept (equal in its old and
  * new text as sent, aligned by a plain diff) keep the file's bytes; changed
- * lines are as sent, with the indentation of the real line (the re-base); a
- * whitespace-only line as sent.
+ * lines are as sent, with the indentation of the real line (the re-base) when
+ * the old text was sent re-indented; a whitespace-only line as sent.
  */
 function byRule(h: CorpusHunk, oldText: string, newText: string): string {
     const bare = (text: string) => lines(text).map((l) => l.replace(/\r$/, ""));
@@ -248,6 +278,9 @@ function byRule(h: CorpusHunk, oldText: string, newText: string): string {
     const realNew = bare(h.new);
     const after = h.pre.slice(h.start + h.old.length);
     const eol = h.old.includes("\r\n") || after.startsWith("\r\n") ? "\r\n" : "\n";
+    // Indentation is re-based only when the old text shows how the model's maps onto
+    // the file's; an old text sent as it stands in the file gives nothing to map.
+    const rebased = sentOld.some((line, k) => line !== realOld[k]);
     const out: string[] = [];
     let i = 0;
     let j = 0;
@@ -259,7 +292,9 @@ function byRule(h: CorpusHunk, oldText: string, newText: string): string {
                 const sent = sentNew[j] ?? "";
                 const real = realNew[j] ?? "";
                 out.push(
-                    nonBlank(sent) ? indentOf(real) + sent.slice(indentOf(sent).length) : sent
+                    rebased && nonBlank(sent)
+                        ? indentOf(real) + sent.slice(indentOf(sent).length)
+                        : sent
                 );
             }
         } else {

@@ -20,6 +20,8 @@ describe("edit corpus from real history", () => {
             "dedented-one-level",
             "indent-stripped",
             "tabs-to-spaces",
+            "tabs-to-two-spaces",
+            "spaces-to-tabs",
             "crlf-file",
             "curly-quotes-dashes",
             "ambiguous",
