@@ -311,6 +311,26 @@ describe("edit defects from real history (issue 17)", () => {
         expect(applied("a = 1\n", "1", "2")).toBe("a = 2\n");
     });
 
+    it("re-indents spaces sent for tabs by width, even from one matched line", () => {
+        const ts = "test(() => {\n\tconst start = now();\n});\n";
+        expect(
+            applied(
+                ts,
+                "    const start = now();",
+                "    const start = now();\n    await run({\n        fetch,\n    });"
+            )
+        ).toBe("test(() => {\n\tconst start = now();\n\tawait run({\n\t\tfetch,\n\t});\n});\n");
+        // Two spaces for a tab.
+        expect(applied("if x {\n\t\tf()\n}\n", "    f()", "    if y {\n      g()\n    }")).toBe(
+            "if x {\n\t\tif y {\n\t\t\tg()\n\t\t}\n}\n"
+        );
+    });
+
+    it("takes a deleted line's indentation with it when old_text runs through its line break", () => {
+        const py = "def f():\n    a = 1\n    b = 2\n";
+        expect(applied(py, "a = 1\n", "")).toBe("def f():\n    b = 2\n");
+    });
+
     it("writes a changed line without file trailing whitespace the model never sent", () => {
         expect(applied("a\nfoo();  \nb\n", "foo();", "bar();")).toBe("a\nbar();\nb\n");
         // A line the model kept keeps its bytes, trailing whitespace included.

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEditAfterAnchorTool } from "../../src/tools/edit-after-anchor";
+import { createEditApplyBatchTool } from "../../src/tools/edit-apply-batch";
 import { createEditBeforeAnchorTool } from "../../src/tools/edit-before-anchor";
 import { createEditByAnchorTool } from "../../src/tools/edit-by-anchor";
 import { createEditCreateFileTool } from "../../src/tools/edit-create-file";
@@ -139,6 +140,20 @@ describe("edit_replace_exact", () => {
             occurrence: 2,
         });
         expect(await read(root, "a.ts")).toBe(SOURCE.replace(/init\(\);\n}\n$/, "start();\n}\n"));
+    });
+
+    it("lists every candidate of a text found hundreds of times, with the count", async () => {
+        const root = await repo({ "a.txt": "value = 1\n".repeat(500) });
+        const error = await failure(tool, root, {
+            path: "a.txt",
+            old_text: "value = 1",
+            new_text: "value = 2",
+        });
+        expect(error.code).toBe("ambiguous_match");
+        expect(error.message).toContain("matches 500 places");
+        expect(error.message).toContain('20. Line 20: "value = 1"');
+        expect(error.message).toContain("21-500. Lines 21, 22, 23");
+        expect(error.message).toContain("220 and 280 more");
     });
 
     it("names the count when occurrence is out of range", async () => {
@@ -307,6 +322,55 @@ describe("anchor tools", () => {
         expect(error.message).toContain("matches 2 places");
         expect(error.message).toContain("Line 1:");
         expect(error.message).toContain("Line 3:");
+    });
+
+    it("never guesses between an underline and part of a longer rule, whichever anchor tool", async () => {
+        const rst = `Title\n${"-".repeat(24)}\n\nText.\n\n${"-".repeat(40)}\nFooter\n`;
+        const root = await repo({ "doc.rst": rst });
+        const anchor = "-".repeat(24);
+        const calls: Array<[AnyToolDefinition, Record<string, unknown>]> = [
+            [createEditAfterAnchorTool(), { anchor, content: "x" }],
+            [createEditBeforeAnchorTool(), { anchor, content: "x" }],
+            [createEditByAnchorTool(), { anchor, mode: "replace_line", content: "x" }],
+            [
+                createEditReplaceBlockTool(),
+                { start_anchor: anchor, end_anchor: "Footer", content: "x" },
+            ],
+            [
+                createEditApplyBatchTool(),
+                {
+                    edits: [
+                        {
+                            tool: "edit_by_anchor",
+                            path: "doc.rst",
+                            anchor,
+                            mode: "insert_after",
+                            content: "x",
+                        },
+                    ],
+                },
+            ],
+        ];
+        for (const [tool, input] of calls) {
+            const error = await failure(tool, root, { path: "doc.rst", ...input });
+            expect(error.code, tool.name).toBe("ambiguous_match");
+            expect(error.message).toContain("Line 2:");
+            expect(error.message).toContain("Line 6:");
+        }
+        expect(await read(root, "doc.rst")).toBe(rst);
+    });
+
+    it("refuses a repeated anchor of under three visible characters, even with occurrence", async () => {
+        const root = await repo({ "a.ts": "f() {\n}\ng() {\n}\n" });
+        const error = await failure(createEditByAnchorTool(), root, {
+            path: "a.ts",
+            anchor: "}",
+            mode: "insert_after",
+            content: "// end",
+            occurrence: 1,
+        });
+        expect(error.code).toBe("ambiguous_match");
+        expect(error.message).toContain("Give a longer anchor");
     });
 
     it("reports an absent anchor", async () => {
