@@ -202,9 +202,11 @@ function exactMatches(
     let i = text.indexOf(search, minStart);
     while (i !== -1) {
         const end = i + search.length;
-        const allowed = exactAllowed(text, starts, search, i, end);
-        if (allowed) matches.push(makeMatch(text, starts, i, end, "exact"));
-        i = text.indexOf(search, allowed ? end : i + 1);
+        if (exactAllowed(text, starts, search, i, end))
+            matches.push(makeMatch(text, starts, i, end, "exact"));
+        // Hits may overlap (37 dashes in a 40-dash rule, `x\nx` in three `x` lines):
+        // each start is a place the text occurs, so none is chosen silently.
+        i = text.indexOf(search, i + 1);
     }
     return matches;
 }
@@ -295,8 +297,8 @@ function tolerantMatches(
     while (p !== -1) {
         const match = tolerantCandidate(text, starts, view, lines, p, needle.length, level, flags);
         if (match && match.start >= minStart) matches.push(match);
-        // Matches do not overlap; after a rejected candidate, look again one character on.
-        p = view.text.indexOf(needle, match ? p + needle.length : p + 1);
+        // As for exact hits, overlapping places each count.
+        p = view.text.indexOf(needle, p + 1);
     }
     return matches;
 }
@@ -316,7 +318,7 @@ function levelApplies(level: Tolerance, text: string, search: string): boolean {
 
 /**
  * All places `search` occurs in `text`, at the strictest level that finds any.
- * Occurrences do not overlap; they are in file order.
+ * Occurrences are in file order; overlapping ones each count.
  */
 export function findMatches(
     text: string,
