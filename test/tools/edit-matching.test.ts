@@ -348,6 +348,10 @@ describe("edit defects from real history (issue 17)", () => {
             "a\nfoo();  \nbar();\nb\n"
         );
         expect(applied("a\n    foo();  \nb\n", "foo();", "")).toBe("a\n\nb\n");
+        // The same under a tolerant match (LF sent to a CRLF file).
+        expect(applied("a\r\nfoo();  \r\nb\r\n", "a\nfoo();", "a\nbar();")).toBe(
+            "a\r\nbar();\r\nb\r\n"
+        );
     });
 
     it("reports the line after a leading line break as each ambiguous match's place", () => {

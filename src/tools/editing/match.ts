@@ -409,10 +409,10 @@ export interface Replaced {
 }
 
 /**
- * An exact hit that ends where its line's content ends, before trailing
- * whitespace the model did not send, reaches over that whitespace: if the
- * model changed that line, the line is written as sent; if it kept it, the
- * line-by-line replacement keeps the file's bytes. Null when nothing follows.
+ * A match that ends where its line's content ends, before trailing whitespace
+ * the model did not send, reaches over that whitespace: if the model changed
+ * that line, the line is written as sent; if it kept it, the line-by-line
+ * replacement keeps the file's bytes. Null when nothing follows.
  */
 function overTrailingBlanks(
     text: string,
@@ -420,7 +420,7 @@ function overTrailingBlanks(
     match: TextMatch,
     search: string
 ): TextMatch | null {
-    if (match.level !== "exact" || /\r?\n$/.test(search) || search === "") return null;
+    if (/\r?\n$/.test(search) || search === "") return null;
     const lastLine = lineIndexAt(starts, match.end - 1);
     const lineEnd = contentEnd(text, starts, lastLine);
     if (match.end >= lineEnd || !BLANK.test(text.slice(match.end, lineEnd))) return null;
