@@ -131,7 +131,18 @@ function commonIndent(text: string): string {
     return common;
 }
 
-type Perturb = (h: CorpusHunk) => { oldText: string; newText: string; pre?: string } | null;
+interface Call {
+    oldText: string;
+    newText: string;
+    /** The whole file as the call finds it (CRLF). */
+    pre?: string;
+    /** Each line of the file as the call finds it (trailing whitespace the model does not see). */
+    fileLine?: (line: string) => string;
+}
+
+type Perturb = (h: CorpusHunk) => Call | null;
+
+const addTrailing = (l: string) => (nonBlank(l) ? l.replace(/(\r?)$/, "  $1") : l);
 
 /** How a model's call differs from the file, by category. */
 const CATEGORIES: Array<[string, Perturb]> = [
@@ -143,9 +154,13 @@ const CATEGORIES: Array<[string, Perturb]> = [
                 ? perturbCopied(h, (l) => l.replace(/[ \t]+(\r?)$/, "$1"))
                 : null,
     ],
+    ["trailing-ws-added", (h) => perturbAll(h, addTrailing)],
     [
-        "trailing-ws-added",
-        (h) => perturbAll(h, (l) => (nonBlank(l) ? l.replace(/(\r?)$/, "  $1") : l)),
+        "file-trailing-ws",
+        (h) =>
+            /[ \t]\r?$/m.test(h.old)
+                ? null
+                : { oldText: h.old, newText: h.new, fileLine: addTrailing },
     ],
     [
         "dedented-one-level",
@@ -270,13 +285,19 @@ function trailingOnly(h: CorpusHunk): boolean {
  * lines are as sent, with the indentation of the real line (the re-base) when
  * the old text was sent re-indented; a whitespace-only line as sent.
  */
-function byRule(h: CorpusHunk, oldText: string, newText: string): string {
+function byRule(
+    h: CorpusHunk,
+    oldText: string,
+    newText: string,
+    fileLine: (line: string) => string
+): string {
     const bare = (text: string) => lines(text).map((l) => l.replace(/\r$/, ""));
     const sentOld = bare(oldText);
     const sentNew = bare(newText);
     const realOld = bare(h.old);
     const realNew = bare(h.new);
     const after = h.pre.slice(h.start + h.old.length);
+    const fileText = (text: string) => lines(text).map(fileLine).join("\n");
     const eol = h.old.includes("\r\n") || after.startsWith("\r\n") ? "\r\n" : "\n";
     // Indentation is re-based only when the old text shows how the model's maps onto
     // the file's; an old text sent as it stands in the file gives nothing to map.
@@ -298,10 +319,10 @@ function byRule(h: CorpusHunk, oldText: string, newText: string): string {
                 );
             }
         } else {
-            for (let k = 0; k < count; k++, i++, j++) out.push(realOld[i] ?? "");
+            for (let k = 0; k < count; k++, i++, j++) out.push(fileLine(realOld[i] ?? ""));
         }
     }
-    return h.pre.slice(0, h.start) + out.join(eol) + after;
+    return fileText(h.pre.slice(0, h.start)) + out.join(eol) + fileText(after);
 }
 
 const visible = (text: string) => text.replace(/\s/g, "").length;
@@ -384,17 +405,21 @@ export function buildCases(hunks: readonly CorpusHunk[]): CorpusCase[] {
                 category !== "exact" &&
                 call.oldText === h.old &&
                 call.newText === h.new &&
-                !call.pre
+                !call.pre &&
+                !call.fileLine
             )
                 continue;
             const crlf = call.pre !== undefined && call.pre !== h.pre;
-            const pre = call.pre ?? h.pre;
+            const fileLine = call.fileLine ?? ((line: string) => line);
+            const fileText = (text: string) => lines(text).map(fileLine).join("\n");
+            const pre = call.pre ?? fileText(h.pre);
             // Text made ambiguous by the perturbation (a dedented `catalogue,` is also
             // inside `resolve(catalogue, name)`) must be refused.
             const ambiguous = countOf(pre, call.oldText) > 1;
-            const post = byRule(h, call.oldText, call.newText);
-            const start = crlf ? toCrlf(h.pre.slice(0, h.start)).length : h.start;
-            const oldLength = crlf ? toCrlf(h.old).length : h.old.length;
+            const post = byRule(h, call.oldText, call.newText, fileLine);
+            const asFound = (text: string) => (crlf ? toCrlf(text) : fileText(text));
+            const start = asFound(h.pre.slice(0, h.start)).length;
+            const oldLength = asFound(h.old).length;
             cases.push({
                 category: ambiguous ? "ambiguous" : category,
                 hunk: h,

@@ -17,6 +17,7 @@ describe("edit corpus from real history", () => {
         for (const wanted of [
             "exact",
             "trailing-ws-added",
+            "file-trailing-ws",
             "dedented-one-level",
             "indent-stripped",
             "tabs-to-spaces",
