@@ -224,6 +224,31 @@ const CATEGORIES: Array<[string, Perturb]> = [
     ],
     ["curly-quotes-dashes", (h) => (/["']| - | -- /.test(h.old) ? perturbAll(h, curl) : null)],
     ["typography-flattened", (h) => (TYPOGRAPHIC.test(h.old) ? perturbCopied(h, flatten) : null)],
+    [
+        "tabs-to-spaces+trailing-ws",
+        (h) =>
+            /^\t/m.test(h.old)
+                ? perturbAll(h, (l) =>
+                      addTrailing(l.replace(/^\t+/, (tabs) => "    ".repeat(tabs.length)))
+                  )
+                : null,
+    ],
+    [
+        "tabs-to-spaces+dedented",
+        (h) => {
+            if (
+                !lines(h.old)
+                    .filter(nonBlank)
+                    .every((l) => l.startsWith("\t"))
+            )
+                return null;
+            return perturbAll(h, (l) => {
+                if (!nonBlank(l)) return l;
+                if (!l.startsWith("\t")) return null;
+                return l.slice(1).replace(/^\t+/, (tabs) => "    ".repeat(tabs.length));
+            });
+        },
+    ],
 ];
 
 function lineStartOf(text: string, offset: number): number {

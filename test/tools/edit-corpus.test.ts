@@ -23,6 +23,8 @@ describe("edit corpus from real history", () => {
             "tabs-to-spaces",
             "tabs-to-two-spaces",
             "spaces-to-tabs",
+            "tabs-to-spaces+trailing-ws",
+            "tabs-to-spaces+dedented",
             "crlf-file",
             "curly-quotes-dashes",
             "ambiguous",
