@@ -189,6 +189,20 @@ const CATEGORIES: Array<[string, Perturb]> = [
         },
     ],
     [
+        "indented-one-level-more",
+        (h) => {
+            const unit = indentUnit(h.old) ?? indentUnit(h.pre);
+            return unit ? perturbAll(h, (l) => (nonBlank(l) ? unit + l : l)) : null;
+        },
+    ],
+    [
+        "crlf-sent-to-lf-file",
+        (h) =>
+            h.old.includes("\n") && !h.pre.includes("\r")
+                ? { oldText: toCrlf(h.old), newText: toCrlf(h.new) }
+                : null,
+    ],
+    [
         "tabs-to-spaces",
         (h) =>
             /^\t/m.test(h.old)

@@ -20,6 +20,8 @@ describe("edit corpus from real history", () => {
             "file-trailing-ws",
             "dedented-one-level",
             "indent-stripped",
+            "indented-one-level-more",
+            "crlf-sent-to-lf-file",
             "tabs-to-spaces",
             "tabs-to-two-spaces",
             "spaces-to-tabs",
