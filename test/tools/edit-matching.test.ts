@@ -293,10 +293,9 @@ describe("edit defects from real history (issue 17)", () => {
     });
 
     it("counts overlapping places: a run inside a longer run, a line pair in three equal lines", () => {
-        expect(edit(`a\n${"-".repeat(40)}\n`, "-".repeat(37), "=".repeat(37))).toMatchObject({
-            ok: false,
-            code: "ambiguous_match",
-        });
+        const run = edit(`a\n${"-".repeat(40)}\n`, "-".repeat(37), "=".repeat(37));
+        expect(run).toMatchObject({ ok: false, code: "ambiguous_match" });
+        expect(!run.ok && run.message).toContain("1-4. Line 2 (4 places on this line)");
         const result = edit("x = 1\nx = 1\nx = 1\n", "x = 1\nx = 1", "y = 2");
         expect(result).toMatchObject({ ok: false, code: "ambiguous_match" });
         expect(!result.ok && result.message).toContain("matches 2 places");

@@ -264,19 +264,31 @@ const MAX_PREVIEWED = 20;
 /** Line numbers listed after the previews before the rest is only counted. */
 const MAX_LISTED_LINES = 200;
 
+/** Matches numbered from 1, those starting on one line (overlapping runs) kept together. */
+function groupByLine(matches: TextMatch[]): Array<{ first: number; last: number; line: number }> {
+    const groups: Array<{ first: number; last: number; line: number }> = [];
+    matches.forEach((m, i) => {
+        const open = groups[groups.length - 1];
+        if (open && open.line === m.startLine) open.last = i + 1;
+        else groups.push({ first: i + 1, last: i + 1, line: m.startLine });
+    });
+    return groups;
+}
+
 function candidateLines(text: string, starts: readonly number[], matches: TextMatch[]): string[] {
-    const lines = matches
-        .slice(0, MAX_PREVIEWED)
-        .map(
-            (m, i) =>
-                `  ${i + 1}. Line ${m.startLine}: "${preview(lineText(text, starts, m.startLine - 1).trim())}"`
-        );
-    const rest = matches.slice(MAX_PREVIEWED);
-    if (rest.length > 0) {
-        const listed = rest.slice(0, MAX_LISTED_LINES).map((m) => m.startLine);
+    const groups = groupByLine(matches);
+    const lines = groups.slice(0, MAX_PREVIEWED).map((g) => {
+        const number = g.first === g.last ? `${g.first}` : `${g.first}-${g.last}`;
+        const where = g.first === g.last ? "" : ` (${g.last - g.first + 1} places on this line)`;
+        return `  ${number}. Line ${g.line}${where}: "${preview(lineText(text, starts, g.line - 1).trim())}"`;
+    });
+    const rest = groups.slice(MAX_PREVIEWED);
+    const firstRest = rest[0];
+    if (firstRest) {
+        const listed = rest.slice(0, MAX_LISTED_LINES).map((g) => g.line);
         const unlisted = rest.length - listed.length;
         lines.push(
-            `  ${MAX_PREVIEWED + 1}-${matches.length}. Lines ${listed.join(", ")}` +
+            `  ${firstRest.first}-${matches.length}. Lines ${listed.join(", ")}` +
                 (unlisted > 0 ? ` and ${unlisted} more` : "")
         );
     }
