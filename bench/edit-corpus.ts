@@ -16,7 +16,7 @@ export async function benchEditCorpus(): Promise<void> {
     const ms = performance.now() - started;
     const sources = new Set(hunks.map((h) => h.id.split(":")[0])).size;
     console.log(
-        `\n## Edit corpus: ${hunks.length} real hunks from ${sources} repositories, ${cases.length} calls (${ms.toFixed(0)} ms)`
+        `\n## Edit corpus: ${hunks.length} real hunks from ${sources} sources, ${cases.length} calls (${ms.toFixed(0)} ms)`
     );
     console.log(
         `${"category".padEnd(40)}${"calls".padStart(7)}${"byte-exact".padStart(16)}${"wrong place".padStart(13)}${"bytes outside".padStart(15)}${"refused".padStart(9)}`
