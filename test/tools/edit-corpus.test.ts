@@ -37,6 +37,13 @@ describe("edit corpus from real history", () => {
         ]) {
             expect(categories).toContain(wanted);
         }
+        // Where the call is the real change, the rule's post-image is the real one.
+        const real = (c: (typeof cases)[number]) =>
+            c.hunk.pre.slice(0, c.hunk.start) +
+            c.hunk.new +
+            c.hunk.pre.slice(c.hunk.start + c.hunk.old.length);
+        const exact = cases.filter((c) => c.category === "exact");
+        expect(exact.filter((c) => c.expected !== real(c)).map((c) => c.hunk.id)).toEqual([]);
         const results = await runCases(cases);
         const wrong = (r: CaseResult) => `${r.c.category} ${r.c.hunk.id}: ${r.detail}`;
         expect(results.filter((r) => r.verdict === "wrong_place").map(wrong)).toEqual([]);
