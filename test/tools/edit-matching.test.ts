@@ -110,6 +110,16 @@ describe("findMatches levels", () => {
         expect(findMatches(text, lineStarts(text), "    foo()").matches).toHaveLength(0);
     });
 
+    it("stops counting places in a hostile file and still refuses with a count", () => {
+        // A megabyte of one character: every start is a place; counting all would take seconds.
+        const text = `x\n${"a".repeat(1_000_000)}\n`;
+        const result = edit(text, "a".repeat(1000), "b");
+        expect(result.ok).toBe(false);
+        if (result.ok) return;
+        expect(result.message).toContain("more than 5000 places");
+        expect(result.message).toContain("occurrence (1-5000)");
+    });
+
     it("respects minStart", () => {
         const text = "end\nstart\nend\n";
         const set = findMatches(text, lineStarts(text), "end", { minStart: 4 });

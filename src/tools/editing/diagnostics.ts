@@ -5,7 +5,7 @@
  * should be able to fix its next call from them alone.
  */
 import type { MatchLevel, TextMatch, Tolerance } from "./match";
-import { foldUnicode } from "./match";
+import { MAX_PLACES, foldUnicode } from "./match";
 import { detectEol, lineText, preview } from "./text-doc";
 
 export const EDIT_HINT =
@@ -259,6 +259,13 @@ function plural(count: number, one: string, many: string): string {
     return `${count} ${count === 1 ? one : many}`;
 }
 
+/** "3 places", or "more than 5000 places" when the search stopped counting. */
+function placesCount(matches: readonly TextMatch[]): string {
+    return matches.length > MAX_PLACES
+        ? `more than ${MAX_PLACES} places`
+        : plural(matches.length, "place", "places");
+}
+
 /** Candidates shown with a preview; the rest are listed by line number. */
 const MAX_PREVIEWED = 20;
 /** Line numbers listed after the previews before the rest is only counted. */
@@ -275,7 +282,8 @@ function groupByLine(matches: TextMatch[]): Array<{ first: number; last: number;
     return groups;
 }
 
-function candidateLines(text: string, starts: readonly number[], matches: TextMatch[]): string[] {
+function candidateLines(text: string, starts: readonly number[], found: TextMatch[]): string[] {
+    const matches = found.slice(0, MAX_PLACES);
     const groups = groupByLine(matches);
     const lines = groups.slice(0, MAX_PREVIEWED).map((g) => {
         const number = g.first === g.last ? `${g.first}` : `${g.first}-${g.last}`;
@@ -306,8 +314,8 @@ export function ambiguousMessage(
 ): string {
     const how = level === "exact" ? "" : ` (not exactly; ${LEVEL_WORDS[level]})`;
     const head =
-        `${kind} matches ${plural(matches.length, "place", "places")} in ${relPath}${how}. ` +
-        `Pass occurrence (1-${matches.length}) to choose one, or include more surrounding text to make it unique:`;
+        `${kind} matches ${placesCount(matches)} in ${relPath}${how}. ` +
+        `Pass occurrence (1-${Math.min(matches.length, MAX_PLACES)}) to choose one, or include more surrounding text to make it unique:`;
     return [head, ...candidateLines(text, starts, matches)].join("\n");
 }
 
@@ -324,7 +332,7 @@ export function shortSearchMessage(
     const what = kind === "Text" ? "old_text" : "anchor";
     const head =
         `${kind} is too short to name one place: it has fewer than 3 non-whitespace characters ` +
-        `and matches ${plural(matches.length, "place", "places")} in ${relPath}${how}. ` +
+        `and matches ${placesCount(matches)} in ${relPath}${how}. ` +
         `Give a longer ${what} with surrounding lines so it occurs once:`;
     return [head, ...candidateLines(text, starts, matches)].join("\n");
 }

@@ -35,6 +35,12 @@ export interface MatchSet {
     matches: TextMatch[];
 }
 
+/**
+ * Places collected before the search stops: enough to refuse and list, while a
+ * hostile file (a megabyte of one repeated character) cannot make counting slow.
+ */
+export const MAX_PLACES = 5000;
+
 export interface FindOptions {
     /** Ignore matches that start before this raw offset. */
     minStart?: number;
@@ -204,6 +210,7 @@ function exactMatches(
         const end = i + search.length;
         if (exactAllowed(text, starts, search, i, end))
             matches.push(makeMatch(text, starts, i, end, "exact"));
+        if (matches.length > MAX_PLACES) break;
         // Hits may overlap (37 dashes in a 40-dash rule, `x\nx` in three `x` lines):
         // each start is a place the text occurs, so none is chosen silently.
         i = text.indexOf(search, i + 1);
@@ -297,6 +304,7 @@ function tolerantMatches(
     while (p !== -1) {
         const match = tolerantCandidate(text, starts, view, lines, p, needle.length, level, flags);
         if (match && match.start >= minStart) matches.push(match);
+        if (matches.length > MAX_PLACES) break;
         // As for exact hits, overlapping places each count.
         p = view.text.indexOf(needle, p + 1);
     }
@@ -318,7 +326,8 @@ function levelApplies(level: Tolerance, text: string, search: string): boolean {
 
 /**
  * All places `search` occurs in `text`, at the strictest level that finds any.
- * Occurrences are in file order; overlapping ones each count.
+ * Occurrences are in file order; overlapping ones each count. More than
+ * `MAX_PLACES` stops the search (the set then holds `MAX_PLACES + 1`).
  */
 export function findMatches(
     text: string,
