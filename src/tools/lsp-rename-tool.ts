@@ -14,9 +14,9 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 const input = toolInput((z) =>
     z.object({
         path: z.string(),
-        line: z.number().int().min(1),
+        line: z.number().int(),
         symbol: z.string().optional(),
-        column: z.number().int().min(1).optional(),
+        column: z.number().int().optional(),
         new_name: z.string(),
     })
 );
@@ -31,8 +31,7 @@ export function createLspRenameTool(
     return {
         name: "lsp_rename",
         description:
-            "Rename a symbol across the project with the language server (path, line, symbol or column " +
-            "as for lsp). The user reviews the diff.",
+            "Rename a symbol project-wide via the language server (position as for lsp); the user reviews the diff.",
         input,
         approvalPolicy: "write",
         readOnly: false,

@@ -23,9 +23,10 @@ const input = toolInput((z) =>
     z.object({
         operation: z.enum(OPERATIONS),
         path: z.string().optional(),
-        line: z.number().int().min(1).optional(),
+        // 1-based; checked against the file (a schema minimum would cost every request its text).
+        line: z.number().int().optional(),
         symbol: z.string().optional(),
-        column: z.number().int().min(1).optional(),
+        column: z.number().int().optional(),
         query: z.string().optional(),
     })
 );
@@ -33,8 +34,8 @@ const input = toolInput((z) =>
 export type LspInput = InputOf<typeof input>;
 
 const DESCRIPTION =
-    "Ask the language server. definition, references, hover (type, docs): path, line, and symbol " +
-    "(its text on that line) or column. document_symbols: path. workspace_symbols: query.";
+    "Language server: definition, references, hover (type, docs) at path+line+symbol (its text on the " +
+    "line) or column; document_symbols of path; workspace_symbols by query.";
 
 const TITLES: Record<LspInput["operation"], string> = {
     definition: "Finding the definition of",

@@ -223,6 +223,9 @@ export async function openAskedPosition(
     const file = await openAskedFile(deps, ctx, call, args.path);
     if (!file.ok) return file;
     const { doc, encoding, relPath } = file.data;
+    if (args.line < 1 || (args.column !== undefined && args.column < 1)) {
+        return toolError("out_of_range", "line and column count from 1.");
+    }
     if (args.line > doc.starts.length || (args.line > 1 && doc.text === "")) {
         return toolError(
             "out_of_range",

@@ -119,6 +119,7 @@ async function ask<R>(
     deps: NavigationDeps
 ): Promise<ToolResult<R>> {
     try {
+        call.signal.throwIfAborted();
         return toolOk(await handle.request<R>(method, params, call.signal));
     } catch (error) {
         return requestFailure(error, handle.name, call, deps.timeoutMs);
