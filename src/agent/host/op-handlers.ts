@@ -40,7 +40,7 @@ export interface HostDeps {
     providerFor(model: ModelInfo): Promise<Provider>;
     tools: ToolRunner;
     mcp?: { status(): McpServerStatus[] };
-    /** The session's language servers; absent where none may start (an untrusted project). */
+    /** The session's language servers (`/lsp`); absent where none were set up. */
     languages?: LanguageService;
     skills: Array<{ name: string; description: string }>;
     permissions: {
