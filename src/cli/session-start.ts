@@ -187,6 +187,8 @@ async function conversationTools(
             env: options.childEnv,
             // A user setting only: a project must not open its own network to the model.
             webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
+            // Decided once here: the lsp tools are in the tool list from the first request or never.
+            languages: extensions.languages,
         }
     );
     const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]

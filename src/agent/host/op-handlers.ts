@@ -193,13 +193,17 @@ function mcpServers(host: HostParts): OpReplies["mcp_servers"] {
 
 function languageServers(host: HostParts): OpReplies["lsp_servers"] {
     const { languages } = host.deps;
-    if (!languages) {
-        return {
-            servers: [],
-            note: "Language servers start only in a trusted project (they run project code: tsconfig plugins, build scripts).",
-        };
-    }
-    return { servers: languages.status() };
+    if (!languages)
+        return { servers: [], note: "No language servers were set up for this session." };
+    const servers = languages.status();
+    if (languages.hasServers()) return { servers };
+    const reason = servers.find((s) => s.state === "disabled" && s.lastError)?.lastError;
+    return {
+        servers,
+        note: reason
+            ? `No language server starts here (${reason}): servers start only in a trusted project, since they run its code (tsconfig plugins, build scripts).`
+            : "No language server binary was found on PATH or in the project's node_modules/.bin.",
+    };
 }
 
 function removePermission(host: HostParts, number: number): Outcome {
