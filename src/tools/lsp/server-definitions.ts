@@ -324,7 +324,10 @@ export function typescriptInitializationOptions(
     } catch {
         beside = null;
     }
-    const tsserver: Record<string, string> = {};
+    // Without a separate syntax server every answer comes from the loaded project:
+    // early navigation requests would otherwise get syntax-only answers (an
+    // imported name's definition is its import line, implementations none).
+    const tsserver: Record<string, string> = { useSyntaxServer: "never" };
     if (project) tsserver.path = project;
     else if (beside) tsserver.fallbackPath = beside;
     const options = isRecord(configured) ? configured : {};
