@@ -16,6 +16,8 @@ export interface FakeServerOptions {
     capabilities?: ServerCapabilities;
     /** method → answer; a throwing answer is an error reply; a missing one never answers. */
     answers?: Record<string, Answer>;
+    /** The server never finishes starting: serverFor answers null once its signal aborts. */
+    startHangs?: boolean;
     /** serverFor answers null (missing or disabled); status() says so. */
     unavailable?: Pick<LspServerStatus, "state"> &
         Partial<Pick<LspServerStatus, "lastError" | "command">>;
@@ -93,7 +95,13 @@ export function fakeLanguageService(options: FakeServerOptions): FakeLanguageSer
         ],
         hasServers: () => true,
         handles: (path) => !options.unavailable && extensions.includes(extname(path)),
-        serverFor(path) {
+        serverFor(path, signal) {
+            if (options.startHangs) {
+                return new Promise((resolve) => {
+                    if (signal.aborted) resolve(null);
+                    signal.addEventListener("abort", () => resolve(null), { once: true });
+                });
+            }
             if (options.unavailable || !extensions.includes(extname(path))) {
                 return Promise.resolve(null);
             }

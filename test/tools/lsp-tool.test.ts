@@ -408,6 +408,18 @@ describe("lsp: servers that cannot help", () => {
         expect(await pending).toMatchObject({ ok: false, error: { code: "cancelled" } });
     });
 
+    it("gives up on a server that never finishes starting by the call's deadline", async () => {
+        put("src/util.ts", UTIL);
+        const languages = fakeLanguageService({ root: repo, startHangs: true });
+        const tool = createLspTool({ languages, timeoutMs: 1 });
+        const result = await tool.execute(
+            { operation: "document_symbols", path: "src/util.ts" },
+            { repoRoot: repo, signal: new AbortController().signal }
+        );
+        expect(result).toMatchObject({ ok: false, error: { code: "language_server_error" } });
+        expect(!result.ok && result.error.message).toContain("did not answer");
+    });
+
     it("gives up on a server that never answers by the call's deadline", async () => {
         put("src/util.ts", UTIL);
         const languages = fakeLanguageService({ root: repo });

@@ -133,6 +133,9 @@ export async function openAskedFile(
     } catch (error) {
         return requestFailure(error, "the language server", call, deps.timeoutMs);
     }
+    if (!handle && call.stopped()) {
+        return requestFailure(null, "the language server", call, deps.timeoutMs);
+    }
     if (!handle) return noServer(deps.languages, relPath, realPath);
     return toolOk({
         handle,
