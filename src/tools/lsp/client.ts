@@ -41,8 +41,8 @@ import type { LspDiagnostic, LspServerHandle } from "./types";
 
 /** Notifications received but not yet handled beyond which chatter is dropped. */
 const NOISE_BACKLOG = 200;
-/** Beyond this every notification is dropped until the backlog drains. */
-const HARD_BACKLOG = 5000;
+/** Beyond this the server's output is not read until the backlog drains (it waits on its pipe). */
+const PAUSE_BACKLOG = 2000;
 const NOISE_METHODS = new Set([
     "$/progress",
     "window/logMessage",
@@ -117,12 +117,6 @@ const CLIENT_CAPABILITIES: ClientCapabilities = {
     },
 };
 
-/** Keeps a notification unless the connection is this far behind. */
-function keepNotification(method: string, backlog: number): boolean {
-    if (backlog > HARD_BACKLOG) return false;
-    return !(backlog > NOISE_BACKLOG && NOISE_METHODS.has(method));
-}
-
 /** vscode-jsonrpc's reader, with each message shown to `guard` first (false drops it). */
 class GuardedReader extends StreamMessageReader {
     constructor(
@@ -171,6 +165,10 @@ export class LspClient implements LspServerHandle {
     private refreshing: Promise<void> = Promise.resolve();
     private notificationsIn = 0;
     private notificationsHandled = 0;
+    /** Chatter dropped under a flood (`$/progress`, log messages). */
+    droppedNotifications = 0;
+    /** The most notifications ever waiting to be handled. */
+    largestBacklog = 0;
     private stopping = false;
     private failed = false;
 
@@ -497,21 +495,31 @@ export class LspClient implements LspServerHandle {
         });
     }
 
+    /**
+     * Sees every message before the connection queues it (one is handled per
+     * event-loop turn, so a flood would queue without bound): chatter beyond
+     * a small backlog is dropped, and beyond a larger one reading pauses.
+     */
     private admit(message: Message): boolean {
         this.process.messageArrived();
         const notification = message as { method?: unknown; id?: unknown };
         if (typeof notification.method !== "string" || notification.id !== undefined) return true;
-        if (
-            !keepNotification(notification.method, this.notificationsIn - this.notificationsHandled)
-        ) {
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog > NOISE_BACKLOG && NOISE_METHODS.has(notification.method)) {
+            this.droppedNotifications++;
             return false;
         }
         this.notificationsIn++;
+        this.largestBacklog = Math.max(this.largestBacklog, backlog + 1);
+        if (backlog + 1 > PAUSE_BACKLOG && !this.process.stdout.isPaused())
+            this.process.stdout.pause();
         return true;
     }
 
     private notified(method: string, params: unknown): void {
         this.notificationsHandled++;
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog < NOISE_BACKLOG && this.process.stdout.isPaused()) this.process.stdout.resume();
         if (method === "textDocument/publishDiagnostics") {
             this.store.published(params as PublishDiagnosticsParams);
         }
