@@ -51,6 +51,8 @@ const NOISE_METHODS = new Set([
     "window/showMessage",
 ]);
 const SHUTDOWN_GRACE_MS = 1000;
+/** Documents kept open in one server; beyond, the least recently synced is closed. */
+const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
 const METHOD_NOT_FOUND = -32601;
@@ -156,6 +158,11 @@ export class LspClient implements LspServerHandle {
     private readonly process: ServerProcess;
     private readonly connection: MessageConnection;
     private readonly documents = new Map<string, OpenDocument>();
+    /**
+     * Versions count up across all documents, so a document closed and
+     * opened again never repeats a version an old report carries.
+     */
+    private lastVersion = 0;
     private readonly store: DiagnosticsStore;
     private readonly diagnosticRegistrations = new Set<string>();
     /** Settles with "pull" when the server registers pull diagnostics. */
@@ -238,12 +245,21 @@ export class LspClient implements LspServerHandle {
         this.options.onActivity();
         const content = text ?? (await readFile(path, "utf8"));
         const open = this.documents.get(path);
+        if (open) {
+            // Most recently synced last: the first is the one to close when too many are open.
+            this.documents.delete(path);
+            this.documents.set(path, open);
+        }
         if (!open) {
+            if (this.documents.size >= MAX_OPEN_DOCUMENTS) {
+                const oldest = this.documents.keys().next().value;
+                if (oldest !== undefined) await this.close(oldest);
+            }
             const ext = /\.[^./]+$/.exec(basename(path))?.[0]?.toLowerCase() ?? "";
             const document: OpenDocument = {
                 uri: pathToFileURL(path).href,
                 languageId: this.options.languages[ext] ?? ext.slice(1),
-                version: 1,
+                version: ++this.lastVersion,
                 text: content,
             };
             this.documents.set(path, document);
@@ -258,7 +274,7 @@ export class LspClient implements LspServerHandle {
             return;
         }
         if (open.text === content) return;
-        open.version++;
+        open.version = ++this.lastVersion;
         open.text = content;
         await this.connection.sendNotification("textDocument/didChange", {
             textDocument: { uri: open.uri, version: open.version },
