@@ -34,14 +34,15 @@ import type {
     UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import type { DeadlineTimers } from "../../util/pausable-deadline";
-import { DiagnosticsStore, pathOfUri } from "./diagnostics-store";
+import { DiagnosticsStore, SETTLE_QUIET_MS, pathOfUri } from "./diagnostics-store";
+import type { LspServerDefinition } from "./server-definitions";
 import { ServerProcess } from "./server-process";
 import type { LspDiagnostic, LspServerHandle } from "./types";
 
 /** Notifications received but not yet handled beyond which chatter is dropped. */
 const NOISE_BACKLOG = 200;
-/** Beyond this every notification is dropped until the backlog drains. */
-const HARD_BACKLOG = 5000;
+/** Beyond this the server's output is not read until the backlog drains (it waits on its pipe). */
+const PAUSE_BACKLOG = 2000;
 const NOISE_METHODS = new Set([
     "$/progress",
     "window/logMessage",
@@ -50,6 +51,10 @@ const NOISE_METHODS = new Set([
     "window/showMessage",
 ]);
 const SHUTDOWN_GRACE_MS = 1000;
+/** Documents kept open in one server; beyond, the least recently synced is closed. */
+const MAX_OPEN_DOCUMENTS = 200;
+/** After the asked files are answered, this long without a publish ends the reports on other files. */
+const DEPENDENTS_QUIET_MS = 150;
 const METHOD_NOT_FOUND = -32601;
 
 export interface LspClientOptions {
@@ -65,6 +70,7 @@ export interface LspClientOptions {
     initializationOptions?: unknown;
     /** Answers to `workspace/configuration`, by section. */
     settings?: Record<string, unknown>;
+    diagnosticsBarrier?: LspServerDefinition["diagnosticsBarrier"];
     startupTimeoutMs: number;
     requestTimeoutMs: number;
     clientVersion: string;
@@ -99,7 +105,7 @@ const CLIENT_CAPABILITIES: ClientCapabilities = {
             resourceOperations: ["create", "rename", "delete"],
         },
         symbol: { dynamicRegistration: false },
-        diagnostics: { refreshSupport: false },
+        diagnostics: { refreshSupport: true },
     },
     textDocument: {
         synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
@@ -112,12 +118,6 @@ const CLIENT_CAPABILITIES: ClientCapabilities = {
         rename: { prepareSupport: true },
     },
 };
-
-/** Keeps a notification unless the connection is this far behind. */
-function keepNotification(method: string, backlog: number): boolean {
-    if (backlog > HARD_BACKLOG) return false;
-    return !(backlog > NOISE_BACKLOG && NOISE_METHODS.has(method));
-}
 
 /** vscode-jsonrpc's reader, with each message shown to `guard` first (false drops it). */
 class GuardedReader extends StreamMessageReader {
@@ -158,10 +158,24 @@ export class LspClient implements LspServerHandle {
     private readonly process: ServerProcess;
     private readonly connection: MessageConnection;
     private readonly documents = new Map<string, OpenDocument>();
+    /**
+     * Versions count up across all documents, so a document closed and
+     * opened again never repeats a version an old report carries.
+     */
+    private lastVersion = 0;
     private readonly store: DiagnosticsStore;
     private readonly diagnosticRegistrations = new Set<string>();
+    /** Settles with "pull" when the server registers pull diagnostics. */
+    private readonly pullRegistered: Promise<"pull">;
+    private pullRegistration: () => void = () => undefined;
+    /** Pulls asked for by the server's last refresh request. */
+    private refreshing: Promise<void> = Promise.resolve();
     private notificationsIn = 0;
     private notificationsHandled = 0;
+    /** Chatter dropped under a flood (`$/progress`, log messages). */
+    droppedNotifications = 0;
+    /** The most notifications ever waiting to be handled. */
+    largestBacklog = 0;
     private stopping = false;
     private failed = false;
 
@@ -169,6 +183,9 @@ export class LspClient implements LspServerHandle {
         this.name = options.name;
         this.root = options.root;
         this.store = new DiagnosticsStore(options.name);
+        this.pullRegistered = new Promise((resolve) => {
+            this.pullRegistration = () => resolve("pull");
+        });
         this.process = new ServerProcess({
             command: options.command,
             args: options.args,
@@ -228,12 +245,21 @@ export class LspClient implements LspServerHandle {
         this.options.onActivity();
         const content = text ?? (await readFile(path, "utf8"));
         const open = this.documents.get(path);
+        if (open) {
+            // Most recently synced last: the first is the one to close when too many are open.
+            this.documents.delete(path);
+            this.documents.set(path, open);
+        }
         if (!open) {
+            if (this.documents.size >= MAX_OPEN_DOCUMENTS) {
+                const oldest = this.documents.keys().next().value;
+                if (oldest !== undefined) await this.close(oldest);
+            }
             const ext = /\.[^./]+$/.exec(basename(path))?.[0]?.toLowerCase() ?? "";
             const document: OpenDocument = {
                 uri: pathToFileURL(path).href,
                 languageId: this.options.languages[ext] ?? ext.slice(1),
-                version: 1,
+                version: ++this.lastVersion,
                 text: content,
             };
             this.documents.set(path, document);
@@ -248,7 +274,7 @@ export class LspClient implements LspServerHandle {
             return;
         }
         if (open.text === content) return;
-        open.version++;
+        open.version = ++this.lastVersion;
         open.text = content;
         await this.connection.sendNotification("textDocument/didChange", {
             textDocument: { uri: open.uri, version: open.version },
@@ -293,22 +319,72 @@ export class LspClient implements LspServerHandle {
     async settle(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
         const marks = new Map(paths.map((path) => [path, this.store.mark(path)]));
         await Promise.all(paths.map((path) => this.sync(path)));
-        if (this.pullDiagnostics) {
-            const others = this.openPaths().filter((path) => !marks.has(path));
-            const [asked] = await Promise.all([
-                Promise.all(paths.map((path) => this.pull(path, signal))),
-                // Dependents are best effort: their answers do not make the view incomplete.
-                Promise.all(others.map((path) => this.pull(path, signal))),
-            ]);
-            return asked.every(Boolean);
+        if (this.pullDiagnostics) return this.pullAll(paths, signal);
+        // A server may register pull diagnostics after `initialized` (pyright does): then pull.
+        const waiting = new AbortController();
+        const stopWaiting = (): void => waiting.abort();
+        signal.addEventListener("abort", stopWaiting, { once: true });
+        try {
+            const published = Promise.all(
+                paths.map((path) => {
+                    const version = this.documents.get(path)?.version ?? 0;
+                    const barrier = this.barrier(path, waiting.signal);
+                    return this.store.waitFor(
+                        path,
+                        version,
+                        marks.get(path) ?? 0,
+                        waiting.signal,
+                        barrier
+                    );
+                })
+            ).then((answered) => answered.every(Boolean));
+            const outcome = await Promise.race([published, this.pullRegistered]);
+            if (outcome === "pull") {
+                waiting.abort();
+                return this.pullAll(paths, signal);
+            }
+            // Other open files (the callers of a changed function) are reported right after.
+            if (outcome && this.documents.size > paths.length) {
+                const quietMs = this.store.unversioned ? SETTLE_QUIET_MS : DEPENDENTS_QUIET_MS;
+                await this.store.quietAll(quietMs, signal);
+            }
+            return outcome;
+        } finally {
+            signal.removeEventListener("abort", stopWaiting);
         }
-        const answered = await Promise.all(
-            paths.map((path) => {
-                const version = this.documents.get(path)?.version ?? 0;
-                return this.store.waitFor(path, version, marks.get(path) ?? 0, signal);
-            })
+    }
+
+    /** The definition's request answered once the server checked `path`, if it has one. */
+    private barrier(path: string, signal: AbortSignal): Promise<unknown> | undefined {
+        const request = this.options.diagnosticsBarrier?.(pathToFileURL(path).href);
+        return request && this.request(request.method, request.params, signal);
+    }
+
+    /**
+     * Pulls `paths`, and the other open documents as dependents (best effort:
+     * their answers do not make the view incomplete). A server that finds
+     * more to say asks for a refresh (pyright, once it re-checked importers):
+     * that is waited for briefly.
+     */
+    private async pullAll(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
+        const others = this.openPaths().filter((path) => !paths.includes(path));
+        const [asked] = await Promise.all([
+            Promise.all(paths.map((path) => this.pull(path, signal))),
+            Promise.all(others.map((path) => this.pull(path, signal))),
+        ]);
+        if (others.length > 0) {
+            await this.store.quietAll(DEPENDENTS_QUIET_MS, signal);
+            await this.refreshing;
+        }
+        return asked.every(Boolean);
+    }
+
+    /** `workspace/diagnostic/refresh`: every open document is pulled again. */
+    private refreshPulls(): void {
+        const signal = AbortSignal.timeout(this.options.requestTimeoutMs);
+        this.refreshing = Promise.all(this.openPaths().map((path) => this.pull(path, signal))).then(
+            () => undefined
         );
-        return answered.every(Boolean);
     }
 
     /** shutdown, exit, then the process group is stopped. */
@@ -435,21 +511,31 @@ export class LspClient implements LspServerHandle {
         });
     }
 
+    /**
+     * Sees every message before the connection queues it (one is handled per
+     * event-loop turn, so a flood would queue without bound): chatter beyond
+     * a small backlog is dropped, and beyond a larger one reading pauses.
+     */
     private admit(message: Message): boolean {
         this.process.messageArrived();
         const notification = message as { method?: unknown; id?: unknown };
         if (typeof notification.method !== "string" || notification.id !== undefined) return true;
-        if (
-            !keepNotification(notification.method, this.notificationsIn - this.notificationsHandled)
-        ) {
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog > NOISE_BACKLOG && NOISE_METHODS.has(notification.method)) {
+            this.droppedNotifications++;
             return false;
         }
         this.notificationsIn++;
+        this.largestBacklog = Math.max(this.largestBacklog, backlog + 1);
+        if (backlog + 1 > PAUSE_BACKLOG && !this.process.stdout.isPaused())
+            this.process.stdout.pause();
         return true;
     }
 
     private notified(method: string, params: unknown): void {
         this.notificationsHandled++;
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog < NOISE_BACKLOG && this.process.stdout.isPaused()) this.process.stdout.resume();
         if (method === "textDocument/publishDiagnostics") {
             this.store.published(params as PublishDiagnosticsParams);
         }
@@ -471,9 +557,11 @@ export class LspClient implements LspServerHandle {
                     this.diagnosticRegistrations.delete(gone.id);
                 }
                 return null;
+            case "workspace/diagnostic/refresh":
+                this.refreshPulls();
+                return null;
             case "window/workDoneProgress/create":
             case "window/showMessageRequest":
-            case "workspace/diagnostic/refresh":
                 return null;
             case "workspace/workspaceFolders":
                 return [{ uri: pathToFileURL(this.root).href, name: basename(this.root) }];
@@ -488,6 +576,7 @@ export class LspClient implements LspServerHandle {
     private registered(registration: Registration): void {
         if (registration.method === "textDocument/diagnostic") {
             this.diagnosticRegistrations.add(registration.id);
+            this.pullRegistration();
         }
     }
 

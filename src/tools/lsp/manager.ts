@@ -169,8 +169,8 @@ class ProjectLanguageService implements LanguageService {
     }
 
     async serverFor(path: string, signal: AbortSignal): Promise<LspServerHandle | null> {
-        if (signal.aborted) return null;
-        return this.clientFor(realPath(path));
+        // An abort stops the wait, not a start other callers may share.
+        return this.withinBudget(this.clientFor(realPath(path)), signal);
     }
 
     running(): LspServerHandle[] {
@@ -343,6 +343,7 @@ class ProjectLanguageService implements LanguageService {
                 languages: definition.languages,
                 initializationOptions,
                 settings: definition.settings,
+                diagnosticsBarrier: definition.diagnosticsBarrier,
                 startupTimeoutMs:
                     definition.startupTimeoutMs ??
                     options.startupTimeoutMs ??
