@@ -201,7 +201,10 @@ describe("typescript-language-server's TypeScript", () => {
         executable(binary);
         executable(join(global, "node_modules", "typescript", "lib", "tsserver.js"));
         expect(typescriptInitializationOptions(project, binary, undefined)).toEqual({
-            tsserver: { fallbackPath: join(global, "node_modules", "typescript", "lib") },
+            tsserver: {
+                useSyntaxServer: "never",
+                fallbackPath: join(global, "node_modules", "typescript", "lib"),
+            },
         });
         executable(join(project, "node_modules", "typescript", "lib", "tsserver.js"));
         expect(
@@ -210,7 +213,10 @@ describe("typescript-language-server's TypeScript", () => {
             })
         ).toEqual({
             preferences: { quoteStyle: "single" },
-            tsserver: { path: join(project, "node_modules", "typescript", "lib") },
+            tsserver: {
+                useSyntaxServer: "never",
+                path: join(project, "node_modules", "typescript", "lib"),
+            },
         });
     });
 });
