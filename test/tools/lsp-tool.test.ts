@@ -311,6 +311,26 @@ describe("lsp: positions the model names", () => {
         expect(languages.requests[0]!.params.position).toEqual({ line: 0, character: 16 });
     });
 
+    it("prefers the name in code to the same name in a string: an import line names its symbol once", async () => {
+        put("src/again.ts", 'import { greet } from "./greet";\nconst note = `greet ${"greet"}`;\n');
+        const { languages, run } = setup({ answers: { "textDocument/definition": () => [] } });
+        await run("lsp", {
+            operation: "definition",
+            path: "src/again.ts",
+            line: 1,
+            symbol: "greet",
+        });
+        expect(languages.requests[0]!.params.position).toEqual({ line: 0, character: 9 });
+        // Only in strings: each occurrence counts.
+        const twice = await run("lsp", {
+            operation: "definition",
+            path: "src/again.ts",
+            line: 2,
+            symbol: "greet",
+        });
+        expect(twice).toMatchObject({ ok: false, error: { code: "ambiguous_match" } });
+    });
+
     it("points at the last name of a qualified symbol", async () => {
         put("src/call.ts", "this.store.save(item);\n");
         const { languages, run } = setup({ answers: { "textDocument/definition": () => [] } });

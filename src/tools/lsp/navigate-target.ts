@@ -157,7 +157,30 @@ function identifierAt(text: string, index: number): string {
     return text.slice(start, end);
 }
 
-/** String indexes where `symbol` starts in `text`, whole identifiers first. */
+/** Which string indexes of `text` lie inside a quoted string ('…', "…", `…`). */
+function quotedMask(text: string): boolean[] {
+    const mask: boolean[] = [];
+    let quote: string | null = null;
+    for (let i = 0; i < text.length; i++) {
+        const char = text[i] ?? "";
+        mask.push(quote !== null);
+        if (quote === null) {
+            if (char === '"' || char === "'" || char === "`") quote = char;
+        } else if (char === "\\") {
+            mask.push(true);
+            i++;
+        } else if (char === quote) {
+            quote = null;
+        }
+    }
+    return mask;
+}
+
+/**
+ * String indexes where `symbol` starts in `text`: whole identifiers first,
+ * and of those the ones outside quotes (`import { greet } from "./greet"`
+ * names the symbol once).
+ */
 function occurrences(text: string, symbol: string): number[] {
     const all: number[] = [];
     for (let at = text.indexOf(symbol); at !== -1; at = text.indexOf(symbol, at + 1)) all.push(at);
@@ -168,7 +191,11 @@ function occurrences(text: string, symbol: string): number[] {
             !(startsWord && IDENTIFIER_CHAR.test(text[at - 1] ?? "")) &&
             !(endsWord && IDENTIFIER_CHAR.test(text[at + symbol.length] ?? ""))
     );
-    return whole.length > 0 ? whole : all;
+    const found = whole.length > 0 ? whole : all;
+    if (found.length < 2) return found;
+    const quoted = quotedMask(text);
+    const inCode = found.filter((at) => !quoted[at]);
+    return inCode.length > 0 ? inCode : found;
 }
 
 /**
