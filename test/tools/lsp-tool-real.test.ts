@@ -10,6 +10,9 @@ import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HostParts, handleOp } from "../../src/agent/host/op-handlers";
+import type { LanguageServerListing } from "../../src/agent/protocol";
+import { listingText } from "../../src/commands/language-servers";
 import { createLspRenameTool } from "../../src/tools/lsp-rename-tool";
 import { createLspTool } from "../../src/tools/lsp-tool";
 import { createLanguageService } from "../../src/tools/lsp/manager";
@@ -189,6 +192,19 @@ describe("lsp tools on typescript-language-server", () => {
                     line: 1,
                 })
             );
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
+        "/lsp then shows the server running, with its pid and root",
+        () => {
+            const host = { deps: { languages: ts.languages } } as unknown as HostParts;
+            const listing = handleOp({ type: "lsp_servers" }, host) as LanguageServerListing;
+            const text = listingText(listing);
+            expect(text).toMatch(/^typescript: running · pid \d+/m);
+            expect(text).toContain(`root ${ts.root}`);
+            expect(text).toMatch(/Memory of all servers: [\d.]+ MB \(1 running\)/);
         },
         TEST_TIMEOUT_MS
     );
