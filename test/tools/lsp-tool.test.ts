@@ -683,5 +683,14 @@ describe("lsp_rename", () => {
             new_name: "two words",
         });
         expect(spaced).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+        const plain = setup({ capabilities: { renameProvider: true } });
+        const blank = await plain.run("lsp_rename", {
+            path: "src/util.ts",
+            line: 2,
+            column: 1,
+            new_name: "x",
+        });
+        expect(blank).toMatchObject({ ok: false, error: { code: "no_match" } });
+        expect(plain.languages.requests).toEqual([]);
     });
 });

@@ -201,6 +201,13 @@ async function renameOnce(
     for (const { uri, edits } of files.data) {
         const file = await loadTarget(ctx, uri, ops);
         if (!file.ok) return file;
+        if (loaded.includes(file.data.realPath)) {
+            // Two names (a link and its target) for one file: the edits' offsets cannot be merged safely.
+            return toolError(
+                "language_server_error",
+                `${at.handle.name} edits ${file.data.relPath} under two names; rename it with the edit tools.`
+            );
+        }
         loaded.push(file.data.realPath);
         const applied = applyEdits(file.data, edits, oldName, at.encoding);
         if (!applied.ok && applied.stale) {
@@ -233,6 +240,12 @@ export async function prepareRename(
     if (!at.ok) return at;
     const oldName = await oldNameAt(at.data, deps, call);
     if (!oldName.ok) return oldName;
+    if (oldName.data === "") {
+        return toolError(
+            "no_match",
+            `No name at ${at.data.relPath}:${args.line}; give the symbol's text on that line, or a column on it.`
+        );
+    }
     if (oldName.data === args.new_name) {
         return toolError("no_change", `The symbol is already called ${args.new_name}.`);
     }
