@@ -104,6 +104,8 @@ export const LSP_MAX_SYMBOLS = 300;
 export const LSP_HOVER_MAX_CHARS = 3000;
 /** One result line's preview, trimmed. */
 export const LSP_PREVIEW_CHARS = 160;
+/** Files looked at to find the project's main language (workspace symbols with no server running). */
+export const LSP_LANGUAGE_SAMPLE_FILES = 5000;
 /** Files larger than this get no preview line. */
 export const LSP_PREVIEW_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** A navigation call's ceiling: starting the server and its answer (a server's own timeouts are shorter). */

@@ -238,7 +238,7 @@ describe("lsp: navigation", () => {
         });
     });
 
-    it("asks every running server for workspace symbols; with none running it says how to start one", async () => {
+    it("asks the running servers for workspace symbols, the project's own first", async () => {
         const { run } = setup({
             answers: {
                 "workspace/symbol": (params) => [
@@ -256,9 +256,6 @@ describe("lsp: navigation", () => {
                 ],
             },
         });
-        const none = await run("lsp", { operation: "workspace_symbols", query: "greet" });
-        expect(none).toMatchObject({ ok: false, error: { code: "invalid_args" } });
-        expect(!none.ok && none.error.message).toMatch(/pass path/);
         const found = await run("lsp", {
             operation: "workspace_symbols",
             query: "greet",
@@ -287,6 +284,26 @@ describe("lsp: navigation", () => {
         expect(
             data(await run("lsp", { operation: "workspace_symbols", query: "greet" }))
         ).toMatchObject({ total: 2 });
+    });
+
+    it("starts the server of the project's main language for a workspace query when none runs", async () => {
+        put("scripts/a.py", "x = 1\n");
+        const { run, languages } = setup({
+            extensions: [".ts", ".py"],
+            answers: { "workspace/symbol": () => [] },
+        });
+        expect(data(await run("lsp", { operation: "workspace_symbols", query: "greet" }))).toEqual({
+            total: 0,
+            symbols: [],
+        });
+        // Two .ts files against one .py file: the TypeScript server, opened on the first of them.
+        expect(languages.synced).toEqual([join(repo, "src/main.ts")]);
+        rmSync(join(repo, "src"), { recursive: true });
+        const none = setup({ extensions: [".rs"] });
+        rmSync(join(repo, "src"), { recursive: true });
+        const refused = await none.run("lsp", { operation: "workspace_symbols", query: "greet" });
+        expect(refused).toMatchObject({ ok: false, error: { code: "language_server_error" } });
+        expect(none.languages.started).toBe(false);
     });
 });
 

@@ -14,7 +14,15 @@ import type {
     SymbolInformation,
     WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
-import { LSP_HOVER_MAX_CHARS, LSP_MAX_LOCATIONS, LSP_MAX_SYMBOLS } from "../limits";
+import { extname, join } from "node:path";
+import { collectFiles } from "../../util/ignore-walk";
+import {
+    LSP_HOVER_MAX_CHARS,
+    LSP_LANGUAGE_SAMPLE_FILES,
+    LSP_MAX_LOCATIONS,
+    LSP_MAX_SYMBOLS,
+} from "../limits";
+import { isReadableRel } from "../read-denial";
 import { type ToolContext, type ToolResult, toolError, toolOk } from "../types";
 import { type NavLocation, ProjectFiles } from "./navigate-files";
 import {
@@ -309,7 +317,36 @@ export async function documentSymbols(
     return toolOk(result);
 }
 
-/** Servers to ask: the one for `path` (started if need be) and every running one. */
+/**
+ * A file of the project's main language (the most common extension a server
+ * handles among the first files), so a workspace query can start its server.
+ */
+async function mainLanguageFile(
+    deps: NavigationDeps,
+    ctx: ToolContext,
+    call: CallSignal
+): Promise<string | null> {
+    const files = await collectFiles(ctx.repoRoot, {
+        maxFiles: LSP_LANGUAGE_SAMPLE_FILES,
+        signal: call.signal,
+    });
+    const byExtension = new Map<string, { count: number; first: string }>();
+    for (const rel of files) {
+        const ext = extname(rel).toLowerCase();
+        const seen = byExtension.get(ext);
+        if (seen) seen.count++;
+        else if (deps.languages.handles(join(ctx.repoRoot, rel)) && isReadableRel(ctx, rel)) {
+            byExtension.set(ext, { count: 1, first: rel });
+        }
+    }
+    const main = [...byExtension.values()].sort((a, b) => b.count - a.count)[0];
+    return main?.first ?? null;
+}
+
+/**
+ * Servers to ask: the one for `path`, every running one, and with neither,
+ * the server of the project's main language (started now).
+ */
 async function workspaceServers(
     deps: NavigationDeps,
     ctx: ToolContext,
@@ -317,15 +354,16 @@ async function workspaceServers(
     path: string | undefined
 ): Promise<ToolResult<LspServerHandle[]>> {
     const handles = new Set(deps.languages.running());
-    if (path !== undefined) {
-        const file = await openAskedFile(deps, ctx, call, path);
+    const start = path ?? (handles.size === 0 ? await mainLanguageFile(deps, ctx, call) : null);
+    if (start !== null) {
+        const file = await openAskedFile(deps, ctx, call, start);
         if (!file.ok) return file;
         handles.add(file.data.handle);
     }
     if (handles.size === 0) {
         return toolError(
-            "invalid_args",
-            "No language server is running yet: pass path (any file of the language) to start its server."
+            "language_server_error",
+            "No file here is of a language a found server handles; use search_text instead."
         );
     }
     return toolOk([...handles]);
