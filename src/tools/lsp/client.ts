@@ -51,6 +51,8 @@ const NOISE_METHODS = new Set([
     "window/showMessage",
 ]);
 const SHUTDOWN_GRACE_MS = 1000;
+/** Other open documents pulled again after an edit (pull servers). */
+const MAX_DEPENDENT_PULLS = 20;
 /** Documents kept open in one server; beyond, the least recently synced is closed. */
 const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
@@ -367,7 +369,10 @@ export class LspClient implements LspServerHandle {
      * that is waited for briefly.
      */
     private async pullAll(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
-        const others = this.openPaths().filter((path) => !paths.includes(path));
+        // The most recently synced (documents are kept in that order): a bounded cost per edit.
+        const others = this.openPaths()
+            .filter((path) => !paths.includes(path))
+            .slice(-MAX_DEPENDENT_PULLS);
         const [asked] = await Promise.all([
             Promise.all(paths.map((path) => this.pull(path, signal))),
             Promise.all(others.map((path) => this.pull(path, signal))),
@@ -379,10 +384,11 @@ export class LspClient implements LspServerHandle {
         return asked.every(Boolean);
     }
 
-    /** `workspace/diagnostic/refresh`: every open document is pulled again. */
+    /** `workspace/diagnostic/refresh`: the recently synced open documents are pulled again. */
     private refreshPulls(): void {
         const signal = AbortSignal.timeout(this.options.requestTimeoutMs);
-        this.refreshing = Promise.all(this.openPaths().map((path) => this.pull(path, signal))).then(
+        const recent = this.openPaths().slice(-MAX_DEPENDENT_PULLS);
+        this.refreshing = Promise.all(recent.map((path) => this.pull(path, signal))).then(
             () => undefined
         );
     }
