@@ -183,8 +183,9 @@ class ProjectLanguageService implements LanguageService {
         paths: readonly string[],
         wait: DiagnosticsWait
     ): Promise<DiagnosticsView | null> {
+        // A disabled server's files are nobody's: the built-in checks take them.
         const asked = [...new Set(paths.map(realPath))].filter(
-            (path) => this.serverOf(path)?.reportsDiagnostics
+            (path) => this.handles(path) && this.serverOf(path)?.reportsDiagnostics
         );
         if (asked.length === 0 || this.disposed) return null;
         const budget = new AbortController();
