@@ -70,7 +70,7 @@ const systemTimers: DeadlineTimers = {
     now: () => performance.now(),
 };
 
-/** vscode-jsonrpc is loaded with the first server that starts, not with North. */
+/** vscode-jsonrpc is loaded with the first server that starts (ARCHITECTURE.md, the launch boundary). */
 async function startClient(options: LspClientOptions, signal: AbortSignal): Promise<LspClient> {
     const { LspClient } = await import("./client");
     return LspClient.start(options, signal);
