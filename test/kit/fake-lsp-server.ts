@@ -8,6 +8,7 @@
  * Every start appends its pid to `scenario.startLog`, so a test can count
  * starts (or see that none happened).
  */
+import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -35,6 +36,11 @@ export interface FakeLspScenario {
     hugeMessageMbOnOpen?: number;
     /** Never publishes diagnostics. */
     silent?: boolean;
+    /**
+     * Starts `tail -f /dev/null` (which also keeps the server up after its
+     * stdin closes) and writes its pid to this file.
+     */
+    childPidFile?: string;
 }
 
 const KIT = fileURLToPath(new URL(".", import.meta.url));
@@ -51,6 +57,10 @@ export function fakeLspServer(scenario: FakeLspScenario): { command: string; arg
 
 function serve(scenario: FakeLspScenario): void {
     if (scenario.startLog) appendFileSync(scenario.startLog, `${process.pid}\n`);
+    if (scenario.childPidFile) {
+        const child = spawn("tail", ["-f", "/dev/null"], { stdio: "ignore" });
+        writeFileSync(scenario.childPidFile, String(child.pid));
+    }
     const connection = createMessageConnection(
         new StreamMessageReader(process.stdin),
         new StreamMessageWriter(process.stdout)
