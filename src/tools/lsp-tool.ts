@@ -76,6 +76,29 @@ function resultSuffix(details: unknown): string {
     return "";
 }
 
+/** Lines shown under a call: the places found, or the hover's first lines. */
+const DETAIL_LINES = 5;
+
+function resultDetail(details: unknown, full?: boolean): string[] {
+    const data = asRecord(details);
+    const places = [data.definitions, data.references, data.symbols].find(Array.isArray) as
+        unknown[] | undefined;
+    const lines: string[] = [];
+    if (places && typeof data.path !== "string") {
+        for (const place of places) {
+            const p = asRecord(place);
+            const at = `${str(p.path) ?? "?"}${typeof p.line === "number" ? `:${p.line}` : ""}`;
+            const what = str(p.text) ?? (str(p.name) ? `${str(p.kind) ?? ""} ${str(p.name)}` : "");
+            lines.push(what ? `${at}  ${what.trim()}` : at);
+        }
+    } else if (typeof data.text === "string") {
+        lines.push(
+            ...data.text.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("```"))
+        );
+    }
+    return full ? lines : lines.slice(0, DETAIL_LINES);
+}
+
 function needs(fields: string, operation: string): ToolResult<never> {
     return toolError("invalid_args", `${operation} needs ${fields}.`);
 }
@@ -89,7 +112,7 @@ export function createLspTool(deps: NavigationDeps): ToolDefinition<LspInput, un
         readOnly: true,
         concurrent: true,
         hookAliases: ["LSP"],
-        display: { title, resultSuffix },
+        display: { title, resultSuffix, resultDetail },
         async execute(args, ctx) {
             const call = callSignal(ctx, deps.timeoutMs);
             const { operation, path, line } = args;

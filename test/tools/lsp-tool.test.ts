@@ -711,3 +711,46 @@ describe("lsp_rename", () => {
         expect(plain.languages.requests).toEqual([]);
     });
 });
+
+describe("lsp in the transcript", () => {
+    const display = createLspTool({ languages: fakeLanguageService({ root: "/repo" }) }).display!;
+
+    it("titles a call by what it asks and lists the places found under it", () => {
+        const args = { operation: "references", path: "src/util.ts", line: 1, symbol: "greet" };
+        expect(display.title(args)).toBe("Finding references to greet in util.ts");
+        const details = {
+            total: 7,
+            references: Array.from({ length: 7 }, (_, i) => ({
+                path: "src/main.ts",
+                line: i + 1,
+                text: "greet(s);",
+            })),
+        };
+        expect(display.resultSuffix!(details)).toBe(" - 7 references");
+        expect(display.resultDetail!(details)).toEqual([
+            "src/main.ts:1  greet(s);",
+            "src/main.ts:2  greet(s);",
+            "src/main.ts:3  greet(s);",
+            "src/main.ts:4  greet(s);",
+            "src/main.ts:5  greet(s);",
+        ]);
+        expect(display.resultDetail!(details, true)).toHaveLength(7);
+    });
+
+    it("shows a hover's text without its code fences, and workspace symbols by kind and name", () => {
+        expect(
+            display.resultDetail!({ text: "```ts\nfunction greet(name: string): string\n```" })
+        ).toEqual(["function greet(name: string): string"]);
+        expect(display.title({ operation: "workspace_symbols", query: "greet" })).toBe(
+            'Searching symbols "greet"'
+        );
+        expect(
+            display.resultDetail!({
+                total: 1,
+                symbols: [
+                    { name: "greet", kind: "function", path: "/opt/lib.d.ts", outside: true },
+                ],
+            })
+        ).toEqual(["/opt/lib.d.ts  function greet"]);
+    });
+});
