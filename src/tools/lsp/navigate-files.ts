@@ -77,9 +77,10 @@ export class ProjectFiles {
         return location;
     }
 
-    /** True when `uri` is a file of the project (or an added directory). */
-    async inside(uri: string): Promise<boolean> {
-        return (await this.place(uri)).inside;
+    /** How `uri` is shown, and whether it is a file of the project (or an added directory). */
+    async where(uri: string): Promise<{ path: string; inside: boolean }> {
+        const placed = await this.place(uri);
+        return { path: placed.shown, inside: placed.inside };
     }
 
     private place(uri: string): Promise<Placed> {

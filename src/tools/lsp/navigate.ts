@@ -147,24 +147,27 @@ function asLocations(answer: Location | Location[] | LocationLink[] | null): Arr
     );
 }
 
-/** The project's places first, then by path and line; the first `LSP_MAX_LOCATIONS`. */
+/**
+ * The project's places first, then by path and line; the first
+ * `LSP_MAX_LOCATIONS`, only those read for their text.
+ */
 async function placeAll(
     files: ProjectFiles,
     found: ReadonlyArray<{ uri: string; range: Location["range"] }>,
     withColumn: boolean
 ): Promise<{ listed: NavLocation[]; more?: number }> {
-    const located = await Promise.all(
-        found.map((f) => files.locate(f.uri, f.range, withColumn).then((l) => ({ l, f })))
-    );
-    located.sort(
+    const keyed = await Promise.all(found.map(async (f) => ({ f, ...(await files.where(f.uri)) })));
+    keyed.sort(
         (a, b) =>
-            Number(a.l.outside === true) - Number(b.l.outside === true) ||
-            a.l.path.localeCompare(b.l.path) ||
+            Number(!a.inside) - Number(!b.inside) ||
+            a.path.localeCompare(b.path) ||
             a.f.range.start.line - b.f.range.start.line ||
             a.f.range.start.character - b.f.range.start.character
     );
-    const listed = located.slice(0, LSP_MAX_LOCATIONS).map((x) => x.l);
-    const more = located.length - listed.length;
+    const listed = await Promise.all(
+        keyed.slice(0, LSP_MAX_LOCATIONS).map(({ f }) => files.locate(f.uri, f.range, withColumn))
+    );
+    const more = keyed.length - listed.length;
     return more > 0 ? { listed, more } : { listed };
 }
 
