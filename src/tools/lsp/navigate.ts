@@ -398,11 +398,11 @@ export async function workspaceSymbols(
     const symbols = await Promise.all(
         found.map(async (s): Promise<FoundSymbol> => {
             const range = "range" in s.location ? s.location.range : undefined;
-            const where = await files.locate(s.location.uri, range);
+            const where = await files.where(s.location.uri);
             const symbol: FoundSymbol = { name: s.name, kind: kindName(s.kind), path: where.path };
-            if (range) symbol.line = where.line;
+            if (range) symbol.line = range.start.line + 1;
             if (s.containerName) symbol.container = s.containerName;
-            if (where.outside) symbol.outside = true;
+            if (!where.inside) symbol.outside = true;
             return symbol;
         })
     );
