@@ -58,15 +58,18 @@ const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
 /** One call's signal: the turn's, plus the call's own deadline. */
 export interface CallSignal {
     signal: AbortSignal;
+    /** The deadline, from the call's start. */
+    timeoutMs: number;
     /** Why the call stopped: the turn was cancelled, or the deadline passed. */
     stopped(): "cancelled" | "timeout" | null;
 }
 
-export function callSignal(ctx: ToolContext, timeoutMs: number | undefined): CallSignal {
-    const deadline = AbortSignal.timeout(timeoutMs ?? LSP_CALL_TIMEOUT_MS);
+export function callSignal(ctx: ToolContext, timeoutMs = LSP_CALL_TIMEOUT_MS): CallSignal {
+    const deadline = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([ctx.signal, deadline]);
     return {
         signal,
+        timeoutMs,
         stopped: () => (ctx.signal.aborted ? "cancelled" : deadline.aborted ? "timeout" : null),
     };
 }
@@ -75,13 +78,12 @@ export function callSignal(ctx: ToolContext, timeoutMs: number | undefined): Cal
 export function requestFailure(
     error: unknown,
     server: string,
-    call: CallSignal,
-    timeoutMs: number | undefined
+    call: CallSignal
 ): ToolResult<never> {
     const stopped = call.stopped();
     if (stopped === "cancelled") return toolError("cancelled", "cancelled by the user");
     if (stopped === "timeout") {
-        const seconds = Math.round((timeoutMs ?? LSP_CALL_TIMEOUT_MS) / 1000);
+        const seconds = Math.round(call.timeoutMs / 1000);
         return toolError(
             "language_server_error",
             `${server} did not answer within ${seconds} s; use search_text or read_file instead.`
@@ -131,10 +133,10 @@ export async function openAskedFile(
         handle = await deps.languages.serverFor(realPath, call.signal);
         if (handle) await handle.sync(realPath);
     } catch (error) {
-        return requestFailure(error, "the language server", call, deps.timeoutMs);
+        return requestFailure(error, "the language server", call);
     }
     if (!handle && call.stopped()) {
-        return requestFailure(null, "the language server", call, deps.timeoutMs);
+        return requestFailure(null, "the language server", call);
     }
     if (!handle) return noServer(deps.languages, relPath, realPath);
     return toolOk({

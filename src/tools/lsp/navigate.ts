@@ -123,14 +123,13 @@ async function ask<R>(
     handle: LspServerHandle,
     method: string,
     params: unknown,
-    call: CallSignal,
-    deps: NavigationDeps
+    call: CallSignal
 ): Promise<ToolResult<R>> {
     try {
         call.signal.throwIfAborted();
         return toolOk(await handle.request<R>(method, params, call.signal));
     } catch (error) {
-        return requestFailure(error, handle.name, call, deps.timeoutMs);
+        return requestFailure(error, handle.name, call);
     }
 }
 
@@ -184,8 +183,7 @@ export async function definition(
         handle,
         "textDocument/definition",
         { textDocument: { uri }, position },
-        call,
-        deps
+        call
     );
     if (!answer.ok) return answer;
     const found = asLocations(answer.data);
@@ -213,8 +211,7 @@ export async function references(
         handle,
         "textDocument/references",
         { textDocument: { uri }, position, context: { includeDeclaration: true } },
-        call,
-        deps
+        call
     );
     if (!answer.ok) return answer;
     const found = answer.data ?? [];
@@ -244,8 +241,7 @@ export async function hover(
         handle,
         "textDocument/hover",
         { textDocument: { uri }, position },
-        call,
-        deps
+        call
     );
     if (!answer.ok) return answer;
     const contents = answer.data?.contents;
@@ -299,8 +295,7 @@ export async function documentSymbols(
         handle,
         "textDocument/documentSymbol",
         { textDocument: { uri } },
-        call,
-        deps
+        call
     );
     if (!answer.ok) return answer;
     // Older servers answer flat SymbolInformation; their containers become the tree's only level.
@@ -386,8 +381,7 @@ export async function workspaceSymbols(
                 handle,
                 "workspace/symbol",
                 { query: args.query },
-                call,
-                deps
+                call
             )
         )
     );

@@ -157,7 +157,7 @@ async function oldNameAt(
             call.signal
         );
     } catch (error) {
-        return requestFailure(error, at.handle.name, call, deps.timeoutMs);
+        return requestFailure(error, at.handle.name, call);
     }
     if (!prepared) {
         return toolError(
@@ -175,9 +175,9 @@ async function renameOnce(
     at: AskedPosition,
     args: RenameArgs,
     oldName: string,
-    context: { deps: NavigationDeps; ctx: ToolContext; call: CallSignal; ops: EditOperations }
+    context: { ctx: ToolContext; call: CallSignal; ops: EditOperations }
 ): Promise<ToolResult<{ changes: PendingChange[]; stale: string[] | null }>> {
-    const { deps, ctx, call, ops } = context;
+    const { ctx, call, ops } = context;
     let answer: WorkspaceEdit | null;
     try {
         answer = await at.handle.request<WorkspaceEdit | null>(
@@ -186,7 +186,7 @@ async function renameOnce(
             call.signal
         );
     } catch (error) {
-        return requestFailure(error, at.handle.name, call, deps.timeoutMs);
+        return requestFailure(error, at.handle.name, call);
     }
     const files = editsOf(answer ?? {});
     if (!files.ok) return files;
@@ -249,14 +249,14 @@ export async function prepareRename(
     if (oldName.data === args.new_name) {
         return toolError("no_change", `The symbol is already called ${args.new_name}.`);
     }
-    const context = { deps, ctx, call, ops };
+    const context = { ctx, call, ops };
     let round = await renameOnce(at.data, args, oldName.data, context);
     if (round.ok && round.data.stale) {
         // The server saw another text than the disk holds: give it the disk's and ask again.
         try {
             for (const path of round.data.stale) await at.data.handle.sync(path);
         } catch (error) {
-            return requestFailure(error, at.data.handle.name, call, deps.timeoutMs);
+            return requestFailure(error, at.data.handle.name, call);
         }
         round = await renameOnce(at.data, args, oldName.data, context);
         if (round.ok && round.data.stale) {
