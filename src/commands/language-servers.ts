@@ -39,9 +39,10 @@ export function stateText(server: LspServerStatus): string {
             return `found; starts on the first ${extensionsText(server)} file`;
         case "disabled":
             return `disabled${server.lastError ? `: ${server.lastError}` : ""}`;
+        case "stopped":
+            return "stopped; starts again on the next file of its language";
         case "starting":
         case "running":
-        case "stopped":
             return server.state;
     }
 }
