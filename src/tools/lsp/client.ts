@@ -422,13 +422,15 @@ export class LspClient implements LspServerHandle {
                 cancel.dispose();
             };
             const onAbort = (): void => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 reject(new Error("aborted"));
             };
             const timer = this.options.timers.setTimeout(() => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 const error = new LspTimeoutError(
                     `${this.name} did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`
                 );

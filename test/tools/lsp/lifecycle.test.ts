@@ -225,6 +225,30 @@ describe("a working server", () => {
     );
 
     it(
+        "cancels an aborted request at the server and stays up",
+        async () => {
+            const fake = fakeProject({ hoverMarker: "hover" });
+            const server = await fake.service.serverFor(fake.file, never());
+            if (!server) throw new Error("the fake server did not start");
+            const abort = new AbortController();
+            const hover = server.request("textDocument/hover", {}, abort.signal);
+            // Once the server runs it (a request still queued there is dropped unseen).
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.started"))).toBe(true),
+                WAIT
+            );
+            abort.abort();
+            await expect(hover).rejects.toThrow(/aborted/);
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.cancelled"))).toBe(true),
+                WAIT
+            );
+            expect(fake.status()).toMatchObject({ state: "running", restarts: 0 });
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
         "is stopped after sitting idle and started again on the next file",
         async () => {
             const fake = fakeProject({}, { settings: { idleMinutes: 1 } });
