@@ -221,6 +221,7 @@ export class LspClient implements LspServerHandle {
         const open = this.documents.get(path);
         if (!open) return;
         this.documents.delete(path);
+        this.store.forget(path);
         await this.connection.sendNotification("textDocument/didClose", {
             textDocument: { uri: open.uri },
         });
