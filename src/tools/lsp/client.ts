@@ -45,7 +45,7 @@ const SHUTDOWN_GRACE_MS = 1000;
 /** Other open documents pulled again after an edit (pull servers). */
 const MAX_DEPENDENT_PULLS = 20;
 /** Documents kept open in one server; beyond, the least recently synced is closed. */
-const MAX_OPEN_DOCUMENTS = 200;
+export const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
 
