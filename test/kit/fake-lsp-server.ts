@@ -37,6 +37,11 @@ export interface FakeLspScenario {
     /** Never publishes diagnostics. */
     silent?: boolean;
     /**
+     * Never answers `textDocument/hover`; writes `<marker>.started` when it
+     * has the request and `<marker>.cancelled` when the client cancels it.
+     */
+    hoverMarker?: string;
+    /**
      * Starts `tail -f /dev/null` (which also keeps the server up after its
      * stdin closes) and writes its pid to this file.
      */
@@ -88,6 +93,14 @@ function serve(scenario: FakeLspScenario): void {
     connection.onNotification("initialized", () => {
         if (scenario.garbageAfterInitialized)
             process.stdout.write("this is not LSP at all\r\n\r\n");
+    });
+    connection.onRequest("textDocument/hover", (_params, token) => {
+        const marker = scenario.hoverMarker;
+        if (marker) writeFileSync(`${marker}.started`, "started\n");
+        token.onCancellationRequested(() => {
+            if (marker) writeFileSync(`${marker}.cancelled`, "cancelled\n");
+        });
+        return new Promise(() => undefined);
     });
     connection.onRequest("textDocument/documentSymbol", () => {
         requests++;

@@ -45,7 +45,7 @@ const SHUTDOWN_GRACE_MS = 1000;
 /** Other open documents pulled again after an edit (pull servers). */
 const MAX_DEPENDENT_PULLS = 20;
 /** Documents kept open in one server; beyond, the least recently synced is closed. */
-const MAX_OPEN_DOCUMENTS = 200;
+export const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
 
@@ -221,6 +221,7 @@ export class LspClient implements LspServerHandle {
         const open = this.documents.get(path);
         if (!open) return;
         this.documents.delete(path);
+        this.store.forget(path);
         await this.connection.sendNotification("textDocument/didClose", {
             textDocument: { uri: open.uri },
         });
@@ -422,13 +423,15 @@ export class LspClient implements LspServerHandle {
                 cancel.dispose();
             };
             const onAbort = (): void => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 reject(new Error("aborted"));
             };
             const timer = this.options.timers.setTimeout(() => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 const error = new LspTimeoutError(
                     `${this.name} did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`
                 );

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LspClient } from "../../../src/tools/lsp/client";
+import { LspClient, MAX_OPEN_DOCUMENTS } from "../../../src/tools/lsp/client";
 import { type LanguageServiceOptions, createLanguageService } from "../../../src/tools/lsp/manager";
 import type { LanguageService, LspServerStatus } from "../../../src/tools/lsp/types";
 import { type FakeLspScenario, fakeLspServer } from "../../kit/fake-lsp-server";
@@ -225,6 +225,30 @@ describe("a working server", () => {
     );
 
     it(
+        "cancels an aborted request at the server and stays up",
+        async () => {
+            const fake = fakeProject({ hoverMarker: "hover" });
+            const server = await fake.service.serverFor(fake.file, never());
+            if (!server) throw new Error("the fake server did not start");
+            const abort = new AbortController();
+            const hover = server.request("textDocument/hover", {}, abort.signal);
+            // Once the server runs it (a request still queued there is dropped unseen).
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.started"))).toBe(true),
+                WAIT
+            );
+            abort.abort();
+            await expect(hover).rejects.toThrow(/aborted/);
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.cancelled"))).toBe(true),
+                WAIT
+            );
+            expect(fake.status()).toMatchObject({ state: "running", restarts: 0 });
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
         "is stopped after sitting idle and started again on the next file",
         async () => {
             const fake = fakeProject({}, { settings: { idleMinutes: 1 } });
@@ -239,6 +263,32 @@ describe("a working server", () => {
             expect(fake.status()).toMatchObject({ state: "running", restarts: 0 });
             expect(fake.starts()).toBe(2);
             expect(fake.warnings).toEqual([]);
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
+        "keeps a bounded number of documents open, forgetting the least recently used",
+        async () => {
+            const fake = fakeProject({});
+            const files = Array.from({ length: MAX_OPEN_DOCUMENTS + 1 }, (_, i) => {
+                const file = join(fake.root, `f${i}.fake`);
+                writeFileSync(file, "ERROR\n");
+                return file;
+            });
+            for (const file of files) {
+                const view = await fake.service.diagnostics([file], {
+                    signal: never(),
+                    budgetMs: 60_000,
+                });
+                expect(view?.byPath.get(file)).toHaveLength(1);
+            }
+            const server = fake.service.running()[0];
+            if (!(server instanceof LspClient)) throw new Error("the fake server is not running");
+            expect(server.openPaths()).toHaveLength(MAX_OPEN_DOCUMENTS);
+            expect(server.openPaths()).not.toContain(files[0]);
+            expect(server.reported().has(files[0]!)).toBe(false);
+            expect(server.reported().has(files.at(-1)!)).toBe(true);
         },
         TEST_TIMEOUT_MS
     );
