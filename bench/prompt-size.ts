@@ -8,12 +8,24 @@ import { join } from "node:path";
 import { createSubagents } from "../src/agent/subagent-tool";
 import { buildSystemPrompt } from "../src/agent/system-prompt";
 import { createConversationToolset } from "../src/cli/toolset";
+import type { LanguageService } from "../src/tools/lsp/types";
+
+/** A trusted project where some language server binary was found: the lsp tools are offered. */
+const serversFound = { hasServers: () => true } as unknown as LanguageService;
 
 export async function benchPromptSize(): Promise<void> {
+    console.log("\n## First request size (target ≤ 18,500 characters)");
+    await measure("no language server", undefined);
+    await measure("a language server found", serversFound);
+}
+
+async function measure(label: string, languages: LanguageService | undefined): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "north-prompt-"));
-    const toolset = createConversationToolset(dir, [createSubagents({ agents: [] }).tool]);
+    const toolset = createConversationToolset(dir, [createSubagents({ agents: [] }).tool], {
+        languages,
+    });
     try {
-        console.log("\n## First request size (target ≤ 18,000 characters)");
+        console.log(`${label}:`);
         for (const mode of ["agent", "ask"] as const) {
             const tools = toolset.registry.schemas((t) => mode === "agent" || t.readOnly);
             const system = buildSystemPrompt({

@@ -23,8 +23,14 @@ const detachedShell = {
     cwd: "",
     dispose: () => undefined,
 };
+// Some server found: the lsp tools are made too, so their schemas are prebuilt as well.
+const foundServers = { hasServers: () => true };
 const tools = [
-    ...createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell }),
+    ...createBuiltinTools({
+        expandOutput: () => undefined,
+        shell: detachedShell,
+        languages: foundServers,
+    }),
     createSubagents({ agents: [] }).tool,
     createSkillTool([]),
 ];

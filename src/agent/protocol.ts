@@ -14,6 +14,7 @@
 import type { MemoryScope } from "../project/memory";
 import type { ModelInfo } from "../providers/catalogue";
 import type { ImageBlock, Message } from "../providers/types";
+import type { LspServerStatus } from "../tools/lsp/types";
 import type { PlanResult } from "../storage/checkpoints";
 import type { ApprovalDecision, StandingAutoApproval } from "./approvals";
 import type { EngineEvent, Mode, RunResult } from "./events";
@@ -108,6 +109,14 @@ export interface McpServerListing {
     tools: string[];
 }
 
+/** The session's language servers, as `/lsp` shows them. */
+export interface LanguageServerListing {
+    /** Every known server, found or not. */
+    servers: LspServerStatus[];
+    /** Why no server can start here (the project is not trusted), when that is so. */
+    note?: string;
+}
+
 /** The status line's two figures. */
 export interface StatusCosts {
     /** This conversation; null once a model without a price answered. */
@@ -162,6 +171,7 @@ export type EngineOp =
     | { type: "costs" }
     | { type: "permissions" }
     | { type: "mcp_servers" }
+    | { type: "lsp_servers" }
     | { type: "skills" }
     | { type: "memory" }
     /** The `Read(...)` deny rule covering an absolute path (`@` attachments), if any. */
@@ -197,6 +207,7 @@ export interface OpReplies {
     costs: CostFigures;
     permissions: PermissionListing;
     mcp_servers: McpServerListing[];
+    lsp_servers: LanguageServerListing;
     skills: Array<{ name: string; description: string }>;
     memory: MemoryListing;
     read_denial: { rule?: string };

@@ -26,6 +26,7 @@ import { type RunContext, type RunOptions, createRunContext, requestShape } from
 import { estimatePromptTokens } from "./tokens";
 import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
+import type { LanguageService } from "../tools/lsp/types";
 
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
@@ -80,6 +81,8 @@ export interface SessionOptions {
     checkpoints?: FileCheckpointer;
     /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
     subagents?: { attach(host: SubagentHost): void };
+    /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
+    languages?: LanguageService;
 }
 
 export interface SessionState {

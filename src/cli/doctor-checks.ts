@@ -20,12 +20,15 @@ import {
 import type { SettingsKey } from "../storage/settings/schema";
 import { type TrustStore, readProjectConfig } from "../storage/trust";
 import { findRipgrep } from "../tools/search-ripgrep";
+import type { LspServerStatus } from "../tools/lsp/types";
+import { stateText } from "../commands/language-servers";
 import { describeProjectConfig, summarizeInventory } from "./project-trust";
 import { readRegularTextSync } from "../util/read-regular-file";
 
 type Env = Record<string, string | undefined>;
 
-export type CheckStatus = "ok" | "warn" | "fail";
+/** `info`: a fact that is no problem (a language server for a language not installed here). */
+export type CheckStatus = "ok" | "info" | "warn" | "fail";
 
 export interface DoctorCheck {
     status: CheckStatus;
@@ -34,6 +37,7 @@ export interface DoctorCheck {
 }
 
 const ok = (label: string, detail: string): DoctorCheck => ({ status: "ok", label, detail });
+const info = (label: string, detail: string): DoctorCheck => ({ status: "info", label, detail });
 const warn = (label: string, detail: string): DoctorCheck => ({ status: "warn", label, detail });
 const fail = (label: string, detail: string): DoctorCheck => ({ status: "fail", label, detail });
 
@@ -249,4 +253,30 @@ export function checkPaths(env: Env): DoctorCheck[] {
         ok("data", dataDir(env)),
         ok("log", logFilePath(env)),
     ];
+}
+
+/**
+ * Each language server as the session would see it, none started: found
+ * (and where), not found (and how to install it), or turned off. In an
+ * untrusted project a found one is only listed: servers run project code.
+ */
+export function checkLanguageServers(
+    servers: readonly LspServerStatus[],
+    trusted: boolean
+): DoctorCheck[] {
+    return servers.map((server) => {
+        const label = "lsp";
+        const name = server.name;
+        if (server.state === "available") {
+            const found = `${name}: found: ${server.command} (${server.origin})`;
+            return trusted
+                ? ok(label, found)
+                : info(label, `${found}; not started: servers start only in a trusted project`);
+        }
+        // A server the user configured should be there; a built-in one only where its language is used.
+        if (server.state === "missing" && server.origin !== "built-in") {
+            return warn(label, `${name}: ${stateText(server)}`);
+        }
+        return info(label, `${name}: ${stateText(server)}`);
+    });
 }

@@ -5,6 +5,7 @@ import { loadUserConfig } from "../storage/config";
 import { dataDir } from "../storage/paths";
 import type { Settings } from "../storage/settings/schema";
 import { createTrustStore, readProjectConfig } from "../storage/trust";
+import { createLanguageService } from "../tools/lsp/manager";
 import { mergeMcpServers, parseMcpServers, parseProjectMcpConfig } from "../tools/mcp/config";
 import { secretEnvNames } from "../util/child-env";
 import type { CliArgs } from "./args";
@@ -13,6 +14,7 @@ import {
     type CheckStatus,
     type DoctorCheck,
     checkConfigFiles,
+    checkLanguageServers,
     checkNode,
     checkPaths,
     checkProviders,
@@ -25,7 +27,38 @@ type Env = Record<string, string | undefined>;
 /** Long enough for `npx` to start a cached server; `north doctor` should not hang on one. */
 const MCP_STARTUP_TIMEOUT_MS = 5000;
 
-const MARKS: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✗" };
+const MARKS: Record<CheckStatus, string> = { ok: "✓", info: "-", warn: "!", fail: "✗" };
+
+/**
+ * The language servers a session here would know, found where the session
+ * looks (PATH, the project's node_modules/.bin); none is started. The
+ * project's `.lsp.json` counts only when it is trusted.
+ */
+async function checkLsp(
+    repoRoot: string,
+    trusted: boolean,
+    config: Settings,
+    env: Env
+): Promise<DoctorCheck[]> {
+    const warnings: string[] = [];
+    const languages = createLanguageService({
+        repoRoot,
+        // Listing finds binaries and starts nothing, so it is safe in any project.
+        trusted: true,
+        settings: config.lsp,
+        claudeLspJson: trusted ? readProjectConfig(repoRoot).files[".lsp.json"] : undefined,
+        env,
+        warn: (message) => warnings.push(message),
+    });
+    try {
+        return [
+            ...warnings.map((w): DoctorCheck => ({ status: "warn", label: "lsp", detail: w })),
+            ...checkLanguageServers(languages.status(), trusted),
+        ];
+    } finally {
+        await languages.dispose();
+    }
+}
 
 /**
  * The configured MCP servers: a trusted project's and the user's are started
@@ -135,7 +168,7 @@ export async function runDoctorCommand(
     const wanted = resolveModel(catalogue, config.selectedModel ?? catalogue.defaultModelId);
     const trust = checkTrust(repoRoot, createTrustStore(dataDir(env)));
 
-    const [providers, tools, mcp] = await Promise.all([
+    const [providers, tools, mcp, lsp] = await Promise.all([
         checkProviders(
             catalogue,
             new Set(Object.keys(config.providers ?? {})),
@@ -144,6 +177,7 @@ export async function runDoctorCommand(
         ),
         checkTools(env),
         checkMcp(repoRoot, trust.trusted, config, catalogue, env, version),
+        checkLsp(repoRoot, trust.trusted, config, env),
     ]);
     const checks = [
         checkNode(process.version),
@@ -152,6 +186,7 @@ export async function runDoctorCommand(
         ...tools,
         trust.check,
         ...mcp,
+        ...lsp,
         ...checkPaths(env),
     ];
     const width = Math.max(...checks.map((c) => c.label.length));

@@ -187,6 +187,8 @@ async function conversationTools(
             env: options.childEnv,
             // A user setting only: a project must not open its own network to the model.
             webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
+            // Decided once here: the lsp tools are in the tool list from the first request or never.
+            languages: extensions.languages,
         }
     );
     const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]
@@ -253,6 +255,7 @@ async function loadProjectTools(
             ? mcpClientHandlers(options.mcpPrompts, start.sampling)
             : undefined,
         childEnv: options.childEnv,
+        log: (event, data) => logger.info(event, data),
     });
     const { toolset, tools, subagents, appendSystemPrompt } = await conversationTools(
         prepared,
@@ -328,6 +331,7 @@ export async function startSession(
         providerFor,
         tools,
         mcp: extensions.mcp,
+        languages: extensions.languages,
         skills: extensions.skills,
         permissions: permissions.listing,
         standing: () => ({
@@ -352,6 +356,7 @@ export async function startSession(
                 approvalSettings: permissions.approvalSettings,
                 logger,
                 subagents: loaded.subagents,
+                languages: extensions.languages,
             }),
     });
     samplingDeps = {

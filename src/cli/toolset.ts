@@ -6,6 +6,7 @@ import type { CommandSandbox } from "../tools/sandbox/command-sandbox";
 import { createShellService } from "../tools/shell-service";
 import { proxiedRequest, proxyFor } from "../providers/proxy";
 import type { ProxyRouter } from "../tools/web-fetch-http";
+import type { LanguageService } from "../tools/lsp/types";
 
 export interface ToolsetOptions {
     /** Variables kept from commands (provider keys), see `secretEnvNames`. */
@@ -16,6 +17,8 @@ export interface ToolsetOptions {
     env?: NodeJS.ProcessEnv;
     /** The user's `webFetch.allowPrivateNetwork`: web_fetch may reach loopback and private hosts. */
     webFetchAllowPrivateNetwork?: boolean;
+    /** The session's language servers (a trusted project's): the lsp tools are offered when some binary was found. */
+    languages?: LanguageService;
 }
 
 /** web_fetch goes through the same HTTPS_PROXY / NO_PROXY reading as the providers. */
@@ -45,6 +48,7 @@ export function createConversationToolset(
                 allowPrivateNetwork: options.webFetchAllowPrivateNetwork === true,
                 proxy: webFetchProxy,
             },
+            languages: options.languages,
         }),
         ...extraTools,
     ]);

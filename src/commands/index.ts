@@ -4,6 +4,7 @@ import { exportCommand } from "./commands/export";
 import { forkCommand } from "./commands/fork";
 import { helpCommand } from "./commands/help";
 import { learnCommand } from "./commands/learn";
+import { lspCommand } from "./commands/lsp";
 import { mcpCommand } from "./commands/mcp";
 import { memoryCommand } from "./commands/memory";
 import { modeCommand } from "./commands/mode";
@@ -41,6 +42,7 @@ export const BUILTIN_COMMANDS = [
     forkCommand,
     exportCommand,
     mcpCommand,
+    lspCommand,
     skillsCommand,
     permissionsCommand,
     memoryCommand,

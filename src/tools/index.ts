@@ -25,6 +25,9 @@ import { createShellRunTool } from "./shell-run";
 import { type WebFetchOptions, createWebFetchTool } from "./web-fetch";
 import { createTodoWriteTool } from "./todo-write";
 import { createRememberTool } from "./remember";
+import { createLspTool } from "./lsp-tool";
+import { createLspRenameTool } from "./lsp-rename-tool";
+import type { LanguageService } from "./lsp/types";
 import type { AnyToolDefinition } from "./types";
 import { withPrebuiltSchemas } from "./builtin-schemas";
 
@@ -75,6 +78,11 @@ export interface BuiltinToolDeps extends ReadToolsOptions {
     shell: ShellService;
     /** web_fetch's proxy and private-network settings. */
     webFetch?: WebFetchOptions;
+    /**
+     * The session's language servers: with some server binary found, lsp and
+     * lsp_rename are offered from the start (the tool list never changes mid-session).
+     */
+    languages?: LanguageService;
 }
 
 /**
@@ -83,12 +91,16 @@ export interface BuiltinToolDeps extends ReadToolsOptions {
  * needs elsewhere (display, digest, approval, hook names) is on its definition.
  */
 export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
+    const { languages } = deps;
+    const navigation = languages?.hasServers() ? { languages } : undefined;
     return withPrebuiltSchemas([
         ...createReadTools({ search: deps.search }),
+        ...(navigation ? [createLspTool(navigation)] : []),
         createExpandOutputTool(deps.expandOutput),
         createTodoWriteTool(),
         createRememberTool(),
         ...createEditTools(),
+        ...(navigation ? [createLspRenameTool(navigation)] : []),
         createShellRunTool(deps.shell),
         createWebFetchTool(deps.webFetch),
     ]);

@@ -94,6 +94,23 @@ export const MAX_BLOCKS = 300;
 /** find_code_block returns at most this many blocks. */
 export const MAX_CODE_BLOCKS = 20;
 
+// --- Language servers (the lsp tools) ---------------------------------------
+
+/** Definitions, references and workspace symbols listed per call; the rest are counted. */
+export const LSP_MAX_LOCATIONS = 50;
+/** Document symbols listed per call (nested ones included). */
+export const LSP_MAX_SYMBOLS = 300;
+/** Hover text kept (type and docs). */
+export const LSP_HOVER_MAX_CHARS = 3000;
+/** One result line's preview, trimmed. */
+export const LSP_PREVIEW_CHARS = 160;
+/** Files looked at to find the project's main language (workspace symbols with no server running). */
+export const LSP_LANGUAGE_SAMPLE_FILES = 5000;
+/** Files larger than this get no preview line. */
+export const LSP_PREVIEW_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** A navigation call's ceiling: starting the server and its answer (a server's own timeouts are shorter). */
+export const LSP_CALL_TIMEOUT_MS = 60_000;
+
 // --- Input from programs --------------------------------------------------
 
 /**

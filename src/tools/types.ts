@@ -29,6 +29,8 @@ export type ToolErrorCode =
     | "checkpoint_failed"
     /** The sandbox was asked for but cannot run here; the command was not run at all. */
     | "sandbox_unavailable"
+    /** No language server handles the file, or it failed, hung or answered with an error. */
+    | "language_server_error"
     | "internal";
 
 export interface ToolError {

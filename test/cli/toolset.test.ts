@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createConversationToolset } from "../../src/cli/toolset";
+import type { LanguageService } from "../../src/tools/lsp/types";
 
 describe("the conversation toolset", () => {
     it("offers the spec's read-only tools and the to-do list (it writes no file) in ask mode, and every tool in agent mode", () => {
@@ -52,6 +53,27 @@ describe("the conversation toolset", () => {
             ]);
         } finally {
             toolset.dispose();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    it("offers lsp (read-only, so ask mode has it) and lsp_rename (a reviewed write) only when some language server was found", () => {
+        const dir = mkdtempSync(join(tmpdir(), "north-toolset-"));
+        const found = { hasServers: () => true } as LanguageService;
+        const none = { hasServers: () => false } as LanguageService;
+        const withServers = createConversationToolset(dir, [], { languages: found });
+        const without = createConversationToolset(dir, [], { languages: none });
+        try {
+            const names = (toolset: typeof without) => toolset.registry.list().map((t) => t.name);
+            expect(withServers.registry.get("lsp")).toMatchObject({ readOnly: true });
+            expect(withServers.registry.get("lsp_rename")).toMatchObject({
+                readOnly: false,
+                approvalPolicy: "write",
+            });
+            expect(names(without).filter((n) => n.startsWith("lsp"))).toEqual([]);
+        } finally {
+            withServers.dispose();
+            without.dispose();
             rmSync(dir, { recursive: true, force: true });
         }
     });

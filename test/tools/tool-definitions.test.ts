@@ -13,6 +13,7 @@ import { createSkillTool } from "../../src/project/skills";
 import { createBuiltinTools } from "../../src/tools/index";
 import { createMcpManager, type McpManager } from "../../src/tools/mcp/manager";
 import { createToolRegistry } from "../../src/tools/registry";
+import type { LanguageService } from "../../src/tools/lsp/types";
 import type { ShellService } from "../../src/tools/shell-service";
 import type { AnyToolDefinition } from "../../src/tools/types";
 
@@ -31,7 +32,12 @@ const shell: ShellService = {
     dispose: () => undefined,
 };
 const builtins = (): AnyToolDefinition[] =>
-    createBuiltinTools({ expandOutput: () => undefined, shell });
+    createBuiltinTools({
+        expandOutput: () => undefined,
+        shell,
+        // Some language server found: the lsp tools are checked too.
+        languages: { hasServers: () => true } as LanguageService,
+    });
 
 /** What a tool's approval policy requires of its definition; empty when nothing is missing. */
 function policyGaps(tool: AnyToolDefinition): string[] {

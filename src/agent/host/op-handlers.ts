@@ -6,6 +6,7 @@
 import type { ModelInfo, ProviderInfo } from "../../providers/catalogue";
 import type { Provider } from "../../providers/types";
 import type { ProfileStore } from "../../storage/profile";
+import type { LanguageService } from "../../tools/lsp/types";
 import type { McpServerStatus } from "../../tools/mcp/manager";
 import { age, oneLine } from "../../util/short-text";
 import { DEFAULT_KEEP_LAST, type ToolRunner } from "../session";
@@ -39,6 +40,8 @@ export interface HostDeps {
     providerFor(model: ModelInfo): Promise<Provider>;
     tools: ToolRunner;
     mcp?: { status(): McpServerStatus[] };
+    /** The session's language servers (`/lsp`); absent where none were set up. */
+    languages?: LanguageService;
     skills: Array<{ name: string; description: string }>;
     permissions: {
         /** The permission rules and standing approvals in force, with their sources. */
@@ -188,6 +191,21 @@ function mcpServers(host: HostParts): OpReplies["mcp_servers"] {
     }));
 }
 
+function languageServers(host: HostParts): OpReplies["lsp_servers"] {
+    const { languages } = host.deps;
+    if (!languages)
+        return { servers: [], note: "No language servers were set up for this session." };
+    const servers = languages.status();
+    if (languages.hasServers()) return { servers };
+    const reason = servers.find((s) => s.state === "disabled" && s.lastError)?.lastError;
+    return {
+        servers,
+        note: reason
+            ? `No language server starts here (${reason}): servers start only in a trusted project, since they run its code (tsconfig plugins, build scripts).`
+            : "No language server binary was found on PATH or in the project's node_modules/.bin.",
+    };
+}
+
 function removePermission(host: HostParts, number: number): Outcome {
     const removed = host.deps.permissions.remove(number);
     return { message: removed.message, isError: !removed.ok };
@@ -248,6 +266,8 @@ export function handleOp(
             return host.spend.figures();
         case "mcp_servers":
             return mcpServers(host);
+        case "lsp_servers":
+            return languageServers(host);
         case "skills":
             return host.deps.skills;
         case "record_view":
