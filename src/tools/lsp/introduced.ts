@@ -8,9 +8,10 @@
  *    first line are equal. Lines are not compared by number, so code the edit
  *    moved (or re-indented) brings no "new" problems.
  * 2. One left over is still the same problem when a left-over diagnostic of
- *    the same identity sat in or near the lines the edit rewrote (within
- *    `NEAR_LINES` of the changed region, mapped across it): the edit rewrote
- *    a line that already had this error, it did not create it.
+ *    the same identity sat on a line that lands within `NEAR_LINES` of it
+ *    after the edit (lines aligned as a line diff does; a rewritten line
+ *    lands on what replaced it): the edit rewrote a line that already had
+ *    this error, it did not create it.
  * What is still left is introduced. Before-diagnostics nothing matched are
  * fixed (counted only). A file the edit did not touch counts only when the
  * before view has an entry for it: without one, its earlier state is unknown
@@ -48,37 +49,105 @@ function lineKey(d: LspDiagnostic, lines: readonly string[] | null): string {
     return `${identity(d)}\n${lines?.[d.line - 1]?.trim() ?? ""}`;
 }
 
-/** The lines the edit rewrote: 0-based [start, end) in both texts (common prefix and suffix excluded). */
-interface Region {
-    start: number;
-    beforeEnd: number;
-    afterEnd: number;
+/** Line pairs compared at most when aligning the rewritten middle of a file (else it maps as one block). */
+const MAX_ALIGN_CELLS = 1_000_000;
+
+/**
+ * Where each line before the edit is after it: common prefix and suffix as
+ * they are, the middle aligned by a longest common subsequence of lines, so
+ * several separate changes (a batch) each keep their own place.
+ */
+class LineMap {
+    private readonly start: number;
+    private readonly beforeEnd: number;
+    private readonly afterEnd: number;
+    /** Middle before-line offset → after line (0-based, whole file), or -1 when rewritten. */
+    private readonly matched: Int32Array | null;
+
+    constructor(before: readonly string[], after: readonly string[]) {
+        let start = 0;
+        while (start < before.length && start < after.length && before[start] === after[start]) {
+            start++;
+        }
+        let tail = 0;
+        while (
+            tail < before.length - start &&
+            tail < after.length - start &&
+            before[before.length - 1 - tail] === after[after.length - 1 - tail]
+        ) {
+            tail++;
+        }
+        this.start = start;
+        this.beforeEnd = before.length - tail;
+        this.afterEnd = after.length - tail;
+        const n = this.beforeEnd - start;
+        const m = this.afterEnd - start;
+        this.matched =
+            n > 0 && m > 0 && n * m <= MAX_ALIGN_CELLS
+                ? align(
+                      before.slice(start, this.beforeEnd),
+                      after.slice(start, this.afterEnd),
+                      start
+                  )
+                : null;
+    }
+
+    /** The after lines a before line (0-based) landed on: one line, or the range that replaced it. */
+    map(line: number): [number, number] {
+        const { start, beforeEnd, afterEnd, matched } = this;
+        if (line < start) return [line, line];
+        if (line >= beforeEnd) {
+            const moved = line + afterEnd - beforeEnd;
+            return [moved, moved];
+        }
+        if (!matched) return [start, Math.max(start, afterEnd - 1)];
+        const own = matched[line - start]!;
+        if (own !== -1) return [own, own];
+        let previous = start - 1;
+        for (let i = line - start - 1; i >= 0; i--) {
+            if (matched[i]! !== -1) {
+                previous = matched[i]!;
+                break;
+            }
+        }
+        let next = afterEnd;
+        for (let i = line - start + 1; i < matched.length; i++) {
+            if (matched[i]! !== -1) {
+                next = matched[i]!;
+                break;
+            }
+        }
+        const first = previous + 1;
+        return [first, Math.max(first, next - 1)];
+    }
 }
 
-function changedRegion(before: readonly string[], after: readonly string[]): Region {
-    let start = 0;
-    while (start < before.length && start < after.length && before[start] === after[start]) {
-        start++;
+/** For each line of `before`, the line of `after` it is kept as (plus `offset`), or -1. */
+function align(before: readonly string[], after: readonly string[], offset: number): Int32Array {
+    const n = before.length;
+    const m = after.length;
+    // lengths[i * (m + 1) + j]: the longest common subsequence of before[i..] and after[j..].
+    const lengths = new Int32Array((n + 1) * (m + 1));
+    for (let i = n - 1; i >= 0; i--) {
+        for (let j = m - 1; j >= 0; j--) {
+            lengths[i * (m + 1) + j] =
+                before[i] === after[j]
+                    ? lengths[(i + 1) * (m + 1) + j + 1]! + 1
+                    : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!);
+        }
     }
-    let tail = 0;
-    while (
-        tail < before.length - start &&
-        tail < after.length - start &&
-        before[before.length - 1 - tail] === after[after.length - 1 - tail]
-    ) {
-        tail++;
+    const matched = new Int32Array(n).fill(-1);
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+        if (before[i] === after[j]) {
+            matched[i] = j + offset;
+            i++;
+            j++;
+        } else if (lengths[(i + 1) * (m + 1) + j]! >= lengths[i * (m + 1) + j + 1]!) i++;
+        else j++;
     }
-    return { start, beforeEnd: before.length - tail, afterEnd: after.length - tail };
-}
-
-/** Where a before-line (0-based) lands after the edit: one line, or the rewritten range. */
-function mapLine(line: number, region: Region): [number, number] {
-    if (line < region.start) return [line, line];
-    if (line >= region.beforeEnd) {
-        const moved = line + region.afterEnd - region.beforeEnd;
-        return [moved, moved];
-    }
-    return [region.start, Math.max(region.start, region.afterEnd - 1)];
+    return matched;
 }
 
 function isNear(afterLine: number, range: [number, number]): boolean {
@@ -119,13 +188,13 @@ function compareFile(
     const leftBefore = [...unmatchedBefore.values()].flat();
     // Pass 2: same identity in or near the rewritten lines. Without both texts
     // nothing can be placed, so any same-identity problem counts as the old one.
-    const region = beforeLines && afterLines ? changedRegion(beforeLines, afterLines) : null;
+    const lineMap = beforeLines && afterLines ? new LineMap(beforeLines, afterLines) : null;
     const introduced: Reported[] = [];
     for (const d of leftAfter) {
         const index = leftBefore.findIndex(
             (b) =>
                 identity(b) === identity(d) &&
-                (region === null || isNear(d.line - 1, mapLine(b.line - 1, region)))
+                (lineMap === null || isNear(d.line - 1, lineMap.map(b.line - 1)))
         );
         if (index === -1) introduced.push(d);
         else leftBefore.splice(index, 1);
