@@ -121,6 +121,8 @@ interface CheckSetup {
     repoRoot: string;
     budgetMs: number;
     addLateNote(text: string): void;
+    /** A pending answer is awaited under `controller` until it comes or the run ends. */
+    awaitLate(controller: AbortController): () => void;
 }
 
 /**
@@ -130,6 +132,8 @@ interface CheckSetup {
  */
 export class EditDiagnostics {
     private readonly lateNotes: string[] = [];
+    /** Pending answers still awaited in this run. */
+    private readonly lateWaits = new Set<AbortController>();
     private readonly setup: CheckSetup;
 
     constructor(languages: LanguageService, repoRoot: string, budgetMs = DIAGNOSTICS_BUDGET_MS) {
@@ -138,6 +142,10 @@ export class EditDiagnostics {
             repoRoot,
             budgetMs,
             addLateNote: (text) => this.lateNotes.push(text),
+            awaitLate: (controller) => {
+                this.lateWaits.add(controller);
+                return () => this.lateWaits.delete(controller);
+            },
         };
     }
 
@@ -160,6 +168,16 @@ export class EditDiagnostics {
     /** Notes of late answers, each once, for the next tool result. */
     takeLateNotes(): string[] {
         return this.lateNotes.splice(0);
+    }
+
+    /**
+     * The run ended: answers still pending are no longer awaited (stream-json
+     * ends a run with its result) and notes nobody will read are dropped.
+     */
+    endRun(): void {
+        for (const controller of this.lateWaits) controller.abort();
+        this.lateWaits.clear();
+        this.lateNotes.length = 0;
     }
 }
 
@@ -301,8 +319,10 @@ export class EditCheck {
         edit: DiagnosedEdit,
         emit: (event: EngineEvent) => void
     ): void {
+        const done = this.setup.awaitLate(this.controller);
         void settleWithin(afterCall, LATE_DIAGNOSTICS_MS + SERVICE_GRACE_MS, this.controller.signal)
             .then((late) => {
+                done();
                 this.unlink();
                 if (late.kind !== "done" || late.value === null) return;
                 const note = this.report(before, late.value, edit, emit);

@@ -259,6 +259,7 @@ export class AgentSession {
         } finally {
             this.running = false;
             this.currentRun = null;
+            this.deps.editDiagnostics?.endRun();
         }
     }
 

@@ -189,6 +189,21 @@ describe("edit diagnostics", () => {
         expect(run.diagnostics!.takeLateNotes()).toEqual([]);
     });
 
+    it("stops awaiting a pending answer when the run ends", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const run = edit(introduceBad);
+        await languages.callsMade(1);
+        languages.hold = true;
+        await languages.callsMade(2);
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(noteOf(await run.result)?.summary).toMatch(/^diagnostics pending/);
+        run.diagnostics!.endRun();
+        languages.release();
+        await vi.advanceTimersByTimeAsync(70_000);
+        expect(run.events.filter((e) => e.type === "diagnostics")).toHaveLength(1);
+        expect(run.diagnostics!.takeLateNotes()).toEqual([]);
+    });
+
     it("applies the edit as usual when the service throws", async () => {
         languages.failWith = new Error("server exploded");
         const run = edit(introduceBad);
