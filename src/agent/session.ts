@@ -82,7 +82,7 @@ export interface SessionOptions {
     checkpoints?: FileCheckpointer;
     /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
     subagents?: { attach(host: SubagentHost): void };
-    /** Language servers of a trusted project: edits report what they introduced. Absent: none. */
+    /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
     languages?: LanguageService;
 }
 
