@@ -84,6 +84,8 @@ export interface SessionOptions {
     subagents?: { attach(host: SubagentHost): void };
     /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
     languages?: LanguageService;
+    /** Time from an applied edit to its diagnostics in the result (`lsp.diagnosticsBudgetMs`); default 5 s. */
+    diagnosticsBudgetMs?: number;
 }
 
 export interface SessionState {
@@ -165,7 +167,11 @@ export class AgentSession {
             random: options.random,
             maxBudgetUsd: options.maxBudgetUsd,
             editDiagnostics: options.languages
-                ? new EditDiagnostics(options.languages, options.repoRoot)
+                ? new EditDiagnostics(
+                      options.languages,
+                      options.repoRoot,
+                      options.diagnosticsBudgetMs
+                  )
                 : undefined,
         };
         options.subagents?.attach({
