@@ -165,6 +165,12 @@ export class EditDiagnostics {
         return new EditCheck(this.setup, handled, signal);
     }
 
+    /** The same servers for a subagent: its late answers go to its own next results. */
+    forChild(): EditDiagnostics {
+        const { languages, repoRoot, budgetMs } = this.setup;
+        return new EditDiagnostics(languages, repoRoot, budgetMs);
+    }
+
     /** Notes of late answers, each once, for the next tool result. */
     takeLateNotes(): string[] {
         return this.lateNotes.splice(0);
