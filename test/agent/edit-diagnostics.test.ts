@@ -11,6 +11,7 @@ import type { ApprovalRequest, Approver } from "../../src/agent/approvals";
 import { createNoStandingApprovals } from "../../src/agent/approvals";
 import { type DiagnosticsNote, EditDiagnostics } from "../../src/agent/edit-diagnostics";
 import type { EngineEvent } from "../../src/agent/events";
+import { NorthFileRouter, settleNorthFiles } from "../../src/agent/north-file-turn";
 import { type ToolExecutorDeps, executeToolCall } from "../../src/agent/tool-executor";
 import type { ToolCallBlock } from "../../src/providers/types";
 import { silentLogger } from "../../src/storage/logger";
@@ -259,5 +260,32 @@ describe("edit diagnostics", () => {
         const note = noteOf(await run.result);
         expect(note?.introduced).toEqual([`fresh.ts:1:18 error ${BAD_MESSAGE} (fake E1)`]);
         expect(languages.calls).toHaveLength(1);
+    });
+
+    it("adds what a NORTH_FILE block introduced to its note", async () => {
+        const router = new NorthFileRouter(repo.root);
+        const events: EngineEvent[] = [];
+        const emit = (event: EngineEvent): void => void events.push(event);
+        await router.feed(
+            '<NORTH_FILE path="app.ts">\nexport const a = 1;\nexport const b = BAD;\n</NORTH_FILE>\n',
+            emit
+        );
+        const notes = await settleNorthFiles(router, 1, new AbortController().signal, {
+            approver: approveAll,
+            settings: createNoStandingApprovals(),
+            repoRoot: repo.root,
+            logger: silentLogger,
+            emit,
+            editDiagnostics: new EditDiagnostics(languages, repo.root),
+        });
+        expect(notes).toEqual([
+            "[North] NORTH_FILE app.ts: written (2 lines) and accepted.\n" +
+                "Diagnostics: 1 error introduced by this edit.\n" +
+                `app.ts:2:18 error ${BAD_MESSAGE} (fake E1)`,
+        ]);
+        expect(languages.calls[0]!.texts.get(appPath())).toBe(APP);
+        expect(events.filter((e) => e.type === "diagnostics")).toMatchObject([
+            { toolCallId: "nf-1-0", pending: false },
+        ]);
     });
 });
