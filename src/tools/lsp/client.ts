@@ -34,7 +34,8 @@ import type {
     UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import type { DeadlineTimers } from "../../util/pausable-deadline";
-import { DiagnosticsStore, pathOfUri } from "./diagnostics-store";
+import { DiagnosticsStore, SETTLE_QUIET_MS, pathOfUri } from "./diagnostics-store";
+import type { LspServerDefinition } from "./server-definitions";
 import { ServerProcess } from "./server-process";
 import type { LspDiagnostic, LspServerHandle } from "./types";
 
@@ -50,6 +51,8 @@ const NOISE_METHODS = new Set([
     "window/showMessage",
 ]);
 const SHUTDOWN_GRACE_MS = 1000;
+/** After the asked files are answered, this long without a publish ends the reports on other files. */
+const DEPENDENTS_QUIET_MS = 150;
 const METHOD_NOT_FOUND = -32601;
 
 export interface LspClientOptions {
@@ -65,6 +68,7 @@ export interface LspClientOptions {
     initializationOptions?: unknown;
     /** Answers to `workspace/configuration`, by section. */
     settings?: Record<string, unknown>;
+    diagnosticsBarrier?: LspServerDefinition["diagnosticsBarrier"];
     startupTimeoutMs: number;
     requestTimeoutMs: number;
     clientVersion: string;
@@ -99,7 +103,7 @@ const CLIENT_CAPABILITIES: ClientCapabilities = {
             resourceOperations: ["create", "rename", "delete"],
         },
         symbol: { dynamicRegistration: false },
-        diagnostics: { refreshSupport: false },
+        diagnostics: { refreshSupport: true },
     },
     textDocument: {
         synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
@@ -160,6 +164,11 @@ export class LspClient implements LspServerHandle {
     private readonly documents = new Map<string, OpenDocument>();
     private readonly store: DiagnosticsStore;
     private readonly diagnosticRegistrations = new Set<string>();
+    /** Settles with "pull" when the server registers pull diagnostics. */
+    private readonly pullRegistered: Promise<"pull">;
+    private pullRegistration: () => void = () => undefined;
+    /** Pulls asked for by the server's last refresh request. */
+    private refreshing: Promise<void> = Promise.resolve();
     private notificationsIn = 0;
     private notificationsHandled = 0;
     private stopping = false;
@@ -169,6 +178,9 @@ export class LspClient implements LspServerHandle {
         this.name = options.name;
         this.root = options.root;
         this.store = new DiagnosticsStore(options.name);
+        this.pullRegistered = new Promise((resolve) => {
+            this.pullRegistration = () => resolve("pull");
+        });
         this.process = new ServerProcess({
             command: options.command,
             args: options.args,
@@ -293,22 +305,72 @@ export class LspClient implements LspServerHandle {
     async settle(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
         const marks = new Map(paths.map((path) => [path, this.store.mark(path)]));
         await Promise.all(paths.map((path) => this.sync(path)));
-        if (this.pullDiagnostics) {
-            const others = this.openPaths().filter((path) => !marks.has(path));
-            const [asked] = await Promise.all([
-                Promise.all(paths.map((path) => this.pull(path, signal))),
-                // Dependents are best effort: their answers do not make the view incomplete.
-                Promise.all(others.map((path) => this.pull(path, signal))),
-            ]);
-            return asked.every(Boolean);
+        if (this.pullDiagnostics) return this.pullAll(paths, signal);
+        // A server may register pull diagnostics after `initialized` (pyright does): then pull.
+        const waiting = new AbortController();
+        const stopWaiting = (): void => waiting.abort();
+        signal.addEventListener("abort", stopWaiting, { once: true });
+        try {
+            const published = Promise.all(
+                paths.map((path) => {
+                    const version = this.documents.get(path)?.version ?? 0;
+                    const barrier = this.barrier(path, waiting.signal);
+                    return this.store.waitFor(
+                        path,
+                        version,
+                        marks.get(path) ?? 0,
+                        waiting.signal,
+                        barrier
+                    );
+                })
+            ).then((answered) => answered.every(Boolean));
+            const outcome = await Promise.race([published, this.pullRegistered]);
+            if (outcome === "pull") {
+                waiting.abort();
+                return this.pullAll(paths, signal);
+            }
+            // Other open files (the callers of a changed function) are reported right after.
+            if (outcome && this.documents.size > paths.length) {
+                const quietMs = this.store.unversioned ? SETTLE_QUIET_MS : DEPENDENTS_QUIET_MS;
+                await this.store.quietAll(quietMs, signal);
+            }
+            return outcome;
+        } finally {
+            signal.removeEventListener("abort", stopWaiting);
         }
-        const answered = await Promise.all(
-            paths.map((path) => {
-                const version = this.documents.get(path)?.version ?? 0;
-                return this.store.waitFor(path, version, marks.get(path) ?? 0, signal);
-            })
+    }
+
+    /** The definition's request answered once the server checked `path`, if it has one. */
+    private barrier(path: string, signal: AbortSignal): Promise<unknown> | undefined {
+        const request = this.options.diagnosticsBarrier?.(pathToFileURL(path).href);
+        return request && this.request(request.method, request.params, signal);
+    }
+
+    /**
+     * Pulls `paths`, and the other open documents as dependents (best effort:
+     * their answers do not make the view incomplete). A server that finds
+     * more to say asks for a refresh (pyright, once it re-checked importers):
+     * that is waited for briefly.
+     */
+    private async pullAll(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
+        const others = this.openPaths().filter((path) => !paths.includes(path));
+        const [asked] = await Promise.all([
+            Promise.all(paths.map((path) => this.pull(path, signal))),
+            Promise.all(others.map((path) => this.pull(path, signal))),
+        ]);
+        if (others.length > 0) {
+            await this.store.quietAll(DEPENDENTS_QUIET_MS, signal);
+            await this.refreshing;
+        }
+        return asked.every(Boolean);
+    }
+
+    /** `workspace/diagnostic/refresh`: every open document is pulled again. */
+    private refreshPulls(): void {
+        const signal = AbortSignal.timeout(this.options.requestTimeoutMs);
+        this.refreshing = Promise.all(this.openPaths().map((path) => this.pull(path, signal))).then(
+            () => undefined
         );
-        return answered.every(Boolean);
     }
 
     /** shutdown, exit, then the process group is stopped. */
@@ -471,9 +533,11 @@ export class LspClient implements LspServerHandle {
                     this.diagnosticRegistrations.delete(gone.id);
                 }
                 return null;
+            case "workspace/diagnostic/refresh":
+                this.refreshPulls();
+                return null;
             case "window/workDoneProgress/create":
             case "window/showMessageRequest":
-            case "workspace/diagnostic/refresh":
                 return null;
             case "workspace/workspaceFolders":
                 return [{ uri: pathToFileURL(this.root).href, name: basename(this.root) }];
@@ -488,6 +552,7 @@ export class LspClient implements LspServerHandle {
     private registered(registration: Registration): void {
         if (registration.method === "textDocument/diagnostic") {
             this.diagnosticRegistrations.add(registration.id);
+            this.pullRegistration();
         }
     }
 

@@ -62,6 +62,8 @@ interface FileReport {
     version?: number;
     /** Count of publishes for this file so far. */
     publishes: number;
+    /** The document version a finished wait was answered for: waiting again at it is done at once. */
+    answered?: number;
 }
 
 interface Waiter {
@@ -75,6 +77,10 @@ interface Waiter {
 export class DiagnosticsStore {
     private readonly reports = new Map<string, FileReport>();
     private readonly waiters = new Set<Waiter>();
+    /** Called on every publish (a wait for all reports to go quiet). */
+    private readonly onPublish = new Set<() => void>();
+    /** The server published without a version: its reports are known done only by quiet. */
+    unversioned = false;
 
     constructor(private readonly server: string) {}
 
@@ -87,10 +93,12 @@ export class DiagnosticsStore {
             params.diagnostics.map((d) => toLspDiagnostic(path, this.server, d)),
             params.version ?? undefined
         );
+        if (params.version === undefined || params.version === null) this.unversioned = true;
+        for (const listener of [...this.onPublish]) listener();
         for (const waiter of [...this.waiters]) {
             if (waiter.path !== path) continue;
             if (params.version === waiter.version) this.release(waiter);
-            else if (params.version === undefined || params.version === null) this.quiet(waiter);
+            else if (params.version === undefined || params.version === null) this.quietFor(waiter);
         }
     }
 
@@ -101,6 +109,7 @@ export class DiagnosticsStore {
             diagnostics.map((d) => toLspDiagnostic(path, this.server, d)),
             version
         );
+        for (const listener of [...this.onPublish]) listener();
     }
 
     get(path: string): LspDiagnostic[] | undefined {
@@ -119,16 +128,19 @@ export class DiagnosticsStore {
 
     /**
      * Resolves once the server published for `path` at `version` (true), or
-     * without a version and then kept quiet; false when `signal` ends it first.
+     * without a version and then kept quiet, or answered `barrier` and then
+     * kept quiet; false when `signal` ends it first.
      */
     waitFor(
         path: string,
         version: number,
         publishesBefore: number,
-        signal: AbortSignal
+        signal: AbortSignal,
+        barrier?: Promise<unknown>
     ): Promise<boolean> {
         const report = this.reports.get(path);
-        if (report?.version === version) return Promise.resolve(true);
+        if (report?.version === version || report?.answered === version)
+            return Promise.resolve(true);
         if (signal.aborted) return Promise.resolve(false);
         return new Promise((resolve) => {
             const onAbort = (): void => {
@@ -146,10 +158,38 @@ export class DiagnosticsStore {
             };
             signal.addEventListener("abort", onAbort, { once: true });
             this.waiters.add(waiter);
+            // The server said it checked the file: no publish then means nothing changed.
+            void barrier?.then(
+                () => {
+                    if (this.waiters.has(waiter)) this.quietFor(waiter);
+                },
+                () => undefined
+            );
             // An unversioned publish may already have come after the change.
             if (report && report.publishes > publishesBefore && report.version === undefined) {
-                this.quiet(waiter);
+                this.quietFor(waiter);
             }
+        });
+    }
+
+    /** Resolves once no file was published for `ms` (or `signal` ended). */
+    quietAll(ms: number, signal: AbortSignal): Promise<void> {
+        if (signal.aborted) return Promise.resolve();
+        return new Promise((resolve) => {
+            let timer = setTimeout(done, ms);
+            const restart = (): void => {
+                clearTimeout(timer);
+                timer = setTimeout(done, ms);
+            };
+            function done(): void {
+                clearTimeout(timer);
+                signal.removeEventListener("abort", done);
+                listeners.delete(restart);
+                resolve();
+            }
+            const listeners = this.onPublish;
+            listeners.add(restart);
+            signal.addEventListener("abort", done, { once: true });
         });
     }
 
@@ -174,13 +214,15 @@ export class DiagnosticsStore {
         }
     }
 
-    private quiet(waiter: Waiter): void {
+    private quietFor(waiter: Waiter): void {
         clearTimeout(waiter.quietTimer);
         waiter.quietTimer = setTimeout(() => this.release(waiter), SETTLE_QUIET_MS);
     }
 
     private release(waiter: Waiter): void {
         this.drop(waiter);
+        const report = this.reports.get(waiter.path);
+        if (report) report.answered = waiter.version;
         waiter.resolve();
     }
 

@@ -343,6 +343,7 @@ class ProjectLanguageService implements LanguageService {
                 languages: definition.languages,
                 initializationOptions,
                 settings: definition.settings,
+                diagnosticsBarrier: definition.diagnosticsBarrier,
                 startupTimeoutMs:
                     definition.startupTimeoutMs ??
                     options.startupTimeoutMs ??

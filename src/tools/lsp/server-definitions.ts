@@ -32,6 +32,12 @@ export interface LspServerDefinition {
      * so edits do not wait for its diagnostics.
      */
     diagnosticsNeed?: string;
+    /**
+     * A request answered once the server has checked a file. For a server
+     * that publishes nothing when a file stays clean (typescript-language-server
+     * skips empty-to-empty), silence cannot tell "done" from "slow"; its answer can.
+     */
+    diagnosticsBarrier?: (uri: string) => { method: string; params: unknown };
     /** Restarts allowed after a crash (default 1); 0 disables at the first failure. */
     maxRestarts?: number;
     disabled?: boolean;
@@ -65,6 +71,14 @@ export const BUILT_IN_SERVERS: readonly LspServerDefinition[] = [
         command: "typescript-language-server",
         args: ["--stdio"],
         languages: TYPESCRIPT_LANGUAGES,
+        // tsserver answers this once the file is checked (its own geterr publishes follow).
+        diagnosticsBarrier: (uri) => ({
+            method: "workspace/executeCommand",
+            params: {
+                command: "typescript.tsserverRequest",
+                arguments: ["semanticDiagnosticsSync", { file: uri }],
+            },
+        }),
         origin: "built-in",
     },
     {
@@ -178,6 +192,7 @@ export function mergeServerSettings(
             env: entry.env ?? known?.env,
             origin: known && known.origin !== origin ? `${known.origin}, ${origin}` : origin,
             diagnosticsNeed: entry.command ? undefined : known?.diagnosticsNeed,
+            diagnosticsBarrier: entry.command ? undefined : known?.diagnosticsBarrier,
             startupTimeoutMs: known?.startupTimeoutMs,
             maxRestarts: known?.maxRestarts,
             disabled: entry.disabled ?? known?.disabled,

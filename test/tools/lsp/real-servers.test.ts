@@ -5,9 +5,9 @@
  * through the settle window. CI installs them all (.ci/run, devDependencies)
  * and never skips; elsewhere a missing gopls or clangd skips, saying so.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findBinary } from "../../../src/tools/lsp/server-definitions";
 import { createLanguageService } from "../../../src/tools/lsp/manager";
@@ -74,6 +74,8 @@ const SERVERS: Array<{
     /** The error the broken file must report (part of the message). */
     error: RegExp;
     available: () => boolean;
+    /** A change to `file` that breaks `caller` (a new parameter), when the server reports dependents. */
+    signatureChange?: { file: string; text: string; caller: string };
 }> = [
     {
         kind: "ts",
@@ -82,6 +84,11 @@ const SERVERS: Array<{
         broken: "broken.ts",
         error: /not assignable to type 'number'/,
         available: () => true,
+        signatureChange: {
+            file: "greet.ts",
+            text: "export function greet(name: string, times: number): string {\n    return name.repeat(times);\n}\n",
+            caller: "main.ts",
+        },
     },
     {
         kind: "python",
@@ -90,6 +97,11 @@ const SERVERS: Array<{
         broken: "broken.py",
         error: /"int"/,
         available: () => true,
+        signatureChange: {
+            file: "greet.py",
+            text: "def greet(name: str, times: int) -> str:\n    return name * times\n",
+            caller: "main.py",
+        },
     },
     {
         kind: "go",
@@ -98,6 +110,11 @@ const SERVERS: Array<{
         broken: "broken/broken.go",
         error: /cannot use "three"/,
         available: () => present("gopls", "gopls"),
+        signatureChange: {
+            file: "greet.go",
+            text: "package fixture\n\n// Greet says hello.\nfunc Greet(name string, times int) string {\n\treturn name\n}\n",
+            caller: "main.go",
+        },
     },
     {
         kind: "c",
@@ -111,7 +128,7 @@ const SERVERS: Array<{
 
 describe.each(SERVERS)(
     "$server on a tiny project",
-    ({ kind, server, clean, broken, error, available }) => {
+    ({ kind, server, clean, broken, error, available, signatureChange }) => {
         it.skipIf(!available())(
             "reports the error of a broken file and nothing for a clean one",
             async () => {
@@ -141,5 +158,66 @@ describe.each(SERVERS)(
             },
             TEST_TIMEOUT_MS
         );
+
+        if (signatureChange) {
+            it.skipIf(!available())(
+                "reports an open caller that a changed signature breaks",
+                async () => {
+                    const change = signatureChange;
+                    const { service, root } = serviceOn(kind);
+                    const file = join(root, change.file);
+                    const caller = join(root, change.caller);
+                    const before = await service.diagnostics([file, caller], {
+                        signal: new AbortController().signal,
+                        budgetMs: BUDGET_MS,
+                    });
+                    expect(
+                        before?.byPath.get(caller)?.filter((d) => d.severity === "error")
+                    ).toEqual([]);
+
+                    writeFileSync(file, change.text);
+                    const after = await diagnosticsOf(service, file);
+                    expect(after.view.complete).toBe(true);
+                    const callerErrors = (after.view.byPath.get(caller) ?? []).filter(
+                        (d) => d.severity === "error"
+                    );
+                    expect(callerErrors).toHaveLength(1);
+                    expect(after.view.text.get(caller)).toBe(readFileSync(caller, "utf8"));
+                },
+                TEST_TIMEOUT_MS
+            );
+        }
     }
 );
+
+describe("bash-language-server on a tiny project", () => {
+    it(
+        "answers about a shell script; edits wait for its diagnostics only when shellcheck is there",
+        async () => {
+            const { service, root } = serviceOn("shell");
+            const script = join(root, "ok.sh");
+            expect(service.handles(script)).toBe(true);
+            const server = await service.serverFor(script, new AbortController().signal);
+            if (!server)
+                throw new Error(
+                    `bash-language-server did not start: ${JSON.stringify(service.status())}`
+                );
+            await server.sync(script);
+            const symbols = await server.request<unknown[]>(
+                "textDocument/documentSymbol",
+                { textDocument: { uri: pathToFileURL(script).href } },
+                new AbortController().signal
+            );
+            expect(Array.isArray(symbols)).toBe(true);
+            expect(service.running().map((handle) => handle.name)).toEqual(["bash"]);
+
+            const shellcheck = findBinary("shellcheck", root, PATH) !== null;
+            const view = await service.diagnostics([script], {
+                signal: new AbortController().signal,
+                budgetMs: BUDGET_MS,
+            });
+            expect(view === null).toBe(!shellcheck);
+        },
+        TEST_TIMEOUT_MS
+    );
+});
