@@ -86,6 +86,17 @@ describe("edit diagnostics in the transcript", () => {
         ]);
     });
 
+    it("says when the server had not checked the file before the edit", () => {
+        const state = reduce(
+            [call, ev(diagnostics({ introduced: [typeError], baselineKnown: false })), result],
+            createTranscriptState(0, builtinDisplays)
+        );
+        expect(lines(state.entries[0]!).slice(1)).toEqual([
+            "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
+            "(the language server had not checked the file before the edit)",
+        ]);
+    });
+
     it("adds nothing under an edit that introduced nothing", () => {
         const state = reduce(
             [call, ev(diagnostics({})), result],

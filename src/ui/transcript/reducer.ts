@@ -420,6 +420,7 @@ function diagnostics(
         ),
         more: event.more,
         fixed: event.fixed,
+        baselineKnown: event.baselineKnown,
     };
     const index = state.toolIndex[event.toolCallId];
     if (index !== undefined) return update(state, index, () => ({ diagnostics: shown }), owned);
