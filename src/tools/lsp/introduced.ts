@@ -237,11 +237,11 @@ const MAX_MESSAGE_CHARS = 300;
 
 /**
  * `path:line:col severity message (source code)` on one line; the path
- * relative to `root` when inside it.
+ * relative to `root` when given and inside it, else as it is.
  */
-export function formatDiagnostic(d: LspDiagnostic, root: string): string {
-    const prefix = root.endsWith("/") ? root : `${root}/`;
-    const path = d.path.startsWith(prefix) ? d.path.slice(prefix.length) : d.path;
+export function formatDiagnostic(d: LspDiagnostic, root?: string): string {
+    const prefix = root === undefined ? null : root.endsWith("/") ? root : `${root}/`;
+    const path = prefix && d.path.startsWith(prefix) ? d.path.slice(prefix.length) : d.path;
     const flat = d.message.replace(/\s+/g, " ").trim();
     const message =
         flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;

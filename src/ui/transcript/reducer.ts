@@ -415,7 +415,7 @@ function diagnostics(
         pending: event.pending,
         lines: event.introduced.flatMap((d) =>
             d.severity === "error" || d.severity === "warning"
-                ? [{ severity: d.severity, text: formatDiagnostic(d, "") }]
+                ? [{ severity: d.severity, text: formatDiagnostic(d) }]
                 : []
         ),
         more: event.more,
