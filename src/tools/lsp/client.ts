@@ -41,8 +41,8 @@ import type { LspDiagnostic, LspServerHandle } from "./types";
 
 /** Notifications received but not yet handled beyond which chatter is dropped. */
 const NOISE_BACKLOG = 200;
-/** Beyond this every notification is dropped until the backlog drains. */
-const HARD_BACKLOG = 5000;
+/** Beyond this the server's output is not read until the backlog drains (it waits on its pipe). */
+const PAUSE_BACKLOG = 2000;
 const NOISE_METHODS = new Set([
     "$/progress",
     "window/logMessage",
@@ -51,6 +51,10 @@ const NOISE_METHODS = new Set([
     "window/showMessage",
 ]);
 const SHUTDOWN_GRACE_MS = 1000;
+/** Other open documents pulled again after an edit (pull servers). */
+const MAX_DEPENDENT_PULLS = 20;
+/** Documents kept open in one server; beyond, the least recently synced is closed. */
+const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
 const METHOD_NOT_FOUND = -32601;
@@ -117,12 +121,6 @@ const CLIENT_CAPABILITIES: ClientCapabilities = {
     },
 };
 
-/** Keeps a notification unless the connection is this far behind. */
-function keepNotification(method: string, backlog: number): boolean {
-    if (backlog > HARD_BACKLOG) return false;
-    return !(backlog > NOISE_BACKLOG && NOISE_METHODS.has(method));
-}
-
 /** vscode-jsonrpc's reader, with each message shown to `guard` first (false drops it). */
 class GuardedReader extends StreamMessageReader {
     constructor(
@@ -162,6 +160,11 @@ export class LspClient implements LspServerHandle {
     private readonly process: ServerProcess;
     private readonly connection: MessageConnection;
     private readonly documents = new Map<string, OpenDocument>();
+    /**
+     * Versions count up across all documents, so a document closed and
+     * opened again never repeats a version an old report carries.
+     */
+    private lastVersion = 0;
     private readonly store: DiagnosticsStore;
     private readonly diagnosticRegistrations = new Set<string>();
     /** Settles with "pull" when the server registers pull diagnostics. */
@@ -171,6 +174,10 @@ export class LspClient implements LspServerHandle {
     private refreshing: Promise<void> = Promise.resolve();
     private notificationsIn = 0;
     private notificationsHandled = 0;
+    /** Chatter dropped under a flood (`$/progress`, log messages). */
+    droppedNotifications = 0;
+    /** The most notifications ever waiting to be handled. */
+    largestBacklog = 0;
     private stopping = false;
     private failed = false;
 
@@ -240,12 +247,21 @@ export class LspClient implements LspServerHandle {
         this.options.onActivity();
         const content = text ?? (await readFile(path, "utf8"));
         const open = this.documents.get(path);
+        if (open) {
+            // Most recently synced last: the first is the one to close when too many are open.
+            this.documents.delete(path);
+            this.documents.set(path, open);
+        }
         if (!open) {
+            if (this.documents.size >= MAX_OPEN_DOCUMENTS) {
+                const oldest = this.documents.keys().next().value;
+                if (oldest !== undefined) await this.close(oldest);
+            }
             const ext = /\.[^./]+$/.exec(basename(path))?.[0]?.toLowerCase() ?? "";
             const document: OpenDocument = {
                 uri: pathToFileURL(path).href,
                 languageId: this.options.languages[ext] ?? ext.slice(1),
-                version: 1,
+                version: ++this.lastVersion,
                 text: content,
             };
             this.documents.set(path, document);
@@ -260,7 +276,7 @@ export class LspClient implements LspServerHandle {
             return;
         }
         if (open.text === content) return;
-        open.version++;
+        open.version = ++this.lastVersion;
         open.text = content;
         await this.connection.sendNotification("textDocument/didChange", {
             textDocument: { uri: open.uri, version: open.version },
@@ -353,7 +369,10 @@ export class LspClient implements LspServerHandle {
      * that is waited for briefly.
      */
     private async pullAll(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
-        const others = this.openPaths().filter((path) => !paths.includes(path));
+        // The most recently synced (documents are kept in that order): a bounded cost per edit.
+        const others = this.openPaths()
+            .filter((path) => !paths.includes(path))
+            .slice(-MAX_DEPENDENT_PULLS);
         const [asked] = await Promise.all([
             Promise.all(paths.map((path) => this.pull(path, signal))),
             Promise.all(others.map((path) => this.pull(path, signal))),
@@ -365,10 +384,11 @@ export class LspClient implements LspServerHandle {
         return asked.every(Boolean);
     }
 
-    /** `workspace/diagnostic/refresh`: every open document is pulled again. */
+    /** `workspace/diagnostic/refresh`: the recently synced open documents are pulled again. */
     private refreshPulls(): void {
         const signal = AbortSignal.timeout(this.options.requestTimeoutMs);
-        this.refreshing = Promise.all(this.openPaths().map((path) => this.pull(path, signal))).then(
+        const recent = this.openPaths().slice(-MAX_DEPENDENT_PULLS);
+        this.refreshing = Promise.all(recent.map((path) => this.pull(path, signal))).then(
             () => undefined
         );
     }
@@ -497,21 +517,31 @@ export class LspClient implements LspServerHandle {
         });
     }
 
+    /**
+     * Sees every message before the connection queues it (one is handled per
+     * event-loop turn, so a flood would queue without bound): chatter beyond
+     * a small backlog is dropped, and beyond a larger one reading pauses.
+     */
     private admit(message: Message): boolean {
         this.process.messageArrived();
         const notification = message as { method?: unknown; id?: unknown };
         if (typeof notification.method !== "string" || notification.id !== undefined) return true;
-        if (
-            !keepNotification(notification.method, this.notificationsIn - this.notificationsHandled)
-        ) {
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog > NOISE_BACKLOG && NOISE_METHODS.has(notification.method)) {
+            this.droppedNotifications++;
             return false;
         }
         this.notificationsIn++;
+        this.largestBacklog = Math.max(this.largestBacklog, backlog + 1);
+        if (backlog + 1 > PAUSE_BACKLOG && !this.process.stdout.isPaused())
+            this.process.stdout.pause();
         return true;
     }
 
     private notified(method: string, params: unknown): void {
         this.notificationsHandled++;
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog < NOISE_BACKLOG && this.process.stdout.isPaused()) this.process.stdout.resume();
         if (method === "textDocument/publishDiagnostics") {
             this.store.published(params as PublishDiagnosticsParams);
         }
