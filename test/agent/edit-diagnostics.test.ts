@@ -205,6 +205,21 @@ describe("edit diagnostics", () => {
         expect(run.diagnostics!.takeLateNotes()).toEqual([]);
     });
 
+    it("says when the views were incomplete, so older problems or unanswered files may hide", async () => {
+        languages.complete = false;
+        const run = edit(introduceBad);
+        expect(noteOf(await run.result)).toEqual({
+            summary: "1 error introduced by this edit",
+            introduced: [`app.ts:2:18 error ${BAD_MESSAGE} (fake E1)`],
+            note:
+                "the language server had not reported on the file before the edit, so these may include problems that were there already; " +
+                "not every language server answered after the edit",
+        });
+        expect(run.events.find((e) => e.type === "diagnostics")).toMatchObject({
+            baselineKnown: false,
+        });
+    });
+
     it("applies the edit as usual when the service throws", async () => {
         languages.failWith = new Error("server exploded");
         const run = edit(introduceBad);
