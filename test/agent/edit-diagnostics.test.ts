@@ -49,6 +49,8 @@ function edit(
         signal?: AbortSignal;
         withServer?: boolean;
         name?: string;
+        /** Edits accepted without review (no approver in the way). */
+        autoAccept?: boolean;
     } = {}
 ): Run {
     const tools = createToolRegistry(createEditTools());
@@ -66,7 +68,9 @@ function edit(
     const deps: ToolExecutorDeps = {
         tools,
         approver: options.approver ?? approveAll,
-        settings: createNoStandingApprovals(),
+        settings: options.autoAccept
+            ? { ...createNoStandingApprovals(), isEditsAutoAccepted: () => true }
+            : createNoStandingApprovals(),
         repoRoot: repo.root,
         logger: silentLogger,
         emit: (event) => events.push(event),
@@ -255,6 +259,18 @@ describe("edit diagnostics", () => {
         const result = await run.result;
         expect(noteOf(result)).toBeUndefined();
         expect(await fs.readFile(appPath(), "utf8")).toContain("BAD");
+    });
+
+    it("writes nothing when the run is cancelled while the view before is awaited", async () => {
+        const controller = new AbortController();
+        languages.hold = true;
+        // Auto-accepted: nothing but the wait for the view stands between the edit and the disk.
+        const run = edit(introduceBad, { signal: controller.signal, autoAccept: true });
+        await languages.callsMade(1);
+        controller.abort();
+        const result = await run.result;
+        expect(result).toMatchObject({ ok: false, error: { code: "cancelled" } });
+        expect(await fs.readFile(appPath(), "utf8")).toBe(APP);
     });
 
     it("stops the view before when the edit is rejected, and writes nothing", async () => {
