@@ -10,7 +10,7 @@ import { createAnsi } from "../../src/ui/render/ansi";
 import { renderEntry } from "../../src/ui/render/entry-lines";
 import type { Entry } from "../../src/ui/transcript/types";
 import { builtinDisplays, ev, plain, reduce } from "./helpers";
-import { createTranscriptState } from "../../src/ui/transcript/reducer";
+import { createTranscriptState, replayActions } from "../../src/ui/transcript/reducer";
 
 const PLAIN = createAnsi(false);
 const lines = (entry: Entry, width = 100) =>
@@ -69,6 +69,17 @@ describe("edit diagnostics in the transcript", () => {
             "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
             "and 2 more",
             "1 problem fixed",
+        ]);
+    });
+
+    it("draws them again when a resumed conversation replays its log", () => {
+        const state = replayActions(createTranscriptState(0, builtinDisplays), [
+            call,
+            ev(diagnostics({ introduced: [typeError] })),
+            result,
+        ]);
+        expect(lines(state.entries[0]!).slice(1)).toEqual([
+            "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
         ]);
     });
 
