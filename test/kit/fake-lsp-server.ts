@@ -8,6 +8,7 @@
  * Every start appends its pid to `scenario.startLog`, so a test can count
  * starts (or see that none happened).
  */
+import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -35,6 +36,16 @@ export interface FakeLspScenario {
     hugeMessageMbOnOpen?: number;
     /** Never publishes diagnostics. */
     silent?: boolean;
+    /**
+     * Never answers `textDocument/hover`; writes `<marker>.started` when it
+     * has the request and `<marker>.cancelled` when the client cancels it.
+     */
+    hoverMarker?: string;
+    /**
+     * Starts `tail -f /dev/null` (which also keeps the server up after its
+     * stdin closes) and writes its pid to this file.
+     */
+    childPidFile?: string;
 }
 
 const KIT = fileURLToPath(new URL(".", import.meta.url));
@@ -51,6 +62,10 @@ export function fakeLspServer(scenario: FakeLspScenario): { command: string; arg
 
 function serve(scenario: FakeLspScenario): void {
     if (scenario.startLog) appendFileSync(scenario.startLog, `${process.pid}\n`);
+    if (scenario.childPidFile) {
+        const child = spawn("tail", ["-f", "/dev/null"], { stdio: "ignore" });
+        writeFileSync(scenario.childPidFile, String(child.pid));
+    }
     const connection = createMessageConnection(
         new StreamMessageReader(process.stdin),
         new StreamMessageWriter(process.stdout)
@@ -78,6 +93,14 @@ function serve(scenario: FakeLspScenario): void {
     connection.onNotification("initialized", () => {
         if (scenario.garbageAfterInitialized)
             process.stdout.write("this is not LSP at all\r\n\r\n");
+    });
+    connection.onRequest("textDocument/hover", (_params, token) => {
+        const marker = scenario.hoverMarker;
+        if (marker) writeFileSync(`${marker}.started`, "started\n");
+        token.onCancellationRequested(() => {
+            if (marker) writeFileSync(`${marker}.cancelled`, "cancelled\n");
+        });
+        return new Promise(() => undefined);
     });
     connection.onRequest("textDocument/documentSymbol", () => {
         requests++;

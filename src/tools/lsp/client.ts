@@ -5,35 +5,33 @@
  * asks of its client, keeps the open documents and their versions, and gets
  * diagnostics by pull where the server offers it, else from its publishes.
  * A flood of notifications is cut at a bound; a request that outlives its
- * time is cancelled and reported as the server not answering.
+ * time is cancelled and reported as the server not answering. What North
+ * tells and answers a server: client-protocol.ts.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
     CancellationTokenSource,
-    type DataCallback,
-    type Disposable,
     type Message,
     type MessageConnection,
-    ResponseError,
-    StreamMessageReader,
     StreamMessageWriter,
     createMessageConnection,
 } from "vscode-jsonrpc/node";
 import type {
-    ClientCapabilities,
-    ConfigurationParams,
     DocumentDiagnosticReport,
     InitializeParams,
     InitializeResult,
     PublishDiagnosticsParams,
-    Registration,
-    RegistrationParams,
     ServerCapabilities,
-    UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import type { DeadlineTimers } from "../../util/pausable-deadline";
+import {
+    CLIENT_CAPABILITIES,
+    GuardedReader,
+    answerServerRequest,
+    isChatter,
+} from "./client-protocol";
 import { DiagnosticsStore, SETTLE_QUIET_MS, pathOfUri } from "./diagnostics-store";
 import type { LspServerDefinition } from "./server-definitions";
 import { ServerProcess } from "./server-process";
@@ -43,21 +41,13 @@ import type { LspDiagnostic, LspServerHandle } from "./types";
 const NOISE_BACKLOG = 200;
 /** Beyond this the server's output is not read until the backlog drains (it waits on its pipe). */
 const PAUSE_BACKLOG = 2000;
-const NOISE_METHODS = new Set([
-    "$/progress",
-    "window/logMessage",
-    "telemetry/event",
-    "$/logTrace",
-    "window/showMessage",
-]);
 const SHUTDOWN_GRACE_MS = 1000;
 /** Other open documents pulled again after an edit (pull servers). */
 const MAX_DEPENDENT_PULLS = 20;
 /** Documents kept open in one server; beyond, the least recently synced is closed. */
-const MAX_OPEN_DOCUMENTS = 200;
+export const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
-const METHOD_NOT_FOUND = -32601;
 
 export interface LspClientOptions {
     name: string;
@@ -93,64 +83,6 @@ interface OpenDocument {
     languageId: string;
     version: number;
     text: string;
-}
-
-const CLIENT_CAPABILITIES: ClientCapabilities = {
-    general: { positionEncodings: ["utf-16"] },
-    window: { workDoneProgress: true },
-    workspace: {
-        configuration: true,
-        workspaceFolders: true,
-        applyEdit: false,
-        workspaceEdit: {
-            documentChanges: true,
-            resourceOperations: ["create", "rename", "delete"],
-        },
-        symbol: { dynamicRegistration: false },
-        diagnostics: { refreshSupport: true },
-    },
-    textDocument: {
-        synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
-        publishDiagnostics: { relatedInformation: false, versionSupport: true },
-        diagnostic: { dynamicRegistration: true, relatedDocumentSupport: true },
-        definition: { linkSupport: false },
-        references: {},
-        hover: { contentFormat: ["plaintext", "markdown"] },
-        documentSymbol: { hierarchicalDocumentSymbolSupport: true },
-        rename: { prepareSupport: true },
-    },
-};
-
-/** vscode-jsonrpc's reader, with each message shown to `guard` first (false drops it). */
-class GuardedReader extends StreamMessageReader {
-    constructor(
-        readable: NodeJS.ReadableStream,
-        private readonly guard: (message: Message) => boolean
-    ) {
-        super(readable);
-    }
-
-    override listen(callback: DataCallback): Disposable {
-        return super.listen((message) => {
-            if (this.guard(message)) callback(message);
-        });
-    }
-}
-
-/** Looks `section` ("python.analysis") up in the configured settings, else null. */
-function settingFor(
-    settings: Record<string, unknown> | undefined,
-    section: string | undefined
-): unknown {
-    if (!settings) return null;
-    if (!section) return settings;
-    if (section in settings) return settings[section];
-    let value: unknown = settings;
-    for (const part of section.split(".")) {
-        if (typeof value !== "object" || value === null || !(part in value)) return null;
-        value = (value as Record<string, unknown>)[part];
-    }
-    return value;
 }
 
 export class LspClient implements LspServerHandle {
@@ -289,6 +221,7 @@ export class LspClient implements LspServerHandle {
         const open = this.documents.get(path);
         if (!open) return;
         this.documents.delete(path);
+        this.store.forget(path);
         await this.connection.sendNotification("textDocument/didClose", {
             textDocument: { uri: open.uri },
         });
@@ -490,13 +423,15 @@ export class LspClient implements LspServerHandle {
                 cancel.dispose();
             };
             const onAbort = (): void => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 reject(new Error("aborted"));
             };
             const timer = this.options.timers.setTimeout(() => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 const error = new LspTimeoutError(
                     `${this.name} did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`
                 );
@@ -527,7 +462,7 @@ export class LspClient implements LspServerHandle {
         const notification = message as { method?: unknown; id?: unknown };
         if (typeof notification.method !== "string" || notification.id !== undefined) return true;
         const backlog = this.notificationsIn - this.notificationsHandled;
-        if (backlog > NOISE_BACKLOG && NOISE_METHODS.has(notification.method)) {
+        if (backlog > NOISE_BACKLOG && isChatter(notification.method)) {
             this.droppedNotifications++;
             return false;
         }
@@ -548,42 +483,17 @@ export class LspClient implements LspServerHandle {
     }
 
     private requested(method: string, params: unknown): unknown {
-        switch (method) {
-            case "workspace/configuration":
-                return (params as ConfigurationParams).items.map((item) =>
-                    settingFor(this.options.settings, item.section)
-                );
-            case "client/registerCapability":
-                for (const registration of (params as RegistrationParams).registrations) {
-                    this.registered(registration);
-                }
-                return null;
-            case "client/unregisterCapability":
-                for (const gone of (params as UnregistrationParams).unregisterations) {
-                    this.diagnosticRegistrations.delete(gone.id);
-                }
-                return null;
-            case "workspace/diagnostic/refresh":
-                this.refreshPulls();
-                return null;
-            case "window/workDoneProgress/create":
-            case "window/showMessageRequest":
-                return null;
-            case "workspace/workspaceFolders":
-                return [{ uri: pathToFileURL(this.root).href, name: basename(this.root) }];
-            case "workspace/applyEdit":
-                // Writes go through North's review, never straight from a server.
-                return { applied: false, failureReason: "North applies edits itself" };
-            default:
-                return new ResponseError(METHOD_NOT_FOUND, `North does not handle ${method}`);
-        }
-    }
-
-    private registered(registration: Registration): void {
-        if (registration.method === "textDocument/diagnostic") {
-            this.diagnosticRegistrations.add(registration.id);
-            this.pullRegistration();
-        }
+        return answerServerRequest(method, params, {
+            root: this.root,
+            settings: this.options.settings,
+            registered: (registration) => {
+                if (registration.method !== "textDocument/diagnostic") return;
+                this.diagnosticRegistrations.add(registration.id);
+                this.pullRegistration();
+            },
+            unregistered: (id) => this.diagnosticRegistrations.delete(id),
+            refresh: () => this.refreshPulls(),
+        });
     }
 
     private fail(reason: string): void {

@@ -194,6 +194,11 @@ export class DiagnosticsStore {
         });
     }
 
+    /** Drops what is known of `path` (North closed it: a later report starts afresh). */
+    forget(path: string): void {
+        this.reports.delete(path);
+    }
+
     /** Ends every wait unanswered (the server stopped). */
     clearWaits(): void {
         for (const waiter of [...this.waiters]) {

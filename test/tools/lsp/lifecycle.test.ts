@@ -9,11 +9,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LspClient } from "../../../src/tools/lsp/client";
+import { LspClient, MAX_OPEN_DOCUMENTS } from "../../../src/tools/lsp/client";
 import { type LanguageServiceOptions, createLanguageService } from "../../../src/tools/lsp/manager";
 import type { LanguageService, LspServerStatus } from "../../../src/tools/lsp/types";
 import { type FakeLspScenario, fakeLspServer } from "../../kit/fake-lsp-server";
 import { type ManualTimers, manualTimers } from "../../kit/manual-timers";
+import { runScript } from "../../kit/run-script";
 
 const TEST_TIMEOUT_MS = 60_000;
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -224,6 +225,30 @@ describe("a working server", () => {
     );
 
     it(
+        "cancels an aborted request at the server and stays up",
+        async () => {
+            const fake = fakeProject({ hoverMarker: "hover" });
+            const server = await fake.service.serverFor(fake.file, never());
+            if (!server) throw new Error("the fake server did not start");
+            const abort = new AbortController();
+            const hover = server.request("textDocument/hover", {}, abort.signal);
+            // Once the server runs it (a request still queued there is dropped unseen).
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.started"))).toBe(true),
+                WAIT
+            );
+            abort.abort();
+            await expect(hover).rejects.toThrow(/aborted/);
+            await vi.waitFor(
+                () => expect(existsSync(join(fake.root, "hover.cancelled"))).toBe(true),
+                WAIT
+            );
+            expect(fake.status()).toMatchObject({ state: "running", restarts: 0 });
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
         "is stopped after sitting idle and started again on the next file",
         async () => {
             const fake = fakeProject({}, { settings: { idleMinutes: 1 } });
@@ -243,6 +268,32 @@ describe("a working server", () => {
     );
 
     it(
+        "keeps a bounded number of documents open, forgetting the least recently used",
+        async () => {
+            const fake = fakeProject({});
+            const files = Array.from({ length: MAX_OPEN_DOCUMENTS + 1 }, (_, i) => {
+                const file = join(fake.root, `f${i}.fake`);
+                writeFileSync(file, "ERROR\n");
+                return file;
+            });
+            for (const file of files) {
+                const view = await fake.service.diagnostics([file], {
+                    signal: never(),
+                    budgetMs: 60_000,
+                });
+                expect(view?.byPath.get(file)).toHaveLength(1);
+            }
+            const server = fake.service.running()[0];
+            if (!(server instanceof LspClient)) throw new Error("the fake server is not running");
+            expect(server.openPaths()).toHaveLength(MAX_OPEN_DOCUMENTS);
+            expect(server.openPaths()).not.toContain(files[0]);
+            expect(server.reported().has(files[0]!)).toBe(false);
+            expect(server.reported().has(files.at(-1)!)).toBe(true);
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
         "keeps a flood of notifications bounded and still answers",
         async () => {
             const fake = fakeProject({ floodOnOpen: 50_000 });
@@ -257,6 +308,51 @@ describe("a working server", () => {
             expect(server.droppedNotifications).toBeGreaterThan(0);
             // Against 50,000 sent: the connection's queue never held more than a few hundred.
             expect(server.largestBacklog).toBeLessThan(1000);
+        },
+        TEST_TIMEOUT_MS
+    );
+});
+
+/** Running, not a zombie waiting for its parent (init) to collect it. */
+function running(pid: number): boolean {
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+    } catch {
+        return false;
+    }
+}
+
+describe("North's exit", () => {
+    it.runIf(process.platform === "linux")(
+        "takes its servers and what they started with it, without a dispose",
+        async () => {
+            const fake = fakeProject({});
+            // The server outlives its closed stdin: only North's exit hook stops it.
+            const { command, args } = fakeLspServer({ childPidFile: "child.pid" });
+            const manager = new URL("../../../src/tools/lsp/manager.ts", import.meta.url).pathname;
+            const script = `
+import { createLanguageService } from ${JSON.stringify(manager)};
+const service = createLanguageService({
+    repoRoot: ${JSON.stringify(fake.root)},
+    trusted: true,
+    warn: (message) => console.error(message),
+    builtIns: [{ name: "fake", command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)}, languages: { ".fake": "fake" }, origin: "built-in" }],
+});
+void service.serverFor(${JSON.stringify(fake.file)}, new AbortController().signal).then(() => {
+    console.log(JSON.stringify(service.status()[0]?.pid ?? null));
+    process.exit(0);
+});
+`;
+            const run = await runScript(fake.root, script, []);
+            if (run.stdout.trim() === "") throw new Error(`the script failed: ${run.stderr}`);
+            const pid = JSON.parse(run.stdout.trim()) as number | null;
+            if (pid === null) throw new Error(`the server did not start: ${run.stderr}`);
+            const child = Number(readFileSync(join(fake.root, "child.pid"), "utf8"));
+            await vi.waitFor(
+                () => expect([running(pid), running(child)]).toEqual([false, false]),
+                WAIT
+            );
         },
         TEST_TIMEOUT_MS
     );
