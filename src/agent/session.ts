@@ -2,6 +2,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import type { Message, Provider, Usage } from "../providers/types";
 import { type Logger, silentLogger } from "../storage/logger";
 import { TODO_WRITE_TOOL, todoItemsOf } from "../tools/todo-write";
+import type { LanguageService } from "../tools/lsp/types";
 import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import { type SummariseOptions, summarise } from "./compaction";
@@ -14,6 +15,7 @@ import {
     type UsageSink,
 } from "./conversation";
 import { OutputCache } from "./digest";
+import { EditDiagnostics } from "./edit-diagnostics";
 import type { EngineEvent, EngineListener, Mode, RunResult } from "./events";
 import { type HookRunner, createHookRunner } from "./hook-runner";
 import type { HookEvent, HookEventInputs, HookOutcome, HookSettings } from "./hooks/index";
@@ -26,7 +28,6 @@ import { type RunContext, type RunOptions, createRunContext, requestShape } from
 import { estimatePromptTokens } from "./tokens";
 import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
-import type { LanguageService } from "../tools/lsp/types";
 
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
@@ -83,6 +84,8 @@ export interface SessionOptions {
     subagents?: { attach(host: SubagentHost): void };
     /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
     languages?: LanguageService;
+    /** Time from an applied edit to its diagnostics in the result (`lsp.diagnosticsBudgetMs`); default 5 s. */
+    diagnosticsBudgetMs?: number;
 }
 
 export interface SessionState {
@@ -163,6 +166,13 @@ export class AgentSession {
             sleep: options.sleep ?? abortableSleep,
             random: options.random,
             maxBudgetUsd: options.maxBudgetUsd,
+            editDiagnostics: options.languages
+                ? new EditDiagnostics(
+                      options.languages,
+                      options.repoRoot,
+                      options.diagnosticsBudgetMs
+                  )
+                : undefined,
         };
         options.subagents?.attach({
             deps: this.deps,
@@ -255,6 +265,7 @@ export class AgentSession {
         } finally {
             this.running = false;
             this.currentRun = null;
+            this.deps.editDiagnostics?.endRun();
         }
     }
 

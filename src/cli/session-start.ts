@@ -357,6 +357,7 @@ export async function startSession(
                 logger,
                 subagents: loaded.subagents,
                 languages: extensions.languages,
+                diagnosticsBudgetMs: loaded.settings.merged.lsp?.diagnosticsBudgetMs,
             }),
     });
     samplingDeps = {

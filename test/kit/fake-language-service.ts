@@ -1,116 +1,117 @@
 /**
- * A scripted LanguageService for the lsp tools' tests: one server whose
- * answers are functions of (method, params), recording every sync and request.
- * A request the script leaves unanswered hangs until its signal aborts.
+ * A LanguageService in memory for edit-diagnostics tests: it "handles" files
+ * with the given extension and, like a server, reads them from disk when
+ * asked; every line holding `BAD` is an error there. A test can hold a call
+ * (to play a slow server) or make it fail.
  */
-import { extname } from "node:path";
-import type { ServerCapabilities } from "vscode-languageserver-protocol";
-import type { LanguageService, LspServerHandle, LspServerStatus } from "../../src/tools/lsp/types";
+import { promises as fs } from "node:fs";
+import type {
+    DiagnosticsView,
+    DiagnosticsWait,
+    LanguageService,
+    LspDiagnostic,
+} from "../../src/tools/lsp/types";
 
-export type Answer = (params: Record<string, unknown>) => unknown;
+export const BAD_MESSAGE = "BAD is not allowed here.";
 
-export interface FakeServerOptions {
-    name?: string;
-    root: string;
-    extensions?: readonly string[];
-    capabilities?: ServerCapabilities;
-    /** method → answer; a throwing answer is an error reply; a missing one never answers. */
-    answers?: Record<string, Answer>;
-    /** The server never finishes starting: serverFor answers null once its signal aborts. */
-    startHangs?: boolean;
-    /** serverFor answers null (missing or disabled); status() says so. */
-    unavailable?: Pick<LspServerStatus, "state"> &
-        Partial<Pick<LspServerStatus, "lastError" | "command">>;
+export interface FakeCall {
+    paths: string[];
+    /** The files' text when the call was made. */
+    texts: Map<string, string>;
+    budgetMs: number;
 }
 
-export interface FakeLanguageService extends LanguageService {
-    handle: LspServerHandle;
-    synced: string[];
-    requests: Array<{ method: string; params: Record<string, unknown> }>;
-    /** Resolves once `method` was requested (the call now waits on the server). */
-    requested(method: string): Promise<void>;
-    started: boolean;
-}
+export class FakeLanguageService implements LanguageService {
+    readonly calls: FakeCall[] = [];
+    /** Other files the "server" reports on in every view (a caller of an edited file). */
+    readonly alsoReported: string[] = [];
+    /** Set to make the next calls fail. */
+    failWith: Error | null = null;
+    /** False: views say not every server answered. */
+    complete = true;
+    /** Set to hold the next call until `release()` (or its abort). */
+    hold = false;
+    private held: Array<() => void> = [];
+    private startedWaiters: Array<() => void> = [];
 
-export function fakeLanguageService(options: FakeServerOptions): FakeLanguageService {
-    const extensions = options.extensions ?? [".ts"];
-    const name = options.name ?? "typescript-language-server";
-    const waiting = new Map<string, Array<() => void>>();
-    const service: FakeLanguageService = {
-        synced: [],
-        requests: [],
-        started: false,
-        requested(method) {
-            if (service.requests.some((r) => r.method === method)) return Promise.resolve();
-            return new Promise((resolve) => {
-                waiting.set(method, [...(waiting.get(method) ?? []), resolve]);
-            });
-        },
-        handle: {
-            name,
-            root: options.root,
-            capabilities: options.capabilities ?? {
-                definitionProvider: true,
-                referencesProvider: true,
-                hoverProvider: true,
-                renameProvider: { prepareProvider: true },
-            },
-            sync(path) {
-                service.synced.push(path);
-                return Promise.resolve();
-            },
-            request<R>(method: string, params: unknown, signal: AbortSignal): Promise<R> {
-                const record = params as Record<string, unknown>;
-                service.requests.push({ method, params: record });
-                for (const resolve of waiting.get(method) ?? []) resolve();
-                waiting.delete(method);
-                const answer = options.answers?.[method];
-                if (!answer) {
-                    return new Promise((_, reject) => {
-                        if (signal.aborted) reject(new Error("aborted"));
-                        signal.addEventListener("abort", () => reject(new Error("aborted")), {
-                            once: true,
-                        });
-                    });
-                }
-                try {
-                    return Promise.resolve(answer(record) as R);
-                } catch (error) {
-                    return Promise.reject(error as Error);
-                }
-            },
-        },
-        status: () => [
-            {
-                name,
-                command: options.unavailable?.command ?? `${name} --stdio`,
-                extensions,
-                state: options.unavailable?.state ?? (service.started ? "running" : "available"),
-                restarts: 0,
-                origin: "built-in",
-                ...(options.unavailable?.lastError
-                    ? { lastError: options.unavailable.lastError }
-                    : {}),
-            },
-        ],
-        hasServers: () => true,
-        handles: (path) => !options.unavailable && extensions.includes(extname(path)),
-        serverFor(path, signal) {
-            if (options.startHangs) {
-                return new Promise((resolve) => {
-                    if (signal.aborted) resolve(null);
-                    signal.addEventListener("abort", () => resolve(null), { once: true });
+    constructor(private readonly extension = ".ts") {}
+
+    status() {
+        return [];
+    }
+    hasServers() {
+        return true;
+    }
+    handles(path: string): boolean {
+        return path.endsWith(this.extension);
+    }
+    async serverFor() {
+        return null;
+    }
+    running() {
+        return [];
+    }
+    async dispose() {}
+
+    /** Resolves once `count` calls have been made. */
+    callsMade(count: number): Promise<void> {
+        if (this.calls.length >= count) return Promise.resolve();
+        return new Promise((resolve) => {
+            const check = (): void => {
+                if (this.calls.length >= count) resolve();
+                else this.startedWaiters.push(check);
+            };
+            this.startedWaiters.push(check);
+        });
+    }
+
+    /** Lets the held calls answer. */
+    release(): void {
+        this.hold = false;
+        for (const go of this.held.splice(0)) go();
+    }
+
+    async diagnostics(
+        paths: readonly string[],
+        wait: DiagnosticsWait
+    ): Promise<DiagnosticsView | null> {
+        if (this.failWith) throw this.failWith;
+        const all = [...paths, ...this.alsoReported];
+        const texts = new Map<string, string>();
+        for (const path of all) texts.set(path, await fs.readFile(path, "utf8").catch(() => ""));
+        this.calls.push({ paths: [...paths], texts, budgetMs: wait.budgetMs });
+        for (const notify of this.startedWaiters.splice(0)) notify();
+        if (this.hold) {
+            await new Promise<void>((resolve, reject) => {
+                this.held.push(resolve);
+                wait.signal.addEventListener("abort", () => reject(new Error("aborted")), {
+                    once: true,
                 });
-            }
-            if (options.unavailable || !extensions.includes(extname(path))) {
-                return Promise.resolve(null);
-            }
-            service.started = true;
-            return Promise.resolve(service.handle);
-        },
-        running: () => (service.started ? [service.handle] : []),
-        diagnostics: () => Promise.resolve(null),
-        dispose: () => Promise.resolve(),
-    };
-    return service;
+            });
+        }
+        const byPath = new Map<string, LspDiagnostic[]>();
+        for (const [path, text] of texts) byPath.set(path, badLines(path, text));
+        return { byPath, text: texts, complete: this.complete };
+    }
+}
+
+function badLines(path: string, text: string): LspDiagnostic[] {
+    return text.split("\n").flatMap((line, i) => {
+        const column = line.indexOf("BAD");
+        if (column === -1) return [];
+        return [
+            {
+                path,
+                line: i + 1,
+                column: column + 1,
+                endLine: i + 1,
+                endColumn: column + 4,
+                severity: "error" as const,
+                message: BAD_MESSAGE,
+                source: "fake",
+                code: "E1",
+                server: "fake-server",
+            },
+        ];
+    });
 }

@@ -91,6 +91,8 @@ const lspSchema = lazySchema((z) =>
         enabled: z.boolean().optional(),
         memoryLimitMb: z.number().positive().optional(),
         idleMinutes: z.number().positive().optional(),
+        /** Time from an applied edit to its diagnostics in the result; later they are pending. */
+        diagnosticsBudgetMs: z.number().int().positive().optional(),
         servers: z.record(z.string(), lspServerSchema()).optional(),
     })
 );
