@@ -13,7 +13,7 @@ import {
     type ToolResult,
     isPreparedWrite,
 } from "../../src/tools/types";
-import { type FakeServerOptions, fakeLanguageService } from "../kit/fake-language-service";
+import { type FakeServerOptions, fakeLanguageService } from "../kit/scripted-language-service";
 
 let repo: string;
 beforeEach(() => {

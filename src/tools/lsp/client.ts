@@ -294,7 +294,11 @@ export class LspClient implements LspServerHandle {
     /** The definition's request answered once the server checked `path`, if it has one. */
     private barrier(path: string, signal: AbortSignal): Promise<unknown> | undefined {
         const request = this.options.diagnosticsBarrier?.(pathToFileURL(path).href);
-        return request && this.request(request.method, request.params, signal);
+        const answered = request && this.request(request.method, request.params, signal);
+        // A wait that is over before it looks at the answer leaves it unread: its
+        // rejection (the wait's abort) must not surface as an unhandled one.
+        answered?.catch(() => undefined);
+        return answered;
     }
 
     /**
