@@ -165,6 +165,21 @@ export class EditDiagnostics {
         return new EditCheck(this.setup, handled, signal);
     }
 
+    /**
+     * The model looked at a file a server handles: start that server now, so
+     * the first edit's check does not wait out a cold start (a large
+     * TypeScript project takes seconds). Never awaited; failures show in `/lsp`.
+     */
+    warm(absPath: string): void {
+        const { languages } = this.setup;
+        try {
+            if (!languages.handles(absPath)) return;
+            void languages.serverFor(absPath, new AbortController().signal).catch(() => undefined);
+        } catch {
+            // A service that cannot even answer `handles` has nothing to warm.
+        }
+    }
+
     /** The same servers for a subagent: its late answers go to its own next results. */
     forChild(): EditDiagnostics {
         const { languages, repoRoot, budgetMs } = this.setup;

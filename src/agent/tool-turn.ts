@@ -1,3 +1,4 @@
+import { resolve, sep } from "node:path";
 import type { ToolCallBlock, ToolResultBlock } from "../providers/types";
 import { type Logger, summarizeArgs } from "../storage/logger";
 import { CHARS_PER_TOKEN, MAX_TOOL_RESULT_SHARE } from "../tools/limits";
@@ -100,6 +101,14 @@ export function notRunResults(calls: ToolCallBlock[], why: string): ToolResultBl
     }));
 }
 
+/** A read of a project file starts its language server ahead of the edit that may follow. */
+function warmLanguageServer(input: unknown, deps: ToolTurnDeps): void {
+    const relPath = (input as { path?: unknown } | null)?.path;
+    if (!deps.editDiagnostics || typeof relPath !== "string" || relPath === "") return;
+    const absPath = resolve(deps.repoRoot, relPath);
+    if (absPath.startsWith(deps.repoRoot + sep)) deps.editDiagnostics.warm(absPath);
+}
+
 async function runToolCall(
     call: ToolCallBlock,
     run: RunContext,
@@ -150,6 +159,7 @@ async function runToolCall(
                 ? await deps.exclusive(execute)
                 : await execute();
     }
+    if (result.ok && definition?.readOnly) warmLanguageServer(call.input, deps);
     const forModel: ToolResult = result.ok
         ? {
               ok: true,

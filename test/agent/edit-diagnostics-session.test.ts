@@ -14,7 +14,7 @@ import { AgentSession } from "../../src/agent/session";
 import { streamJsonLine } from "../../src/headless/print-mode";
 import { createAnthropicProvider } from "../../src/providers/anthropic";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
-import { createEditTools, createToolRegistry } from "../../src/tools/index";
+import { createEditTools, createReadTools, createToolRegistry } from "../../src/tools/index";
 import { toolInput } from "../../src/tools/tool-input";
 import { type AnyToolDefinition, toolOk } from "../../src/tools/types";
 import { BAD_MESSAGE, FakeLanguageService } from "../kit/fake-language-service";
@@ -132,6 +132,26 @@ describe("edit diagnostics in a run", () => {
                 .filter((e) => e.type === "diagnostics")
                 .map((e) => e.type === "diagnostics" && e.pending)
         ).toEqual([true, false]);
+    });
+
+    it("starts the file's language server when the model reads a file it handles", async () => {
+        writeFileSync(join(repo, "notes.md"), "# notes\n");
+        const languages = new FakeLanguageService(".ts");
+        const { session } = sessionWith(languages, createReadTools());
+        server.enqueue(
+            {
+                toolCalls: [
+                    { id: "toolu_read", name: "read_file", input: { path: "app.ts" } },
+                    { id: "toolu_notes", name: "read_file", input: { path: "notes.md" } },
+                    { id: "toolu_out", name: "read_file", input: { path: "../outside.ts" } },
+                ],
+            },
+            { text: "Read." }
+        );
+        const result = await session.run("look", { mode: "agent" });
+        expect(result.subtype).toBe("success");
+        // Only the project file of a handled language: nothing for Markdown or a path outside.
+        expect(languages.serversAsked).toEqual([join(repo, "app.ts")]);
     });
 
     it("gives the model the introduced error and emits the event to stream-json", async () => {

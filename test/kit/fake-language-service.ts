@@ -45,7 +45,10 @@ export class FakeLanguageService implements LanguageService {
     handles(path: string): boolean {
         return path.endsWith(this.extension);
     }
-    async serverFor() {
+    /** Paths a server was asked for (started, for a real service). */
+    readonly serversAsked: string[] = [];
+    async serverFor(path: string) {
+        this.serversAsked.push(path);
         return null;
     }
     running() {
