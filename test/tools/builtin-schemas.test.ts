@@ -6,6 +6,7 @@ import { createBuiltinTools } from "../../src/tools/index";
 import { createToolRegistry } from "../../src/tools/registry";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { toolInput } from "../../src/tools/tool-input";
+import { fakeLanguageService } from "../kit/scripted-language-service";
 
 function tool(name: string, inputJsonSchema?: Record<string, unknown>): AnyToolDefinition {
     return {
@@ -55,7 +56,12 @@ it("prebuilds, as the registry derives them from source, every zod-derived schem
         dispose: () => undefined,
     };
     const tools = [
-        ...createBuiltinTools({ expandOutput: () => undefined, shell: detachedShell }),
+        // A found language server brings the lsp tools, which are prebuilt too.
+        ...createBuiltinTools({
+            expandOutput: () => undefined,
+            shell: detachedShell,
+            languages: fakeLanguageService({ root: "/nowhere" }),
+        }),
         createSubagents({ agents: [] }).tool,
         createSkillTool([]) as unknown as AnyToolDefinition,
     ];
@@ -63,6 +69,8 @@ it("prebuilds, as the registry derives them from source, every zod-derived schem
     const derivedNow = createToolRegistry(tools)
         .schemas((tool) => !tool.inputJsonSchema)
         .map((schema) => [schema.name, schema.inputSchema] as const);
-    expect(derivedNow.map(([name]) => name)).toEqual(expect.arrayContaining(["task", "skill"]));
+    expect(derivedNow.map(([name]) => name)).toEqual(
+        expect.arrayContaining(["task", "skill", "lsp", "lsp_rename"])
+    );
     expect(prebuiltByBuild).toEqual(Object.fromEntries(derivedNow));
 }, 60_000);

@@ -101,8 +101,10 @@ describe("slash commands in the interactive app", () => {
     it(
         "/help lists the commands without calling the model",
         async () => {
+            // Tall enough for the whole list on one screen.
             session = await startNorthSession({
                 files: { ".north/commands/review.md": "Review $ARGUMENTS carefully." },
+                rows: 50,
             });
             const { north, server, submit } = session;
             await submit("/help");
