@@ -38,6 +38,8 @@ export interface GeneratedEdit {
 interface LanguageRules {
     extensions: readonly string[];
     lineComment: string;
+    /** Block comments (and Python docstrings), global. */
+    blockComment: RegExp;
     /** Comment lines that are directives (deleting them changes what the tools see). */
     directive: RegExp;
     /** Whole-line comments that may be deleted. */
@@ -71,11 +73,13 @@ function namesWithRequiredFirst(
 }
 
 const SLASH_COMMENTS = /^(\/\/|\/\*|\s+\*)/;
+const SLASH_STAR = /\/\*[\s\S]*?\*\//g;
 
 const RULES: Record<FixtureLanguage, LanguageRules> = {
     typescript: {
         extensions: [".ts"],
         lineComment: "//",
+        blockComment: SLASH_STAR,
         directive: /^\s*(\/\/\/|\/\/\s*@ts-|\/\/\s*eslint|\/\/#)/,
         deletableComment: /^\s*\/\/.*$/,
         stringLead: /[(,+]\s*$/,
@@ -94,6 +98,7 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
     python: {
         extensions: [".py"],
         lineComment: "#",
+        blockComment: /"""[\s\S]*?"""|'''[\s\S]*?'''/g,
         directive: /^\s*#\s*(type:|pyright:|noqa|-\*-|!)/,
         deletableComment: /^\s*#.*$/,
         stringLead: /[(,+]\s*$/,
@@ -111,6 +116,7 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
     go: {
         extensions: [".go"],
         lineComment: "//",
+        blockComment: SLASH_STAR,
         directive: /^\s*\/\/(go:|\s*\+build|export|line )/,
         deletableComment: /^\s*\/\/.*$/,
         stringLead: /[(,+]\s*$/,
@@ -124,6 +130,7 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
     c: {
         extensions: [".c"],
         lineComment: "//",
+        blockComment: SLASH_STAR,
         directive: /^\s*\/\/\s*NOLINT/,
         deletableComment: /^\s*(\/\/.*|\/\*.*\*\/\s*)$/,
         stringLead: /[(,+]\s*$/,
@@ -143,6 +150,7 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
     shell: {
         extensions: [".sh", ".bash"],
         lineComment: "#",
+        blockComment: /(?!)/g,
         directive: /^\s*#\s*(!|shellcheck)/,
         deletableComment: /^\s*#.*$/,
         stringLead: /\s$/,
@@ -181,16 +189,27 @@ interface Site {
 
 const indentOf = (line: string) => /^[ \t]*/.exec(line)![0];
 
-/** Depth of preprocessor conditionals at each line (C): an edit inside one may be compiled out. */
+/**
+ * Depth of preprocessor conditionals at each line (C), an include guard not
+ * counted: code inside one may be compiled out.
+ */
 function conditionalDepths(lines: readonly string[]): number[] {
     const depths: number[] = [];
     let depth = 0;
-    for (const line of lines) {
+    const guard = lines.findIndex((line) => /^\s*#\s*if/.test(line));
+    const guardName = guard >= 0 ? /^#ifndef (\w+)/.exec(lines[guard]!)?.[1] : undefined;
+    const guarded = guardName !== undefined && lines[guard + 1]?.trim() === `#define ${guardName}`;
+    for (const [i, line] of lines.entries()) {
         if (/^\s*#\s*endif/.test(line)) depth--;
-        depths.push(depth);
+        depths.push(guarded ? depth - (i > guard ? 1 : 0) : depth);
         if (/^\s*#\s*if/.test(line)) depth++;
     }
     return depths;
+}
+
+/** The text with comments (and Python docstrings) blanked, newlines kept: what the compiler reads. */
+function codeOnly(text: string, rules: LanguageRules): string {
+    return text.replace(rules.blockComment, (comment) => comment.replace(/[^\n]/g, " "));
 }
 
 /** A string literal (with a space in it) in an argument or a concatenation. */
@@ -249,18 +268,50 @@ function benignSites(file: string, text: string, rules: LanguageRules): Site[] {
     return sites;
 }
 
-/** Where a new top-level declaration may go: above a declaration and what is attached to it. */
+/**
+ * Where a new top-level declaration may go: above a declaration (found in
+ * code, not comments) and the comments and decorators attached to it, below a
+ * blank line that is itself outside any comment; C: never in a conditional.
+ */
 function topLevelSlots(text: string, rules: LanguageRules): number[] {
     const lines = text.split("\n");
+    const code = codeOnly(text, rules).split("\n");
     const depths = conditionalDepths(lines);
+    const comments = [...text.matchAll(rules.blockComment)].map(
+        (m) => [m.index, m.index + m[0].length] as const
+    );
+    const starts: number[] = [];
+    for (let i = 0, offset = 0; i < lines.length; offset += lines[i]!.length + 1, i++) {
+        starts.push(offset);
+    }
+    const inComment = (i: number) =>
+        comments.some(([start, end]) => start < starts[i]! && starts[i]! < end);
+    // A line whose code is blank but whose text is not lies in (or opens) a comment.
+    const commented = (i: number) =>
+        inComment(i) || (lines[i]!.trim() !== "" && code[i]!.trim() === "");
     const slots: number[] = [];
     for (let i = 1; i < lines.length; i++) {
-        if (!rules.topLevel.test(lines[i]!) || depths[i] !== 0) continue;
+        if (!rules.topLevel.test(code[i]!) || depths[i] !== 0) continue;
         let at = i;
-        while (at > 0 && rules.attached.test(lines[at - 1]!)) at--;
-        if (at > 0 && lines[at - 1]!.trim() === "") slots.push(at);
+        while (at > 0 && (rules.attached.test(lines[at - 1]!) || commented(at - 1))) at--;
+        // A blank line between the parts of one comment is no place for code.
+        if (at > 0 && lines[at - 1]!.trim() === "" && !inComment(at) && depths[at] === 0) {
+            slots.push(at);
+        }
     }
     return slots;
+}
+
+/** Functions callable at line `at`: those of the headers and those above it, in code. */
+function calleesAt(text: string, at: number, rules: LanguageRules, headers: readonly string[]) {
+    const visible = (t: string, end?: number) => {
+        const lines = codeOnly(t, rules).split("\n").slice(0, end);
+        const depths = conditionalDepths(t.split("\n"));
+        return lines.map((line, i) => (depths[i] === 0 ? line : "")).join("\n");
+    };
+    return [...headers.map((h) => visible(h)), visible(text, at)].flatMap((t) =>
+        rules.functionsWithArguments(t)
+    );
 }
 
 function errorSites(
@@ -269,7 +320,6 @@ function errorSites(
     rules: LanguageRules,
     headers: readonly string[]
 ): Site[] {
-    const slots = topLevelSlots(text, rules);
     const sites: Site[] = [];
     const insert = (at: number, block: string) => (ls: string[]) => [
         ...ls.slice(0, at),
@@ -277,7 +327,7 @@ function errorSites(
         "",
         ...ls.slice(at),
     ];
-    for (const at of slots) {
+    for (const at of topLevelSlots(text, rules)) {
         if (rules.wrongType) {
             const wrongType = rules.wrongType;
             sites.push({
@@ -287,9 +337,7 @@ function errorSites(
                 make: (ls, n) => insert(at, wrongType(n))(ls),
             });
         }
-        // Functions known at this point: those of the headers and those above it.
-        const above = text.split("\n").slice(0, at).join("\n");
-        const callees = [...headers, above].flatMap((t) => rules.functionsWithArguments(t));
+        const callees = calleesAt(text, at, rules, headers);
         if (callees.length === 0) continue;
         sites.push({
             file,
