@@ -207,6 +207,7 @@ export function createViewRecorder(
                 case "summary":
                 case "warning":
                 case "todo":
+                case "diagnostics":
                 case "run_end":
                     break;
                 default:

@@ -1,4 +1,5 @@
 import type { ProviderError, StopReason, Usage } from "../providers/types";
+import type { LspDiagnostic } from "../tools/lsp/types";
 import type { TodoItem } from "../tools/todo-write";
 import type { ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
@@ -133,6 +134,26 @@ export type EngineEvent =
           /** The child's tool calls and model turns so far. */
           toolCalls: number;
           turns: number;
+      }
+    | {
+          /**
+           * What the language servers report an applied edit introduced
+           * (agent/edit-diagnostics.ts). `pending`: they had not answered
+           * within the budget; a second event with `pending: false` follows
+           * if they answer later.
+           */
+          type: "diagnostics";
+          /** The edit's tool call (`nf-<turn>-<n>` for a NORTH_FILE block). */
+          toolCallId: string;
+          /** Errors and warnings the edit introduced, at most 10; paths relative to the project when inside it. */
+          introduced: LspDiagnostic[];
+          /** Introduced ones beyond those listed. */
+          more: number;
+          /** Errors and warnings present before the edit and gone after it. */
+          fixed: number;
+          pending: boolean;
+          /** False when the servers had not reported on the files before the edit: `introduced` may hold older problems. */
+          baselineKnown: boolean;
       }
     /** The model's to-do list, whole, after each todo_write call. */
     | { type: "todo"; items: TodoItem[] }

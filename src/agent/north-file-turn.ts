@@ -7,6 +7,7 @@ import {
 import type { PreparedWrite, ToolResult } from "../tools/types";
 import type { EngineEvent } from "./events";
 import { type WriteReviewDeps, reviewPreparedWrite } from "./write-review";
+import { diagnosticsNoteOf, diagnosticsText } from "./edit-diagnostics";
 
 /** At most this many automatic continuations of one cut-off NORTH_FILE block. */
 export const MAX_NORTH_FILE_CONTINUATIONS = 3;
@@ -176,7 +177,7 @@ export async function settleNorthFiles(
         const result = await review(file.prepared, file.path, false);
         if (result.ok) {
             notes.push(
-                `[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.`
+                `[North] NORTH_FILE ${file.path}: written (${file.linesWritten} lines) and accepted.${diagnosticsSuffix(result.data)}`
             );
         } else if (result.error.code === "denied") {
             notes.push(
@@ -211,7 +212,7 @@ export async function settleNorthFiles(
         const result = await review(partial.data, resume.path, true);
         if (result.ok) {
             notes.push(
-                `[North] ${cutOff}; its partial content (${lines}) was written and accepted. Check how it ends and finish it with small edits.`
+                `[North] ${cutOff}; its partial content (${lines}) was written and accepted. Check how it ends and finish it with small edits.${diagnosticsSuffix(result.data)}`
             );
         } else if (result.error.code === "denied") {
             notes.push(
@@ -238,6 +239,12 @@ export async function undoUnfinishedNorthFiles(
             message: `unfinished NORTH_FILE writes undone: ${undone.join(", ")}`,
         });
     }
+}
+
+/** What the language servers said about a written block, on the lines after its note. */
+function diagnosticsSuffix(data: unknown): string {
+    const note = diagnosticsNoteOf(data);
+    return note ? `\n${diagnosticsText(note)}` : "";
 }
 
 /** `text` ending with a full stop, so a following sentence reads right. */

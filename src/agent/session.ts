@@ -2,6 +2,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import type { Message, Provider, Usage } from "../providers/types";
 import { type Logger, silentLogger } from "../storage/logger";
 import { TODO_WRITE_TOOL, todoItemsOf } from "../tools/todo-write";
+import type { LanguageService } from "../tools/lsp/types";
 import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import { type SummariseOptions, summarise } from "./compaction";
@@ -14,6 +15,7 @@ import {
     type UsageSink,
 } from "./conversation";
 import { OutputCache } from "./digest";
+import { EditDiagnostics } from "./edit-diagnostics";
 import type { EngineEvent, EngineListener, Mode, RunResult } from "./events";
 import { type HookRunner, createHookRunner } from "./hook-runner";
 import type { HookEvent, HookEventInputs, HookOutcome, HookSettings } from "./hooks/index";
@@ -80,6 +82,8 @@ export interface SessionOptions {
     checkpoints?: FileCheckpointer;
     /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
     subagents?: { attach(host: SubagentHost): void };
+    /** Language servers of a trusted project: edits report what they introduced. Absent: none. */
+    languages?: LanguageService;
 }
 
 export interface SessionState {
@@ -160,6 +164,9 @@ export class AgentSession {
             sleep: options.sleep ?? abortableSleep,
             random: options.random,
             maxBudgetUsd: options.maxBudgetUsd,
+            editDiagnostics: options.languages
+                ? new EditDiagnostics(options.languages, options.repoRoot)
+                : undefined,
         };
         options.subagents?.attach({
             deps: this.deps,

@@ -5,6 +5,7 @@ import type { FileCheckpointer, ToolError, ToolResult } from "../tools/types";
 import type { ApprovalSettings, Approver } from "./approvals";
 import type { Conversation } from "./conversation";
 import { type OutputCache, digestToolOutput } from "./digest";
+import type { EditDiagnostics } from "./edit-diagnostics";
 import type { EngineEvent } from "./events";
 import type { HookRunner } from "./hook-runner";
 import { PROPOSE_PLAN_TOOL, reviewPlan } from "./plan";
@@ -31,6 +32,8 @@ export interface ToolTurnDeps {
      * parallel subagents, so each sees the last one's change; absent: as is.
      */
     exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
+    /** What the language servers say applied edits introduced; absent: no server runs. */
+    editDiagnostics?: EditDiagnostics;
 }
 
 /** Calls of a `concurrent` tool (subagents) running at once in one turn. */
@@ -118,6 +121,7 @@ async function runToolCall(
         repoRoot: deps.repoRoot,
         addedRoots: deps.addedRoots,
         checkpoint: deps.checkpoint,
+        editDiagnostics: deps.editDiagnostics,
         logger: deps.logger,
         emit: deps.emit,
         planRequired: run.mode === "plan" && run.acceptedPlan === null,
@@ -171,6 +175,8 @@ async function runToolCall(
     if (after?.additionalContext.length) {
         content += `\n[PostToolUse hook] ${after.additionalContext.join("\n")}`;
     }
+    // An earlier edit's diagnostics that came after its result go with this one.
+    for (const note of deps.editDiagnostics?.takeLateNotes() ?? []) content += `\n${note}`;
     const durationMs = Math.round(performance.now() - started);
     const error: ToolError | undefined = result.ok ? undefined : result.error;
     deps.emit({

@@ -15,11 +15,14 @@ import {
 } from "./approval-requirement";
 import type { ApprovalRequest } from "./approvals";
 import type { RuleMatch } from "../tools/permissions/rules";
+import type { EditCheck, EditDiagnostics } from "./edit-diagnostics";
 
 export interface WriteReviewDeps extends ApprovalDriverDeps {
     repoRoot: string;
     /** `--add-dir` directories paths may also lead into; absent: none. */
     addedRoots?: readonly string[];
+    /** Asks the language servers what an applied write introduced; absent: no server runs. */
+    editDiagnostics?: EditDiagnostics;
 }
 
 /**
@@ -44,7 +47,12 @@ async function resolveTargets(
     return toolOk(targets);
 }
 
-async function refuse(change: PreparedWrite, result: ToolResult<never>): Promise<ToolResult> {
+async function refuse(
+    change: PreparedWrite,
+    result: ToolResult<never>,
+    check: EditCheck | null = null
+): Promise<ToolResult> {
+    check?.cancel();
     await change.discard?.().catch(() => undefined);
     return result;
 }
@@ -53,6 +61,8 @@ async function refuse(change: PreparedWrite, result: ToolResult<never>): Promise
  * The write review: skipped when a rule, the mode, a setting or a hook
  * accepts it, otherwise asked; applied on approval, discarded on refusal.
  * Protected configuration is always asked unless print mode's flags allow it.
+ * Where a language server handles a target, what it says the write
+ * introduced joins the applied result (agent/edit-diagnostics.ts).
  */
 export async function reviewPreparedWrite(
     change: PreparedWrite,
@@ -64,6 +74,12 @@ export async function reviewPreparedWrite(
 ): Promise<ToolResult> {
     const targets = await resolveTargets(deps, change.diffs);
     if (!targets.ok) return refuse(change, targets);
+    // The view before the write is taken while the review is open.
+    const check =
+        deps.editDiagnostics?.begin(
+            targets.data.map((t) => ({ realPath: t.safe.realPath, isNew: t.diff.isNewFile })),
+            signal
+        ) ?? null;
     const protectedPaths = protectedPathsOf(deps.repoRoot, targets.data);
     const requirement = await approvalRequirement(
         { kind: "write", toolName: origin.toolName, targets: targets.data },
@@ -87,11 +103,11 @@ export async function reviewPreparedWrite(
         signal,
         deps
     );
-    if (!settled.run) return refuse(change, settled.refusal);
+    if (!settled.run) return refuse(change, settled.refusal, check);
     // The review may have been open for a while: a path swapped meanwhile must not
     // land outside, in .git, or on a protected file nobody reviewed as such.
     const again = await resolveTargets(deps, change.diffs);
-    if (!again.ok) return refuse(change, again);
+    if (!again.ok) return refuse(change, again, check);
     const unreviewed = protectedPathsOf(deps.repoRoot, again.data).filter(
         (p) => !protectedPaths.includes(p)
     );
@@ -101,9 +117,11 @@ export async function reviewPreparedWrite(
             toolError(
                 "file_changed",
                 `${unreviewed.join(", ")} now leads to protected configuration (a link on the path changed) while this edit waited; nothing was written. Re-read it and make the edit again.`
-            )
+            ),
+            check
         );
     }
+    await check?.beforeApply();
     deps.logger.info("write_apply_start", {
         files: change.diffs.length,
         protectedFiles: protectedPaths.length,
@@ -119,5 +137,7 @@ export async function reviewPreparedWrite(
     if (!applied.ok && applied.error.code === "checkpoint_failed") {
         deps.emit({ type: "warning", message: applied.error.message });
     }
-    return applied;
+    if (!check) return applied;
+    const edit = { toolCallId: origin.toolCallId, paths: change.diffs.map((d) => d.path) };
+    return check.afterApply(applied, edit, deps.emit);
 }

@@ -90,7 +90,38 @@ export type NorthEvent =
           type: "todo";
           items: Array<{ content: string; status: "pending" | "in_progress" | "done" }>;
       }
+    /**
+     * What a language server says an applied edit introduced. `pending`: it
+     * had not answered in time; a later event with `pending: false` follows if
+     * it answers while the run goes on.
+     */
+    | {
+          type: "diagnostics";
+          tool_call_id: string;
+          /** At most 10; paths relative to the project when inside it. */
+          introduced: NorthDiagnostic[];
+          more: number;
+          fixed: number;
+          pending: boolean;
+          /** False when the server had not reported on the files before the edit. */
+          baseline_known: boolean;
+      }
     | NorthResult;
+
+/** One problem a language server reports: lines and columns from 1. */
+export interface NorthDiagnostic {
+    path: string;
+    line: number;
+    column: number;
+    end_line: number;
+    end_column: number;
+    severity: "error" | "warning" | "information" | "hint";
+    message: string;
+    source?: string;
+    code?: string;
+    /** The language server that reported it. */
+    server: string;
+}
 
 export interface NorthSessionOptions {
     /** The project directory (its repository root is found as the CLI does). Default: process.cwd(). */

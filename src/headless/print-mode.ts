@@ -122,6 +122,27 @@ export function streamJsonLine(
             return { type: "warning", message: event.message };
         case "todo":
             return { type: "todo", items: event.items };
+        case "diagnostics":
+            return {
+                type: "diagnostics",
+                tool_call_id: event.toolCallId,
+                introduced: event.introduced.map((d) => ({
+                    path: d.path,
+                    line: d.line,
+                    column: d.column,
+                    end_line: d.endLine,
+                    end_column: d.endColumn,
+                    severity: d.severity,
+                    message: d.message,
+                    ...(d.source !== undefined ? { source: d.source } : {}),
+                    ...(d.code !== undefined ? { code: d.code } : {}),
+                    server: d.server,
+                })),
+                more: event.more,
+                fixed: event.fixed,
+                pending: event.pending,
+                baseline_known: event.baselineKnown,
+            };
         case "task_progress":
             return {
                 type: "task_progress",
@@ -269,6 +290,7 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "file_write":
         case "todo":
         case "task_progress":
+        case "diagnostics":
         case "run_end":
             return null;
         default:

@@ -25,6 +25,7 @@ const CHANGES_STATUS: Record<HostEvent["type"], boolean> = {
     warning: false,
     file_write: false,
     todo: false,
+    diagnostics: false,
     // A subagent's answer adds to the session's spend.
     task_progress: true,
     run_end: true,

@@ -4,7 +4,13 @@
  * that animate, the viewport swaps that glyph per frame and keeps the rest.
  */
 import stringWidth from "string-width";
-import type { Entry, ReviewEntry, ThinkingEntry, ToolEntry } from "../transcript/types";
+import type {
+    Entry,
+    ReviewEntry,
+    ThinkingEntry,
+    ToolDiagnostics,
+    ToolEntry,
+} from "../transcript/types";
 import type { Ansi } from "./ansi";
 import { ansiRow, diffRows, wrapDiffRows } from "./diff-rows";
 import { renderMarkdown, wrapLines } from "./markdown";
@@ -159,6 +165,23 @@ function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
         );
     } else if (more > 0 && entry.toggles) {
         lines.push(ansi.dim(`${EXPAND_KEY} to collapse`));
+    }
+    if (entry.diagnostics) lines.push(...diagnosticLines(entry.diagnostics, width, ansi));
+    return lines;
+}
+
+/** An edit's diagnostics under its result: each introduced problem in its severity's colour. */
+function diagnosticLines(shown: ToolDiagnostics, width: number, ansi: Ansi): string[] {
+    if (shown.pending) return [ansi.dim("… diagnostics pending (the language server is slow)")];
+    const lines: string[] = [];
+    for (const line of shown.lines) {
+        const text = sanitizeText(line.text);
+        lines.push(...wrapLines(ansi.fg(line.severity, text), width, false));
+    }
+    if (shown.more > 0) lines.push(ansi.dim(`and ${shown.more} more`));
+    if (shown.fixed > 0) {
+        const fixed = `${shown.fixed} problem${shown.fixed === 1 ? "" : "s"} fixed`;
+        lines.push(ansi.fg("success", fixed));
     }
     return lines;
 }

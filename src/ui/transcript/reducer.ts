@@ -6,7 +6,14 @@
 import type { EngineEvent } from "../../agent/events";
 import type { TodoItem } from "../../tools/todo-write";
 import type { ResolvedReview } from "../review-types";
-import { type Entry, isExpandable, type ToolEntry, type ToolStatus } from "./types";
+import { formatDiagnostic } from "../../tools/lsp/introduced";
+import {
+    type Entry,
+    isExpandable,
+    type ToolDiagnostics,
+    type ToolEntry,
+    type ToolStatus,
+} from "./types";
 import {
     type ToolDisplays,
     resultDetail,
@@ -395,6 +402,33 @@ function fileWrite(
     return withToolIndex(next, key, next.entries.length - 1, owned);
 }
 
+/**
+ * An edit's diagnostics go under its entry; a write with no entry of its own
+ * (a NORTH_FILE block) gets a notice when something was introduced.
+ */
+function diagnostics(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "diagnostics" }>,
+    owned: Owned
+): TranscriptState {
+    const shown: ToolDiagnostics = {
+        pending: event.pending,
+        lines: event.introduced.flatMap((d) =>
+            d.severity === "error" || d.severity === "warning"
+                ? [{ severity: d.severity, text: formatDiagnostic(d, "") }]
+                : []
+        ),
+        more: event.more,
+        fixed: event.fixed,
+    };
+    const index = state.toolIndex[event.toolCallId];
+    if (index !== undefined) return update(state, index, () => ({ diagnostics: shown }), owned);
+    if (shown.lines.length === 0) return state;
+    const more = shown.more > 0 ? [`and ${shown.more} more`] : [];
+    const text = ["Diagnostics after the edit:", ...shown.lines.map((l) => l.text), ...more];
+    return append(state, { kind: "notice", level: "warning", text: text.join("\n") }, owned);
+}
+
 function endRun(
     state: TranscriptState,
     event: Extract<EngineEvent, { type: "run_end" }>,
@@ -520,6 +554,8 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
             return endRun(state, event, owned);
         case "todo":
             return { ...state, todos: event.items };
+        case "diagnostics":
+            return diagnostics(state, event, owned);
         // Reviews arrive as `review` actions from the approval bridge; context use is the status line's.
         case "turn_start":
         case "approval_request":

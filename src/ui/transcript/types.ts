@@ -68,6 +68,19 @@ export interface ToolEntry extends EntryBase {
      * once they are; dropped then.
      */
     untitled?: { input: unknown; details?: unknown };
+    /** What the language servers say the call (an edit) introduced, drawn under its result. */
+    diagnostics?: ToolDiagnostics;
+}
+
+/** An edit's diagnostics as the transcript draws them. */
+export interface ToolDiagnostics {
+    /** The servers had not answered yet. */
+    pending: boolean;
+    /** `path:line:col severity message (source code)`, coloured by severity. */
+    lines: Array<{ severity: "error" | "warning"; text: string }>;
+    /** Introduced beyond those listed. */
+    more: number;
+    fixed: number;
 }
 
 export interface ReviewEntry extends EntryBase {

@@ -1,0 +1,250 @@
+/**
+ * Which errors and warnings an edit introduced: the language servers'
+ * diagnostics after the edit compared with those before it. Pure.
+ *
+ * The rule, in two passes per file:
+ * 1. A diagnostic after the edit is the same problem as one before when its
+ *    identity (severity, message, code, source) and the trimmed text of its
+ *    first line are equal. Lines are not compared by number, so code the edit
+ *    moved (or re-indented) brings no "new" problems.
+ * 2. One left over is still the same problem when a left-over diagnostic of
+ *    the same identity sat on a line that lands within `NEAR_LINES` of it
+ *    after the edit (lines aligned as a line diff does; a rewritten line
+ *    lands on what replaced it): the edit rewrote a line that already had
+ *    this error, it did not create it.
+ * What is still left is introduced. Before-diagnostics nothing matched are
+ * fixed (counted only). A file the edit did not touch counts only when the
+ * before view has an entry for it: without one, its earlier state is unknown
+ * and its problems are not called new.
+ */
+import type { DiagnosticsView, LspDiagnostic } from "./types";
+
+/** Lines around a rewritten region where a same-identity problem counts as the old one. */
+export const NEAR_LINES = 3;
+
+export interface IntroducedDiagnostics {
+    /** Edited files first (in the order given), then the others by path; by line within a file. */
+    introduced: LspDiagnostic[];
+    /** Errors and warnings present before the edit and gone after it. */
+    fixed: number;
+}
+
+type Reported = LspDiagnostic & { severity: "error" | "warning" };
+
+function reported(list: readonly LspDiagnostic[] | undefined): Reported[] {
+    return (list ?? []).filter(
+        (d): d is Reported => d.severity === "error" || d.severity === "warning"
+    );
+}
+
+function identity(d: LspDiagnostic): string {
+    return JSON.stringify([d.severity, d.message, d.code ?? null, d.source ?? null]);
+}
+
+function splitLines(text: string | undefined): string[] | null {
+    return text === undefined ? null : text.split(/\r\n|\r|\n/);
+}
+
+function lineKey(d: LspDiagnostic, lines: readonly string[] | null): string {
+    return `${identity(d)}\n${lines?.[d.line - 1]?.trim() ?? ""}`;
+}
+
+/** Line pairs compared at most when aligning the rewritten middle of a file (else it maps as one block). */
+const MAX_ALIGN_CELLS = 1_000_000;
+
+/**
+ * Where each line before the edit is after it: common prefix and suffix as
+ * they are, the middle aligned by a longest common subsequence of lines, so
+ * several separate changes (a batch) each keep their own place.
+ */
+class LineMap {
+    private readonly start: number;
+    private readonly beforeEnd: number;
+    private readonly afterEnd: number;
+    /** Middle before-line offset → after line (0-based, whole file), or -1 when rewritten. */
+    private readonly matched: Int32Array | null;
+
+    constructor(before: readonly string[], after: readonly string[]) {
+        let start = 0;
+        while (start < before.length && start < after.length && before[start] === after[start]) {
+            start++;
+        }
+        let tail = 0;
+        while (
+            tail < before.length - start &&
+            tail < after.length - start &&
+            before[before.length - 1 - tail] === after[after.length - 1 - tail]
+        ) {
+            tail++;
+        }
+        this.start = start;
+        this.beforeEnd = before.length - tail;
+        this.afterEnd = after.length - tail;
+        const n = this.beforeEnd - start;
+        const m = this.afterEnd - start;
+        this.matched =
+            n > 0 && m > 0 && n * m <= MAX_ALIGN_CELLS
+                ? align(
+                      before.slice(start, this.beforeEnd),
+                      after.slice(start, this.afterEnd),
+                      start
+                  )
+                : null;
+    }
+
+    /** The after lines a before line (0-based) landed on: one line, or the range that replaced it. */
+    map(line: number): [number, number] {
+        const { start, beforeEnd, afterEnd, matched } = this;
+        if (line < start) return [line, line];
+        if (line >= beforeEnd) {
+            const moved = line + afterEnd - beforeEnd;
+            return [moved, moved];
+        }
+        if (!matched) return [start, Math.max(start, afterEnd - 1)];
+        const own = matched[line - start]!;
+        if (own !== -1) return [own, own];
+        let previous = start - 1;
+        for (let i = line - start - 1; i >= 0; i--) {
+            if (matched[i]! !== -1) {
+                previous = matched[i]!;
+                break;
+            }
+        }
+        let next = afterEnd;
+        for (let i = line - start + 1; i < matched.length; i++) {
+            if (matched[i]! !== -1) {
+                next = matched[i]!;
+                break;
+            }
+        }
+        const first = previous + 1;
+        return [first, Math.max(first, next - 1)];
+    }
+}
+
+/** For each line of `before`, the line of `after` it is kept as (plus `offset`), or -1. */
+function align(before: readonly string[], after: readonly string[], offset: number): Int32Array {
+    const n = before.length;
+    const m = after.length;
+    // lengths[i * (m + 1) + j]: the longest common subsequence of before[i..] and after[j..].
+    const lengths = new Int32Array((n + 1) * (m + 1));
+    for (let i = n - 1; i >= 0; i--) {
+        for (let j = m - 1; j >= 0; j--) {
+            lengths[i * (m + 1) + j] =
+                before[i] === after[j]
+                    ? lengths[(i + 1) * (m + 1) + j + 1]! + 1
+                    : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!);
+        }
+    }
+    const matched = new Int32Array(n).fill(-1);
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+        if (before[i] === after[j]) {
+            matched[i] = j + offset;
+            i++;
+            j++;
+        } else if (lengths[(i + 1) * (m + 1) + j]! >= lengths[i * (m + 1) + j + 1]!) i++;
+        else j++;
+    }
+    return matched;
+}
+
+function isNear(afterLine: number, range: [number, number]): boolean {
+    const distance =
+        afterLine < range[0]
+            ? range[0] - afterLine
+            : afterLine > range[1]
+              ? afterLine - range[1]
+              : 0;
+    return distance <= NEAR_LINES;
+}
+
+function byPosition(a: LspDiagnostic, b: LspDiagnostic): number {
+    return a.line - b.line || a.column - b.column;
+}
+
+/** One file's comparison: the introduced diagnostics and how many before ones are gone. */
+function compareFile(
+    beforeList: readonly Reported[],
+    afterList: readonly Reported[],
+    beforeText: string | undefined,
+    afterText: string | undefined
+): { introduced: Reported[]; fixed: number } {
+    const beforeLines = splitLines(beforeText);
+    const afterLines = splitLines(afterText);
+    // Pass 1: same identity on a line with the same text.
+    const unmatchedBefore = new Map<string, Reported[]>();
+    for (const d of beforeList) {
+        const key = lineKey(d, beforeLines);
+        unmatchedBefore.set(key, [...(unmatchedBefore.get(key) ?? []), d]);
+    }
+    const leftAfter: Reported[] = [];
+    for (const d of afterList) {
+        const same = unmatchedBefore.get(lineKey(d, afterLines));
+        if (same && same.length > 0) same.shift();
+        else leftAfter.push(d);
+    }
+    const leftBefore = [...unmatchedBefore.values()].flat();
+    // Pass 2: same identity in or near the rewritten lines. Without both texts
+    // nothing can be placed, so any same-identity problem counts as the old one.
+    const lineMap = beforeLines && afterLines ? new LineMap(beforeLines, afterLines) : null;
+    const introduced: Reported[] = [];
+    for (const d of leftAfter) {
+        const index = leftBefore.findIndex(
+            (b) =>
+                identity(b) === identity(d) &&
+                (lineMap === null || isNear(d.line - 1, lineMap.map(b.line - 1)))
+        );
+        if (index === -1) introduced.push(d);
+        else leftBefore.splice(index, 1);
+    }
+    return { introduced: introduced.sort(byPosition), fixed: leftBefore.length };
+}
+
+/**
+ * The errors and warnings in `after` that were not in `before`, in the
+ * edited files (absolute paths) and in other files both views report on.
+ */
+export function introducedDiagnostics(
+    before: DiagnosticsView,
+    after: DiagnosticsView,
+    edited: readonly string[]
+): IntroducedDiagnostics {
+    const editedSet = new Set(edited);
+    const others = [...after.byPath.keys()]
+        .filter((path) => !editedSet.has(path) && before.byPath.has(path))
+        .sort();
+    const introduced: LspDiagnostic[] = [];
+    let fixed = 0;
+    for (const path of [...new Set(edited), ...others]) {
+        // An edited file the after view does not cover cannot be judged.
+        if (!after.byPath.has(path)) continue;
+        const result = compareFile(
+            reported(before.byPath.get(path)),
+            reported(after.byPath.get(path)),
+            before.text.get(path),
+            after.text.get(path)
+        );
+        introduced.push(...result.introduced);
+        fixed += result.fixed;
+    }
+    return { introduced, fixed };
+}
+
+/** Characters of one diagnostic's message kept on its line. */
+const MAX_MESSAGE_CHARS = 300;
+
+/**
+ * `path:line:col severity message (source code)` on one line; the path
+ * relative to `root` when inside it.
+ */
+export function formatDiagnostic(d: LspDiagnostic, root: string): string {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    const path = d.path.startsWith(prefix) ? d.path.slice(prefix.length) : d.path;
+    const flat = d.message.replace(/\s+/g, " ").trim();
+    const message =
+        flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;
+    const origin = [d.source, d.code].filter((part) => part !== undefined && part !== "");
+    return `${path}:${d.line}:${d.column} ${d.severity} ${message}${origin.length > 0 ? ` (${origin.join(" ")})` : ""}`;
+}
