@@ -121,6 +121,8 @@ interface CheckSetup {
     repoRoot: string;
     budgetMs: number;
     addLateNote(text: string): void;
+    /** A pending answer is awaited under `controller` until it comes or the run ends. */
+    awaitLate(controller: AbortController): () => void;
 }
 
 /**
@@ -130,6 +132,8 @@ interface CheckSetup {
  */
 export class EditDiagnostics {
     private readonly lateNotes: string[] = [];
+    /** Pending answers still awaited in this run. */
+    private readonly lateWaits = new Set<AbortController>();
     private readonly setup: CheckSetup;
 
     constructor(languages: LanguageService, repoRoot: string, budgetMs = DIAGNOSTICS_BUDGET_MS) {
@@ -138,6 +142,10 @@ export class EditDiagnostics {
             repoRoot,
             budgetMs,
             addLateNote: (text) => this.lateNotes.push(text),
+            awaitLate: (controller) => {
+                this.lateWaits.add(controller);
+                return () => this.lateWaits.delete(controller);
+            },
         };
     }
 
@@ -157,9 +165,25 @@ export class EditDiagnostics {
         return new EditCheck(this.setup, handled, signal);
     }
 
+    /** The same servers for a subagent: its late answers go to its own next results. */
+    forChild(): EditDiagnostics {
+        const { languages, repoRoot, budgetMs } = this.setup;
+        return new EditDiagnostics(languages, repoRoot, budgetMs);
+    }
+
     /** Notes of late answers, each once, for the next tool result. */
     takeLateNotes(): string[] {
         return this.lateNotes.splice(0);
+    }
+
+    /**
+     * The run ended: answers still pending are no longer awaited (stream-json
+     * ends a run with its result) and notes nobody will read are dropped.
+     */
+    endRun(): void {
+        for (const controller of this.lateWaits) controller.abort();
+        this.lateWaits.clear();
+        this.lateNotes.length = 0;
     }
 }
 
@@ -301,8 +325,10 @@ export class EditCheck {
         edit: DiagnosedEdit,
         emit: (event: EngineEvent) => void
     ): void {
+        const done = this.setup.awaitLate(this.controller);
         void settleWithin(afterCall, LATE_DIAGNOSTICS_MS + SERVICE_GRACE_MS, this.controller.signal)
             .then((late) => {
+                done();
                 this.unlink();
                 if (late.kind !== "done" || late.value === null) return;
                 const note = this.report(before, late.value, edit, emit);

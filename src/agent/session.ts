@@ -82,8 +82,10 @@ export interface SessionOptions {
     checkpoints?: FileCheckpointer;
     /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
     subagents?: { attach(host: SubagentHost): void };
-    /** Language servers of a trusted project: edits report what they introduced. Absent: none. */
+    /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
     languages?: LanguageService;
+    /** Time from an applied edit to its diagnostics in the result (`lsp.diagnosticsBudgetMs`); default 5 s. */
+    diagnosticsBudgetMs?: number;
 }
 
 export interface SessionState {
@@ -165,7 +167,11 @@ export class AgentSession {
             random: options.random,
             maxBudgetUsd: options.maxBudgetUsd,
             editDiagnostics: options.languages
-                ? new EditDiagnostics(options.languages, options.repoRoot)
+                ? new EditDiagnostics(
+                      options.languages,
+                      options.repoRoot,
+                      options.diagnosticsBudgetMs
+                  )
                 : undefined,
         };
         options.subagents?.attach({
@@ -259,6 +265,7 @@ export class AgentSession {
         } finally {
             this.running = false;
             this.currentRun = null;
+            this.deps.editDiagnostics?.endRun();
         }
     }
 

@@ -266,6 +266,7 @@ export function createSubagents(options: SubagentOptions): {
             exclusive,
             // The budget is the session's: the parent's spend and every child's so far.
             spentUsd: () => parent.conversation.totalCostUsd,
+            editDiagnostics: parent.editDiagnostics?.forChild(),
         };
         const mode: Mode =
             parentRun?.mode === "ask" || (parentRun?.mode === "plan" && !parentRun.acceptedPlan)

@@ -18,6 +18,8 @@ import {
     parseProjectMcpConfig,
 } from "../tools/mcp/config";
 import type { McpManager, McpManagerOptions } from "../tools/mcp/manager";
+import { createLanguageService } from "../tools/lsp/manager";
+import type { LanguageService } from "../tools/lsp/types";
 import { createToolRegistry } from "../tools/registry";
 import type { AnyToolDefinition } from "../tools/types";
 import { nodeFetch } from "../providers/node-fetch";
@@ -38,6 +40,11 @@ export interface ProjectExtensions {
     costs: CostStore;
     /** Started in the background; its tools join as servers become ready. */
     mcp?: McpManager;
+    /**
+     * Language servers, each started on the first file of its language; in an
+     * untrusted project one that starts nothing and says so in its status.
+     */
+    languages: LanguageService;
     close(): Promise<void>;
 }
 
@@ -65,8 +72,10 @@ export async function loadProjectExtensions(
         mcpRoots?: readonly string[];
         /** Answers servers' elicitation and sampling requests (the chat); without: declined. */
         mcpClient?: Pick<McpManagerOptions, "onElicitation" | "onSampling">;
-        /** Base environment of hooks and MCP servers; default `process.env`. */
+        /** Base environment of hooks, MCP and language servers; default `process.env`. */
         childEnv?: NodeJS.ProcessEnv;
+        /** Where language servers' starts, failures and idle stops are logged. */
+        log?: (event: string, data: Record<string, unknown>) => void;
     }
 ): Promise<ProjectExtensions> {
     const { warn } = options;
@@ -152,6 +161,19 @@ export async function loadProjectExtensions(
         });
     }
 
+    // A language server runs the project's code (tsconfig plugins, build scripts): trusted only.
+    const languages = createLanguageService({
+        repoRoot,
+        trusted: trust.trusted,
+        settings: settings.merged.lsp,
+        claudeLspJson: trust.trusted ? trust.snapshot.files[".lsp.json"] : undefined,
+        env: options.childEnv,
+        hiddenEnv: options.hiddenEnv,
+        warn,
+        log: options.log,
+        clientVersion: options.version,
+    });
+
     return {
         context: { rules, profile: profile ?? undefined, memory: memory.text ?? undefined },
         contextFiles: projectContext.files,
@@ -166,6 +188,7 @@ export async function loadProjectExtensions(
         // fsynced rewrite per response of a tool loop.
         costs: createCostStore(dataDir(), { warn, batchMs: COST_BATCH_MS }),
         mcp,
+        languages,
         async close() {
             if (hooks.settings.SessionEnd) {
                 await runHooks(
@@ -175,7 +198,7 @@ export async function loadProjectExtensions(
                     { cwd: repoRoot, hiddenEnv: options.hiddenEnv, env: options.childEnv }
                 );
             }
-            await mcp?.close();
+            await Promise.all([mcp?.close(), languages.dispose()]);
         },
     };
 }

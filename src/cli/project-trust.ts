@@ -16,13 +16,14 @@ import {
     type TrustGatedFile,
     type TrustStore,
     createProjectTrust,
+    lspServerEntries,
     readProjectConfig,
 } from "../storage/trust";
 
 /** One thing the project would run or allow once trusted. */
 export interface TrustItem {
     /** `script`: a file a hook or server runs; `git`: a program the git configuration names. */
-    kind: "mcp" | "hook" | "approval" | "unreadable" | "script" | "git";
+    kind: "mcp" | "lsp" | "hook" | "approval" | "unreadable" | "script" | "git";
     /** The file it comes from, relative to the project root (absolute when outside it). */
     source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
@@ -149,6 +150,12 @@ export function describeProjectConfig(
     for (const text of mcpItems(snapshot.files[".mcp.json"])) {
         items.push({ kind: "mcp", source: ".mcp.json", text });
     }
+    for (const server of lspServerEntries(snapshot.files[".lsp.json"])) {
+        const args = Array.isArray(server.args) ? server.args.map((a) => String(a)) : [];
+        const env = isRecord(server.env) ? Object.keys(server.env) : [];
+        const text = `${server.name}: runs ${[String(server.command ?? "?"), ...args].join(" ")}${env.length > 0 ? ` (env: ${env.join(", ")})` : ""}`;
+        items.push({ kind: "lsp", source: ".lsp.json", text });
+    }
     for (const source of PROJECT_HOOK_FILES) {
         for (const text of hookItems(source, snapshot.files[source])) {
             items.push({ kind: "hook", source, text });
@@ -169,6 +176,7 @@ export function describeProjectConfig(
 /** What an untrusted project's warning names as skipped: git's programs are git's, not skipped. */
 const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = {
     mcp: ["MCP server", "MCP servers"],
+    lsp: ["language server", "language servers"],
     hook: ["hook", "hooks"],
     script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],

@@ -253,6 +253,7 @@ async function loadProjectTools(
             ? mcpClientHandlers(options.mcpPrompts, start.sampling)
             : undefined,
         childEnv: options.childEnv,
+        log: (event, data) => logger.info(event, data),
     });
     const { toolset, tools, subagents, appendSystemPrompt } = await conversationTools(
         prepared,
@@ -328,6 +329,7 @@ export async function startSession(
         providerFor,
         tools,
         mcp: extensions.mcp,
+        languages: extensions.languages,
         skills: extensions.skills,
         permissions: permissions.listing,
         standing: () => ({
@@ -352,6 +354,8 @@ export async function startSession(
                 approvalSettings: permissions.approvalSettings,
                 logger,
                 subagents: loaded.subagents,
+                languages: extensions.languages,
+                diagnosticsBudgetMs: loaded.settings.merged.lsp?.diagnosticsBudgetMs,
             }),
     });
     samplingDeps = {

@@ -28,6 +28,8 @@ import {
  */
 export const TRUST_GATED_FILES = [
     ".mcp.json",
+    // Claude Code's language servers (tools/lsp/server-definitions.ts).
+    ".lsp.json",
     ".north/settings.json",
     ".north/settings.local.json",
     ".claude/settings.json",
@@ -85,6 +87,26 @@ function asArray(value: unknown): unknown[] {
 }
 
 /**
+ * The entries of Claude Code's `.lsp.json`: a map of name → server, or the
+ * same map under `lspServers` (a plugin's shape), read leniently.
+ */
+export function lspServerEntries(
+    text: string | undefined
+): Array<{ name: string; command?: unknown; args?: unknown; env?: unknown }> {
+    const json = parseJsonObject(text);
+    const wrapped = json?.lspServers;
+    const servers =
+        typeof wrapped === "object" && wrapped !== null && !Array.isArray(wrapped)
+            ? (wrapped as Record<string, unknown>)
+            : json;
+    return Object.entries(servers ?? {}).flatMap(([name, raw]) =>
+        typeof raw === "object" && raw !== null
+            ? [{ name, ...(raw as Record<string, unknown>) }]
+            : []
+    );
+}
+
+/**
  * Every command the gated files configure (hooks, stdio MCP servers), read
  * leniently: a shape the loaders would reject still counts here.
  */
@@ -98,6 +120,11 @@ function configuredCommands(files: ProjectConfigSnapshot["files"]): ConfiguredCo
             const args = asArray(server.args).map((a) => String(a));
             commands.push({ source: ".mcp.json", command: [server.command, ...args] });
         }
+    }
+    for (const server of lspServerEntries(files[".lsp.json"])) {
+        if (typeof server.command !== "string") continue;
+        const args = asArray(server.args).map((a) => String(a));
+        commands.push({ source: ".lsp.json", command: [server.command, ...args] });
     }
     for (const source of HOOK_FILES) {
         const hooks = parseJsonObject(files[source])?.hooks;

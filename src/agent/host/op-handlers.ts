@@ -25,6 +25,7 @@ import { startLearning, stopLearning } from "./learning";
 import { memoryFileToEdit, memoryListing, reloadMemory, saveMemoryNote } from "./memory";
 import { forkConversation, rewindConversation, rewindPointsOf } from "./rewind";
 import type { Spend } from "./spend";
+import type { LanguageService } from "../../tools/lsp/types";
 
 export type ReadyModel =
     { ok: true; model: ModelInfo; provider: ProviderInfo } | { ok: false; error: string };
@@ -39,6 +40,8 @@ export interface HostDeps {
     providerFor(model: ModelInfo): Promise<Provider>;
     tools: ToolRunner;
     mcp?: { status(): McpServerStatus[] };
+    /** The session's language servers (`/lsp`); absent where none were set up. */
+    languages?: LanguageService;
     skills: Array<{ name: string; description: string }>;
     permissions: {
         /** The permission rules and standing approvals in force, with their sources. */

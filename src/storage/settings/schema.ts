@@ -66,6 +66,37 @@ const sandboxSchema = lazySchema((z) =>
     ])
 );
 
+/** One language server: a built-in's name changes what it sets, a new name needs command and extensions. */
+const lspServerSchema = lazySchema((z) =>
+    z.object({
+        command: z.string().min(1).optional(),
+        args: z.array(z.string()).optional(),
+        /** `[".zig"]`, or `{".zig": "zig"}` naming each extension's languageId. */
+        extensions: z
+            .union([z.array(z.string().min(1)), z.record(z.string(), z.string())])
+            .optional(),
+        /** Files marking a server's root folder (`go.mod`); default the project root. */
+        rootMarkers: z.array(z.string().min(1)).optional(),
+        initializationOptions: z.unknown().optional(),
+        /** Answers to the server's `workspace/configuration`, by section. */
+        settings: z.record(z.string(), z.unknown()).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+        disabled: z.boolean().optional(),
+    })
+);
+
+/** Language servers (tools/lsp/server-definitions.ts has the built-ins). */
+const lspSchema = lazySchema((z) =>
+    z.object({
+        enabled: z.boolean().optional(),
+        memoryLimitMb: z.number().positive().optional(),
+        idleMinutes: z.number().positive().optional(),
+        /** Time from an applied edit to its diagnostics in the result; later they are pending. */
+        diagnosticsBudgetMs: z.number().int().positive().optional(),
+        servers: z.record(z.string(), lspServerSchema()).optional(),
+    })
+);
+
 export type SettingsScope = "user" | "project";
 
 interface KeySpec {
@@ -111,6 +142,12 @@ export const SETTINGS_KEYS = {
         schema: lazySchema((z) => z.object({ tools: z.array(z.string().min(1)).optional() })),
         scopes: USER,
     },
+    /**
+     * Language servers: on/off, memory cap, idle minutes, servers added or
+     * changed. A project's layer counts only when trusted, like every project
+     * setting, and servers only ever start in a trusted project.
+     */
+    lsp: { schema: lspSchema, scopes: ANY },
     /**
      * Claude Code's permission rules; each rule is checked on its own
      * (tools/permissions/rules.ts), so one bad rule loses only itself.
