@@ -34,7 +34,7 @@ export interface DiagnosticsNote {
     introduced?: string[];
     /** Introduced ones beyond those listed. */
     more?: number;
-    /** Present when the servers had not reported on the files before the edit. */
+    /** What limits the list: the servers had not reported before the edit, or not all answered after it. */
     note?: string;
 }
 
@@ -311,10 +311,15 @@ export class EditCheck {
         const note: DiagnosticsNote = { summary: summaryOf(found) };
         if (shown.length > 0) note.introduced = shown.map((d) => formatDiagnostic(d, repoRoot));
         if (more > 0) note.more = more;
+        const caveats: string[] = [];
         if (!baselineKnown && found.introduced.length > 0) {
-            note.note =
-                "the language server had not reported on the file before the edit, so these may include problems that were there already";
+            caveats.push(
+                "the language server had not reported on the file before the edit, so these may include problems that were there already"
+            );
         }
+        // A server that crashed or did not start: its files' problems are unknown, not gone.
+        if (!after.complete) caveats.push("not every language server answered after the edit");
+        if (caveats.length > 0) note.note = caveats.join("; ");
         return note;
     }
 

@@ -121,7 +121,20 @@ export async function reviewPreparedWrite(
             check
         );
     }
-    await check?.beforeApply();
+    if (check) {
+        await check.beforeApply();
+        // Esc while the view before was awaited: the user stopped the run before anything landed.
+        if (signal.aborted) {
+            return refuse(
+                change,
+                toolError(
+                    "cancelled",
+                    "cancelled by the user before it was written; nothing was written"
+                ),
+                check
+            );
+        }
+    }
     deps.logger.info("write_apply_start", {
         files: change.diffs.length,
         protectedFiles: protectedPaths.length,

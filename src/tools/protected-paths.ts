@@ -36,6 +36,10 @@ export const PROTECTED_CONFIG: readonly ProtectedConfig[] = [
         why: "MCP servers that North, Claude Code, Cursor, VS Code or Gemini CLI start: each stdio server is a command",
     },
     {
+        patterns: [".lsp.json"],
+        why: "language servers that North and Claude Code start: each is a command",
+    },
+    {
         patterns: [".vscode/tasks.json", ".vscode/launch.json", ".vscode/settings.json"],
         why: "VS Code tasks (which can run when the folder opens), launch configurations and settings that name programs to run",
     },

@@ -1,7 +1,8 @@
 /**
  * Through a whole run (the real Anthropic SDK against the fake LLM server):
  * the model reads the error its edit introduced in the edit's tool result,
- * and stream-json (so the Node API too) carries the `diagnostics` event.
+ * and stream-json (so the Node API too) carries the `diagnostics` event; an
+ * answer that came after its edit's result goes with the next tool result.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,8 @@ import { streamJsonLine } from "../../src/headless/print-mode";
 import { createAnthropicProvider } from "../../src/providers/anthropic";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import { createEditTools, createToolRegistry } from "../../src/tools/index";
+import { toolInput } from "../../src/tools/tool-input";
+import { type AnyToolDefinition, toolOk } from "../../src/tools/types";
 import { BAD_MESSAGE, FakeLanguageService } from "../kit/fake-language-service";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 
@@ -50,40 +53,91 @@ function toolResultsSent(): string[] {
     });
 }
 
+function sessionWith(
+    languages: FakeLanguageService,
+    extraTools: AnyToolDefinition[] = [],
+    diagnosticsBudgetMs?: number
+): { session: AgentSession; events: EngineEvent[] } {
+    const session = new AgentSession({
+        sessionId: "s1",
+        repoRoot: repo,
+        model: sonnet,
+        providerFor: async () =>
+            createAnthropicProvider({
+                api: "anthropic",
+                baseUrl: server.anthropicBaseUrl,
+                apiKey: "k",
+            }),
+        tools: createToolRegistry([...createEditTools(), ...extraTools]),
+        approver: async () => ({ outcome: "deny", reason: "nobody asked" }),
+        approvalSettings: { ...createNoStandingApprovals(), isEditsAutoAccepted: () => true },
+        languages,
+        diagnosticsBudgetMs,
+    });
+    const events: EngineEvent[] = [];
+    session.subscribe((event) => events.push(event));
+    return { session, events };
+}
+
+const breakB = {
+    path: "app.ts",
+    old_text: "export const b = 2;",
+    new_text: "export const b = BAD;",
+};
+
 describe("edit diagnostics in a run", () => {
-    it("gives the model the introduced error and emits the event to stream-json", async () => {
+    it("hands a late answer to the model with the next tool result", async () => {
         const languages = new FakeLanguageService(".ts");
-        const session = new AgentSession({
-            sessionId: "s1",
-            repoRoot: repo,
-            model: sonnet,
-            providerFor: async () =>
-                createAnthropicProvider({
-                    api: "anthropic",
-                    baseUrl: server.anthropicBaseUrl,
-                    apiKey: "k",
-                }),
-            tools: createToolRegistry(createEditTools()),
-            approver: async () => ({ outcome: "deny", reason: "nobody asked" }),
-            approvalSettings: { ...createNoStandingApprovals(), isEditsAutoAccepted: () => true },
-            languages,
-        });
-        const events: EngineEvent[] = [];
-        session.subscribe((event) => events.push(event));
-        server.enqueue(
-            {
-                toolCalls: [
-                    {
-                        id: "toolu_edit",
-                        name: "edit_replace_exact",
-                        input: {
-                            path: "app.ts",
-                            old_text: "export const b = 2;",
-                            new_text: "export const b = BAD;",
-                        },
-                    },
-                ],
+        let lateSeen: () => void = () => undefined;
+        const late = new Promise<void>((resolve) => (lateSeen = resolve));
+        // The next call runs once the held answer came out (the model would call anything).
+        const waitTool: AnyToolDefinition = {
+            name: "wait_for_it",
+            description: "Waits.",
+            input: toolInput((z) => z.object({})),
+            approvalPolicy: "none",
+            readOnly: true,
+            execute: async () => {
+                languages.release();
+                await late;
+                return toolOk({ waited: true });
             },
+        };
+        // A budget of 1 ms with an answer held until released: always pending, no clock involved.
+        const { session, events } = sessionWith(languages, [waitTool], 1);
+        session.subscribe((event) => {
+            if (event.type === "diagnostics" && !event.pending) lateSeen();
+        });
+        const held = languages.callsMade(1).then(() => {
+            languages.hold = true;
+        });
+        server.enqueue(
+            { toolCalls: [{ id: "toolu_edit", name: "edit_replace_exact", input: breakB }] },
+            { toolCalls: [{ id: "toolu_wait", name: "wait_for_it", input: {} }] },
+            { text: "Done." }
+        );
+        const result = await session.run("break it", { mode: "agent" });
+        await held;
+        expect(result.subtype).toBe("success");
+        const [editResult, waitResult] = toolResultsSent();
+        expect(editResult).toContain(
+            "diagnostics pending: the language server did not answer within 0s"
+        );
+        expect(waitResult).toContain(
+            "The diagnostics of the earlier edit of app.ts (call toolu_edit) came after its result."
+        );
+        expect(waitResult).toContain(`app.ts:2:18 error ${BAD_MESSAGE} (fake E1)`);
+        expect(
+            events
+                .filter((e) => e.type === "diagnostics")
+                .map((e) => e.type === "diagnostics" && e.pending)
+        ).toEqual([true, false]);
+    });
+
+    it("gives the model the introduced error and emits the event to stream-json", async () => {
+        const { session, events } = sessionWith(new FakeLanguageService(".ts"));
+        server.enqueue(
+            { toolCalls: [{ id: "toolu_edit", name: "edit_replace_exact", input: breakB }] },
             { text: "Fixed nothing." }
         );
         const result = await session.run("break it", { mode: "agent" });

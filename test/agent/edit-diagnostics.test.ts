@@ -49,6 +49,8 @@ function edit(
         signal?: AbortSignal;
         withServer?: boolean;
         name?: string;
+        /** Edits accepted without review (no approver in the way). */
+        autoAccept?: boolean;
     } = {}
 ): Run {
     const tools = createToolRegistry(createEditTools());
@@ -66,7 +68,9 @@ function edit(
     const deps: ToolExecutorDeps = {
         tools,
         approver: options.approver ?? approveAll,
-        settings: createNoStandingApprovals(),
+        settings: options.autoAccept
+            ? { ...createNoStandingApprovals(), isEditsAutoAccepted: () => true }
+            : createNoStandingApprovals(),
         repoRoot: repo.root,
         logger: silentLogger,
         emit: (event) => events.push(event),
@@ -205,6 +209,21 @@ describe("edit diagnostics", () => {
         expect(run.diagnostics!.takeLateNotes()).toEqual([]);
     });
 
+    it("says when the views were incomplete, so older problems or unanswered files may hide", async () => {
+        languages.complete = false;
+        const run = edit(introduceBad);
+        expect(noteOf(await run.result)).toEqual({
+            summary: "1 error introduced by this edit",
+            introduced: [`app.ts:2:18 error ${BAD_MESSAGE} (fake E1)`],
+            note:
+                "the language server had not reported on the file before the edit, so these may include problems that were there already; " +
+                "not every language server answered after the edit",
+        });
+        expect(run.events.find((e) => e.type === "diagnostics")).toMatchObject({
+            baselineKnown: false,
+        });
+    });
+
     it("applies the edit as usual when the service throws", async () => {
         languages.failWith = new Error("server exploded");
         const run = edit(introduceBad);
@@ -240,6 +259,18 @@ describe("edit diagnostics", () => {
         const result = await run.result;
         expect(noteOf(result)).toBeUndefined();
         expect(await fs.readFile(appPath(), "utf8")).toContain("BAD");
+    });
+
+    it("writes nothing when the run is cancelled while the view before is awaited", async () => {
+        const controller = new AbortController();
+        languages.hold = true;
+        // Auto-accepted: nothing but the wait for the view stands between the edit and the disk.
+        const run = edit(introduceBad, { signal: controller.signal, autoAccept: true });
+        await languages.callsMade(1);
+        controller.abort();
+        const result = await run.result;
+        expect(result).toMatchObject({ ok: false, error: { code: "cancelled" } });
+        expect(await fs.readFile(appPath(), "utf8")).toBe(APP);
     });
 
     it("stops the view before when the edit is rejected, and writes nothing", async () => {

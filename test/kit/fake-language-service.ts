@@ -27,6 +27,8 @@ export class FakeLanguageService implements LanguageService {
     readonly alsoReported: string[] = [];
     /** Set to make the next calls fail. */
     failWith: Error | null = null;
+    /** False: views say not every server answered. */
+    complete = true;
     /** Set to hold the next call until `release()` (or its abort). */
     hold = false;
     private held: Array<() => void> = [];
@@ -89,7 +91,7 @@ export class FakeLanguageService implements LanguageService {
         }
         const byPath = new Map<string, LspDiagnostic[]>();
         for (const [path, text] of texts) byPath.set(path, badLines(path, text));
-        return { byPath, text: texts, complete: true };
+        return { byPath, text: texts, complete: this.complete };
     }
 }
 

@@ -118,6 +118,20 @@ describe("layers and precedence (user < project < local)", () => {
         ]);
     });
 
+    it("a repository's .lsp.json is listed for the trust question, each server with its command", () => {
+        put(inRepo(".lsp.json"), {
+            lspServers: {
+                go: { command: "./tools/gopls", args: ["serve"], env: { GOFLAGS: "x" } },
+            },
+        });
+        const snapshot = readProjectConfig(repo);
+        expect(snapshot.fingerprint).not.toBeNull();
+        const items = describeProjectConfig(repo, snapshot).items;
+        expect(items.map((i) => `${i.kind} ${i.source}: ${i.text}`)).toEqual([
+            "lsp .lsp.json: go: runs ./tools/gopls serve (env: GOFLAGS)",
+        ]);
+    });
+
     it("hooks run from every file: project, local, user, then Claude Code's", () => {
         put(inRepo(".north/settings.json"), hook("project"));
         put(inRepo(".north/settings.local.json"), hook("local"));
@@ -160,6 +174,18 @@ describe("unknown keys are reported, not ignored", () => {
         expect(user.ok && user.warnings).toEqual([
             `${join(configDir, "config.json")}: unknown setting "providers.local.baseURL" (did you mean "baseUrl"?); ignored`,
             `${join(configDir, "config.json")}: unknown setting "models.0.contextLimit" (did you mean "contextLimitTokens"?); ignored`,
+        ]);
+    });
+
+    it("checks the lsp setting's servers, naming an unknown key; a project's replaces the user's", () => {
+        put(join(configDir, "config.json"), { lsp: { memoryLimitMb: 512 } });
+        put(inRepo(".north/settings.json"), {
+            lsp: { servers: { zls: { command: "zls", extensions: [".zig"], comand: "x" } } },
+        });
+        const { warnings, merged } = load();
+        expect(merged.lsp).toEqual({ servers: { zls: { command: "zls", extensions: [".zig"] } } });
+        expect(warnings).toEqual([
+            `${inRepo(".north/settings.json")}: unknown setting "lsp.servers.zls.comand" (did you mean "command"?); ignored`,
         ]);
     });
 

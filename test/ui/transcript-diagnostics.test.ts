@@ -10,7 +10,7 @@ import { createAnsi } from "../../src/ui/render/ansi";
 import { renderEntry } from "../../src/ui/render/entry-lines";
 import type { Entry } from "../../src/ui/transcript/types";
 import { builtinDisplays, ev, plain, reduce } from "./helpers";
-import { createTranscriptState } from "../../src/ui/transcript/reducer";
+import { createTranscriptState, replayActions } from "../../src/ui/transcript/reducer";
 
 const PLAIN = createAnsi(false);
 const lines = (entry: Entry, width = 100) =>
@@ -72,6 +72,17 @@ describe("edit diagnostics in the transcript", () => {
         ]);
     });
 
+    it("draws them again when a resumed conversation replays its log", () => {
+        const state = replayActions(createTranscriptState(0, builtinDisplays), [
+            call,
+            ev(diagnostics({ introduced: [typeError] })),
+            result,
+        ]);
+        expect(lines(state.entries[0]!).slice(1)).toEqual([
+            "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
+        ]);
+    });
+
     it("shows pending, then what the late answer brought", () => {
         const pending = reduce(
             [call, ev(diagnostics({ pending: true })), result],
@@ -83,6 +94,17 @@ describe("edit diagnostics in the transcript", () => {
         const late = reduce([ev(diagnostics({ introduced: [typeError] }))], pending);
         expect(lines(late.entries[0]!).slice(1)).toEqual([
             "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
+        ]);
+    });
+
+    it("says when the server had not checked the file before the edit", () => {
+        const state = reduce(
+            [call, ev(diagnostics({ introduced: [typeError], baselineKnown: false })), result],
+            createTranscriptState(0, builtinDisplays)
+        );
+        expect(lines(state.entries[0]!).slice(1)).toEqual([
+            "src/a.ts:3:7 error Type 'string' is not assignable to type 'number'. (ts 2322)",
+            "(the language server had not checked the file before the edit)",
         ]);
     });
 

@@ -5,35 +5,33 @@
  * asks of its client, keeps the open documents and their versions, and gets
  * diagnostics by pull where the server offers it, else from its publishes.
  * A flood of notifications is cut at a bound; a request that outlives its
- * time is cancelled and reported as the server not answering.
+ * time is cancelled and reported as the server not answering. What North
+ * tells and answers a server: client-protocol.ts.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
     CancellationTokenSource,
-    type DataCallback,
-    type Disposable,
     type Message,
     type MessageConnection,
-    ResponseError,
-    StreamMessageReader,
     StreamMessageWriter,
     createMessageConnection,
 } from "vscode-jsonrpc/node";
 import type {
-    ClientCapabilities,
-    ConfigurationParams,
     DocumentDiagnosticReport,
     InitializeParams,
     InitializeResult,
     PublishDiagnosticsParams,
-    Registration,
-    RegistrationParams,
     ServerCapabilities,
-    UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import type { DeadlineTimers } from "../../util/pausable-deadline";
+import {
+    CLIENT_CAPABILITIES,
+    GuardedReader,
+    answerServerRequest,
+    isChatter,
+} from "./client-protocol";
 import { DiagnosticsStore, SETTLE_QUIET_MS, pathOfUri } from "./diagnostics-store";
 import type { LspServerDefinition } from "./server-definitions";
 import { ServerProcess } from "./server-process";
@@ -41,19 +39,15 @@ import type { LspDiagnostic, LspServerHandle } from "./types";
 
 /** Notifications received but not yet handled beyond which chatter is dropped. */
 const NOISE_BACKLOG = 200;
-/** Beyond this every notification is dropped until the backlog drains. */
-const HARD_BACKLOG = 5000;
-const NOISE_METHODS = new Set([
-    "$/progress",
-    "window/logMessage",
-    "telemetry/event",
-    "$/logTrace",
-    "window/showMessage",
-]);
+/** Beyond this the server's output is not read until the backlog drains (it waits on its pipe). */
+const PAUSE_BACKLOG = 2000;
 const SHUTDOWN_GRACE_MS = 1000;
+/** Other open documents pulled again after an edit (pull servers). */
+const MAX_DEPENDENT_PULLS = 20;
+/** Documents kept open in one server; beyond, the least recently synced is closed. */
+export const MAX_OPEN_DOCUMENTS = 200;
 /** After the asked files are answered, this long without a publish ends the reports on other files. */
 const DEPENDENTS_QUIET_MS = 150;
-const METHOD_NOT_FOUND = -32601;
 
 export interface LspClientOptions {
     name: string;
@@ -91,70 +85,6 @@ interface OpenDocument {
     text: string;
 }
 
-const CLIENT_CAPABILITIES: ClientCapabilities = {
-    general: { positionEncodings: ["utf-16"] },
-    window: { workDoneProgress: true },
-    workspace: {
-        configuration: true,
-        workspaceFolders: true,
-        applyEdit: false,
-        workspaceEdit: {
-            documentChanges: true,
-            resourceOperations: ["create", "rename", "delete"],
-        },
-        symbol: { dynamicRegistration: false },
-        diagnostics: { refreshSupport: true },
-    },
-    textDocument: {
-        synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
-        publishDiagnostics: { relatedInformation: false, versionSupport: true },
-        diagnostic: { dynamicRegistration: true, relatedDocumentSupport: true },
-        definition: { linkSupport: false },
-        references: {},
-        hover: { contentFormat: ["plaintext", "markdown"] },
-        documentSymbol: { hierarchicalDocumentSymbolSupport: true },
-        rename: { prepareSupport: true },
-    },
-};
-
-/** Keeps a notification unless the connection is this far behind. */
-function keepNotification(method: string, backlog: number): boolean {
-    if (backlog > HARD_BACKLOG) return false;
-    return !(backlog > NOISE_BACKLOG && NOISE_METHODS.has(method));
-}
-
-/** vscode-jsonrpc's reader, with each message shown to `guard` first (false drops it). */
-class GuardedReader extends StreamMessageReader {
-    constructor(
-        readable: NodeJS.ReadableStream,
-        private readonly guard: (message: Message) => boolean
-    ) {
-        super(readable);
-    }
-
-    override listen(callback: DataCallback): Disposable {
-        return super.listen((message) => {
-            if (this.guard(message)) callback(message);
-        });
-    }
-}
-
-/** Looks `section` ("python.analysis") up in the configured settings, else null. */
-function settingFor(
-    settings: Record<string, unknown> | undefined,
-    section: string | undefined
-): unknown {
-    if (!settings) return null;
-    if (!section) return settings;
-    if (section in settings) return settings[section];
-    let value: unknown = settings;
-    for (const part of section.split(".")) {
-        if (typeof value !== "object" || value === null || !(part in value)) return null;
-        value = (value as Record<string, unknown>)[part];
-    }
-    return value;
-}
-
 export class LspClient implements LspServerHandle {
     readonly name: string;
     readonly root: string;
@@ -162,6 +92,11 @@ export class LspClient implements LspServerHandle {
     private readonly process: ServerProcess;
     private readonly connection: MessageConnection;
     private readonly documents = new Map<string, OpenDocument>();
+    /**
+     * Versions count up across all documents, so a document closed and
+     * opened again never repeats a version an old report carries.
+     */
+    private lastVersion = 0;
     private readonly store: DiagnosticsStore;
     private readonly diagnosticRegistrations = new Set<string>();
     /** Settles with "pull" when the server registers pull diagnostics. */
@@ -171,6 +106,10 @@ export class LspClient implements LspServerHandle {
     private refreshing: Promise<void> = Promise.resolve();
     private notificationsIn = 0;
     private notificationsHandled = 0;
+    /** Chatter dropped under a flood (`$/progress`, log messages). */
+    droppedNotifications = 0;
+    /** The most notifications ever waiting to be handled. */
+    largestBacklog = 0;
     private stopping = false;
     private failed = false;
 
@@ -240,12 +179,21 @@ export class LspClient implements LspServerHandle {
         this.options.onActivity();
         const content = text ?? (await readFile(path, "utf8"));
         const open = this.documents.get(path);
+        if (open) {
+            // Most recently synced last: the first is the one to close when too many are open.
+            this.documents.delete(path);
+            this.documents.set(path, open);
+        }
         if (!open) {
+            if (this.documents.size >= MAX_OPEN_DOCUMENTS) {
+                const oldest = this.documents.keys().next().value;
+                if (oldest !== undefined) await this.close(oldest);
+            }
             const ext = /\.[^./]+$/.exec(basename(path))?.[0]?.toLowerCase() ?? "";
             const document: OpenDocument = {
                 uri: pathToFileURL(path).href,
                 languageId: this.options.languages[ext] ?? ext.slice(1),
-                version: 1,
+                version: ++this.lastVersion,
                 text: content,
             };
             this.documents.set(path, document);
@@ -260,7 +208,7 @@ export class LspClient implements LspServerHandle {
             return;
         }
         if (open.text === content) return;
-        open.version++;
+        open.version = ++this.lastVersion;
         open.text = content;
         await this.connection.sendNotification("textDocument/didChange", {
             textDocument: { uri: open.uri, version: open.version },
@@ -273,6 +221,7 @@ export class LspClient implements LspServerHandle {
         const open = this.documents.get(path);
         if (!open) return;
         this.documents.delete(path);
+        this.store.forget(path);
         await this.connection.sendNotification("textDocument/didClose", {
             textDocument: { uri: open.uri },
         });
@@ -353,7 +302,10 @@ export class LspClient implements LspServerHandle {
      * that is waited for briefly.
      */
     private async pullAll(paths: readonly string[], signal: AbortSignal): Promise<boolean> {
-        const others = this.openPaths().filter((path) => !paths.includes(path));
+        // The most recently synced (documents are kept in that order): a bounded cost per edit.
+        const others = this.openPaths()
+            .filter((path) => !paths.includes(path))
+            .slice(-MAX_DEPENDENT_PULLS);
         const [asked] = await Promise.all([
             Promise.all(paths.map((path) => this.pull(path, signal))),
             Promise.all(others.map((path) => this.pull(path, signal))),
@@ -365,10 +317,11 @@ export class LspClient implements LspServerHandle {
         return asked.every(Boolean);
     }
 
-    /** `workspace/diagnostic/refresh`: every open document is pulled again. */
+    /** `workspace/diagnostic/refresh`: the recently synced open documents are pulled again. */
     private refreshPulls(): void {
         const signal = AbortSignal.timeout(this.options.requestTimeoutMs);
-        this.refreshing = Promise.all(this.openPaths().map((path) => this.pull(path, signal))).then(
+        const recent = this.openPaths().slice(-MAX_DEPENDENT_PULLS);
+        this.refreshing = Promise.all(recent.map((path) => this.pull(path, signal))).then(
             () => undefined
         );
     }
@@ -470,13 +423,15 @@ export class LspClient implements LspServerHandle {
                 cancel.dispose();
             };
             const onAbort = (): void => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 reject(new Error("aborted"));
             };
             const timer = this.options.timers.setTimeout(() => {
-                finish();
+                // Before `finish` disposes the source: the server is told to stop ($/cancelRequest).
                 cancel.cancel();
+                finish();
                 const error = new LspTimeoutError(
                     `${this.name} did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`
                 );
@@ -497,63 +452,48 @@ export class LspClient implements LspServerHandle {
         });
     }
 
+    /**
+     * Sees every message before the connection queues it (one is handled per
+     * event-loop turn, so a flood would queue without bound): chatter beyond
+     * a small backlog is dropped, and beyond a larger one reading pauses.
+     */
     private admit(message: Message): boolean {
         this.process.messageArrived();
         const notification = message as { method?: unknown; id?: unknown };
         if (typeof notification.method !== "string" || notification.id !== undefined) return true;
-        if (
-            !keepNotification(notification.method, this.notificationsIn - this.notificationsHandled)
-        ) {
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog > NOISE_BACKLOG && isChatter(notification.method)) {
+            this.droppedNotifications++;
             return false;
         }
         this.notificationsIn++;
+        this.largestBacklog = Math.max(this.largestBacklog, backlog + 1);
+        if (backlog + 1 > PAUSE_BACKLOG && !this.process.stdout.isPaused())
+            this.process.stdout.pause();
         return true;
     }
 
     private notified(method: string, params: unknown): void {
         this.notificationsHandled++;
+        const backlog = this.notificationsIn - this.notificationsHandled;
+        if (backlog < NOISE_BACKLOG && this.process.stdout.isPaused()) this.process.stdout.resume();
         if (method === "textDocument/publishDiagnostics") {
             this.store.published(params as PublishDiagnosticsParams);
         }
     }
 
     private requested(method: string, params: unknown): unknown {
-        switch (method) {
-            case "workspace/configuration":
-                return (params as ConfigurationParams).items.map((item) =>
-                    settingFor(this.options.settings, item.section)
-                );
-            case "client/registerCapability":
-                for (const registration of (params as RegistrationParams).registrations) {
-                    this.registered(registration);
-                }
-                return null;
-            case "client/unregisterCapability":
-                for (const gone of (params as UnregistrationParams).unregisterations) {
-                    this.diagnosticRegistrations.delete(gone.id);
-                }
-                return null;
-            case "workspace/diagnostic/refresh":
-                this.refreshPulls();
-                return null;
-            case "window/workDoneProgress/create":
-            case "window/showMessageRequest":
-                return null;
-            case "workspace/workspaceFolders":
-                return [{ uri: pathToFileURL(this.root).href, name: basename(this.root) }];
-            case "workspace/applyEdit":
-                // Writes go through North's review, never straight from a server.
-                return { applied: false, failureReason: "North applies edits itself" };
-            default:
-                return new ResponseError(METHOD_NOT_FOUND, `North does not handle ${method}`);
-        }
-    }
-
-    private registered(registration: Registration): void {
-        if (registration.method === "textDocument/diagnostic") {
-            this.diagnosticRegistrations.add(registration.id);
-            this.pullRegistration();
-        }
+        return answerServerRequest(method, params, {
+            root: this.root,
+            settings: this.options.settings,
+            registered: (registration) => {
+                if (registration.method !== "textDocument/diagnostic") return;
+                this.diagnosticRegistrations.add(registration.id);
+                this.pullRegistration();
+            },
+            unregistered: (id) => this.diagnosticRegistrations.delete(id),
+            refresh: () => this.refreshPulls(),
+        });
     }
 
     private fail(reason: string): void {

@@ -71,7 +71,8 @@ interface Waiter {
     version: number;
     publishesBefore: number;
     quietTimer?: NodeJS.Timeout;
-    resolve(): void;
+    /** Ends the wait: true when the server answered. */
+    finish(answered: boolean): void;
 }
 
 export class DiagnosticsStore {
@@ -151,9 +152,9 @@ export class DiagnosticsStore {
                 path,
                 version,
                 publishesBefore,
-                resolve: () => {
+                finish: (answered) => {
                     signal.removeEventListener("abort", onAbort);
-                    resolve(true);
+                    resolve(answered);
                 },
             };
             signal.addEventListener("abort", onAbort, { once: true });
@@ -193,10 +194,16 @@ export class DiagnosticsStore {
         });
     }
 
-    /** Ends every wait (the server stopped). */
+    /** Drops what is known of `path` (North closed it: a later report starts afresh). */
+    forget(path: string): void {
+        this.reports.delete(path);
+    }
+
+    /** Ends every wait unanswered (the server stopped). */
     clearWaits(): void {
         for (const waiter of [...this.waiters]) {
             this.drop(waiter);
+            waiter.finish(false);
         }
     }
 
@@ -223,7 +230,7 @@ export class DiagnosticsStore {
         this.drop(waiter);
         const report = this.reports.get(waiter.path);
         if (report) report.answered = waiter.version;
-        waiter.resolve();
+        waiter.finish(true);
     }
 
     private drop(waiter: Waiter): void {

@@ -164,6 +164,12 @@ function byPosition(a: LspDiagnostic, b: LspDiagnostic): number {
     return a.line - b.line || a.column - b.column;
 }
 
+function groupInto<T>(groups: Map<string, T[]>, key: string, item: T): void {
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+}
+
 /** One file's comparison: the introduced diagnostics and how many before ones are gone. */
 function compareFile(
     beforeList: readonly Reported[],
@@ -176,8 +182,7 @@ function compareFile(
     // Pass 1: same identity on a line with the same text.
     const unmatchedBefore = new Map<string, Reported[]>();
     for (const d of beforeList) {
-        const key = lineKey(d, beforeLines);
-        unmatchedBefore.set(key, [...(unmatchedBefore.get(key) ?? []), d]);
+        groupInto(unmatchedBefore, lineKey(d, beforeLines), d);
     }
     const leftAfter: Reported[] = [];
     for (const d of afterList) {
@@ -185,21 +190,24 @@ function compareFile(
         if (same && same.length > 0) same.shift();
         else leftAfter.push(d);
     }
-    const leftBefore = [...unmatchedBefore.values()].flat();
     // Pass 2: same identity in or near the rewritten lines. Without both texts
     // nothing can be placed, so any same-identity problem counts as the old one.
+    const leftBefore = new Map<string, Reported[]>();
+    for (const d of [...unmatchedBefore.values()].flat()) {
+        groupInto(leftBefore, identity(d), d);
+    }
     const lineMap = beforeLines && afterLines ? new LineMap(beforeLines, afterLines) : null;
     const introduced: Reported[] = [];
     for (const d of leftAfter) {
-        const index = leftBefore.findIndex(
-            (b) =>
-                identity(b) === identity(d) &&
-                (lineMap === null || isNear(d.line - 1, lineMap.map(b.line - 1)))
+        const candidates = leftBefore.get(identity(d)) ?? [];
+        const index = candidates.findIndex(
+            (b) => lineMap === null || isNear(d.line - 1, lineMap.map(b.line - 1))
         );
         if (index === -1) introduced.push(d);
-        else leftBefore.splice(index, 1);
+        else candidates.splice(index, 1);
     }
-    return { introduced: introduced.sort(byPosition), fixed: leftBefore.length };
+    const fixed = [...leftBefore.values()].reduce((sum, list) => sum + list.length, 0);
+    return { introduced: introduced.sort(byPosition), fixed };
 }
 
 /**
@@ -237,11 +245,11 @@ const MAX_MESSAGE_CHARS = 300;
 
 /**
  * `path:line:col severity message (source code)` on one line; the path
- * relative to `root` when inside it.
+ * relative to `root` when given and inside it, else as it is.
  */
-export function formatDiagnostic(d: LspDiagnostic, root: string): string {
-    const prefix = root.endsWith("/") ? root : `${root}/`;
-    const path = d.path.startsWith(prefix) ? d.path.slice(prefix.length) : d.path;
+export function formatDiagnostic(d: LspDiagnostic, root?: string): string {
+    const prefix = root === undefined ? null : root.endsWith("/") ? root : `${root}/`;
+    const path = prefix && d.path.startsWith(prefix) ? d.path.slice(prefix.length) : d.path;
     const flat = d.message.replace(/\s+/g, " ").trim();
     const message =
         flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;

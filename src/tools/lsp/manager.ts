@@ -70,7 +70,7 @@ const systemTimers: DeadlineTimers = {
     now: () => performance.now(),
 };
 
-/** vscode-jsonrpc is loaded with the first server that starts, not with North. */
+/** vscode-jsonrpc is loaded with the first server that starts (ARCHITECTURE.md, the launch boundary). */
 async function startClient(options: LspClientOptions, signal: AbortSignal): Promise<LspClient> {
     const { LspClient } = await import("./client");
     return LspClient.start(options, signal);
@@ -169,8 +169,8 @@ class ProjectLanguageService implements LanguageService {
     }
 
     async serverFor(path: string, signal: AbortSignal): Promise<LspServerHandle | null> {
-        if (signal.aborted) return null;
-        return this.clientFor(realPath(path));
+        // An abort stops the wait, not a start other callers may share.
+        return this.withinBudget(this.clientFor(realPath(path)), signal);
     }
 
     running(): LspServerHandle[] {
@@ -183,8 +183,9 @@ class ProjectLanguageService implements LanguageService {
         paths: readonly string[],
         wait: DiagnosticsWait
     ): Promise<DiagnosticsView | null> {
+        // A disabled server's files are nobody's: the built-in checks take them.
         const asked = [...new Set(paths.map(realPath))].filter(
-            (path) => this.serverOf(path)?.reportsDiagnostics
+            (path) => this.handles(path) && this.serverOf(path)?.reportsDiagnostics
         );
         if (asked.length === 0 || this.disposed) return null;
         const budget = new AbortController();

@@ -72,6 +72,9 @@ export class ServerInstance {
     }
 
     status(command: string): LspServerStatus {
+        // Fresh for a running server: `/lsp` and doctor report what it holds now.
+        const pid = this.client?.alive ? this.client.pid : undefined;
+        if (pid !== undefined) this.rssBytes = groupResidentBytes(pid) ?? this.rssBytes;
         return {
             name: this.definition.name,
             command,

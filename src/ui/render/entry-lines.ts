@@ -179,6 +179,9 @@ function diagnosticLines(shown: ToolDiagnostics, width: number, ansi: Ansi): str
         lines.push(...wrapLines(ansi.fg(line.severity, text), width, false));
     }
     if (shown.more > 0) lines.push(ansi.dim(`and ${shown.more} more`));
+    if (!shown.baselineKnown && shown.lines.length > 0) {
+        lines.push(ansi.dim("(the language server had not checked the file before the edit)"));
+    }
     if (shown.fixed > 0) {
         const fixed = `${shown.fixed} problem${shown.fixed === 1 ? "" : "s"} fixed`;
         lines.push(ansi.fg("success", fixed));

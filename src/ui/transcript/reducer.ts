@@ -415,11 +415,12 @@ function diagnostics(
         pending: event.pending,
         lines: event.introduced.flatMap((d) =>
             d.severity === "error" || d.severity === "warning"
-                ? [{ severity: d.severity, text: formatDiagnostic(d, "") }]
+                ? [{ severity: d.severity, text: formatDiagnostic(d) }]
                 : []
         ),
         more: event.more,
         fixed: event.fixed,
+        baselineKnown: event.baselineKnown,
     };
     const index = state.toolIndex[event.toolCallId];
     if (index !== undefined) return update(state, index, () => ({ diagnostics: shown }), owned);

@@ -81,6 +81,8 @@ export interface ToolDiagnostics {
     /** Introduced beyond those listed. */
     more: number;
     fixed: number;
+    /** False: the server had not reported on the files before the edit, so the lines may be older problems. */
+    baselineKnown: boolean;
 }
 
 export interface ReviewEntry extends EntryBase {

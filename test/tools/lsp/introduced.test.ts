@@ -177,5 +177,6 @@ describe("formatDiagnostic", () => {
             "src/a.ts:3:7 error Argument of type 'x' is not assignable. (ts 2322)"
         );
         expect(formatDiagnostic(d, "/elsewhere")).toContain("/p/src/a.ts:3:7");
+        expect(formatDiagnostic(d)).toContain("/p/src/a.ts:3:7");
     });
 });

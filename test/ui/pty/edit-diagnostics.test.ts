@@ -6,7 +6,14 @@
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, answerReview, startNorthSession } from "../../kit/pty";
+import {
+    type NorthPtySession,
+    type PtyNorth,
+    answerReview,
+    isAppReady,
+    spawnNorthPty,
+    startNorthSession,
+} from "../../kit/pty";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 const TIMEOUT = 120_000;
@@ -17,14 +24,16 @@ const TSCONFIG = JSON.stringify({
 });
 
 let session: NorthPtySession | undefined;
+const reopened: PtyNorth[] = [];
 afterEach(async () => {
+    for (const north of reopened.splice(0)) north.kill();
     await session?.dispose();
     session = undefined;
 });
 
 describe("diagnostics under an edit", () => {
     it(
-        "shows the type error the edit introduced, from the language server",
+        "shows the type error the edit introduced, from the language server, and again on resume",
         async () => {
             session = await startNorthSession({
                 rows: 40,
@@ -78,6 +87,21 @@ describe("diagnostics under an edit", () => {
             // The model read the same line in the edit's result.
             const sent = JSON.stringify(server.requests.at(-1)?.body ?? null);
             expect(sent).toContain("app.ts:1:14 error Type 'string' is not assignable");
+
+            await north.exit();
+            const resumed = spawnNorthPty({
+                args: ["--path", session.repo, "--continue"],
+                env: session.env,
+                cwd: session.repo,
+                rows: 40,
+                cols: 120,
+            });
+            reopened.push(resumed);
+            await resumed.waitFor(() => isAppReady(resumed), TIMEOUT, "the status line");
+            await resumed.waitForText(
+                /app\.ts:1:14 error Type 'string' is not assignable to type 'number'\./,
+                TIMEOUT
+            );
         },
         TIMEOUT + 60_000
     );
