@@ -5,8 +5,15 @@
  * introduce one type error. Places are picked by a seeded generator, so a
  * run is repeatable; nothing here is written by hand per file.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
-import { writeFileSync } from "node:fs";
+import {
+    cpSync,
+    mkdtempSync,
+    readdirSync,
+    readFileSync,
+    realpathSync,
+    symlinkSync,
+    writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,10 +59,12 @@ interface LanguageRules {
     attached: RegExp;
     /** A top-level declaration of a number (or pointer) initialised with the wrong type. */
     wrongType: ((n: number) => string) | null;
-    /** A top-level function calling `callee` with no arguments. */
-    tooFewArguments: (n: number, callee: string) => string;
-    /** Top-level functions whose first parameter is required: their names. */
-    functionsWithArguments: (text: string) => string[];
+    /** A new top-level function calling one of the file's functions with no arguments. */
+    tooFewArguments: {
+        declaration: (n: number, callee: string) => string;
+        /** Top-level functions whose first parameter is required: their names. */
+        callees: (text: string) => string[];
+    } | null;
 }
 
 /** Names of the declarations matched by `pattern` whose first parameter (group 2) is required. */
@@ -86,14 +95,16 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
         topLevel: /^(export |function |async function |const |let |class |interface |type )/,
         attached: SLASH_COMMENTS,
         wrongType: (n) => `export const northBench${n}: number = "text";`,
-        tooFewArguments: (n, callee) =>
-            `export function northBench${n}(): unknown {\n    return ${callee}();\n}`,
-        functionsWithArguments: (text) =>
-            namesWithRequiredFirst(
-                text,
-                /^export (?:async )?function (\w+)(?:<[^>]*>)?\(([^)]*)\)/gm,
-                (first) => /^\w+\s*:/.test(first)
-            ),
+        tooFewArguments: {
+            declaration: (n, callee) =>
+                `export function northBench${n}(): unknown {\n    return ${callee}();\n}`,
+            callees: (text) =>
+                namesWithRequiredFirst(
+                    text,
+                    /^export (?:async )?function (\w+)(?:<[^>]*>)?\(([^)]*)\)/gm,
+                    (first) => /^\w+\s*:/.test(first)
+                ),
+        },
     },
     python: {
         extensions: [".py"],
@@ -105,13 +116,15 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
         topLevel: /^(def |async def |class )/,
         attached: /^(#|@)/,
         wrongType: (n) => `north_bench_${n}: int = "text"`,
-        tooFewArguments: (n, callee) => `def north_bench_${n}() -> None:\n    ${callee}()`,
-        functionsWithArguments: (text) =>
-            namesWithRequiredFirst(
-                text,
-                /^def (\w+)\(([^)]*)\)/gm,
-                (first) => /^\w+(\s*:[^=]*)?$/.test(first) && first !== "self"
-            ),
+        tooFewArguments: {
+            declaration: (n, callee) => `def north_bench_${n}() -> None:\n    ${callee}()`,
+            callees: (text) =>
+                namesWithRequiredFirst(
+                    text,
+                    /^def (\w+)\(([^)]*)\)/gm,
+                    (first) => /^\w+(\s*:[^=]*)?$/.test(first) && first !== "self"
+                ),
+        },
     },
     go: {
         extensions: [".go"],
@@ -123,9 +136,13 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
         topLevel: /^(func |type |var |const )/,
         attached: /^\/\//,
         wrongType: (n) => `var northBench${n} int = "text"`,
-        tooFewArguments: (n, callee) => `func northBench${n}() {\n\t${callee}()\n}`,
-        functionsWithArguments: (text) =>
-            namesWithRequiredFirst(text, /^func (\w+)\(([^)]*)\)/gm, (first) => /\w/.test(first)),
+        tooFewArguments: {
+            declaration: (n, callee) => `func northBench${n}() {\n\t${callee}()\n}`,
+            callees: (text) =>
+                namesWithRequiredFirst(text, /^func (\w+)\(([^)]*)\)/gm, (first) =>
+                    /\w/.test(first)
+                ),
+        },
     },
     c: {
         extensions: [".c"],
@@ -139,13 +156,15 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
         attached: SLASH_COMMENTS,
         // A double is never an int pointer (an error in C, not the int-conversion warning).
         wrongType: (n) => `int *north_bench_${n} = 1.5;`,
-        tooFewArguments: (n, callee) => `void north_bench_${n}(void) {\n    ${callee}();\n}`,
-        functionsWithArguments: (text) =>
-            namesWithRequiredFirst(
-                text,
-                /^(?!typedef|return|#)[A-Za-z_][\w \t*]*?\b(\w+)\s*\(([^)]*)\)/gm,
-                (first) => first !== "void" && first !== "..."
-            ),
+        tooFewArguments: {
+            declaration: (n, callee) => `void north_bench_${n}(void) {\n    ${callee}();\n}`,
+            callees: (text) =>
+                namesWithRequiredFirst(
+                    text,
+                    /^(?!typedef|return|#)[A-Za-z_][\w \t*]*?\b(\w+)\s*\(([^)]*)\)/gm,
+                    (first) => first !== "void" && first !== "..."
+                ),
+        },
     },
     shell: {
         extensions: [".sh", ".bash"],
@@ -158,8 +177,7 @@ const RULES: Record<FixtureLanguage, LanguageRules> = {
         attached: /^#/,
         // Without shellcheck, bash-language-server reports no type errors (nothing to make).
         wrongType: null,
-        tooFewArguments: () => "",
-        functionsWithArguments: () => [],
+        tooFewArguments: null,
     },
 };
 
@@ -303,14 +321,19 @@ function topLevelSlots(text: string, rules: LanguageRules): number[] {
 }
 
 /** Functions callable at line `at`: those of the headers and those above it, in code. */
-function calleesAt(text: string, at: number, rules: LanguageRules, headers: readonly string[]) {
+function calleesAt(
+    text: string,
+    at: number,
+    rules: LanguageRules,
+    headers: readonly string[]
+): string[] {
     const visible = (t: string, end?: number) => {
         const lines = codeOnly(t, rules).split("\n").slice(0, end);
         const depths = conditionalDepths(t.split("\n"));
         return lines.map((line, i) => (depths[i] === 0 ? line : "")).join("\n");
     };
-    return [...headers.map((h) => visible(h)), visible(text, at)].flatMap((t) =>
-        rules.functionsWithArguments(t)
+    return [...headers.map((h) => visible(h)), visible(text, at)].flatMap(
+        (t) => rules.tooFewArguments?.callees(t) ?? []
     );
 }
 
@@ -327,9 +350,9 @@ function errorSites(
         "",
         ...ls.slice(at),
     ];
+    const { wrongType, tooFewArguments } = rules;
     for (const at of topLevelSlots(text, rules)) {
-        if (rules.wrongType) {
-            const wrongType = rules.wrongType;
+        if (wrongType) {
             sites.push({
                 file,
                 rule: "wrong-type",
@@ -337,13 +360,14 @@ function errorSites(
                 make: (ls, n) => insert(at, wrongType(n))(ls),
             });
         }
-        const callees = calleesAt(text, at, rules, headers);
-        if (callees.length === 0) continue;
+        const callees = tooFewArguments ? calleesAt(text, at, rules, headers) : [];
+        if (!tooFewArguments || callees.length === 0) continue;
         sites.push({
             file,
             rule: "too-few-arguments",
             line: at,
-            make: (ls, n) => insert(at, rules.tooFewArguments(n, callees[n % callees.length]!))(ls),
+            make: (ls, n) =>
+                insert(at, tooFewArguments.declaration(n, callees[n % callees.length]!))(ls),
         });
     }
     return sites;
