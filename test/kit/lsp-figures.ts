@@ -65,7 +65,7 @@ function problems(view: DiagnosticsView | null, file: string): string[] {
         .sort();
 }
 
-function describe(d: LspDiagnostic, root: string): string {
+function oneLine(d: LspDiagnostic, root: string): string {
     return `${path.relative(root, d.path)}:${d.line} ${d.severity} ${d.message.split("\n")[0]}`;
 }
 
@@ -105,9 +105,10 @@ async function measureEdit(
     const started = performance.now();
     writeFileSync(file, edit.after);
     const after = await service.diagnostics([file], wait());
-    const { introduced } = introducedDiagnostics(before, after!, [file]);
+    if (!after) throw new Error(`${edit.file}: its server stopped answering`);
+    const { introduced } = introducedDiagnostics(before, after, [file]);
     figures.diagnosticsMs.push(performance.now() - started);
-    if (!before.complete || !after?.complete) figures.pending++;
+    if (!before.complete || !after.complete) figures.pending++;
     writeFileSync(file, edit.before);
     await service.diagnostics([file], wait());
     if (measureRoundTrip) {
@@ -122,7 +123,7 @@ async function measureEdit(
         if (problems(before, file).join("\n") !== problems(after, file).join("\n")) {
             figures.benignSetChanged++;
         }
-        for (const d of introduced) figures.misses.push(`${where}: ${describe(d, root)}`);
+        for (const d of introduced) figures.misses.push(`${where}: ${oneLine(d, root)}`);
         return;
     }
     // The inserted declaration spans at most four lines from the edit's line.
