@@ -286,6 +286,8 @@ export class LspClient implements LspServerHandle {
             return outcome;
         } finally {
             signal.removeEventListener("abort", stopWaiting);
+            // Barrier requests still out are cancelled at the server.
+            waiting.abort();
         }
     }
 
