@@ -218,6 +218,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     sandbox: async () => (await import("./sandbox")).benchSandbox(),
     edits: async () => (await import("./edits")).benchEdits(),
     "edit-corpus": async () => (await import("./edit-corpus")).benchEditCorpus(),
+    "lsp-diagnostics": async () => (await import("./lsp-diagnostics")).benchLspDiagnostics(),
     navigation: async () => (await import("./navigation")).benchNavigation(),
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     subagents: async () => (await import("./subagents")).benchSubagents(),
