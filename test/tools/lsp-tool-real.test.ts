@@ -112,6 +112,28 @@ describe("lsp tools on typescript-language-server", () => {
     );
 
     it(
+        "counts line-1 columns after a byte-order mark, as the file's editor does",
+        async () => {
+            writeFileSync(
+                join(ts.root, "bom.ts"),
+                "\uFEFFexport const base = 1;\nexport const twice = base * 2;\n"
+            );
+            const result = await ts.run("lsp", {
+                operation: "definition",
+                path: "bom.ts",
+                line: 2,
+                symbol: "base",
+            });
+            expect(data(result)).toEqual({
+                definitions: [
+                    { path: "bom.ts", line: 1, column: 14, text: "export const base = 1;" },
+                ],
+            });
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
         "names the library typings a definition leads to, without reading them",
         async () => {
             const result = data<{ definitions: Array<Record<string, unknown>> }>(

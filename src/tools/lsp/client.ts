@@ -36,6 +36,7 @@ import { DiagnosticsStore, SETTLE_QUIET_MS, pathOfUri } from "./diagnostics-stor
 import type { LspServerDefinition } from "./server-definitions";
 import { ServerProcess } from "./server-process";
 import type { LspDiagnostic, LspServerHandle } from "./types";
+import { withoutBom } from "../../util/without-bom";
 
 /** Notifications received but not yet handled beyond which chatter is dropped. */
 const NOISE_BACKLOG = 200;
@@ -177,7 +178,7 @@ export class LspClient implements LspServerHandle {
 
     async sync(path: string, text?: string): Promise<void> {
         this.options.onActivity();
-        const content = text ?? (await readFile(path, "utf8"));
+        const content = text ?? withoutBom(await readFile(path, "utf8"));
         const open = this.documents.get(path);
         if (open) {
             // Most recently synced last: the first is the one to close when too many are open.

@@ -28,6 +28,7 @@ import type {
     LspServerHandle,
     LspServerStatus,
 } from "./types";
+import { withoutBom } from "../../util/without-bom";
 
 const DEFAULT_MEMORY_LIMIT_MB = 2048;
 const DEFAULT_IDLE_MINUTES = 10;
@@ -362,7 +363,7 @@ class ProjectLanguageService implements LanguageService {
 function readSmallFile(path: string): string | undefined {
     try {
         if (statSync(path).size > MAX_TEXT_BYTES) return undefined;
-        return readFileSync(path, "utf8");
+        return withoutBom(readFileSync(path, "utf8"));
     } catch {
         return undefined;
     }

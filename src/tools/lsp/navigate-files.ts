@@ -20,6 +20,7 @@ import {
     lineAt,
     lspText,
 } from "./navigate-positions";
+import { withoutBom } from "../../util/without-bom";
 
 /** One place in the answer. */
 export interface NavLocation {
@@ -128,9 +129,7 @@ async function readPreviewText(realPath: string): Promise<LspText | null> {
         if (!stat.isFile() || stat.size > LSP_PREVIEW_MAX_FILE_BYTES) return null;
         const bytes = await fs.readFile(realPath);
         if (looksBinary(bytes)) return null;
-        let text = bytes.toString("utf8");
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-        return lspText(text);
+        return lspText(withoutBom(bytes.toString("utf8")));
     } catch {
         return null;
     }
