@@ -11,7 +11,8 @@ export interface DeadlineTimers {
     now(): number;
 }
 
-const systemTimers: DeadlineTimers = {
+/** The real clock; tests pass a manual one. */
+export const systemTimers: DeadlineTimers = {
     setTimeout: (fire, ms) => setTimeout(fire, ms),
     clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
     now: () => performance.now(),

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { PROVIDER_SECRET_ENV, childEnv } from "../../util/child-env";
-import type { DeadlineTimers } from "../../util/pausable-deadline";
+import { type DeadlineTimers, systemTimers } from "../../util/pausable-deadline";
 import type { LspClient, LspClientOptions } from "./client";
 import {
     BUILT_IN_SERVERS,
@@ -64,12 +64,6 @@ export interface LanguageServiceOptions {
     requestTimeoutMs?: number;
     memorySampleMs?: number;
 }
-
-const systemTimers: DeadlineTimers = {
-    setTimeout: (fire, ms) => setTimeout(fire, ms),
-    clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-    now: () => performance.now(),
-};
 
 /** vscode-jsonrpc is loaded with the first server that starts (ARCHITECTURE.md, the launch boundary). */
 async function startClient(options: LspClientOptions, signal: AbortSignal): Promise<LspClient> {
