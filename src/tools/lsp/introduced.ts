@@ -17,6 +17,7 @@
  * before view has an entry for it: without one, its earlier state is unknown
  * and its problems are not called new.
  */
+import { alignLines } from "../editing/align";
 import type { DiagnosticsView, LspDiagnostic } from "./types";
 
 /** Lines around a rewritten region where a same-identity problem counts as the old one. */
@@ -49,105 +50,51 @@ function lineKey(d: LspDiagnostic, lines: readonly string[] | null): string {
     return `${identity(d)}\n${lines?.[d.line - 1]?.trim() ?? ""}`;
 }
 
-/** Line pairs compared at most when aligning the rewritten middle of a file (else it maps as one block). */
-const MAX_ALIGN_CELLS = 1_000_000;
-
 /**
- * Where each line before the edit is after it: common prefix and suffix as
- * they are, the middle aligned by a longest common subsequence of lines, so
- * several separate changes (a batch) each keep their own place.
+ * Where each line before the edit is after it, lines aligned as a line diff
+ * does (editing/align.ts), so several separate changes (a batch) each keep
+ * their own place.
  */
 class LineMap {
-    private readonly start: number;
-    private readonly beforeEnd: number;
-    private readonly afterEnd: number;
-    /** Middle before-line offset → after line (0-based, whole file), or -1 when rewritten. */
-    private readonly matched: Int32Array | null;
+    /** Before line (0-based) → the after line it was kept as, or -1 when rewritten. */
+    private readonly kept: Int32Array;
+    private readonly afterLength: number;
 
     constructor(before: readonly string[], after: readonly string[]) {
-        let start = 0;
-        while (start < before.length && start < after.length && before[start] === after[start]) {
-            start++;
-        }
-        let tail = 0;
-        while (
-            tail < before.length - start &&
-            tail < after.length - start &&
-            before[before.length - 1 - tail] === after[after.length - 1 - tail]
-        ) {
-            tail++;
-        }
-        this.start = start;
-        this.beforeEnd = before.length - tail;
-        this.afterEnd = after.length - tail;
-        const n = this.beforeEnd - start;
-        const m = this.afterEnd - start;
-        this.matched =
-            n > 0 && m > 0 && n * m <= MAX_ALIGN_CELLS
-                ? align(
-                      before.slice(start, this.beforeEnd),
-                      after.slice(start, this.afterEnd),
-                      start
-                  )
-                : null;
+        const kept = new Int32Array(before.length).fill(-1);
+        alignLines(before, after, (a, b) => a === b).forEach((line, afterLine) => {
+            if (line.kind === "same") kept[line.oldIndex] = afterLine;
+        });
+        this.kept = kept;
+        this.afterLength = after.length;
     }
 
     /** The after lines a before line (0-based) landed on: one line, or the range that replaced it. */
     map(line: number): [number, number] {
-        const { start, beforeEnd, afterEnd, matched } = this;
-        if (line < start) return [line, line];
-        if (line >= beforeEnd) {
-            const moved = line + afterEnd - beforeEnd;
+        const { kept, afterLength } = this;
+        if (line >= kept.length) {
+            const moved = line + afterLength - kept.length;
             return [moved, moved];
         }
-        if (!matched) return [start, Math.max(start, afterEnd - 1)];
-        const own = matched[line - start]!;
+        const own = kept[line]!;
         if (own !== -1) return [own, own];
-        let previous = start - 1;
-        for (let i = line - start - 1; i >= 0; i--) {
-            if (matched[i]! !== -1) {
-                previous = matched[i]!;
+        let previous = -1;
+        for (let i = line - 1; i >= 0; i--) {
+            if (kept[i]! !== -1) {
+                previous = kept[i]!;
                 break;
             }
         }
-        let next = afterEnd;
-        for (let i = line - start + 1; i < matched.length; i++) {
-            if (matched[i]! !== -1) {
-                next = matched[i]!;
+        let next = afterLength;
+        for (let i = line + 1; i < kept.length; i++) {
+            if (kept[i]! !== -1) {
+                next = kept[i]!;
                 break;
             }
         }
         const first = previous + 1;
         return [first, Math.max(first, next - 1)];
     }
-}
-
-/** For each line of `before`, the line of `after` it is kept as (plus `offset`), or -1. */
-function align(before: readonly string[], after: readonly string[], offset: number): Int32Array {
-    const n = before.length;
-    const m = after.length;
-    // lengths[i * (m + 1) + j]: the longest common subsequence of before[i..] and after[j..].
-    const lengths = new Int32Array((n + 1) * (m + 1));
-    for (let i = n - 1; i >= 0; i--) {
-        for (let j = m - 1; j >= 0; j--) {
-            lengths[i * (m + 1) + j] =
-                before[i] === after[j]
-                    ? lengths[(i + 1) * (m + 1) + j + 1]! + 1
-                    : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!);
-        }
-    }
-    const matched = new Int32Array(n).fill(-1);
-    let i = 0;
-    let j = 0;
-    while (i < n && j < m) {
-        if (before[i] === after[j]) {
-            matched[i] = j + offset;
-            i++;
-            j++;
-        } else if (lengths[(i + 1) * (m + 1) + j]! >= lengths[i * (m + 1) + j + 1]!) i++;
-        else j++;
-    }
-    return matched;
 }
 
 function isNear(afterLine: number, range: [number, number]): boolean {
