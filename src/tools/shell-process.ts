@@ -11,6 +11,7 @@ import type { Readable } from "node:stream";
 import { removeServiceFolder } from "./sandbox/session-folders";
 import { atProcessExit } from "../util/process-exit";
 import { HeadTailBuffer } from "./shell-output";
+import { killProcessGroup } from "../util/process-group";
 
 /** After SIGTERM, how long the group gets before SIGKILL. */
 const KILL_GRACE_MS = 250;
@@ -18,15 +19,6 @@ const KILL_GRACE_MS = 250;
 const KILL_GIVE_UP_MS = 800;
 /** After bash exits, how long the pipe may keep delivering (a background writer holds it). */
 const DRAIN_MS = 80;
-
-function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
-    try {
-        process.kill(-pgid, signal);
-        return true;
-    } catch {
-        return false; // ESRCH: the group is gone
-    }
-}
 
 /** A shell's temp folder, removed at North's exit; the returned function forgets it. */
 export function removeAtExit(dir: string): () => void {
@@ -38,12 +30,12 @@ export function removeAtExit(dir: string): () => void {
  * Returns false when the group was already empty.
  */
 function stopGroup(pgid: number, forget: () => void): boolean {
-    if (!killGroup(pgid, "SIGTERM")) {
+    if (!killProcessGroup(pgid, "SIGTERM")) {
         forget();
         return false;
     }
     const timer = setTimeout(() => {
-        killGroup(pgid, "SIGKILL");
+        killProcessGroup(pgid, "SIGKILL");
         forget();
     }, KILL_GRACE_MS);
     timer.unref();
@@ -120,7 +112,8 @@ class ShellProcess {
         });
         this.pgid = this.child.pid;
         const pgid = this.pgid;
-        if (pgid !== undefined) this.forgetGroup = atProcessExit(() => killGroup(pgid, "SIGKILL"));
+        if (pgid !== undefined)
+            this.forgetGroup = atProcessExit(() => killProcessGroup(pgid, "SIGKILL"));
         this.streams = [this.child.stdout, this.child.stderr].filter(
             (stream): stream is Readable => stream !== null
         );
@@ -175,8 +168,8 @@ class ShellProcess {
     private terminate(): void {
         const pgid = this.pgid;
         if (pgid === undefined || this.exited || this.settled) return;
-        killGroup(pgid, "SIGTERM");
-        this.timers.push(setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS));
+        killProcessGroup(pgid, "SIGTERM");
+        this.timers.push(setTimeout(() => killProcessGroup(pgid, "SIGKILL"), KILL_GRACE_MS));
         this.timers.push(setTimeout(() => this.settle(), KILL_GIVE_UP_MS));
     }
 

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { ownerEnv } from "../../tools/child-reaper";
+import { killProcessGroup } from "../../util/process-group";
 
 /** Each of stdout and stderr keeps at most this many characters. */
 const MAX_CAPTURE_CHARS = 1024 * 1024;
@@ -31,16 +32,13 @@ export interface HookProcessOptions {
     signal?: AbortSignal;
 }
 
+/** The hook's group, else the hook alone (its group may already be gone). */
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-    if (pid === undefined) return;
+    if (pid === undefined || killProcessGroup(pid, signal)) return;
     try {
-        process.kill(-pid, signal);
+        process.kill(pid, signal);
     } catch {
-        try {
-            process.kill(pid, signal);
-        } catch {
-            // Already gone.
-        }
+        // Already gone.
     }
 }
 

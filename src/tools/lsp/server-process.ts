@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { Transform } from "node:stream";
 import { atProcessExit } from "../../util/process-exit";
 import { ownerEnv } from "../child-reaper";
+import { killProcessGroup } from "../../util/process-group";
 
 const STDERR_TAIL_CHARS = 2000;
 /** Bytes read since the last whole message beyond which the server is stopped. */
@@ -22,14 +23,6 @@ export interface ServerProcessOptions {
     env: Record<string, string>;
     cwd: string;
     maxPendingBytes?: number;
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-    try {
-        process.kill(-pid, signal);
-    } catch {
-        // Already gone.
-    }
 }
 
 export class ServerProcess {
@@ -52,7 +45,8 @@ export class ServerProcess {
             detached: true,
         });
         const pid = this.child.pid;
-        if (pid !== undefined) this.forgetExitKill = atProcessExit(() => killGroup(pid, "SIGKILL"));
+        if (pid !== undefined)
+            this.forgetExitKill = atProcessExit(() => killProcessGroup(pid, "SIGKILL"));
         this.exited = new Promise((resolve) => {
             this.child.once("error", (error) => {
                 this.failure ??=
@@ -119,7 +113,7 @@ export class ServerProcess {
 
     kill(): void {
         const pid = this.child.pid;
-        if (pid !== undefined && !this.hasExited) killGroup(pid, "SIGKILL");
+        if (pid !== undefined && !this.hasExited) killProcessGroup(pid, "SIGKILL");
     }
 
     /** Waits up to `ms` for the exit; then SIGTERM, then SIGKILL to the group. */
@@ -136,9 +130,9 @@ export class ServerProcess {
             });
         this.child.stdin?.end();
         if (await waitExit()) return;
-        killGroup(pid, "SIGTERM");
+        killProcessGroup(pid, "SIGTERM");
         if (await waitExit()) return;
-        killGroup(pid, "SIGKILL");
+        killProcessGroup(pid, "SIGKILL");
         await this.exited;
     }
 
