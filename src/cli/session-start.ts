@@ -4,6 +4,7 @@
  * gathered here; the conversation, its switches, costs and approvals live in
  * the host (agent/engine-host.ts). Each front-end then adapts it.
  */
+import type { ClientWorkspace } from "../tools/client-workspace";
 import { type ToolDisplays, toolDisplaysOf } from "../agent/tool-displays";
 import type { ApprovalSettings } from "../agent/approvals";
 import { EngineHost } from "../agent/engine-host";
@@ -82,6 +83,8 @@ export interface StartSessionOptions {
      * `env` merged over `process.env`); default `process.env`.
      */
     childEnv?: NodeJS.ProcessEnv;
+    /** An editor's files and terminals (`north acp` with the client's fs / terminal capabilities). */
+    workspace?: ClientWorkspace;
 }
 
 /** One provider per provider id, so a model switch can change provider mid-conversation. */
@@ -189,6 +192,7 @@ async function conversationTools(
             webFetchAllowPrivateNetwork: prepared.userMerged.webFetch?.allowPrivateNetwork === true,
             // Decided once here: the lsp tools are in the tool list from the first request or never.
             languages: extensions.languages,
+            workspace: options.workspace,
         }
     );
     const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]

@@ -1,3 +1,4 @@
+import type { ClientWorkspace } from "../tools/client-workspace";
 import type { AnyToolDefinition } from "../tools/types";
 import { OutputCache } from "../agent/digest";
 import { createBuiltinTools } from "../tools/index";
@@ -19,6 +20,8 @@ export interface ToolsetOptions {
     webFetchAllowPrivateNetwork?: boolean;
     /** The session's language servers (a trusted project's): the lsp tools are offered when some binary was found. */
     languages?: LanguageService;
+    /** An editor's files and terminals (ACP): read, write and run through them (tools/client-workspace.ts). */
+    workspace?: ClientWorkspace;
 }
 
 /** web_fetch goes through the same HTTPS_PROXY / NO_PROXY reading as the providers. */
