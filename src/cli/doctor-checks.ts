@@ -3,7 +3,7 @@
  * short reason; none prints a key's value, and the reachability probe never
  * sends one.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import https from "node:https";
 import { join } from "node:path";
@@ -278,5 +278,146 @@ export function checkLanguageServers(
             return warn(label, `${name}: ${stateText(server)}`);
         }
         return info(label, `${name}: ${stateText(server)}`);
+    });
+}
+
+/** How long `north doctor` waits for `north acp` to answer `initialize`: it starts no model. */
+export const ACP_PROBE_TIMEOUT_MS = 5000;
+/** Enough of an offending stdout line to recognise it. */
+const ACP_LINE_SHOWN = 80;
+/** An initialize answer is a few hundred bytes; a line this long without its end is something else. */
+const ACP_UNENDED_LINE_BYTES = 1024 * 1024;
+
+function clipLine(line: string): string {
+    const flat = JSON.stringify(line);
+    return flat.length > ACP_LINE_SHOWN ? `${flat.slice(0, ACP_LINE_SHOWN)}…"` : flat;
+}
+
+/** Why a stdout line breaks an editor's ACP client, or null when it is a JSON-RPC message. */
+function notJsonRpc(line: string): string | null {
+    if (line.trim() === "") return "is blank";
+    let message: unknown;
+    try {
+        message = JSON.parse(line);
+    } catch {
+        return "is not JSON";
+    }
+    const isRpc =
+        typeof message === "object" &&
+        message !== null &&
+        !Array.isArray(message) &&
+        (message as { jsonrpc?: unknown }).jsonrpc === "2.0";
+    return isRpc ? null : "is JSON but not a JSON-RPC message";
+}
+
+/**
+ * Whether `north acp`, started as an editor starts it (same environment, so
+ * NODE_OPTIONS preloads and wrappers run too), keeps stdout for the protocol:
+ * it is sent `initialize` and every stdout line up to the answer must be a
+ * JSON-RPC message. Anything else printed there (a preload's banner, a
+ * wrapper's echo) breaks the editor's connection. Killed once answered, or
+ * after `timeoutMs`.
+ */
+export function checkAcpStdout(
+    command: string,
+    args: readonly string[],
+    options: { env: Env; cwd: string; timeoutMs?: number }
+): Promise<DoctorCheck> {
+    const label = "acp stdout";
+    const timeoutMs = options.timeoutMs ?? ACP_PROBE_TIMEOUT_MS;
+    const started = performance.now();
+    return new Promise((resolve) => {
+        const child = spawn(command, [...args], {
+            cwd: options.cwd,
+            env: options.env,
+            stdio: ["pipe", "pipe", "pipe"],
+        });
+        let settled = false;
+        let pending = "";
+        let lineNumber = 0;
+        let stderrTail = "";
+        const finish = (check: DoctorCheck) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            child.stdin.destroy();
+            child.kill("SIGKILL");
+            resolve(check);
+        };
+        const timer = setTimeout(
+            () =>
+                finish(
+                    fail(
+                        label,
+                        `\`north acp\` did not answer initialize within ${timeoutMs / 1000} s`
+                    )
+                ),
+            timeoutMs
+        );
+        const onLine = (line: string) => {
+            lineNumber++;
+            const problem = notJsonRpc(line);
+            if (problem !== null) {
+                finish(
+                    fail(
+                        label,
+                        `stdout line ${lineNumber} ${problem}: ${clipLine(line)}; editors read only protocol messages there (check NODE_OPTIONS, wrapper scripts, shell profiles)`
+                    )
+                );
+                return;
+            }
+            const message = JSON.parse(line) as {
+                id?: unknown;
+                result?: { protocolVersion?: unknown };
+                error?: { message?: unknown };
+            };
+            if (message.id !== 1) return;
+            const ms = Math.round(performance.now() - started);
+            finish(
+                message.result !== undefined
+                    ? ok(
+                          label,
+                          `only protocol messages; initialize answered (protocol ${String(message.result.protocolVersion)}) in ${ms} ms`
+                      )
+                    : fail(label, `initialize was refused: ${String(message.error?.message)}`)
+            );
+        };
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+            pending += chunk;
+            let newline: number;
+            while (!settled && (newline = pending.indexOf("\n")) >= 0) {
+                onLine(pending.slice(0, newline).replace(/\r$/, ""));
+                pending = pending.slice(newline + 1);
+            }
+            // Output that never ends its line is not a protocol message either.
+            if (!settled && pending.length > ACP_UNENDED_LINE_BYTES) {
+                finish(fail(label, `stdout line ${lineNumber + 1} runs past 1 MB without ending`));
+            }
+        });
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+            stderrTail = (stderrTail + chunk).slice(-400);
+        });
+        child.on("error", (error) =>
+            finish(fail(label, `cannot start \`north acp\`: ${error.message}`))
+        );
+        child.on("close", (code, signal) => {
+            const why = stderrTail.trim().split("\n").at(-1) ?? "";
+            finish(
+                fail(
+                    label,
+                    `\`north acp\` exited (${signal ?? `code ${code}`}) before answering initialize${why ? `: ${why}` : ""}`
+                )
+            );
+        });
+        // A broken pipe is reported by "close"; it must not throw here.
+        child.stdin.on("error", () => {});
+        child.stdin.write(
+            `${JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "initialize",
+                params: { protocolVersion: 1, clientCapabilities: {} },
+            })}\n`
+        );
     });
 }

@@ -13,6 +13,7 @@ import { printError, writeStdout } from "../util/terminal-text";
 import {
     type CheckStatus,
     type DoctorCheck,
+    checkAcpStdout,
     checkConfigFiles,
     checkLanguageServers,
     checkNode,
@@ -168,7 +169,13 @@ export async function runDoctorCommand(
     const wanted = resolveModel(catalogue, config.selectedModel ?? catalogue.defaultModelId);
     const trust = checkTrust(repoRoot, createTrustStore(dataDir(env)));
 
-    const [providers, tools, mcp, lsp] = await Promise.all([
+    // `north acp` as an editor would start this North: the same Node, entry script and environment.
+    const cliPath = process.argv[1];
+    const acp: Promise<DoctorCheck> =
+        cliPath === undefined
+            ? Promise.resolve({ status: "info", label: "acp stdout", detail: "not checked" })
+            : checkAcpStdout(process.execPath, [cliPath, "acp"], { env, cwd: repoRoot });
+    const [providers, tools, mcp, lsp, acpStdout] = await Promise.all([
         checkProviders(
             catalogue,
             new Set(Object.keys(config.providers ?? {})),
@@ -178,6 +185,7 @@ export async function runDoctorCommand(
         checkTools(env),
         checkMcp(repoRoot, trust.trusted, config, catalogue, env, version),
         checkLsp(repoRoot, trust.trusted, config, env),
+        acp,
     ]);
     const checks = [
         checkNode(process.version),
@@ -187,6 +195,7 @@ export async function runDoctorCommand(
         trust.check,
         ...mcp,
         ...lsp,
+        acpStdout,
         ...checkPaths(env),
     ];
     const width = Math.max(...checks.map((c) => c.label.length));
