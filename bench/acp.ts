@@ -47,8 +47,6 @@ const LEFT_OUT_BECAUSE: Record<string, string> = {
     "elicitation/create": "North asks the user nothing but approvals (session/request_permission)",
     "elicitation/complete":
         "North asks the user nothing but approvals (session/request_permission)",
-    "fs/read_text_file": "used only when the editor offers fs (not in this client)",
-    "fs/write_text_file": "used only when the editor offers fs (not in this client)",
 };
 
 function makeRepo(root: string): string {
