@@ -78,6 +78,43 @@ describe("the README", () => {
     });
 });
 
+describe("the README's editor set-ups (ACP)", () => {
+    const setups = section("Setting up your editor");
+    const blocks = (language: string) =>
+        [...setups.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
+            (m) => m[1]!
+        );
+
+    it("start `north acp` in each JSON configuration (Zed, JetBrains)", () => {
+        const json = blocks("json");
+        expect(json).toHaveLength(2);
+        for (const text of json) {
+            const config = JSON.parse(text) as {
+                agent_servers: Record<string, { command: string; args: string[] }>;
+            };
+            expect(config.agent_servers.North).toMatchObject({ command: "north", args: ["acp"] });
+        }
+    });
+
+    it("start `north acp` from Neovim and Emacs too", () => {
+        expect(blocks("lua").join("")).toContain('commands = { default = { "north", "acp" } }');
+        const elisp = blocks("elisp").join("");
+        expect(elisp).toContain(':command "north"');
+        expect(elisp).toContain(':command-params \'("acp")');
+    });
+
+    it("names every option `north --help` lists for `north acp`", () => {
+        const usage = HELP_TEXT.slice(
+            HELP_TEXT.indexOf("north acp"),
+            HELP_TEXT.indexOf("Options:")
+        );
+        const options = [...usage.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]);
+        expect(options).toContain("--trust");
+        const editor = section("In your editor (ACP)");
+        expect(options.filter((option) => !editor.includes(`\`${option}\``))).toEqual([]);
+    });
+});
+
 describe("the README's local-model overhead", () => {
     let server: FakeLlmServer;
     beforeAll(async () => {
