@@ -11,7 +11,8 @@
  * Coverage: the SDK's agent methods North answers (probed on a running
  * `north acp`: -32601 means not implemented), the client methods it calls and
  * the session update kinds it sends (read from src/cli/acp/, plus the update
- * kinds seen during the timed runs), each against the SDK's own lists.
+ * kinds seen in this run, which adds an untimed turn with a read and a to-do
+ * list), each against the SDK's own lists.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -320,6 +321,23 @@ export async function benchAcp(): Promise<void> {
                 `${(percentile(acpMs, 95) / percentile(printMs, 95)).toFixed(2)}× (p95)`
         );
 
+        // One untimed turn with tool calls (a read, a to-do list), so "seen" covers more than text.
+        server.enqueue(
+            {
+                toolCalls: [
+                    { name: "read_file", input: { path: "src/retry.ts" } },
+                    {
+                        name: "todo_write",
+                        input: {
+                            items: [{ content: "find the retry logic", status: "completed" }],
+                        },
+                    },
+                ],
+            },
+            { text: ANSWER }
+        );
+        await acpToFirstChunk(repo, env, seen);
+
         console.log("\n## Protocol coverage (ACP v1, @agentclientprotocol/sdk)");
         const probed = await probeAgentMethods(repo, env);
         const source = acpSourceText();
@@ -338,7 +356,7 @@ export async function benchAcp(): Promise<void> {
             updateKinds(),
             (k) => inSource(k) || seen.has(k)
         );
-        console.log(`  seen during the timed runs: ${[...seen].sort().join(", ")}`);
+        console.log(`  seen in this run: ${[...seen].sort().join(", ")}`);
     } finally {
         await server.close();
         rmSync(work, { recursive: true, force: true });
