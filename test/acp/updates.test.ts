@@ -262,6 +262,61 @@ describe("tool calls", () => {
         expect(TOOL_KINDS.web_fetch).toBe("fetch");
     });
 
+    it("calls still running when the prompt ends (cancelled) end as failed, not spinning", () => {
+        const t = translator("/r");
+        const updates = run(t, [
+            { type: "run_start", sessionId: "s", model: "m", mode: "agent", tools: [], cwd: "/r" },
+            { type: "tool_call", id: "s9", name: "shell_run", input: { command: "sleep 100" } },
+            { type: "run_end", result: runResult("cancelled") },
+        ]);
+        expect(updates.at(-1)).toEqual({
+            sessionUpdate: "tool_call_update",
+            toolCallId: "s9",
+            status: "failed",
+        });
+        expect(run(t, [{ type: "run_end", result: runResult("success") }])).toEqual([]);
+    });
+
+    it("an MCP call's permission shows what it would be called with", () => {
+        const call = translator("/r").toolCallOf({
+            id: "q1",
+            kind: "shell",
+            toolName: "mcp__github__create_issue",
+            toolCallId: "m2",
+            input: { title: "Crash on start" },
+            summary: "github: create_issue",
+        });
+        expect(invalidOf("ToolCallUpdate", [call])).toEqual([]);
+        expect(call).toMatchObject({
+            toolCallId: "m2",
+            kind: "other",
+            status: "pending",
+            title: "github: create_issue",
+        });
+        const shown = texts(call.content).join("");
+        expect(shown).toContain("github: create_issue");
+        expect(shown).toContain('"title": "Crash on start"');
+    });
+
+    it("a command's permission shows the command line, where it runs and the sandbox", () => {
+        const call = translator("/r").toolCallOf({
+            id: "q2",
+            kind: "shell",
+            toolName: "shell_run",
+            toolCallId: "s3",
+            input: { command: "rm -rf dist" },
+            summary: "rm -rf dist",
+            command: "rm -rf dist",
+            cwd: "/r",
+            sandbox: "writes to the project only",
+        });
+        expect(call).toMatchObject({ kind: "execute", title: "Running rm -rf dist" });
+        const shown = texts(call.content).join("");
+        expect(shown).toContain("$ rm -rf dist");
+        expect(shown).toContain("in /r");
+        expect(shown).toContain("Runs in the sandbox: writes to the project only");
+    });
+
     it("an MCP tool is kind other and reads as its name", () => {
         const updates = run(translator("/r"), [
             { type: "tool_call", id: "m1", name: "mcp__github__list_issues", input: { repo: "x" } },

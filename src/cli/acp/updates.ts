@@ -26,6 +26,7 @@ import {
     diffContents,
     diffLocations,
     fenced,
+    headOf,
     locationsOf,
     resultText,
     tailOf,
@@ -188,7 +189,7 @@ class SessionUpdates implements UpdateTranslator {
                 this.lastStopReason = event.stopReason;
                 return [];
             case "run_end":
-                return this.closeNorthFiles();
+                return [...this.closeNorthFiles(), ...this.closeUnfinished()];
             case "retry":
                 return [
                     messageLine(
@@ -270,7 +271,13 @@ class SessionUpdates implements UpdateTranslator {
         if (request.kind === "write") return diffContents(this.deps.repoRoot, request.diffs ?? []);
         const lines: string[] = [];
         if (request.command !== undefined) lines.push(fenced(`$ ${request.command}`, "console"));
-        else lines.push(request.summary);
+        else {
+            // An MCP call: what it is, and the arguments it would be called with.
+            lines.push(request.summary);
+            if (request.domain === undefined) {
+                lines.push(fenced(headOf(JSON.stringify(request.input ?? {}, null, 2)), "json"));
+            }
+        }
         if (request.cwd !== undefined) lines.push(`in ${request.cwd}`);
         if (request.sandbox !== undefined) lines.push(`Runs in the sandbox: ${request.sandbox}`);
         if (request.askRule !== undefined)
@@ -478,6 +485,21 @@ class SessionUpdates implements UpdateTranslator {
     }
 
     /** NORTH_FILE blocks still open once their turn is over were applied without a review. */
+    /**
+     * Calls still open when the prompt ended never got a result (the prompt
+     * was cancelled or failed): they did not complete.
+     */
+    private closeUnfinished(): SessionUpdate[] {
+        const updates: SessionUpdate[] = [...this.open.keys()].map((toolCallId) => ({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "failed",
+        }));
+        this.open.clear();
+        this.requests.clear();
+        return updates;
+    }
+
     private closeNorthFiles(): SessionUpdate[] {
         const updates: SessionUpdate[] = [];
         for (const [id, call] of this.open) {
