@@ -406,6 +406,40 @@ describe("edits", () => {
         );
     });
 
+    it("an edit applied without a review (accept-edits) says which files changed and where", () => {
+        const updates = run(translator("/r"), [
+            {
+                type: "tool_call",
+                id: "e1",
+                name: "edit_insert_at_line",
+                input: { path: "src/b.ts", line: 7, content: "x" },
+            },
+            {
+                type: "tool_result",
+                id: "e1",
+                name: "edit_insert_at_line",
+                ok: true,
+                content: '{"applied":true}',
+                details: {
+                    applied: true,
+                    files: [{ path: "src/b.ts", linesAdded: 1, linesRemoved: 0 }],
+                },
+                durationMs: 1,
+            },
+        ]);
+        expect(updates[0]).toMatchObject({
+            kind: "edit",
+            locations: [{ path: "/r/src/b.ts", line: 7 }],
+        });
+        expect(updates[1]).toMatchObject({
+            status: "completed",
+            locations: [{ path: "/r/src/b.ts" }],
+        });
+        expect(texts((updates[1] as { content?: ToolCallContent[] }).content)).toEqual([
+            "src/b.ts +1 −0",
+        ]);
+    });
+
     it("a new file's diff has no old text", async () => {
         const root = repo();
         const input = { path: "src/new.ts", content: "export {};\n" };

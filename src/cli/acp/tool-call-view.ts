@@ -173,6 +173,28 @@ export function diffLocations(repoRoot: string, diffs: readonly FileDiff[]): Too
     return diffs.map((file) => ({ path: file.absPath ?? absolute(repoRoot, file.path) }));
 }
 
+/** The files an applied edit changed (its result's details), if the details say so. */
+export function appliedFiles(
+    details: unknown
+): Array<{ path: string; linesAdded: number; linesRemoved: number }> | undefined {
+    const files = (details as { applied?: unknown; files?: unknown } | null)?.files;
+    if (!Array.isArray(files)) return undefined;
+    const valid = files.filter(
+        (f): f is { path: string; linesAdded: number; linesRemoved: number } =>
+            typeof f === "object" &&
+            f !== null &&
+            typeof (f as { path?: unknown }).path === "string" &&
+            typeof (f as { linesAdded?: unknown }).linesAdded === "number" &&
+            typeof (f as { linesRemoved?: unknown }).linesRemoved === "number"
+    );
+    return valid.length > 0 ? valid : undefined;
+}
+
+/** Where an applied edit landed, for the editor to follow. */
+export function appliedLocations(repoRoot: string, details: unknown): ToolCallLocation[] {
+    return (appliedFiles(details) ?? []).map((f) => ({ path: absolute(repoRoot, f.path) }));
+}
+
 /** The text under a finished call: the display's lines when it has them, else what the model read. */
 export function resultText(
     displays: ToolDisplays,
@@ -190,5 +212,9 @@ export function resultText(
         return fenced(`$ ${command}\n${tailOf(output)}`, "console");
     }
     if (lines && lines.length > 0) return fenced(headOf(lines.join("\n")));
+    const applied = ok ? appliedFiles(details) : undefined;
+    if (applied) {
+        return applied.map((f) => `${f.path} +${f.linesAdded} −${f.linesRemoved}`).join("\n");
+    }
     return fenced(headOf(content));
 }

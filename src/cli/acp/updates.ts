@@ -22,6 +22,7 @@ import type { LspDiagnostic } from "../../tools/lsp/types";
 import type { TodoItem } from "../../tools/todo-write";
 import {
     NORTH_FILE_TOOL,
+    appliedLocations,
     commandContent,
     diffContents,
     diffLocations,
@@ -404,6 +405,8 @@ class SessionUpdates implements UpdateTranslator {
             status,
         };
         if (after !== title) update.title = after;
+        const landed = event.ok ? appliedLocations(this.deps.repoRoot, event.details) : [];
+        if (landed.length > 0) update.locations = landed;
         // An applied edit keeps the diff the editor already shows; anything else shows its result.
         const keepsDiff = event.ok && this.editContents.has(event.id);
         if (!keepsDiff) {
