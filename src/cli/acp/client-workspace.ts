@@ -69,14 +69,20 @@ export function exactCommand(line: ClientCommandLine): { command: string; args: 
 }
 
 /**
- * New text of `now` after `before` was seen: the text past it, or past its
- * last stretch when the editor dropped the start (it truncates from the front).
+ * New text of `now` after `before` was seen. The editor keeps the end of the
+ * output (it drops the start past its limit), so `now` is `before + new`
+ * less some start: the smallest cut of `before` that `now` begins with,
+ * found by `now`'s first 64 characters (when less of `before` is left,
+ * everything is new: the live view may repeat a few characters).
  */
 export function outputAfter(before: string, now: string): string {
     if (now.startsWith(before)) return now.slice(before.length);
-    const anchor = before.slice(-256);
-    const at = anchor === "" ? -1 : now.lastIndexOf(anchor);
-    return at === -1 ? now : now.slice(at + anchor.length);
+    const head = now.slice(0, 64);
+    for (let at = before.indexOf(head); at !== -1; at = before.indexOf(head, at + 1)) {
+        const kept = before.slice(at);
+        if (now.startsWith(kept)) return now.slice(kept.length);
+    }
+    return now;
 }
 
 function clientTerminals(client: AgentContext, sessionId: string): ClientTerminals {
