@@ -74,6 +74,8 @@ export async function loadProjectExtensions(
         mcpClient?: Pick<McpManagerOptions, "onElicitation" | "onSampling">;
         /** Base environment of hooks, MCP and language servers; default `process.env`. */
         childEnv?: NodeJS.ProcessEnv;
+        /** The front-end's MCP servers (an editor's over ACP): the user's, as their settings' are. */
+        clientMcpServers?: Record<string, unknown>;
         /** Where language servers' starts, failures and idle stops are logged. */
         log?: (event: string, data: Record<string, unknown>) => void;
     }
@@ -141,6 +143,10 @@ export async function loadProjectExtensions(
         parseMcpServers(settings.merged.mcpServers ?? {}, {
             scope: "user",
             source: userMcpSource(settings),
+        }),
+        parseMcpServers(options.clientMcpServers ?? {}, {
+            scope: "user",
+            source: "the editor's MCP servers (ACP session)",
         })
     );
     for (const warning of servers.warnings) warn(warning);
