@@ -16,6 +16,9 @@
  * `waitForLine`) writes bytes the SDK would refuse to send.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import {
     client,
     ndJsonStream,
@@ -49,8 +52,12 @@ export type PermissionAnswer =
     | { optionId: string }
     /** Answer "cancelled" at once. */
     | "cancelled"
-    /** Do not answer until the turn is cancelled (`cancel`) or North withdraws the request. */
-    | "hold";
+    /** Do not answer until `answerHeld`, the turn is cancelled (`cancel`) or North withdraws the request. */
+    | "hold"
+    /** Decided when the request comes, from what it offers. */
+    | ((
+          request: RequestPermissionRequest
+      ) => Exclude<PermissionAnswer, "hold" | ((r: RequestPermissionRequest) => unknown)>);
 
 export interface PermissionRecord {
     request: RequestPermissionRequest;
@@ -102,6 +109,16 @@ export function acpEnv(anthropicBaseUrl: string): { home: string; env: NodeJS.Pr
             ANTHROPIC_BASE_URL: anthropicBaseUrl,
         },
     };
+}
+
+/** A throwaway project folder holding `files` (relative path → text). */
+export function tempRepo(files: Record<string, string>): string {
+    const repo = mkdtempSync(join(tmpdir(), "north-acp-repo-"));
+    for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(repo, path)), { recursive: true });
+        writeFileSync(join(repo, path), text);
+    }
+    return repo;
 }
 
 export async function startAcpClient(options: AcpClientOptions): Promise<AcpClient> {
@@ -265,6 +282,14 @@ export class AcpClient {
         for (const [record, answer] of [...this.heldPermissions]) {
             if (record.request.sessionId === sessionId) answer({ outcome: "cancelled" });
         }
+    }
+
+    /** Answers a held permission request (by its index in `permissionRequests`) as the editor's user would. */
+    answerHeld(index: number, outcome: RequestPermissionOutcome): void {
+        const record = this.permissionRequests[index];
+        const answer = record === undefined ? undefined : this.heldPermissions.get(record);
+        if (!answer) throw new Error(`permission request #${index + 1} is not held`);
+        answer(outcome);
     }
 
     // ------------------------------------------------------------ what North sent
@@ -455,7 +480,8 @@ export class AcpClient {
             this.notifyWatchers();
             return { outcome };
         };
-        const answer = this.permissionAnswers.shift();
+        const scripted = this.permissionAnswers.shift();
+        const answer = typeof scripted === "function" ? scripted(request) : scripted;
         if (answer === undefined) {
             this.failures.push(`an unexpected permission request: ${JSON.stringify(request)}`);
             this.notifyWatchers();
