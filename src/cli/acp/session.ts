@@ -13,7 +13,7 @@ import {
     type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { Mode } from "../../agent/events";
-import { historyOf } from "../../agent/conversation-log";
+import { restoreConversation } from "../../agent/conversation-log";
 import type { ModelInfo } from "../../providers/catalogue";
 import type { ProviderEndpoint } from "../../providers/types";
 import { resolveReadyModel } from "../model-selection";
@@ -96,7 +96,7 @@ export class AcpSession {
         const resumed = this.prepared.resumed;
         if (!resumed) return;
         const { engine } = await this.started(new AbortController().signal);
-        const { messages } = historyOf(resumed.conversation);
+        const { messages } = restoreConversation(resumed.conversation);
         const updates = replayUpdates(messages, {
             repoRoot: engine.repoRoot,
             toolDisplays: engine.toolDisplays,
