@@ -16,6 +16,9 @@
  * `waitForLine`) writes bytes the SDK would refuse to send.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import {
     client,
     ndJsonStream,
@@ -49,8 +52,12 @@ export type PermissionAnswer =
     | { optionId: string }
     /** Answer "cancelled" at once. */
     | "cancelled"
-    /** Do not answer until the turn is cancelled (`cancel`) or North withdraws the request. */
-    | "hold";
+    /** Do not answer until `answerHeld`, the turn is cancelled (`cancel`) or North withdraws the request. */
+    | "hold"
+    /** Decided when the request comes, from what it offers. */
+    | ((
+          request: RequestPermissionRequest
+      ) => Exclude<PermissionAnswer, "hold" | ((r: RequestPermissionRequest) => unknown)>);
 
 export interface PermissionRecord {
     request: RequestPermissionRequest;
@@ -102,6 +109,16 @@ export function acpEnv(anthropicBaseUrl: string): { home: string; env: NodeJS.Pr
             ANTHROPIC_BASE_URL: anthropicBaseUrl,
         },
     };
+}
+
+/** A throwaway project folder holding `files` (relative path → text). */
+export function tempRepo(files: Record<string, string>): string {
+    const repo = mkdtempSync(join(tmpdir(), "north-acp-repo-"));
+    for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(repo, path)), { recursive: true });
+        writeFileSync(join(repo, path), text);
+    }
+    return repo;
 }
 
 export async function startAcpClient(options: AcpClientOptions): Promise<AcpClient> {
@@ -161,6 +178,7 @@ export class AcpClient {
         (outcome: RequestPermissionOutcome) => void
     >();
     private readonly permissionAnswers: PermissionAnswer[];
+    private closing: Promise<AcpExit> | undefined;
     private stdoutRest = "";
     private stdinRest = "";
 
@@ -188,22 +206,26 @@ export class AcpClient {
         // A write after North exited fails with EPIPE; the exit is what the test checks.
         this.child.stdin!.on("error", () => undefined);
 
-        let push: ((chunk: Uint8Array) => void) | undefined;
-        let end: (() => void) | undefined;
+        // The SDK may cancel its reader (connection closed) while North still writes: drop, don't throw.
+        let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+        let open = true;
         const input = new ReadableStream<Uint8Array>({
-            start(controller) {
-                push = (chunk) => controller.enqueue(chunk);
-                end = () => controller.close();
+            start: (c) => {
+                controller = c;
+            },
+            cancel: () => {
+                open = false;
             },
         });
         this.child.stdout!.on("data", (chunk: Buffer) => {
             this.tapStdout(chunk.toString("utf8"));
-            push!(new Uint8Array(chunk));
+            if (open) controller!.enqueue(new Uint8Array(chunk));
         });
         this.child.stdout!.on("end", () => {
             if (this.stdoutRest !== "") this.recordLine(this.stdoutRest, false);
             this.stdoutRest = "";
-            end!();
+            if (open) controller!.close();
+            open = false;
         });
 
         if (options.sdk === false) {
@@ -265,6 +287,14 @@ export class AcpClient {
         for (const [record, answer] of [...this.heldPermissions]) {
             if (record.request.sessionId === sessionId) answer({ outcome: "cancelled" });
         }
+    }
+
+    /** Answers a held permission request (by its index in `permissionRequests`) as the editor's user would. */
+    answerHeld(index: number, outcome: RequestPermissionOutcome): void {
+        const record = this.permissionRequests[index];
+        const answer = record === undefined ? undefined : this.heldPermissions.get(record);
+        if (!answer) throw new Error(`permission request #${index + 1} is not held`);
+        answer(outcome);
     }
 
     // ------------------------------------------------------------ what North sent
@@ -365,7 +395,12 @@ export class AcpClient {
      * The editor goes away: stdin closed, North should exit by itself.
      * Throws the protocol failures seen, or if North does not exit.
      */
-    async close(): Promise<AcpExit> {
+    close(): Promise<AcpExit> {
+        this.closing ??= this.closeOnce();
+        return this.closing;
+    }
+
+    private async closeOnce(): Promise<AcpExit> {
         this.connection?.close();
         this.child.stdin!.end();
         const guard = setTimeout(() => {
@@ -455,7 +490,8 @@ export class AcpClient {
             this.notifyWatchers();
             return { outcome };
         };
-        const answer = this.permissionAnswers.shift();
+        const scripted = this.permissionAnswers.shift();
+        const answer = typeof scripted === "function" ? scripted(request) : scripted;
         if (answer === undefined) {
             this.failures.push(`an unexpected permission request: ${JSON.stringify(request)}`);
             this.notifyWatchers();
