@@ -101,7 +101,7 @@ describe("replaying a saved conversation", () => {
             "tool_call t2 execute failed Running npm run build",
             "tool_call t3 think completed Updating the to-do list",
             "plan Fix tsconfig=in_progress, Rebuild=pending",
-            "tool_call t4 edit failed Editing a.ts",
+            "tool_call t4 edit failed Editing src/a.ts",
             "user_message_chunk: Carry on",
             "agent_message_chunk: Done.",
         ]);

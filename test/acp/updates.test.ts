@@ -129,7 +129,7 @@ describe("streamed text", () => {
 });
 
 describe("tool calls", () => {
-    it("a read shows the chat's title, kind read, and the file and line to follow", () => {
+    it("a read shows its title with the path, kind read, and the file and line to follow", () => {
         const t = translator("/r");
         const input = { path: "src/a.ts", range: { start: 40, end: 60 } };
         const updates = run(t, [
@@ -154,7 +154,7 @@ describe("tool calls", () => {
         expect(updates[1]).toMatchObject({
             sessionUpdate: "tool_call_update",
             toolCallId: "c1",
-            title: "Reading a.ts",
+            title: "Reading src/a.ts",
             kind: "read",
             status: "in_progress",
             rawInput: input,
@@ -340,7 +340,7 @@ describe("edits", () => {
             title: "Editing a.ts",
             kind: "edit",
             status: "pending",
-            locations: [{ path: join(root, "a.ts") }],
+            locations: [{ path: join(root, "a.ts"), line: 2 }],
             content: [
                 {
                     type: "diff",

@@ -405,10 +405,11 @@ class SessionUpdates implements UpdateTranslator {
             status,
         };
         if (after !== title) update.title = after;
-        const landed = event.ok ? appliedLocations(this.deps.repoRoot, event.details) : [];
-        if (landed.length > 0) update.locations = landed;
-        // An applied edit keeps the diff the editor already shows; anything else shows its result.
+        // An applied edit keeps the diff (and the lines) the editor already shows; anything else shows its result.
         const keepsDiff = event.ok && this.editContents.has(event.id);
+        const landed =
+            event.ok && !keepsDiff ? appliedLocations(this.deps.repoRoot, event.details) : [];
+        if (landed.length > 0) update.locations = landed;
         if (!keepsDiff) {
             const text = resultText(
                 toolDisplays,
