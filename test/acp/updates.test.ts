@@ -317,6 +317,25 @@ describe("tool calls", () => {
         expect(shown).toContain("Runs in the sandbox: writes to the project only");
     });
 
+    it("a proposed plan's permission shows the plan on a mode switch call", () => {
+        const call = translator("/r").toolCallOf({
+            id: "q3",
+            kind: "plan",
+            toolName: "propose_plan",
+            toolCallId: "p1",
+            input: { plan: "1. Read\n2. Fix" },
+            summary: "plan",
+            plan: "1. Read\n2. Fix",
+        });
+        expect(invalidOf("ToolCallUpdate", [call])).toEqual([]);
+        expect(call).toMatchObject({
+            toolCallId: "p1",
+            kind: "switch_mode",
+            title: "Proposing a plan",
+        });
+        expect(texts(call.content)).toEqual(["1. Read\n2. Fix"]);
+    });
+
     it("an MCP tool is kind other and reads as its name", () => {
         const updates = run(translator("/r"), [
             { type: "tool_call", id: "m1", name: "mcp__github__list_issues", input: { repo: "x" } },

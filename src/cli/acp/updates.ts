@@ -227,10 +227,7 @@ class SessionUpdates implements UpdateTranslator {
     private requestCall(request: ApprovalRequest): ToolCall {
         const { repoRoot, toolDisplays } = this.deps;
         const kind = request.kind === "plan" ? "switch_mode" : toolKindOf(request.toolName);
-        const named =
-            request.kind === "plan"
-                ? "Start on this plan?"
-                : toolTitle(toolDisplays, request.toolName, request.input);
+        const named = toolTitle(toolDisplays, request.toolName, request.input);
         const diffs = request.kind === "write" ? (request.diffs ?? []) : [];
         const locations =
             diffs.length > 0
