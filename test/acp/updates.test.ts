@@ -336,6 +336,38 @@ describe("tool calls", () => {
         expect(texts(call.content)).toEqual(["1. Read\n2. Fix"]);
     });
 
+    it("a subagent's reviewed call appears on its own and ends with the answer (its result stays in the task)", () => {
+        const request: ApprovalRequest = {
+            id: "q4",
+            kind: "shell",
+            toolName: "shell_run",
+            toolCallId: "child-1",
+            input: { command: "npm test" },
+            summary: 'task "check": npm test',
+            command: "npm test",
+        };
+        const updates = run(translator("/r"), [
+            {
+                type: "tool_call",
+                id: "task-1",
+                name: "task",
+                input: { description: "check", prompt: "run the tests" },
+            },
+            { type: "approval_request", request },
+            { type: "approval_decision", requestId: "q4", decision: { outcome: "approve" } },
+        ]);
+        expect(updates.slice(1)).toMatchObject([
+            {
+                sessionUpdate: "tool_call",
+                toolCallId: "child-1",
+                kind: "execute",
+                status: "pending",
+                title: "Running npm test",
+            },
+            { sessionUpdate: "tool_call_update", toolCallId: "child-1", status: "completed" },
+        ]);
+    });
+
     it("an MCP tool is kind other and reads as its name", () => {
         const updates = run(translator("/r"), [
             { type: "tool_call", id: "m1", name: "mcp__github__list_issues", input: { repo: "x" } },

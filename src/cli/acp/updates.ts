@@ -65,6 +65,11 @@ interface OpenCall {
     /** A command's output so far (its tail) and how many characters fell off the front. */
     output: string;
     dropped: number;
+    /**
+     * Told to the editor by its review: a subagent's call (whose result stays
+     * inside the task) or a NORTH_FILE block's partial content.
+     */
+    byReview?: boolean;
 }
 
 export function createUpdateTranslator(deps: UpdateTranslatorDeps): UpdateTranslator {
@@ -352,13 +357,14 @@ class SessionUpdates implements UpdateTranslator {
                 },
             ];
         }
-        // A call the editor has not seen (a NORTH_FILE block's partial content, a plan): introduce it.
+        // A call the editor has not seen (a subagent's, a NORTH_FILE block's partial content): introduce it.
         this.open.set(id, {
             name: request.toolName,
             input: request.input,
             title: call.title,
             output: "",
             dropped: 0,
+            byReview: true,
         });
         return [{ sessionUpdate: "tool_call", ...call }];
     }
@@ -375,11 +381,19 @@ class SessionUpdates implements UpdateTranslator {
     private decided(requestId: string, approved: boolean): SessionUpdate[] {
         const toolCallId = this.requests.get(requestId);
         this.requests.delete(requestId);
-        if (toolCallId === undefined || !this.open.has(toolCallId)) return [];
+        const call = toolCallId === undefined ? undefined : this.open.get(toolCallId);
+        if (toolCallId === undefined || !call) return [];
+        const northFile = call.name === NORTH_FILE_TOOL;
+        // A subagent's call reports its result inside the task: the answer is all the editor learns.
+        if (call.byReview && !northFile) {
+            this.open.delete(toolCallId);
+            const status = approved ? "completed" : "failed";
+            return [{ sessionUpdate: "tool_call_update", toolCallId, status }];
+        }
         if (approved)
             return [{ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" }];
         // A NORTH_FILE block has no tool_result: its refusal ends it here.
-        if (this.open.get(toolCallId)?.name === NORTH_FILE_TOOL) {
+        if (northFile) {
             this.open.delete(toolCallId);
             return [{ sessionUpdate: "tool_call_update", toolCallId, status: "failed" }];
         }
