@@ -126,6 +126,31 @@ describe("replaying a saved conversation", () => {
         expect(text).toContain("error TS2322");
     });
 
+    it("a NORTH_FILE block is the edit it was, not the file's text", () => {
+        const updates = replayUpdates(
+            [
+                {
+                    role: "assistant",
+                    content: [
+                        {
+                            type: "text",
+                            text: 'Here it is.\n<NORTH_FILE path="docs/a.md">\n# A\nbody\n</NORTH_FILE>\nDone.',
+                        },
+                    ],
+                },
+            ],
+            deps
+        );
+        expect(invalidOf("SessionUpdate", updates)).toEqual([]);
+        expect(outline(updates)).toEqual([
+            "agent_message_chunk: Here it is.\n",
+            "tool_call nf-saved-0-0-0 edit completed Writing docs/a.md (2 lines)",
+            "agent_message_chunk: Done.",
+        ]);
+        expect(updates[1]).toMatchObject({ locations: [{ path: "/home/me/project/docs/a.md" }] });
+        expect(JSON.stringify(updates)).not.toContain("body");
+    });
+
     it("a long result is cut and says so", () => {
         const updates = replayUpdates(
             [
