@@ -85,6 +85,15 @@ const conversation: Message[] = [
     },
     // The conversation was saved while t4 waited: it has no result.
     { role: "user", content: "Carry on" },
+    { role: "assistant", content: [{ type: "text", text: "Checking." }] },
+    // North's own messages to the model are not the user's.
+    {
+        role: "user",
+        content: [
+            { type: "text", text: "[North] NORTH_FILE a.md: written (2 lines) and accepted." },
+        ],
+    },
+    { role: "user", content: "[Stop hook] the tests are not run yet" },
     { role: "assistant", content: [{ type: "text", text: "Done." }] },
 ];
 
@@ -103,6 +112,7 @@ describe("replaying a saved conversation", () => {
             "plan Fix tsconfig=in_progress, Rebuild=pending",
             "tool_call t4 edit failed Editing src/a.ts",
             "user_message_chunk: Carry on",
+            "agent_message_chunk: Checking.",
             "agent_message_chunk: Done.",
         ]);
     });

@@ -8,6 +8,7 @@
  * with the conversation.
  */
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
+import { isPromptEntry } from "../../agent/conversation-log";
 import type { ToolDisplays } from "../../agent/tool-displays";
 import type {
     AssistantMessage,
@@ -38,14 +39,14 @@ function chunk(
     return { sessionUpdate: kind, content };
 }
 
-/** What the user typed (and attached); a message that answers tool calls carries North's notes, not theirs. */
+/** What the user typed (and attached); North's own messages (tool results, notes, a Stop hook's reason) are not theirs. */
 function userUpdates(message: UserMessage): SessionUpdate[] {
+    if (!isPromptEntry(message as unknown as Record<string, unknown>)) return [];
     if (typeof message.content === "string") {
         return message.content === ""
             ? []
             : [chunk("user_message_chunk", { type: "text", text: message.content })];
     }
-    if (message.content.some((block) => block.type === "tool_result")) return [];
     const updates: SessionUpdate[] = [];
     for (const block of message.content) {
         if (block.type === "text" && block.text !== "") {
