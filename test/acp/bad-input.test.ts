@@ -65,15 +65,16 @@ describe("bad input", () => {
 
     it("JSON that is not a JSON-RPC message, or a batch, is an invalid request (-32600)", async () => {
         const acp = await rawStart();
-        await acp.sendRaw(line({ jsonrpc: "2.0", id: "no-method" }));
+        await acp.sendRaw(line({ editor: "hello" }));
+        await acp.sendRaw("42\n");
         await acp.sendRaw(
             line([{ jsonrpc: "2.0", id: "in-batch", method: "initialize", params: {} }])
         );
-        await acp.waitFor("two invalid-request errors", () => {
+        await acp.waitFor("three invalid-request errors", () => {
             const errors = acp.lines.filter(
                 (l) => (l as RawResponse | undefined)?.error?.code === -32600
             );
-            return errors.length >= 2 ? errors : undefined;
+            return errors.length >= 3 ? errors : undefined;
         });
         await stillServes(acp, "after-invalid");
     });
