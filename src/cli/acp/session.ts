@@ -25,6 +25,7 @@ import { summarizeInventory } from "../project-trust";
 import { promptSizeProblem } from "../prompt-size";
 import type { PreparedSession } from "../session-setup";
 import { type EngineSession, startSession } from "../session-start";
+import { createClientWorkspace } from "./client-workspace";
 import { promptContentOf } from "./prompt-content";
 import { configOptions, modeState } from "./session-config";
 
@@ -200,6 +201,7 @@ export class AcpSession {
                 mode: this.mode,
                 conversationId: this.newConversationId,
                 clientMcpServers: this.clientMcpServers,
+                workspace: createClientWorkspace(deps.client, this.id, deps.clientCapabilities),
                 resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
                 profiles: createProfileStore(dataDir(), prepared.repoRoot),
                 // Standing answers as in the chat: "always" in the editor is kept where it says.
