@@ -329,7 +329,7 @@ export async function benchAcp(): Promise<void> {
                     {
                         name: "todo_write",
                         input: {
-                            items: [{ content: "find the retry logic", status: "completed" }],
+                            items: [{ content: "find the retry logic", status: "done" }],
                         },
                     },
                 ],
