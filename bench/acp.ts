@@ -350,8 +350,12 @@ export async function benchAcp(): Promise<void> {
             Object.values(CLIENT_METHODS),
             (m) => sourceUses(source, m)
         );
-        // An update kind's name is distinctive: any string literal of it means North builds it.
-        const inSource = (kind: string) => source.includes(`"${kind}"`);
+        // `sessionUpdate: "kind"` builds one; a two-word kind's name is distinctive enough that
+        // any string literal of it does (replay builds its chunks by kind). One-word kinds
+        // ("plan", "notice") are also words of North's own events, so they need the first form.
+        const inSource = (kind: string) =>
+            source.includes(`sessionUpdate: "${kind}"`) ||
+            (kind.includes("_") && source.includes(`"${kind}"`));
         coverageLine(
             "session update kinds North sends (src/cli/acp/ or seen)",
             updateKinds(),
