@@ -48,6 +48,12 @@ const LEFT_OUT_BECAUSE: Record<string, string> = {
     "elicitation/create": "North asks the user nothing but approvals (session/request_permission)",
     "elicitation/complete":
         "North asks the user nothing but approvals (session/request_permission)",
+    notice: "North's warnings and notices reach the editor as agent_message_chunk lines",
+    compaction_update: "a summary of the conversation is reported as one agent_message_chunk line",
+    compaction_summary_chunk:
+        "a summary of the conversation is reported as one agent_message_chunk line",
+    config_option_update:
+        "not sent: session/set_config_option's answer carries the options, but `/model` in a prompt leaves the editor's model option stale",
 };
 
 function makeRepo(root: string): string {
