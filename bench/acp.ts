@@ -91,10 +91,40 @@ function exitOf(child: ChildProcess, label: string): Promise<number | null> {
     });
 }
 
+/** One run: wall milliseconds to the first text, and the CPU milliseconds to the first model request when measured. */
+interface FirstText {
+    wallMs: number;
+    requestCpuMs: number | null;
+}
+
+const CPU_MARK = "__NORTH_ACP_BENCH__";
+
+// Preloaded into the CPU runs: the process's CPU time when its first HTTP request starts (the
+// model request). CPU time is the steadier figure on a busy machine: others stretch wall time.
+const CPU_TIMELINE = `import dc from "node:diagnostics_channel";
+import { writeSync } from "node:fs";
+let sent = false;
+dc.subscribe("http.client.request.start", () => {
+    if (sent) return;
+    sent = true;
+    const cpu = process.cpuUsage();
+    writeSync(2, "${CPU_MARK} " + (cpu.user + cpu.system) / 1000 + "\\n");
+});
+`;
+
+function requestCpuMs(stderr: string): number | null {
+    const match = new RegExp(`${CPU_MARK} ([\\d.]+)`).exec(stderr);
+    return match ? Number(match[1]) : null;
+}
+
 /** Milliseconds from spawning `north -p` to the first text on its stdout. */
-async function printToFirstText(repo: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function printToFirstText(
+    repo: string,
+    env: NodeJS.ProcessEnv,
+    nodeArgs: string[] = []
+): Promise<FirstText> {
     const started = performance.now();
-    const child = spawn(process.execPath, [NORTH, "-p", PROMPT, "--path", repo], {
+    const child = spawn(process.execPath, [...nodeArgs, NORTH, "-p", PROMPT, "--path", repo], {
         env,
         cwd: repo,
         stdio: ["ignore", "pipe", "pipe"],
@@ -107,7 +137,7 @@ async function printToFirstText(repo: string, env: NodeJS.ProcessEnv): Promise<n
     if (code !== 0 || firstText === undefined) {
         throw new Error(`north -p: exit ${code}, no text\n${stderr.slice(0, 2000)}`);
     }
-    return firstText;
+    return { wallMs: firstText, requestCpuMs: requestCpuMs(stderr) };
 }
 
 /**
@@ -117,10 +147,11 @@ async function printToFirstText(repo: string, env: NodeJS.ProcessEnv): Promise<n
 async function acpToFirstChunk(
     repo: string,
     env: NodeJS.ProcessEnv,
-    seen: Set<string>
-): Promise<number> {
+    seen: Set<string>,
+    nodeArgs: string[] = []
+): Promise<FirstText> {
     const started = performance.now();
-    const child = spawn(process.execPath, [NORTH, "acp"], {
+    const child = spawn(process.execPath, [...nodeArgs, NORTH, "acp"], {
         env,
         cwd: repo,
         stdio: ["pipe", "pipe", "pipe"],
@@ -170,7 +201,7 @@ async function acpToFirstChunk(
             `north acp: exit ${code}, no agent_message_chunk\n${stderr.slice(0, 2000)}`
         );
     }
-    return firstChunk;
+    return { wallMs: firstChunk, requestCpuMs: requestCpuMs(stderr) };
 }
 
 function percentile(values: number[], p: number): number {
@@ -295,37 +326,57 @@ export async function benchAcp(): Promise<void> {
     const env = northEnv(server.anthropicBaseUrl, work);
     const seen = new Set<string>();
     try {
-        const acp = () => {
+        const timeline = join(work, "cpu-timeline.mjs");
+        writeFileSync(timeline, CPU_TIMELINE);
+        const acp = (nodeArgs: string[] = []) => {
             server.enqueue({ text: ANSWER });
-            return acpToFirstChunk(repo, env, seen);
+            return acpToFirstChunk(repo, env, seen, nodeArgs);
         };
-        const print = () => {
+        const print = (nodeArgs: string[] = []) => {
             server.enqueue({ text: ANSWER });
-            return printToFirstText(repo, env);
+            return printToFirstText(repo, env, nodeArgs);
         };
-        // One warm-up each (disk cache, compile cache), then turns in alternation.
+        // One warm-up each (disk cache), then turns in alternation.
         await acp();
         await print();
         const acpMs: number[] = [];
         const printMs: number[] = [];
         for (let i = 0; i < RUNS; i++) {
-            acpMs.push(await acp());
-            printMs.push(await print());
+            acpMs.push((await acp()).wallMs);
+            printMs.push((await print()).wallMs);
+        }
+        // The same, with the CPU timeline preloaded (its own runs: it adds a little to each).
+        const cpu = (run: FirstText): number => {
+            if (run.requestCpuMs === null) throw new Error("no CPU mark on stderr");
+            return run.requestCpuMs;
+        };
+        const acpCpu: number[] = [];
+        const printCpu: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            acpCpu.push(cpu(await acp(["--import", timeline])));
+            printCpu.push(cpu(await print(["--import", timeline])));
         }
         const row = (label: string, values: number[]) =>
             console.log(
                 `${label.padEnd(52)}${`${median(values).toFixed(1)} ms`.padStart(12)}${`${percentile(values, 95).toFixed(1)} ms`.padStart(12)}`
             );
+        const ratio = (acpValues: number[], printValues: number[]) =>
+            `acp / print: ${(median(acpValues) / median(printValues)).toFixed(2)}× (median), ` +
+            `${(percentile(acpValues, 95) / percentile(printValues, 95)).toFixed(2)}× (p95)`;
         console.log(
             `\n## Spawn to first text, instant fake server, ${RUNS} runs interleaved (target acp ≤ 1.10× print)`
         );
         console.log(`${"".padEnd(52)}${"median".padStart(12)}${"p95".padStart(12)}`);
         row("north -p: spawn → first text on stdout", printMs);
         row("north acp: spawn → first agent_message_chunk", acpMs);
+        console.log(ratio(acpMs, printMs));
         console.log(
-            `acp / print: ${(median(acpMs) / median(printMs)).toFixed(2)}× (median), ` +
-                `${(percentile(acpMs, 95) / percentile(printMs, 95)).toFixed(2)}× (p95)`
+            `\n## CPU time to the model request, ${RUNS} runs interleaved (steadier under load)`
         );
+        console.log(`${"".padEnd(52)}${"median".padStart(12)}${"p95".padStart(12)}`);
+        row("north -p", printCpu);
+        row("north acp (initialize, session/new, prompt)", acpCpu);
+        console.log(ratio(acpCpu, printCpu));
 
         // One untimed turn with tool calls (a read, a to-do list), so "seen" covers more than text.
         server.enqueue(
