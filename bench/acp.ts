@@ -6,7 +6,9 @@
  * prompt (initialize, session/new, session/prompt through the SDK's client
  * side, as an editor sends them), against spawning `north -p` to its first
  * text on stdout, for the same prompt and the same instant fake server; runs
- * interleaved, median and p95, ratio acp / print (target ≤ 1.10).
+ * interleaved, median and p95, ratio acp / print (target ≤ 1.10). Then the
+ * CPU time each spends up to its model request (a preloaded mark), which a
+ * busy machine stretches less than wall time.
  *
  * Coverage: the SDK's agent methods North answers (probed on a running
  * `north acp`: -32601 means not implemented), the client methods it calls and
@@ -45,9 +47,10 @@ const RUN_TIMEOUT_MS = 30_000;
 const LEFT_OUT_BECAUSE: Record<string, string> = {
     logout: "North keeps no login: keys come from the environment or config",
     "session/delete": "North has no way to delete a conversation",
-    "elicitation/create": "North asks the user nothing but approvals (session/request_permission)",
+    "elicitation/create":
+        "North asks the editor only for approvals; an MCP server's form (elicitation) is declined here, as in print mode",
     "elicitation/complete":
-        "North asks the user nothing but approvals (session/request_permission)",
+        "North asks the editor only for approvals; an MCP server's form (elicitation) is declined here, as in print mode",
     notice: "North's warnings and notices reach the editor as agent_message_chunk lines",
     compaction_update: "a summary of the conversation is reported as one agent_message_chunk line",
     compaction_summary_chunk:
