@@ -18,7 +18,9 @@ import {
 import { detectRepoRoot } from "../../project/repo-root";
 import { createConversationStore } from "../../storage/conversations";
 import type { LogLevel } from "../../storage/logger";
-import { loadUserSettings } from "../../storage/settings/load";
+// Through the engine's one split point (not storage/settings/load), so the whole print path
+// is shared with this one and its chunks stay as they are (test/build/print-path-modules).
+import { loadUserSettings } from "../engine-entry";
 import { mergeLayers, plainUserLayers } from "../../storage/settings/plain-load";
 import type { CliArgs } from "../args";
 import { catalogueFrom, resolveModelFromConfig } from "../model-selection";
