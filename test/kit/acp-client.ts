@@ -210,7 +210,14 @@ export class AcpClient {
         const input = new ReadableStream<Uint8Array>({
             start(controller) {
                 push = (chunk) => controller.enqueue(chunk);
-                end = () => controller.close();
+                end = () => {
+                    // Already closed when the SDK connection was closed first (`close()`).
+                    try {
+                        controller.close();
+                    } catch {
+                        // nothing more to deliver
+                    }
+                };
             },
         });
         this.child.stdout!.on("data", (chunk: Buffer) => {
