@@ -4,6 +4,7 @@
  * bytes: which files may be read or written, and which command line runs, are
  * decided by North before a port is called.
  */
+import { existsSync } from "node:fs";
 import type {
     AgentContext,
     ClientCapabilities,
@@ -37,7 +38,11 @@ export function createClientWorkspace(
 ): ClientWorkspace | undefined {
     const fs = capabilities?.fs;
     const files = fs?.readTextFile && fs.writeTextFile ? clientFiles(client, sessionId) : undefined;
-    const terminals = capabilities?.terminal ? clientTerminals(client, sessionId) : undefined;
+    // Without `env` North cannot make the command's environment exactly its own: its own shell then.
+    const terminals =
+        capabilities?.terminal && existsSync(ENV_PROGRAM)
+            ? clientTerminals(client, sessionId)
+            : undefined;
     if (!files && !terminals) return undefined;
     return { files, terminals };
 }
