@@ -37,7 +37,9 @@ beforeEach(() => {
     writeFileSync(
         join(home, "config", "config.json"),
         JSON.stringify({
-            permissions: { allow: ["Edit(src/**)", "Bash(echo:*)", "Bash(pwd)", "Bash(sleep:*)"] },
+            permissions: {
+                allow: ["Edit(src/**)", "Bash(echo:*)", "Bash(pwd)", "Bash(sleep:*)", "Bash(wait)"],
+            },
         })
     );
     server.requests.length = 0;
@@ -182,4 +184,39 @@ describe("terminals", () => {
         expect(terminal!.killed).toBe(true);
         expect(terminal!.released).toBe(true);
     });
+
+    it("an editor that goes away mid-command leaves nothing of it running", async () => {
+        server.enqueue({
+            toolCalls: [
+                {
+                    id: "toolu_shell",
+                    name: "shell_run",
+                    input: { command: "sleep 30 & echo pid=$!; wait" },
+                },
+            ],
+        });
+        const { acp, sessionId } = await session({ terminal: true });
+        void acp.prompt(sessionId, "run in the background").catch(() => undefined);
+        const pid = await acp.waitFor("the background pid", () => {
+            const found = /pid=(\d+)/.exec(acp.editor.terminals[0]?.output ?? "");
+            return found ? Number(found[1]) : undefined;
+        });
+        await acp.close();
+        // Not the editor's child (that is bash): only North's owner mark finds it.
+        await expect.poll(() => isRunning(pid), { timeout: 10_000 }).toBe(false);
+    });
 });
+
+function isRunning(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+    } catch {
+        return false;
+    }
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return !/^\S+ \(.*\) [ZX]/.test(stat);
+    } catch {
+        return false;
+    }
+}
