@@ -113,24 +113,7 @@ export async function loadProjectExtensions(
         rules = [rules, ...started.additionalContext].filter(Boolean).join("\n\n");
     }
 
-    const [skills, commands] = await Promise.all([
-        discoverSkills(
-            [
-                join(repoRoot, ".north", "skills"),
-                join(repoRoot, ".claude", "skills"),
-                join(dataDir(), "skills"),
-            ],
-            repoRoot
-        ),
-        discoverCustomCommands(
-            [
-                { dir: join(repoRoot, ".north", "commands"), scope: "project" },
-                { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
-                { dir: join(dataDir(), "commands"), scope: "user" },
-            ],
-            repoRoot
-        ),
-    ]);
+    const { skills, commands } = await discoverSkillsAndCommands(repoRoot);
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
 
     const projectMcp = trust.trusted ? trust.snapshot.files[".mcp.json"] : undefined;
@@ -207,6 +190,32 @@ export async function loadProjectExtensions(
             await Promise.all([mcp?.close(), languages.dispose()]);
         },
     };
+}
+
+/**
+ * The project's and user's skills and Markdown commands (read whether or not
+ * the project is trusted: they are prompts the user can read, not programs).
+ */
+export async function discoverSkillsAndCommands(repoRoot: string) {
+    const [skills, commands] = await Promise.all([
+        discoverSkills(
+            [
+                join(repoRoot, ".north", "skills"),
+                join(repoRoot, ".claude", "skills"),
+                join(dataDir(), "skills"),
+            ],
+            repoRoot
+        ),
+        discoverCustomCommands(
+            [
+                { dir: join(repoRoot, ".north", "commands"), scope: "project" },
+                { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
+                { dir: join(dataDir(), "commands"), scope: "user" },
+            ],
+            repoRoot
+        ),
+    ]);
+    return { skills, commands };
 }
 
 /** The user file that set `mcpServers`, for messages about its servers. */

@@ -124,3 +124,12 @@ export const LSP_CALL_TIMEOUT_MS = 60_000;
  * prompt (UTF-8 bytes). Longer ones are refused whole, never kept.
  */
 export const MAX_PROMPT_BYTES = 10 * 1024 * 1024;
+
+// --- Review diffs ------------------------------------------------------------
+
+/**
+ * A reviewed file's whole old and new text ride along with its unified diff
+ * (FileDiff.oldText/newText, for an editor's own diff view) only up to this
+ * many characters each; beyond it the unified diff alone bounds memory.
+ */
+export const FULL_TEXT_DIFF_CHARS = 1024 * 1024;

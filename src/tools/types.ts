@@ -176,6 +176,15 @@ export interface FileDiff {
     linesAdded: number;
     linesRemoved: number;
     isNewFile: boolean;
+    /**
+     * The whole file before and after, for a front-end that draws its own
+     * diff (an editor over ACP): the absolute path, the old text (null for a
+     * new file) and the new text (null for a deletion). Unset for files over
+     * FULL_TEXT_DIFF_LIMIT, where the unified `diff` is all there is.
+     */
+    absPath?: string;
+    oldText?: string | null;
+    newText?: string | null;
 }
 
 /**

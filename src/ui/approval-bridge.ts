@@ -9,7 +9,7 @@
  */
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/approvals";
 import { keepDiffs, sanitizeLine } from "./render/diff-rows";
-import { refusalWords } from "./reviews/review-options";
+import { refusalWords } from "../agent/approval-menu";
 import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
 import type {
     McpElicitation,

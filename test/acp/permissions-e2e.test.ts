@@ -6,55 +6,14 @@
  * same command is not asked about again) — and the approval modes as
  * session modes.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-    type AcpClient,
-    type PermissionAnswer,
-    acpEnv,
-    startAcpClient,
-    tempRepo,
-} from "../kit/acp-client";
-import {
-    type FakeLlmServer,
-    anthropicToolResultTexts,
-    startFakeLlmServer,
-} from "../kit/fake-llm-server";
-
-let server: FakeLlmServer;
-let repo: string;
-let home: string;
-let env: NodeJS.ProcessEnv;
-let acp: AcpClient | undefined;
+import { describe, expect, it } from "vitest";
+import { useAcpTestbed } from "../kit/acp-testbed";
+import { anthropicToolResultTexts } from "../kit/fake-llm-server";
 
 const APP = "export const limit = 10;\n";
-
-beforeAll(async () => {
-    server = await startFakeLlmServer();
-});
-afterAll(async () => {
-    await server.close();
-});
-beforeEach(() => {
-    repo = tempRepo({ "src/app.ts": APP });
-    ({ home, env } = acpEnv(server.anthropicBaseUrl));
-    server.requests.length = 0;
-});
-afterEach(async () => {
-    await acp?.close();
-    acp = undefined;
-    expect(server.remaining()).toBe(0);
-    rmSync(repo, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
-});
-
-async function session(permissions: PermissionAnswer[]) {
-    acp = await startAcpClient({ env, cwd: repo, permissions });
-    await acp.initialize();
-    const { sessionId } = await acp.newSession(repo);
-    return { acp, sessionId };
-}
+const bed = useAcpTestbed({ "src/app.ts": APP });
 
 const editLimit = (id: string) => ({
     id,
@@ -65,32 +24,32 @@ const shell = (id: string, command: string) => ({ id, name: "shell_run", input: 
 
 describe("reject", () => {
     it("leaves the file alone, fails the call, and tells the model the user refused", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             { toolCalls: [editLimit("toolu_edit")] },
             { text: "Understood, I left it." }
         );
-        const { acp, sessionId } = await session(["reject_once"]);
+        const { acp, sessionId } = await bed.session({ permissions: ["reject_once"] });
         expect((await acp.prompt(sessionId, "raise the limit")).stopReason).toBe("end_turn");
-        expect(readFileSync(join(repo, "src/app.ts"), "utf8")).toBe(APP);
+        expect(readFileSync(join(bed.repo, "src/app.ts"), "utf8")).toBe(APP);
         expect(acp.permissionRequests).toHaveLength(1);
         const [edit] = acp.toolCalls(sessionId);
         expect(edit!.status).toBe("failed");
         // ACP carries no reason: the model hears a refusal and that the user may say why next.
-        const told = anthropicToolResultTexts(server.requests[1]!)[0]!;
+        const told = anthropicToolResultTexts(bed.server.requests[1]!)[0]!;
         expect(told).toMatch(/user (rejected|refused|denied)/i);
         expect(told).toMatch(/next (prompt|message)/i);
     });
 
     it("refuses a command the same way: it does not run", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             { toolCalls: [shell("toolu_touch", "touch created-by-command")] },
             { text: "Skipped." }
         );
-        const { acp, sessionId } = await session(["reject_once"]);
+        const { acp, sessionId } = await bed.session({ permissions: ["reject_once"] });
         await acp.prompt(sessionId, "create the file");
-        expect(() => readFileSync(join(repo, "created-by-command"))).toThrow();
+        expect(() => readFileSync(join(bed.repo, "created-by-command"))).toThrow();
         expect(acp.toolCalls(sessionId)[0]!.status).toBe("failed");
-        expect(anthropicToolResultTexts(server.requests[1]!)[0]).toMatch(
+        expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toMatch(
             /user (rejected|refused|denied)/i
         );
     });
@@ -99,14 +58,14 @@ describe("reject", () => {
 describe("allow always", () => {
     it("names its scope in the option, and the same command is not asked about again", async () => {
         const command = "echo standing-answer";
-        server.enqueue(
+        bed.server.enqueue(
             { toolCalls: [shell("toolu_1", command)] },
             { toolCalls: [shell("toolu_2", command)] },
             { text: "Ran it twice." }
         );
-        acp = await startAcpClient({ env, cwd: repo, permissions: ["hold"] });
+        const acp = await bed.start({ permissions: ["hold"] });
         await acp.initialize();
-        const { sessionId } = await acp.newSession(repo);
+        const { sessionId } = await acp.newSession(bed.repo);
         const turn = acp.prompt(sessionId, "run it twice");
         const asked = await acp.waitForPermissionRequest(1);
         const always = asked.request.options.filter((o) => o.kind === "allow_always");
@@ -120,12 +79,12 @@ describe("allow always", () => {
         expect(acp.permissionRequests).toHaveLength(1);
         const calls = acp.toolCalls(sessionId);
         expect(calls.map((c) => c.status)).toEqual(["completed", "completed"]);
-        const results = anthropicToolResultTexts(server.requests[2]!);
+        const results = anthropicToolResultTexts(bed.server.requests[2]!);
         expect(results.join("\n")).toContain("standing-answer");
     });
 
     it("lets an edit review accept all edits this session: the next edit is not asked", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             { toolCalls: [editLimit("toolu_a")] },
             {
                 toolCalls: [
@@ -142,10 +101,12 @@ describe("allow always", () => {
             },
             { text: "Both edits made." }
         );
-        const { acp, sessionId } = await session(["allow_always"]);
+        const { acp, sessionId } = await bed.session({ permissions: ["allow_always"] });
         expect((await acp.prompt(sessionId, "raise it twice")).stopReason).toBe("end_turn");
         expect(acp.permissionRequests).toHaveLength(1);
-        expect(readFileSync(join(repo, "src/app.ts"), "utf8")).toBe("export const limit = 30;\n");
+        expect(readFileSync(join(bed.repo, "src/app.ts"), "utf8")).toBe(
+            "export const limit = 30;\n"
+        );
         // Accepting all edits is a mode change the editor shows.
         await acp.waitForUpdate(
             sessionId,
@@ -156,8 +117,8 @@ describe("allow always", () => {
 
 describe("modes", () => {
     it("accept-edits set from the editor applies edits without asking", async () => {
-        server.enqueue({ toolCalls: [editLimit("toolu_edit")] }, { text: "Done." });
-        const { acp, sessionId } = await session([]);
+        bed.server.enqueue({ toolCalls: [editLimit("toolu_edit")] }, { text: "Done." });
+        const { acp, sessionId } = await bed.session({ permissions: [] });
         await acp.agent.request("session/set_mode", { sessionId, modeId: "accept-edits" });
         await acp.waitForUpdate(
             sessionId,
@@ -165,18 +126,20 @@ describe("modes", () => {
         );
         await acp.prompt(sessionId, "raise the limit");
         expect(acp.permissionRequests).toHaveLength(0);
-        expect(readFileSync(join(repo, "src/app.ts"), "utf8")).toBe("export const limit = 20;\n");
+        expect(readFileSync(join(bed.repo, "src/app.ts"), "utf8")).toBe(
+            "export const limit = 20;\n"
+        );
     });
 
     it("ask mode refuses an edit without asking: read-only tools only", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             { toolCalls: [editLimit("toolu_edit")] },
             { text: "I can only describe it." }
         );
-        const { acp, sessionId } = await session([]);
+        const { acp, sessionId } = await bed.session({ permissions: [] });
         await acp.agent.request("session/set_mode", { sessionId, modeId: "ask" });
         await acp.prompt(sessionId, "raise the limit");
         expect(acp.permissionRequests).toHaveLength(0);
-        expect(readFileSync(join(repo, "src/app.ts"), "utf8")).toBe(APP);
+        expect(readFileSync(join(bed.repo, "src/app.ts"), "utf8")).toBe(APP);
     });
 });

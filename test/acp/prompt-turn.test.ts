@@ -4,61 +4,24 @@
  * the output for a command), todo_write as a plan, the attachments the user
  * gave reaching the model, and a stop reason per turn.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import { type AcpClient, acpEnv, startAcpClient, tempRepo } from "../kit/acp-client";
-import {
-    type FakeLlmServer,
-    anthropicToolResultTexts,
-    startFakeLlmServer,
-} from "../kit/fake-llm-server";
+import { useAcpTestbed } from "../kit/acp-testbed";
+import { anthropicToolResultTexts } from "../kit/fake-llm-server";
 import { pngImage } from "../kit/images";
 
-let server: FakeLlmServer;
-let repo: string;
-let home: string;
-let env: NodeJS.ProcessEnv;
-let acp: AcpClient | undefined;
-
 const RETRY = "export function retry() {\n    const attempts = 3;\n    return attempts;\n}\n";
-
-beforeAll(async () => {
-    server = await startFakeLlmServer();
-});
-afterAll(async () => {
-    await server.close();
-});
-beforeEach(() => {
-    repo = tempRepo({ "src/retry.ts": RETRY, "README.md": "# demo\n" });
-    ({ home, env } = acpEnv(server.anthropicBaseUrl));
-    server.requests.length = 0;
-});
-afterEach(async () => {
-    await acp?.close();
-    acp = undefined;
-    expect(server.remaining()).toBe(0);
-    rmSync(repo, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
-});
-
-async function session(
-    options: { permissions?: Parameters<typeof startAcpClient>[0]["permissions"] } = {}
-) {
-    acp = await startAcpClient({ env, cwd: repo, ...options });
-    await acp.initialize();
-    const { sessionId } = await acp.newSession(repo);
-    return { acp, sessionId };
-}
+const bed = useAcpTestbed({ "src/retry.ts": RETRY, "README.md": "# demo\n" });
 
 describe("text", () => {
     it("streams the answer as agent_message_chunk and thinking as agent_thought_chunk, ending end_turn", async () => {
-        server.enqueue({
+        bed.server.enqueue({
             thinking: { text: "The user greets me.", signature: "sig-1" },
             text: "Hello from North, ready to help.",
         });
-        const { acp, sessionId } = await session();
+        const { acp, sessionId } = await bed.session();
         const answer = await acp.prompt(sessionId, "hi");
         expect(answer.stopReason).toBe("end_turn");
         expect(acp.text(sessionId)).toBe("Hello from North, ready to help.");
@@ -76,13 +39,13 @@ describe("text", () => {
             )
             .join("");
         expect(thoughts).toBe("The user greets me.");
-        const sent = JSON.stringify(server.requests[0]!.body);
+        const sent = JSON.stringify(bed.server.requests[0]!.body);
         expect(sent).toContain("hi");
     });
 
     it("answers max_tokens when the model stops at its output limit", async () => {
-        server.enqueue({ text: "This answer was cut", stopReason: "max_tokens" });
-        const { acp, sessionId } = await session();
+        bed.server.enqueue({ text: "This answer was cut", stopReason: "max_tokens" });
+        const { acp, sessionId } = await bed.session();
         const answer = await acp.prompt(sessionId, "write a long essay");
         expect(answer.stopReason).toBe("max_tokens");
         expect(acp.text(sessionId)).toContain("This answer was cut");
@@ -91,7 +54,7 @@ describe("text", () => {
 
 describe("tool calls", () => {
     it("shows a read as a completed read call with its file and line, so the editor can follow", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             {
                 toolCalls: [
                     {
@@ -103,7 +66,7 @@ describe("tool calls", () => {
             },
             { text: "It retries three times." }
         );
-        const { acp, sessionId } = await session();
+        const { acp, sessionId } = await bed.session();
         expect((await acp.prompt(sessionId, "how often does it retry?")).stopReason).toBe(
             "end_turn"
         );
@@ -115,10 +78,12 @@ describe("tool calls", () => {
         });
         expect(read!.title).toContain("src/retry.ts");
         expect(read!.locations).toContainEqual(
-            expect.objectContaining({ path: join(repo, "src/retry.ts"), line: 2 })
+            expect.objectContaining({ path: join(bed.repo, "src/retry.ts"), line: 2 })
         );
         // The model got the file.
-        expect(anthropicToolResultTexts(server.requests[1]!)[0]).toContain("const attempts = 3;");
+        expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toContain(
+            "const attempts = 3;"
+        );
         // The tool call was announced before it completed.
         const first = acp.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
         expect(first).toMatchObject({ sessionUpdate: "tool_call", toolCallId: read!.toolCallId });
@@ -126,7 +91,7 @@ describe("tool calls", () => {
     });
 
     it("asks before an edit, then shows it as a diff with the old and new text, and the file changes", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             {
                 toolCalls: [
                     {
@@ -142,7 +107,7 @@ describe("tool calls", () => {
             },
             { text: "Now it retries five times." }
         );
-        const { acp, sessionId } = await session({ permissions: ["allow_once"] });
+        const { acp, sessionId } = await bed.session({ permissions: ["allow_once"] });
         expect((await acp.prompt(sessionId, "retry five times")).stopReason).toBe("end_turn");
 
         expect(acp.permissionRequests).toHaveLength(1);
@@ -156,16 +121,19 @@ describe("tool calls", () => {
         expect(asked.request.toolCall.toolCallId).toBe(edit!.toolCallId);
         expect(edit).toMatchObject({ kind: "edit", status: "completed" });
         const diff = edit!.content?.find((c) => c.type === "diff");
-        expect(diff).toMatchObject({ type: "diff", path: join(repo, "src/retry.ts") });
+        expect(diff).toMatchObject({ type: "diff", path: join(bed.repo, "src/retry.ts") });
         expect(diff).toMatchObject({ oldText: RETRY, newText: RETRY.replace("= 3;", "= 5;") });
-        expect(edit!.locations?.[0]).toMatchObject({ path: join(repo, "src/retry.ts"), line: 2 });
-        expect(readFileSync(join(repo, "src/retry.ts"), "utf8")).toBe(
+        expect(edit!.locations?.[0]).toMatchObject({
+            path: join(bed.repo, "src/retry.ts"),
+            line: 2,
+        });
+        expect(readFileSync(join(bed.repo, "src/retry.ts"), "utf8")).toBe(
             RETRY.replace("= 3;", "= 5;")
         );
     });
 
     it("shows a command as an execute call with its output", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             {
                 toolCalls: [
                     {
@@ -177,18 +145,18 @@ describe("tool calls", () => {
             },
             { text: "It printed the greeting." }
         );
-        const { acp, sessionId } = await session({ permissions: ["allow_once"] });
+        const { acp, sessionId } = await bed.session({ permissions: ["allow_once"] });
         expect((await acp.prompt(sessionId, "say hello in the shell")).stopReason).toBe("end_turn");
         const [command] = acp.toolCalls(sessionId);
         expect(command).toMatchObject({ kind: "execute", status: "completed" });
         expect(command!.title).toContain("echo hello-from-shell");
         expect(JSON.stringify(command!.content)).toContain("hello-from-shell");
         expect(acp.permissionRequests[0]!.request.toolCall.toolCallId).toBe(command!.toolCallId);
-        expect(anthropicToolResultTexts(server.requests[1]!)[0]).toContain("hello-from-shell");
+        expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toContain("hello-from-shell");
     });
 
     it("shows a read that fails as a failed call", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             {
                 toolCalls: [
                     { id: "toolu_fail", name: "read_file", input: { path: "src/missing.ts" } },
@@ -196,14 +164,14 @@ describe("tool calls", () => {
             },
             { text: "There is no such file." }
         );
-        const { acp, sessionId } = await session();
+        const { acp, sessionId } = await bed.session();
         await acp.prompt(sessionId, "read the missing file");
         const [read] = acp.toolCalls(sessionId);
         expect(read).toMatchObject({ kind: "read", status: "failed" });
     });
 
     it("sends todo_write as a plan with each entry's status", async () => {
-        server.enqueue(
+        bed.server.enqueue(
             {
                 toolCalls: [
                     {
@@ -221,7 +189,7 @@ describe("tool calls", () => {
             },
             { text: "Planned." }
         );
-        const { acp, sessionId } = await session();
+        const { acp, sessionId } = await bed.session();
         await acp.prompt(sessionId, "plan the change");
         const plan = await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "plan");
         expect(plan).toMatchObject({
@@ -237,28 +205,28 @@ describe("tool calls", () => {
 
 describe("what the user attaches", () => {
     it("passes embedded resources, resource links and images to the model", async () => {
-        server.enqueue({ text: "Seen them all." });
-        const { acp, sessionId } = await session();
+        bed.server.enqueue({ text: "Seen them all." });
+        const { acp, sessionId } = await bed.session();
         const png = pngImage(2, 2).toString("base64");
         const prompt: ContentBlock[] = [
             { type: "text", text: "compare these" },
             {
                 type: "resource",
                 resource: {
-                    uri: `file://${join(repo, "notes.md")}`,
+                    uri: `file://${join(bed.repo, "notes.md")}`,
                     mimeType: "text/markdown",
                     text: "UNSAVED-NOTES-TEXT",
                 },
             },
             {
                 type: "resource_link",
-                uri: `file://${join(repo, "src/retry.ts")}`,
+                uri: `file://${join(bed.repo, "src/retry.ts")}`,
                 name: "retry.ts",
             },
             { type: "image", mimeType: "image/png", data: png },
         ];
         expect((await acp.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
-        const sent = JSON.stringify(server.requests[0]!.body);
+        const sent = JSON.stringify(bed.server.requests[0]!.body);
         expect(sent).toContain("compare these");
         expect(sent).toContain("UNSAVED-NOTES-TEXT");
         expect(sent).toContain("src/retry.ts");
@@ -268,11 +236,11 @@ describe("what the user attaches", () => {
 
 describe("turns", () => {
     it("keeps the conversation across two prompts of one session", async () => {
-        server.enqueue({ text: "First answer." }, { text: "Second answer." });
-        const { acp, sessionId } = await session();
+        bed.server.enqueue({ text: "First answer." }, { text: "Second answer." });
+        const { acp, sessionId } = await bed.session();
         await acp.prompt(sessionId, "first question");
         await acp.prompt(sessionId, "second question");
-        const second = JSON.stringify(server.requests[1]!.body);
+        const second = JSON.stringify(bed.server.requests[1]!.body);
         expect(second).toContain("first question");
         expect(second).toContain("First answer.");
         expect(second).toContain("second question");

@@ -3,45 +3,21 @@
  * and says honestly what North does, authenticate and session/new tell a user
  * without a key what to set, and a new session offers North's modes and model.
  */
-import { rmSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
-import { type AcpClient, acpEnv, startAcpClient, tempRepo } from "../kit/acp-client";
-import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import { useAcpTestbed } from "../kit/acp-testbed";
 
-let server: FakeLlmServer;
-let repo: string;
-let home: string;
-let env: NodeJS.ProcessEnv;
-let acp: AcpClient | undefined;
-
-beforeAll(async () => {
-    server = await startFakeLlmServer();
-});
-afterAll(async () => {
-    await server.close();
-});
-beforeEach(() => {
-    repo = tempRepo({ "src/app.ts": "export const app = 1;\n" });
-    ({ home, env } = acpEnv(server.anthropicBaseUrl));
-});
-afterEach(async () => {
-    await acp?.close();
-    acp = undefined;
-    expect(server.remaining()).toBe(0);
-    rmSync(repo, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
-});
+const bed = useAcpTestbed({ "src/app.ts": "export const app = 1;\n" });
 
 /** The environment without any provider key. */
 function withoutKeys(): NodeJS.ProcessEnv {
-    const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...rest } = env;
+    const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...rest } = bed.env;
     return rest;
 }
 
 describe("initialize", () => {
     it("answers protocol version 1 with what North does and nothing it does not", async () => {
-        acp = await startAcpClient({ env, cwd: repo });
+        const acp = await bed.start();
         const answer = await acp.initialize();
         expect(answer.protocolVersion).toBe(PROTOCOL_VERSION);
         expect(answer.agentInfo).toMatchObject({ name: "north" });
@@ -62,7 +38,7 @@ describe("initialize", () => {
     });
 
     it("answers version 1 to a client that asks for a version North does not speak", async () => {
-        acp = await startAcpClient({ env, cwd: repo });
+        const acp = await bed.start();
         const answer = await acp.initialize({ protocolVersion: 99 });
         expect(answer.protocolVersion).toBe(1);
     });
@@ -70,14 +46,14 @@ describe("initialize", () => {
 
 describe("authenticate", () => {
     it("succeeds when the provider key is in the environment", async () => {
-        acp = await startAcpClient({ env, cwd: repo });
+        const acp = await bed.start();
         const init = await acp.initialize();
         const methodId = init.authMethods![0]!.id;
         await expect(acp.agent.request("authenticate", { methodId })).resolves.toBeDefined();
     });
 
     it("without a key is a JSON-RPC error that says which variable to set, and the process stays up", async () => {
-        acp = await startAcpClient({ env: withoutKeys(), cwd: repo });
+        const acp = await bed.start({ env: withoutKeys() });
         const init = await acp.initialize();
         const methodId = init.authMethods![0]!.id;
         const refused = await acp.agent.request("authenticate", { methodId }).then(
@@ -87,7 +63,7 @@ describe("authenticate", () => {
         expect(refused?.code).toBe(-32000);
         expect(refused?.message).toContain("ANTHROPIC_API_KEY");
 
-        const noSession = await acp.newSession(repo).then(
+        const noSession = await acp.newSession(bed.repo).then(
             () => undefined,
             (error: unknown) => error as { code: number; message: string }
         );
@@ -100,9 +76,9 @@ describe("authenticate", () => {
 
 describe("session/new", () => {
     it("opens a session with North's modes and the model as a config option", async () => {
-        acp = await startAcpClient({ env, cwd: repo });
+        const acp = await bed.start();
         await acp.initialize();
-        const session = await acp.newSession(repo);
+        const session = await acp.newSession(bed.repo);
         expect(session.sessionId).toMatch(/\S/);
         const modeIds = session.modes!.availableModes.map((m) => m.id);
         expect(modeIds).toEqual(expect.arrayContaining(["ask", "agent", "plan"]));
@@ -119,10 +95,10 @@ describe("session/new", () => {
     });
 
     it("opens two sessions side by side with different ids", async () => {
-        acp = await startAcpClient({ env, cwd: repo });
+        const acp = await bed.start();
         await acp.initialize();
-        const first = await acp.newSession(repo);
-        const second = await acp.newSession(repo);
+        const first = await acp.newSession(bed.repo);
+        const second = await acp.newSession(bed.repo);
         expect(first.sessionId).not.toBe(second.sessionId);
     });
 });

@@ -178,6 +178,7 @@ export class AcpClient {
         (outcome: RequestPermissionOutcome) => void
     >();
     private readonly permissionAnswers: PermissionAnswer[];
+    private closing: Promise<AcpExit> | undefined;
     private stdoutRest = "";
     private stdinRest = "";
 
@@ -205,29 +206,26 @@ export class AcpClient {
         // A write after North exited fails with EPIPE; the exit is what the test checks.
         this.child.stdin!.on("error", () => undefined);
 
-        let push: ((chunk: Uint8Array) => void) | undefined;
-        let end: (() => void) | undefined;
+        // The SDK may cancel its reader (connection closed) while North still writes: drop, don't throw.
+        let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+        let open = true;
         const input = new ReadableStream<Uint8Array>({
-            start(controller) {
-                push = (chunk) => controller.enqueue(chunk);
-                end = () => {
-                    // Already closed when the SDK connection was closed first (`close()`).
-                    try {
-                        controller.close();
-                    } catch {
-                        // nothing more to deliver
-                    }
-                };
+            start: (c) => {
+                controller = c;
+            },
+            cancel: () => {
+                open = false;
             },
         });
         this.child.stdout!.on("data", (chunk: Buffer) => {
             this.tapStdout(chunk.toString("utf8"));
-            push!(new Uint8Array(chunk));
+            if (open) controller!.enqueue(new Uint8Array(chunk));
         });
         this.child.stdout!.on("end", () => {
             if (this.stdoutRest !== "") this.recordLine(this.stdoutRest, false);
             this.stdoutRest = "";
-            end!();
+            if (open) controller!.close();
+            open = false;
         });
 
         if (options.sdk === false) {
@@ -397,7 +395,12 @@ export class AcpClient {
      * The editor goes away: stdin closed, North should exit by itself.
      * Throws the protocol failures seen, or if North does not exit.
      */
-    async close(): Promise<AcpExit> {
+    close(): Promise<AcpExit> {
+        this.closing ??= this.closeOnce();
+        return this.closing;
+    }
+
+    private async closeOnce(): Promise<AcpExit> {
         this.connection?.close();
         this.child.stdin!.end();
         const guard = setTimeout(() => {

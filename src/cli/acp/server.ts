@@ -23,7 +23,8 @@ import { mergeLayers, plainUserLayers } from "../../storage/settings/plain-load"
 import type { CliArgs } from "../args";
 import { catalogueFrom, resolveModelFromConfig } from "../model-selection";
 import { prepareSession } from "../session-setup";
-import { AcpSession, type AcpSessionDeps } from "./session";
+import { AcpSession } from "./session";
+import type { AcpSessionDeps } from "./session-engine";
 import { MODEL_CONFIG_ID, isMode } from "./session-config";
 
 export interface AcpServerOptions {
@@ -97,6 +98,11 @@ function cursorOffset(cursor: string | null | undefined): number {
         throw RequestError.invalidParams(undefined, "the cursor is not one North gave");
     }
     return offset;
+}
+
+/** After the answer that names the session is written: before it, the editor knows no such session. */
+function advertiseAfterAnswer(session: AcpSession): void {
+    setImmediate(() => void session.advertiseCommands().catch(() => undefined));
 }
 
 /** The sessions of one connection, and how a request's session is found. */
@@ -264,11 +270,20 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
         })
         .onRequest(methods.agent.session.new, async ({ params, client }) => {
             const session = await sessions.open(client, params);
+            advertiseAfterAnswer(session);
             return {
                 sessionId: session.id,
                 modes: session.modes(),
                 configOptions: session.configOptions(),
             };
+        })
+        .onRequest(methods.agent.session.load, async ({ params, client }) => {
+            sessions.checkStored(params.sessionId, params.cwd);
+            const session = await sessions.open(client, { ...params, resumeId: params.sessionId });
+            await session.replay();
+            await session.tellFork();
+            advertiseAfterAnswer(session);
+            return { modes: session.modes(), configOptions: session.configOptions() };
         })
         .onRequest(methods.agent.session.resume, async ({ params, client }) => {
             sessions.checkStored(params.sessionId, params.cwd);
@@ -278,6 +293,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
                 resumeId: params.sessionId,
             });
             await session.tellFork();
+            advertiseAfterAnswer(session);
             return { modes: session.modes(), configOptions: session.configOptions() };
         })
         .onRequest(methods.agent.session.list, ({ params }) =>

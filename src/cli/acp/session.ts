@@ -1,12 +1,10 @@
 /**
  * One ACP session: an ordinary North conversation. The engine starts with
- * the first prompt (so the conversation is saved from it, and the trust
- * question can be asked on a known session); until then the mode and model
- * the editor picks are kept and applied at the start.
+ * the first prompt (so a new conversation is saved from it, and the trust
+ * question is asked on a session the editor knows); until then the mode and
+ * model the editor picks are kept and applied at the start.
  */
 import {
-    type AgentContext,
-    type ClientCapabilities,
     type ContentBlock,
     type PromptResponse,
     RequestError,
@@ -15,45 +13,21 @@ import {
     type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { Mode } from "../../agent/events";
-import type { HostEvent } from "../../agent/protocol";
+import { restoreConversation } from "../../agent/conversation-log";
 import type { ModelInfo } from "../../providers/catalogue";
-import { dataDir } from "../../storage/paths";
-import { createProfileStore } from "../../storage/profile";
-import type { LogLevel } from "../../storage/logger";
+import type { ProviderEndpoint } from "../../providers/types";
 import { resolveReadyModel } from "../model-selection";
-import { summarizeInventory } from "../project-trust";
-import { promptSizeProblem } from "../prompt-size";
+import { discoverSkillsAndCommands } from "../project-extensions";
 import type { PreparedSession } from "../session-setup";
-import { type EngineSession, startSession } from "../session-start";
-import { createClientWorkspace } from "./client-workspace";
-import { promptContentOf } from "./prompt-content";
+import { runPromptTurn } from "./prompt-turn";
+import { replayUpdates } from "./replay";
+import { type AcpEngine, type AcpSessionDeps, startAcpEngine } from "./session-engine";
 import { configOptions, modeState } from "./session-config";
-
-/** What every session of one `north acp` shares. */
-export interface AcpSessionDeps {
-    client: AgentContext;
-    version: string;
-    logLevel: LogLevel;
-    /** `--trust`: the project's configuration is used without asking. */
-    trust: boolean;
-    clientCapabilities: ClientCapabilities | undefined;
-    warn(message: string): void;
-}
+import { availableCommands } from "./slash-commands";
 
 const TITLE_CHARS = 80;
 
 export class AcpSession {
-    private engine: EngineSession | null = null;
-    private starting: Promise<EngineSession> | null = null;
-    /** The running turn's abort, null between turns. */
-    private turn: AbortController | null = null;
-    private mode: Mode = "agent";
-    private model: ModelInfo;
-    private title: string | undefined;
-    /** session/update notifications go out one after another, in the order they were made. */
-    private sending: Promise<void> = Promise.resolve();
-    private closed = false;
-
     /** The ACP session id: the conversation's id (the one asked for, after a fork). */
     readonly id: string;
     private readonly prepared: PreparedSession;
@@ -62,6 +36,18 @@ export class AcpSession {
     private readonly newConversationId: string | undefined;
     /** The editor's MCP servers, in the `mcpServers` settings shape. */
     private readonly clientMcpServers: Record<string, unknown>;
+
+    private engine: AcpEngine | null = null;
+    private starting: Promise<AcpEngine> | null = null;
+    /** The running turn's abort, null between turns. */
+    private turn: AbortController | null = null;
+    private mode: Mode = "agent";
+    private model: ModelInfo;
+    private endpoint: ProviderEndpoint;
+    private title: string | undefined;
+    /** session/update notifications go out one after another, in the order they were made. */
+    private sending: Promise<void> = Promise.resolve();
+    private closed = false;
 
     constructor(start: {
         id: string;
@@ -76,27 +62,8 @@ export class AcpSession {
         this.newConversationId = start.newConversationId;
         this.clientMcpServers = start.clientMcpServers;
         this.model = start.prepared.model;
+        this.endpoint = start.prepared.endpoint;
         this.title = start.prepared.resumed?.conversation.firstPrompt ?? undefined;
-    }
-
-    /**
-     * When the conversation was open in another process (the chat), North
-     * continues in a fork of it: the editor is told which.
-     */
-    async tellFork(): Promise<void> {
-        const resumed = this.prepared.resumed;
-        if (!resumed || resumed.log.id === this.id) return;
-        await this.send({
-            sessionUpdate: "agent_message_chunk",
-            content: {
-                type: "text",
-                text: `Conversation ${this.id} is open in another North process, so this session continues in a copy of it: conversation ${resumed.log.id}.\n\n`,
-            },
-        });
-    }
-
-    get repoRoot(): string {
-        return this.prepared.repoRoot;
     }
 
     modes(): SessionModeState {
@@ -107,25 +74,75 @@ export class AcpSession {
         return configOptions(this.model, this.prepared.catalogue, process.env);
     }
 
-    /** Sends one session/update after those already queued. */
+    /** Queues one session/update after those already queued. */
     send(update: SessionUpdate): Promise<void> {
         const { client } = this.deps;
-        const sent = this.sending.then(() =>
-            client.notify("session/update", { sessionId: this.id, update })
-        );
-        this.sending = sent.catch(() => undefined);
+        this.sending = this.sending
+            .then(() => client.notify("session/update", { sessionId: this.id, update }))
+            // The editor gone: the turn still ends and the conversation is saved.
+            .catch(() => undefined);
         return this.sending;
     }
 
-    /** Every update queued so far has been written. */
-    flushed(): Promise<void> {
-        return this.sending;
+    private say(text: string): Promise<void> {
+        return this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+    }
+
+    /**
+     * session/load: the saved conversation as updates, oldest first. The
+     * engine starts now, so every call is titled as live, MCP tools' too.
+     */
+    async replay(): Promise<void> {
+        const resumed = this.prepared.resumed;
+        if (!resumed) return;
+        const { engine } = await this.started(new AbortController().signal);
+        const { messages } = restoreConversation(resumed.conversation);
+        const updates = replayUpdates(messages, {
+            repoRoot: engine.repoRoot,
+            toolDisplays: engine.toolDisplays,
+        });
+        for (const update of updates) void this.send(update);
+        await this.sending;
+    }
+
+    /**
+     * When the conversation was open in another process (the chat), North
+     * continues in a fork of it: the editor is told which.
+     */
+    async tellFork(): Promise<void> {
+        const resumed = this.prepared.resumed;
+        if (!resumed || resumed.log.id === this.id) return;
+        await this.say(
+            `Conversation ${this.id} is open in another North process, so this session continues in a copy of it: conversation ${resumed.log.id}.\n\n`
+        );
+    }
+
+    /** The slash commands a prompt can run here (the project's and user's Markdown commands and skills too). */
+    async advertiseCommands(): Promise<void> {
+        const extensions = this.engine?.engine.extensions;
+        const sources = extensions
+            ? { skills: extensions.skills, customCommands: extensions.customCommands }
+            : await discoverSkillsAndCommands(this.prepared.repoRoot).then(
+                  ({ skills, commands }) => ({
+                      skills: skills.skills.map((s) => ({
+                          name: s.name,
+                          description: s.description,
+                      })),
+                      customCommands: commands.commands,
+                  })
+              );
+        await this.send({
+            sessionUpdate: "available_commands_update",
+            availableCommands: availableCommands(sources),
+        });
     }
 
     async setMode(mode: Mode): Promise<void> {
         this.mode = mode;
-        if (this.engine) await this.engine.host.submit({ type: "set_mode", mode });
-        await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+        // A running host says so itself (its mode_set event, translated).
+        if (this.engine) await this.engine.engine.host.submit({ type: "set_mode", mode });
+        else await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+        await this.sending;
     }
 
     /** Switches the model; an error in words when it cannot be used. */
@@ -133,10 +150,11 @@ export class AcpSession {
         const ready = resolveReadyModel(this.prepared.catalogue, id, process.env);
         if (!ready.ok) return ready.error;
         if (this.engine) {
-            const outcome = await this.engine.host.submit({ type: "set_model", name: id });
+            const outcome = await this.engine.engine.host.submit({ type: "set_model", name: id });
             if (outcome.isError) return outcome.message;
         }
         this.model = ready.model;
+        this.endpoint = ready.endpoint;
         return null;
     }
 
@@ -151,12 +169,14 @@ export class AcpSession {
         const turn = new AbortController();
         this.turn = turn;
         try {
-            const engine = await this.started();
+            const engine = await this.started(turn.signal);
             if (turn.signal.aborted) return { stopReason: "cancelled" };
-            return await this.runTurn(engine, blocks, turn.signal);
+            const done = await runPromptTurn(engine, blocks, turn.signal, (text) => this.say(text));
+            await this.named(done.promptText);
+            return done.response;
         } finally {
             this.turn = null;
-            await this.flushed();
+            await this.sending;
         }
     }
 
@@ -164,7 +184,7 @@ export class AcpSession {
     cancel(): void {
         if (!this.turn) return;
         this.turn.abort();
-        void this.engine?.host.submit({ type: "cancel" });
+        void this.engine?.engine.host.submit({ type: "cancel" });
     }
 
     /** Cancels a running turn and closes the conversation; safe to call twice. */
@@ -172,131 +192,51 @@ export class AcpSession {
         if (this.closed) return;
         this.closed = true;
         this.cancel();
-        const engine = this.engine ?? (await this.starting?.catch(() => null));
-        if (engine) {
-            await engine.closeAsync();
-            engine.logger.flush();
+        const started = this.engine ?? (await this.starting?.catch(() => null));
+        if (started) {
+            await started.engine.closeAsync();
+            started.engine.logger.flush();
         } else {
             // Loaded but never prompted: release the conversation for other processes.
             this.prepared.resumed?.log.close();
         }
     }
 
-    private started(): Promise<EngineSession> {
-        this.starting ??= this.start().then((engine) => {
+    private started(signal: AbortSignal): Promise<AcpEngine> {
+        this.starting ??= startAcpEngine(
+            {
+                sessionId: this.id,
+                prepared: this.prepared,
+                model: this.model,
+                endpoint: this.endpoint,
+                mode: this.mode,
+                conversationId: this.newConversationId,
+                clientMcpServers: this.clientMcpServers,
+                signal,
+                send: (update) => void this.send(update),
+                flushed: () => this.sending,
+            },
+            this.deps
+        ).then((engine) => {
             this.engine = engine;
             return engine;
+        });
+        // A failed start is tried again by the next prompt.
+        this.starting.catch(() => {
+            this.starting = null;
         });
         return this.starting;
     }
 
-    private async start(): Promise<EngineSession> {
-        const { prepared, deps } = this;
-        const engine = await startSession(
-            { ...prepared, model: this.model },
-            {
-                version: deps.version,
-                frontEnd: "acp",
-                logLevel: deps.logLevel,
-                mode: this.mode,
-                conversationId: this.newConversationId,
-                clientMcpServers: this.clientMcpServers,
-                workspace: createClientWorkspace(deps.client, this.id, deps.clientCapabilities),
-                resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
-                profiles: createProfileStore(dataDir(), prepared.repoRoot),
-                // Standing answers as in the chat: "always" in the editor is kept where it says.
-                approvalSettings: (project) => project,
-                decideTrust: async (inventory) => {
-                    if (deps.trust) return "trust-once";
-                    deps.warn(
-                        `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. Pass --trust to north acp to use it.`
-                    );
-                    return "untrusted";
-                },
-                warn: deps.warn,
-            }
-        );
-        engine.host.subscribe((event) => this.onHostEvent(event));
-        return engine;
-    }
-
-    private onHostEvent(event: HostEvent): void {
-        switch (event.type) {
-            case "text_delta":
-                void this.send({
-                    sessionUpdate: "agent_message_chunk",
-                    content: { type: "text", text: event.text },
-                });
-                return;
-            case "thinking_delta":
-                void this.send({
-                    sessionUpdate: "agent_thought_chunk",
-                    content: { type: "text", text: event.text },
-                });
-                return;
-            default:
-                return;
-        }
-    }
-
-    private async runTurn(
-        engine: EngineSession,
-        blocks: readonly ContentBlock[],
-        signal: AbortSignal
-    ): Promise<PromptResponse> {
-        const { host } = engine;
-        const built = await promptContentOf(blocks, engine.repoRoot, async (path) => {
-            const { rule } = await host.submit({ type: "read_denial", path });
-            return rule;
-        });
-        if (!built.ok) throw RequestError.invalidParams(undefined, built.error);
-        const { content } = built;
-        for (const note of content.notes) {
-            await this.send({
-                sessionUpdate: "agent_message_chunk",
-                content: { type: "text", text: `(${note})\n\n` },
-            });
-        }
-        if (!content.text && !content.attachedContext && content.attachedImages.length === 0) {
-            throw RequestError.invalidParams(undefined, "the prompt is empty");
-        }
-        const sizeProblem = promptSizeProblem(content.text, host.state().model);
-        if (sizeProblem !== null) throw RequestError.invalidParams(undefined, sizeProblem);
-        const action = { type: "user", text: content.text, attachments: [] };
-        await host.submit({ type: "record_view", action });
-        const result = await host.submit({
-            type: "prompt",
-            text: content.text,
-            attachedContext: content.attachedContext,
-            attachedImages: content.attachedImages,
-            signal,
-        });
-        await this.afterTurn(engine, content.text);
-        if (signal.aborted || result.subtype === "cancelled") return { stopReason: "cancelled" };
-        if (result.subtype === "error_max_turns") return { stopReason: "max_turn_requests" };
-        if (result.isError)
-            throw RequestError.internalError(undefined, result.error ?? "the turn failed");
-        return { stopReason: "end_turn" };
-    }
-
-    /** The context figure, cost and title the editor shows beside the session. */
-    private async afterTurn(engine: EngineSession, promptText: string): Promise<void> {
-        const state = engine.host.state();
-        const cost = state.costs.sessionUsd;
+    /** The first prompt names the session in the editor's list, as it does in `north list`. */
+    private async named(promptText: string): Promise<void> {
+        if (this.title !== undefined || promptText === "") return;
+        const line = promptText.replace(/\s+/g, " ").trim();
+        this.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
         await this.send({
-            sessionUpdate: "usage_update",
-            used: state.contextUsedTokens,
-            size: state.contextLimitTokens,
-            ...(cost === null ? {} : { cost: { amount: cost, currency: "USD" } }),
+            sessionUpdate: "session_info_update",
+            title: this.title,
+            updatedAt: new Date().toISOString(),
         });
-        const firstTitle = this.title === undefined;
-        this.title ??= promptText.replace(/\s+/g, " ").trim().slice(0, TITLE_CHARS) || undefined;
-        if (firstTitle && this.title !== undefined) {
-            await this.send({
-                sessionUpdate: "session_info_update",
-                title: this.title,
-                updatedAt: new Date().toISOString(),
-            });
-        }
     }
 }

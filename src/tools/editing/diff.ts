@@ -5,6 +5,7 @@
  * shifted back to file line numbers.
  */
 import type { StructuredPatchHunk, structuredPatch } from "diff";
+import { FULL_TEXT_DIFF_CHARS } from "../limits";
 import type { FileDiff } from "../types";
 
 type Patcher = typeof structuredPatch;
@@ -155,14 +156,28 @@ function countChanges(hunks: StructuredPatchHunk[]): { added: number; removed: n
     return { added, removed };
 }
 
+/** The whole texts beside the diff, when the file's real path is known and both are small enough. */
+function fullTexts(
+    absPath: string | undefined,
+    oldText: string | null,
+    newText: string
+): Pick<FileDiff, "absPath" | "oldText" | "newText"> {
+    if (absPath === undefined) return {};
+    if (newText.length > FULL_TEXT_DIFF_CHARS) return {};
+    if (oldText !== null && oldText.length > FULL_TEXT_DIFF_CHARS) return {};
+    return { absPath, oldText, newText };
+}
+
 /**
  * The review diff of one file. `oldText` is null for a file that does not
- * exist yet. Texts are decoded content (BOM excluded).
+ * exist yet. Texts are decoded content (BOM excluded). With `absPath` (the
+ * file's real path) the diff also carries both whole texts, bounded.
  */
 export async function computeFileDiff(
     relPath: string,
     oldText: string | null,
-    newText: string
+    newText: string,
+    absPath?: string
 ): Promise<FileDiff> {
     if (oldText === null) {
         const lines = newText === "" ? [] : newText.replace(/\r?\n$/, "").split("\n");
@@ -182,6 +197,7 @@ export async function computeFileDiff(
             linesAdded: lines.length,
             linesRemoved: 0,
             isNewFile: true,
+            ...fullTexts(absPath, null, newText),
         };
     }
     const window = changedWindow(oldText, newText);
@@ -193,5 +209,6 @@ export async function computeFileDiff(
         linesAdded: added,
         linesRemoved: removed,
         isNewFile: false,
+        ...fullTexts(absPath, oldText, newText),
     };
 }

@@ -325,7 +325,7 @@ export async function prepareWrite(
     const diffs: FileDiff[] = [];
     for (const c of changes) {
         const oldText = c.file.original === null ? null : c.file.doc.text;
-        diffs.push(await computeFileDiff(c.file.relPath, oldText, c.newText));
+        diffs.push(await computeFileDiff(c.file.relPath, oldText, c.newText, c.file.realPath));
     }
     return {
         kind: "prepared_write",

@@ -325,7 +325,7 @@ export class FileWriteSession {
                 : before?.ok
                   ? before.doc.text
                   : this.original.toString("utf8");
-        const diff = await computeFileDiff(this.relPath, oldText, newText);
+        const diff = await computeFileDiff(this.relPath, oldText, newText, this.realPath);
         const result: EditApplied = {
             applied: true,
             files: [

@@ -9,6 +9,7 @@ import type { FileDiff } from "../../tools/types";
 import type { Ansi } from "./ansi";
 import type { ThemeColor } from "../theme";
 import { wrapLines } from "./markdown";
+import { sanitizeLine } from "../../util/display-line";
 
 /** A file's diff as kept with a resolved review: possibly cut, `omitted` lines not kept. */
 export interface KeptFileDiff extends FileDiff {
@@ -33,13 +34,8 @@ export interface DiffRows {
     removed: number;
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** One display line: tabs expanded, control characters (escape sequences too) made visible. */
-export function sanitizeLine(line: string): string {
-    return line.replace(/\t/g, "    ").replace(CONTROL, "\ufffd");
-}
+// The review menu's words (agent/approval-menu.ts) use the same cleaning.
+export { sanitizeLine };
 
 export function stats(added: number, removed: number): string {
     return `+${added} −${removed}`;

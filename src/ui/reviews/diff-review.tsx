@@ -23,7 +23,7 @@ import type { ThemeColor } from "../theme";
 import { useTheme } from "../use-theme";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { ReviewMenu, reviewMenuRows } from "./review-menu";
-import { approvalOptions } from "./review-options";
+import { approvalOptions } from "../../agent/approval-menu";
 
 export { sanitizeLine, stats };
 

@@ -14,7 +14,7 @@ import { sanitizeText } from "../render/sanitize";
 import type { KeyGate } from "../input/key-gate";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { ReviewMenu } from "./review-menu";
-import { approvalOptions } from "./review-options";
+import { approvalOptions } from "../../agent/approval-menu";
 import { useTheme } from "../use-theme";
 
 export type PlanReviewStatus = "pending" | "accepted" | "rejected" | "cancelled";

@@ -13,13 +13,8 @@ import { useInputKeys } from "../hooks/use-raw-input";
 import type { KeyGate } from "../input/key-gate";
 import { useTheme } from "../use-theme";
 import { wrapLines } from "../render/markdown";
-import {
-    INITIAL_MENU_STATE,
-    type MenuOption,
-    type MenuState,
-    menuKey,
-    standingPlace,
-} from "./review-options";
+import { type MenuOption, standingPlace } from "../../agent/approval-menu";
+import { INITIAL_MENU_STATE, type MenuState, menuKey } from "./review-options";
 
 /** The hint under a menu that takes keys now: tests and users wait for it. */
 export const MENU_READY_HINT = "Enter to choose";

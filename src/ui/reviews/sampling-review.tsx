@@ -11,7 +11,7 @@ import type { KeyGate } from "../input/key-gate";
 import { sanitizeLine } from "./diff-review";
 import { ReviewFrame } from "./review-frame";
 import { ReviewMenu } from "./review-menu";
-import { samplingOptions } from "./review-options";
+import { samplingOptions } from "../../agent/approval-menu";
 import { useTheme } from "../use-theme";
 
 export interface SamplingReviewProps {

@@ -15,7 +15,7 @@ import { sanitizeLine } from "./diff-review";
 import type { KeyGate } from "../input/key-gate";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { ReviewMenu } from "./review-menu";
-import { approvalOptions } from "./review-options";
+import { approvalOptions } from "../../agent/approval-menu";
 import { useTheme } from "../use-theme";
 
 export type ShellReviewStatus = "pending" | "ran" | "always" | "auto" | "denied" | "cancelled";

@@ -13,7 +13,7 @@ import { useTheme } from "../use-theme";
 import type { TrustPromptInventory } from "../review-types";
 import { sanitizeText } from "../render/sanitize";
 import { ReviewMenu } from "./review-menu";
-import { trustOptions } from "./review-options";
+import { trustOptions } from "../../agent/approval-menu";
 
 export interface TrustPromptProps {
     inventory: TrustPromptInventory;
