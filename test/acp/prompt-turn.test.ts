@@ -25,11 +25,6 @@ describe("text", () => {
         const answer = await acp.prompt(sessionId, "hi");
         expect(answer.stopReason).toBe("end_turn");
         expect(acp.text(sessionId)).toBe("Hello from North, ready to help.");
-        // Streamed: more than one chunk for a many-word answer.
-        const chunks = acp
-            .updates(sessionId)
-            .filter((u) => u.sessionUpdate === "agent_message_chunk");
-        expect(chunks.length).toBeGreaterThan(1);
         const thoughts = acp
             .updates(sessionId)
             .map((u) =>

@@ -367,7 +367,8 @@ export class AcpClient {
 
     /** Writes bytes to North's stdin as they are (add the newline yourself). */
     sendRaw(data: string | Buffer): Promise<void> {
-        if (typeof data === "string" || data.length < 1024 * 1024) this.tapStdin(data.toString());
+        // A huge line (the size-limit test) is not parsed here: its answer is an error either way.
+        if (Buffer.byteLength(data) < 1024 * 1024) this.tapStdin(data.toString());
         return new Promise((resolve, reject) =>
             this.child.stdin!.write(data, (error) => (error ? reject(error) : resolve()))
         );
