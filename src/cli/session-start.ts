@@ -372,6 +372,7 @@ export async function startSession(
                 subagents: loaded.subagents,
                 languages: extensions.languages,
                 diagnosticsBudgetMs: loaded.settings.merged.lsp?.diagnosticsBudgetMs,
+                clientFiles: options.workspace?.files,
             }),
     });
     samplingDeps = {

@@ -5,6 +5,8 @@
  * ~1 MB of memory. Invalid UTF-8 is decoded as Latin-1, and the note says so.
  * `includeHeadTail` adds the first and last `EDGE_LINES` lines: the head is read
  * from the start, the tail backwards from the end, each at most `EDGE_BYTES`.
+ * With the editor's files (ACP), a text file within `CLIENT_FILE_MAX_BYTES`
+ * is scanned from the editor's text instead, after the disk copy's checks.
  */
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";

@@ -2,7 +2,9 @@
  * A text file loaded whole for the navigation tools (outline, symbols, blocks,
  * read_around): path guard, regular-file check, a size cap, binary detection
  * (a NUL byte in the first 8 KB), BOM removal, and lines split on LF with a
- * trailing CR dropped, so CRLF files read exactly like LF files.
+ * trailing CR dropped, so CRLF files read exactly like LF files. With the
+ * editor's files (`files`, ACP), the text is the editor's, after the same
+ * checks (client-files.ts).
  */
 import { promises as fs } from "node:fs";
 import { looksBinary } from "./binary-sniff";

@@ -5,9 +5,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createCheckpointStore } from "../../src/storage/checkpoints";
 import type { ClientFiles } from "../../src/tools/client-workspace";
 import { createEditTools, createReadTools } from "../../src/tools/index";
+import { FileWriteSession } from "../../src/tools/north-file/writer";
 import { inputSchema } from "../../src/tools/tool-input";
 import type {
     AnyToolDefinition,
+    FileChange,
     FileCheckpointer,
     PreparedWrite,
     ToolContext,
@@ -245,5 +247,35 @@ describe("editing through the editor", () => {
             /^Could not write other\.ts: the editor could not write it: read-only buffer/
         );
         await expect(fs.stat(path.join(root, "other.ts"))).rejects.toThrow();
+    });
+});
+
+describe("NORTH_FILE blocks through the editor", () => {
+    it("start from the editor's text, write the accepted content through it, and leave no sidecar", async () => {
+        const root = await temp({ "big.txt": "saved\n" });
+        const abs = path.join(root, "big.txt");
+        const editor = fakeEditor({ [abs]: "unsaved\n" });
+        const recorded: FileChange[] = [];
+        const checkpoint: FileCheckpointer = {
+            record: (changes) => {
+                recorded.push(...changes);
+                return Promise.resolve({ ok: true });
+            },
+        };
+        const started = await FileWriteSession.start(root, "big.txt", "append", {
+            checkpoint,
+            files: editor.files,
+        });
+        if (!started.ok) throw new Error(started.error.message);
+        started.data.write("appended\n");
+        const completed = await started.data.complete();
+        if (!completed.ok) throw new Error(completed.error.message);
+        expect(completed.data.diffs[0]!.linesAdded).toBe(1);
+        expect((await completed.data.apply()).ok).toBe(true);
+        expect(editor.calls.filter((c) => c.op === "write")).toEqual([
+            { op: "write", path: abs, text: "unsaved\nappended\n" },
+        ]);
+        expect(recorded[0]!.before!.toString()).toBe("unsaved\n");
+        expect(await fs.readdir(root)).toEqual(["big.txt"]);
     });
 });

@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { AgentContext, CreateTerminalRequest } from "@agentclientprotocol/sdk";
+import {
+    type AgentContext,
+    type CreateTerminalRequest,
+    RequestError,
+} from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClientWorkspace, outputAfter } from "../../src/cli/acp/client-workspace";
 import type { ClientTerminals } from "../../src/tools/client-workspace";
@@ -243,5 +247,37 @@ describe("createClientWorkspace", () => {
         const terminal = createClientWorkspace(context, "s", { terminal: true });
         expect(terminal?.files).toBeUndefined();
         expect(terminal?.terminals).toBeDefined();
+    });
+});
+
+describe("the editor's files over ACP", () => {
+    it("reads and writes with the session's id and the absolute path; the editor's error keeps its details", async () => {
+        const sent: Array<{ method: string; params: unknown }> = [];
+        const context = {
+            request: (method: string, params: { path: string }) => {
+                sent.push({ method, params });
+                if (params.path.endsWith("locked.ts")) {
+                    return Promise.reject(
+                        new RequestError(-32603, "Internal error", { details: "buffer is locked" })
+                    );
+                }
+                return Promise.resolve(method === "fs/read_text_file" ? { content: "text" } : {});
+            },
+        } as unknown as AgentContext;
+        const files = createClientWorkspace(context, "s1", {
+            fs: { readTextFile: true, writeTextFile: true },
+        })!.files!;
+        expect(await files.read("/repo/a.ts")).toBe("text");
+        await files.write("/repo/a.ts", "new");
+        expect(sent).toEqual([
+            { method: "fs/read_text_file", params: { sessionId: "s1", path: "/repo/a.ts" } },
+            {
+                method: "fs/write_text_file",
+                params: { sessionId: "s1", path: "/repo/a.ts", content: "new" },
+            },
+        ]);
+        await expect(files.read("/repo/locked.ts")).rejects.toThrow(
+            "Internal error: buffer is locked"
+        );
     });
 });

@@ -4,6 +4,7 @@
  * bytes: which files may be read or written, and which command line runs, are
  * decided by North before a port is called.
  */
+import { existsSync } from "node:fs";
 import type {
     AgentContext,
     ClientCapabilities,
@@ -37,23 +38,55 @@ export function createClientWorkspace(
 ): ClientWorkspace | undefined {
     const fs = capabilities?.fs;
     const files = fs?.readTextFile && fs.writeTextFile ? clientFiles(client, sessionId) : undefined;
-    const terminals = capabilities?.terminal ? clientTerminals(client, sessionId) : undefined;
+    // Without `env` North cannot make the command's environment exactly its own: its own shell then.
+    const terminals =
+        capabilities?.terminal && existsSync(ENV_PROGRAM)
+            ? clientTerminals(client, sessionId)
+            : undefined;
     if (!files && !terminals) return undefined;
     return { files, terminals };
+}
+
+/** The editor's error in words: its message, and the details JSON-RPC errors often carry. */
+function editorError(error: unknown): Error {
+    if (!(error instanceof Error)) return new Error(String(error));
+    const data: unknown = (error as { data?: unknown }).data;
+    const details =
+        typeof data === "string"
+            ? data
+            : typeof data === "object" && data !== null && "details" in data
+              ? String(data.details)
+              : "";
+    return details === "" || error.message.includes(details)
+        ? error
+        : new Error(`${error.message}: ${details}`);
 }
 
 function clientFiles(client: AgentContext, sessionId: string): ClientFiles {
     return {
         async read(absPath, signal) {
-            const response = await client.request(
-                "fs/read_text_file",
-                { sessionId, path: absPath },
-                { cancellationSignal: signal }
-            );
-            return response.content;
+            try {
+                const response = await client.request(
+                    "fs/read_text_file",
+                    { sessionId, path: absPath },
+                    // A cancelled turn does not wait for a slow editor.
+                    { cancellationSignal: signal, stopWaitingOnCancel: true }
+                );
+                return response.content;
+            } catch (error) {
+                throw editorError(error);
+            }
         },
         async write(absPath, text) {
-            await client.request("fs/write_text_file", { sessionId, path: absPath, content: text });
+            try {
+                await client.request("fs/write_text_file", {
+                    sessionId,
+                    path: absPath,
+                    content: text,
+                });
+            } catch (error) {
+                throw editorError(error);
+            }
         },
     };
 }

@@ -74,8 +74,10 @@ function withFullPath(title: string, path: unknown): string {
     const base = baseName(path);
     if (base === path) return title;
     const at = title.indexOf(` ${base}`);
+    if (at < 0) return title;
+    // The name as a word of its own, not the start of a longer one.
     const after = title.charAt(at + 1 + base.length);
-    if (at < 0 || !(after === "" || /[\s:,()]/.test(after))) return title;
+    if (after !== "" && !/[\s:,()]/.test(after)) return title;
     return `${title.slice(0, at + 1)}${path}${title.slice(at + 1 + base.length)}`;
 }
 
