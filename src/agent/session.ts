@@ -2,6 +2,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import type { Message, Provider, Usage } from "../providers/types";
 import { type Logger, silentLogger } from "../storage/logger";
 import { TODO_WRITE_TOOL, todoItemsOf } from "../tools/todo-write";
+import type { ClientFiles } from "../tools/client-workspace";
 import type { LanguageService } from "../tools/lsp/types";
 import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
@@ -80,6 +81,8 @@ export interface SessionOptions {
     outputCache?: OutputCache;
     /** Keeps every file's prior content before an edit or NORTH_FILE block lands (rewind). */
     checkpoints?: FileCheckpointer;
+    /** The editor's files (ACP): NORTH_FILE blocks read and write through them (the tools get them from the toolset). */
+    clientFiles?: ClientFiles;
     /** The `task` tool's side (it must be among `tools`): lent this session's loop. */
     subagents?: { attach(host: SubagentHost): void };
     /** Language servers: diagnostics after edits, the `lsp` tool. Absent: none run. */
@@ -158,6 +161,7 @@ export class AgentSession {
             approver: options.approver,
             settings: options.approvalSettings ?? createNoStandingApprovals(),
             checkpoint: options.checkpoints,
+            clientFiles: options.clientFiles,
             outputs: options.outputCache ?? new OutputCache(),
             hooks: this.hooks,
             logger: this.logger,
@@ -257,6 +261,7 @@ export class AgentSession {
                 (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot, {
                     checkpoint: this.options.checkpoints,
                     addedRoots: this.options.addedRoots,
+                    files: this.options.clientFiles,
                 })),
         });
         this.currentRun = run;

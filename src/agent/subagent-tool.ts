@@ -288,6 +288,7 @@ export function createSubagents(options: SubagentOptions): {
                     new NorthFileRouter(parent.repoRoot, {
                         checkpoint: parent.checkpoint,
                         addedRoots: parent.addedRoots,
+                        files: parent.clientFiles,
                     }),
             }
         );

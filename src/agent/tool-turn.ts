@@ -2,6 +2,7 @@ import { resolve, sep } from "node:path";
 import type { ToolCallBlock, ToolResultBlock } from "../providers/types";
 import { type Logger, summarizeArgs } from "../storage/logger";
 import { CHARS_PER_TOKEN, MAX_TOOL_RESULT_SHARE } from "../tools/limits";
+import type { ClientFiles } from "../tools/client-workspace";
 import type { FileCheckpointer, ToolError, ToolResult } from "../tools/types";
 import type { ApprovalSettings, Approver } from "./approvals";
 import type { Conversation } from "./conversation";
@@ -24,6 +25,8 @@ export interface ToolTurnDeps {
     addedRoots?: readonly string[];
     /** Keeps every file's prior content before an edit lands (rewind). */
     checkpoint?: FileCheckpointer;
+    /** The editor's files (ACP): NORTH_FILE blocks read and write through them. */
+    clientFiles?: ClientFiles;
     outputs: OutputCache;
     hooks?: HookRunner;
     logger: Logger;

@@ -11,6 +11,7 @@ export interface CliArgs {
         | "doctor"
         | "completion"
         | "mcp"
+        | "acp"
         | "help"
         | "version";
     print: boolean;
@@ -71,6 +72,7 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     doctor: "doctor",
     completion: "completion",
     mcp: "mcp",
+    acp: "acp",
 };
 
 /** Every option; the completion scripts are built from this table too. */
@@ -265,6 +267,11 @@ Usage:
   north completion SHELL        print a completion script for bash, zsh or fish
   north mcp COMMAND             manage MCP servers: add, add-json, list, get, remove
                                 (north mcp --help)
+  north acp [options]           serve an editor over the Agent Client Protocol on stdio (Zed,
+                                JetBrains, Neovim, Emacs); options: --model, --trust, --sandbox,
+                                --add-dir, --disallowed-tools, --allowed-command,
+                                --disallowed-command, --system-prompt, --append-system-prompt,
+                                --max-budget-usd, --log-level
 
 Options:
   -p, --print                   print mode: run the prompt, print the answer, exit

@@ -7,7 +7,7 @@
  *
  * - Node's module compile cache in North's data folder (`enableCompileCache`):
  *   on Node ≥ 22.1 a warm chat launch is faster (figure in ARCHITECTURE.md).
- * - Three split points (`loadChat`, `loadPrint`, `loadSubcommands`): `north
+ * - Four split points (`loadChat`, `loadPrint`, `loadSubcommands`, `loadAcp`): `north
  *   --version` and `north -p` compile none of the chat, and the chat none of
  *   the subcommands; test/build/launch-path-modules and print-path-modules
  *   count what each path loads.
@@ -49,3 +49,6 @@ export const loadPrint = () => import("./engine-entry");
 
 /** `models`, `list`, `doctor`, `completion`, `mcp`, `rewind`. */
 export const loadSubcommands = () => import("./subcommands");
+
+/** `north acp`: the Agent Client Protocol server and its SDK, compiled on this path only. */
+export const loadAcp = () => import("./acp/command");

@@ -1,5 +1,11 @@
 import { CLI_OPTIONS, HELP_TEXT, SUBCOMMAND_NAMES, parseCliArgs } from "./args";
-import { enableCompileCache, loadChat, loadPrint, loadSubcommands } from "./launch-boundary";
+import {
+    enableCompileCache,
+    loadAcp,
+    loadChat,
+    loadPrint,
+    loadSubcommands,
+} from "./launch-boundary";
 import { printError } from "../util/terminal-text";
 
 declare const __NORTH_VERSION__: string;
@@ -45,6 +51,10 @@ async function main(): Promise<number> {
         case "mcp": {
             const { runMcpCommand } = await loadSubcommands();
             return runMcpCommand(args.mcpArgs ?? [], __NORTH_VERSION__);
+        }
+        case "acp": {
+            const { runAcpCommand } = await loadAcp();
+            return runAcpCommand(args, __NORTH_VERSION__);
         }
         case "rewind": {
             const { runRewindCommand } = await loadSubcommands();

@@ -74,6 +74,8 @@ export async function loadProjectExtensions(
         mcpClient?: Pick<McpManagerOptions, "onElicitation" | "onSampling">;
         /** Base environment of hooks, MCP and language servers; default `process.env`. */
         childEnv?: NodeJS.ProcessEnv;
+        /** The front-end's MCP servers (an editor's over ACP): the user's, as their settings' are. */
+        clientMcpServers?: Record<string, unknown>;
         /** Where language servers' starts, failures and idle stops are logged. */
         log?: (event: string, data: Record<string, unknown>) => void;
     }
@@ -111,24 +113,7 @@ export async function loadProjectExtensions(
         rules = [rules, ...started.additionalContext].filter(Boolean).join("\n\n");
     }
 
-    const [skills, commands] = await Promise.all([
-        discoverSkills(
-            [
-                join(repoRoot, ".north", "skills"),
-                join(repoRoot, ".claude", "skills"),
-                join(dataDir(), "skills"),
-            ],
-            repoRoot
-        ),
-        discoverCustomCommands(
-            [
-                { dir: join(repoRoot, ".north", "commands"), scope: "project" },
-                { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
-                { dir: join(dataDir(), "commands"), scope: "user" },
-            ],
-            repoRoot
-        ),
-    ]);
+    const { skills, commands } = await discoverSkillsAndCommands(repoRoot);
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
 
     const projectMcp = trust.trusted ? trust.snapshot.files[".mcp.json"] : undefined;
@@ -141,6 +126,10 @@ export async function loadProjectExtensions(
         parseMcpServers(settings.merged.mcpServers ?? {}, {
             scope: "user",
             source: userMcpSource(settings),
+        }),
+        parseMcpServers(options.clientMcpServers ?? {}, {
+            scope: "user",
+            source: "the editor's MCP servers (ACP session)",
         })
     );
     for (const warning of servers.warnings) warn(warning);
@@ -201,6 +190,32 @@ export async function loadProjectExtensions(
             await Promise.all([mcp?.close(), languages.dispose()]);
         },
     };
+}
+
+/**
+ * The project's and user's skills and Markdown commands (read whether or not
+ * the project is trusted: they are prompts the user can read, not programs).
+ */
+export async function discoverSkillsAndCommands(repoRoot: string) {
+    const [skills, commands] = await Promise.all([
+        discoverSkills(
+            [
+                join(repoRoot, ".north", "skills"),
+                join(repoRoot, ".claude", "skills"),
+                join(dataDir(), "skills"),
+            ],
+            repoRoot
+        ),
+        discoverCustomCommands(
+            [
+                { dir: join(repoRoot, ".north", "commands"), scope: "project" },
+                { dir: join(repoRoot, ".claude", "commands"), scope: "project" },
+                { dir: join(dataDir(), "commands"), scope: "user" },
+            ],
+            repoRoot
+        ),
+    ]);
+    return { skills, commands };
 }
 
 /** The user file that set `mcpServers`, for messages about its servers. */

@@ -58,7 +58,7 @@ export interface EngineSession {
 export interface StartSessionOptions {
     version: string;
     /** Written to the log's `app_start` line. */
-    frontEnd: "print" | "interactive";
+    frontEnd: "print" | "interactive" | "acp";
     logLevel: LogLevel;
     mode: Mode;
     /** The front-end shows the context figure before any request (the chat). */
@@ -85,6 +85,13 @@ export interface StartSessionOptions {
     childEnv?: NodeJS.ProcessEnv;
     /** An editor's files and terminals (`north acp` with the client's fs / terminal capabilities). */
     workspace?: ClientWorkspace;
+    /** The id a new conversation's log takes (`north acp` answers it before the log exists). */
+    conversationId?: string;
+    /**
+     * MCP servers the front-end brings (an editor's, over ACP), in the
+     * `mcpServers` settings shape: the user's own, beside their settings'.
+     */
+    clientMcpServers?: Record<string, unknown>;
 }
 
 /** One provider per provider id, so a model switch can change provider mid-conversation. */
@@ -259,6 +266,7 @@ async function loadProjectTools(
             ? mcpClientHandlers(options.mcpPrompts, start.sampling)
             : undefined,
         childEnv: options.childEnv,
+        clientMcpServers: options.clientMcpServers,
         log: (event, data) => logger.info(event, data),
     });
     const { toolset, tools, subagents, appendSystemPrompt } = await conversationTools(
@@ -292,7 +300,9 @@ export async function startSession(
         secrets: hiddenEnv.map((name) => process.env[name]),
     });
     const startWarnings: string[] = [];
-    const log = resumed?.log ?? openConversationLog(store, repoRoot, model.id, startWarnings);
+    const log =
+        resumed?.log ??
+        openConversationLog(store, repoRoot, model.id, startWarnings, options.conversationId);
     startWarnings.forEach((w) => warn(w));
     const sessionId = log?.id ?? store.newId();
     logger.info("app_start", {
@@ -362,6 +372,7 @@ export async function startSession(
                 subagents: loaded.subagents,
                 languages: extensions.languages,
                 diagnosticsBudgetMs: loaded.settings.merged.lsp?.diagnosticsBudgetMs,
+                clientFiles: options.workspace?.files,
             }),
     });
     samplingDeps = {

@@ -42,6 +42,7 @@ export function createConversationToolset(
         hiddenEnv: options.hiddenEnv,
         sandbox: options.sandbox,
         env: options.env,
+        terminals: options.workspace?.terminals,
     });
     const registry = createToolRegistry([
         ...createBuiltinTools({
@@ -52,6 +53,7 @@ export function createConversationToolset(
                 proxy: webFetchProxy,
             },
             languages: options.languages,
+            files: options.workspace?.files,
         }),
         ...extraTools,
     ]);

@@ -29,6 +29,8 @@ import { createLspTool } from "./lsp-tool";
 import { createLspRenameTool } from "./lsp-rename-tool";
 import type { LanguageService } from "./lsp/types";
 import type { AnyToolDefinition } from "./types";
+import type { ClientFiles } from "./client-workspace";
+import { clientEditOperations } from "./editing/client-operations";
 import { withPrebuiltSchemas } from "./builtin-schemas";
 
 export { createToolRegistry, type ToolRegistry } from "./registry";
@@ -36,6 +38,11 @@ export { createToolRegistry, type ToolRegistry } from "./registry";
 export interface ReadToolsOptions {
     /** Passed to search_text (e.g. `{ ripgrepPath: null }` to never use ripgrep). */
     search?: SearchTextOptions;
+    /**
+     * The editor's files (ACP): read_file and read_around read its buffers;
+     * searches, listings, outlines and symbols read the disk.
+     */
+    files?: ClientFiles;
 }
 
 /** The read-only tools (all of ask mode's but expand_output, which needs the session's cache). */
@@ -44,7 +51,7 @@ export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefiniti
         createListRootTool(),
         createFindFilesTool(),
         createSearchTextTool(options.search),
-        createReadFileTool(),
+        createReadFileTool({ files: options.files }),
         createGetLineCountTool(),
         createGetFileSymbolsTool(),
         createGetFileOutlineTool(),
@@ -52,22 +59,26 @@ export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefiniti
         createDetectLanguagesTool(),
         createHotfilesTool(),
         createFindCodeBlockTool(),
-        createReadAroundTool(),
+        createReadAroundTool({ files: options.files }),
         createFindBlocksTool(),
     ]);
 }
 
-/** The write tools: each prepares a change the engine reviews before it is applied. */
-export function createEditTools(): AnyToolDefinition[] {
+/**
+ * The write tools: each prepares a change the engine reviews before it is
+ * applied. With the editor's files (ACP), they read and write through it.
+ */
+export function createEditTools(files?: ClientFiles): AnyToolDefinition[] {
+    const options = files ? { ops: clientEditOperations(files) } : {};
     return withPrebuiltSchemas([
-        createEditReplaceExactTool(),
-        createEditInsertAtLineTool(),
-        createEditAfterAnchorTool(),
-        createEditBeforeAnchorTool(),
-        createEditReplaceBlockTool(),
-        createEditByAnchorTool(),
-        createEditCreateFileTool(),
-        createEditApplyBatchTool(),
+        createEditReplaceExactTool(options),
+        createEditInsertAtLineTool(options),
+        createEditAfterAnchorTool(options),
+        createEditBeforeAnchorTool(options),
+        createEditReplaceBlockTool(options),
+        createEditByAnchorTool(options),
+        createEditCreateFileTool(options),
+        createEditApplyBatchTool(options),
     ]);
 }
 
@@ -94,12 +105,12 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
     const { languages } = deps;
     const navigation = languages?.hasServers() ? { languages } : undefined;
     return withPrebuiltSchemas([
-        ...createReadTools({ search: deps.search }),
+        ...createReadTools({ search: deps.search, files: deps.files }),
         ...(navigation ? [createLspTool(navigation)] : []),
         createExpandOutputTool(deps.expandOutput),
         createTodoWriteTool(),
         createRememberTool(),
-        ...createEditTools(),
+        ...createEditTools(deps.files),
         ...(navigation ? [createLspRenameTool(navigation)] : []),
         createShellRunTool(deps.shell),
         createWebFetchTool(deps.webFetch),

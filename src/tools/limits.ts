@@ -44,6 +44,12 @@ export const READ_EDGE_LINE_CHARS = 300;
 export const READ_AROUND_MAX_CONTEXT_LINES = 200;
 /** read_around cuts longer lines (minified code) to this many characters. */
 export const READ_AROUND_MAX_LINE_CHARS = 500;
+/**
+ * With an editor's files (ACP), files up to this size are read and written
+ * through the editor; larger ones (logs, generated data) stay on the disk,
+ * since the whole text travels in one protocol message.
+ */
+export const CLIENT_FILE_MAX_BYTES = 8 * 1024 * 1024;
 /** read_readme returns the first this many bytes: enough to orient, cheap in every conversation. */
 export const README_MAX_BYTES = 8 * 1024;
 

@@ -3,6 +3,7 @@
  * marked with ">". One call replaces "search, then read a range". Several
  * matches need `occurrence`; without it the tool lists the candidates.
  */
+import type { ClientFiles } from "./client-workspace";
 import { type InputOf, toolInput } from "./tool-input";
 import { type TextMatch, findTextLines, readTextFile } from "./text-file";
 import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
@@ -91,7 +92,14 @@ function fitLine(text: string, col: number | null): { text: string; cut: boolean
     };
 }
 
-export function createReadAroundTool(): ToolDefinition<ReadAroundInput, ReadAroundResult> {
+export interface ReadAroundOptions {
+    /** The editor's files (ACP): the lines come from its buffer. */
+    files?: ClientFiles;
+}
+
+export function createReadAroundTool(
+    options: ReadAroundOptions = {}
+): ToolDefinition<ReadAroundInput, ReadAroundResult> {
     return {
         name: "read_around",
         description:
@@ -103,7 +111,10 @@ export function createReadAroundTool(): ToolDefinition<ReadAroundInput, ReadArou
         display: NAME_ONLY_DISPLAY,
         hookAliases: ["Read"],
         async execute(args, ctx): Promise<ToolResult<ReadAroundResult>> {
-            const loaded = await readTextFile(ctx, args.path, { tool: "read_around" });
+            const loaded = await readTextFile(ctx, args.path, {
+                tool: "read_around",
+                files: options.files,
+            });
             if (!loaded.ok) return loaded;
             const { relPath, lines } = loaded.data;
             const anchor = args.anchor.replace(/\r\n/g, "\n");

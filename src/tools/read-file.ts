@@ -5,10 +5,14 @@
  * ~1 MB of memory. Invalid UTF-8 is decoded as Latin-1, and the note says so.
  * `includeHeadTail` adds the first and last `EDGE_LINES` lines: the head is read
  * from the start, the tail backwards from the end, each at most `EDGE_BYTES`.
+ * With the editor's files (ACP), a text file within `CLIENT_FILE_MAX_BYTES`
+ * is scanned from the editor's text instead, after the disk copy's checks.
  */
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { ClientFileError, readEditorText } from "./client-files";
+import type { ClientFiles } from "./client-workspace";
 import { type InputOf, toolInput } from "./tool-input";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
@@ -18,6 +22,7 @@ import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types
 import { fileTitle } from "./display-text";
 import { digestNote, headTail, isRecord } from "./digest-text";
 import {
+    CLIENT_FILE_MAX_BYTES,
     DIGEST_BOUNDED_RANGE_LINES,
     DIGEST_READ_HEAD_LINES,
     DIGEST_READ_TAIL_LINES,
@@ -94,9 +99,30 @@ interface Window {
     totalLines: number;
 }
 
+/** What the scans read from: the open file, or the editor's text of it. */
+interface ByteSource {
+    read(
+        buffer: Buffer,
+        offset: number,
+        length: number,
+        position: number
+    ): Promise<{ bytesRead: number }>;
+}
+
+/** The editor's text as a source the scans read like the file. */
+function bufferSource(data: Buffer): ByteSource {
+    return {
+        read: (buffer, offset, length, position) => {
+            const bytesRead = Math.max(0, Math.min(length, data.length - position));
+            data.copy(buffer, offset, position, position + bytesRead);
+            return Promise.resolve({ bytesRead });
+        },
+    };
+}
+
 /** Streams the file once: collects lines `first..last` within `MAX_BYTES`, counts all lines. */
 async function scan(
-    handle: FileHandle,
+    handle: ByteSource,
     first: number,
     last: number,
     signal: AbortSignal
@@ -200,7 +226,7 @@ function clipStart(line: string): string {
 }
 
 /** Up to `EDGE_LINES` first lines, from at most `EDGE_BYTES` at the start. */
-async function readHead(handle: FileHandle, size: number): Promise<string[]> {
+async function readHead(handle: ByteSource, size: number): Promise<string[]> {
     const buf = Buffer.alloc(Math.min(size, EDGE_BYTES));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     const whole = bytesRead >= size;
@@ -218,7 +244,7 @@ async function readHead(handle: FileHandle, size: number): Promise<string[]> {
  * Up to `EDGE_LINES` last lines, read backwards from the end in chunks until
  * enough line breaks are seen, the start is reached, or `EDGE_BYTES` were read.
  */
-async function readTail(handle: FileHandle, size: number): Promise<string[]> {
+async function readTail(handle: ByteSource, size: number): Promise<string[]> {
     const chunks: Buffer[] = [];
     let position = size;
     let breaks = 0;
@@ -258,7 +284,7 @@ async function readTail(handle: FileHandle, size: number): Promise<string[]> {
 }
 
 /** Adds `head` and `tail`: lines 1-10 and the last 10, less those already shown. */
-async function addEdges(handle: FileHandle, size: number, result: ReadFileResult): Promise<void> {
+async function addEdges(handle: ByteSource, size: number, result: ReadFileResult): Promise<void> {
     const total = result.totalLines;
     if (total === 0) return;
     const shown = result.endLine >= result.startLine;
@@ -290,7 +316,18 @@ function requestedRange(args: unknown): number | null {
 
 const DESCRIPTION = `Read a text file or image: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
 
-export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResult> {
+export interface ReadFileOptions {
+    /**
+     * The editor's files (ACP): a text file within the size cap is read from
+     * its buffer (unsaved changes included); images, binary and larger files
+     * from the disk.
+     */
+    files?: ClientFiles;
+}
+
+export function createReadFileTool(
+    options: ReadFileOptions = {}
+): ToolDefinition<ReadFileInput, ReadFileResult> {
     return {
         name: "read_file",
         description: DESCRIPTION,
@@ -361,12 +398,22 @@ export function createReadFileTool(): ToolDefinition<ReadFileInput, ReadFileResu
                         `${relPath} is a binary file (${formatBytes(size)}); read_file only reads text.`
                     );
                 }
-                const win = await scan(handle, first, last, ctx.signal);
+                let source: ByteSource = handle;
+                let sourceSize = size;
+                // The binary test above was the disk copy's: nothing binary reaches the editor.
+                if (options.files && size <= CLIENT_FILE_MAX_BYTES) {
+                    const text = await readEditorText(options.files, realPath, ctx.signal);
+                    source = bufferSource(text);
+                    sourceSize = text.length;
+                }
+                const win = await scan(source, first, last, ctx.signal);
                 if (!win) return toolError("cancelled", "Read cancelled.");
                 const result = present(relPath, win, first, requestedEnd);
-                if (args.includeHeadTail) await addEdges(handle, size, result);
+                if (args.includeHeadTail) await addEdges(source, sourceSize, result);
                 return toolOk(result);
             } catch (error) {
+                if (error instanceof ClientFileError)
+                    return toolError("io_error", `Cannot read ${relPath}: ${error.message}`);
                 return toolError("io_error", `Cannot read ${relPath}: ${String(error)}`);
             } finally {
                 await handle.close().catch(() => undefined);

@@ -10,6 +10,8 @@
  * but not the service: dispose() and North's exit kill them too (see child-reaper).
  * The environment holds no provider keys. With a sandbox (sandbox/), bash runs
  * inside it: the same wrapper, output, exit code and kills, plus the session's private /tmp.
+ * With an editor's terminals (ACP), the same command line runs there (shell-client-run.ts),
+ * except with a sandbox (see `runsInEditor`).
  */
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +25,8 @@ import {
     unavailableMessage,
 } from "./sandbox/command-sandbox";
 import { removeServiceFolder } from "./sandbox/session-folders";
+import type { ClientTerminals } from "./client-workspace";
+import { runInClientTerminal } from "./shell-client-run";
 import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shell-process";
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
@@ -142,6 +146,8 @@ export interface ShellServiceOptions {
     sandbox?: CommandSandbox;
     /** Commands' base environment; default `process.env` (the Node API's `env` option). */
     env?: NodeJS.ProcessEnv;
+    /** The editor's terminals (ACP): commands run there, with exactly the command line North would spawn. */
+    terminals?: ClientTerminals;
 }
 
 /** bubblewrap's own failure (a mount it could not make): the command never started. */
@@ -163,6 +169,7 @@ class ProjectShell implements ShellService {
     private readonly hiddenEnv: readonly string[];
     private readonly baseEnv: NodeJS.ProcessEnv;
     private readonly commandSandbox: CommandSandbox | undefined;
+    private readonly terminals: ClientTerminals | undefined;
     /** Marks the processes of this service's commands, for `reapOwned`. */
     private readonly ownerTag = newOwnerTag();
     private ranCommand = false;
@@ -180,6 +187,7 @@ class ProjectShell implements ShellService {
         this.hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
         this.baseEnv = options.env ?? process.env;
         this.commandSandbox = options.sandbox;
+        this.terminals = runsInEditor(options) ? options.terminals : undefined;
         this.sandbox = options.sandbox?.description;
         // Found out now, in the background: the first command then rarely waits for it.
         if (options.sandbox) void options.sandbox.availability();
@@ -340,13 +348,16 @@ class ProjectShell implements ShellService {
                 env = run.env;
                 finishSandboxed = run.finish;
             }
-            const raw = await spawnShell(program, {
+            const spawnOptions = {
                 cwd: this.cwd,
                 env,
                 timeoutMs,
                 signal: controller.signal,
                 onOutput: options.onOutput,
-            });
+            };
+            const raw = this.terminals
+                ? await runInClientTerminal(this.terminals, program, spawnOptions, this.ownerTag)
+                : await spawnShell(program, spawnOptions);
             return { file, raw, place, finishSandboxed };
         } finally {
             this.running.delete(controller);
@@ -403,6 +414,20 @@ function runNotes(raw: RawRun, timeoutMs: number, sandboxed: boolean): string[] 
         );
     }
     return notes;
+}
+
+/**
+ * Whether commands run in the editor's terminals: when it offers them and no
+ * sandbox is on. The sandbox's guarantees rest on how North starts the
+ * process: in a session of its own with no controlling terminal and stdin
+ * closed (bubblewrap runs without --new-session because of that, so a
+ * terminal would let the command type into it with TIOCSTI), killed as a
+ * group, with the service's session folders prepared around it. An editor's
+ * terminal gives the command a terminal of the editor's making, which North
+ * cannot check, so with a sandbox North keeps its own shell.
+ */
+export function runsInEditor(options: ShellServiceOptions): boolean {
+    return options.terminals !== undefined && options.sandbox === undefined;
 }
 
 /** A shell service for the project at `repoRoot`; commands start at the root. */

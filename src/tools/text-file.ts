@@ -2,17 +2,22 @@
  * A text file loaded whole for the navigation tools (outline, symbols, blocks,
  * read_around): path guard, regular-file check, a size cap, binary detection
  * (a NUL byte in the first 8 KB), BOM removal, and lines split on LF with a
- * trailing CR dropped, so CRLF files read exactly like LF files.
+ * trailing CR dropped, so CRLF files read exactly like LF files. With the
+ * editor's files (`files`, ACP), the text is the editor's, after the same
+ * checks (client-files.ts).
  */
 import { promises as fs } from "node:fs";
+import { looksBinary } from "./binary-sniff";
+import { ClientFileError, readFileViaEditor } from "./client-files";
+import type { ClientFiles } from "./client-workspace";
 import { resolveSafePath } from "./path-guard";
 import { refuseDeniedRead } from "./read-denial";
 import { type ToolContext, type ToolResult, toolError, toolOk } from "./types";
 
+export { BINARY_SNIFF_BYTES, looksBinary } from "./binary-sniff";
+
 /** Largest file the navigation tools load (bytes). */
 export const MAX_TEXT_FILE_BYTES = 32 * 1024 * 1024;
-/** How much of a file is sniffed for NUL bytes. */
-export const BINARY_SNIFF_BYTES = 8192;
 
 export interface TextFile {
     /** Repo-relative POSIX path. */
@@ -24,11 +29,6 @@ export interface TextFile {
     lines: string[];
     /** Some lines ended with CRLF (the CR is not part of `lines`). */
     crlf: boolean;
-}
-
-/** True when the sample holds a NUL byte (the usual binary test of git and ripgrep). */
-export function looksBinary(sample: Uint8Array): boolean {
-    return sample.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
 /** Splits text into lines: LF or CRLF breaks, no empty last line for a final break. */
@@ -56,6 +56,8 @@ export interface ReadTextOptions {
     maxBytes?: number;
     /** Tool name for messages. */
     tool: string;
+    /** The editor's files (ACP): the text comes from its buffer (client-files.ts). */
+    files?: ClientFiles;
 }
 
 /** Resolves, checks and loads a text file; every expected failure is a tool error. */
@@ -97,8 +99,12 @@ export async function readTextFile(
     if (ctx.signal.aborted) return toolError("cancelled", `${options.tool} cancelled.`);
     let data: Buffer;
     try {
-        data = await fs.readFile(realPath);
+        data = options.files
+            ? await readFileViaEditor(options.files, realPath, ctx.signal)
+            : await fs.readFile(realPath);
     } catch (error) {
+        if (error instanceof ClientFileError)
+            return toolError("io_error", `Cannot read "${relPath}": ${error.message}`);
         return toolError("io_error", `Cannot read "${relPath}": ${String(error)}`);
     }
     if (looksBinary(data)) {

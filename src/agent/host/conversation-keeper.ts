@@ -85,7 +85,8 @@ export function openConversationLog(
     store: ConversationStore,
     repoRoot: string,
     modelId: string,
-    warnings: string[]
+    warnings: string[],
+    id?: string
 ): ConversationLog | undefined {
     const writable = store.checkWritable();
     if (!writable.ok) {
@@ -93,7 +94,7 @@ export function openConversationLog(
         return undefined;
     }
     try {
-        return store.start({ repoRoot, model: modelId });
+        return store.start({ id, repoRoot, model: modelId });
     } catch (error) {
         warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
         return undefined;

@@ -132,8 +132,9 @@ async function checkUnchanged(
     }
     if ((stat.mode & 0o222) === 0) return readOnlyError(relPath, stat.mode);
     try {
-        const now = stat.size === original.length ? await ops.readFile(realPath) : null;
-        if (now && now.equals(original)) return null;
+        // Bytes, not sizes: an editor's text (client-operations.ts) differs in size from the disk copy.
+        const now = await ops.readFile(realPath);
+        if (now.equals(original)) return null;
     } catch (error) {
         return toolError(
             "io_error",

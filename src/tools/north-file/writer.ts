@@ -5,12 +5,16 @@
  * the block closes (or is given up), `complete()` returns a PreparedWrite:
  * `apply()` re-checks the target and renames the sidecar over it atomically,
  * `discard()` deletes the sidecar. A `kill -9` at any moment leaves the target
- * as it was.
+ * as it was. With the editor's files (ACP), the target is read from the
+ * editor and the accepted content written through it (client-files.ts).
  */
 import { ApplyLockTimeout, acquireApplyLocks } from "../editing/apply-lock";
 import { promises as fs } from "node:fs";
 import { dirname } from "node:path";
+import { readFileViaEditor, writeEditorText } from "../client-files";
+import type { ClientFiles } from "../client-workspace";
 import { computeFileDiff } from "../editing/diff";
+import { CLIENT_FILE_MAX_BYTES } from "../limits";
 import { describeError, errnoCode, readOnlyError } from "../editing/files";
 import { type EditApplied, checkpointFailure } from "../editing/prepared";
 import type { Eol } from "../editing/text-doc";
@@ -76,6 +80,12 @@ export interface WriteSessionOptions {
     checkpoint?: FileCheckpointer;
     /** `--add-dir` directories the path may also lie in; absent: the project only. */
     addedRoots?: readonly string[];
+    /**
+     * The editor's files (ACP): the target's current text is the editor's, and
+     * an accepted block is written through the editor instead of renamed over
+     * the file (the editor's buffer and undo history stay right).
+     */
+    files?: ClientFiles;
 }
 
 export class FileWriteSession {
@@ -91,6 +101,7 @@ export class FileWriteSession {
     private pendingCr = false;
     private trimAt = TAIL_TRIM_MIN;
     private checkpoint: FileCheckpointer | undefined;
+    private files: ClientFiles | undefined;
     /** The sidecar's bytes as read back by `complete()`: what the rename puts in place. */
     private finalBytes: Buffer | null = null;
     /** Stops the exit hook that removes the sidecar (it was renamed into place or removed). */
@@ -144,7 +155,9 @@ export class FileWriteSession {
             if (!stat.isFile()) return toolError("not_a_file", `${relPath} is not a regular file.`);
             if ((stat.mode & 0o222) === 0) return readOnlyError(relPath, stat.mode);
             originalMode = stat.mode & 0o7777;
-            original = await fs.readFile(realPath);
+            original = options.files
+                ? await readFileViaEditor(options.files, realPath)
+                : await fs.readFile(realPath);
         } catch (error) {
             if (errnoCode(error) !== "ENOENT") {
                 return toolError("io_error", `Cannot open ${relPath}: ${describeError(error)}`);
@@ -181,6 +194,7 @@ export class FileWriteSession {
         session.handle = handle;
         session.untrackSidecar = untrack;
         session.checkpoint = options.checkpoint;
+        session.files = options.files;
         if (mode === "append" && original) {
             // The block continues the file: the sidecar starts as a copy of it.
             session.enqueue(original);
@@ -350,7 +364,7 @@ export class FileWriteSession {
         if (this.createdDir) await removeCreatedDirs(dirname(this.realPath), this.createdDir);
     }
 
-    /** Accepted: re-check the target, then rename the sidecar over it. */
+    /** Accepted: re-check the target, then rename the sidecar over it (or write it through the editor). */
     private async commit(result: EditApplied): Promise<ToolResult> {
         if (this.state !== "completed") {
             return toolError(
@@ -377,8 +391,18 @@ export class FileWriteSession {
                 return problem;
             }
             try {
-                if (this.originalMode !== null) await fs.chmod(this.sidecarPath, this.originalMode);
-                await fs.rename(this.sidecarPath, this.realPath);
+                if (
+                    this.files &&
+                    this.finalBytes &&
+                    this.finalBytes.length <= CLIENT_FILE_MAX_BYTES
+                ) {
+                    await writeEditorText(this.files, this.realPath, this.finalBytes);
+                    await fs.unlink(this.sidecarPath).catch(() => undefined);
+                } else {
+                    if (this.originalMode !== null)
+                        await fs.chmod(this.sidecarPath, this.originalMode);
+                    await fs.rename(this.sidecarPath, this.realPath);
+                }
             } catch (error) {
                 await this.discard();
                 return toolError(
@@ -435,7 +459,9 @@ export class FileWriteSession {
         try {
             const stat = await fs.stat(this.realPath);
             if ((stat.mode & 0o222) === 0) return readOnlyError(rel, stat.mode);
-            now = await fs.readFile(this.realPath);
+            now = this.files
+                ? await readFileViaEditor(this.files, this.realPath)
+                : await fs.readFile(this.realPath);
         } catch (error) {
             if (errnoCode(error) !== "ENOENT") {
                 return toolError(

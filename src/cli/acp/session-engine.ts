@@ -1,0 +1,122 @@
+/**
+ * Starts an ACP session's engine: North's ordinary session (startSession)
+ * whose questions go to the editor. The project-trust question and every
+ * review become `session/request_permission`, and the host's events become
+ * `session/update`s through the session's translator.
+ */
+import type { AgentContext, ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import { answerApprovalsWith } from "../../agent/approval-answers";
+import type { Mode } from "../../agent/events";
+import type { ModelInfo } from "../../providers/catalogue";
+import type { ProviderEndpoint } from "../../providers/types";
+import type { LogLevel } from "../../storage/logger";
+import { dataDir } from "../../storage/paths";
+import { createProfileStore } from "../../storage/profile";
+import { resolveReadyModel } from "../model-selection";
+import type { TrustAnswer, TrustInventory } from "../project-trust";
+import type { PreparedSession } from "../session-setup";
+import { type EngineSession, startSession } from "../session-start";
+import { createClientWorkspace } from "./client-workspace";
+import { permissionQuestion, trustQuestion } from "./permissions";
+import { type UpdateTranslator, createUpdateTranslator } from "./updates";
+
+/** What every session of one `north acp` shares. */
+export interface AcpSessionDeps {
+    client: AgentContext;
+    version: string;
+    logLevel: LogLevel;
+    /** `--trust`: the project's configuration is used without asking. */
+    trust: boolean;
+    clientCapabilities: ClientCapabilities | undefined;
+    warn(message: string): void;
+}
+
+export interface AcpEngine {
+    engine: EngineSession;
+    translator: UpdateTranslator;
+}
+
+export interface AcpEngineStart {
+    sessionId: string;
+    prepared: PreparedSession;
+    model: ModelInfo;
+    endpoint: ProviderEndpoint;
+    mode: Mode;
+    /** The id a new conversation is saved under; unset when one is resumed. */
+    conversationId: string | undefined;
+    /** The editor's MCP servers, in the `mcpServers` settings shape. */
+    clientMcpServers: Record<string, unknown>;
+    /** Aborted when the prompt that starts the engine is cancelled: the trust question is withdrawn. */
+    signal: AbortSignal;
+    send(update: SessionUpdate): void;
+    /** Resolves once every update queued so far is written. */
+    flushed(): Promise<void>;
+}
+
+/** Asks the editor whether to trust the project's configuration; withdrawn or refused: untrusted. */
+async function askTrust(
+    client: AgentContext,
+    sessionId: string,
+    inventory: TrustInventory,
+    signal: AbortSignal
+): Promise<TrustAnswer> {
+    const question = trustQuestion(inventory);
+    try {
+        const response = await client.request(
+            "session/request_permission",
+            { sessionId, toolCall: question.toolCall, options: question.options },
+            { cancellationSignal: signal, stopWaitingOnCancel: true }
+        );
+        return question.answer(response.outcome);
+    } catch {
+        return "untrusted";
+    }
+}
+
+export async function startAcpEngine(
+    start: AcpEngineStart,
+    deps: AcpSessionDeps
+): Promise<AcpEngine> {
+    const { prepared, sessionId } = start;
+    const { client } = deps;
+    const engine = await startSession(
+        { ...prepared, model: start.model, endpoint: start.endpoint },
+        {
+            version: deps.version,
+            frontEnd: "acp",
+            logLevel: deps.logLevel,
+            mode: start.mode,
+            conversationId: start.conversationId,
+            clientMcpServers: start.clientMcpServers,
+            workspace: createClientWorkspace(client, sessionId, deps.clientCapabilities),
+            resolveModel: (name) => resolveReadyModel(prepared.catalogue, name, process.env),
+            profiles: createProfileStore(dataDir(), prepared.repoRoot),
+            // Standing answers as in the chat: "always" in the editor is kept where its label says.
+            approvalSettings: (project) => project,
+            decideTrust: async (inventory) =>
+                deps.trust ? "trust-once" : askTrust(client, sessionId, inventory, start.signal),
+            warn: deps.warn,
+        }
+    );
+    const { host } = engine;
+    const translator = createUpdateTranslator({
+        repoRoot: engine.repoRoot,
+        toolDisplays: engine.toolDisplays,
+        costUsd: () => host.state().costs.sessionUsd,
+    });
+    host.subscribe((event) => {
+        for (const update of translator.translate(event)) start.send(update);
+    });
+    answerApprovalsWith(host, async (request, settled) => {
+        const question = permissionQuestion(request);
+        // The tool call's latest state goes out before the question about it.
+        await start.flushed();
+        const response = await client.request(
+            "session/request_permission",
+            { sessionId, toolCall: translator.toolCallOf(request), options: question.options },
+            { cancellationSignal: settled, stopWaitingOnCancel: true }
+        );
+        return question.answer(response.outcome);
+    });
+    return { engine, translator };
+}

@@ -1,0 +1,84 @@
+/**
+ * session/cancel: the model's stream is stopped and the turn answers
+ * `cancelled`; a permission request still open is abandoned (whether or not
+ * the editor answers it), nothing it asked about happens, and the session
+ * takes the next prompt.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useAcpTestbed } from "../kit/acp-testbed";
+
+const bed = useAcpTestbed({ "src/app.ts": "export const app = 1;\n" });
+
+describe("session/cancel", () => {
+    it("stops a streaming answer: the prompt answers cancelled and the session goes on", async () => {
+        // The model streams until North hangs up.
+        bed.server.enqueue({ fault: "endless", text: "still talking " }, { text: "Back again." });
+        const { acp, sessionId } = await bed.session();
+        const turn = acp.prompt(sessionId, "talk forever");
+        // Streamed: text reaches the editor while the model is still answering.
+        await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+        await acp.cancel(sessionId);
+        expect((await turn).stopReason).toBe("cancelled");
+        expect(acp.text(sessionId)).toContain("still talking");
+
+        expect((await acp.prompt(sessionId, "are you there?")).stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toContain("Back again.");
+        const second = JSON.stringify(bed.server.requests[1]!.body);
+        expect(second).toContain("talk forever");
+        expect(second).toContain("are you there?");
+    });
+
+    it("abandons a pending permission request the editor never answers; the command does not run", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        id: "toolu_touch",
+                        name: "shell_run",
+                        input: { command: "touch never-made" },
+                    },
+                ],
+            },
+            { text: "Fine." }
+        );
+        const { acp, sessionId } = await bed.session({ permissions: ["hold"] });
+        const turn = acp.prompt(sessionId, "make the file");
+        const asked = await acp.waitForPermissionRequest(1);
+        expect(asked.outcome).toBeUndefined();
+        // A sloppy editor: it sends session/cancel but leaves its permission dialog open.
+        await acp.cancel(sessionId, { answerHeld: false });
+        expect((await turn).stopReason).toBe("cancelled");
+        expect(existsSync(join(bed.repo, "never-made"))).toBe(false);
+        const [command] = acp.toolCalls(sessionId);
+        expect(command!.status).not.toBe("completed");
+
+        // North is not stuck on the abandoned question.
+        expect((await acp.prompt(sessionId, "never mind")).stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toContain("Fine.");
+    });
+
+    it("takes the editor's cancelled answer to a pending permission request as the protocol asks", async () => {
+        bed.server.enqueue({
+            toolCalls: [
+                { id: "toolu_touch", name: "shell_run", input: { command: "touch never-made" } },
+            ],
+        });
+        const { acp, sessionId } = await bed.session({ permissions: ["hold"] });
+        const turn = acp.prompt(sessionId, "make the file");
+        await acp.waitForPermissionRequest(1);
+        await acp.cancel(sessionId);
+        expect((await turn).stopReason).toBe("cancelled");
+        expect(acp.permissionRequests[0]!.outcome).toEqual({ outcome: "cancelled" });
+        expect(existsSync(join(bed.repo, "never-made"))).toBe(false);
+    });
+
+    it("a cancel with no turn running changes nothing", async () => {
+        bed.server.enqueue({ text: "Still here." });
+        const { acp, sessionId } = await bed.session();
+        await acp.cancel(sessionId);
+        expect((await acp.prompt(sessionId, "hello")).stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toBe("Still here.");
+    });
+});

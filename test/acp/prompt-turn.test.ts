@@ -1,0 +1,245 @@
+/**
+ * A prompt turn as the editor sees it: streamed text and thoughts, each tool
+ * call with its kind, title, location and content (a native diff for an edit,
+ * the output for a command), todo_write as a plan, the attachments the user
+ * gave reaching the model, and a stop reason per turn.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { useAcpTestbed } from "../kit/acp-testbed";
+import { anthropicToolResultTexts } from "../kit/fake-llm-server";
+import { pngImage } from "../kit/images";
+
+const RETRY = "export function retry() {\n    const attempts = 3;\n    return attempts;\n}\n";
+const bed = useAcpTestbed({ "src/retry.ts": RETRY, "README.md": "# demo\n" });
+
+describe("text", () => {
+    it("streams the answer as agent_message_chunk and thinking as agent_thought_chunk, ending end_turn", async () => {
+        bed.server.enqueue({
+            thinking: { text: "The user greets me.", signature: "sig-1" },
+            text: "Hello from North, ready to help.",
+        });
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "hi");
+        expect(answer.stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toBe("Hello from North, ready to help.");
+        const thoughts = acp
+            .updates(sessionId)
+            .map((u) =>
+                u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text"
+                    ? u.content.text
+                    : ""
+            )
+            .join("");
+        expect(thoughts).toBe("The user greets me.");
+        const sent = JSON.stringify(bed.server.requests[0]!.body);
+        expect(sent).toContain("hi");
+    });
+
+    it("answers max_tokens when the model stops at its output limit", async () => {
+        bed.server.enqueue({ text: "This answer was cut", stopReason: "max_tokens" });
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "write a long essay");
+        expect(answer.stopReason).toBe("max_tokens");
+        expect(acp.text(sessionId)).toContain("This answer was cut");
+    });
+});
+
+describe("tool calls", () => {
+    it("shows a read as a completed read call with its file and line, so the editor can follow", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        id: "toolu_read",
+                        name: "read_file",
+                        input: { path: "src/retry.ts", range: { start: 2 } },
+                    },
+                ],
+            },
+            { text: "It retries three times." }
+        );
+        const { acp, sessionId } = await bed.session();
+        expect((await acp.prompt(sessionId, "how often does it retry?")).stopReason).toBe(
+            "end_turn"
+        );
+        const [read] = acp.toolCalls(sessionId);
+        expect(read).toMatchObject({
+            toolCallId: expect.any(String),
+            kind: "read",
+            status: "completed",
+        });
+        expect(read!.title).toContain("src/retry.ts");
+        expect(read!.locations).toContainEqual(
+            expect.objectContaining({ path: join(bed.repo, "src/retry.ts"), line: 2 })
+        );
+        // The model got the file.
+        expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toContain(
+            "const attempts = 3;"
+        );
+        // The tool call was announced before it completed.
+        const first = acp.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
+        expect(first).toMatchObject({ sessionUpdate: "tool_call", toolCallId: read!.toolCallId });
+        expect(acp.text(sessionId)).toBe("It retries three times.");
+    });
+
+    it("asks before an edit, then shows it as a diff with the old and new text, and the file changes", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        id: "toolu_edit",
+                        name: "edit_replace_exact",
+                        input: {
+                            path: "src/retry.ts",
+                            old_text: "const attempts = 3;",
+                            new_text: "const attempts = 5;",
+                        },
+                    },
+                ],
+            },
+            { text: "Now it retries five times." }
+        );
+        const { acp, sessionId } = await bed.session({ permissions: ["allow_once"] });
+        expect((await acp.prompt(sessionId, "retry five times")).stopReason).toBe("end_turn");
+
+        expect(acp.permissionRequests).toHaveLength(1);
+        const asked = acp.permissionRequests[0]!;
+        expect(asked.request.sessionId).toBe(sessionId);
+        const kinds = asked.request.options.map((o) => o.kind);
+        expect(kinds[0]).toBe("allow_once");
+        expect(kinds).toContain("reject_once");
+        const [edit] = acp.toolCalls(sessionId);
+        // The request concerns the edit's own tool call, so the editor draws the buttons on it.
+        expect(asked.request.toolCall.toolCallId).toBe(edit!.toolCallId);
+        expect(edit).toMatchObject({ kind: "edit", status: "completed" });
+        const diff = edit!.content?.find((c) => c.type === "diff");
+        expect(diff).toMatchObject({ type: "diff", path: join(bed.repo, "src/retry.ts") });
+        expect(diff).toMatchObject({ oldText: RETRY, newText: RETRY.replace("= 3;", "= 5;") });
+        expect(edit!.locations?.[0]).toMatchObject({
+            path: join(bed.repo, "src/retry.ts"),
+            line: 2,
+        });
+        expect(readFileSync(join(bed.repo, "src/retry.ts"), "utf8")).toBe(
+            RETRY.replace("= 3;", "= 5;")
+        );
+    });
+
+    it("shows a command as an execute call with its output", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        id: "toolu_shell",
+                        name: "shell_run",
+                        input: { command: "echo hello-from-shell" },
+                    },
+                ],
+            },
+            { text: "It printed the greeting." }
+        );
+        const { acp, sessionId } = await bed.session({ permissions: ["allow_once"] });
+        expect((await acp.prompt(sessionId, "say hello in the shell")).stopReason).toBe("end_turn");
+        const [command] = acp.toolCalls(sessionId);
+        expect(command).toMatchObject({ kind: "execute", status: "completed" });
+        expect(command!.title).toContain("echo hello-from-shell");
+        expect(JSON.stringify(command!.content)).toContain("hello-from-shell");
+        expect(acp.permissionRequests[0]!.request.toolCall.toolCallId).toBe(command!.toolCallId);
+        expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toContain("hello-from-shell");
+    });
+
+    it("shows a read that fails as a failed call", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    { id: "toolu_fail", name: "read_file", input: { path: "src/missing.ts" } },
+                ],
+            },
+            { text: "There is no such file." }
+        );
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "read the missing file");
+        const [read] = acp.toolCalls(sessionId);
+        expect(read).toMatchObject({ kind: "read", status: "failed" });
+    });
+
+    it("sends todo_write as a plan with each entry's status", async () => {
+        bed.server.enqueue(
+            {
+                toolCalls: [
+                    {
+                        id: "toolu_todo",
+                        name: "todo_write",
+                        input: {
+                            items: [
+                                { content: "Read the retry code", status: "done" },
+                                { content: "Raise the attempts", status: "in_progress" },
+                                { content: "Run the tests", status: "pending" },
+                            ],
+                        },
+                    },
+                ],
+            },
+            { text: "Planned." }
+        );
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "plan the change");
+        const plan = await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "plan");
+        expect(plan).toMatchObject({
+            sessionUpdate: "plan",
+            entries: [
+                { content: "Read the retry code", status: "completed" },
+                { content: "Raise the attempts", status: "in_progress" },
+                { content: "Run the tests", status: "pending" },
+            ],
+        });
+    });
+});
+
+describe("what the user attaches", () => {
+    it("passes embedded resources, resource links and images to the model", async () => {
+        bed.server.enqueue({ text: "Seen them all." });
+        const { acp, sessionId } = await bed.session();
+        const png = pngImage(2, 2).toString("base64");
+        const prompt: ContentBlock[] = [
+            { type: "text", text: "compare these" },
+            {
+                type: "resource",
+                resource: {
+                    uri: `file://${join(bed.repo, "notes.md")}`,
+                    mimeType: "text/markdown",
+                    text: "UNSAVED-NOTES-TEXT",
+                },
+            },
+            {
+                type: "resource_link",
+                uri: `file://${join(bed.repo, "src/retry.ts")}`,
+                name: "retry.ts",
+            },
+            { type: "image", mimeType: "image/png", data: png },
+        ];
+        expect((await acp.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
+        const sent = JSON.stringify(bed.server.requests[0]!.body);
+        expect(sent).toContain("compare these");
+        expect(sent).toContain("UNSAVED-NOTES-TEXT");
+        expect(sent).toContain("src/retry.ts");
+        expect(sent).toContain(png);
+    });
+});
+
+describe("turns", () => {
+    it("keeps the conversation across two prompts of one session", async () => {
+        bed.server.enqueue({ text: "First answer." }, { text: "Second answer." });
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "first question");
+        await acp.prompt(sessionId, "second question");
+        const second = JSON.stringify(bed.server.requests[1]!.body);
+        expect(second).toContain("first question");
+        expect(second).toContain("First answer.");
+        expect(second).toContain("second question");
+        expect(acp.text(sessionId)).toContain("First answer.");
+        expect(acp.text(sessionId)).toContain("Second answer.");
+    });
+});

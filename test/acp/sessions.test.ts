@@ -1,0 +1,260 @@
+/**
+ * `north acp` sessions as an editor sees them, driven by the SDK's own client
+ * against the built CLI: a session is an ordinary North conversation (saved
+ * from its first prompt, listed by `north list`, resumable), with its modes,
+ * its model option and errors for what does not exist.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RequestError } from "@agentclientprotocol/sdk";
+import { useAcpTestbed } from "../kit/acp-testbed";
+import { runNorth } from "../kit/run-north";
+
+const bed = useAcpTestbed({ "notes.txt": "remember the milk\n" });
+
+async function editor(options: { env?: NodeJS.ProcessEnv; args?: string[] } = {}) {
+    const acp = await bed.start(options);
+    await acp.initialize();
+    return acp;
+}
+
+function conversationFiles(): string[] {
+    return readdirSync(join(bed.home, "data", "conversations")).filter((f) => f.endsWith(".jsonl"));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<RequestError> {
+    try {
+        await promise;
+    } catch (error) {
+        return error as RequestError;
+    }
+    throw new Error("expected a JSON-RPC error");
+}
+
+describe("north acp sessions", () => {
+    it("says honestly what it offers at initialize", async () => {
+        const acp = await bed.start();
+        const init = await acp.initialize({ protocolVersion: 7 });
+        expect(init.protocolVersion).toBe(1);
+        expect(init.agentInfo).toMatchObject({ name: "north", title: "North" });
+        expect(init.agentCapabilities).toMatchObject({
+            loadSession: true,
+            promptCapabilities: { image: true, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: true },
+        });
+        expect(init.agentCapabilities?.sessionCapabilities?.delete ?? undefined).toBeUndefined();
+        expect(init.authMethods?.[0]?.description).toContain("ANTHROPIC_API_KEY");
+        await acp.close();
+    });
+
+    it("a new session is a North conversation saved from its first prompt, seen by north list", async () => {
+        bed.server.enqueue({ text: "It says milk." });
+        const acp = await editor();
+        const { sessionId, modes, configOptions } = await acp.newSession(bed.repo);
+        expect(modes?.currentModeId).toBe("agent");
+        expect(modes?.availableModes.map((m) => m.id)).toEqual([
+            "ask",
+            "agent",
+            "accept-edits",
+            "plan",
+        ]);
+        expect(configOptions?.[0]).toMatchObject({ id: "model", category: "model" });
+        // Nothing is saved before the first prompt.
+        expect(() => conversationFiles()).toThrow();
+
+        const answer = await acp.prompt(sessionId, "what do the notes say?");
+        expect(answer.stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toBe("It says milk.");
+        const kinds = acp.updates(sessionId).map((u) => u.sessionUpdate);
+        expect(kinds).toContain("usage_update");
+        expect(acp.updates(sessionId)).toContainEqual(
+            expect.objectContaining({
+                sessionUpdate: "session_info_update",
+                title: "what do the notes say?",
+            })
+        );
+        expect(conversationFiles()).toEqual([`${sessionId}.jsonl`]);
+        await acp.close();
+
+        const listed = await runNorth(["list"], { env: bed.env, cwd: bed.repo });
+        expect(listed.stdout).toContain(sessionId);
+        expect(listed.stdout).toContain("what do the notes say?");
+    });
+
+    it("lists, resumes and closes sessions; the resumed one continues the conversation", async () => {
+        bed.server.enqueue({ text: "first answer" });
+        const first = await editor();
+        const { sessionId } = await first.newSession(bed.repo);
+        await first.prompt(sessionId, "shared start");
+        await first.close();
+
+        const acp = await editor();
+        const listed = await acp.agent.request("session/list", { cwd: bed.repo });
+        expect(listed.sessions).toEqual([
+            expect.objectContaining({ sessionId, title: "shared start", cwd: expect.any(String) }),
+        ]);
+        const other = mkdtempSync(join(tmpdir(), "north-acp-other-"));
+        const elsewhere = await acp.agent.request("session/list", { cwd: other });
+        expect(elsewhere.sessions).toEqual([]);
+        rmSync(other, { recursive: true, force: true });
+
+        const resumed = await acp.agent.request("session/resume", {
+            sessionId,
+            cwd: bed.repo,
+            mcpServers: [],
+        });
+        expect(resumed.modes?.currentModeId).toBe("agent");
+        bed.server.enqueue({ text: "second answer" });
+        const answer = await acp.prompt(sessionId, "and now?");
+        expect(answer.stopReason).toBe("end_turn");
+        const sent = JSON.stringify(bed.server.requests.at(-1)!.body);
+        expect(sent).toContain("shared start");
+        expect(sent).toContain("first answer");
+        expect(sent).toContain("and now?");
+        expect(conversationFiles()).toEqual([`${sessionId}.jsonl`]);
+
+        await acp.agent.request("session/close", { sessionId });
+        const closed = await rejection(acp.prompt(sessionId, "still there?"));
+        expect(closed.code).toBe(-32002);
+        await acp.close();
+    });
+
+    it("a conversation open in another North process is continued in a fork, and the editor is told", async () => {
+        bed.server.enqueue({ text: "first answer" });
+        const first = await editor();
+        const { sessionId } = await first.newSession(bed.repo);
+        await first.prompt(sessionId, "shared start");
+        await first.close();
+
+        // Another process holds the conversation (as the chat does while it is open).
+        const holder = await editor();
+        await holder.agent.request("session/resume", { sessionId, cwd: bed.repo, mcpServers: [] });
+
+        const acp = await editor();
+        await acp.agent.request("session/resume", { sessionId, cwd: bed.repo, mcpServers: [] });
+        const told = acp.text(sessionId);
+        expect(told).toContain(`Conversation ${sessionId} is open in another North process`);
+        const forkId = /conversation ([0-9a-f]{6})\./.exec(told)?.[1];
+        expect(forkId).toBeDefined();
+        expect(forkId).not.toBe(sessionId);
+
+        bed.server.enqueue({ text: "in the fork" });
+        expect((await acp.prompt(sessionId, "from the editor")).stopReason).toBe("end_turn");
+        const forkLog = readFileSync(
+            join(bed.home, "data", "conversations", `${forkId}.jsonl`),
+            "utf8"
+        );
+        expect(forkLog).toContain("from the editor");
+        const original = readFileSync(
+            join(bed.home, "data", "conversations", `${sessionId}.jsonl`),
+            "utf8"
+        );
+        expect(original).not.toContain("from the editor");
+        await acp.close();
+        await holder.close();
+    });
+
+    it("set_mode answers with current_mode_update and the next prompt runs in that mode", async () => {
+        bed.server.enqueue({ text: "read only" });
+        const acp = await editor();
+        const { sessionId } = await acp.newSession(bed.repo);
+        await acp.agent.request("session/set_mode", { sessionId, modeId: "ask" });
+        await acp.waitForUpdate(
+            sessionId,
+            (u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "ask"
+        );
+        await acp.prompt(sessionId, "look around");
+        const tools = (bed.server.requests.at(-1)!.body as { tools?: Array<{ name: string }> })
+            .tools;
+        const names = (tools ?? []).map((t) => t.name);
+        expect(names).toContain("read_file");
+        expect(names).not.toContain("shell_run");
+        const bad = await rejection(
+            acp.agent.request("session/set_mode", { sessionId, modeId: "yolo" })
+        );
+        expect(bad.code).toBe(-32602);
+        await acp.close();
+    });
+
+    it("the model is a config option: switching it changes the model asked; unknown ones are refused", async () => {
+        const acp = await editor();
+        const { sessionId, configOptions } = await acp.newSession(bed.repo);
+        const option = configOptions?.[0];
+        if (option?.type !== "select") throw new Error("the model option is a select");
+        const values = (option.options as Array<{ value: string }>).map((o) => o.value);
+        const other = values.find((v) => v !== option.currentValue);
+        expect(other).toBeDefined();
+        const switched = await acp.agent.request("session/set_config_option", {
+            sessionId,
+            configId: "model",
+            value: other!,
+        });
+        expect(switched.configOptions[0]).toMatchObject({ currentValue: other });
+        bed.server.enqueue({ text: "from the other model" });
+        await acp.prompt(sessionId, "hello");
+        expect((bed.server.requests.at(-1)!.body as { model: string }).model).toBe(
+            other!.replace(/-thinking$/, "")
+        );
+        const unknown = await rejection(
+            acp.agent.request("session/set_config_option", {
+                sessionId,
+                configId: "model",
+                value: "no-such-model",
+            })
+        );
+        expect(unknown.code).toBe(-32602);
+        const wrongOption = await rejection(
+            acp.agent.request("session/set_config_option", {
+                sessionId,
+                configId: "temperature",
+                value: "hot",
+            })
+        );
+        expect(wrongOption.code).toBe(-32602);
+        await acp.close();
+    });
+
+    it("a session that does not exist is an error, never a crash", async () => {
+        const acp = await editor();
+        const prompt = await rejection(acp.prompt("abcdef", "hello"));
+        expect(prompt.code).toBe(-32002);
+        const mode = await rejection(
+            acp.agent.request("session/set_mode", { sessionId: "abcdef", modeId: "ask" })
+        );
+        expect(mode.code).toBe(-32002);
+        const resume = await rejection(
+            acp.agent.request("session/resume", {
+                sessionId: "abcdef",
+                cwd: bed.repo,
+                mcpServers: [],
+            })
+        );
+        expect(resume.code).toBe(-32002);
+        await acp.agent.notify("session/cancel", { sessionId: "abcdef" });
+        // Still serving.
+        const { sessionId } = await acp.newSession(bed.repo);
+        expect(sessionId).toMatch(/^[0-9a-f]{6}$/);
+        await acp.close();
+    });
+
+    it("without a provider key, authenticate and session/new say which variable to set", async () => {
+        const { ANTHROPIC_API_KEY: _unused, ...noKey } = bed.env;
+        const acp = await editor({ env: noKey });
+        const auth = await rejection(acp.agent.request("authenticate", { methodId: "api-key" }));
+        expect(auth.code).toBe(-32000);
+        expect(auth.message).toContain("ANTHROPIC_API_KEY");
+        const session = await rejection(acp.newSession(bed.repo));
+        expect(session.code).toBe(-32000);
+        expect(session.message).toContain("ANTHROPIC_API_KEY");
+        await acp.close();
+    });
+
+    it("refuses flags that mean nothing to an editor, on stderr with exit 2", async () => {
+        const run = await runNorth(["acp", "--allow-shell"], { env: bed.env, input: "" });
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe("");
+        expect(run.stderr).toContain("--allow-shell");
+    });
+});
