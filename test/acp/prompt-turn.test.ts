@@ -230,6 +230,23 @@ describe("what the user attaches", () => {
 });
 
 describe("turns", () => {
+    it("answers max_turn_requests when the model keeps calling tools past North's turn limit", async () => {
+        // North's limit is 100 model turns per prompt (agent/run-state.ts DEFAULT_MAX_TURNS).
+        const turns = Array.from({ length: 100 }, (_, i) => ({
+            toolCalls: [{ id: `toolu_${i}`, name: "list_root", input: {} }],
+        }));
+        bed.server.enqueue(...turns);
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "look around forever");
+        expect(answer.stopReason).toBe("max_turn_requests");
+        expect(bed.server.requests).toHaveLength(100);
+        // The calls North ran completed; the last one, past the limit, never ran and is not left spinning.
+        const calls = acp.toolCalls(sessionId);
+        expect(calls).toHaveLength(100);
+        expect(calls.slice(0, 99).every((c) => c.status === "completed")).toBe(true);
+        expect(calls[99]!.status).toBe("failed");
+    });
+
     it("keeps the conversation across two prompts of one session", async () => {
         bed.server.enqueue({ text: "First answer." }, { text: "Second answer." });
         const { acp, sessionId } = await bed.session();
