@@ -45,6 +45,12 @@ describe("text", () => {
         expect(answer.stopReason).toBe("max_tokens");
         expect(acp.text(sessionId)).toContain("This answer was cut");
     });
+    it("answers refusal when the model declines", async () => {
+        bed.server.enqueue({ text: "I can't help with that.", stopReason: "refusal" });
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "do something it refuses");
+        expect(answer.stopReason).toBe("refusal");
+    });
 });
 
 describe("tool calls", () => {
