@@ -4,7 +4,7 @@
  * from its first prompt, listed by `north list`, resumable), with its modes,
  * its model option and errors for what does not exist.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -213,6 +213,32 @@ describe("north acp sessions", () => {
             })
         );
         expect(wrongOption.code).toBe(-32602);
+        await acp.close();
+    });
+
+    it("advertises the slash commands after session/new, the project's Markdown commands too, and runs one as a prompt", async () => {
+        mkdirSync(join(bed.repo, ".north", "commands"), { recursive: true });
+        writeFileSync(
+            join(bed.repo, ".north", "commands", "summarize-notes.md"),
+            "---\ndescription: Summarize the notes file\n---\nSummarize notes.txt in one line.\n"
+        );
+        const acp = await editor();
+        const { sessionId } = await acp.newSession(bed.repo);
+        const advertised = await acp.waitForUpdate(
+            sessionId,
+            (u) => u.sessionUpdate === "available_commands_update"
+        );
+        if (advertised.sessionUpdate !== "available_commands_update")
+            throw new Error("unreachable");
+        const names = advertised.availableCommands.map((c) => c.name);
+        expect(names).toContain("summarize-notes");
+        expect(names).not.toContain("quit");
+
+        bed.server.enqueue({ text: "Milk." });
+        expect((await acp.prompt(sessionId, "/summarize-notes")).stopReason).toBe("end_turn");
+        expect(JSON.stringify(bed.server.requests.at(-1)!.body)).toContain(
+            "Summarize notes.txt in one line."
+        );
         await acp.close();
     });
 

@@ -25,7 +25,7 @@ import { mergeLayers, plainUserLayers } from "../../storage/settings/plain-load"
 import type { CliArgs } from "../args";
 import { catalogueFrom, resolveModelFromConfig } from "../model-selection";
 import { prepareSession } from "../session-setup";
-import { AcpSession } from "./session";
+import { AcpSession, sessionTitle } from "./session";
 import type { AcpSessionDeps } from "./session-engine";
 import { MODEL_CONFIG_ID, isMode } from "./session-config";
 
@@ -40,7 +40,6 @@ export interface AcpServerOptions {
 }
 
 const LIST_PAGE = 50;
-const TITLE_CHARS = 80;
 
 /** The user's settings, merged (model selection, providers). */
 function userSettings() {
@@ -85,12 +84,6 @@ export function clientMcpServers(servers: readonly McpServer[]): Record<string, 
         }
     }
     return entries;
-}
-
-function clip(text: string | null): string | null {
-    if (text === null) return null;
-    const line = text.replace(/\s+/g, " ").trim();
-    return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
 }
 
 function cursorOffset(cursor: string | null | undefined): number {
@@ -150,6 +143,12 @@ class AcpSessions {
         const { args, warn } = this.options;
         const problem = modelProblem(args.model);
         if (problem !== null) throw RequestError.authRequired(undefined, problem);
+        if (request.resumeId !== undefined) {
+            // Loaded again on this connection: the old session lets go of the conversation first.
+            const open = this.sessions.get(request.resumeId);
+            this.sessions.delete(request.resumeId);
+            await open?.close();
+        }
         const prepared = await prepareSession(
             {
                 ...args,
@@ -164,15 +163,15 @@ class AcpSessions {
         );
         if (!prepared.ok) throw RequestError.invalidParams(undefined, prepared.error);
         const preparedWithStore = { ...prepared, store: prepared.store ?? this.store };
-        const newId = request.resumeId === undefined ? this.store.newId() : undefined;
+        // A new conversation's id is answered now; its log is created with the first prompt.
+        const id = request.resumeId ?? this.store.newId();
         const session = new AcpSession({
-            id: request.resumeId ?? newId ?? "",
+            id,
             prepared: preparedWithStore,
             deps: this.deps(client),
-            newConversationId: newId,
+            newConversationId: request.resumeId === undefined ? id : undefined,
             clientMcpServers: clientMcpServers(request.mcpServers),
         });
-        await this.sessions.get(session.id)?.close();
         this.sessions.set(session.id, session);
         return session;
     }
@@ -206,7 +205,7 @@ class AcpSessions {
             sessions: page.map((c) => ({
                 sessionId: c.id,
                 cwd: c.repoRoot,
-                title: clip(c.firstPrompt),
+                title: c.firstPrompt === null ? null : sessionTitle(c.firstPrompt),
                 updatedAt: c.updatedAt,
             })),
             ...(next < all.length

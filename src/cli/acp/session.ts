@@ -27,6 +27,12 @@ import { availableCommands } from "./slash-commands";
 
 const TITLE_CHARS = 80;
 
+/** A prompt as a session's title in the editor's list: one line, clipped. */
+export function sessionTitle(prompt: string): string {
+    const line = prompt.replace(/\s+/g, " ").trim();
+    return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
 export class AcpSession {
     /** The ACP session id: the conversation's id (the one asked for, after a fork). */
     readonly id: string;
@@ -231,8 +237,7 @@ export class AcpSession {
     /** The first prompt names the session in the editor's list, as it does in `north list`. */
     private async named(promptText: string): Promise<void> {
         if (this.title !== undefined || promptText === "") return;
-        const line = promptText.replace(/\s+/g, " ").trim();
-        this.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+        this.title = sessionTitle(promptText);
         await this.send({
             sessionUpdate: "session_info_update",
             title: this.title,
