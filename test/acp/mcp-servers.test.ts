@@ -173,4 +173,24 @@ describe("the editor's MCP servers", () => {
         expect(anthropicToolResultTexts(bed.server.requests[1]!)[0]).toContain("sum=42");
         expect(seenAuth).toContain("Bearer editor-token");
     });
+
+    it("a server that cannot start is named on stderr, never on stdout, and the prompt still runs", async () => {
+        bed.server.enqueue({ text: "Working without it." });
+        const acp = await bed.start();
+        await acp.initialize();
+        const { sessionId } = await acp.newSession(bed.repo, {
+            mcpServers: [
+                {
+                    name: "broken",
+                    command: process.execPath,
+                    args: [ECHO, "exit-at-start"],
+                    env: [],
+                },
+            ],
+        });
+        expect((await acp.prompt(sessionId, "go on")).stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toContain("Working without it.");
+        expect(acp.stderr).toContain("broken");
+        // (Every stdout line is checked as a protocol message when the client closes.)
+    });
 });
