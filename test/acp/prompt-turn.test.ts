@@ -236,6 +236,37 @@ describe("what the user attaches", () => {
 });
 
 describe("turns", () => {
+    it("reports the context used, its size and the cost after a turn, and titles the session once", async () => {
+        bed.server.enqueue(
+            { text: "One.", usage: { input: 1200, output: 30 } },
+            { text: "Two.", usage: { input: 1500, output: 40 } }
+        );
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "count to one");
+        // The last figure of the turn: what the model was sent and what it cost.
+        const usage = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "usage_update")
+            .at(-1);
+        if (usage?.sessionUpdate !== "usage_update") throw new Error("no usage_update");
+        expect(usage.used).toBeGreaterThan(0);
+        expect(usage.size).toBeGreaterThan(usage.used);
+        expect(usage.cost).toMatchObject({ currency: "USD" });
+        expect(usage.cost!.amount).toBeGreaterThan(0);
+        await acp.prompt(sessionId, "and to two");
+        const titles = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "session_info_update");
+        expect(titles).toHaveLength(1);
+        expect(titles[0]).toMatchObject({ title: expect.stringContaining("count to one") });
+        const after = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "usage_update")
+            .at(-1);
+        if (after?.sessionUpdate !== "usage_update") throw new Error("no usage_update");
+        expect(after.cost!.amount).toBeGreaterThan(usage.cost!.amount);
+    });
+
     it("answers max_turn_requests when the model keeps calling tools past North's turn limit", async () => {
         // North's limit is 100 model turns per prompt (agent/run-state.ts DEFAULT_MAX_TURNS).
         const turns = Array.from({ length: 100 }, (_, i) => ({
