@@ -118,8 +118,16 @@ describe("tool calls", () => {
         expect(kinds[0]).toBe("allow_once");
         expect(kinds).toContain("reject_once");
         const [edit] = acp.toolCalls(sessionId);
-        // The request concerns the edit's own tool call, so the editor draws the buttons on it.
+        // The request concerns the edit's own tool call, already shown, so the editor draws the buttons on it.
         expect(asked.request.toolCall.toolCallId).toBe(edit!.toolCallId);
+        const shownBefore = acp.updates(sessionId).slice(0, asked.updatesBefore);
+        expect(shownBefore).toContainEqual(
+            expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: edit!.toolCallId })
+        );
+        // The user sees the diff while deciding.
+        const proposed = JSON.stringify([asked.request.toolCall, ...shownBefore]);
+        expect(proposed).toContain('"type":"diff"');
+        expect(proposed).toContain("const attempts = 5;");
         expect(edit).toMatchObject({ kind: "edit", status: "completed" });
         const diff = edit!.content?.find((c) => c.type === "diff");
         expect(diff).toMatchObject({ type: "diff", path: join(bed.repo, "src/retry.ts") });
