@@ -61,6 +61,8 @@ export type PermissionAnswer =
 
 export interface PermissionRecord {
     request: RequestPermissionRequest;
+    /** How many updates of its session had arrived when it came (what the editor showed by then). */
+    updatesBefore: number;
     /** Undefined while the request is unanswered. */
     outcome?: RequestPermissionOutcome;
 }
@@ -481,7 +483,10 @@ export class AcpClient {
         request: RequestPermissionRequest,
         signal: AbortSignal
     ): Promise<{ outcome: RequestPermissionOutcome }> {
-        const record: PermissionRecord = { request };
+        const record: PermissionRecord = {
+            request,
+            updatesBefore: this.updates(request.sessionId).length,
+        };
         this.permissionRequests.push(record);
         const settle = (
             outcome: RequestPermissionOutcome
