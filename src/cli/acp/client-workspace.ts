@@ -93,13 +93,14 @@ function clientFiles(client: AgentContext, sessionId: string): ClientFiles {
 }
 
 /**
- * `env -i NAME=VALUE… program args…`: the editor's terminal adds ACP's `env`
+ * `env -i -- NAME=VALUE… program args…`: the editor's terminal adds ACP's `env`
  * to its own environment (which may hold provider keys); run through `env -i`
  * the command sees North's environment and nothing else.
  */
 export function exactCommand(line: ClientCommandLine): { command: string; args: string[] } {
     const assignments = Object.entries(line.env).map(([name, value]) => `${name}=${value}`);
-    return { command: ENV_PROGRAM, args: ["-i", ...assignments, line.file, ...line.args] };
+    // "--": a variable whose name starts with "-" is still a variable, not an option.
+    return { command: ENV_PROGRAM, args: ["-i", "--", ...assignments, line.file, ...line.args] };
 }
 
 /**
