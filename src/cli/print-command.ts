@@ -11,7 +11,7 @@ import {
 import { printError, printWarning, writeStderr } from "../util/terminal-text";
 import { readBoundedLines } from "../util/bounded-lines";
 import { MAX_PROMPT_BYTES } from "../tools/limits";
-import { mcpReports } from "./mcp-reports";
+import { awaitMcpServers, mcpReports } from "./mcp-reports";
 import { promptSizeProblem } from "./prompt-size";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
@@ -34,8 +34,6 @@ import { checkSessionFlags, prepareSession } from "./session-setup";
 import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
-
-const MCP_STARTUP_WAIT_MS = 10_000;
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 type StopSignal = (typeof STOP_SIGNALS)[number];
@@ -186,21 +184,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
     if (!messageApprovals) answerApprovalsWith(host, printModeApprover);
     // Print mode has one prompt: give MCP servers a bounded moment so their tools are offered.
     const mcp = handle.extensions.mcp;
-    if (mcp) {
-        await Promise.race([
-            mcp.settled(),
-            new Promise((resolve) => setTimeout(resolve, MCP_STARTUP_WAIT_MS).unref()),
-        ]);
-        for (const server of mcpReports(mcp)) {
-            if (server.status === "failed") {
-                warn(`MCP server "${server.name}" failed: ${server.error ?? "unknown error"}`);
-            } else if (server.status === "pending") {
-                warn(
-                    `MCP server "${server.name}" is not ready after ${MCP_STARTUP_WAIT_MS / 1000} s; its tools are not offered yet`
-                );
-            }
-        }
-    }
+    if (mcp) await awaitMcpServers(mcp, warn);
 
     const stderr = { write: (text: string) => void process.stderr.write(text) };
     const renderer = createPrintRenderer({

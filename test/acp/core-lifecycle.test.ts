@@ -5,7 +5,7 @@
  * conversation; an untrusted project's configuration is asked about in the
  * editor before the first prompt's work.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
@@ -63,6 +63,23 @@ describe("session/load", () => {
         const sent = JSON.stringify(bed.server.requests.at(-1)!.body);
         expect(sent).toContain("remember the milk");
         expect(sent).toContain("what did I ask?");
+    });
+
+    it("loading a session again on the same connection reopens it, without forking it from itself", async () => {
+        const sessionId = await savedConversation();
+        const acp = await bed.start();
+        await acp.initialize();
+        const load = () =>
+            acp.agent.request("session/load", { sessionId, cwd: bed.repo, mcpServers: [] });
+        await load();
+        await load();
+        expect(acp.text(sessionId)).not.toContain("open in another North process");
+        bed.server.enqueue({ text: "Still here." });
+        expect((await acp.prompt(sessionId, "again")).stopReason).toBe("end_turn");
+        const saved = readdirSync(join(bed.home, "data", "conversations")).filter((f) =>
+            f.endsWith(".jsonl")
+        );
+        expect(saved).toEqual([`${sessionId}.jsonl`]);
     });
 
     it("refuses a conversation of another project, and one that does not exist", async () => {

@@ -13,6 +13,7 @@ import { type ApprovalRequest, createNoStandingApprovals } from "../../src/agent
 import type { EngineEvent } from "../../src/agent/events";
 import { AgentSession } from "../../src/agent/session";
 import { toolDisplaysOf } from "../../src/agent/tool-displays";
+import { replayUpdates } from "../../src/cli/acp/replay";
 import { createUpdateTranslator } from "../../src/cli/acp/updates";
 import { BUILTIN_MODELS } from "../../src/providers/catalogue";
 import { createEditTools, createReadTools, createToolRegistry } from "../../src/tools/index";
@@ -153,4 +154,22 @@ it("a read, a reviewed edit, a command and a NORTH_FILE block read in the editor
         )
         .join("");
     expect(said).toContain("Done.");
+    expect(said).not.toContain("hello");
+
+    // Loaded again later, the saved conversation reads the same way.
+    const replayed = replayUpdates(session.messages, {
+        repoRoot: repo,
+        toolDisplays: toolDisplaysOf(tools),
+    });
+    expect(invalidOf("SessionUpdate", replayed)).toEqual([]);
+    const calls = replayed.flatMap((u) =>
+        u.sessionUpdate === "tool_call" ? [`${u.kind} ${u.status} ${u.title}`] : []
+    );
+    expect(calls).toEqual([
+        "read completed Reading a.ts",
+        "edit completed Editing a.ts",
+        "execute completed Running echo built",
+        "edit completed Writing notes.md (2 lines)",
+    ]);
+    expect(JSON.stringify(replayed)).not.toContain("hello");
 });

@@ -79,7 +79,7 @@ describe("permission questions", () => {
             { outcome: "approve", remember: "prefix", scope: "local" },
             {
                 outcome: "deny",
-                reason: "the user denied this command, in their editor, which sends no reason; their next message may say why or what to do instead",
+                reason: "the user denied this command. They answered in their editor, which sends no reason: their next message may say why or what to do instead.",
             },
         ]);
     });

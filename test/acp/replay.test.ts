@@ -85,6 +85,15 @@ const conversation: Message[] = [
     },
     // The conversation was saved while t4 waited: it has no result.
     { role: "user", content: "Carry on" },
+    { role: "assistant", content: [{ type: "text", text: "Checking." }] },
+    // North's own messages to the model are not the user's.
+    {
+        role: "user",
+        content: [
+            { type: "text", text: "[North] NORTH_FILE a.md: written (2 lines) and accepted." },
+        ],
+    },
+    { role: "user", content: "[Stop hook] the tests are not run yet" },
     { role: "assistant", content: [{ type: "text", text: "Done." }] },
 ];
 
@@ -101,8 +110,9 @@ describe("replaying a saved conversation", () => {
             "tool_call t2 execute failed Running npm run build",
             "tool_call t3 think completed Updating the to-do list",
             "plan Fix tsconfig=in_progress, Rebuild=pending",
-            "tool_call t4 edit failed Editing a.ts",
+            "tool_call t4 edit failed Editing src/a.ts",
             "user_message_chunk: Carry on",
+            "agent_message_chunk: Checking.",
             "agent_message_chunk: Done.",
         ]);
     });
@@ -124,6 +134,31 @@ describe("replaying a saved conversation", () => {
         const text = JSON.stringify(command);
         expect(text).toContain("$ npm run build");
         expect(text).toContain("error TS2322");
+    });
+
+    it("a NORTH_FILE block is the edit it was, not the file's text", () => {
+        const updates = replayUpdates(
+            [
+                {
+                    role: "assistant",
+                    content: [
+                        {
+                            type: "text",
+                            text: 'Here it is.\n<NORTH_FILE path="docs/a.md">\n# A\nbody\n</NORTH_FILE>\nDone.',
+                        },
+                    ],
+                },
+            ],
+            deps
+        );
+        expect(invalidOf("SessionUpdate", updates)).toEqual([]);
+        expect(outline(updates)).toEqual([
+            "agent_message_chunk: Here it is.\n",
+            "tool_call nf-saved-0-0-0 edit completed Writing docs/a.md (2 lines)",
+            "agent_message_chunk: Done.",
+        ]);
+        expect(updates[1]).toMatchObject({ locations: [{ path: "/home/me/project/docs/a.md" }] });
+        expect(JSON.stringify(updates)).not.toContain("body");
     });
 
     it("a long result is cut and says so", () => {

@@ -129,7 +129,7 @@ describe("streamed text", () => {
 });
 
 describe("tool calls", () => {
-    it("a read shows the chat's title, kind read, and the file and line to follow", () => {
+    it("a read shows its title with the path, kind read, and the file and line to follow", () => {
         const t = translator("/r");
         const input = { path: "src/a.ts", range: { start: 40, end: 60 } };
         const updates = run(t, [
@@ -154,7 +154,7 @@ describe("tool calls", () => {
         expect(updates[1]).toMatchObject({
             sessionUpdate: "tool_call_update",
             toolCallId: "c1",
-            title: "Reading a.ts",
+            title: "Reading src/a.ts",
             kind: "read",
             status: "in_progress",
             rawInput: input,
@@ -317,6 +317,57 @@ describe("tool calls", () => {
         expect(shown).toContain("Runs in the sandbox: writes to the project only");
     });
 
+    it("a proposed plan's permission shows the plan on a mode switch call", () => {
+        const call = translator("/r").toolCallOf({
+            id: "q3",
+            kind: "plan",
+            toolName: "propose_plan",
+            toolCallId: "p1",
+            input: { plan: "1. Read\n2. Fix" },
+            summary: "plan",
+            plan: "1. Read\n2. Fix",
+        });
+        expect(invalidOf("ToolCallUpdate", [call])).toEqual([]);
+        expect(call).toMatchObject({
+            toolCallId: "p1",
+            kind: "switch_mode",
+            title: "Proposing a plan",
+        });
+        expect(texts(call.content)).toEqual(["1. Read\n2. Fix"]);
+    });
+
+    it("a subagent's reviewed call appears on its own and ends with the answer (its result stays in the task)", () => {
+        const request: ApprovalRequest = {
+            id: "q4",
+            kind: "shell",
+            toolName: "shell_run",
+            toolCallId: "child-1",
+            input: { command: "npm test" },
+            summary: 'task "check": npm test',
+            command: "npm test",
+        };
+        const updates = run(translator("/r"), [
+            {
+                type: "tool_call",
+                id: "task-1",
+                name: "task",
+                input: { description: "check", prompt: "run the tests" },
+            },
+            { type: "approval_request", request },
+            { type: "approval_decision", requestId: "q4", decision: { outcome: "approve" } },
+        ]);
+        expect(updates.slice(1)).toMatchObject([
+            {
+                sessionUpdate: "tool_call",
+                toolCallId: "child-1",
+                kind: "execute",
+                status: "pending",
+                title: "Running npm test",
+            },
+            { sessionUpdate: "tool_call_update", toolCallId: "child-1", status: "completed" },
+        ]);
+    });
+
     it("an MCP tool is kind other and reads as its name", () => {
         const updates = run(translator("/r"), [
             { type: "tool_call", id: "m1", name: "mcp__github__list_issues", input: { repo: "x" } },
@@ -340,7 +391,7 @@ describe("edits", () => {
             title: "Editing a.ts",
             kind: "edit",
             status: "pending",
-            locations: [{ path: join(root, "a.ts") }],
+            locations: [{ path: join(root, "a.ts"), line: 2 }],
             content: [
                 {
                     type: "diff",

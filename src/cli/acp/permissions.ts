@@ -34,7 +34,7 @@ export interface TrustQuestion {
 
 /** ACP carries no reason with a rejection: the model is told so, and where the reason may come from. */
 export const EDITOR_REFUSAL_NOTE =
-    "in their editor, which sends no reason; their next message may say why or what to do instead";
+    "They answered in their editor, which sends no reason: their next message may say why or what to do instead.";
 
 const CANCELLED: ApprovalDecision = {
     outcome: "deny",
@@ -68,7 +68,7 @@ function refusalDecision(refusal: MenuOption<ApprovalDecision>): ApprovalDecisio
     const decision = refusal.answer("personal");
     if (decision.outcome !== "deny") return decision;
     const base = decision.reason ?? "the user refused";
-    return { outcome: "deny", reason: `${base}, ${EDITOR_REFUSAL_NOTE}` };
+    return { outcome: "deny", reason: `${base}. ${EDITOR_REFUSAL_NOTE}` };
 }
 
 function planChoices(): Choice[] {
@@ -81,7 +81,8 @@ function planChoices(): Choice[] {
             option: { optionId: "reject-once", name: "No, keep planning", kind: "reject_once" },
             decision: {
                 outcome: "deny",
-                reason: `The user chose to keep planning ${EDITOR_REFUSAL_NOTE}.`,
+                // Without words to revise by, a new plan would only ask again: the model waits.
+                reason: "The user wants to keep planning and will say what to change in their next message (their editor sends no reason with a rejection). End your turn now; do not propose a plan again until they have.",
             },
         },
     ];

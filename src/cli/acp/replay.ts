@@ -8,6 +8,7 @@
  * with the conversation.
  */
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
+import { isPromptEntry } from "../../agent/conversation-log";
 import type { ToolDisplays } from "../../agent/tool-displays";
 import type {
     AssistantMessage,
@@ -17,6 +18,7 @@ import type {
     ToolResultBlock,
     UserMessage,
 } from "../../providers/types";
+import { FileBlockParser } from "../../tools/north-file/parser";
 import { TODO_STATUSES, TODO_WRITE_TOOL, type TodoItem } from "../../tools/todo-write";
 import { locationsOf, resultText, textContent, toolKindOf, toolTitle } from "./tool-call-view";
 import { planUpdate } from "./updates";
@@ -37,14 +39,14 @@ function chunk(
     return { sessionUpdate: kind, content };
 }
 
-/** What the user typed (and attached); a message that answers tool calls carries North's notes, not theirs. */
+/** What the user typed (and attached); North's own messages (tool results, notes, a Stop hook's reason) are not theirs. */
 function userUpdates(message: UserMessage): SessionUpdate[] {
+    if (!isPromptEntry(message as unknown as Record<string, unknown>)) return [];
     if (typeof message.content === "string") {
         return message.content === ""
             ? []
             : [chunk("user_message_chunk", { type: "text", text: message.content })];
     }
-    if (message.content.some((block) => block.type === "tool_result")) return [];
     const updates: SessionUpdate[] = [];
     for (const block of message.content) {
         if (block.type === "text" && block.text !== "") {
@@ -77,6 +79,48 @@ function todoItems(input: unknown): TodoItem[] | undefined {
             typeof (item as TodoItem).content === "string" &&
             statuses.includes((item as TodoItem).status)
     );
+}
+
+/**
+ * The model's text as the editor saw it live: NORTH_FILE blocks are not
+ * shown as text but as the edit calls they were (`id` names each one, from
+ * the message's place in the conversation).
+ */
+function textUpdates(text: string, id: string, repoRoot: string): SessionUpdate[] {
+    const parser = new FileBlockParser();
+    const updates: SessionUpdate[] = [];
+    let lines = 0;
+    let blocks = 0;
+    for (const event of [...parser.push(text), ...parser.end()]) {
+        switch (event.type) {
+            case "display_text":
+                updates.push(chunk("agent_message_chunk", { type: "text", text: event.text }));
+                break;
+            case "session_start":
+                lines = 0;
+                break;
+            case "session_content":
+                lines += event.text.split("\n").length - 1;
+                break;
+            case "session_complete":
+            case "session_incomplete": {
+                const input = { path: event.path };
+                updates.push({
+                    sessionUpdate: "tool_call",
+                    toolCallId: `${id}-${blocks++}`,
+                    title: `Writing ${event.path} (${lines} line${lines === 1 ? "" : "s"})`,
+                    kind: "edit",
+                    status: event.type === "session_complete" ? "completed" : "failed",
+                    rawInput: input,
+                    locations: locationsOf(repoRoot, input),
+                });
+                break;
+            }
+            default:
+                event satisfies never;
+        }
+    }
+    return updates;
 }
 
 function callUpdates(
@@ -118,17 +162,16 @@ function callUpdates(
 
 function assistantUpdates(
     message: AssistantMessage,
+    index: number,
     next: Message | undefined,
     deps: ReplayDeps
 ): SessionUpdate[] {
     const results = resultsOf(next);
     const updates: SessionUpdate[] = [];
-    for (const block of message.content) {
+    for (const [at, block] of message.content.entries()) {
         switch (block.type) {
             case "text":
-                if (block.text !== "") {
-                    updates.push(chunk("agent_message_chunk", { type: "text", text: block.text }));
-                }
+                updates.push(...textUpdates(block.text, `nf-saved-${index}-${at}`, deps.repoRoot));
                 break;
             case "thinking":
                 if (block.thinking !== "") {
@@ -163,7 +206,7 @@ export function replayUpdates(messages: readonly Message[], deps: ReplayDeps): S
         const more =
             message.role === "user"
                 ? userUpdates(message)
-                : assistantUpdates(message, messages[index + 1], deps);
+                : assistantUpdates(message, index, messages[index + 1], deps);
         for (const update of more) updates.push(update);
     });
     return updates;

@@ -18,7 +18,9 @@ import {
 import { detectRepoRoot } from "../../project/repo-root";
 import { createConversationStore } from "../../storage/conversations";
 import type { LogLevel } from "../../storage/logger";
-import { loadUserSettings } from "../../storage/settings/load";
+// Through the engine's one split point (not storage/settings/load), so the whole print path
+// is shared with this one and its chunks stay as they are (test/build/print-path-modules).
+import { loadUserSettings } from "../engine-entry";
 import { mergeLayers, plainUserLayers } from "../../storage/settings/plain-load";
 import type { CliArgs } from "../args";
 import { catalogueFrom, resolveModelFromConfig } from "../model-selection";
@@ -148,6 +150,12 @@ class AcpSessions {
         const { args, warn } = this.options;
         const problem = modelProblem(args.model);
         if (problem !== null) throw RequestError.authRequired(undefined, problem);
+        if (request.resumeId !== undefined) {
+            // Loaded again on this connection: the old session lets go of the conversation first.
+            const open = this.sessions.get(request.resumeId);
+            this.sessions.delete(request.resumeId);
+            await open?.close();
+        }
         const prepared = await prepareSession(
             {
                 ...args,
@@ -162,15 +170,15 @@ class AcpSessions {
         );
         if (!prepared.ok) throw RequestError.invalidParams(undefined, prepared.error);
         const preparedWithStore = { ...prepared, store: prepared.store ?? this.store };
-        const newId = request.resumeId === undefined ? this.store.newId() : undefined;
+        // A new conversation's id is answered now; its log is created with the first prompt.
+        const id = request.resumeId ?? this.store.newId();
         const session = new AcpSession({
-            id: request.resumeId ?? newId ?? "",
+            id,
             prepared: preparedWithStore,
             deps: this.deps(client),
-            newConversationId: newId,
+            newConversationId: request.resumeId === undefined ? id : undefined,
             clientMcpServers: clientMcpServers(request.mcpServers),
         });
-        await this.sessions.get(session.id)?.close();
         this.sessions.set(session.id, session);
         return session;
     }

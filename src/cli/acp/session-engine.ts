@@ -12,6 +12,7 @@ import type { ProviderEndpoint } from "../../providers/types";
 import type { LogLevel } from "../../storage/logger";
 import { dataDir } from "../../storage/paths";
 import { createProfileStore } from "../../storage/profile";
+import { awaitMcpServers } from "../mcp-reports";
 import { resolveReadyModel } from "../model-selection";
 import type { TrustAnswer, TrustInventory } from "../project-trust";
 import type { PreparedSession } from "../session-setup";
@@ -99,6 +100,17 @@ export async function startAcpEngine(
         }
     );
     const { host } = engine;
+    const mcp = engine.extensions.mcp;
+    if (mcp) {
+        // Said in the editor too: its user configured these servers there.
+        await awaitMcpServers(mcp, (message) => {
+            deps.warn(message);
+            start.send({
+                sessionUpdate: "agent_message_chunk",
+                content: { type: "text", text: `⚠ ${message}\n\n` },
+            });
+        });
+    }
     const translator = createUpdateTranslator({
         repoRoot: engine.repoRoot,
         toolDisplays: engine.toolDisplays,

@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import type { ToolDisplays } from "../../agent/tool-displays";
+import { baseName } from "../../tools/display-text";
 import type { FileDiff, LooseArgs } from "../../tools/types";
 
 /**
@@ -62,11 +63,29 @@ function asArgs(input: unknown): LooseArgs {
         : {};
 }
 
-/** "Reading src/a.ts" as the chat shows it; the tool's name when its arguments say too little. */
+/**
+ * The chat's title with the file's path as the model gave it ("Reading
+ * src/a.ts" where the chat's transcript says "Reading a.ts"): an editor
+ * lists calls without the transcript's context, and two files of one name
+ * must read apart.
+ */
+function withFullPath(title: string, path: unknown): string {
+    if (typeof path !== "string" || path === "") return title;
+    const base = baseName(path);
+    if (base === path) return title;
+    const at = title.indexOf(` ${base}`);
+    if (at < 0) return title;
+    // The name as a word of its own, not the start of a longer one.
+    const after = title.charAt(at + 1 + base.length);
+    if (after !== "" && !/[\s:,()]/.test(after)) return title;
+    return `${title.slice(0, at + 1)}${path}${title.slice(at + 1 + base.length)}`;
+}
+
+/** "Reading src/a.ts"; the tool's name when its arguments say too little. */
 export function toolTitle(displays: ToolDisplays, name: string, input: unknown): string {
     const args = asArgs(input);
     const title = displays(name)?.title(args);
-    if (title !== undefined && title !== "") return title;
+    if (title !== undefined && title !== "") return withFullPath(title, args.path);
     if (name === NORTH_FILE_TOOL && typeof args.path === "string") return `Writing ${args.path}`;
     return name;
 }
@@ -168,9 +187,29 @@ export function diffContents(repoRoot: string, diffs: readonly FileDiff[]): Tool
     });
 }
 
-/** Where a write's files are, for the editor to follow. */
+/** The first line a unified diff changes, in the new file's numbering (1-based). */
+export function firstChangedLine(diff: string): number | undefined {
+    let line: number | undefined;
+    for (const text of diff.split("\n")) {
+        const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+        if (hunk) {
+            line = Number(hunk[1]);
+            continue;
+        }
+        if (line === undefined) continue;
+        if (text.startsWith("+") || text.startsWith("-")) return Math.max(1, line);
+        if (text.startsWith(" ")) line++;
+    }
+    return undefined;
+}
+
+/** Where a write's files change, for the editor to follow. */
 export function diffLocations(repoRoot: string, diffs: readonly FileDiff[]): ToolCallLocation[] {
-    return diffs.map((file) => ({ path: file.absPath ?? absolute(repoRoot, file.path) }));
+    return diffs.map((file) => {
+        const path = file.absPath ?? absolute(repoRoot, file.path);
+        const line = firstChangedLine(file.diff);
+        return line === undefined ? { path } : { path, line };
+    });
 }
 
 /** The files an applied edit changed (its result's details), if the details say so. */

@@ -65,6 +65,11 @@ interface OpenCall {
     /** A command's output so far (its tail) and how many characters fell off the front. */
     output: string;
     dropped: number;
+    /**
+     * Told to the editor by its review: a subagent's call (whose result stays
+     * inside the task) or a NORTH_FILE block's partial content.
+     */
+    byReview?: boolean;
 }
 
 export function createUpdateTranslator(deps: UpdateTranslatorDeps): UpdateTranslator {
@@ -227,10 +232,7 @@ class SessionUpdates implements UpdateTranslator {
     private requestCall(request: ApprovalRequest): ToolCall {
         const { repoRoot, toolDisplays } = this.deps;
         const kind = request.kind === "plan" ? "switch_mode" : toolKindOf(request.toolName);
-        const named =
-            request.kind === "plan"
-                ? "Start on this plan?"
-                : toolTitle(toolDisplays, request.toolName, request.input);
+        const named = toolTitle(toolDisplays, request.toolName, request.input);
         const diffs = request.kind === "write" ? (request.diffs ?? []) : [];
         const locations =
             diffs.length > 0
@@ -355,13 +357,14 @@ class SessionUpdates implements UpdateTranslator {
                 },
             ];
         }
-        // A call the editor has not seen (a NORTH_FILE block's partial content, a plan): introduce it.
+        // A call the editor has not seen (a subagent's, a NORTH_FILE block's partial content): introduce it.
         this.open.set(id, {
             name: request.toolName,
             input: request.input,
             title: call.title,
             output: "",
             dropped: 0,
+            byReview: true,
         });
         return [{ sessionUpdate: "tool_call", ...call }];
     }
@@ -378,11 +381,19 @@ class SessionUpdates implements UpdateTranslator {
     private decided(requestId: string, approved: boolean): SessionUpdate[] {
         const toolCallId = this.requests.get(requestId);
         this.requests.delete(requestId);
-        if (toolCallId === undefined || !this.open.has(toolCallId)) return [];
+        const call = toolCallId === undefined ? undefined : this.open.get(toolCallId);
+        if (toolCallId === undefined || !call) return [];
+        const northFile = call.name === NORTH_FILE_TOOL;
+        // A subagent's call reports its result inside the task: the answer is all the editor learns.
+        if (call.byReview && !northFile) {
+            this.open.delete(toolCallId);
+            const status = approved ? "completed" : "failed";
+            return [{ sessionUpdate: "tool_call_update", toolCallId, status }];
+        }
         if (approved)
             return [{ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" }];
         // A NORTH_FILE block has no tool_result: its refusal ends it here.
-        if (this.open.get(toolCallId)?.name === NORTH_FILE_TOOL) {
+        if (northFile) {
             this.open.delete(toolCallId);
             return [{ sessionUpdate: "tool_call_update", toolCallId, status: "failed" }];
         }
@@ -405,10 +416,11 @@ class SessionUpdates implements UpdateTranslator {
             status,
         };
         if (after !== title) update.title = after;
-        const landed = event.ok ? appliedLocations(this.deps.repoRoot, event.details) : [];
-        if (landed.length > 0) update.locations = landed;
-        // An applied edit keeps the diff the editor already shows; anything else shows its result.
+        // An applied edit keeps the diff (and the lines) the editor already shows; anything else shows its result.
         const keepsDiff = event.ok && this.editContents.has(event.id);
+        const landed =
+            event.ok && !keepsDiff ? appliedLocations(this.deps.repoRoot, event.details) : [];
+        if (landed.length > 0) update.locations = landed;
         if (!keepsDiff) {
             const text = resultText(
                 toolDisplays,

@@ -325,7 +325,14 @@ export class FileWriteSession {
                 : before?.ok
                   ? before.doc.text
                   : this.original.toString("utf8");
-        const diff = await computeFileDiff(this.relPath, oldText, newText, this.realPath);
+        // Whole texts ride along only when both sides are text (not bytes read as UTF-8).
+        const texts = now.ok && (before === null || before.ok);
+        const diff = await computeFileDiff(
+            this.relPath,
+            oldText,
+            newText,
+            texts ? this.realPath : undefined
+        );
         const result: EditApplied = {
             applied: true,
             files: [
