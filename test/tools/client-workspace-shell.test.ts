@@ -154,6 +154,7 @@ describe("commands in the editor's terminals", () => {
         expect(result.truncated).toBe(true);
         expect(result.output).toMatch(/^\[\.\.\. earlier output omitted by the editor's terminal/);
         expect(result.output.endsWith("a\nEND\n")).toBe(true);
+        expect(result.output).not.toContain("bytes of output omitted");
         expect(live.endsWith("END\n")).toBe(true);
     });
 
