@@ -5,8 +5,10 @@
  * cancel. Two things differ, both said where they show: the editor keeps the
  * last `SHELL_HEAD_BYTES + SHELL_TAIL_BYTES` of the output (ACP truncates from
  * the start), so a longer output shows its tail only, with a marker; and the
- * editor, not North, owns the process, so what the command left running is
- * found by North's owner mark (child-reaper) after it ends and stopped.
+ * editor, not North, owns the process, so when the command ends North finds
+ * what it left running by North's owner mark (child-reaper) and stops it,
+ * daemons that left its process group included (North's own shell lets those
+ * live until the session ends).
  */
 import type { ClientTerminals } from "./client-workspace";
 import { reapOwned } from "./child-reaper";
