@@ -6,7 +6,8 @@
  * prompt (initialize, session/new, session/prompt through the SDK's client
  * side, as an editor sends them), against spawning `north -p` to its first
  * text on stdout, for the same prompt and the same instant fake server; runs
- * interleaved, median and p95, ratio acp / print (target ≤ 1.10). Then the
+ * interleaved, median and p95, ratio acp / print (target ≤ 1.10); and a
+ * second prompt in the same session, sent → first chunk. Then the
  * CPU time each spends up to its model request (a preloaded mark), which a
  * busy machine stretches less than wall time.
  *
@@ -98,6 +99,8 @@ function exitOf(child: ChildProcess, label: string): Promise<number | null> {
 interface FirstText {
     wallMs: number;
     requestCpuMs: number | null;
+    /** North acp with `again`: sending a second prompt in the same session → its first chunk. */
+    nextPromptMs?: number;
 }
 
 const CPU_MARK = "__NORTH_ACP_BENCH__";
@@ -151,8 +154,9 @@ async function acpToFirstChunk(
     repo: string,
     env: NodeJS.ProcessEnv,
     seen: Set<string>,
-    nodeArgs: string[] = []
+    options: { nodeArgs?: string[]; again?: boolean } = {}
 ): Promise<FirstText> {
+    const nodeArgs = options.nodeArgs ?? [];
     const started = performance.now();
     const child = spawn(process.execPath, [...nodeArgs, NORTH, "acp"], {
         env,
@@ -163,13 +167,15 @@ async function acpToFirstChunk(
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const exited = exitOf(child, "north acp");
     let firstChunk: number | undefined;
+    let againSent: number | undefined;
+    let nextPromptMs: number | undefined;
     const editor = client({ name: "north-bench" }).onNotification(
         "session/update",
         ({ params }) => {
             seen.add(params.update.sessionUpdate);
-            if (params.update.sessionUpdate === "agent_message_chunk") {
-                firstChunk ??= performance.now() - started;
-            }
+            if (params.update.sessionUpdate !== "agent_message_chunk") return;
+            firstChunk ??= performance.now() - started;
+            if (againSent !== undefined) nextPromptMs ??= performance.now() - againSent;
         }
     );
     const stream = ndJsonStream(
@@ -190,7 +196,13 @@ async function acpToFirstChunk(
                 sessionId,
                 prompt: [{ type: "text", text: PROMPT }],
             });
-            return answer.stopReason;
+            if (!options.again || answer.stopReason !== "end_turn") return answer.stopReason;
+            againSent = performance.now();
+            const next = await agent.request("session/prompt", {
+                sessionId,
+                prompt: [{ type: "text", text: PROMPT }],
+            });
+            return next.stopReason;
         });
         if (stopReason !== "end_turn") throw new Error(`stop reason ${stopReason}`);
     } catch (error) {
@@ -204,7 +216,10 @@ async function acpToFirstChunk(
             `north acp: exit ${code}, no agent_message_chunk\n${stderr.slice(0, 2000)}`
         );
     }
-    return { wallMs: firstChunk, requestCpuMs: requestCpuMs(stderr) };
+    if (options.again && nextPromptMs === undefined) {
+        throw new Error("north acp: no agent_message_chunk for the second prompt");
+    }
+    return { wallMs: firstChunk, requestCpuMs: requestCpuMs(stderr), nextPromptMs };
 }
 
 function percentile(values: number[], p: number): number {
@@ -331,9 +346,10 @@ export async function benchAcp(): Promise<void> {
     try {
         const timeline = join(work, "cpu-timeline.mjs");
         writeFileSync(timeline, CPU_TIMELINE);
-        const acp = (nodeArgs: string[] = []) => {
+        const acp = (options: { nodeArgs?: string[]; again?: boolean } = {}) => {
             server.enqueue({ text: ANSWER });
-            return acpToFirstChunk(repo, env, seen, nodeArgs);
+            if (options.again) server.enqueue({ text: ANSWER });
+            return acpToFirstChunk(repo, env, seen, options);
         };
         const print = (nodeArgs: string[] = []) => {
             server.enqueue({ text: ANSWER });
@@ -343,9 +359,12 @@ export async function benchAcp(): Promise<void> {
         await acp();
         await print();
         const acpMs: number[] = [];
+        const nextMs: number[] = [];
         const printMs: number[] = [];
         for (let i = 0; i < RUNS; i++) {
-            acpMs.push((await acp()).wallMs);
+            const run = await acp({ again: true });
+            acpMs.push(run.wallMs);
+            nextMs.push(run.nextPromptMs!);
             printMs.push((await print()).wallMs);
         }
         // The same, with the CPU timeline preloaded (its own runs: it adds a little to each).
@@ -356,7 +375,7 @@ export async function benchAcp(): Promise<void> {
         const acpCpu: number[] = [];
         const printCpu: number[] = [];
         for (let i = 0; i < RUNS; i++) {
-            acpCpu.push(cpu(await acp(["--import", timeline])));
+            acpCpu.push(cpu(await acp({ nodeArgs: ["--import", timeline] })));
             printCpu.push(cpu(await print(["--import", timeline])));
         }
         const row = (label: string, values: number[]) =>
@@ -373,6 +392,8 @@ export async function benchAcp(): Promise<void> {
         row("north -p: spawn → first text on stdout", printMs);
         row("north acp: spawn → first agent_message_chunk", acpMs);
         console.log(ratio(acpMs, printMs));
+        row("north acp: next prompt, sent → first chunk", nextMs);
+        console.log("(an editor starts north acp once: later prompts pay no start-up)");
         console.log(
             `\n## CPU time to the model request, ${RUNS} runs interleaved (steadier under load)`
         );
