@@ -8,26 +8,40 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAcpTestbed } from "../kit/acp-testbed";
+import { startPacedLlmServer } from "../kit/paced-llm-server";
 
 const bed = useAcpTestbed({ "src/app.ts": "export const app = 1;\n" });
 
 describe("session/cancel", () => {
     it("stops a streaming answer: the prompt answers cancelled and the session goes on", async () => {
-        // The model streams until North hangs up.
-        bed.server.enqueue({ fault: "endless", text: "still talking " }, { text: "Back again." });
-        const { acp, sessionId } = await bed.session();
-        const turn = acp.prompt(sessionId, "talk forever");
-        // Streamed: text reaches the editor while the model is still answering.
-        await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-        await acp.cancel(sessionId);
-        expect((await turn).stopReason).toBe("cancelled");
-        expect(acp.text(sessionId)).toContain("still talking");
+        // The model sends two words, then keeps its answer open until North hangs up.
+        const paced = await startPacedLlmServer();
+        try {
+            paced.enqueue(
+                { text: "still talking and talking", holdAfterChunks: 2 },
+                { text: "Back again." }
+            );
+            const acp = await bed.start({
+                env: { ...bed.env, ANTHROPIC_BASE_URL: paced.anthropicBaseUrl },
+            });
+            await acp.initialize();
+            const { sessionId } = await acp.newSession(bed.repo);
+            const turn = acp.prompt(sessionId, "talk forever");
+            // Streamed: text reaches the editor while the model is still answering.
+            await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+            await acp.cancel(sessionId);
+            expect((await turn).stopReason).toBe("cancelled");
+            expect(acp.text(sessionId)).toContain("still");
 
-        expect((await acp.prompt(sessionId, "are you there?")).stopReason).toBe("end_turn");
-        expect(acp.text(sessionId)).toContain("Back again.");
-        const second = JSON.stringify(bed.server.requests[1]!.body);
-        expect(second).toContain("talk forever");
-        expect(second).toContain("are you there?");
+            expect((await acp.prompt(sessionId, "are you there?")).stopReason).toBe("end_turn");
+            expect(acp.text(sessionId)).toContain("Back again.");
+            const second = JSON.stringify(paced.requests[1]);
+            expect(second).toContain("talk forever");
+            expect(second).toContain("are you there?");
+            expect(paced.remaining()).toBe(0);
+        } finally {
+            await paced.close();
+        }
     });
 
     it("abandons a pending permission request the editor never answers; the command does not run", async () => {

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAcpTestbed } from "../kit/acp-testbed";
+import { startPacedLlmServer } from "../kit/paced-llm-server";
 import { runNorth } from "../kit/run-north";
 
 const bed = useAcpTestbed({ "src/app.ts": "export const app = 1;\n" });
@@ -44,12 +45,24 @@ async function loadsInNewProcess(sessionId: string, prompt: string): Promise<voi
 
 describe("the editor disconnects mid-turn", () => {
     it("stdin closes while the model streams: North exits 0, the conversation is saved and loads again", async () => {
-        bed.server.enqueue({ fault: "endless", text: "streaming on " });
-        const { acp, sessionId } = await bed.session();
-        const turn = acp.prompt(sessionId, "explain everything slowly");
-        turn.catch(() => undefined);
-        await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-        const exit = await acp.close();
+        // The model sends two words, then keeps its answer open until North hangs up.
+        const paced = await startPacedLlmServer();
+        let sessionId = "";
+        let exit;
+        try {
+            paced.enqueue({ text: "streaming on and on", holdAfterChunks: 2 });
+            const acp = await bed.start({
+                env: { ...bed.env, ANTHROPIC_BASE_URL: paced.anthropicBaseUrl },
+            });
+            await acp.initialize();
+            ({ sessionId } = await acp.newSession(bed.repo));
+            const turn = acp.prompt(sessionId, "explain everything slowly");
+            turn.catch(() => undefined);
+            await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+            exit = await acp.close();
+        } finally {
+            await paced.close();
+        }
         expect(exit).toEqual({ code: 0, signal: null });
 
         conversationLog(sessionId);

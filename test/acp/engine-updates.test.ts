@@ -21,7 +21,7 @@ import { createShellRunTool } from "../../src/tools/shell-run";
 import { createShellService } from "../../src/tools/shell-service";
 import type { AnyToolDefinition } from "../../src/tools/types";
 import { ScriptedProvider, call, text } from "../kit/scripted-provider";
-import { invalidOf } from "./schema-defs";
+import { invalidOf } from "../kit/acp-schema";
 
 const sonnet = BUILTIN_MODELS.find((m) => m.alias === "sonnet-4")!;
 

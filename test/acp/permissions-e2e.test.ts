@@ -81,6 +81,13 @@ describe("allow always", () => {
         expect(calls.map((c) => c.status)).toEqual(["completed", "completed"]);
         const results = anthropicToolResultTexts(bed.server.requests[2]!);
         expect(results.join("\n")).toContain("standing-answer");
+
+        // Kept where the label said (the user's own settings): a new editor session does not ask either.
+        bed.server.enqueue({ toolCalls: [shell("toolu_3", command)] }, { text: "Ran it again." });
+        const later = await bed.session();
+        expect((await later.acp.prompt(later.sessionId, "once more")).stopReason).toBe("end_turn");
+        expect(later.acp.permissionRequests).toHaveLength(0);
+        expect(later.acp.toolCalls(later.sessionId)[0]!.status).toBe("completed");
     });
 
     it("lets an edit review accept all edits this session: the next edit is not asked", async () => {

@@ -10,7 +10,7 @@ import { editStandingOptions, shellStandingOptions } from "../../src/agent/appro
 import type { ApprovalRequest } from "../../src/agent/approvals";
 import { permissionQuestion, trustQuestion } from "../../src/cli/acp/permissions";
 import type { TrustInventory } from "../../src/cli/project-trust";
-import { invalidOf } from "./schema-defs";
+import { invalidOf } from "../kit/acp-schema";
 
 const base = { id: "r1", toolCallId: "c1", input: {}, summary: "s" };
 

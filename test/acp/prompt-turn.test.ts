@@ -45,6 +45,12 @@ describe("text", () => {
         expect(answer.stopReason).toBe("max_tokens");
         expect(acp.text(sessionId)).toContain("This answer was cut");
     });
+    it("answers refusal when the model declines", async () => {
+        bed.server.enqueue({ text: "I can't help with that.", stopReason: "refusal" });
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "do something it refuses");
+        expect(answer.stopReason).toBe("refusal");
+    });
 });
 
 describe("tool calls", () => {
@@ -112,8 +118,16 @@ describe("tool calls", () => {
         expect(kinds[0]).toBe("allow_once");
         expect(kinds).toContain("reject_once");
         const [edit] = acp.toolCalls(sessionId);
-        // The request concerns the edit's own tool call, so the editor draws the buttons on it.
+        // The request concerns the edit's own tool call, already shown, so the editor draws the buttons on it.
         expect(asked.request.toolCall.toolCallId).toBe(edit!.toolCallId);
+        const shownBefore = acp.updates(sessionId).slice(0, asked.updatesBefore);
+        expect(shownBefore).toContainEqual(
+            expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: edit!.toolCallId })
+        );
+        // The user sees the diff while deciding.
+        const proposed = JSON.stringify([asked.request.toolCall, ...shownBefore]);
+        expect(proposed).toContain('"type":"diff"');
+        expect(proposed).toContain("const attempts = 5;");
         expect(edit).toMatchObject({ kind: "edit", status: "completed" });
         const diff = edit!.content?.find((c) => c.type === "diff");
         expect(diff).toMatchObject({ type: "diff", path: join(bed.repo, "src/retry.ts") });
@@ -230,6 +244,54 @@ describe("what the user attaches", () => {
 });
 
 describe("turns", () => {
+    it("reports the context used, its size and the cost after a turn, and titles the session once", async () => {
+        bed.server.enqueue(
+            { text: "One.", usage: { input: 1200, output: 30 } },
+            { text: "Two.", usage: { input: 1500, output: 40 } }
+        );
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "count to one");
+        // The last figure of the turn: what the model was sent and what it cost.
+        const usage = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "usage_update")
+            .at(-1);
+        if (usage?.sessionUpdate !== "usage_update") throw new Error("no usage_update");
+        expect(usage.used).toBeGreaterThan(0);
+        expect(usage.size).toBeGreaterThan(usage.used);
+        expect(usage.cost).toMatchObject({ currency: "USD" });
+        expect(usage.cost!.amount).toBeGreaterThan(0);
+        await acp.prompt(sessionId, "and to two");
+        const titles = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "session_info_update");
+        expect(titles).toHaveLength(1);
+        expect(titles[0]).toMatchObject({ title: expect.stringContaining("count to one") });
+        const after = acp
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "usage_update")
+            .at(-1);
+        if (after?.sessionUpdate !== "usage_update") throw new Error("no usage_update");
+        expect(after.cost!.amount).toBeGreaterThan(usage.cost!.amount);
+    });
+
+    it("answers max_turn_requests when the model keeps calling tools past North's turn limit", async () => {
+        // North's limit is 100 model turns per prompt (agent/run-state.ts DEFAULT_MAX_TURNS).
+        const turns = Array.from({ length: 100 }, (_, i) => ({
+            toolCalls: [{ id: `toolu_${i}`, name: "list_root", input: {} }],
+        }));
+        bed.server.enqueue(...turns);
+        const { acp, sessionId } = await bed.session();
+        const answer = await acp.prompt(sessionId, "look around forever");
+        expect(answer.stopReason).toBe("max_turn_requests");
+        expect(bed.server.requests).toHaveLength(100);
+        // The calls North ran completed; the last one, past the limit, never ran and is not left spinning.
+        const calls = acp.toolCalls(sessionId);
+        expect(calls).toHaveLength(100);
+        expect(calls.slice(0, 99).every((c) => c.status === "completed")).toBe(true);
+        expect(calls[99]!.status).toBe("failed");
+    });
+
     it("keeps the conversation across two prompts of one session", async () => {
         bed.server.enqueue({ text: "First answer." }, { text: "Second answer." });
         const { acp, sessionId } = await bed.session();

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { replayUpdates } from "../../src/cli/acp/replay";
 import type { Message } from "../../src/providers/types";
 import { builtinDisplays } from "../ui/helpers";
-import { invalidOf } from "./schema-defs";
+import { invalidOf } from "../kit/acp-schema";
 
 const deps = { repoRoot: "/home/me/project", toolDisplays: builtinDisplays };
 

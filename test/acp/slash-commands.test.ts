@@ -9,7 +9,7 @@ import type { EngineHostPort, EngineOp } from "../../src/agent/protocol";
 import { availableCommands, runSlashCommands } from "../../src/cli/acp/slash-commands";
 import type { CustomCommand } from "../../src/project/custom-commands";
 import { hostOver } from "../ui/helpers";
-import { invalidOf } from "./schema-defs";
+import { invalidOf } from "../kit/acp-schema";
 
 const review: CustomCommand = {
     name: "review",

@@ -24,7 +24,7 @@ import { createEditCreateFileTool } from "../../src/tools/edit-create-file";
 import { type PreparedWrite, isPreparedWrite } from "../../src/tools/types";
 import { EMPTY_USAGE } from "../../src/providers/types";
 import { runResult } from "../ui/helpers";
-import { invalidOf } from "./schema-defs";
+import { invalidOf } from "../kit/acp-schema";
 
 const builtins = createBuiltinTools({
     expandOutput: () => undefined,

@@ -61,6 +61,8 @@ export type PermissionAnswer =
 
 export interface PermissionRecord {
     request: RequestPermissionRequest;
+    /** How many updates of its session had arrived when it came (what the editor showed by then). */
+    updatesBefore: number;
     /** Undefined while the request is unanswered. */
     outcome?: RequestPermissionOutcome;
 }
@@ -179,6 +181,7 @@ export class AcpClient {
     >();
     private readonly permissionAnswers: PermissionAnswer[];
     private closing: Promise<AcpExit> | undefined;
+    private killed = false;
     private stdoutRest = "";
     private stdinRest = "";
 
@@ -406,10 +409,15 @@ export class AcpClient {
         this.child.stdin!.end();
         const guard = setTimeout(() => {
             this.failures.push("North did not exit within 15 s of stdin closing");
+            this.killed = true;
             this.child.kill("SIGKILL");
         }, 15_000);
         const exit = await this.exited;
         clearTimeout(guard);
+        // An editor closing the pipe is the normal end of `north acp`: nothing failed.
+        if (!this.killed && (exit.code !== 0 || exit.signal !== null)) {
+            this.failures.push(`North exited with ${JSON.stringify(exit)} after stdin closed`);
+        }
         this.editor.closeAll();
         this.assertClean();
         return exit;
@@ -417,6 +425,7 @@ export class AcpClient {
 
     /** Kills North at once (tests that leave it dead); the protocol failures still count. */
     async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<AcpExit> {
+        this.killed = true;
         this.child.kill(signal);
         const exit = await this.exited;
         this.editor.closeAll();
@@ -481,7 +490,10 @@ export class AcpClient {
         request: RequestPermissionRequest,
         signal: AbortSignal
     ): Promise<{ outcome: RequestPermissionOutcome }> {
-        const record: PermissionRecord = { request };
+        const record: PermissionRecord = {
+            request,
+            updatesBefore: this.updates(request.sessionId).length,
+        };
         this.permissionRequests.push(record);
         const settle = (
             outcome: RequestPermissionOutcome

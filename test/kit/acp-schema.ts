@@ -66,39 +66,50 @@ export interface AgentMessageChecker {
     check(line: string, requestMethod: (id: string | number) => string | undefined): string[];
 }
 
-export function createAgentMessageChecker(): AgentMessageChecker {
-    const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as PublishedSchema;
-    const ajv = new Ajv2020({ strict: false, allErrors: false, discriminator: true });
-    for (const [name, [min, max]] of Object.entries(INTEGER_RANGES)) {
-        ajv.addFormat(name, {
-            type: "number",
-            validate: (n: number) => Number.isInteger(n) && n >= min && n <= max,
-        });
-    }
-    ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
-    ajv.addFormat("uri", (text: string) => /^[a-z][a-z0-9+.-]*:/i.test(text));
-    ajv.addSchema({ $id: "acp", $defs: schema.$defs });
-
-    // The published top level is "Agent | Client | ProtocolLevel": the agent's side is Agent,
-    // plus protocol-level notifications ($/cancel_request) either side may send.
-    const agentSide = schema.anyOf.filter(
-        (s) => s.title === "Agent" || s.title === "ProtocolLevel"
-    );
-    const agentMessage = ajv.compile({
-        $id: "acp-agent-message",
-        anyOf: agentSide.map((s) =>
-            JSON.parse(JSON.stringify(s).replaceAll('"#/$defs/', '"acp#/$defs/'))
-        ),
+/** The published schema, loaded once, with the formats it names. */
+const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as PublishedSchema;
+const ajv = new Ajv2020({ strict: false, allErrors: false, discriminator: true });
+for (const [name, [min, max]] of Object.entries(INTEGER_RANGES)) {
+    ajv.addFormat(name, {
+        type: "number",
+        validate: (n: number) => Number.isInteger(n) && n >= min && n <= max,
     });
-    const byDef = new Map<string, ValidateFunction>();
-    const definition = (name: string): ValidateFunction => {
-        let validate = byDef.get(name);
-        if (!validate) {
-            validate = ajv.compile({ $ref: `acp#/$defs/${name}` });
-            byDef.set(name, validate);
-        }
-        return validate;
-    };
+}
+ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
+ajv.addFormat("uri", (text: string) => /^[a-z][a-z0-9+.-]*:/i.test(text));
+ajv.addSchema({ $id: "acp", $defs: schema.$defs });
+
+function definition(name: string): ValidateFunction {
+    const validate = ajv.getSchema(`acp#/$defs/${name}`);
+    if (!validate) throw new Error(`no $defs/${name} in the ACP schema`);
+    return validate;
+}
+
+/** The problems of `value` as the schema's `$defs/<name>` ([] when valid). */
+export function schemaProblems(name: string, value: unknown): string[] {
+    const validate = definition(name);
+    return validate(value) ? [] : [describeErrors(validate.errors)];
+}
+
+/** Every value is valid as `$defs/<name>`; the failures name the value's index. */
+export function invalidOf(name: string, values: readonly unknown[]): string[] {
+    return values.flatMap((value, index) =>
+        schemaProblems(name, value).map((problem) => `[${index}] ${problem}`)
+    );
+}
+
+// The published top level is "Agent | Client | ProtocolLevel": the agent's side is Agent,
+// plus protocol-level notifications ($/cancel_request) either side may send.
+const agentMessage = ajv.compile({
+    $id: "acp-agent-message",
+    anyOf: schema.anyOf
+        .filter((s) => s.title === "Agent" || s.title === "ProtocolLevel")
+        .map(
+            (s) => JSON.parse(JSON.stringify(s).replaceAll('"#/$defs/', '"acp#/$defs/')) as unknown
+        ),
+});
+
+export function createAgentMessageChecker(): AgentMessageChecker {
     const problems = (what: string, validate: ValidateFunction, value: unknown): string[] =>
         validate(value) ? [] : [`${what}: ${describeErrors(validate.errors)}`];
 

@@ -28,7 +28,8 @@ export interface FakeReplyTurn {
     thinking?: { text: string; signature: string };
     toolCalls?: FakeToolCall[];
     /** Defaults to `tool_use` when there are tool calls, else `end_turn`. */
-    stopReason?: "end_turn" | "tool_use" | "max_tokens";
+    /** `refusal`: Anthropic's stop reason; a content filter on the OpenAI wires. */
+    stopReason?: "end_turn" | "tool_use" | "max_tokens" | "refusal";
     usage?: Partial<FakeUsage>;
     /** Split a string `text` into this many deltas instead of one per word. */
     tokenChunks?: number;
@@ -75,7 +76,7 @@ interface Plan {
     textChunks: string[];
     thinking?: { text: string; signature: string };
     toolCalls: Array<{ id: string; name: string; argChunks: string[]; args: string }>;
-    stopReason: "end_turn" | "tool_use" | "max_tokens";
+    stopReason: "end_turn" | "tool_use" | "max_tokens" | "refusal";
     usage: FakeUsage;
 }
 
@@ -377,10 +378,12 @@ function responsesReply(model: string, p: Plan): string[] {
         output_tokens_details: { reasoning_tokens: 0 },
         total_tokens: u.input + u.cacheRead + u.cacheWrite + u.output,
     };
-    if (p.stopReason === "max_tokens") {
+    if (p.stopReason === "max_tokens" || p.stopReason === "refusal") {
         const response = w.response("incomplete", items, {
             usage,
-            incomplete_details: { reason: "max_output_tokens" },
+            incomplete_details: {
+                reason: p.stopReason === "refusal" ? "content_filter" : "max_output_tokens",
+            },
         });
         out.push(w.event("response.incomplete", { response }));
     } else {
@@ -433,7 +436,9 @@ function chatReply(model: string, p: Plan): string[] {
             ? "tool_calls"
             : p.stopReason === "max_tokens"
               ? "length"
-              : "stop";
+              : p.stopReason === "refusal"
+                ? "content_filter"
+                : "stop";
     out.push(chunk({}, finish));
     const u = p.usage;
     out.push(
