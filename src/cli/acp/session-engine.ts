@@ -150,39 +150,5 @@ export async function startAcpEngine(
         );
         return question.answer(response.outcome);
     });
-    await mcpServersStarted(engine, deps.warn);
     return { engine, translator };
-}
-
-/** At most this long for MCP servers to start before the first prompt goes to the model. */
-const MCP_STARTUP_WAIT_MS = 10_000;
-
-/**
- * The first prompt is sent right after session/new, so, as print mode does,
- * give the MCP servers (the editor's among them) a bounded moment: their tools
- * are offered from the first request on, and a server that never starts costs
- * at most the wait, said on stderr.
- */
-async function mcpServersStarted(
-    engine: EngineSession,
-    warn: (message: string) => void
-): Promise<void> {
-    const mcp = engine.extensions.mcp;
-    if (!mcp) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-        mcp.settled(),
-        new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, MCP_STARTUP_WAIT_MS);
-        }),
-    ]);
-    clearTimeout(timer);
-    for (const server of mcp.status()) {
-        if (server.state === "failed")
-            warn(`MCP server "${server.name}" failed: ${server.error ?? "unknown error"}`);
-        else if (server.state === "starting")
-            warn(
-                `MCP server "${server.name}" is not ready after ${MCP_STARTUP_WAIT_MS / 1000} s; its tools are offered once it is`
-            );
-    }
 }
