@@ -197,6 +197,14 @@ describe("north acp sessions", () => {
         expect((bed.server.requests.at(-1)!.body as { model: string }).model).toBe(
             other!.replace(/-thinking$/, "")
         );
+        // A `/model` prompt switches too, and the editor's option follows.
+        const first = option.currentValue;
+        await acp.prompt(sessionId, `/model ${first}`);
+        const followed = await acp.waitForUpdate(
+            sessionId,
+            (u) => u.sessionUpdate === "config_option_update"
+        );
+        expect(followed).toMatchObject({ configOptions: [{ id: "model", currentValue: first }] });
         const unknown = await rejection(
             acp.agent.request("session/set_config_option", {
                 sessionId,
