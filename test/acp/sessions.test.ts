@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RequestError } from "@agentclientprotocol/sdk";
+import { createConversationStore } from "../../src/storage/conversations";
 import { useAcpTestbed } from "../kit/acp-testbed";
 import { runNorth } from "../kit/run-north";
 
@@ -118,6 +119,30 @@ describe("north acp sessions", () => {
         await acp.agent.request("session/close", { sessionId });
         const closed = await rejection(acp.prompt(sessionId, "still there?"));
         expect(closed.code).toBe(-32002);
+        await acp.close();
+    });
+
+    it("session/list pages through many conversations with a cursor, each listed once", async () => {
+        const store = createConversationStore(join(bed.home, "data", "conversations"));
+        for (let n = 1; n <= 55; n++) {
+            store.start({ repoRoot: bed.repo, model: "m", firstPrompt: `prompt ${n}` }).close();
+        }
+        const acp = await editor();
+        const first = await acp.agent.request("session/list", { cwd: bed.repo });
+        expect(first.sessions).toHaveLength(50);
+        expect(first.nextCursor).toEqual(expect.any(String));
+        const second = await acp.agent.request("session/list", {
+            cwd: bed.repo,
+            cursor: first.nextCursor,
+        });
+        expect(second.sessions).toHaveLength(5);
+        expect(second.nextCursor ?? undefined).toBeUndefined();
+        const ids = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+        expect(new Set(ids).size).toBe(55);
+        const bad = await rejection(
+            acp.agent.request("session/list", { cwd: bed.repo, cursor: "not-ours" })
+        );
+        expect(bad.code).toBe(-32602);
         await acp.close();
     });
 
