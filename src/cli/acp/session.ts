@@ -97,10 +97,11 @@ export class AcpSession {
      * session/load: the saved conversation as updates, oldest first. The
      * engine starts now, so every call is titled as live, MCP tools' too.
      */
-    async replay(): Promise<void> {
+    async replay(signal: AbortSignal): Promise<void> {
         const resumed = this.prepared.resumed;
         if (!resumed) return;
-        const { engine } = await this.started(new AbortController().signal);
+        // The load request's signal: an editor that gives up on the load withdraws the trust question.
+        const { engine } = await this.started(signal);
         const { messages } = restoreConversation(resumed.conversation);
         const updates = replayUpdates(messages, {
             repoRoot: engine.repoRoot,
