@@ -291,6 +291,9 @@ describe("north acp sessions", () => {
             })
         );
         expect(resume.code).toBe(-32002);
+        const relative = await rejection(acp.newSession("some/project"));
+        expect(relative.code).toBe(-32602);
+        expect(relative.message).toContain("absolute");
         await acp.agent.notify("session/cancel", { sessionId: "abcdef" });
         // Still serving.
         const { sessionId } = await acp.newSession(bed.repo);
