@@ -5,8 +5,10 @@
  * cancel. Two things differ, both said where they show: the editor keeps the
  * last `SHELL_HEAD_BYTES + SHELL_TAIL_BYTES` of the output (ACP truncates from
  * the start), so a longer output shows its tail only, with a marker; and the
- * editor, not North, owns the process, so what the command left running is
- * found by North's owner mark (child-reaper) after it ends and stopped.
+ * editor, not North, owns the process, so when the command ends North finds
+ * what it left running by North's owner mark (child-reaper) and stops it,
+ * daemons that left its process group included (North's own shell lets those
+ * live until the session ends).
  */
 import type { ClientTerminals } from "./client-workspace";
 import { reapOwned } from "./child-reaper";
@@ -16,6 +18,8 @@ import type { RawRun, ShellProgram, SpawnOptions } from "./shell-process";
 
 /** What the editor's terminal keeps: North's own bound, head and tail together. */
 export const CLIENT_OUTPUT_BYTE_LIMIT = SHELL_HEAD_BYTES + SHELL_TAIL_BYTES;
+
+const MARKER_ROOM_BYTES = 1024;
 
 /** The environment as the strings a command line carries (unset entries dropped). */
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -44,7 +48,8 @@ export async function runInClientTerminal(
         timedOut: false,
         cancelled: false,
         leftovers: false,
-        buffer: new HeadTailBuffer(),
+        // Room for the marker beside everything the editor keeps: nothing more is cut here.
+        buffer: new HeadTailBuffer(SHELL_HEAD_BYTES + MARKER_ROOM_BYTES, SHELL_TAIL_BYTES),
     };
     const controller = new AbortController();
     const onAbort = (): void => {
@@ -75,7 +80,10 @@ export async function runInClientTerminal(
         run.exitCode = ended.exitCode;
         run.signal = (ended.signal ?? null) as NodeJS.Signals | null;
         const output = Buffer.from(ended.output, "utf8");
-        if (ended.truncated) run.buffer.push(Buffer.from(truncatedMarker(output.length)));
+        if (ended.truncated) {
+            run.startDropped = true;
+            run.buffer.push(Buffer.from(truncatedMarker(output.length)));
+        }
         run.buffer.push(output);
     } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

@@ -56,6 +56,8 @@ export interface RawRun {
     /** Processes of the group outlived bash (background jobs) and were stopped. */
     leftovers: boolean;
     spawnError?: string;
+    /** The editor's terminal kept only the end of the output (shell-client-run.ts). */
+    startDropped?: boolean;
     buffer: HeadTailBuffer;
 }
 

@@ -276,7 +276,7 @@ class ProjectShell implements ShellService {
             timedOut: raw.timedOut,
             cancelled: raw.cancelled,
             cwd: relativeDir(this.root, this.cwd),
-            truncated,
+            truncated: truncated || raw.startDropped === true,
             droppedBytes,
         };
         if (raw.signal !== null) result.signal = raw.signal;

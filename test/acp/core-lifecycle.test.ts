@@ -158,6 +158,14 @@ describe("an untrusted project's configuration", () => {
             "reject_once",
         ]);
         expect(existsSync(join(bed.repo, "started"))).toBe(false);
+        // The call it is asked on was drawn first, and ends refused.
+        const trustCall = acp
+            .toolCalls(sessionId)
+            .find((c) => c.toolCallId === asked?.request.toolCall.toolCallId);
+        expect(trustCall).toMatchObject({
+            title: "Trust this project's configuration",
+            status: "failed",
+        });
     });
 
     it("trusted once in the editor, its hook runs", async () => {
@@ -168,6 +176,7 @@ describe("an untrusted project's configuration", () => {
         const { sessionId } = await acp.newSession(bed.repo);
         await acp.prompt(sessionId, "hello");
         expect(acp.permissionRequests).toHaveLength(1);
+        expect(acp.toolCalls(sessionId)[0]).toMatchObject({ status: "completed" });
         expect(existsSync(join(bed.repo, "started"))).toBe(true);
     });
 

@@ -368,6 +368,22 @@ describe("tool calls", () => {
         ]);
     });
 
+    it("a result for a call never announced introduces it, finished", () => {
+        const updates = run(translator("/r"), [
+            {
+                type: "tool_result",
+                id: "x1",
+                name: "find_files",
+                ok: true,
+                content: "a.ts",
+                durationMs: 1,
+            },
+        ]);
+        expect(updates).toMatchObject([
+            { sessionUpdate: "tool_call", toolCallId: "x1", kind: "search", status: "completed" },
+        ]);
+    });
+
     it("an MCP tool is kind other and reads as its name", () => {
         const updates = run(translator("/r"), [
             { type: "tool_call", id: "m1", name: "mcp__github__list_issues", input: { repo: "x" } },

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createCheckpointStore } from "../../src/storage/checkpoints";
 import type { ClientFiles } from "../../src/tools/client-workspace";
 import { createEditTools, createReadTools } from "../../src/tools/index";
+import { CLIENT_FILE_MAX_BYTES } from "../../src/tools/limits";
 import { FileWriteSession } from "../../src/tools/north-file/writer";
 import { inputSchema } from "../../src/tools/tool-input";
 import type {
@@ -163,6 +164,21 @@ describe("reading through the editor", () => {
         expect(!read.ok && read.error.code).toBe("binary_file");
         expect(!around.ok && around.error.code).toBe("binary_file");
         expect(!edit.ok && edit.error.code).toBe("binary_file");
+        expect(editor.calls).toEqual([]);
+    });
+
+    it("a file over the editor's size cap is read from the disk, not sent through the editor", async () => {
+        const root = await temp();
+        const big = path.join(root, "big.log");
+        const body = Buffer.alloc(CLIENT_FILE_MAX_BYTES + 1, "log line\n");
+        await fs.writeFile(big, Buffer.concat([Buffer.from("first line\n"), body]));
+        const editor = fakeEditor();
+        const result = await call<{ content: string }>(
+            tool(createReadTools({ files: editor.files }), "read_file"),
+            root,
+            { path: "big.log", range: { start: 1, end: 1 } }
+        );
+        expect(result.ok && result.data.content).toContain("first line");
         expect(editor.calls).toEqual([]);
     });
 

@@ -127,7 +127,7 @@ describe("commands in the editor's terminals", () => {
         expect(create!.cwd).toBe(root);
         expect(create!.outputByteLimit).toBe(CLIENT_OUTPUT_BYTE_LIMIT);
         const args = create!.args!;
-        expect(args[0]).toBe("-i");
+        expect(args.slice(0, 2)).toEqual(["-i", "--"]);
         const program = args.findIndex((arg) => arg === "bash");
         const assignments = args.slice(1, program);
         expect(assignments).toContain("PAGER=cat");
@@ -154,6 +154,7 @@ describe("commands in the editor's terminals", () => {
         expect(result.truncated).toBe(true);
         expect(result.output).toMatch(/^\[\.\.\. earlier output omitted by the editor's terminal/);
         expect(result.output.endsWith("a\nEND\n")).toBe(true);
+        expect(result.output).not.toContain("bytes of output omitted");
         expect(live.endsWith("END\n")).toBe(true);
     });
 

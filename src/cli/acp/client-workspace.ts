@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import type {
     AgentContext,
     ClientCapabilities,
+    TerminalHandle,
     TerminalOutputResponse,
 } from "@agentclientprotocol/sdk";
 import type {
@@ -92,13 +93,14 @@ function clientFiles(client: AgentContext, sessionId: string): ClientFiles {
 }
 
 /**
- * `env -i NAME=VALUE… program args…`: the editor's terminal adds ACP's `env`
+ * `env -i -- NAME=VALUE… program args…`: the editor's terminal adds ACP's `env`
  * to its own environment (which may hold provider keys); run through `env -i`
  * the command sees North's environment and nothing else.
  */
 export function exactCommand(line: ClientCommandLine): { command: string; args: string[] } {
     const assignments = Object.entries(line.env).map(([name, value]) => `${name}=${value}`);
-    return { command: ENV_PROGRAM, args: ["-i", ...assignments, line.file, ...line.args] };
+    // "--": a variable whose name starts with "-" is still a variable, not an option.
+    return { command: ENV_PROGRAM, args: ["-i", "--", ...assignments, line.file, ...line.args] };
 }
 
 /**
@@ -129,51 +131,80 @@ function clientTerminals(client: AgentContext, sessionId: string): ClientTermina
                 outputByteLimit,
             });
             try {
-                const exit = terminal.waitForExit();
-                // Settled even when released or disconnected first: no stray rejection.
-                exit.catch(() => undefined);
-                const stopped = new Promise<void>((resolve) => {
-                    if (signal.aborted) resolve();
-                    else signal.addEventListener("abort", () => resolve(), { once: true });
-                });
-                let shown = "";
-                const poll = onOutput
-                    ? setInterval(() => {
-                          void terminal.currentOutput().then(
-                              (out: TerminalOutputResponse) => {
-                                  const text = outputAfter(shown, out.output);
-                                  shown = out.output;
-                                  if (text !== "") onOutput(text);
-                              },
-                              () => undefined
-                          );
-                      }, OUTPUT_POLL_MS)
-                    : undefined;
-                let status: { exitCode?: number | null; signal?: string | null } | undefined;
-                try {
-                    status = await Promise.race([exit, stopped.then(() => undefined)]);
-                    if (status === undefined) {
-                        await terminal.kill().catch(() => undefined);
-                        status = await Promise.race([exit.catch(() => undefined), giveUp()]);
-                    }
-                } finally {
-                    if (poll) clearInterval(poll);
-                }
-                const out = await terminal.currentOutput();
-                const final = outputAfter(shown, out.output);
-                if (onOutput && final !== "") onOutput(final);
-                const ended = status ?? out.exitStatus ?? undefined;
-                return {
-                    exitCode: ended?.exitCode ?? null,
-                    ...(ended?.signal ? { signal: ended.signal } : {}),
-                    output: out.output,
-                    truncated: out.truncated,
-                };
+                return await new TerminalWatch(terminal, onOutput).untilExit(signal);
             } finally {
                 await terminal.release().catch(() => undefined);
             }
         },
     };
+}
+
+type ExitStatus = { exitCode?: number | null; signal?: string | null };
+
+/** One command in an editor terminal, from its start to its exit (or kill). */
+class TerminalWatch {
+    /** The output already passed to `onOutput`. */
+    private shown = "";
+    /** The output fetch in flight, if any: one at a time, in order. */
+    private fetching: Promise<TerminalOutputResponse | undefined> | null = null;
+
+    constructor(
+        private readonly terminal: TerminalHandle,
+        private readonly onOutput: ((text: string) => void) | undefined
+    ) {}
+
+    async untilExit(signal: AbortSignal): Promise<ClientTerminalRun> {
+        const exit = this.terminal.waitForExit();
+        // Settled even when released or disconnected first: no stray rejection.
+        exit.catch(() => undefined);
+        const poll = this.onOutput
+            ? setInterval(() => void this.fetchOutput(), OUTPUT_POLL_MS)
+            : undefined;
+        let status: ExitStatus | undefined;
+        try {
+            status = await Promise.race([exit, aborted(signal)]);
+            if (status === undefined) {
+                await this.terminal.kill().catch(() => undefined);
+                status = await Promise.race([exit.catch(() => undefined), giveUp()]);
+            }
+        } finally {
+            if (poll) clearInterval(poll);
+        }
+        await this.fetching;
+        const out = await this.fetchOutput();
+        const ended = status ?? out?.exitStatus ?? undefined;
+        return {
+            exitCode: ended?.exitCode ?? null,
+            ...(ended?.signal ? { signal: ended.signal } : {}),
+            // An editor that cannot say any more (gone after a kill): what was shown.
+            output: out?.output ?? this.shown,
+            truncated: out?.truncated ?? false,
+        };
+    }
+
+    /** The output so far; what is new goes to `onOutput`. Undefined when the editor fails. */
+    private fetchOutput(): Promise<TerminalOutputResponse | undefined> {
+        if (this.fetching) return this.fetching;
+        this.fetching = this.terminal.currentOutput().then(
+            (out) => {
+                const text = outputAfter(this.shown, out.output);
+                this.shown = out.output;
+                if (text !== "") this.onOutput?.(text);
+                return out;
+            },
+            () => undefined
+        );
+        void this.fetching.finally(() => (this.fetching = null));
+        return this.fetching;
+    }
+}
+
+/** Resolves (to undefined) when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<undefined> {
+    return new Promise((resolve) => {
+        if (signal.aborted) resolve(undefined);
+        else signal.addEventListener("abort", () => resolve(undefined), { once: true });
+    });
 }
 
 function giveUp(): Promise<undefined> {

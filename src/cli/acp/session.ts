@@ -24,6 +24,7 @@ import { replayUpdates } from "./replay";
 import { type AcpEngine, type AcpSessionDeps, startAcpEngine } from "./session-engine";
 import { configOptions, modeState } from "./session-config";
 import { availableCommands } from "./slash-commands";
+import { UpdateQueue } from "./update-queue";
 
 const TITLE_CHARS = 80;
 
@@ -51,8 +52,7 @@ export class AcpSession {
     private model: ModelInfo;
     private endpoint: ProviderEndpoint;
     private title: string | undefined;
-    /** session/update notifications go out one after another, in the order they were made. */
-    private sending: Promise<void> = Promise.resolve();
+    private readonly updates: UpdateQueue;
     private closed = false;
 
     constructor(start: {
@@ -70,6 +70,10 @@ export class AcpSession {
         this.model = start.prepared.model;
         this.endpoint = start.prepared.endpoint;
         this.title = start.prepared.resumed?.conversation.firstPrompt ?? undefined;
+        const { client } = start.deps;
+        this.updates = new UpdateQueue((update) =>
+            client.notify("session/update", { sessionId: this.id, update })
+        );
     }
 
     modes(): SessionModeState {
@@ -80,14 +84,9 @@ export class AcpSession {
         return configOptions(this.model, this.prepared.catalogue, process.env);
     }
 
-    /** Queues one session/update after those already queued. */
+    /** Queues one session/update after those already queued; resolves once all are written. */
     send(update: SessionUpdate): Promise<void> {
-        const { client } = this.deps;
-        this.sending = this.sending
-            .then(() => client.notify("session/update", { sessionId: this.id, update }))
-            // The editor gone: the turn still ends and the conversation is saved.
-            .catch(() => undefined);
-        return this.sending;
+        return this.updates.send(update);
     }
 
     private say(text: string): Promise<void> {
@@ -108,7 +107,7 @@ export class AcpSession {
             toolDisplays: engine.toolDisplays,
         });
         for (const update of updates) void this.send(update);
-        await this.sending;
+        await this.updates.flushed();
     }
 
     /**
@@ -148,7 +147,7 @@ export class AcpSession {
         // A running host says so itself (its mode_set event, translated).
         if (this.engine) await this.engine.engine.host.submit({ type: "set_mode", mode });
         else await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
-        await this.sending;
+        await this.updates.flushed();
     }
 
     /** Switches the model; an error in words when it cannot be used. */
@@ -182,7 +181,7 @@ export class AcpSession {
             return done.response;
         } finally {
             this.turn = null;
-            await this.sending;
+            await this.updates.flushed();
         }
     }
 
@@ -220,7 +219,7 @@ export class AcpSession {
                 clientMcpServers: this.clientMcpServers,
                 signal,
                 send: (update) => void this.send(update),
-                flushed: () => this.sending,
+                flushed: () => this.updates.flushed(),
             },
             this.deps
         ).then((engine) => {

@@ -401,7 +401,7 @@ class SessionUpdates implements UpdateTranslator {
     }
 
     private result(event: Extract<EngineEvent, { type: "tool_result" }>): SessionUpdate[] {
-        const { toolDisplays } = this.deps;
+        const { repoRoot, toolDisplays } = this.deps;
         const call = this.open.get(event.id);
         this.open.delete(event.id);
         const input = call?.input;
@@ -410,17 +410,9 @@ class SessionUpdates implements UpdateTranslator {
             !event.ok || toolDisplays(event.name)?.resultStatus?.(event.details) !== undefined;
         const status: ToolCallStatus = failed ? "failed" : "completed";
         const after = titleAfterResult(toolDisplays, event.name, title, event.ok, event.details);
-        const update: SessionUpdate = {
-            sessionUpdate: "tool_call_update",
-            toolCallId: event.id,
-            status,
-        };
-        if (after !== title) update.title = after;
         // An applied edit keeps the diff (and the lines) the editor already shows; anything else shows its result.
         const keepsDiff = event.ok && this.editContents.has(event.id);
-        const landed =
-            event.ok && !keepsDiff ? appliedLocations(this.deps.repoRoot, event.details) : [];
-        if (landed.length > 0) update.locations = landed;
+        let content: ToolCallContent[] | undefined;
         if (!keepsDiff) {
             const text = resultText(
                 toolDisplays,
@@ -430,11 +422,28 @@ class SessionUpdates implements UpdateTranslator {
                 event.content,
                 event.details
             );
-            const content = [textContent(text)];
-            update.content = content;
+            content = [textContent(text)];
             if (toolKindOf(event.name) === "edit") this.keepEditContent(event.id, content);
         }
-        return [update];
+        const landed = event.ok && !keepsDiff ? appliedLocations(repoRoot, event.details) : [];
+        const fields = {
+            toolCallId: event.id,
+            status,
+            ...(content ? { content } : {}),
+            ...(landed.length > 0 ? { locations: landed } : {}),
+        };
+        if (!call) {
+            // A result for a call the editor was never told of: introduce it, finished.
+            const kind = toolKindOf(event.name);
+            return [{ sessionUpdate: "tool_call", ...fields, title: after, kind }];
+        }
+        return [
+            {
+                sessionUpdate: "tool_call_update",
+                ...fields,
+                ...(after !== title ? { title: after } : {}),
+            },
+        ];
     }
 
     private keepEditContent(id: string, content: ToolCallContent[]): void {
