@@ -154,12 +154,17 @@ export class AcpSession {
     async setModel(id: string): Promise<string | null> {
         const ready = resolveReadyModel(this.prepared.catalogue, id, process.env);
         if (!ready.ok) return ready.error;
-        if (this.engine) {
-            const outcome = await this.engine.engine.host.submit({ type: "set_model", name: id });
-            if (outcome.isError) return outcome.message;
-        }
+        const before = { model: this.model, endpoint: this.endpoint };
+        // Set first, so the host's state_changed finds the editor already told (by this answer).
         this.model = ready.model;
         this.endpoint = ready.endpoint;
+        if (this.engine) {
+            const outcome = await this.engine.engine.host.submit({ type: "set_model", name: id });
+            if (outcome.isError) {
+                ({ model: this.model, endpoint: this.endpoint } = before);
+                return outcome.message;
+            }
+        }
         return null;
     }
 
@@ -224,6 +229,17 @@ export class AcpSession {
             this.deps
         ).then((engine) => {
             this.engine = engine;
+            const { host } = engine.engine;
+            // A `/model` prompt switches the model too: the editor's option follows.
+            host.subscribe((event) => {
+                if (event.type !== "state_changed" || host.state().model.id === this.model.id)
+                    return;
+                this.model = host.state().model;
+                void this.send({
+                    sessionUpdate: "config_option_update",
+                    configOptions: this.configOptions(),
+                });
+            });
             return engine;
         });
         // A failed start is tried again by the next prompt.
