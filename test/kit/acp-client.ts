@@ -95,6 +95,9 @@ export interface ToolCallState {
     rawOutput?: unknown;
 }
 
+/** A wait that sees nothing this long fails, naming what it waited for (vitest's own timeout is 20 s). */
+const WAIT_GUARD_MS = 15_000;
+
 export interface AcpExit {
     code: number | null;
     signal: NodeJS.Signals | null;
@@ -347,13 +350,17 @@ export class AcpClient {
     /** Resolves once `found` returns a value; rejects if North exits first. */
     waitFor<T>(what: string, found: () => T | undefined): Promise<T> {
         return new Promise<T>((resolve, reject) => {
+            const stop = (): void => {
+                this.watchers.delete(check);
+                clearTimeout(guard);
+            };
             const check = (): void => {
                 const value = found();
                 if (value !== undefined) {
-                    this.watchers.delete(check);
+                    stop();
                     resolve(value);
                 } else if (this.exit) {
-                    this.watchers.delete(check);
+                    stop();
                     reject(
                         new Error(
                             `North exited (${JSON.stringify(this.exit)}) before ${what}; stderr:\n${this.stderr}`
@@ -361,9 +368,24 @@ export class AcpClient {
                     );
                 }
             };
+            // Not a pause: a failure that says what never came, before vitest's bare timeout.
+            const guard = setTimeout(() => {
+                stop();
+                reject(
+                    new Error(
+                        `still waiting for ${what} after ${WAIT_GUARD_MS / 1000} s; ${this.lastWords()}`
+                    )
+                );
+            }, WAIT_GUARD_MS);
             this.watchers.add(check);
             check();
         });
+    }
+
+    /** The last stdout lines and stderr, for a failure message. */
+    private lastWords(): string {
+        const lines = this.lines.slice(-5).map((line) => JSON.stringify(line)?.slice(0, 300));
+        return `last stdout lines:\n${lines.join("\n")}\nstderr:\n${this.stderr.slice(-2000)}`;
     }
 
     // ------------------------------------------------------------ raw mode
