@@ -164,4 +164,22 @@ describe("bad input", () => {
         expect(init.result?.protocolVersion).toBe(1);
         await stillServes(acp, "after-early");
     });
+
+    it("audio, which North does not take (nor advertise), is an invalid-params error", async () => {
+        const acp = await rawStart();
+        const session = await request(acp, "audio-new", "session/new", {
+            cwd: bed.repo,
+            mcpServers: [],
+        });
+        const answer = await request(acp, "audio", "session/prompt", {
+            sessionId: session.result?.sessionId,
+            prompt: [
+                { type: "text", text: "listen" },
+                { type: "audio", mimeType: "audio/wav", data: "UklGRgAAAABXQVZF" },
+            ],
+        });
+        expect(answer.error?.code).toBe(-32602);
+        expect(bed.server.requests).toHaveLength(0);
+        await stillServes(acp, "after-audio");
+    });
 });

@@ -95,4 +95,52 @@ describe("session/cancel", () => {
         expect((await acp.prompt(sessionId, "hello")).stopReason).toBe("end_turn");
         expect(acp.text(sessionId)).toBe("Still here.");
     });
+
+    it("a second prompt while one runs is refused; the first goes on until cancelled", async () => {
+        const paced = await startPacedLlmServer();
+        try {
+            paced.enqueue({ text: "busy busy busy", holdAfterChunks: 1 });
+            const acp = await bed.start({
+                env: { ...bed.env, ANTHROPIC_BASE_URL: paced.anthropicBaseUrl },
+            });
+            await acp.initialize();
+            const { sessionId } = await acp.newSession(bed.repo);
+            const first = acp.prompt(sessionId, "first");
+            await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+            const second = await acp.prompt(sessionId, "second").then(
+                () => undefined,
+                (error: unknown) => error as { code: number; message: string }
+            );
+            expect(second?.code).toBeLessThan(0);
+            await acp.cancel(sessionId);
+            expect((await first).stopReason).toBe("cancelled");
+            // Only the first prompt reached the model.
+            expect(paced.requests).toHaveLength(1);
+        } finally {
+            await paced.close();
+        }
+    });
+
+    it("session/close during a turn ends the turn as cancelled, and the session is gone", async () => {
+        const paced = await startPacedLlmServer();
+        try {
+            paced.enqueue({ text: "busy busy busy", holdAfterChunks: 1 });
+            const acp = await bed.start({
+                env: { ...bed.env, ANTHROPIC_BASE_URL: paced.anthropicBaseUrl },
+            });
+            await acp.initialize();
+            const { sessionId } = await acp.newSession(bed.repo);
+            const turn = acp.prompt(sessionId, "first");
+            await acp.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+            await acp.agent.request("session/close", { sessionId });
+            expect((await turn).stopReason).toBe("cancelled");
+            const after = await acp.prompt(sessionId, "again").then(
+                () => undefined,
+                (error: unknown) => error as { code: number }
+            );
+            expect(after?.code).toBe(-32002);
+        } finally {
+            await paced.close();
+        }
+    });
 });

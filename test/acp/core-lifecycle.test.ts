@@ -158,6 +158,14 @@ describe("an untrusted project's configuration", () => {
             "reject_once",
         ]);
         expect(existsSync(join(bed.repo, "started"))).toBe(false);
+        // The call it is asked on was drawn first, and ends refused.
+        const trustCall = acp
+            .toolCalls(sessionId)
+            .find((c) => c.toolCallId === asked?.request.toolCall.toolCallId);
+        expect(trustCall).toMatchObject({
+            title: "Trust this project's configuration",
+            status: "failed",
+        });
     });
 
     it("trusted once in the editor, its hook runs", async () => {
@@ -168,6 +176,7 @@ describe("an untrusted project's configuration", () => {
         const { sessionId } = await acp.newSession(bed.repo);
         await acp.prompt(sessionId, "hello");
         expect(acp.permissionRequests).toHaveLength(1);
+        expect(acp.toolCalls(sessionId)[0]).toMatchObject({ status: "completed" });
         expect(existsSync(join(bed.repo, "started"))).toBe(true);
     });
 
@@ -180,5 +189,42 @@ describe("an untrusted project's configuration", () => {
         await acp.prompt(sessionId, "hello");
         expect(acp.permissionRequests).toHaveLength(0);
         expect(existsSync(join(bed.repo, "started"))).toBe(true);
+    });
+});
+
+describe("a session's prompts and directories", () => {
+    it("takes one prompt at a time: a second while one runs is an error, and the first still answers", async () => {
+        bed.server.enqueue({
+            toolCalls: [{ id: "toolu_ls", name: "shell_run", input: { command: "ls" } }],
+        });
+        const acp = await bed.start({ permissions: ["hold"] });
+        await acp.initialize();
+        const { sessionId } = await acp.newSession(bed.repo);
+        const first = acp.prompt(sessionId, "list the files");
+        await acp.waitForPermissionRequest(1);
+        await expect(acp.prompt(sessionId, "and another thing")).rejects.toMatchObject({
+            code: -32600,
+        });
+        await acp.cancel(sessionId);
+        expect((await first).stopReason).toBe("cancelled");
+    });
+
+    it("additionalDirectories are readable like --add-dir, and one that does not exist is refused", async () => {
+        const extra = join(bed.home, "shared-docs");
+        mkdirSync(extra);
+        writeFileSync(join(extra, "guide.md"), "use tabs\n");
+        bed.server.enqueue(
+            { toolCalls: [{ name: "read_file", input: { path: join(extra, "guide.md") } }] },
+            { text: "Tabs." }
+        );
+        const acp = await bed.start();
+        await acp.initialize();
+        const { sessionId } = await acp.newSession(bed.repo, { additionalDirectories: [extra] });
+        await acp.prompt(sessionId, "what does the guide say?");
+        expect(acp.toolCalls(sessionId)[0]).toMatchObject({ status: "completed" });
+        expect(JSON.stringify(bed.server.requests[1]!.body)).toContain("use tabs");
+        await expect(
+            acp.newSession(bed.repo, { additionalDirectories: [join(bed.home, "missing")] })
+        ).rejects.toMatchObject({ code: -32602 });
     });
 });

@@ -93,6 +93,25 @@ describe("the editor disconnects mid-turn", () => {
         await loadsInNewProcess(sessionId, "make the file");
     });
 
+    it("the editor goes away while an edit waits for approval: the file is untouched", async () => {
+        bed.server.enqueue({
+            toolCalls: [
+                {
+                    id: "toolu_edit",
+                    name: "edit_replace_exact",
+                    input: { path: "src/app.ts", old_text: "app = 1", new_text: "app = 2" },
+                },
+            ],
+        });
+        const { acp, sessionId } = await bed.session({ permissions: ["hold"] });
+        const turn = acp.prompt(sessionId, "change the app");
+        turn.catch(() => undefined);
+        await acp.waitForPermissionRequest(1);
+        expect((await acp.close()).code).toBe(0);
+        expect(readFileSync(join(bed.repo, "src/app.ts"), "utf8")).toBe("export const app = 1;\n");
+        conversationLog(sessionId);
+    });
+
     it("a session never prompted leaves no conversation behind", async () => {
         const { acp, sessionId } = await bed.session();
         await acp.close();

@@ -4,7 +4,7 @@
  * the output for a command), todo_write as a plan, the attachments the user
  * gave reaching the model, and a stop reason per turn.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
@@ -213,6 +213,28 @@ describe("tool calls", () => {
 });
 
 describe("what the user attaches", () => {
+    it("keeps an attached file a Read rule denies from the model, and tells the user", async () => {
+        mkdirSync(join(bed.home, "config"), { recursive: true });
+        writeFileSync(
+            join(bed.home, "config", "config.json"),
+            JSON.stringify({ permissions: { deny: ["Read(.env)"] } })
+        );
+        bed.server.enqueue({ text: "Noted." });
+        const { acp, sessionId } = await bed.session();
+        const prompt: ContentBlock[] = [
+            { type: "text", text: "check my settings" },
+            {
+                type: "resource",
+                resource: { uri: `file://${join(bed.repo, ".env")}`, text: "API_TOKEN=hunter2" },
+            },
+        ];
+        expect((await acp.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
+        const sent = JSON.stringify(bed.server.requests[0]!.body);
+        expect(sent).toContain("check my settings");
+        expect(sent).not.toContain("hunter2");
+        expect(acp.text(sessionId)).toContain("Read(.env)");
+    });
+
     it("passes embedded resources, resource links and images to the model", async () => {
         bed.server.enqueue({ text: "Seen them all." });
         const { acp, sessionId } = await bed.session();

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RequestError } from "@agentclientprotocol/sdk";
+import { createConversationStore } from "../../src/storage/conversations";
 import { useAcpTestbed } from "../kit/acp-testbed";
 import { runNorth } from "../kit/run-north";
 
@@ -121,6 +122,30 @@ describe("north acp sessions", () => {
         await acp.close();
     });
 
+    it("session/list pages through many conversations with a cursor, each listed once", async () => {
+        const store = createConversationStore(join(bed.home, "data", "conversations"));
+        for (let n = 1; n <= 55; n++) {
+            store.start({ repoRoot: bed.repo, model: "m", firstPrompt: `prompt ${n}` }).close();
+        }
+        const acp = await editor();
+        const first = await acp.agent.request("session/list", { cwd: bed.repo });
+        expect(first.sessions).toHaveLength(50);
+        expect(first.nextCursor).toEqual(expect.any(String));
+        const second = await acp.agent.request("session/list", {
+            cwd: bed.repo,
+            cursor: first.nextCursor,
+        });
+        expect(second.sessions).toHaveLength(5);
+        expect(second.nextCursor ?? undefined).toBeUndefined();
+        const ids = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+        expect(new Set(ids).size).toBe(55);
+        const bad = await rejection(
+            acp.agent.request("session/list", { cwd: bed.repo, cursor: "not-ours" })
+        );
+        expect(bad.code).toBe(-32602);
+        await acp.close();
+    });
+
     it("a conversation open in another North process is continued in a fork, and the editor is told", async () => {
         bed.server.enqueue({ text: "first answer" });
         const first = await editor();
@@ -197,6 +222,14 @@ describe("north acp sessions", () => {
         expect((bed.server.requests.at(-1)!.body as { model: string }).model).toBe(
             other!.replace(/-thinking$/, "")
         );
+        // A `/model` prompt switches too, and the editor's option follows.
+        const first = option.currentValue;
+        await acp.prompt(sessionId, `/model ${first}`);
+        const followed = await acp.waitForUpdate(
+            sessionId,
+            (u) => u.sessionUpdate === "config_option_update"
+        );
+        expect(followed).toMatchObject({ configOptions: [{ id: "model", currentValue: first }] });
         const unknown = await rejection(
             acp.agent.request("session/set_config_option", {
                 sessionId,
@@ -258,6 +291,9 @@ describe("north acp sessions", () => {
             })
         );
         expect(resume.code).toBe(-32002);
+        const relative = await rejection(acp.newSession("some/project"));
+        expect(relative.code).toBe(-32602);
+        expect(relative.message).toContain("absolute");
         await acp.agent.notify("session/cancel", { sessionId: "abcdef" });
         // Still serving.
         const { sessionId } = await acp.newSession(bed.repo);

@@ -95,6 +95,9 @@ export interface ToolCallState {
     rawOutput?: unknown;
 }
 
+/** A wait that sees nothing this long fails, naming what it waited for (vitest's own timeout is 20 s). */
+const WAIT_GUARD_MS = 15_000;
+
 export interface AcpExit {
     code: number | null;
     signal: NodeJS.Signals | null;
@@ -181,6 +184,7 @@ export class AcpClient {
     >();
     private readonly permissionAnswers: PermissionAnswer[];
     private closing: Promise<AcpExit> | undefined;
+    private killed = false;
     private stdoutRest = "";
     private stdinRest = "";
 
@@ -346,13 +350,17 @@ export class AcpClient {
     /** Resolves once `found` returns a value; rejects if North exits first. */
     waitFor<T>(what: string, found: () => T | undefined): Promise<T> {
         return new Promise<T>((resolve, reject) => {
+            const stop = (): void => {
+                this.watchers.delete(check);
+                clearTimeout(guard);
+            };
             const check = (): void => {
                 const value = found();
                 if (value !== undefined) {
-                    this.watchers.delete(check);
+                    stop();
                     resolve(value);
                 } else if (this.exit) {
-                    this.watchers.delete(check);
+                    stop();
                     reject(
                         new Error(
                             `North exited (${JSON.stringify(this.exit)}) before ${what}; stderr:\n${this.stderr}`
@@ -360,9 +368,24 @@ export class AcpClient {
                     );
                 }
             };
+            // Not a pause: a failure that says what never came, before vitest's bare timeout.
+            const guard = setTimeout(() => {
+                stop();
+                reject(
+                    new Error(
+                        `still waiting for ${what} after ${WAIT_GUARD_MS / 1000} s; ${this.lastWords()}`
+                    )
+                );
+            }, WAIT_GUARD_MS);
             this.watchers.add(check);
             check();
         });
+    }
+
+    /** The last stdout lines and stderr, for a failure message. */
+    private lastWords(): string {
+        const lines = this.lines.slice(-5).map((line) => JSON.stringify(line)?.slice(0, 300));
+        return `last stdout lines:\n${lines.join("\n")}\nstderr:\n${this.stderr.slice(-2000)}`;
     }
 
     // ------------------------------------------------------------ raw mode
@@ -408,10 +431,15 @@ export class AcpClient {
         this.child.stdin!.end();
         const guard = setTimeout(() => {
             this.failures.push("North did not exit within 15 s of stdin closing");
+            this.killed = true;
             this.child.kill("SIGKILL");
         }, 15_000);
         const exit = await this.exited;
         clearTimeout(guard);
+        // An editor closing the pipe is the normal end of `north acp`: nothing failed.
+        if (!this.killed && (exit.code !== 0 || exit.signal !== null)) {
+            this.failures.push(`North exited with ${JSON.stringify(exit)} after stdin closed`);
+        }
         this.editor.closeAll();
         this.assertClean();
         return exit;
@@ -419,6 +447,7 @@ export class AcpClient {
 
     /** Kills North at once (tests that leave it dead); the protocol failures still count. */
     async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<AcpExit> {
+        this.killed = true;
         this.child.kill(signal);
         const exit = await this.exited;
         this.editor.closeAll();

@@ -35,7 +35,7 @@ function refusedFlag(args: CliArgs): string | null {
 }
 
 export async function runAcpCommand(args: CliArgs, version: string): Promise<number> {
-    const writeProtocol = guardStdout();
+    const output = guardStdout();
     const refused = refusedFlag(args);
     if (refused) {
         printError(refused);
@@ -56,7 +56,7 @@ export async function runAcpCommand(args: CliArgs, version: string): Promise<num
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, onSignal);
     logger.info("acp_start", { version, pid: process.pid });
     try {
-        await serveAcp(acpStdioStream(process.stdin, writeProtocol), {
+        await serveAcp(acpStdioStream(process.stdin, output.write), {
             version,
             args,
             logLevel,
@@ -66,6 +66,7 @@ export async function runAcpCommand(args: CliArgs, version: string): Promise<num
     } finally {
         logger.info("acp_end", { stoppedBy: stop.signal.aborted ? "signal" : "client" });
         logger.flush();
+        await output.end();
     }
     return 0;
 }

@@ -3,6 +3,7 @@
  * are North conversations (session.ts); this file answers the protocol:
  * what North offers, which session a request names, and errors in words.
  */
+import { isAbsolute } from "node:path";
 import {
     type AgentContext,
     type ClientCapabilities,
@@ -95,6 +96,14 @@ function cursorOffset(cursor: string | null | undefined): number {
     return offset;
 }
 
+/** ACP's paths are absolute: a relative one would be read against wherever North happened to start. */
+function absolutePaths(paths: ReadonlyArray<string | null | undefined>): void {
+    const relative = paths.find((p) => typeof p === "string" && !isAbsolute(p));
+    if (relative !== undefined) {
+        throw RequestError.invalidParams(undefined, `paths must be absolute (got "${relative}")`);
+    }
+}
+
 /** After the answer that names the session is written: before it, the editor knows no such session. */
 function advertiseAfterAnswer(session: AcpSession): void {
     setImmediate(() => void session.advertiseCommands().catch(() => undefined));
@@ -141,6 +150,7 @@ class AcpSessions {
         }
     ): Promise<AcpSession> {
         const { args, warn } = this.options;
+        absolutePaths([request.cwd, ...(request.additionalDirectories ?? [])]);
         const problem = modelProblem(args.model);
         if (problem !== null) throw RequestError.authRequired(undefined, problem);
         if (request.resumeId !== undefined) {
@@ -178,6 +188,7 @@ class AcpSessions {
 
     /** The stored conversation `sessionId` of `cwd`'s project, or the error to answer. */
     checkStored(sessionId: string, cwd: string): void {
+        absolutePaths([cwd]);
         const stored = this.store.list().find((c) => c.id === sessionId);
         if (!stored) throw RequestError.sessionNotFound(sessionId);
         const here = detectRepoRoot(cwd);
@@ -192,6 +203,7 @@ class AcpSessions {
 
     list(cwd: string | null | undefined, cursor: string | null | undefined): ListSessionsResponse {
         let repoRoot: string | undefined;
+        absolutePaths([cwd]);
         if (cwd) {
             const here = detectRepoRoot(cwd);
             if (!here.ok) throw RequestError.invalidParams(undefined, `cwd: ${here.error}`);
@@ -278,10 +290,10 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
                 configOptions: session.configOptions(),
             };
         })
-        .onRequest(methods.agent.session.load, async ({ params, client }) => {
+        .onRequest(methods.agent.session.load, async ({ params, client, signal }) => {
             sessions.checkStored(params.sessionId, params.cwd);
             const session = await sessions.open(client, { ...params, resumeId: params.sessionId });
-            await session.replay();
+            await session.replay(signal);
             await session.tellFork();
             advertiseAfterAnswer(session);
             return { modes: session.modes(), configOptions: session.configOptions() };

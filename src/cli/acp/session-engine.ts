@@ -54,24 +54,44 @@ export interface AcpEngineStart {
     flushed(): Promise<void>;
 }
 
-/** Asks the editor whether to trust the project's configuration; withdrawn or refused: untrusted. */
+/**
+ * Asks the editor whether to trust the project's configuration, on a tool
+ * call of its own (sent first, so an editor that draws permissions on known
+ * calls has it); withdrawn or refused: untrusted.
+ */
 async function askTrust(
     client: AgentContext,
-    sessionId: string,
-    inventory: TrustInventory,
-    signal: AbortSignal
+    start: AcpEngineStart,
+    inventory: TrustInventory
 ): Promise<TrustAnswer> {
     const question = trustQuestion(inventory);
+    const { toolCall } = question;
+    start.send({
+        sessionUpdate: "tool_call",
+        toolCallId: toolCall.toolCallId,
+        title: toolCall.title ?? "Trust this project's configuration",
+        kind: toolCall.kind ?? "other",
+        status: "pending",
+        content: toolCall.content ?? [],
+    });
+    await start.flushed();
+    let answer: TrustAnswer = "untrusted";
     try {
         const response = await client.request(
             "session/request_permission",
-            { sessionId, toolCall: question.toolCall, options: question.options },
-            { cancellationSignal: signal, stopWaitingOnCancel: true }
+            { sessionId: start.sessionId, toolCall, options: question.options },
+            { cancellationSignal: start.signal, stopWaitingOnCancel: true }
         );
-        return question.answer(response.outcome);
+        answer = question.answer(response.outcome);
     } catch {
-        return "untrusted";
+        // Withdrawn (the prompt was cancelled) or the editor went away: nothing is trusted.
     }
+    start.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: toolCall.toolCallId,
+        status: answer === "untrusted" ? "failed" : "completed",
+    });
+    return answer;
 }
 
 export async function startAcpEngine(
@@ -95,7 +115,7 @@ export async function startAcpEngine(
             // Standing answers as in the chat: "always" in the editor is kept where its label says.
             approvalSettings: (project) => project,
             decideTrust: async (inventory) =>
-                deps.trust ? "trust-once" : askTrust(client, sessionId, inventory, start.signal),
+                deps.trust ? "trust-once" : askTrust(client, start, inventory),
             warn: deps.warn,
         }
     );
@@ -130,39 +150,5 @@ export async function startAcpEngine(
         );
         return question.answer(response.outcome);
     });
-    await mcpServersStarted(engine, deps.warn);
     return { engine, translator };
-}
-
-/** At most this long for MCP servers to start before the first prompt goes to the model. */
-const MCP_STARTUP_WAIT_MS = 10_000;
-
-/**
- * The first prompt is sent right after session/new, so, as print mode does,
- * give the MCP servers (the editor's among them) a bounded moment: their tools
- * are offered from the first request on, and a server that never starts costs
- * at most the wait, said on stderr.
- */
-async function mcpServersStarted(
-    engine: EngineSession,
-    warn: (message: string) => void
-): Promise<void> {
-    const mcp = engine.extensions.mcp;
-    if (!mcp) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-        mcp.settled(),
-        new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, MCP_STARTUP_WAIT_MS);
-        }),
-    ]);
-    clearTimeout(timer);
-    for (const server of mcp.status()) {
-        if (server.state === "failed")
-            warn(`MCP server "${server.name}" failed: ${server.error ?? "unknown error"}`);
-        else if (server.state === "starting")
-            warn(
-                `MCP server "${server.name}" is not ready after ${MCP_STARTUP_WAIT_MS / 1000} s; its tools are offered once it is`
-            );
-    }
 }

@@ -24,6 +24,7 @@ import { replayUpdates } from "./replay";
 import { type AcpEngine, type AcpSessionDeps, startAcpEngine } from "./session-engine";
 import { configOptions, modeState } from "./session-config";
 import { availableCommands } from "./slash-commands";
+import { UpdateQueue } from "./update-queue";
 
 const TITLE_CHARS = 80;
 
@@ -51,8 +52,7 @@ export class AcpSession {
     private model: ModelInfo;
     private endpoint: ProviderEndpoint;
     private title: string | undefined;
-    /** session/update notifications go out one after another, in the order they were made. */
-    private sending: Promise<void> = Promise.resolve();
+    private readonly updates: UpdateQueue;
     private closed = false;
 
     constructor(start: {
@@ -70,6 +70,10 @@ export class AcpSession {
         this.model = start.prepared.model;
         this.endpoint = start.prepared.endpoint;
         this.title = start.prepared.resumed?.conversation.firstPrompt ?? undefined;
+        const { client } = start.deps;
+        this.updates = new UpdateQueue((update) =>
+            client.notify("session/update", { sessionId: this.id, update })
+        );
     }
 
     modes(): SessionModeState {
@@ -80,14 +84,9 @@ export class AcpSession {
         return configOptions(this.model, this.prepared.catalogue, process.env);
     }
 
-    /** Queues one session/update after those already queued. */
+    /** Queues one session/update after those already queued; resolves once all are written. */
     send(update: SessionUpdate): Promise<void> {
-        const { client } = this.deps;
-        this.sending = this.sending
-            .then(() => client.notify("session/update", { sessionId: this.id, update }))
-            // The editor gone: the turn still ends and the conversation is saved.
-            .catch(() => undefined);
-        return this.sending;
+        return this.updates.send(update);
     }
 
     private say(text: string): Promise<void> {
@@ -98,17 +97,18 @@ export class AcpSession {
      * session/load: the saved conversation as updates, oldest first. The
      * engine starts now, so every call is titled as live, MCP tools' too.
      */
-    async replay(): Promise<void> {
+    async replay(signal: AbortSignal): Promise<void> {
         const resumed = this.prepared.resumed;
         if (!resumed) return;
-        const { engine } = await this.started(new AbortController().signal);
+        // The load request's signal: an editor that gives up on the load withdraws the trust question.
+        const { engine } = await this.started(signal);
         const { messages } = restoreConversation(resumed.conversation);
         const updates = replayUpdates(messages, {
             repoRoot: engine.repoRoot,
             toolDisplays: engine.toolDisplays,
         });
         for (const update of updates) void this.send(update);
-        await this.sending;
+        await this.updates.flushed();
     }
 
     /**
@@ -148,19 +148,24 @@ export class AcpSession {
         // A running host says so itself (its mode_set event, translated).
         if (this.engine) await this.engine.engine.host.submit({ type: "set_mode", mode });
         else await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
-        await this.sending;
+        await this.updates.flushed();
     }
 
     /** Switches the model; an error in words when it cannot be used. */
     async setModel(id: string): Promise<string | null> {
         const ready = resolveReadyModel(this.prepared.catalogue, id, process.env);
         if (!ready.ok) return ready.error;
-        if (this.engine) {
-            const outcome = await this.engine.engine.host.submit({ type: "set_model", name: id });
-            if (outcome.isError) return outcome.message;
-        }
+        const before = { model: this.model, endpoint: this.endpoint };
+        // Set first, so the host's state_changed finds the editor already told (by this answer).
         this.model = ready.model;
         this.endpoint = ready.endpoint;
+        if (this.engine) {
+            const outcome = await this.engine.engine.host.submit({ type: "set_model", name: id });
+            if (outcome.isError) {
+                ({ model: this.model, endpoint: this.endpoint } = before);
+                return outcome.message;
+            }
+        }
         return null;
     }
 
@@ -182,7 +187,7 @@ export class AcpSession {
             return done.response;
         } finally {
             this.turn = null;
-            await this.sending;
+            await this.updates.flushed();
         }
     }
 
@@ -220,11 +225,22 @@ export class AcpSession {
                 clientMcpServers: this.clientMcpServers,
                 signal,
                 send: (update) => void this.send(update),
-                flushed: () => this.sending,
+                flushed: () => this.updates.flushed(),
             },
             this.deps
         ).then((engine) => {
             this.engine = engine;
+            const { host } = engine.engine;
+            // A `/model` prompt switches the model too: the editor's option follows.
+            host.subscribe((event) => {
+                if (event.type !== "state_changed" || host.state().model.id === this.model.id)
+                    return;
+                this.model = host.state().model;
+                void this.send({
+                    sessionUpdate: "config_option_update",
+                    configOptions: this.configOptions(),
+                });
+            });
             return engine;
         });
         // A failed start is tried again by the next prompt.

@@ -18,25 +18,42 @@ const CARRIAGE_RETURN = 0x0d;
 
 type WriteChunk = (chunk: string | Uint8Array) => Promise<void>;
 
+/** The one way to stdout: whole protocol lines, and an end that lets none start after it. */
+export interface ProtocolOutput {
+    write: WriteChunk;
+    /** Resolves once every line begun is written; later writes are dropped whole. */
+    end(): Promise<void>;
+}
+
 /**
  * From here on, anything written to process.stdout (console.log, a stray
- * library) goes to stderr; the returned writer is the one way to stdout.
+ * library) goes to stderr; the returned output is the one way to stdout.
  */
-export function guardStdout(): WriteChunk {
+export function guardStdout(): ProtocolOutput {
     const stdout = process.stdout;
     const realWrite = stdout.write.bind(stdout);
     const toStderr = process.stderr.write.bind(process.stderr) as typeof stdout.write;
     stdout.write = toStderr;
     let broken = false;
+    let ended = false;
     // The editor went away: its pipe's EPIPE must not crash North; the input's end closes it.
     stdout.on("error", () => {
         broken = true;
     });
-    return (chunk) =>
+    const write = (chunk: string | Uint8Array): Promise<void> =>
         new Promise<void>((resolve) => {
-            if (broken) return resolve();
+            if (broken || ended) return resolve();
             realWrite(chunk, () => resolve());
         });
+    return {
+        write,
+        async end() {
+            // A pipe's writes finish after the call: exiting before this would cut a line.
+            const last = write("");
+            ended = true;
+            await last;
+        },
+    };
 }
 
 /**
