@@ -56,8 +56,6 @@ const LEFT_OUT_BECAUSE: Record<string, string> = {
     compaction_update: "a summary of the conversation is reported as one agent_message_chunk line",
     compaction_summary_chunk:
         "a summary of the conversation is reported as one agent_message_chunk line",
-    config_option_update:
-        "not sent: session/set_config_option's answer carries the options, but `/model` in a prompt leaves the editor's model option stale",
 };
 
 function makeRepo(root: string): string {
