@@ -10,7 +10,7 @@ import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import type { EngineHostPort } from "../../agent/protocol";
 import { createCustomCommands } from "../../commands/custom-commands";
 import {
-    commandsInOrder,
+    BUILTIN_COMMANDS,
     createCommandRegistryWithAllCommands,
     parseCommandInvocations,
 } from "../../commands/index";
@@ -57,10 +57,30 @@ function advertised(name: string, description: string, hint: string | undefined)
     return hint === undefined ? { name, description } : { name, description, input: { hint } };
 }
 
+/**
+ * Code-unit order, not the registry's `localeCompare`: its first call builds
+ * ICU's collator, ~8 ms on the way from session/new to the first prompt's
+ * request, which print mode never pays (bench/acp.ts). The built-ins' names
+ * are lower-case, so their order is the same; a Markdown command's name may
+ * mix cases, and only then do the two orders differ.
+ */
+function inCodeUnitOrder(names: Iterable<string>): string[] {
+    return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The commands of `customCommands`' registry, built-ins first (as `/help` lists them). */
+function registeredInOrder(customCommands: readonly CustomCommand[]): CommandDefinition[] {
+    const registry = commandRegistry(customCommands);
+    const names = new Set([
+        ...inCodeUnitOrder(BUILTIN_COMMANDS.map((c) => c.name)),
+        ...inCodeUnitOrder(customCommands.map((c) => c.name)),
+    ]);
+    return [...names].flatMap((name) => registry.get(name) ?? []);
+}
+
 /** Every command a prompt can run here, built-ins first, then Markdown commands, then skills. */
 export function availableCommands(sources: SlashCommandSources): AvailableCommand[] {
-    const registry = commandRegistry(sources.customCommands);
-    const commands = commandsInOrder(registry)
+    const commands = registeredInOrder(sources.customCommands)
         .filter((command) => !Object.hasOwn(NOT_IN_EDITOR, command.name))
         .map((command) => advertised(command.name, command.description, inputHint(command)));
     const taken = new Set(commands.map((c) => c.name));
