@@ -14,8 +14,9 @@
  * - Elsewhere, because their code cannot live here: zod loaded on first use
  *   (util/zod-runtime.ts), the built-in tools' JSON Schemas and the user
  *   settings check generated at build time (scripts/tool-schemas.mjs),
- *   the SDKs' error classes loaded on a failure only (providers/*-sdk.ts), and
- *   vscode-jsonrpc loaded when the first language server starts (tools/lsp/manager.ts).
+ *   the SDKs' error classes loaded on a failure only (providers/*-sdk.ts),
+ *   vscode-jsonrpc loaded when the first language server starts (tools/lsp/manager.ts),
+ *   and `north acp`'s slash commands listed without ICU's collator (acp/slash-commands.ts).
  */
 import module from "node:module";
 import { join } from "node:path";

@@ -59,10 +59,10 @@ function advertised(name: string, description: string, hint: string | undefined)
 
 /**
  * Code-unit order, not the registry's `localeCompare`: its first call builds
- * ICU's collator, ~8 ms on the way from session/new to the first prompt's
- * request, which print mode never pays (bench/acp.ts). The built-ins' names
- * are lower-case, so their order is the same; a Markdown command's name may
- * mix cases, and only then do the two orders differ.
+ * ICU's collator, ~8 ms before the first prompt's request that print mode
+ * never pays (ARCHITECTURE.md, "The launch boundary"). The built-ins' names
+ * are lower-case, so their order is the same; only Markdown commands whose
+ * names mix cases are ordered differently.
  */
 function inCodeUnitOrder(names: Iterable<string>): string[] {
     return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
