@@ -7,6 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { EngineHostPort, EngineOp } from "../../src/agent/protocol";
 import { availableCommands, runSlashCommands } from "../../src/cli/acp/slash-commands";
+import { createCustomCommands } from "../../src/commands/custom-commands";
+import { commandsInOrder, createCommandRegistryWithAllCommands } from "../../src/commands/index";
 import type { CustomCommand } from "../../src/project/custom-commands";
 import { hostOver } from "../ui/helpers";
 import { invalidOf } from "../kit/acp-schema";
@@ -70,6 +72,24 @@ describe("advertised commands", () => {
             description: "How to cut a release (skill)",
         });
         expect(byName.get("costs")?.input ?? undefined).toBeUndefined();
+    });
+
+    it("come in /help's order, a Markdown command named like a built-in once, as the built-in", () => {
+        const custom = (name: string): CustomCommand => ({ ...review, name, file: `${name}.md` });
+        const listed = availableCommands({
+            skills: [],
+            customCommands: [custom("zeta"), custom("model"), custom("alpha-notes")],
+        }).map((c) => c.name);
+        const registry = createCommandRegistryWithAllCommands();
+        createCustomCommands(registry).add([
+            custom("zeta"),
+            custom("model"),
+            custom("alpha-notes"),
+        ]);
+        const helpOrder = commandsInOrder(registry).map((c) => c.name);
+        expect(listed).toEqual(helpOrder.filter((name) => listed.includes(name)));
+        expect(listed.filter((name) => name === "model")).toHaveLength(1);
+        expect(listed.slice(-2)).toEqual(["alpha-notes", "zeta"]);
     });
 
     it("leave out what switches the conversation: the editor's session list does that", () => {
