@@ -31,7 +31,7 @@ import {
     ndJsonStream,
 } from "@agentclientprotocol/sdk";
 import { startFakeLlmServer } from "../test/kit/fake-llm-server";
-import { median } from "./measure";
+import { median, northEnv } from "./measure";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const ACP_SOURCE = fileURLToPath(new URL("../src/cli/acp/", import.meta.url));
@@ -64,18 +64,6 @@ function makeRepo(root: string): string {
     mkdirSync(join(repo, ".git"));
     writeFileSync(join(repo, "src", "retry.ts"), "export const retries = 3;\n");
     return repo;
-}
-
-function northEnv(baseUrl: string, home: string): NodeJS.ProcessEnv {
-    return {
-        PATH: process.env.PATH,
-        HOME: home,
-        ANTHROPIC_API_KEY: "bench-key",
-        ANTHROPIC_BASE_URL: baseUrl,
-        NORTH_CONFIG_DIR: join(home, "config"),
-        NORTH_DATA_DIR: join(home, "data"),
-        XDG_STATE_HOME: join(home, "state"),
-    };
 }
 
 /** Resolves with `child`'s exit, rejecting (and killing it) after RUN_TIMEOUT_MS. */

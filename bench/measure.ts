@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 export interface ProcessSample {
     wallMs: number;
@@ -128,4 +129,17 @@ export function printTable(title: string, rows: Series[], baseline: Series): voi
 export function northVersion(): string {
     return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
         .version as string;
+}
+
+/** A North run's environment against a fake model server: its own HOME, config and data folders, a bench key. */
+export function northEnv(baseUrl: string, home: string): NodeJS.ProcessEnv {
+    return {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_API_KEY: "bench-key",
+        ANTHROPIC_BASE_URL: baseUrl,
+        NORTH_CONFIG_DIR: join(home, "config"),
+        NORTH_DATA_DIR: join(home, "data"),
+        XDG_STATE_HOME: join(home, "state"),
+    };
 }

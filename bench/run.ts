@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
-import { interleavedSeries, printTable, runOnce, series } from "./measure";
+import { interleavedSeries, northEnv, printTable, runOnce, series } from "./measure";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -23,18 +23,6 @@ function makeRepo(): string {
     writeFileSync(join(dir, "src", "retry.ts"), lines.join("\n") + "\n");
     writeFileSync(join(dir, "README.md"), "# bench repo\n");
     return dir;
-}
-
-function northEnv(baseUrl: string, home: string): NodeJS.ProcessEnv {
-    return {
-        PATH: process.env.PATH,
-        HOME: home,
-        ANTHROPIC_API_KEY: "bench-key",
-        ANTHROPIC_BASE_URL: baseUrl,
-        NORTH_CONFIG_DIR: join(home, "config"),
-        NORTH_DATA_DIR: join(home, "data"),
-        XDG_STATE_HOME: join(home, "state"),
-    };
 }
 
 async function benchVersion(): Promise<void> {
