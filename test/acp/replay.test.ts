@@ -305,6 +305,59 @@ describe("replaying applied edits", () => {
         });
     });
 
+    it("a NORTH_FILE block the engine accepted replays as its diff; one refused to the same file shows none", async () => {
+        const block = (body: string) => ({
+            role: "assistant" as const,
+            content: [
+                {
+                    type: "text" as const,
+                    text: `<NORTH_FILE path="docs/a.md">\n${body}\n</NORTH_FILE>`,
+                },
+            ],
+        });
+        const note = (text: string): Message => ({
+            role: "user",
+            content: [{ type: "text", text }],
+        });
+        const messages: Message[] = [
+            block("# A"),
+            note("[North] NORTH_FILE docs/a.md: written (1 lines) and accepted."),
+            block("# B"),
+            note(
+                "[North] NORTH_FILE docs/a.md: rejected (no); nothing was written, the file is as it was before."
+            ),
+        ];
+        const landed = await computeFileDiff(
+            "docs/a.md",
+            null,
+            "# A\n",
+            `${deps.repoRoot}/docs/a.md`
+        );
+        const view = viewOf([
+            {
+                type: "write_applied",
+                toolCallId: "nf-1-0",
+                toolName: "north_file",
+                diffs: [landed],
+            },
+        ]);
+        const updates = replayUpdates(messages, deps, view);
+        expect(invalidOf("SessionUpdate", updates)).toEqual([]);
+        expect(updates[0]).toMatchObject({
+            toolCallId: "nf-saved-0-0-0",
+            status: "completed",
+            content: [
+                {
+                    type: "diff",
+                    path: "/home/me/project/docs/a.md",
+                    oldText: null,
+                    newText: "# A\n",
+                },
+            ],
+        });
+        expect(updates[1]).not.toHaveProperty("content");
+    });
+
     it("a 10 000-message conversation of edits replays each as its diff", async () => {
         const messages: Message[] = [];
         const events: EngineEvent[] = [];

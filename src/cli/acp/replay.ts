@@ -32,6 +32,7 @@ import {
     appliedFiles,
     diffContents,
     diffLocations,
+    NORTH_FILE_TOOL,
     fenced,
     locationsOf,
     resultText,
@@ -54,8 +55,15 @@ function optionalText(value: unknown): boolean {
 }
 
 /** The diffs of a `write_applied` view record, when the record is one and well formed. */
-function savedWrite(record: Record<string, unknown>): { id: string; diffs: SavedDiff[] } | null {
-    const event = record.event as { type?: unknown; toolCallId?: unknown; diffs?: unknown } | null;
+function savedWrite(
+    record: Record<string, unknown>
+): { id: string; toolName: unknown; diffs: SavedDiff[] } | null {
+    const event = record.event as {
+        type?: unknown;
+        toolCallId?: unknown;
+        toolName?: unknown;
+        diffs?: unknown;
+    } | null;
     if (record.type !== "engine" || event?.type !== "write_applied") return null;
     if (typeof event.toolCallId !== "string" || !Array.isArray(event.diffs)) return null;
     const valid = event.diffs.every((d: unknown) => {
@@ -68,48 +76,99 @@ function savedWrite(record: Record<string, unknown>): { id: string; diffs: Saved
             (file.absPath === undefined || typeof file.absPath === "string")
         );
     });
-    return valid ? { id: event.toolCallId, diffs: event.diffs as SavedDiff[] } : null;
+    return valid
+        ? { id: event.toolCallId, toolName: event.toolName, diffs: event.diffs as SavedDiff[] }
+        : null;
+}
+
+/** The engine's note that a NORTH_FILE block landed (agent/north-file-turn.ts). */
+const ACCEPTED_NOTE = /^\[North\] NORTH_FILE (.+?): written \(\d+ lines?\) and accepted\./gm;
+
+/**
+ * The NORTH_FILE blocks a message after a model turn says were accepted,
+ * counted by file (the engine's note to the model, agent/north-file-turn.ts;
+ * a block without one was refused or failed, and nothing of it landed).
+ */
+function acceptedNorthFiles(next: Message | undefined, repoRoot: string): Map<string, number> {
+    const accepted = new Map<string, number>();
+    if (next?.role !== "user" || typeof next.content === "string") return accepted;
+    for (const block of next.content) {
+        if (block.type !== "text") continue;
+        for (const note of block.text.matchAll(ACCEPTED_NOTE)) {
+            const path = absolute(repoRoot, note[1] as string);
+            accepted.set(path, (accepted.get(path) ?? 0) + 1);
+        }
+    }
+    return accepted;
 }
 
 /**
- * The writes the log kept, handed to the edit calls that made them. Ids may
- * repeat (and a summary drops old messages, not old view records), so a
- * call id's writes are matched from the end: the last write to its last
- * landed call. A conversation older than these records has none to match.
+ * The writes the log kept, handed to the edit calls that made them: by call
+ * id, and a NORTH_FILE block's by its file (its ids restart each prompt).
+ * Ids repeat and a summary drops old messages, not old view records, so
+ * writes are matched from the end: the last write to the last call that
+ * landed. A conversation older than these records has none to match.
  */
 class SavedWrites {
-    private readonly byCall = new Map<string, { skip: number; writes: SavedDiff[][] }>();
+    private readonly byKey = new Map<string, { skip: number; writes: SavedDiff[][] }>();
 
-    constructor(view: ReadonlyArray<Record<string, unknown>>, messages: readonly Message[]) {
+    constructor(
+        view: ReadonlyArray<Record<string, unknown>>,
+        messages: readonly Message[],
+        private readonly repoRoot: string
+    ) {
         for (const record of view) {
             const write = savedWrite(record);
             if (!write) continue;
-            const entry = this.byCall.get(write.id) ?? { skip: 0, writes: [] };
+            const [only] = write.diffs;
+            const key =
+                write.toolName === NORTH_FILE_TOOL
+                    ? only && write.diffs.length === 1
+                        ? this.fileKey(only.path)
+                        : null
+                    : `call:${write.id}`;
+            if (key === null) continue;
+            const entry = this.byKey.get(key) ?? { skip: 0, writes: [] };
             entry.writes.push(write.diffs);
-            this.byCall.set(write.id, entry);
+            this.byKey.set(key, entry);
         }
-        if (this.byCall.size === 0) return;
+        if (this.byKey.size === 0) return;
         const landed = new Map<string, number>();
+        const count = (key: string, n = 1) => landed.set(key, (landed.get(key) ?? 0) + n);
         messages.forEach((message, index) => {
             if (message.role !== "assistant") return;
-            const results = resultsOf(messages[index + 1]);
+            const next = messages[index + 1];
+            const results = resultsOf(next);
             for (const block of message.content) {
-                if (block.type !== "tool_call" || !this.byCall.has(block.id)) continue;
-                if (landedEdit(block, results.get(block.id))) {
-                    landed.set(block.id, (landed.get(block.id) ?? 0) + 1);
+                if (block.type === "tool_call" && landedEdit(block, results.get(block.id))) {
+                    count(`call:${block.id}`);
                 }
             }
+            for (const [path, n] of acceptedNorthFiles(next, repoRoot)) count(`file:${path}`, n);
         });
-        for (const [id, entry] of this.byCall) {
-            const calls = landed.get(id) ?? 0;
+        for (const [key, entry] of this.byKey) {
+            const calls = landed.get(key) ?? 0;
             entry.writes.splice(0, Math.max(0, entry.writes.length - calls));
             entry.skip = Math.max(0, calls - entry.writes.length);
         }
     }
 
-    /** The next landed edit call of `id`'s write, in conversation order. */
+    private fileKey(path: string): string {
+        return `file:${absolute(this.repoRoot, path)}`;
+    }
+
+    /** The write of the next landed edit call `id`, in conversation order. */
     take(id: string): SavedDiff[] | undefined {
-        const entry = this.byCall.get(id);
+        return this.takeKey(`call:${id}`);
+    }
+
+    /** The write of the next accepted NORTH_FILE block to `path`, in conversation order. */
+    takeFile(path: string): SavedDiff[] | undefined {
+        return this.takeKey(this.fileKey(path));
+    }
+
+    private takeKey(key: string): SavedDiff[] | undefined {
+        const entry = this.byKey.get(key);
         if (!entry) return undefined;
         if (entry.skip > 0) {
             entry.skip--;
@@ -215,12 +274,32 @@ function todoItems(input: unknown): TodoItem[] | undefined {
     );
 }
 
+/** A completed NORTH_FILE block's saved write, when the engine's note says it was accepted. */
+function acceptedWrite(
+    path: string,
+    repoRoot: string,
+    accepted: Map<string, number>,
+    saved: SavedWrites
+): SavedDiff[] | undefined {
+    const key = absolute(repoRoot, path);
+    const left = accepted.get(key) ?? 0;
+    if (left === 0) return undefined;
+    accepted.set(key, left - 1);
+    return saved.takeFile(path);
+}
+
 /**
  * The model's text as the editor saw it live: NORTH_FILE blocks are not
  * shown as text but as the edit calls they were (`id` names each one, from
  * the message's place in the conversation).
  */
-function textUpdates(text: string, id: string, repoRoot: string): SessionUpdate[] {
+function textUpdates(
+    text: string,
+    id: string,
+    repoRoot: string,
+    accepted: Map<string, number>,
+    saved: SavedWrites
+): SessionUpdate[] {
     const parser = new FileBlockParser();
     const updates: SessionUpdate[] = [];
     let lines = 0;
@@ -239,6 +318,10 @@ function textUpdates(text: string, id: string, repoRoot: string): SessionUpdate[
             case "session_complete":
             case "session_incomplete": {
                 const input = { path: event.path };
+                const diffs =
+                    event.type === "session_complete"
+                        ? acceptedWrite(event.path, repoRoot, accepted, saved)
+                        : undefined;
                 updates.push({
                     sessionUpdate: "tool_call",
                     toolCallId: `${id}-${blocks++}`,
@@ -246,7 +329,10 @@ function textUpdates(text: string, id: string, repoRoot: string): SessionUpdate[
                     kind: "edit",
                     status: event.type === "session_complete" ? "completed" : "failed",
                     rawInput: input,
-                    locations: locationsOf(repoRoot, input),
+                    ...(diffs ? { content: savedDiffContents(repoRoot, diffs) } : {}),
+                    locations: diffs
+                        ? diffLocations(repoRoot, diffs)
+                        : locationsOf(repoRoot, input),
                 });
                 break;
             }
@@ -323,11 +409,20 @@ function assistantUpdates(
     saved: SavedWrites
 ): SessionUpdate[] {
     const results = resultsOf(next);
+    const accepted = acceptedNorthFiles(next, deps.repoRoot);
     const updates: SessionUpdate[] = [];
     for (const [at, block] of message.content.entries()) {
         switch (block.type) {
             case "text":
-                updates.push(...textUpdates(block.text, `nf-saved-${index}-${at}`, deps.repoRoot));
+                updates.push(
+                    ...textUpdates(
+                        block.text,
+                        `nf-saved-${index}-${at}`,
+                        deps.repoRoot,
+                        accepted,
+                        saved
+                    )
+                );
                 break;
             case "thinking":
                 if (block.thinking !== "") {
@@ -364,7 +459,7 @@ export function replayUpdates(
     deps: ReplayDeps,
     view: ReadonlyArray<Record<string, unknown>> = []
 ): SessionUpdate[] {
-    const saved = new SavedWrites(view, messages);
+    const saved = new SavedWrites(view, messages, deps.repoRoot);
     const updates: SessionUpdate[] = [];
     messages.forEach((message, index) => {
         const more =
