@@ -61,4 +61,39 @@ describe("edits applied without a review", () => {
         expect(JSON.stringify(replayed)).not.toContain('\\"applied\\"');
         await again.close();
     });
+
+    it("a NORTH_FILE block written in accept-edits mode shows its diff, and again on load", async () => {
+        bed.server.enqueue(
+            {
+                text: [
+                    'Here.\n<NORTH_FILE path="docs/notes.md">\n',
+                    "# Notes\nhello\n</NORTH_FILE>\n",
+                ],
+            },
+            { text: "Written." }
+        );
+        const { acp, sessionId } = await bed.session({ permissions: [] });
+        await acp.agent.request("session/set_mode", { sessionId, modeId: "accept-edits" });
+        expect((await acp.prompt(sessionId, "write the notes")).stopReason).toBe("end_turn");
+        expect(acp.permissionRequests).toHaveLength(0);
+        expect(readFileSync(join(bed.repo, "docs/notes.md"), "utf8")).toBe("# Notes\nhello\n");
+        const expected = {
+            type: "diff",
+            path: join(bed.repo, "docs/notes.md"),
+            oldText: null,
+            newText: "# Notes\nhello\n",
+        };
+        const [live] = acp.toolCalls(sessionId);
+        expect(live).toMatchObject({ kind: "edit", status: "completed" });
+        expect(diffsOf(live!.content)).toEqual([expected]);
+        await acp.close();
+
+        const again = await bed.start();
+        await again.initialize();
+        await again.agent.request("session/load", { sessionId, cwd: bed.repo, mcpServers: [] });
+        const [replayed] = again.toolCalls(sessionId);
+        expect(replayed).toMatchObject({ kind: "edit", status: "completed" });
+        expect(diffsOf(replayed!.content)).toEqual([expected]);
+        await again.close();
+    });
 });
