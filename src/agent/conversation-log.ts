@@ -137,9 +137,10 @@ export function compactForView(value: unknown, depth = 0): unknown {
 /**
  * An applied write's file keeps its whole old and new text in the log when
  * both together are at most this long (an editor redraws it as a diff on
- * load), else its unified diff, bounded by VIEW_MAX_DIFF_CHARS.
+ * load), else its unified diff, bounded by VIEW_MAX_DIFF_CHARS. Small, as
+ * every view record is read back into memory when a conversation resumes.
  */
-export const VIEW_MAX_FULL_TEXT_CHARS = 32 * 1024;
+export const VIEW_MAX_FULL_TEXT_CHARS = 16 * 1024;
 export const VIEW_MAX_DIFF_CHARS = 16 * 1024;
 
 /**
