@@ -4,6 +4,7 @@ import type { EngineEvent } from "./events";
 import type { RestoredState, TranscriptSink } from "./session";
 import { estimatePromptTokens } from "./tokens";
 import type { ModelInfo } from "../providers/catalogue";
+import type { FileDiff } from "../tools/types";
 import { EMPTY_USAGE, type Message, type Usage } from "../providers/types";
 import type {
     ConversationLog,
@@ -133,6 +134,39 @@ export function compactForView(value: unknown, depth = 0): unknown {
     return out;
 }
 
+/**
+ * An applied write's file keeps its whole old and new text in the log when
+ * both together are at most this long (an editor redraws it as a diff on
+ * load), else its unified diff, bounded by VIEW_MAX_DIFF_CHARS. Small, as
+ * every view record is read back into memory when a conversation resumes.
+ */
+export const VIEW_MAX_FULL_TEXT_CHARS = 16 * 1024;
+export const VIEW_MAX_DIFF_CHARS = 16 * 1024;
+
+/**
+ * A bounded copy of an applied write's diffs for the log. Texts are kept
+ * whole or not at all (a cut one would be a diff nobody made); a unified
+ * diff too long is cut at a line and says so (`diffTruncated`).
+ */
+export function compactWriteDiffs(
+    diffs: readonly FileDiff[]
+): Array<FileDiff & { diffTruncated?: true }> {
+    return diffs.map((file) => {
+        const { oldText, newText, diff, ...rest } = file;
+        const size = (oldText?.length ?? 0) + (newText?.length ?? 0);
+        if (newText !== undefined && oldText !== undefined && size <= VIEW_MAX_FULL_TEXT_CHARS) {
+            return { ...rest, diff, oldText, newText };
+        }
+        if (diff.length <= VIEW_MAX_DIFF_CHARS) return { ...rest, diff };
+        const cut = diff.lastIndexOf("\n", VIEW_MAX_DIFF_CHARS);
+        return {
+            ...rest,
+            diff: diff.slice(0, cut > 0 ? cut : VIEW_MAX_DIFF_CHARS),
+            diffTruncated: true,
+        };
+    });
+}
+
 export interface ViewRecorder {
     /** Records an engine event (streamed text merged, tool data bounded). */
     onEvent(event: EngineEvent): void;
@@ -189,6 +223,13 @@ export function createViewRecorder(
                     write({ type: "engine", event: { ...rest, content: "", ...compact } });
                     return;
                 }
+                case "write_applied":
+                    flush();
+                    write({
+                        type: "engine",
+                        event: { ...event, diffs: compactWriteDiffs(event.diffs) },
+                    });
+                    return;
                 case "tool_call":
                     flush();
                     write({

@@ -1,7 +1,7 @@
 import type { ProviderError, StopReason, Usage } from "../providers/types";
 import type { LspDiagnostic } from "../tools/lsp/types";
 import type { TodoItem } from "../tools/todo-write";
-import type { ToolError } from "../tools/types";
+import type { FileDiff, ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
 
 /**
@@ -154,6 +154,19 @@ export type EngineEvent =
           pending: boolean;
           /** False when the servers had not reported on the files before the edit: `introduced` may hold older problems. */
           baselineKnown: boolean;
+      }
+    | {
+          /**
+           * A write landed (an edit tool's or a NORTH_FILE block's, reviewed or
+           * not, a subagent's too): what it changed, for a front-end that shows
+           * every applied edit as a diff (ACP). Each file's whole old and new
+           * text ride along where FileDiff kept them (bounded there).
+           */
+          type: "write_applied";
+          /** The write's tool call (`nf-<turn>-<n>` for a NORTH_FILE block). */
+          toolCallId: string;
+          toolName: string;
+          diffs: FileDiff[];
       }
     /** The model's to-do list, whole, after each todo_write call. */
     | { type: "todo"; items: TodoItem[] }

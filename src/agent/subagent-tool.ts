@@ -228,6 +228,7 @@ export function createSubagents(options: SubagentOptions): {
                     parent.emit({ ...event, request: labelled(event.request) });
                     return;
                 case "approval_decision":
+                case "write_applied":
                     parent.emit(event);
                     return;
                 case "mode_change":

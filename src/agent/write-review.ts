@@ -146,6 +146,14 @@ export async function reviewPreparedWrite(
         applied = { ok: false, error: { code: "io_error", message: (error as Error).message } };
     }
     deps.logger.info("write_apply_complete", { ok: applied.ok });
+    if (applied.ok) {
+        deps.emit({
+            type: "write_applied",
+            toolCallId: origin.toolCallId,
+            toolName: origin.toolName,
+            diffs: change.diffs,
+        });
+    }
     // The model reads why; the user must hear it too: every later edit will fail alike.
     if (!applied.ok && applied.error.code === "checkpoint_failed") {
         deps.emit({ type: "warning", message: applied.error.message });

@@ -155,13 +155,15 @@ export function streamJsonLine(
                 turns: event.turns,
             };
         // Outside the stream-json contract (README): `approval` carries the decision, `tool_call`
-        // the call once its input is complete; context, summaries and file progress are TUI status.
+        // the call once its input is complete; context, summaries and file progress are TUI status;
+        // an applied write's whole texts are for editors (ACP), the tool_result already reports it.
         case "tool_call_start":
         case "tool_output":
         case "approval_request":
         case "context":
         case "summary":
         case "file_write":
+        case "write_applied":
             return null;
         default:
             event satisfies never;
@@ -291,6 +293,7 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "todo":
         case "task_progress":
         case "diagnostics":
+        case "write_applied":
         case "run_end":
             return null;
         default:

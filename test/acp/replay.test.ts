@@ -10,6 +10,10 @@ import { replayUpdates } from "../../src/cli/acp/replay";
 import type { Message } from "../../src/providers/types";
 import { builtinDisplays } from "../ui/helpers";
 import { invalidOf } from "../kit/acp-schema";
+import { createViewRecorder } from "../../src/agent/conversation-log";
+import type { EngineEvent } from "../../src/agent/events";
+import type { ConversationLog } from "../../src/storage/conversations";
+import { computeFileDiff } from "../../src/tools/editing/diff";
 
 const deps = { repoRoot: "/home/me/project", toolDisplays: builtinDisplays };
 
@@ -186,5 +190,186 @@ describe("replaying a saved conversation", () => {
             "user_message_chunk: question 4999",
             "agent_message_chunk: answer 4999",
         ]);
+    });
+});
+
+/** The view records a session writes for `events`, through the real recorder. */
+function viewOf(events: EngineEvent[]): Array<Record<string, unknown>> {
+    const records: Array<Record<string, unknown>> = [];
+    const log = {
+        append(event: { type: string; record?: Record<string, unknown> }) {
+            if (event.type === "view" && event.record) records.push(event.record);
+            return { ok: true };
+        },
+    } as unknown as ConversationLog;
+    const recorder = createViewRecorder(log, () => undefined);
+    for (const event of events) recorder.onEvent(event);
+    recorder.flush();
+    return records;
+}
+
+async function appliedEdit(
+    id: string,
+    path: string,
+    oldText: string | null,
+    newText: string
+): Promise<EngineEvent> {
+    const diff = await computeFileDiff(path, oldText, newText, `${deps.repoRoot}/${path}`);
+    return { type: "write_applied", toolCallId: id, toolName: "edit_replace_exact", diffs: [diff] };
+}
+
+const editAnswer = (path: string) =>
+    JSON.stringify({ applied: true, files: [{ path, linesAdded: 1, linesRemoved: 1 }] });
+
+function editTurn(id: string, path: string): Message[] {
+    return [
+        {
+            role: "assistant",
+            content: [call(id, "edit_replace_exact", { path, old_text: "1", new_text: "2" })],
+        },
+        { role: "user", content: [result(id, editAnswer(path))] },
+    ];
+}
+
+describe("replaying applied edits", () => {
+    it("an applied edit is the native diff its view record kept: whole old and new text, at the changed line", async () => {
+        const view = viewOf([
+            await appliedEdit(
+                "e1",
+                "src/a.ts",
+                "const a = 1;\nconst b = 1;\n",
+                "const a = 1;\nconst b = 2;\n"
+            ),
+        ]);
+        const updates = replayUpdates(editTurn("e1", "src/a.ts"), deps, view);
+        expect(invalidOf("SessionUpdate", updates)).toEqual([]);
+        expect(updates).toEqual([
+            expect.objectContaining({
+                sessionUpdate: "tool_call",
+                toolCallId: "e1",
+                status: "completed",
+                content: [
+                    {
+                        type: "diff",
+                        path: "/home/me/project/src/a.ts",
+                        oldText: "const a = 1;\nconst b = 1;\n",
+                        newText: "const a = 1;\nconst b = 2;\n",
+                    },
+                ],
+                locations: [{ path: "/home/me/project/src/a.ts", line: 2 }],
+            }),
+        ]);
+    });
+
+    it("without a kept diff (a log from before, or another call's) an edit reads as its files' line counts, not JSON", async () => {
+        const other = viewOf([await appliedEdit("e1", "src/other.ts", "1\n", "2\n")]);
+        for (const view of [[], other]) {
+            const updates = replayUpdates(editTurn("e1", "src/a.ts"), deps, view);
+            expect(updates[0]).toMatchObject({
+                content: [{ type: "content", content: { type: "text", text: "src/a.ts +1 −1" } }],
+            });
+            expect(JSON.stringify(updates)).not.toContain("applied");
+        }
+    });
+
+    it("a file too large to keep whole replays as its exact unified diff; one whose diff was cut says so", async () => {
+        const big = "x\n".repeat(20_000);
+        const bigEdit = await appliedEdit("e1", "big.txt", big, `${big}y\n`);
+        const everyLine = await appliedEdit("e2", "all.txt", big, big.replaceAll("x", "z"));
+        const view = viewOf([bigEdit, everyLine]);
+        // What the log keeps of them stays small.
+        expect(JSON.stringify(view).length).toBeLessThan(40_000);
+        const updates = replayUpdates(
+            [...editTurn("e1", "big.txt"), ...editTurn("e2", "all.txt")],
+            deps,
+            view
+        );
+        const [first, second] = updates.map((u) => JSON.stringify(u));
+        expect(first).not.toContain('"type":"diff"');
+        expect(first).toContain("+y");
+        expect(second).toContain("-x");
+        expect(second).toContain("the rest of this diff was not kept");
+    });
+
+    it("a call id used twice gets its own write: the latest writes go to the calls still in the conversation", async () => {
+        // The first e1 was summarised away; its view record remains.
+        const view = viewOf([
+            await appliedEdit("e1", "src/old.ts", "1\n", "2\n"),
+            await appliedEdit("e1", "src/a.ts", "3\n", "4\n"),
+        ]);
+        const updates = replayUpdates(editTurn("e1", "src/a.ts"), deps, view);
+        expect(updates[0]).toMatchObject({
+            content: [
+                { type: "diff", path: "/home/me/project/src/a.ts", oldText: "3\n", newText: "4\n" },
+            ],
+        });
+    });
+
+    it("a NORTH_FILE block the engine accepted replays as its diff; one refused to the same file shows none", async () => {
+        const block = (body: string) => ({
+            role: "assistant" as const,
+            content: [
+                {
+                    type: "text" as const,
+                    text: `<NORTH_FILE path="docs/a.md">\n${body}\n</NORTH_FILE>`,
+                },
+            ],
+        });
+        const note = (text: string): Message => ({
+            role: "user",
+            content: [{ type: "text", text }],
+        });
+        const messages: Message[] = [
+            block("# A"),
+            note("[North] NORTH_FILE docs/a.md: written (1 lines) and accepted."),
+            block("# B"),
+            note(
+                "[North] NORTH_FILE docs/a.md: rejected (no); nothing was written, the file is as it was before."
+            ),
+        ];
+        const landed = await computeFileDiff(
+            "docs/a.md",
+            null,
+            "# A\n",
+            `${deps.repoRoot}/docs/a.md`
+        );
+        const view = viewOf([
+            {
+                type: "write_applied",
+                toolCallId: "nf-1-0",
+                toolName: "north_file",
+                diffs: [landed],
+            },
+        ]);
+        const updates = replayUpdates(messages, deps, view);
+        expect(invalidOf("SessionUpdate", updates)).toEqual([]);
+        expect(updates[0]).toMatchObject({
+            toolCallId: "nf-saved-0-0-0",
+            status: "completed",
+            content: [
+                {
+                    type: "diff",
+                    path: "/home/me/project/docs/a.md",
+                    oldText: null,
+                    newText: "# A\n",
+                },
+            ],
+        });
+        expect(updates[1]).not.toHaveProperty("content");
+    });
+
+    it("a 10 000-message conversation of edits replays each as its diff", async () => {
+        const messages: Message[] = [];
+        const events: EngineEvent[] = [];
+        for (let i = 0; i < 5000; i++) {
+            messages.push(...editTurn(`e${i}`, `src/f${i % 50}.ts`));
+            events.push(await appliedEdit(`e${i}`, `src/f${i % 50}.ts`, `${i}\n`, `${i + 1}\n`));
+        }
+        const updates = replayUpdates(messages, deps, viewOf(events));
+        expect(updates).toHaveLength(5000);
+        expect(updates[4999]).toMatchObject({
+            toolCallId: "e4999",
+            content: [{ type: "diff", oldText: "4999\n", newText: "5000\n" }],
+        });
     });
 });

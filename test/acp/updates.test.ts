@@ -607,6 +607,122 @@ describe("edits", () => {
     });
 });
 
+describe("applied writes (write_applied)", () => {
+    const applied = (id: string, name: string, write: PreparedWrite): EngineEvent => ({
+        type: "write_applied",
+        toolCallId: id,
+        toolName: name,
+        diffs: write.diffs,
+    });
+    const resultOf = (id: string): EngineEvent => ({
+        type: "tool_result",
+        id,
+        name: "edit_replace_exact",
+        ok: true,
+        content: "applied",
+        details: { applied: true, files: [{ path: "a.ts", linesAdded: 1, linesRemoved: 1 }] },
+        durationMs: 1,
+    });
+
+    it("an edit applied without a review (accept-edits, a rule, a hook) shows its native diff, kept by its result", async () => {
+        const root = repo();
+        writeFileSync(join(root, "a.ts"), "const a = 1;\nconst b = 2;\n");
+        const input = { path: "a.ts", old_text: "const b = 2;", new_text: "const b = 3;" };
+        const write = await prepared(root, "replace", input);
+        const updates = run(translator(root), [
+            { type: "tool_call", id: "u1", name: "edit_replace_exact", input },
+            applied("u1", "edit_replace_exact", write),
+            resultOf("u1"),
+        ]);
+        expect(updates[1]).toEqual({
+            sessionUpdate: "tool_call_update",
+            toolCallId: "u1",
+            content: [
+                {
+                    type: "diff",
+                    path: join(root, "a.ts"),
+                    oldText: "const a = 1;\nconst b = 2;\n",
+                    newText: "const a = 1;\nconst b = 3;\n",
+                },
+            ],
+            locations: [{ path: join(root, "a.ts"), line: 2 }],
+        });
+        // The result completes the call and leaves the diff where it is.
+        expect(updates[2]).toMatchObject({ toolCallId: "u1", status: "completed" });
+        expect(updates[2]).not.toHaveProperty("content");
+    });
+
+    it("a reviewed edit that lands adds no second copy of the diff the review showed", async () => {
+        const root = repo();
+        writeFileSync(join(root, "a.ts"), "const a = 1;\n");
+        const input = { path: "a.ts", old_text: "const a = 1;", new_text: "const a = 2;" };
+        const write = await prepared(root, "replace", input);
+        const request = writeRequest("r1", "edit_replace_exact", input, write);
+        const updates = run(translator(root), [
+            { type: "tool_call", id: "call-r1", name: "edit_replace_exact", input },
+            { type: "approval_request", request },
+            { type: "approval_decision", requestId: "r1", decision: { outcome: "approve" } },
+            applied("call-r1", "edit_replace_exact", write),
+            resultOf("call-r1"),
+        ]);
+        expect(updates.map((u) => (u as { status?: string }).status)).toEqual([
+            "in_progress",
+            "pending",
+            "in_progress",
+            "completed",
+        ]);
+    });
+
+    it("a subagent's unreviewed edit, which the editor never saw start, arrives finished with its diff", async () => {
+        const root = repo();
+        const input = { path: "new.ts", content: "export {};\n" };
+        const write = await prepared(root, "create", input);
+        const updates = run(translator(root), [applied("child-1", "edit_create_file", write)]);
+        expect(updates).toEqual([
+            {
+                sessionUpdate: "tool_call",
+                toolCallId: "child-1",
+                title: "Creating new.ts",
+                kind: "edit",
+                status: "completed",
+                content: [
+                    {
+                        type: "diff",
+                        path: join(root, "new.ts"),
+                        oldText: null,
+                        newText: "export {};\n",
+                    },
+                ],
+                locations: [{ path: join(root, "new.ts"), line: 1 }],
+            },
+        ]);
+    });
+
+    it("a NORTH_FILE block that lands unreviewed shows its diff and ends there", async () => {
+        const root = repo();
+        const write = await prepared(root, "create", { path: "b.md", content: "# B\n" });
+        const t = translator(root);
+        const updates = run(t, [
+            { type: "run_start", sessionId: "s", model: "m", mode: "agent", tools: [], cwd: root },
+            { type: "turn_start", turn: 1 },
+            { type: "file_write", path: "b.md", linesWritten: 1, status: "written" },
+            applied("nf-1-0", "north_file", write),
+            { type: "turn_start", turn: 2 },
+        ]);
+        expect(updates.slice(1)).toEqual([
+            {
+                sessionUpdate: "tool_call_update",
+                toolCallId: "nf-1-0.1",
+                content: [
+                    { type: "diff", path: join(root, "b.md"), oldText: null, newText: "# B\n" },
+                ],
+                locations: [{ path: join(root, "b.md"), line: 1 }],
+                status: "completed",
+            },
+        ]);
+    });
+});
+
 describe("plans, modes and usage", () => {
     it("the to-do list is a plan with every entry's status", () => {
         const updates = run(translator("/r"), [

@@ -103,10 +103,11 @@ export class AcpSession {
         // The load request's signal: an editor that gives up on the load withdraws the trust question.
         const { engine } = await this.started(signal);
         const { messages } = restoreConversation(resumed.conversation);
-        const updates = replayUpdates(messages, {
-            repoRoot: engine.repoRoot,
-            toolDisplays: engine.toolDisplays,
-        });
+        const updates = replayUpdates(
+            messages,
+            { repoRoot: engine.repoRoot, toolDisplays: engine.toolDisplays },
+            resumed.conversation.view
+        );
         for (const update of updates) void this.send(update);
         await this.updates.flushed();
     }

@@ -20,6 +20,7 @@ import type { ToolDisplays } from "../../agent/tool-displays";
 import type { StopReason as ModelStopReason } from "../../providers/types";
 import type { LspDiagnostic } from "../../tools/lsp/types";
 import type { TodoItem } from "../../tools/todo-write";
+import type { FileDiff } from "../../tools/types";
 import {
     NORTH_FILE_TOOL,
     appliedLocations,
@@ -113,11 +114,20 @@ function diagnosticsText(event: Extract<EngineEvent, { type: "diagnostics" }>): 
     return `Introduced by this edit${fixed}${baseline}:\n${fenced(lines.join("\n"))}`;
 }
 
+/** "Editing src/a.ts", "Creating b.ts", "Editing 3 files": a write the editor had not heard of. */
+function writeTitle(diffs: readonly FileDiff[]): string {
+    const [only] = diffs;
+    if (diffs.length !== 1 || !only) return `Editing ${diffs.length} files`;
+    return `${only.isNewFile ? "Creating" : "Editing"} ${only.path}`;
+}
+
 class SessionUpdates implements UpdateTranslator {
     /** Calls the editor was told of and that have not finished. */
     private readonly open = new Map<string, OpenCall>();
     /** An edit's content as last sent (the diff), newest last, for diagnostics to add to. */
     private readonly editContents = new Map<string, ToolCallContent[]>();
+    /** The diffs reviews showed (the very arrays): a write that lands with them has nothing new to show. */
+    private readonly reviewedDiffs = new WeakSet<readonly FileDiff[]>();
     /** A pending approval request's tool call. */
     private readonly requests = new Map<string, string>();
     private turn = 0;
@@ -163,6 +173,8 @@ class SessionUpdates implements UpdateTranslator {
                 return this.result(event);
             case "file_write":
                 return this.fileWrite(event);
+            case "write_applied":
+                return this.writeApplied(event);
             case "diagnostics":
                 return this.diagnostics(event);
             case "task_progress":
@@ -343,7 +355,10 @@ class SessionUpdates implements UpdateTranslator {
         const call = this.requestCall(request);
         const id = call.toolCallId;
         this.requests.set(request.id, id);
-        if (request.kind === "write") this.keepEditContent(id, call.content ?? []);
+        if (request.kind === "write") {
+            this.keepEditContent(id, call.content ?? []);
+            if (request.diffs) this.reviewedDiffs.add(request.diffs);
+        }
         if (this.open.has(id)) {
             // The call waits for the answer, showing what it would do (the diff, the command).
             const { content, locations } = call;
@@ -446,6 +461,52 @@ class SessionUpdates implements UpdateTranslator {
         ];
     }
 
+    /**
+     * A write that landed shows what it changed as native diffs, reviewed or
+     * not; the diff stays the call's content through its result and a later
+     * diagnostics note. A NORTH_FILE block has no result: landing ends it.
+     */
+    private writeApplied(event: Extract<EngineEvent, { type: "write_applied" }>): SessionUpdate[] {
+        const { repoRoot } = this.deps;
+        const toolCallId = this.editorId(event.toolCallId);
+        const content = diffContents(repoRoot, event.diffs);
+        const locations = diffLocations(repoRoot, event.diffs);
+        const call = this.open.get(toolCallId);
+        const ended = call?.name === NORTH_FILE_TOOL;
+        if (ended) this.open.delete(toolCallId);
+        if (this.reviewedDiffs.has(event.diffs)) {
+            // The review showed these diffs and the editor still shows them.
+            return ended
+                ? [{ sessionUpdate: "tool_call_update", toolCallId, status: "completed" }]
+                : [];
+        }
+        const told = call !== undefined || this.editContents.has(toolCallId);
+        this.keepEditContent(toolCallId, content);
+        if (!told) {
+            // A subagent's edit nobody reviewed: the editor learns of it now, done.
+            return [
+                {
+                    sessionUpdate: "tool_call",
+                    toolCallId,
+                    title: writeTitle(event.diffs),
+                    kind: "edit",
+                    status: "completed",
+                    content,
+                    locations,
+                },
+            ];
+        }
+        return [
+            {
+                sessionUpdate: "tool_call_update",
+                toolCallId,
+                content,
+                locations,
+                ...(ended ? { status: "completed" as const } : {}),
+            },
+        ];
+    }
+
     private keepEditContent(id: string, content: ToolCallContent[]): void {
         this.editContents.delete(id);
         this.editContents.set(id, content);
@@ -508,7 +569,6 @@ class SessionUpdates implements UpdateTranslator {
         ];
     }
 
-    /** NORTH_FILE blocks still open once their turn is over were applied without a review. */
     /**
      * Calls still open when the prompt ended never got a result (the prompt
      * was cancelled or failed): they did not complete.
@@ -524,6 +584,7 @@ class SessionUpdates implements UpdateTranslator {
         return updates;
     }
 
+    /** NORTH_FILE blocks still open once their turn is over are settled (one that landed ended with its write_applied). */
     private closeNorthFiles(): SessionUpdate[] {
         const updates: SessionUpdate[] = [];
         for (const [id, call] of this.open) {

@@ -26,6 +26,7 @@ const CHANGES_STATUS: Record<HostEvent["type"], boolean> = {
     file_write: false,
     todo: false,
     diagnostics: false,
+    write_applied: false,
     // A subagent's answer adds to the session's spend.
     task_progress: true,
     run_end: true,

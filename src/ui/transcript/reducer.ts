@@ -557,7 +557,9 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
             return { ...state, todos: event.items };
         case "diagnostics":
             return diagnostics(state, event, owned);
-        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's.
+        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
+        // an applied write shows as its tool's result.
+        case "write_applied":
         case "turn_start":
         case "approval_request":
         case "approval_decision":
