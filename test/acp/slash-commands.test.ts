@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineHostPort, EngineOp } from "../../src/agent/protocol";
 import { availableCommands, runSlashCommands } from "../../src/cli/acp/slash-commands";
 import type { CustomCommand } from "../../src/project/custom-commands";
+import type { Skill } from "../../src/project/skills";
 import { hostOver } from "../ui/helpers";
 import { invalidOf } from "../kit/acp-schema";
 
@@ -20,7 +21,16 @@ const review: CustomCommand = {
     scope: "project",
 };
 
-const skills = [{ name: "release", description: "How to cut a release" }];
+const skills: Skill[] = [
+    {
+        name: "release",
+        description: "How to cut a release",
+        path: "/repo/.north/skills/release",
+        file: "/repo/.north/skills/release/SKILL.md",
+        root: "/repo/.north/skills",
+        modelInvocable: true,
+    },
+];
 
 /** A host that records the ops commands submit and answers the few they use. */
 function recordingHost(): EngineHostPort & { ops: EngineOp[] } {
@@ -86,7 +96,9 @@ describe("running a slash prompt", () => {
         expect(host.ops).toEqual([{ type: "set_mode", mode: "plan" }]);
         expect(run).toEqual({
             remainingText: "how would you split this module?",
-            said: ["⚙ /mode plan: Mode: plan."],
+            said: [
+                "⚙ /mode plan: Mode: Plan. North plans first and changes nothing until you accept the plan.",
+            ],
             failed: false,
         });
     });

@@ -130,10 +130,7 @@ export class AcpSession {
             ? { skills: extensions.skills, customCommands: extensions.customCommands }
             : await discoverSkillsAndCommands(this.prepared.repoRoot).then(
                   ({ skills, commands }) => ({
-                      skills: skills.skills.map((s) => ({
-                          name: s.name,
-                          description: s.description,
-                      })),
+                      skills: skills.skills,
                       customCommands: commands.commands,
                   })
               );
@@ -233,6 +230,9 @@ export class AcpSession {
             const { host } = engine.engine;
             // A `/model` prompt switches the model too: the editor's option follows.
             host.subscribe((event) => {
+                // A `/mode` prompt or an edit review's "accept edits" moves the mode the editor shows.
+                if (event.type === "mode_set" || event.type === "mode_change")
+                    this.mode = event.mode;
                 if (event.type !== "state_changed" || host.state().model.id === this.model.id)
                     return;
                 this.model = host.state().model;
