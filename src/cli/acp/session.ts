@@ -21,6 +21,7 @@ import { discoverSkillsAndCommands } from "../project-extensions";
 import type { PreparedSession } from "../session-setup";
 import { runPromptTurn } from "./prompt-turn";
 import { replayUpdates } from "./replay";
+import { replayToolDisplays } from "./session-replay-displays";
 import { type AcpEngine, type AcpSessionDeps, startAcpEngine } from "./session-engine";
 import { configOptions, modeState } from "./session-config";
 import { availableCommands } from "./slash-commands";
@@ -94,18 +95,17 @@ export class AcpSession {
     }
 
     /**
-     * session/load: the saved conversation as updates, oldest first. The
-     * engine starts now, so every call is titled as live, MCP tools' too.
+     * session/load: the saved conversation as updates, oldest first, without
+     * the engine: it starts (and asks trust) at the next prompt, as after
+     * session/new, so no question reaches the editor before the load's answer.
      */
-    async replay(signal: AbortSignal): Promise<void> {
+    async replay(): Promise<void> {
         const resumed = this.prepared.resumed;
         if (!resumed) return;
-        // The load request's signal: an editor that gives up on the load withdraws the trust question.
-        const { engine } = await this.started(signal);
         const { messages } = restoreConversation(resumed.conversation);
         const updates = replayUpdates(messages, {
-            repoRoot: engine.repoRoot,
-            toolDisplays: engine.toolDisplays,
+            repoRoot: this.prepared.repoRoot,
+            toolDisplays: replayToolDisplays(),
         });
         for (const update of updates) void this.send(update);
         await this.updates.flushed();
