@@ -82,6 +82,23 @@ describe("/mode in the editor", () => {
     });
 });
 
+describe("other commands in the editor's words", () => {
+    it("/model names the current model and the editor's menu; /memory edit and /learn say what to do here", async () => {
+        const { acp, sessionId } = await bed.session();
+        await acp.prompt(sessionId, "/model");
+        expect(acp.text(sessionId)).toMatch(/Model: .+\. Switch with the editor's model menu/);
+        await acp.prompt(sessionId, "/memory edit");
+        expect(acp.text(sessionId)).toContain(
+            "here, open the MEMORY.md that /memory lists in your editor"
+        );
+        await acp.prompt(sessionId, "/learn");
+        expect(acp.text(sessionId)).toContain(
+            "✗ /learn is not available in the editor: run /learn in North's chat (`north`) in this project instead."
+        );
+        expect(bed.server.requests).toHaveLength(0);
+    });
+});
+
 describe("a skill only the user may invoke", () => {
     it("runs with its instructions in the prompt, since the model's skill tool cannot load it", async () => {
         bed.server.enqueue({ text: "Smoke checks first, then the tag." });

@@ -182,6 +182,10 @@ export class AcpSession {
             const done = await runPromptTurn(engine, blocks, turn.signal, (text) => this.say(text));
             await this.named(done.promptText);
             return done.response;
+        } catch (error) {
+            // Past the run's own endings (the engine failing to start): its words, not the SDK's bare "Internal error".
+            if (error instanceof RequestError) throw error;
+            throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
         } finally {
             this.turn = null;
             await this.updates.flushed();

@@ -4,9 +4,9 @@
  * Markdown commands, and skills as `/name`) and run from a prompt against the
  * session's host, their outcomes collected as lines for the editor. The
  * registry is print mode's with the editor's own `/mode` (accept-edits is a
- * session mode here, not a print flag), `/help` and `/memory`. Commands that
- * switch the conversation are the editor's to do (its session list), so
- * they are neither offered nor run.
+ * session mode here, not a print flag), `/model`, `/help` and `/memory`.
+ * Commands that switch the conversation are the editor's to do (its session
+ * list), and `/learn` is the chat's, so they are neither offered nor run.
  */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { MODES } from "../../agent/events";
@@ -97,13 +97,30 @@ function editorMemoryCommand(memory: CommandDefinition): CommandDefinition {
     };
 }
 
+/** `/model` without a model names the current one and the editor's model menu (print mode names only the id). */
+function editorModelCommand(model: CommandDefinition): CommandDefinition {
+    return {
+        ...model,
+        description: "Switch model (the editor's model menu does too)",
+        plan(args, view) {
+            if (args.positional[0] !== undefined) return model.plan(args, view);
+            const { display, id } = view.state.model;
+            return result(
+                `Model: ${display} (${id}). Switch with the editor's model menu or /model <alias>.`
+            );
+        },
+    };
+}
+
 /** Print mode's registry with the editor's commands in place, the Markdown commands beside them. */
 function commandRegistry(customCommands: readonly CustomCommand[]) {
     const registry = createCommandRegistryWithAllCommands();
     const memory = registry.get("memory");
+    const model = registry.get("model");
     registry.register(editorModeCommand);
     registry.register(editorHelpCommand);
     if (memory) registry.register(editorMemoryCommand(memory));
+    if (model) registry.register(editorModelCommand(model));
     const customs = createCustomCommands(registry);
     customs.add(customCommands);
     return { registry, customs };
