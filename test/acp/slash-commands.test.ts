@@ -84,7 +84,7 @@ describe("advertised commands", () => {
 
     it("leave out what switches the conversation: the editor's session list does that", () => {
         const names = commands.map((c) => c.name);
-        for (const name of ["quit", "new", "resume", "fork", "rewind"])
+        for (const name of ["quit", "new", "resume", "conversations", "fork", "rewind", "learn"])
             expect(names).not.toContain(name);
     });
 });
