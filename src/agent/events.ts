@@ -1,4 +1,4 @@
-import type { ProviderError, StopReason, Usage } from "../providers/types";
+import type { ProviderError, ProviderErrorKind, StopReason, Usage } from "../providers/types";
 import type { LspDiagnostic } from "../tools/lsp/types";
 import type { TodoItem } from "../tools/todo-write";
 import type { FileDiff, ToolError } from "../tools/types";
@@ -38,6 +38,8 @@ export interface RunResult {
     text: string;
     /** Why the run failed, when it did. */
     error?: string;
+    /** The kind of the model request's failure, when one ended the run (a runaway answer is `response_too_large`). */
+    errorKind?: ProviderErrorKind;
     numTurns: number;
     durationMs: number;
     usage: Usage;

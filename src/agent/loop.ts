@@ -1,4 +1,4 @@
-import type { ToolCallBlock, UserMessage } from "../providers/types";
+import type { ProviderErrorKind, ToolCallBlock, UserMessage } from "../providers/types";
 import { addUsage } from "./conversation";
 import {
     type CompactionDeps,
@@ -34,6 +34,7 @@ export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
 interface Ending {
     subtype: RunSubtype;
     error?: string;
+    errorKind?: ProviderErrorKind;
 }
 
 const SUCCESS: Ending = { subtype: "success" };
@@ -104,7 +105,7 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
         const pending = run.turns === 1 ? message : null;
         const outcome = await requestTurn(run, deps, pending);
         if (outcome.kind === "cancelled") return CANCELLED;
-        if (outcome.kind === "failed") return failed(outcome.error.message);
+        if (outcome.kind === "failed") return failed(outcome.error.message, outcome.error.kind);
         lastTurnCost = recordTurn(outcome, run, deps);
 
         const calls = outcome.message.content.filter(
@@ -164,8 +165,10 @@ async function northFileNotes(run: RunContext, deps: LoopDeps): Promise<string[]
     return deps.exclusive ? deps.exclusive(settle) : settle();
 }
 
-function failed(error: string): Ending {
-    return { subtype: "error_during_execution", error };
+function failed(error: string, errorKind?: ProviderErrorKind): Ending {
+    return errorKind === undefined
+        ? { subtype: "error_during_execution", error }
+        : { subtype: "error_during_execution", error, errorKind };
 }
 
 /**
@@ -336,6 +339,7 @@ async function finish(ending: Ending, run: RunContext, deps: LoopDeps): Promise<
         isError: ending.subtype !== "success",
         text: run.finalText,
         error: ending.error,
+        ...(ending.errorKind === undefined ? {} : { errorKind: ending.errorKind }),
         numTurns: run.turns,
         durationMs: Math.round(performance.now() - run.startedAt),
         usage: run.usage,

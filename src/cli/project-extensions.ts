@@ -6,7 +6,7 @@ import type { ToolRunner } from "../agent/session";
 import { type ContextFile, loadProjectContext } from "../project/instruction-files";
 import { type CustomCommand, discoverCustomCommands } from "../project/custom-commands";
 import { loadMemory, memoryDirs } from "../project/memory";
-import { createSkillTool, discoverSkills } from "../project/skills";
+import { type Skill, createSkillTool, discoverSkills } from "../project/skills";
 import { type CostStore, createCostStore } from "../storage/costs";
 import { dataDir } from "../storage/paths";
 import type { LoadedSettings } from "../storage/settings/load";
@@ -36,7 +36,8 @@ export interface ProjectExtensions {
     /** The `skill` tool, when there are skills. */
     extraTools: AnyToolDefinition[];
     customCommands: CustomCommand[];
-    skills: Array<{ name: string; description: string }>;
+    /** Whole records: a user-only skill's body is read when the user runs it (the model's tool cannot load it). */
+    skills: Skill[];
     costs: CostStore;
     /** Started in the background; its tools join as servers become ready. */
     mcp?: McpManager;
@@ -172,7 +173,7 @@ export async function loadProjectExtensions(
                 ? [createSkillTool(skills.skills) as unknown as AnyToolDefinition]
                 : [],
         customCommands: commands.commands,
-        skills: skills.skills.map((s) => ({ name: s.name, description: s.description })),
+        skills: skills.skills,
         // Saved a moment after a model response (or at close), not one locked,
         // fsynced rewrite per response of a tool loop.
         costs: createCostStore(dataDir(), { warn, batchMs: COST_BATCH_MS }),

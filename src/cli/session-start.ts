@@ -346,7 +346,7 @@ export async function startSession(
         tools,
         mcp: extensions.mcp,
         languages: extensions.languages,
-        skills: extensions.skills,
+        skills: extensions.skills.map(({ name, description }) => ({ name, description })),
         permissions: permissions.listing,
         standing: () => ({
             commands: permissions.approvalSettings.isShellAutoApproved(),

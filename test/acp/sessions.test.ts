@@ -181,6 +181,50 @@ describe("north acp sessions", () => {
         await holder.close();
     });
 
+    it("session/load of an untrusted project answers first; trust is asked at the next prompt", async () => {
+        mkdirSync(join(bed.repo, ".north"), { recursive: true });
+        writeFileSync(
+            join(bed.repo, ".north", "settings.json"),
+            JSON.stringify({
+                hooks: {
+                    SessionStart: [{ hooks: [{ type: "command", command: "touch started" }] }],
+                },
+            })
+        );
+        bed.server.enqueue(
+            { toolCalls: [{ id: "toolu_read", name: "read_file", input: { path: "notes.txt" } }] },
+            { text: "It says milk." },
+            { text: "Still milk." }
+        );
+        // Trusted for that process only: a new one asks again.
+        const first = await editor({ args: ["--trust"] });
+        const { sessionId } = await first.newSession(bed.repo);
+        await first.prompt(sessionId, "what does notes.txt say?");
+        await first.close();
+        rmSync(join(bed.repo, "started"));
+
+        const acp = await bed.start({ permissions: ["allow_once"] });
+        await acp.initialize();
+        await acp.agent.request("session/load", { sessionId, cwd: bed.repo, mcpServers: [] });
+        // Answered without a question, and nothing of the project's configuration ran.
+        expect(acp.permissionRequests).toHaveLength(0);
+        expect(readdirSync(bed.repo)).not.toContain("started");
+        // Replayed with the built-in tool's own title.
+        expect(acp.toolCalls(sessionId)[0]).toMatchObject({
+            kind: "read",
+            status: "completed",
+            title: expect.stringContaining("notes.txt"),
+        });
+
+        expect((await acp.prompt(sessionId, "and now?")).stopReason).toBe("end_turn");
+        expect(acp.permissionRequests).toHaveLength(1);
+        expect(acp.permissionRequests[0]!.request.toolCall.title).toBe(
+            "Trust this project's configuration"
+        );
+        expect(readdirSync(bed.repo)).toContain("started");
+        expect(acp.text(sessionId)).toContain("Still milk.");
+    });
+
     it("set_mode answers with current_mode_update and the next prompt runs in that mode", async () => {
         bed.server.enqueue({ text: "read only" });
         const acp = await editor();

@@ -10,6 +10,7 @@ import { availableCommands, runSlashCommands } from "../../src/cli/acp/slash-com
 import { createCustomCommands } from "../../src/commands/custom-commands";
 import { commandsInOrder, createCommandRegistryWithAllCommands } from "../../src/commands/index";
 import type { CustomCommand } from "../../src/project/custom-commands";
+import type { Skill } from "../../src/project/skills";
 import { hostOver } from "../ui/helpers";
 import { invalidOf } from "../kit/acp-schema";
 
@@ -22,7 +23,16 @@ const review: CustomCommand = {
     scope: "project",
 };
 
-const skills = [{ name: "release", description: "How to cut a release" }];
+const skills: Skill[] = [
+    {
+        name: "release",
+        description: "How to cut a release",
+        path: "/repo/.north/skills/release",
+        file: "/repo/.north/skills/release/SKILL.md",
+        root: "/repo/.north/skills",
+        modelInvocable: true,
+    },
+];
 
 /** A host that records the ops commands submit and answers the few they use. */
 function recordingHost(): EngineHostPort & { ops: EngineOp[] } {
@@ -94,7 +104,7 @@ describe("advertised commands", () => {
 
     it("leave out what switches the conversation: the editor's session list does that", () => {
         const names = commands.map((c) => c.name);
-        for (const name of ["quit", "new", "resume", "fork", "rewind"])
+        for (const name of ["quit", "new", "resume", "conversations", "fork", "rewind", "learn"])
             expect(names).not.toContain(name);
     });
 });
@@ -106,7 +116,9 @@ describe("running a slash prompt", () => {
         expect(host.ops).toEqual([{ type: "set_mode", mode: "plan" }]);
         expect(run).toEqual({
             remainingText: "how would you split this module?",
-            said: ["⚙ /mode plan: Mode: plan."],
+            said: [
+                "⚙ /mode plan: Mode: Plan. North plans first and changes nothing until you accept the plan.",
+            ],
             failed: false,
         });
     });

@@ -11,10 +11,10 @@ import { join } from "node:path";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../src/agent/approvals";
-import type { EngineEvent } from "../../src/agent/events";
+import type { EngineEvent, RunResult } from "../../src/agent/events";
 import type { HostEvent } from "../../src/agent/protocol";
 import { toolDisplaysOf } from "../../src/agent/tool-displays";
-import { createUpdateTranslator } from "../../src/cli/acp/updates";
+import { type TurnEnd, createUpdateTranslator } from "../../src/cli/acp/updates";
 import { TOOL_KINDS } from "../../src/cli/acp/tool-call-view";
 import { createBuiltinTools } from "../../src/tools/index";
 import type { LanguageService } from "../../src/tools/lsp/types";
@@ -22,7 +22,7 @@ import type { ShellService } from "../../src/tools/shell-service";
 import { createEditReplaceExactTool } from "../../src/tools/edit-replace-exact";
 import { createEditCreateFileTool } from "../../src/tools/edit-create-file";
 import { type PreparedWrite, isPreparedWrite } from "../../src/tools/types";
-import { EMPTY_USAGE } from "../../src/providers/types";
+import { EMPTY_USAGE, type ProviderErrorKind } from "../../src/providers/types";
 import { runResult } from "../ui/helpers";
 import { invalidOf } from "../kit/acp-schema";
 
@@ -790,21 +790,62 @@ describe("how a turn ends", () => {
         costUsd: 0,
     });
 
-    it("each run's outcome is a v1 stop reason, or an error for the answer", () => {
-        const t = translator("/r");
-        expect(t.turnEnd(runResult("success"))).toEqual({ stopReason: "end_turn" });
-        expect(t.turnEnd(runResult("cancelled"))).toEqual({ stopReason: "cancelled" });
-        expect(t.turnEnd(runResult("error_max_turns"))).toEqual({
-            stopReason: "max_turn_requests",
-        });
-        expect(t.turnEnd(runResult("error_during_execution", "the API key was refused"))).toEqual({
-            error: "the API key was refused",
-        });
-        expect(
-            t.turnEnd(runResult("error_max_budget_usd", "the budget of $1.00 is spent"))
-        ).toEqual({
-            error: "the budget of $1.00 is spent",
-        });
+    const RUNAWAY =
+        "the response was cut off: its text, thinking and tool arguments passed North's limit of 512,000 characters (a runaway or endless answer); ask for smaller steps";
+    const failedWith = (errorKind: ProviderErrorKind, error: string): RunResult => ({
+        ...runResult("error_during_execution", error),
+        errorKind,
+    });
+    it.each<[string, RunResult, TurnEnd]>([
+        ["a finished answer", runResult("success"), { stopReason: "end_turn" }],
+        [
+            "a cancelled run",
+            runResult("cancelled", "cancelled by the user"),
+            { stopReason: "cancelled" },
+        ],
+        [
+            "the turn limit",
+            runResult("error_max_turns", "stopped after 3 model turns (--max-turns)"),
+            {
+                stopReason: "max_turn_requests",
+                note: "⚠ stopped after 3 model turns (--max-turns)",
+            },
+        ],
+        [
+            "a runaway answer North cut for its length",
+            failedWith("response_too_large", RUNAWAY),
+            { stopReason: "max_tokens", note: `⚠ ${RUNAWAY}` },
+        ],
+        [
+            "a refused API key",
+            failedWith("auth", "Anthropic API authentication failed (401)"),
+            { error: "Anthropic API authentication failed (401)" },
+        ],
+        [
+            "retries exhausted",
+            failedWith("overloaded", "Anthropic API overloaded (529)"),
+            { error: "Anthropic API overloaded (529)" },
+        ],
+        [
+            "a conversation too large for the window",
+            failedWith("context_length", "the conversation is too large for the model"),
+            { error: "the conversation is too large for the model" },
+        ],
+        [
+            "a hook that blocked the prompt",
+            runResult(
+                "error_during_execution",
+                "the prompt was blocked by a UserPromptSubmit hook: no"
+            ),
+            { error: "the prompt was blocked by a UserPromptSubmit hook: no" },
+        ],
+        [
+            "the budget",
+            runResult("error_max_budget_usd", "stopped: this conversation has cost $1.0000"),
+            { error: "stopped: this conversation has cost $1.0000" },
+        ],
+    ])("%s ends the turn the way v1 means", (_what, result, end) => {
+        expect(translator("/r").turnEnd(result)).toEqual(end);
     });
 
     it("the last model turn's max_tokens or refusal is the stop reason; a new prompt starts afresh", () => {

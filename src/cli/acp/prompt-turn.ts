@@ -64,6 +64,8 @@ export async function runPromptTurn(
     });
     if (signal.aborted) return { response: { stopReason: "cancelled" }, promptText: text };
     const end = translator.turnEnd(result);
-    if ("error" in end) throw RequestError.internalError(undefined, end.error);
+    // The chat's own words, not the SDK's "Internal error: …" prefix: editors show the message as it is.
+    if ("error" in end) throw new RequestError(-32603, end.error);
+    if (end.note !== undefined) await say(`\n\n${end.note}\n\n`);
     return { response: { stopReason: end.stopReason }, promptText: text };
 }

@@ -290,10 +290,10 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
                 configOptions: session.configOptions(),
             };
         })
-        .onRequest(methods.agent.session.load, async ({ params, client, signal }) => {
+        .onRequest(methods.agent.session.load, async ({ params, client }) => {
             sessions.checkStored(params.sessionId, params.cwd);
             const session = await sessions.open(client, { ...params, resumeId: params.sessionId });
-            await session.replay(signal);
+            await session.replay();
             await session.tellFork();
             advertiseAfterAnswer(session);
             return { modes: session.modes(), configOptions: session.configOptions() };

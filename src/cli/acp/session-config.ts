@@ -28,6 +28,11 @@ const MODE_WORDS: Record<Mode, { name: string; description: string }> = {
     },
 };
 
+/** A mode's name and what it does, in the words the editor's mode menu shows. */
+export function modeWords(mode: Mode): { name: string; description: string } {
+    return MODE_WORDS[mode];
+}
+
 export const MODEL_CONFIG_ID = "model";
 
 export function isMode(value: string): value is Mode {

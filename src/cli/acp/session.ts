@@ -21,6 +21,7 @@ import { discoverSkillsAndCommands } from "../project-extensions";
 import type { PreparedSession } from "../session-setup";
 import { runPromptTurn } from "./prompt-turn";
 import { replayUpdates } from "./replay";
+import { replayToolDisplays } from "./session-replay-displays";
 import { type AcpEngine, type AcpSessionDeps, startAcpEngine } from "./session-engine";
 import { configOptions, modeState } from "./session-config";
 import { availableCommands } from "./slash-commands";
@@ -94,18 +95,17 @@ export class AcpSession {
     }
 
     /**
-     * session/load: the saved conversation as updates, oldest first. The
-     * engine starts now, so every call is titled as live, MCP tools' too.
+     * session/load: the saved conversation as updates, oldest first, without
+     * the engine: it starts (and asks trust) at the next prompt, as after
+     * session/new, so no question reaches the editor before the load's answer.
      */
-    async replay(signal: AbortSignal): Promise<void> {
+    async replay(): Promise<void> {
         const resumed = this.prepared.resumed;
         if (!resumed) return;
-        // The load request's signal: an editor that gives up on the load withdraws the trust question.
-        const { engine } = await this.started(signal);
         const { messages } = restoreConversation(resumed.conversation);
         const updates = replayUpdates(
             messages,
-            { repoRoot: engine.repoRoot, toolDisplays: engine.toolDisplays },
+            { repoRoot: this.prepared.repoRoot, toolDisplays: replayToolDisplays() },
             resumed.conversation.view
         );
         for (const update of updates) void this.send(update);
@@ -131,10 +131,7 @@ export class AcpSession {
             ? { skills: extensions.skills, customCommands: extensions.customCommands }
             : await discoverSkillsAndCommands(this.prepared.repoRoot).then(
                   ({ skills, commands }) => ({
-                      skills: skills.skills.map((s) => ({
-                          name: s.name,
-                          description: s.description,
-                      })),
+                      skills: skills.skills,
                       customCommands: commands.commands,
                   })
               );
@@ -186,6 +183,10 @@ export class AcpSession {
             const done = await runPromptTurn(engine, blocks, turn.signal, (text) => this.say(text));
             await this.named(done.promptText);
             return done.response;
+        } catch (error) {
+            // Past the run's own endings (the engine failing to start): its words, not the SDK's bare "Internal error".
+            if (error instanceof RequestError) throw error;
+            throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
         } finally {
             this.turn = null;
             await this.updates.flushed();
@@ -234,6 +235,9 @@ export class AcpSession {
             const { host } = engine.engine;
             // A `/model` prompt switches the model too: the editor's option follows.
             host.subscribe((event) => {
+                // A `/mode` prompt or an edit review's "accept edits" moves the mode the editor shows.
+                if (event.type === "mode_set" || event.type === "mode_change")
+                    this.mode = event.mode;
                 if (event.type !== "state_changed" || host.state().model.id === this.model.id)
                     return;
                 this.model = host.state().model;

@@ -1,48 +1,129 @@
 /**
  * Slash commands in the editor: advertised with `available_commands_update`
- * (the built-in commands print mode can run, the project's and user's
- * Markdown commands, and skills as `/name`) and run from a prompt the way
- * print mode runs them (headless/print-commands.ts), their outcomes collected
- * as lines for the editor. Commands that switch the conversation are the
- * editor's to do (its session list), so they are neither offered nor run.
+ * (the built-in commands the editor can run, the project's and user's
+ * Markdown commands, and skills as `/name`) and run from a prompt against the
+ * session's host, their outcomes collected as lines for the editor. The
+ * registry is print mode's with the editor's own `/mode` (accept-edits is a
+ * session mode here, not a print flag), `/model`, `/help` and `/memory`.
+ * Commands that switch the conversation are the editor's to do (its session
+ * list), and `/learn` is the chat's, so they are neither offered nor run.
  */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
+import { MODES } from "../../agent/events";
 import type { EngineHostPort } from "../../agent/protocol";
 import { createCustomCommands } from "../../commands/custom-commands";
 import {
     BUILTIN_COMMANDS,
     createCommandRegistryWithAllCommands,
     parseCommandInvocations,
+    runCommandsInInput,
 } from "../../commands/index";
-import type { CommandDefinition } from "../../commands/types";
-import { runPrintCommands } from "../../headless/print-commands";
+import { type CommandDefinition, failure, result, submit } from "../../commands/types";
 import type { CustomCommand } from "../../project/custom-commands";
+import { type Skill, SKILL_FILE, loadSkillBody } from "../../project/skills";
+import { isMode, modeWords } from "./session-config";
 
-/** A skill as the slash menu offers it. */
-export interface SkillCommand {
-    name: string;
-    description: string;
-}
+/** A skill as the slash menu offers it: the whole record, so a user-only skill's body can be read. */
+export type SkillCommand = Skill;
 
 export interface SlashCommandSources {
     skills: readonly SkillCommand[];
     customCommands: readonly CustomCommand[];
 }
 
-/** Why a built-in is not offered in the editor; the editor's own session controls do it. */
+/** Why a built-in is not offered in the editor; the editor's own session controls (or the chat) do it. */
 const NOT_IN_EDITOR: Readonly<Record<string, string>> = {
     quit: "close the session in your editor instead",
     new: "start a new session in your editor instead",
     resume: "open the conversation from your editor's session list instead",
+    conversations: "open a saved conversation from your editor's session list instead",
     fork: "open the conversation as a new session from your editor instead",
     rewind: "run `north rewind` in a terminal instead",
+    learn: "run /learn in North's chat (`north`) in this project instead",
 };
 
-/** The registry print mode uses, with the Markdown commands registered beside the built-ins. */
+const MODE_USAGE = `/mode [${MODES.join("|")}]`;
+
+/** `/mode` acting on the editor's session: its mode menu follows (current_mode_update). */
+const editorModeCommand: CommandDefinition = {
+    name: "mode",
+    description: "Set the mode of the next requests: ask (read-only), agent, accept-edits, or plan",
+    usage: MODE_USAGE,
+    maxPositional: 1,
+    plan(args, view) {
+        const value = args.positional[0];
+        if (value === undefined) {
+            const { name, description } = modeWords(view.state.mode);
+            return result(
+                `Mode: ${name}. ${description} Switch with the editor's mode menu or ${MODE_USAGE}.`
+            );
+        }
+        if (!isMode(value)) return failure(`unknown mode "${value}": use ${MODES.join(", ")}`);
+        return submit({ type: "set_mode", mode: value }, () => {
+            const { name, description } = modeWords(value);
+            return result(`Mode: ${name}. ${description}`);
+        });
+    },
+};
+
+/** `/help` listing what runs here, without the chat's keys. */
+const editorHelpCommand: CommandDefinition = {
+    name: "help",
+    description: "List the commands",
+    usage: "/help",
+    maxPositional: 0,
+    plan(_args, view) {
+        const offered = view.commands.filter((c) => !Object.hasOwn(NOT_IN_EDITOR, c.name));
+        const width = Math.max(...offered.map((c) => c.usage.length));
+        const lines = offered.map((c) => `${c.usage.padEnd(width)}  ${c.description}`);
+        return result(
+            `Commands:\n${lines.join("\n")}\nSkills run as /name. The editor's mode and model menus switch those too.`
+        );
+    },
+};
+
+/** `/memory edit` opens the chat's $EDITOR: here the editor is the user's own. */
+function editorMemoryCommand(memory: CommandDefinition): CommandDefinition {
+    return {
+        ...memory,
+        plan(args, view) {
+            if (args.positional[0] === "edit") {
+                return failure(
+                    "/memory edit opens a terminal editor in North's chat; here, open the MEMORY.md that /memory lists in your editor"
+                );
+            }
+            return memory.plan(args, view);
+        },
+    };
+}
+
+/** `/model` without a model names the current one and the editor's model menu (print mode names only the id). */
+function editorModelCommand(model: CommandDefinition): CommandDefinition {
+    return {
+        ...model,
+        description: "Switch model (the editor's model menu does too)",
+        plan(args, view) {
+            if (args.positional[0] !== undefined) return model.plan(args, view);
+            const { display, id } = view.state.model;
+            return result(
+                `Model: ${display} (${id}). Switch with the editor's model menu or /model <alias>.`
+            );
+        },
+    };
+}
+
+/** Print mode's registry with the editor's commands in place, the Markdown commands beside them. */
 function commandRegistry(customCommands: readonly CustomCommand[]) {
     const registry = createCommandRegistryWithAllCommands();
-    createCustomCommands(registry).add(customCommands);
-    return registry;
+    const memory = registry.get("memory");
+    const model = registry.get("model");
+    registry.register(editorModeCommand);
+    registry.register(editorHelpCommand);
+    if (memory) registry.register(editorMemoryCommand(memory));
+    if (model) registry.register(editorModelCommand(model));
+    const customs = createCustomCommands(registry);
+    customs.add(customCommands);
+    return { registry, customs };
 }
 
 /** What follows the name in a command's usage ("<name>", "[--keep-last N]"), if it takes anything. */
@@ -70,7 +151,7 @@ function inCodeUnitOrder(names: Iterable<string>): string[] {
 
 /** The commands of `customCommands`' registry, built-ins first (as `/help` lists them). */
 function registeredInOrder(customCommands: readonly CustomCommand[]): CommandDefinition[] {
-    const registry = commandRegistry(customCommands);
+    const { registry } = commandRegistry(customCommands);
     const names = new Set([
         ...inCodeUnitOrder(BUILTIN_COMMANDS.map((c) => c.name)),
         ...inCodeUnitOrder(customCommands.map((c) => c.name)),
@@ -92,14 +173,36 @@ export function availableCommands(sources: SlashCommandSources): AvailableComman
     return commands;
 }
 
-/** A prompt starting with `/skill`: the model is asked to load that skill and use it on the rest. */
-function skillPrompt(input: string, skills: readonly SkillCommand[]): string | undefined {
+/**
+ * A prompt starting with `/skill`: a skill the model may load is loaded by
+ * its tool; a user-only one (`disable-model-invocation`) the model's tool
+ * refuses, so its instructions come with the prompt, read now.
+ */
+async function skillPrompt(
+    input: string,
+    skills: readonly SkillCommand[]
+): Promise<{ prompt: string } | { error: string } | undefined> {
     const match = /^\s*\/(\S+)(?:\s+([\s\S]*))?$/.exec(input);
     const skill = match && skills.find((s) => s.name === match[1]);
     if (!match || !skill) return undefined;
     const task = match[2]?.trim() ?? "";
-    const load = `Load the skill "${skill.name}" with the skill tool and follow it.`;
-    return task === "" ? load : `${load}\n\n${task}`;
+    if (skill.modelInvocable) {
+        const load = `Load the skill "${skill.name}" with the skill tool and follow it.`;
+        return { prompt: task === "" ? load : `${load}\n\n${task}` };
+    }
+    let body: string;
+    try {
+        ({ body } = await loadSkillBody(skill));
+    } catch (error) {
+        return {
+            error: `✗ /${skill.name}: cannot read ${skill.file}: ${(error as Error).message}`,
+        };
+    }
+    const instructions =
+        `The user ran the skill "${skill.name}" (${SKILL_FILE} below; files it mentions are in ${skill.path}). ` +
+        `Follow its instructions${task === "" ? "" : " for the request after them"}.\n\n` +
+        `<skill name="${skill.name}">\n${body}\n</skill>`;
+    return { prompt: task === "" ? instructions : `${instructions}\n\n${task}` };
 }
 
 export interface SlashCommandRun {
@@ -111,9 +214,9 @@ export interface SlashCommandRun {
 }
 
 /**
- * Runs the slash commands of a prompt against the session's host as print
- * mode does, and says their outcomes; a command the editor does its own way
- * stops the prompt before anything runs.
+ * Runs the slash commands of a prompt against the session's host and says
+ * their outcomes; a command the editor does its own way stops the prompt
+ * before anything runs.
  */
 export async function runSlashCommands(
     input: string,
@@ -121,7 +224,7 @@ export async function runSlashCommands(
     customCommands: readonly CustomCommand[],
     skills: readonly SkillCommand[] = []
 ): Promise<SlashCommandRun> {
-    const registry = commandRegistry(customCommands);
+    const { registry, customs } = commandRegistry(customCommands);
     const parsed = parseCommandInvocations(input, (name) => registry.get(name));
     const refused = parsed.invocations.filter((i) => Object.hasOwn(NOT_IN_EDITOR, i.name));
     if (refused.length > 0) {
@@ -134,16 +237,30 @@ export async function runSlashCommands(
         };
     }
     if (parsed.invocations.length === 0) {
-        return { remainingText: skillPrompt(input, skills) ?? input, said: [], failed: false };
+        const skill = await skillPrompt(input, skills);
+        if (skill === undefined) return { remainingText: input, said: [], failed: false };
+        if ("error" in skill) return { remainingText: "", said: [skill.error], failed: true };
+        return { remainingText: skill.prompt, said: [], failed: false };
     }
-    const said: string[] = [];
-    const sink = { write: (text: string) => said.push(text.replace(/\n$/, "")) };
-    const run = await runPrintCommands(input, {
-        host,
-        format: "text",
-        stdout: sink,
-        stderr: sink,
-        customCommands,
+    const { executed, remainingText } = await runCommandsInInput(input, registry, {
+        submit: (op) => host.submit(op),
+        state: () => host.state(),
     });
-    return { remainingText: run.remainingText, said, failed: run.failed };
+    const said: string[] = [];
+    const prompts: string[] = [];
+    for (const command of executed) {
+        const prompt = customs.promptOf(command);
+        if (prompt !== undefined) {
+            prompts.push(prompt);
+            continue;
+        }
+        const mark = command.result.isError ? "✗" : "⚙";
+        said.push(`${mark} ${command.input.trim()}: ${command.result.message}`);
+    }
+    if (remainingText.trim() !== "") prompts.push(remainingText);
+    return {
+        remainingText: prompts.join("\n\n"),
+        said,
+        failed: executed.some((c) => c.result.isError),
+    };
 }

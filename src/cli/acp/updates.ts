@@ -44,8 +44,15 @@ export interface UpdateTranslator {
     /** The tool call an approval request concerns (request_permission's `toolCall`): id, title, kind, content, locations. */
     toolCallOf(request: ApprovalRequest): ToolCallUpdate;
     /** How a prompt turn ends: a v1 stop reason, or an error for the JSON-RPC answer. */
-    turnEnd(result: RunResult): { stopReason: StopReason } | { error: string };
+    turnEnd(result: RunResult): TurnEnd;
 }
+
+/**
+ * A turn's end in v1 terms: a stop reason (with `note`, what the chat would
+ * say about it, for an agent_message_chunk), or, where no stop reason fits,
+ * `error`, the text the chat prints, for the JSON-RPC error's message.
+ */
+export type TurnEnd = { stopReason: StopReason; note?: string } | { error: string };
 
 export interface UpdateTranslatorDeps {
     repoRoot: string;
@@ -261,15 +268,26 @@ class SessionUpdates implements UpdateTranslator {
         };
     }
 
-    turnEnd(result: RunResult): { stopReason: StopReason } | { error: string } {
+    turnEnd(result: RunResult): TurnEnd {
         switch (result.subtype) {
             case "cancelled":
                 return { stopReason: "cancelled" };
             case "error_max_turns":
-                return { stopReason: "max_turn_requests" };
+                return {
+                    stopReason: "max_turn_requests",
+                    note: `⚠ ${result.error ?? "stopped: too many model turns"}`,
+                };
             case "error_during_execution":
+                // North cut a runaway answer for its length: v1's "the response was cut for length".
+                if (result.errorKind === "response_too_large") {
+                    return {
+                        stopReason: "max_tokens",
+                        note: `⚠ ${result.error ?? "the response was cut off"}`,
+                    };
+                }
+                return { error: result.error ?? "the prompt failed" };
             case "error_max_budget_usd":
-                return { error: result.error ?? result.text ?? "the prompt failed" };
+                return { error: result.error ?? "stopped: the session's budget was reached" };
             case "success":
                 if (this.lastStopReason === "max_tokens") return { stopReason: "max_tokens" };
                 if (this.lastStopReason === "refusal") return { stopReason: "refusal" };
