@@ -5,7 +5,9 @@
  * arguments filled in, is sent after the input's commands have run.
  */
 import { type CustomCommand, expandCustomCommand } from "../project/custom-commands";
-import type { ExecutedCommand } from "./index";
+import { type ExecutedCommand, runCommandsInInput } from "./index";
+import type { CommandFront } from "./runner";
+import type { HostState } from "../agent/protocol";
 import type { CommandRegistry } from "./registry";
 import { type CommandDefinition, result } from "./types";
 
@@ -43,5 +45,32 @@ export function createCustomCommands(registry: CommandRegistry): CustomCommands 
             if (!custom || run.result.isError) return undefined;
             return expandCustomCommand(custom, run.input.slice(run.name.length + 1));
         },
+    };
+}
+
+/**
+ * Runs an input's commands in order and splits what they did: the outcomes
+ * to show (the built-ins'), and the prompt for the model — the Markdown
+ * commands' prompts, then what the input says besides its commands.
+ */
+export async function runCommandsWithPrompts(
+    input: string,
+    registry: CommandRegistry,
+    customs: CustomCommands,
+    front: CommandFront & { state(): HostState }
+): Promise<{ shown: ExecutedCommand[]; prompt: string; failed: boolean }> {
+    const { executed, remainingText } = await runCommandsInInput(input, registry, front);
+    const shown: ExecutedCommand[] = [];
+    const prompts: string[] = [];
+    for (const command of executed) {
+        const prompt = customs.promptOf(command);
+        if (prompt === undefined) shown.push(command);
+        else prompts.push(prompt);
+    }
+    if (remainingText.trim() !== "") prompts.push(remainingText);
+    return {
+        shown,
+        prompt: prompts.join("\n\n"),
+        failed: executed.some((c) => c.result.isError),
     };
 }

@@ -5,8 +5,8 @@
  * saving a model choice: scripts should not change the user's default.
  */
 import type { EngineHostPort } from "../agent/protocol";
-import { createCustomCommands } from "../commands/custom-commands";
-import { createCommandRegistryWithAllCommands, runCommandsInInput } from "../commands/index";
+import { createCustomCommands, runCommandsWithPrompts } from "../commands/custom-commands";
+import { createCommandRegistryWithAllCommands } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import { terminalSafeText } from "../util/terminal-text";
 import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
@@ -33,17 +33,11 @@ export async function runPrintCommands(
     const registry = createCommandRegistryWithAllCommands();
     const customs = createCustomCommands(registry);
     customs.add(customCommands);
-    const { executed, remainingText } = await runCommandsInInput(input, registry, {
+    const { shown, prompt, failed } = await runCommandsWithPrompts(input, registry, customs, {
         submit: (op) => host.submit(op),
         state: () => host.state(),
     });
-    const prompts: string[] = [];
-    for (const command of executed) {
-        const prompt = customs.promptOf(command);
-        if (prompt !== undefined) {
-            prompts.push(prompt);
-            continue;
-        }
+    for (const command of shown) {
         const text = command.input.trim();
         if (format === "stream-json") {
             stdout.write(
@@ -58,8 +52,7 @@ export async function runPrintCommands(
         }
         const mark = command.result.isError ? "✗" : "⚙";
         const line = terminalSafeText(`${mark} ${text}: ${command.result.message}\n`);
-        (remainingText || prompts.length > 0 ? stderr : stdout).write(line);
+        (prompt ? stderr : stdout).write(line);
     }
-    if (remainingText.trim() !== "") prompts.push(remainingText);
-    return { remainingText: prompts.join("\n\n"), failed: executed.some((c) => c.result.isError) };
+    return { remainingText: prompt, failed };
 }

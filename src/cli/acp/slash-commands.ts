@@ -11,12 +11,11 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { MODES } from "../../agent/events";
 import type { EngineHostPort } from "../../agent/protocol";
-import { createCustomCommands } from "../../commands/custom-commands";
+import { createCustomCommands, runCommandsWithPrompts } from "../../commands/custom-commands";
 import {
     BUILTIN_COMMANDS,
     createCommandRegistryWithAllCommands,
     parseCommandInvocations,
-    runCommandsInInput,
 } from "../../commands/index";
 import { type CommandDefinition, failure, result, submit } from "../../commands/types";
 import type { CustomCommand } from "../../project/custom-commands";
@@ -242,25 +241,13 @@ export async function runSlashCommands(
         if ("error" in skill) return { remainingText: "", said: [skill.error], failed: true };
         return { remainingText: skill.prompt, said: [], failed: false };
     }
-    const { executed, remainingText } = await runCommandsInInput(input, registry, {
+    const { shown, prompt, failed } = await runCommandsWithPrompts(input, registry, customs, {
         submit: (op) => host.submit(op),
         state: () => host.state(),
     });
-    const said: string[] = [];
-    const prompts: string[] = [];
-    for (const command of executed) {
-        const prompt = customs.promptOf(command);
-        if (prompt !== undefined) {
-            prompts.push(prompt);
-            continue;
-        }
-        const mark = command.result.isError ? "✗" : "⚙";
-        said.push(`${mark} ${command.input.trim()}: ${command.result.message}`);
-    }
-    if (remainingText.trim() !== "") prompts.push(remainingText);
-    return {
-        remainingText: prompts.join("\n\n"),
-        said,
-        failed: executed.some((c) => c.result.isError),
-    };
+    const said = shown.map(
+        (command) =>
+            `${command.result.isError ? "✗" : "⚙"} ${command.input.trim()}: ${command.result.message}`
+    );
+    return { remainingText: prompt, said, failed };
 }
