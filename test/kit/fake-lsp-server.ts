@@ -145,12 +145,18 @@ function serve(scenario: FakeLspScenario): void {
                 process.stdout.write(Buffer.alloc(size, 32));
                 return;
             }
+            // One write of every message, framed here: the client gets the flood in pipe-sized
+            // chunks of hundreds of messages, as from a server flooding it, never one at a time.
+            const flood: string[] = [];
             for (let i = 0; i < (scenario.floodOnOpen ?? 0); i++) {
-                void connection.sendNotification("window/logMessage", {
-                    type: 4,
-                    message: `flood ${i}`,
+                const body = JSON.stringify({
+                    jsonrpc: "2.0",
+                    method: "window/logMessage",
+                    params: { type: 4, message: `flood ${i}` },
                 });
+                flood.push(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
             }
+            if (flood.length > 0) process.stdout.write(flood.join(""));
             publish(uri, version, text);
         }
     );
