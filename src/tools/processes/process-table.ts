@@ -192,6 +192,7 @@ export class BackgroundProcessTable implements ProcessTable {
             });
         }
         if (outcome === "exited") this.seeExit(id);
+        await process.settled();
         const result: WaitResult = { ...process.read({ mode: "new", reader }), outcome };
         if (matchedLine !== undefined) result.matchedLine = matchedLine;
         return result;
@@ -199,6 +200,10 @@ export class BackgroundProcessTable implements ProcessTable {
 
     send(id: ProcessId, input: ProcessInput): Promise<void> {
         return this.find(id).send(input);
+    }
+
+    secretPrompt(id: ProcessId): Promise<string | undefined> {
+        return this.find(id).secretPrompt();
     }
 
     sendSecret(id: ProcessId, secret: string): Promise<void> {
