@@ -126,11 +126,9 @@ export function createProcessSendTool(
                             "No one can answer a prompt here (no interactive user); nothing was sent."
                         );
                     }
-                    const prompt = table.read(input.id, {
-                        mode: "tail",
-                        lines: 1,
-                        reader: "view",
-                    }).text;
+                    const prompt =
+                        (await table.secretPrompt(input.id)) ??
+                        table.read(input.id, { mode: "tail", lines: 1, reader: "view" }).text;
                     const answer = await ctx.requestSecret(process!, prompt);
                     const after = table.read(input.id, { mode: "new" });
                     return toolOk({
@@ -151,6 +149,15 @@ export function createProcessSendTool(
                     return toolError(
                         "invalid_args",
                         "Nothing to send: give text, keys, eof or askUser."
+                    );
+                }
+                // A password is the user's to type: the model's text never goes into its prompt.
+                const secretPrompt = sent.text ? await table.secretPrompt(input.id) : undefined;
+                if (secretPrompt !== undefined) {
+                    return toolError(
+                        "invalid_args",
+                        `${input.id} waits for a password ("${secretPrompt}"); nothing was sent. ` +
+                            "Call process_send with askUser: true so the user types it; never type a password yourself."
                     );
                 }
                 await table.send(input.id, sent);
