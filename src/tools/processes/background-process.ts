@@ -103,6 +103,9 @@ export class BackgroundProcess {
     private spilling = false;
     private readonly cursors = new Map<Reader, number>();
     private readonly lineListeners = new Set<(line: string) => void>();
+    private readonly screenListeners = new Set<(rows: string[]) => void>();
+    /** A screen check is waiting for the parse of the latest output. */
+    private screenCheckPending = false;
     private readonly decoder = new StringDecoder("utf8");
     private partial = "";
     private readonly screen: HeadlessTerminalScreen | undefined;
@@ -210,6 +213,24 @@ export class BackgroundProcess {
             }, quietMs);
             if (!this.running) done();
         });
+    }
+
+    /** Whether reads show a screen (a tty): waits for a pattern look at its rows, not at lines. */
+    get hasScreen(): boolean {
+        return this.screen !== undefined;
+    }
+
+    /** A tty's rows as they show once what was printed so far is parsed; none without a screen. */
+    async screenRows(): Promise<string[] | undefined> {
+        if (!this.screen) return undefined;
+        await this.screen.flush();
+        return this.screen.text().split("\n");
+    }
+
+    /** A tty: calls `listener` with the screen's rows whenever new output shows; the returned function stops it. */
+    onScreen(listener: (rows: string[]) => void): () => void {
+        this.screenListeners.add(listener);
+        return () => void this.screenListeners.delete(listener);
     }
 
     /** Calls `listener` with each complete line from now on; the returned function stops it. */
@@ -401,9 +422,21 @@ export class BackgroundProcess {
         } else if (this.spilling) {
             this.spill.append(chunk);
         }
-        this.screen?.write(chunk);
+        if (this.screen) this.drawOnScreen(chunk, this.screen);
         this.splitLines(this.decoder.write(chunk));
         this.firstOutput?.();
+    }
+
+    /** Writes to the screen; listeners get its rows once that output is parsed (one check per burst). */
+    private drawOnScreen(chunk: Buffer, screen: HeadlessTerminalScreen): void {
+        screen.write(chunk);
+        if (this.screenListeners.size === 0 || this.screenCheckPending) return;
+        this.screenCheckPending = true;
+        void screen.flush().then(() => {
+            this.screenCheckPending = false;
+            const rows = screen.text().split("\n");
+            for (const listener of [...this.screenListeners]) listener(rows);
+        });
     }
 
     private splitLines(text: string): void {

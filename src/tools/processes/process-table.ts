@@ -153,7 +153,10 @@ export class BackgroundProcessTable implements ProcessTable {
         let pattern: RegExp | undefined;
         if (request.until !== "exit") {
             pattern = compilePattern(request.until.pattern);
-            matchedLine = process.unreadLines(reader).find((line) => pattern!.test(line));
+            // A tty draws rows, not lines (a full-screen program moves the cursor): its wait
+            // is for a row of the screen that matches, and the screen may show one already.
+            const rows = await process.screenRows();
+            matchedLine = (rows ?? process.unreadLines(reader)).find((line) => pattern!.test(line));
         }
         let stopsWaiting = false;
         let outcome: WaitResult["outcome"] =
@@ -169,12 +172,19 @@ export class BackgroundProcessTable implements ProcessTable {
                     else resolve(value);
                 };
                 if (pattern) {
+                    const matched = (line: string | undefined): void => {
+                        if (matchedLine !== undefined || line === undefined) return;
+                        matchedLine = line;
+                        finish("matched");
+                    };
                     stops.push(
-                        process.onLine((line) => {
-                            if (matchedLine !== undefined || !pattern.test(line)) return;
-                            matchedLine = line;
-                            finish("matched");
-                        })
+                        process.hasScreen
+                            ? process.onScreen((rows) =>
+                                  matched(rows.find((row) => pattern.test(row)))
+                              )
+                            : process.onLine((line) =>
+                                  matched(pattern.test(line) ? line : undefined)
+                              )
                     );
                 }
                 let exited = false;

@@ -37,6 +37,14 @@ describe("shell service: tty background processes", () => {
         expect(started.process).toMatchObject({ tty: true, state: "running" });
         const { id } = started.process;
         const table = shell.processes;
+        // A wait for a pattern looks at the screen's rows: vi draws them, not lines.
+        const ready = await table.wait(
+            id,
+            { until: { pattern: "^~$" }, timeoutMs: 15_000 },
+            new AbortController().signal
+        );
+        expect(ready).toMatchObject({ outcome: "matched", matchedLine: "~", screen: true });
+        expect(ready.text).toMatch(/^first line\n~/);
         const screen = await screenShowing(table, id, /^first line\n~[\s\S]*"notes\.txt"/);
         expect(table.read(id, { mode: "tail" })).toMatchObject({ screen: true });
         expect(screen).not.toContain("\x1b");
