@@ -6,8 +6,10 @@
  * whole alternate screen on every key, as an editor or `top` would.
  *
  * `measureKeyToScreen` takes a driver, so the same rounds run against the pty
- * and screen alone (`ptyScreenDriver`, `benchPtyLatency`) or through a
- * process table and its tools (bench/processes.ts).
+ * and screen alone (`ptyScreenDriver`), through a shell service's process table
+ * as process_send and process_read use it (`processTableDriver`, which waits
+ * for the program's answer to go quiet), or through the model's tool calls
+ * (bench/processes.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +18,7 @@ import { keysToBytes } from "../src/tools/processes/keys";
 import { spawnPtyIo } from "../src/tools/processes/pty-io";
 import { createTerminalScreen } from "../src/tools/processes/terminal-screen";
 import type { ProcessInput } from "../src/tools/processes/types";
+import { type BackgroundShellService, createShellService } from "../src/tools/shell-service";
 import { median } from "./measure";
 
 /** One program driven by keys and read as a screen. */
@@ -81,6 +84,21 @@ export async function ptyScreenDriver(cwd: string): Promise<KeyScreenDriver> {
     };
 }
 
+/** The counter as a tty background process of `shell`: keys through its table's send, reads of its screen. */
+export async function processTableDriver(shell: BackgroundShellService): Promise<KeyScreenDriver> {
+    const command = [COUNTER_PROGRAM.file, ...COUNTER_PROGRAM.args]
+        .map((word) => `'${word.replace(/'/g, `'\\''`)}'`)
+        .join(" ");
+    const started = await shell.start(command, { tty: true, origin: "bench" });
+    if (!started.process.tty) throw new Error(`no pty: ${started.note ?? "unknown reason"}`);
+    const { id } = started.process;
+    return {
+        send: (input) => shell.processes.send(id, input),
+        read: async () => shell.processes.read(id, { mode: "new" }).text,
+        close: async () => void (await shell.processes.stop(id)),
+    };
+}
+
 function percentile(values: number[], fraction: number): number {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
@@ -127,21 +145,37 @@ export async function measureKeyToScreen(
     };
 }
 
-/** `npm run bench -- pty-latency`: the pty and the screen alone. */
+function printLatency(title: string, latency: KeyLatency): void {
+    console.log(`\n## key to screen: ${title}`);
+    console.log(`rounds   ${latency.rounds}`);
+    console.log(`median   ${latency.medianMs.toFixed(2)} ms`);
+    console.log(`p95      ${latency.p95Ms.toFixed(2)} ms`);
+    console.log(`max      ${latency.maxMs.toFixed(2)} ms`);
+}
+
+/** `npm run bench -- pty-latency`: the pty and screen alone, then through a process table (no model). */
 export async function benchPtyLatency(): Promise<void> {
+    const rounds = Number(process.env.BENCH_RUNS ?? 100);
     const cwd = mkdtempSync(join(tmpdir(), "north-bench-pty-"));
-    const driver = await ptyScreenDriver(cwd);
+    const shell = createShellService(cwd, { spillDir: join(cwd, ".spill") });
     try {
-        const latency = await measureKeyToScreen(driver, {
-            rounds: Number(process.env.BENCH_RUNS ?? 100),
-        });
-        console.log("\n## key to screen, tty process (pty + headless screen, no model)");
-        console.log(`rounds   ${latency.rounds}`);
-        console.log(`median   ${latency.medianMs.toFixed(2)} ms`);
-        console.log(`p95      ${latency.p95Ms.toFixed(2)} ms`);
-        console.log(`max      ${latency.maxMs.toFixed(2)} ms`);
+        const direct = await ptyScreenDriver(cwd);
+        try {
+            printLatency("pty + headless screen", await measureKeyToScreen(direct, { rounds }));
+        } finally {
+            await direct.close();
+        }
+        const table = await processTableDriver(shell);
+        try {
+            printLatency(
+                "process table send (waits for the answer to go quiet) + read",
+                await measureKeyToScreen(table, { rounds })
+            );
+        } finally {
+            await table.close();
+        }
     } finally {
-        await driver.close();
+        shell.dispose();
         rmSync(cwd, { recursive: true, force: true });
     }
 }
