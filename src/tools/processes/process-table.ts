@@ -116,7 +116,7 @@ export class BackgroundProcessTable implements ProcessTable {
             now: this.options.now,
         });
         this.processes.set(id, process);
-        this.forgetExitHook ??= atProcessExit(() => this.stopAll());
+        this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
         void process.exited.then((info) => this.onExit(process, info));
         return process;
