@@ -288,6 +288,11 @@ export class BackgroundProcessTable implements ProcessTable {
         );
     }
 
+    /** The exit was told already (a start's result said it ended): no notice repeats it. */
+    exitReported(id: ProcessId): void {
+        this.seeExit(id);
+    }
+
     private seeExit(id: ProcessId): void {
         this.exitSeen.add(id);
         this.notices = this.notices.filter((n) => !(n.kind === "exited" && n.process.id === id));
