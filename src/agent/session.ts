@@ -24,6 +24,7 @@ import { toolAliasesOf } from "./hooks/index";
 import { type LoopDeps, runLoop } from "./loop";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, streamFromProviders } from "./model-call";
 import { NorthFileRouter } from "./north-file-turn";
+import type { ProcessPort } from "./process-port";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep } from "./retry";
 import { type RunContext, type RunOptions, createRunContext, requestShape } from "./run-state";
 import { estimatePromptTokens } from "./tokens";
@@ -89,6 +90,8 @@ export interface SessionOptions {
     languages?: LanguageService;
     /** Time from an applied edit to its diagnostics in the result (`lsp.diagnosticsBudgetMs`); default 5 s. */
     diagnosticsBudgetMs?: number;
+    /** The toolset's background processes, through the engine host; absent: none. */
+    processes?: ProcessPort;
 }
 
 export interface SessionState {
@@ -176,6 +179,10 @@ export class AgentSession {
                       options.repoRoot,
                       options.diagnosticsBudgetMs
                   )
+                : undefined,
+            processes: options.processes,
+            processNotices: options.processes
+                ? () => options.processes?.table.takeNotices() ?? []
                 : undefined,
         };
         options.subagents?.attach({
