@@ -98,7 +98,10 @@ export class EngineHost implements EngineHostPort {
         this.processes = options.processes
             ? new HostProcesses(
                   options.processes,
-                  (event) => this.emit(event),
+                  (event) => {
+                      this.conversation.recordEvent(event);
+                      this.emit(event);
+                  },
                   () => this.noticeArrived()
               )
             : undefined;

@@ -1,5 +1,4 @@
 import type { ProviderErrorKind, ToolCallBlock, UserMessage } from "../providers/types";
-import type { ProcessNotice } from "../tools/processes/types";
 import { addUsage } from "./conversation";
 import {
     type CompactionDeps,
@@ -13,7 +12,6 @@ import { callModel } from "./model-call";
 import type { RequestOutcome } from "./model-request";
 import { settleNorthFiles, undoUnfinishedNorthFiles } from "./north-file-turn";
 import { endWithPlan } from "./plan";
-import { processNoticeBlock } from "./process-notices";
 import { conversationTooLarge, promptAloneTooLarge, providerRefusedPrompt } from "./prompt-fit";
 import { type RetryPolicy, retryDelayMs } from "./retry";
 import { type RunContext, editsModeOf } from "./run-state";
@@ -31,10 +29,11 @@ export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
     /** The spend the budget is checked against; default the conversation's (a subagent's is its session's). */
     spentUsd?: () => number | null;
     /**
-     * Takes the background processes' waiting notices, which ride the next
-     * user message; absent: none (a subagent's run leaves them to the session's).
+     * Takes what the model should hear about background processes (waiting
+     * notices, a resumed conversation's ended ones) as one text block for the
+     * next user message; absent: nothing (a subagent's run leaves it to the session's).
      */
-    processNotices?: () => ProcessNotice[];
+    processNotes?: () => string | null;
 }
 
 /** How a run ended; `finish` turns it into the result. */
@@ -82,7 +81,7 @@ export async function runLoop(prompt: string, run: RunContext, deps: LoopDeps): 
 
 /** `content` with the waiting process notices added as one text block (taken: each is sent once). */
 function withNotices(content: UserMessage["content"], deps: LoopDeps): UserMessage["content"] {
-    const block = processNoticeBlock(deps.processNotices?.() ?? []);
+    const block = deps.processNotes?.() ?? null;
     if (block === null) return content;
     const blocks =
         typeof content === "string" ? [{ type: "text" as const, text: content }] : content;

@@ -275,7 +275,7 @@ export function createSubagents(options: SubagentOptions): {
             spentUsd: () => parent.conversation.totalCostUsd,
             editDiagnostics: parent.editDiagnostics?.forChild(),
             // Its processes live in the session's table; their notices go to the session's next request.
-            processNotices: undefined,
+            processNotes: undefined,
         };
         const mode: Mode =
             parentRun?.mode === "ask" || (parentRun?.mode === "plan" && !parentRun.acceptedPlan)
