@@ -14,6 +14,8 @@ import {
     PROCESS_NOTICE_LINE_CHARS,
     PROCESS_NOTICE_LINES,
     PROCESS_STOP_GRACE_MS,
+    PROCESS_ANSWER_MAX_MS,
+    PROCESS_ANSWER_QUIET_MS,
 } from "../limits";
 import {
     BackgroundProcess,
@@ -192,13 +194,22 @@ export class BackgroundProcessTable implements ProcessTable {
             });
         }
         if (outcome === "exited") this.seeExit(id);
+        await process.settled();
         const result: WaitResult = { ...process.read({ mode: "new", reader }), outcome };
         if (matchedLine !== undefined) result.matchedLine = matchedLine;
         return result;
     }
 
-    send(id: ProcessId, input: ProcessInput): Promise<void> {
-        return this.find(id).send(input);
+    /** Resolves once the program answered (its output paused) or exited, or after a second. */
+    async send(id: ProcessId, input: ProcessInput): Promise<void> {
+        const process = this.find(id);
+        const mark = process.received;
+        await process.send(input);
+        await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
+    }
+
+    secretPrompt(id: ProcessId): Promise<string | undefined> {
+        return this.find(id).secretPrompt();
     }
 
     sendSecret(id: ProcessId, secret: string): Promise<void> {
