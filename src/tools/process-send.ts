@@ -69,6 +69,8 @@ export function createProcessSendTool(
         input: processSendInput,
         approvalPolicy: "shell",
         readOnly: false,
+        // Its processes come from shell_run: where that is not offered, neither is this.
+        offeredWith: "shell_run",
         // Typing into a program is running something: Bash hooks and a bare `Bash` rule apply.
         hookAliases: ["Bash"],
         display: {
