@@ -168,11 +168,13 @@ export function createProcessSendTool(
                         "Nothing to send: give text, keys, eof or askUser."
                     );
                 }
+                // A password is the user's to type: the model's text never goes into its prompt.
                 const secretPrompt = sent.text ? await table.secretPrompt(input.id) : undefined;
                 if (secretPrompt !== undefined) {
                     return toolError(
                         "invalid_args",
-                        `${input.id} waits for a secret ("${oneLine(secretPrompt, 80)}"); nothing was sent. Call process_send with askUser: true so the user types it; never guess it or ask for it in the chat.`
+                        `${input.id} waits for a password ("${secretPrompt}"); nothing was sent. ` +
+                            "Call process_send with askUser: true so the user types it; never type a password yourself."
                     );
                 }
                 await table.send(input.id, sent);

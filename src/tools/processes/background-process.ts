@@ -19,7 +19,7 @@ import {
 import { cleanText, completeUtf8End, firstUtf8Start } from "../shell-output";
 import { OutputRing } from "./output-ring";
 import { keysToBytes } from "./keys";
-import { secretPrompt } from "./password-prompt";
+import { secretPrompt, terminalEchoes } from "./password-prompt";
 import { pipeKeyAction } from "./pipe-input";
 import { SpillFile } from "./spill-file";
 import type { HeadlessTerminalScreen } from "./terminal-screen";
@@ -318,6 +318,13 @@ export class BackgroundProcess {
     /** A secret for a prompt: to the program only. */
     async sendSecret(secret: string): Promise<void> {
         this.assertRunning("the answer was not sent");
+        // A terminal that echoes would put the secret on the screen, which the model reads.
+        if (this.io.tty && this.info.pid !== undefined && (await terminalEchoes(this.info.pid))) {
+            throw new ProcessError(
+                "invalid",
+                `${this.info.id}'s terminal shows what is typed (echo is on), so the answer would be on its screen; it was not sent.`
+            );
+        }
         this.io.write(`${secret}${this.io.tty ? "\r" : "\n"}`);
     }
 

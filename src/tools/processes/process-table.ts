@@ -206,6 +206,7 @@ export class BackgroundProcessTable implements ProcessTable {
         const mark = process.received;
         await process.send(input);
         await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
+        await process.settled();
     }
 
     secretPrompt(id: ProcessId): Promise<string | undefined> {
