@@ -106,6 +106,11 @@ export class BackgroundProcessTable implements ProcessTable {
 
     /** Adds a started program under a reserved id. Call `assertRoom()` before starting it. */
     add(id: ProcessId, options: NewProcess): BackgroundProcess {
+        if (this.disposed) {
+            // The session ended while the program was starting: it must not outlive it.
+            options.io.kill("SIGKILL");
+            throw new ProcessError("unsupported", "the session has ended; nothing was started");
+        }
         const process = new BackgroundProcess({
             ...options,
             id,

@@ -61,6 +61,14 @@ describe("stopping background processes", () => {
         expect(path.dirname(spill).startsWith(kit.spillDir)).toBe(true);
         expect(existsSync(path.dirname(spill))).toBe(false);
     });
+
+    it("starts nothing once the service is disposed, even while a start was under way", async () => {
+        const { shell } = await makeKit();
+        const starting = shell.start("exec sleep 100", { origin });
+        shell.dispose();
+        await expect(starting).rejects.toMatchObject({ code: "unsupported" });
+        expect(shell.processes.list()).toEqual([]);
+    });
 });
 
 describe("moving a running command to the background (Ctrl+B)", () => {
