@@ -106,6 +106,11 @@ export class BackgroundProcessTable implements ProcessTable {
 
     /** Adds a started program under a reserved id. Call `assertRoom()` before starting it. */
     add(id: ProcessId, options: NewProcess): BackgroundProcess {
+        if (this.disposed) {
+            // The session ended while the program was starting: it must not outlive it.
+            options.io.kill("SIGKILL");
+            throw new ProcessError("unsupported", "the session has ended; nothing was started");
+        }
         const process = new BackgroundProcess({
             ...options,
             id,
@@ -116,7 +121,7 @@ export class BackgroundProcessTable implements ProcessTable {
             now: this.options.now,
         });
         this.processes.set(id, process);
-        this.forgetExitHook ??= atProcessExit(() => this.stopAll());
+        this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
         void process.exited.then((info) => this.onExit(process, info));
         return process;
@@ -297,6 +302,11 @@ export class BackgroundProcessTable implements ProcessTable {
             "not_found",
             `no background process ${id}${known.length > 0 ? ` (known: ${known.join(", ")})` : " (none started)"}`
         );
+    }
+
+    /** The exit was told already (a start's result said it ended): no notice repeats it. */
+    exitReported(id: ProcessId): void {
+        this.seeExit(id);
     }
 
     private seeExit(id: ProcessId): void {
