@@ -79,6 +79,8 @@ export class BackgroundProcessTable implements ProcessTable {
     /** Waits going on per process: an exit they report needs no notice. */
     private readonly waiting = new Map<ProcessId, number>();
     private readonly watches = new Map<ProcessId, { pattern: string; stop: () => void }[]>();
+    /** The password prompt each tty process was last announced waiting at (one event per prompt). */
+    private readonly announcedPrompts = new Map<ProcessId, string>();
     private next = 1;
     private disposed = false;
     private forgetExitHook: (() => void) | undefined;
@@ -123,8 +125,44 @@ export class BackgroundProcessTable implements ProcessTable {
         this.processes.set(id, process);
         this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
+        if (process.hasScreen) this.announceSecretPrompts(process);
         void process.exited.then((info) => this.onExit(process, info));
         return process;
+    }
+
+    /**
+     * A tty program that stops at a password prompt (echo off) is announced
+     * ("secret_prompt"), so the user can answer it in a masked field without
+     * waiting for the model to ask; once per prompt, again after an answer.
+     */
+    private announceSecretPrompts(process: BackgroundProcess): void {
+        const id = process.info.id;
+        let checking = false;
+        /** Output came during a check: the screen is looked at again after it. */
+        let again = false;
+        const check = (): void => {
+            if (checking) return void (again = true);
+            checking = true;
+            void process.secretPrompt().then((prompt) => {
+                checking = false;
+                if (prompt === undefined) this.announcedPrompts.delete(id);
+                else if (this.announcedPrompts.get(id) !== prompt && process.running) {
+                    this.announcedPrompts.set(id, prompt);
+                    this.emit({ type: "secret_prompt", process: process.snapshot(), prompt });
+                }
+                if (again) {
+                    again = false;
+                    check();
+                }
+            });
+        };
+        const stop = process.onScreen(check);
+        // What it printed before this listener (a prompt at once) is looked at too.
+        check();
+        void process.exited.then(() => {
+            stop();
+            this.announcedPrompts.delete(id);
+        });
     }
 
     list(): ProcessInfo[] {
@@ -228,8 +266,10 @@ export class BackgroundProcessTable implements ProcessTable {
         return this.find(id).secretPrompt();
     }
 
-    sendSecret(id: ProcessId, secret: string): Promise<void> {
-        return this.find(id).sendSecret(secret);
+    async sendSecret(id: ProcessId, secret: string): Promise<void> {
+        await this.find(id).sendSecret(secret);
+        // The same prompt again (a wrong password) is a new question.
+        this.announcedPrompts.delete(id);
     }
 
     stop(id: ProcessId): Promise<ProcessInfo> {

@@ -114,6 +114,29 @@ describe("shell service: tty background processes", () => {
         expect(JSON.stringify(table.list())).not.toContain("hunter2");
     });
 
+    it("a tty program at a password prompt is announced once per prompt, for the user to answer", async () => {
+        const prompts: string[] = [];
+        const table = shell.processes;
+        table.subscribe((event) => {
+            if (event.type === "secret_prompt") prompts.push(`${event.process.id} ${event.prompt}`);
+        });
+        const started = await shell.start(
+            'read -r -s -p "Password: " a; echo; read -r -s -p "Password (again): " b; echo; ' +
+                'echo "same=$([ "$a" = "$b" ] && echo yes)"; read -r _',
+            { tty: true, origin: "t1" }
+        );
+        const { id } = started.process;
+        await expect.poll(() => prompts, WAIT).toEqual([`${id} Password:`]);
+        await table.sendSecret(id, "s3cret");
+        await expect
+            .poll(() => prompts, WAIT)
+            .toEqual([`${id} Password:`, `${id} Password (again):`]);
+        await table.sendSecret(id, "s3cret");
+        const screen = await screenShowing(table, id, /same=yes$/);
+        expect(screen).not.toContain("s3cret");
+        expect(prompts).toHaveLength(2);
+    });
+
     it("a pipe's unfinished last line can be a password prompt too", async () => {
         const started = await shell.start(
             'printf "log line\\nPassword: "; read -r secret; echo "got ${#secret}"',
