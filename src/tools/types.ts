@@ -1,5 +1,6 @@
 import type { ImageBlock } from "../providers/types";
 import type { ToolInput } from "./tool-input";
+import type { ProcessInfo } from "./processes/types";
 
 /** Closed set of failure codes a tool result can carry; the model reads `message`. */
 export type ToolErrorCode =
@@ -77,6 +78,13 @@ export interface ToolContext {
     toolCallId?: string;
     /** The `WebFetch(domain:…)` deny rule that keeps a web host from being fetched, if any. */
     hostDenial?: (host: string) => string | undefined;
+    /** Fires when the user moves this call's running command to the background (Ctrl+B). */
+    detach?: AbortSignal;
+    /**
+     * Asks the user to answer a program's password prompt in a masked field;
+     * the answer goes to the process only (ProcessTable.sendSecret), never to the tool.
+     */
+    requestSecret?: (process: ProcessInfo, prompt: string) => Promise<"sent" | "declined">;
 }
 
 /**
