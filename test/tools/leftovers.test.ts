@@ -25,29 +25,23 @@ import { until } from "./sandbox-kit";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The first North: a record and a marked `npm run dev` stand-in, then it waits to be killed. */
+/**
+ * The first North: a shell service as North makes it (records in the data folder) starts a
+ * background command; it prints the command's pid and the service's record, then waits.
+ */
 const FIRST_NORTH = `
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { newOwnerTag, ownerEnv } from ${JSON.stringify(path.join(ROOT, "src/tools/child-reaper.ts"))};
-import { ProcessRecord } from ${JSON.stringify(path.join(ROOT, "src/tools/processes/leftovers.ts"))};
+import { createShellService } from ${JSON.stringify(path.join(ROOT, "src/tools/shell-service.ts"))};
 const [dir, root, mode] = process.argv.slice(2);
-const ownerTag = newOwnerTag();
-const record = new ProcessRecord({ dir, ownerTag, root });
-mkdirSync(join(dir, ownerTag), { recursive: true });
-const child = spawn("sleep", ["1000"], {
-    env: { ...process.env, ...ownerEnv(ownerTag) },
-    detached: true,
-    stdio: "ignore",
-});
-child.unref();
-const info = {
-    id: "p1", command: "npm run dev", cwd: root, tty: false, sandboxed: false, pid: child.pid,
-    state: "running", startedAt: Date.now(), outputBytes: 0, origin: "call_1",
-};
-record.recordProcesses([info]);
-console.log("ready " + child.pid + " " + ownerTag);
+const shell = createShellService(root, { spillDir: dir });
+const { process: started } = await shell.start("sleep 1000", { origin: "call_1" });
+const record = readdirSync(dir).find(
+    (name) =>
+        name.endsWith(".json") &&
+        JSON.parse(readFileSync(join(dir, name), "utf8")).north.pid === process.pid
+);
+console.log("ready " + started.pid + " " + record.slice(0, -".json".length));
 if (mode === "exit") process.exit(0);
 setInterval(() => undefined, 1000);
 `;
@@ -91,7 +85,7 @@ afterEach(() => {
 async function startFirstNorth(
     mode: "wait" | "exit"
 ): Promise<{ north: ChildProcess; pid: number; tag: string }> {
-    const script = path.join(base, "first-north.ts");
+    const script = path.join(base, "first-north.mts");
     writeFileSync(script, FIRST_NORTH);
     const north = spawn(process.execPath, ["--import", "tsx", script, dir, project, mode], {
         cwd: ROOT,
@@ -120,7 +114,7 @@ describe.skipIf(process.platform !== "linux")("leftovers of a North killed with 
         expect(running(pid)).toBe(true);
 
         expect(reapLeftovers(dir, project)).toBe(
-            "Stopped 1 process left running by a North that ended abruptly: p1 `npm run dev`."
+            "Stopped 1 process left running by a North that ended abruptly: p1 `sleep 1000`."
         );
         expect(await until(() => !running(pid))).toBe(true);
         expect(existsSync(path.join(dir, `${tag}.json`))).toBe(false);

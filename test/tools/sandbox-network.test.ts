@@ -100,6 +100,30 @@ describe.skipIf(blocked !== null)("the session's network namespace", () => {
         expect(outside).toBe("refused");
     });
 
+    it("a background server (shell_run with background) is reached by the session's next command", async () => {
+        const shell = fixture.sandboxed();
+        const started = await shell.start!(`"${process.execPath}" -e '${SERVER}'`, {
+            origin: "call_1",
+        });
+        const server = started.process;
+        // The "listening" line is the first output, or comes after start's first second.
+        let line = started.output;
+        if (!/listening \d+/.test(line)) {
+            const waited = await shell.processes!.wait(
+                server.id,
+                { until: { pattern: "listening \\d+" }, timeoutMs: 30_000 },
+                new AbortController().signal
+            );
+            line = waited.matchedLine ?? "";
+        }
+        const port = /listening (\d+)/.exec(line)![1]!;
+        const fetched = await shell.run(
+            `"${process.execPath}" -e '${fetchScript(`http://127.0.0.1:${port}/`)}'`
+        );
+        expect(fetched.output).toBe("hello from the session\n");
+        expect((await shell.processes!.stop(server.id)).state).toBe("exited");
+    });
+
     it("reaches nothing outside: neither the machine's loopback nor its other addresses", async () => {
         const host = createServer((_request, response) => response.end("outside\n"));
         await new Promise<void>((resolve) => host.listen(0, "0.0.0.0", resolve));
