@@ -68,6 +68,8 @@ export function createProcessSendTool(
         input: processSendInput,
         approvalPolicy: "shell",
         readOnly: false,
+        // Typing into a program is running something: Bash hooks and a bare `Bash` rule apply.
+        hookAliases: ["Bash"],
         display: {
             title: (args) => {
                 const id = str(args.id);
