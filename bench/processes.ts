@@ -13,7 +13,8 @@
  *     into a bare pipe reader.
  * (c) Key to updated screen for a tty program driven through the process
  *     tools (process_send, then process_read until the screen shows the key),
- *     median and p95 (bench/pty-latency.ts's counter and rounds).
+ *     median and p95 (bench/pty-latency.ts's counter and rounds), next to
+ *     the pty and screen alone; a model turn adds a request to each key.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -22,7 +23,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
+import { createProcessReadTool } from "../src/tools/process-read";
+import { createProcessSendTool } from "../src/tools/process-send";
+import { createShellService } from "../src/tools/shell-service";
+import type { ToolContext } from "../src/tools/types";
 import { median, northEnv, runOnce } from "./measure";
+import {
+    COUNTER_PROGRAM,
+    type KeyLatency,
+    type KeyScreenDriver,
+    measureKeyToScreen,
+    ptyScreenDriver,
+} from "./pty-latency";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -304,7 +316,71 @@ function spillBytes(dir: string): number {
     return total;
 }
 
+/**
+ * The counter as a tty background process of a shell service, driven by the
+ * model's tools: process_send with the key, process_read for the screen.
+ */
+async function toolDriver(dir: string): Promise<KeyScreenDriver> {
+    writeFileSync(join(dir, "counter.js"), COUNTER_PROGRAM.args[1]!);
+    const shell = createShellService(dir);
+    const { process: counter } = await shell.start!(`"${process.execPath}" counter.js`, {
+        tty: true,
+        origin: "bench",
+    });
+    const send = createProcessSendTool(shell);
+    const read = createProcessReadTool(shell);
+    const context: ToolContext = { repoRoot: dir, signal: new AbortController().signal };
+    return {
+        async send(input) {
+            const result = await send.execute({ id: counter.id, ...input }, context);
+            if (!result.ok) throw new Error(`process_send: ${result.error.message}`);
+        },
+        async read() {
+            const result = await read.execute({ id: counter.id }, context);
+            if (!result.ok) throw new Error(`process_read: ${result.error.message}`);
+            return result.data.text;
+        },
+        async close() {
+            shell.dispose();
+        },
+    };
+}
+
+/** One driver's rounds; null (and why) when the pty cannot run here. */
+async function keyLatency(
+    make: (dir: string) => Promise<KeyScreenDriver>
+): Promise<KeyLatency | string> {
+    const dir = mkdtempSync(join(tmpdir(), "north-bench-keys-"));
+    let driver: KeyScreenDriver | undefined;
+    try {
+        driver = await make(dir);
+        return await measureKeyToScreen(driver, { rounds: RUNS * 10 });
+    } catch (error) {
+        return (error as Error).message.split("\n")[0]!;
+    } finally {
+        await driver?.close();
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/** (c): key to updated screen through the tools (no model in between), next to the pty alone. */
+async function benchKeyToScreen(): Promise<void> {
+    console.log("\n## key to updated screen, a tty program redrawing on each key");
+    for (const [label, make] of [
+        ["pty + headless screen alone", ptyScreenDriver],
+        ["through process_send / process_read", toolDriver],
+    ] as const) {
+        const latency = await keyLatency(make);
+        console.log(
+            typeof latency === "string"
+                ? `${label.padEnd(40)}skipped: ${latency}`
+                : `${label.padEnd(40)}median ${latency.medianMs.toFixed(1)} ms, p95 ${latency.p95Ms.toFixed(1)} ms (${latency.rounds} keys)`
+        );
+    }
+}
+
 export async function benchProcesses(): Promise<void> {
     await benchDevServerSession();
     await benchFlood();
+    await benchKeyToScreen();
 }
