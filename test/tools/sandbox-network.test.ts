@@ -12,6 +12,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CommandSandbox, createCommandSandbox } from "../../src/tools/sandbox/command-sandbox";
+import { SessionNetworks } from "../../src/tools/sandbox/session-network";
 import { killProcessGroup } from "../../src/util/process-group";
 import { sandboxTestsBlocked, until, useSandboxFixture } from "./sandbox-kit";
 
@@ -145,6 +146,30 @@ describe.skipIf(blocked !== null)("the session's network namespace", () => {
             const boxed = await runToEnd(sandbox, dir, fetchScript(url));
             expect(boxed.code).toBe(1);
             expect(boxed.output).toMatch(/^refused: (ECONNREFUSED|ENETUNREACH)\n$/);
+        }
+    });
+});
+
+describe.skipIf(process.platform !== "linux")("when the session's namespace cannot be made", () => {
+    it("the command does not run (least of all outside it), and says why as bubblewrap's failure", async () => {
+        const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "north-shell-")));
+        try {
+            const networks = new SessionNetworks({ bwrap: path.join(dir, "no-bwrap") });
+            const program = networks.wrap(dir, { PATH: process.env.PATH }, [
+                "sh",
+                "-c",
+                "echo ran",
+            ]);
+            const child = spawn(program.file, program.args, { stdio: ["ignore", "pipe", "pipe"] });
+            let output = "";
+            child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text));
+            child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text));
+            const code = await new Promise((resolve) => child.on("close", resolve));
+            expect(code).toBe(1);
+            expect(output).toMatch(/^bwrap: .*no-bwrap could not start/);
+            expect(output).not.toContain("ran");
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
         }
     });
 });
