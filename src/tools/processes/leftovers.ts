@@ -11,7 +11,15 @@
  * folder and record, and tells the user once. Elsewhere than Linux nothing
  * can be found by its mark: the user is told what may still run.
  */
-import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync } from "node:fs";
+import {
+    mkdirSync,
+    readFileSync,
+    readdirSync,
+    readlinkSync,
+    realpathSync,
+    renameSync,
+    rmSync,
+} from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../../util/atomic-write";
 import { isProcessAlive } from "../../util/process-alive";
@@ -44,6 +52,8 @@ export interface LeftoverRecord {
         startTime?: string;
         /** /proc/sys/kernel/random/boot_id: a record from before a reboot names no live North. */
         bootId?: string;
+        /** Its pid namespace (`pid:[…]`): another container's North is not judged from here. */
+        pidNamespace?: string;
     };
     /** The service's owner tag (child-reaper): every process it started carries it. */
     ownerTag: string;
@@ -68,7 +78,17 @@ function northIdentity(pid: number): LeftoverRecord["north"] {
     if (startTime !== undefined) identity.startTime = startTime;
     const bootId = readQuiet("/proc/sys/kernel/random/boot_id")?.trim();
     if (bootId) identity.bootId = bootId;
+    const pidNamespace = pidNamespaceOf(pid);
+    if (pidNamespace !== undefined) identity.pidNamespace = pidNamespace;
     return identity;
+}
+
+function pidNamespaceOf(pid: number): string | undefined {
+    try {
+        return readlinkSync(`/proc/${pid}/ns/pid`);
+    } catch {
+        return undefined;
+    }
 }
 
 function readQuiet(path: string): string | undefined {
@@ -87,8 +107,16 @@ function startTimeOf(pid: number): string | undefined {
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
 }
 
-/** Whether the North a record names still runs (and is the same process, not a reused pid). */
+/**
+ * Whether the North a record names may still run: it does (the same process,
+ * not a reused pid), or it ran in another pid namespace, which its pid means
+ * nothing in (a container sharing the data folder).
+ */
 function northAlive(north: LeftoverRecord["north"]): boolean {
+    const here = pidNamespaceOf(process.pid);
+    if (north.pidNamespace !== undefined && here !== undefined && north.pidNamespace !== here) {
+        return true;
+    }
     if (north.startTime === undefined) return isProcessAlive(north.pid);
     const bootId = readQuiet("/proc/sys/kernel/random/boot_id")?.trim();
     if (north.bootId !== undefined && bootId !== undefined && bootId !== north.bootId) return false;

@@ -3,7 +3,9 @@
  * one: bubblewrap on Linux, sandbox-exec on macOS. Whether it works here is
  * found out once, by a test run started when the service is created (not
  * awaited, so start-up does not wait for it). If it does not work, commands
- * are refused with the reason; they never run unsandboxed instead.
+ * are refused with the reason; they never run unsandboxed instead. Without
+ * the network, on Linux, a service's commands share one network namespace
+ * (session-network.ts): loopback between them, nothing outside.
  */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
