@@ -286,6 +286,14 @@ async function benchFlood(): Promise<void> {
         row("North's RSS at the start of the flood", mb(first.rssMb * 1024 * 1024));
         row("North's RSS, highest", mb(Math.max(...samples.map((s) => s.rssMb)) * 1024 * 1024));
         row("North's RSS at the end", mb(last.rssMb * 1024 * 1024));
+        // Flat or growing: the RSS at each quarter of the flood.
+        const quarters = [1, 2, 3, 4].map(
+            (q) => samples[Math.min(samples.length - 1, Math.round((q * samples.length) / 4) - 1)]!
+        );
+        row(
+            "  at 1/4, 2/4, 3/4, 4/4 of it",
+            quarters.map((s) => s.rssMb.toFixed(0)).join(" / ") + " MB"
+        );
         row("North's CPU while it runs (one core = 100%)", `${(cpu * 100).toFixed(0)} %`);
         row("spill files, largest seen (bounded by the cap)", mb(spillMax));
     } finally {
