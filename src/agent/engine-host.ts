@@ -10,6 +10,7 @@ import type { CheckpointStore } from "../storage/checkpoints";
 import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import type { Logger } from "../storage/logger";
+import type { ProcessTable } from "../tools/processes/types";
 import type { StandingAutoApproval } from "./approvals";
 import type { ContextBlocks } from "./prompt-blocks";
 import type { EngineEvent, Mode, RunResult } from "./events";
@@ -20,6 +21,8 @@ import {
     type SessionParts,
 } from "./host/conversation-keeper";
 import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
+import { HostProcesses } from "./host/processes";
+import { processNoticeBlock } from "./process-notices";
 import { Spend } from "./host/spend";
 import type {
     EngineHostPort,
@@ -48,7 +51,19 @@ export interface EngineHostOptions extends HostDeps {
     mode: Mode;
     warn(message: string): void;
     /** Builds a conversation's session around the host's parts and approver. */
-    newSession(parts: SessionParts & { approver: WaitingApprovals["approver"] }): AgentSession;
+    newSession(
+        parts: SessionParts & {
+            approver: WaitingApprovals["approver"];
+            processes?: HostProcesses;
+        }
+    ): AgentSession;
+    /** The toolset's background processes; absent: none can start (answers list none). */
+    processes?: ProcessTable;
+    /**
+     * The user's `processes.startTurnOnNotice`: a notice while idle starts a
+     * turn (agent and accept-edits modes only); otherwise it waits for the next prompt.
+     */
+    startTurnOnNotice?: boolean;
     /** The front-end shows the context figure before any request (the chat). */
     contextFigure?: boolean;
     /** Standing auto-approval in force now. */
@@ -69,18 +84,38 @@ export class EngineHost implements EngineHostPort {
     /** Prompts run one after another. */
     private queue: Promise<unknown> = Promise.resolve();
     private learning: AbortController | null = null;
+    private readonly processes: HostProcesses | undefined;
+    /** Prompts queued or running: a notice then rides the running one's next request. */
+    private prompts = 0;
+    /** A turn for waiting notices is about to start. */
+    private noticeTurn = false;
 
     constructor(options: EngineHostOptions) {
         this.options = options;
         this.mode = options.mode;
         this.spend = new Spend(options.costs, options.catalogue);
+        // Created before the first conversation: its sessions are lent the port.
+        this.processes = options.processes
+            ? new HostProcesses(
+                  options.processes,
+                  (event) => {
+                      this.conversation.recordEvent(event);
+                      this.emit(event);
+                  },
+                  () => this.noticeArrived()
+              )
+            : undefined;
         this.conversation = new ConversationKeeper(
             {
                 ...options,
                 spend: this.spend,
                 newSession: (parts) =>
                     this.attach(
-                        options.newSession({ ...parts, approver: this.approvals.approver })
+                        options.newSession({
+                            ...parts,
+                            approver: this.approvals.approver,
+                            processes: this.processes,
+                        })
                     ),
             },
             options.start
@@ -119,6 +154,7 @@ export class EngineHost implements EngineHostPort {
             models: this.options.catalogue.models,
             costs: this.spend.status(),
             standing: this.options.standing(),
+            processes: this.processes?.counts() ?? { running: 0, notices: 0 },
         };
     }
 
@@ -143,6 +179,31 @@ export class EngineHost implements EngineHostPort {
                     this.emit({ type: "mode_set", mode: op.mode });
                 }
                 return { mode: this.mode };
+            case "processes":
+                return this.processes?.list() ?? [];
+            case "process_output":
+                return (
+                    this.processes?.output(op.id, op.request) ?? {
+                        ok: false,
+                        error: `no background process ${op.id}`,
+                    }
+                );
+            case "stop_process":
+                return (
+                    this.processes?.stop(op.id) ?? {
+                        message: `no background process ${op.id}`,
+                        isError: true,
+                    }
+                );
+            case "background_command":
+                return this.processes?.background() ?? { moved: [] };
+            case "secret_answer":
+                return (
+                    this.processes?.answerSecret(op.requestId, op.secret) ?? {
+                        ok: false,
+                        error: `no password request ${op.requestId} is waiting`,
+                    }
+                );
             default:
                 return handleOp(op, this.parts());
         }
@@ -181,8 +242,31 @@ export class EngineHost implements EngineHostPort {
         }
     }
 
+    /**
+     * A process's notice while nothing runs: with the user's consent
+     * (`startTurnOnNotice`) and in a mode whose tools can act on it, a turn
+     * starts with it; its commands are reviewed as any. Otherwise it waits
+     * for the next request (the status line counts it).
+     */
+    private noticeArrived(): void {
+        if (!this.options.startTurnOnNotice || this.noticeTurn) return;
+        // Notices of one moment (an exit and a watched line) go in one turn.
+        this.noticeTurn = true;
+        queueMicrotask(() => {
+            this.noticeTurn = false;
+            const idle = this.prompts === 0 && this.running === null;
+            if (!idle || (this.mode !== "agent" && this.mode !== "accept-edits")) return;
+            const text = processNoticeBlock(this.processes?.table.takeNotices() ?? []);
+            if (text === null) return;
+            this.prompt({ type: "prompt", text }).catch((error: unknown) =>
+                this.options.warn(`a background notice's turn failed: ${(error as Error).message}`)
+            );
+        });
+    }
+
     /** Runs one prompt in the current conversation, after any still running. */
     private prompt(op: OpOf<"prompt">): Promise<RunResult> {
+        this.prompts++;
         const run = this.queue.then(() =>
             this.cancellable(
                 (signal) =>
@@ -198,7 +282,19 @@ export class EngineHost implements EngineHostPort {
             )
         );
         this.queue = run.catch(() => undefined);
+        void run.then(
+            (result) => this.promptEnded(result.subtype !== "cancelled"),
+            () => this.promptEnded(false)
+        );
         return run;
+    }
+
+    /** A notice that came after the run's last request starts its turn now (not after a cancel). */
+    private promptEnded(continueWithNotices: boolean): void {
+        this.prompts--;
+        if (continueWithNotices && (this.processes?.table.pendingNotices() ?? 0) > 0) {
+            this.noticeArrived();
+        }
     }
 
     /** Waits for the prompt running now, if any. */
@@ -210,6 +306,7 @@ export class EngineHost implements EngineHostPort {
     close(): void {
         this.learning?.abort();
         this.approvals.close("North is closing");
+        this.processes?.close();
         this.detach?.();
         this.conversation.endLog();
     }

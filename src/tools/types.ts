@@ -158,6 +158,13 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     readOnly: boolean;
     /** Several calls of it in one turn may run at once (bounded); others run one by one. */
     concurrent?: boolean;
+    /** A running call can be moved to the background by the user (Ctrl+B): it honours `ToolContext.detach`. */
+    detachable?: boolean;
+    /**
+     * Offered only where the named tool is (the process tools need shell_run):
+     * a subagent or `--disallowed-tools` without it goes without this one too.
+     */
+    offeredWith?: string;
     execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
     /** Transcript title and result text; without it the call shows as the tool's name. */
     display?: ToolDisplay;

@@ -385,15 +385,14 @@ export class BackgroundProcess {
 
     private take(chunk: Buffer): void {
         this.info.outputBytes += chunk.length;
-        this.ring.push(chunk);
-        // Past the ring, everything goes to disk too, so the file holds the latest output whole.
-        if (!this.spilling && this.ring.total > this.ring.capacity) {
+        // Past the ring, everything goes to disk too (from the first byte), so the file holds the latest output whole.
+        if (!this.spilling && this.ring.total + chunk.length > this.ring.capacity) {
             this.spilling = true;
             this.info.spillPath = this.spill.filePath;
-            this.spill.append(this.ring.since(this.ring.start).bytes);
-        } else if (this.spilling) {
-            this.spill.append(chunk);
+            this.spill.append(this.ring.since(0).bytes);
         }
+        if (this.spilling) this.spill.append(chunk);
+        this.ring.push(chunk);
         this.screen?.write(chunk);
         this.splitLines(this.decoder.write(chunk));
         this.firstOutput?.();

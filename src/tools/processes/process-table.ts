@@ -116,7 +116,7 @@ export class BackgroundProcessTable implements ProcessTable {
             now: this.options.now,
         });
         this.processes.set(id, process);
-        this.forgetExitHook ??= atProcessExit(() => this.stopAll());
+        this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
         void process.exited.then((info) => this.onExit(process, info));
         return process;
@@ -286,6 +286,11 @@ export class BackgroundProcessTable implements ProcessTable {
             "not_found",
             `no background process ${id}${known.length > 0 ? ` (known: ${known.join(", ")})` : " (none started)"}`
         );
+    }
+
+    /** The exit was told already (a start's result said it ended): no notice repeats it. */
+    exitReported(id: ProcessId): void {
+        this.seeExit(id);
     }
 
     private seeExit(id: ProcessId): void {
