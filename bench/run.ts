@@ -204,6 +204,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     context: async () => (await import("./context")).benchContext(),
     shell: async () => (await import("./shell")).benchShell(),
     sandbox: async () => (await import("./sandbox")).benchSandbox(),
+    processes: async () => (await import("./processes")).benchProcesses(),
     edits: async () => (await import("./edits")).benchEdits(),
     "edit-corpus": async () => (await import("./edit-corpus")).benchEditCorpus(),
     "lsp-diagnostics": async () => (await import("./lsp-diagnostics")).benchLspDiagnostics(),

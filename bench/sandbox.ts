@@ -3,13 +3,16 @@
  * `true` through the shell service with and without the sandbox (its mounts,
  * the session's private folders, the git and protected-file checks), interleaved
  * run by run so machine load hits both alike; medians, the difference and
- * the ratio (target: at most 20 ms added).
+ * the ratio (target: at most 20 ms added). Then bwrap alone, with a network
+ * namespace of its own (before the session's shared one) against joined to
+ * the session's with nsenter, interleaved.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { probeBwrap } from "../src/tools/sandbox/bwrap";
+import { BWRAP, probeBwrap } from "../src/tools/sandbox/bwrap";
+import { SessionNetworks } from "../src/tools/sandbox/session-network";
 import { createCommandSandbox } from "../src/tools/sandbox/command-sandbox";
 import { startNestedGitCheck } from "../src/tools/sandbox/nested-git-check";
 import { type ShellService, createShellService } from "../src/tools/shell-service";
@@ -23,6 +26,43 @@ async function timeTrue(shell: ShellService): Promise<number> {
     const result = await shell.run("true");
     if (result.exitCode !== 0) throw new Error(`true failed: ${result.output}${result.note ?? ""}`);
     return performance.now() - started;
+}
+
+/** Runs a program to its end; its wall time in ms. */
+function timeProgram(file: string, args: readonly string[]): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const started = performance.now();
+        const child = spawn(file, args, { stdio: "ignore" });
+        child.on("error", reject);
+        child.on("close", (code) =>
+            code === 0
+                ? resolve(performance.now() - started)
+                : reject(new Error(`${file} exited ${code}`))
+        );
+    });
+}
+
+/**
+ * What joining the session's network namespace costs a command against
+ * making one of its own (before issue 35): bwrap running `true` both ways,
+ * interleaved, with the namespace already made.
+ */
+async function networkJoinCost(dir: string): Promise<{ own: number; joined: number }> {
+    const sessionDir = mkdtempSync(path.join(dir, "session-"));
+    const networks = new SessionNetworks();
+    const isolation = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"];
+    const joinedArgv = [BWRAP, ...isolation, "--", "true"];
+    // The first program waits for the namespace; once made, the next ones join it directly.
+    const first = networks.wrap(sessionDir, process.env, joinedArgv);
+    await timeProgram(first.file, first.args);
+    const joined = networks.wrap(sessionDir, process.env, joinedArgv);
+    const ownMs: number[] = [];
+    const joinedMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+        ownMs.push(await timeProgram(BWRAP, [...isolation, "--unshare-net", "--", "true"]));
+        joinedMs.push(await timeProgram(joined.file, joined.args));
+    }
+    return { own: median(ownMs), joined: median(joinedMs) };
 }
 
 export async function benchSandbox(): Promise<void> {
@@ -94,6 +134,9 @@ export async function benchSandbox(): Promise<void> {
             checkMs.push(performance.now() - start);
         }
         row("  of which the nested repositories check", `${median(checkMs).toFixed(2)} ms`);
+        const network = await networkJoinCost(root);
+        row("  bwrap with a network namespace of its own", `${network.own.toFixed(1)} ms`);
+        row("  bwrap joined to the session's (nsenter)", `${network.joined.toFixed(1)} ms`);
     } finally {
         plain.dispose();
         boxed.dispose();

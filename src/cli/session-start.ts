@@ -4,6 +4,7 @@
  * gathered here; the conversation, its switches, costs and approvals live in
  * the host (agent/engine-host.ts). Each front-end then adapts it.
  */
+import { join } from "node:path";
 import type { ClientWorkspace } from "../tools/client-workspace";
 import { type ToolDisplays, toolDisplaysOf } from "../agent/tool-displays";
 import type { ApprovalSettings } from "../agent/approvals";
@@ -34,6 +35,7 @@ import {
 } from "./permission-wiring";
 import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./project-extensions";
 import { type ProjectTrustDecision, type TrustDecider, settleProjectTrust } from "./project-trust";
+import { reapLeftovers } from "../tools/processes/leftovers";
 import { createSessionSandbox } from "./sandbox-setting";
 import { addedDirsNote, withoutTools } from "./script-flags";
 import type { PreparedSession } from "./session-setup";
@@ -305,6 +307,9 @@ export async function startSession(
         resumed?.log ??
         openConversationLog(store, repoRoot, model.id, startWarnings, options.conversationId);
     startWarnings.forEach((w) => warn(w));
+    // Background processes a North of this project killed with `kill -9` left running.
+    const leftovers = reapLeftovers(join(dataDir(), "processes"), repoRoot);
+    if (leftovers !== undefined) warn(leftovers);
     const sessionId = log?.id ?? store.newId();
     logger.info("app_start", {
         version: options.version,

@@ -7,7 +7,8 @@
  *
  * Linux only (elsewhere the group kill is all there is). A process that clears
  * its environment, runs as another user (sudo) or belongs to a service manager
- * (systemd, docker) is not found; nothing can run after `kill -9` of North.
+ * (systemd, docker) is not found. Nothing runs after `kill -9` of North: the
+ * next North in the same project reaps what it left (processes/leftovers.ts).
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -51,7 +52,8 @@ function marksOf(environ: Buffer): string[] {
         .split(" ");
 }
 
-function carries(pid: number, tag: string): boolean {
+/** Whether process `pid` (still) carries `tag` or a tag under it. */
+export function carriesOwnerTag(pid: number, tag: string): boolean {
     let environ: Buffer;
     try {
         environ = readFileSync(`/proc/${pid}/environ`);
@@ -81,7 +83,7 @@ export function reapOwned(tag: string): number {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
         let found = 0;
         for (const pid of livePids()) {
-            if (pid === process.pid || killed.has(pid) || !carries(pid, tag)) continue;
+            if (pid === process.pid || killed.has(pid) || !carriesOwnerTag(pid, tag)) continue;
             try {
                 process.kill(pid, "SIGKILL");
                 killed.add(pid);

@@ -34,6 +34,7 @@ import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shel
 import { PROCESS_FIRST_OUTPUT_MS } from "./limits";
 import { type CreatedProcessIo, createProcessIo } from "./processes/process-io";
 import { BackgroundProcessTable } from "./processes/process-table";
+import { ProcessRecord } from "./processes/leftovers";
 import { compilePattern } from "./processes/background-process";
 import {
     type ProcessId,
@@ -273,6 +274,8 @@ class ProjectShell implements BackgroundShellService {
     private readonly startProcessIo: ProcessIoStarter;
     /** Foreground runs so far: each gets an owner tag of its own (`<service>.c<n>`). */
     private runs = 0;
+    /** Stops keeping the leftovers record (processes/leftovers.ts) and removes it. */
+    private forgetRecord: () => void = () => undefined;
 
     constructor(repoRoot: string, options: ShellServiceOptions) {
         this.hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
@@ -297,6 +300,22 @@ class ProjectShell implements BackgroundShellService {
             ),
             ...options.processLimits,
         });
+        // In North's data folder, what runs is recorded: a North killed with kill -9 leaves
+        // it to the project's next start to reap.
+        if (options.spillDir !== undefined) this.keepRecord(options.spillDir);
+    }
+
+    private keepRecord(dir: string): void {
+        const record = new ProcessRecord({ dir, ownerTag: this.ownerTag, root: this.root });
+        const unsubscribe = this.table.subscribe((event) => {
+            if (event.type === "started" || event.type === "exited") {
+                record.recordProcesses(this.table.list());
+            }
+        });
+        this.forgetRecord = () => {
+            unsubscribe();
+            record.remove();
+        };
     }
 
     get processes(): ProcessTable {
@@ -386,6 +405,7 @@ class ProjectShell implements BackgroundShellService {
         this.disposed = true;
         for (const controller of this.running) controller.abort();
         this.table.dispose();
+        this.forgetRecord();
         // Daemons the commands left behind (setsid, double fork) go with the service.
         if (this.ranCommand) reapOwned(this.ownerTag);
         if (this.tempDir !== null) {

@@ -179,6 +179,19 @@ describe("seatbeltProfile (macOS; untested on a Mac, the generated text is check
         expect(seatbeltProfile({ ...layout, network: true })).not.toContain("(remote ip)");
     });
 
+    it("without the network still lets a server listen on loopback and the next command reach it, after the denials", () => {
+        const profile = seatbeltProfile(layout);
+        const denied = profile.indexOf("(deny network-outbound (remote ip))");
+        for (const rule of [
+            '(allow network-bind (local ip "localhost:*"))',
+            '(allow network-inbound (local ip "localhost:*"))',
+            '(allow network-outbound (remote ip "localhost:*"))',
+        ]) {
+            // Seatbelt's later rule wins: each allowance must follow the denials.
+            expect(profile.indexOf(rule)).toBeGreaterThan(denied);
+        }
+    });
+
     it("denies creating protected files and git program files that do not exist yet", () => {
         expect(seatbeltProfile(layout)).toContain(
             '(deny file-write* (subpath "/Users/ann/repo/.git/commondir"))\n' +

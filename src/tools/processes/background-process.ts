@@ -114,6 +114,8 @@ export class BackgroundProcess {
     private readonly ownerTag: string | undefined;
     private killTimer: NodeJS.Timeout | undefined;
     private firstOutput: (() => void) | undefined;
+    /** Told of each chunk and of the exit (a send waiting for the program's answer). */
+    private readonly outputListeners = new Set<() => void>();
 
     constructor(options: BackgroundProcessOptions) {
         this.now = options.now ?? Date.now;
@@ -152,6 +154,7 @@ export class BackgroundProcess {
                 this.info.signal = signal;
                 this.info.endedAt = this.now();
                 this.firstOutput?.();
+                for (const listener of [...this.outputListeners]) listener();
                 // What the program left in its group goes with it.
                 if (this.info.pid !== undefined) this.io.kill("SIGKILL");
                 // A tty's last output shows on its screen before the exit is reported.
@@ -194,24 +197,24 @@ export class BackgroundProcess {
      * `quietMs`, or the program exited, or `maxMs` passed.
      */
     settle(mark: number, maxMs: number, quietMs: number): Promise<void> {
+        if (!this.running) return Promise.resolve();
         return new Promise((resolve) => {
-            let seen = mark;
+            let quiet: NodeJS.Timeout | undefined;
             const done = (): void => {
-                clearInterval(poll);
                 clearTimeout(limit);
+                clearTimeout(quiet);
+                this.outputListeners.delete(onOutput);
                 resolve();
             };
-            const limit = setTimeout(done, maxMs);
-            // A check per quiet period: cheaper than a listener on every chunk of a flood.
-            const poll = setInterval(() => {
+            // Each chunk restarts the quiet period: the answer is complete once output pauses.
+            const onOutput = (): void => {
                 if (!this.running) return done();
-                if (this.ring.total === seen) {
-                    if (seen > mark) done();
-                    return;
-                }
-                seen = this.ring.total;
-            }, quietMs);
-            if (!this.running) done();
+                clearTimeout(quiet);
+                quiet = setTimeout(done, quietMs);
+            };
+            const limit = setTimeout(done, maxMs);
+            this.outputListeners.add(onOutput);
+            if (this.ring.total > mark) onOutput();
         });
     }
 
@@ -424,6 +427,7 @@ export class BackgroundProcess {
         if (this.screen) this.drawOnScreen(chunk, this.screen);
         this.splitLines(this.decoder.write(chunk));
         this.firstOutput?.();
+        for (const listener of [...this.outputListeners]) listener();
     }
 
     /** Writes to the screen; listeners get its rows once that output is parsed (one check per burst). */

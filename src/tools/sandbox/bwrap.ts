@@ -8,7 +8,9 @@
  * bwrap the init of the command's processes, so when the command ends,
  * everything it started (setsid, nohup, double fork) is killed by the kernel;
  * `--die-with-parent` does the same if North dies. Without the network the
- * command gets its own network namespace: only its own, empty loopback.
+ * command runs in the session's network namespace (session-network.ts joins
+ * it before bwrap starts): the loopback the session's commands share, nothing
+ * else.
  * No `--new-session`: the service already starts each command in a session of
  * its own (no terminal), and its process-group kill must reach inside.
  */
@@ -40,11 +42,16 @@ export interface BwrapLayout {
     /** Sockets still visible (in the project, under $HOME): covered by /dev/null. */
     sockets: readonly string[];
     network: boolean;
+    /**
+     * Without the network: the command already runs in the session's network namespace
+     * (session-network.ts), so it makes none of its own.
+     */
+    joinsSessionNetwork?: boolean;
     cwd: string;
 }
 
 /** Namespace flags shared by the probe and real runs, so the probe proves what a run needs. */
-function isolationArgs(network: boolean): string[] {
+function isolationArgs(ownNetwork: boolean): string[] {
     return [
         "--ro-bind",
         "/",
@@ -54,7 +61,7 @@ function isolationArgs(network: boolean): string[] {
         "--proc",
         "/proc",
         // Also cuts abstract Unix sockets (X11's, some D-Bus buses): they live in the namespace.
-        ...(network ? [] : ["--unshare-net"]),
+        ...(ownNetwork ? ["--unshare-net"] : []),
         "--unshare-pid",
         "--die-with-parent",
         // Run by root, bwrap keeps every capability: the command could remount / read-write.
@@ -67,7 +74,7 @@ function isolationArgs(network: boolean): string[] {
 export function bwrapArgs(layout: BwrapLayout): string[] {
     const bind = (flag: string, path: string): string[] => [flag, path, path];
     return [
-        ...isolationArgs(layout.network),
+        ...isolationArgs(!layout.network && layout.joinsSessionNetwork !== true),
         ...layout.hidden.flatMap((dir) => ["--tmpfs", dir]),
         // systemd-resolved's resolv.conf lives in /run: name lookups need it back.
         ...(layout.network && layout.hidden.includes("/run")
@@ -102,7 +109,7 @@ export function probeBwrap(network: boolean, bwrap = BWRAP): Promise<ProbeResult
             clearTimeout(timer);
             resolve(result);
         };
-        const child = spawn(bwrap, [...isolationArgs(network), "--", "true"], {
+        const child = spawn(bwrap, [...isolationArgs(!network), "--", "true"], {
             stdio: ["ignore", "ignore", "pipe"],
         });
         const timer = setTimeout(() => {

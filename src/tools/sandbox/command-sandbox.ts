@@ -3,7 +3,9 @@
  * one: bubblewrap on Linux, sandbox-exec on macOS. Whether it works here is
  * found out once, by a test run started when the service is created (not
  * awaited, so start-up does not wait for it). If it does not work, commands
- * are refused with the reason; they never run unsandboxed instead.
+ * are refused with the reason; they never run unsandboxed instead. Without
+ * the network, on Linux, a service's commands share one network namespace
+ * (session-network.ts): loopback between them, nothing outside.
  */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
@@ -15,6 +17,7 @@ import { startCreatedCheck } from "./created-check";
 import { gitDirOf, gitMounts } from "./git-mounts";
 import { type GitlinkCache, startNestedGitCheck } from "./nested-git-check";
 import { lstatQuiet } from "./path-probe";
+import { SessionNetworks, probeNsenter } from "./session-network";
 import { SOCKET_ENV, hostSockets } from "./host-sockets";
 import { type SandboxPolicy, describeSandbox } from "./policy";
 import { missingProtectedPaths, protectedEntries, protectedMounts } from "./protected-mounts";
@@ -152,8 +155,14 @@ function joinNotes(...notes: (string | undefined)[]): string | undefined {
     return present.length > 0 ? present.join(" ") : undefined;
 }
 
-function defaultProbe(platform: NodeJS.Platform, network: boolean): Promise<ProbeResult> {
-    if (platform === "linux") return probeBwrap(network);
+async function defaultProbe(platform: NodeJS.Platform, network: boolean): Promise<ProbeResult> {
+    if (platform === "linux") {
+        const [bwrap, nsenter] = await Promise.all([
+            probeBwrap(network),
+            network ? Promise.resolve<ProbeResult>({ ok: true }) : probeNsenter(),
+        ]);
+        return bwrap.ok ? nsenter : bwrap;
+    }
     if (platform === "darwin") {
         return Promise.resolve(
             existsSync(SANDBOX_EXEC)
@@ -173,6 +182,8 @@ export function createCommandSandbox(
     let checked: Promise<ProbeResult> | null = null;
     /** The project index's gitlinks, reused by the commands while the index is unchanged. */
     const gitlinks: GitlinkCache = new Map();
+    /** Without the network: each service's namespace, shared by its commands. */
+    const networks = new SessionNetworks();
 
     /** The folders bwrap.ts replaces, with what is in them visible again. */
     const replacedFolders = (runtimeDir: string, hidden: readonly string[]): string[] => {
@@ -221,6 +232,7 @@ export function createCommandSandbox(
                 shown: [...writablePlaces, ...shownReadOnly],
             }),
             network: policy.network,
+            joinsSessionNetwork: !policy.network,
             cwd: context.cwd,
         };
         const check = startCreatedCheck(context.root, git.watched, protectedNow, git.named);
@@ -230,9 +242,12 @@ export function createCommandSandbox(
             git.gitDirs,
             gitlinks
         );
+        const bwrap = [BWRAP, ...bwrapArgs(layout), ...argv];
+        const program = policy.network
+            ? { file: BWRAP, args: bwrap.slice(1) }
+            : networks.wrap(context.sessionDir, env, bwrap);
         return {
-            file: BWRAP,
-            args: [...bwrapArgs(layout), ...argv],
+            ...program,
             env: sandboxEnv(env, "/tmp", runtimeDir),
             finish: () => joinNotes(check.finish(), nested.finish()),
         };

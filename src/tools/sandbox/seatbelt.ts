@@ -4,12 +4,16 @@
  * the user's extra folders and the few devices a shell writes to), connecting
  * to Unix sockets outside the session's folder and the project (tmux,
  * ssh-agent, docker.sock, …; DNS's mDNSResponder stays when the network is
- * allowed) and, unless allowed, the network. Protected configuration inside
+ * allowed) and, unless allowed, the network but loopback. Protected configuration inside
  * the project stays read-only, and the protected files and git program files
  * that do not exist cannot be created (Seatbelt matches a path that does not
  * exist yet, which a mount cannot). Seatbelt has no mount namespace, so /tmp
  * is not replaced (TMPDIR points into the session's folder), and no process
  * namespace: daemons are left to the service's group kill and exit hook.
+ * Nor a network namespace: the loopback a sandboxed dev server listens on,
+ * for the session's next command to reach, is the machine's, so without the
+ * network a command still reaches any server on 127.0.0.1 (the Linux sandbox
+ * gives each session a loopback of its own instead).
  */
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -67,7 +71,11 @@ export function seatbeltProfile(layout: SeatbeltLayout): string {
         lines.push(
             "(deny network-outbound (remote ip))",
             "(deny network-inbound (local ip))",
-            "(deny network-bind (local ip))"
+            "(deny network-bind (local ip))",
+            // Background processes: a server on 127.0.0.1 and the commands that reach it.
+            '(allow network-bind (local ip "localhost:*"))',
+            '(allow network-inbound (local ip "localhost:*"))',
+            '(allow network-outbound (remote ip "localhost:*"))'
         );
     }
     return lines.join("\n") + "\n";
