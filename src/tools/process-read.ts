@@ -126,6 +126,7 @@ export function createProcessReadTool(
         inputJsonSchema: INPUT_JSON_SCHEMA,
         approvalPolicy: "none",
         readOnly: false,
+        offeredWith: "shell_run",
         display: {
             title: (args) => {
                 const id = str(args.id);

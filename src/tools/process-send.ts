@@ -68,6 +68,7 @@ export function createProcessSendTool(
         input: processSendInput,
         approvalPolicy: "shell",
         readOnly: false,
+        offeredWith: "shell_run",
         // Typing into a program is running something: Bash hooks and a bare `Bash` rule apply.
         hookAliases: ["Bash"],
         display: {

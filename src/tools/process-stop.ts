@@ -26,6 +26,7 @@ export function createProcessStopTool(
         input: processStopInput,
         approvalPolicy: "none",
         readOnly: false,
+        offeredWith: "shell_run",
         display: {
             title: (args) => {
                 const id = str(args.id);
