@@ -122,6 +122,34 @@ describe("a background process in a session", () => {
         expect(host.state().processes.notices).toBe(0);
     });
 
+    it("moves a running command to the background on Ctrl+B; the call returns at once", async () => {
+        const { host } = await start([]);
+        const events: HostEvent[] = [];
+        host.subscribe((event) => events.push(event));
+        const command = "echo serving; until [ -e done ]; do sleep 0.05; done";
+        server.enqueue(
+            { toolCalls: [{ name: "shell_run", input: { command } }] },
+            { text: "it runs in the background" }
+        );
+        const run = host.submit({ type: "prompt", text: "serve" });
+        await vi.waitFor(
+            () =>
+                expect(
+                    events.some((e) => e.type === "tool_output" && e.text.includes("serving"))
+                ).toBe(true),
+            { timeout: 15_000 }
+        );
+        expect(await host.submit({ type: "background_command" })).toEqual({ moved: ["p1"] });
+        const result = await run;
+        expect(result.subtype).toBe("success");
+        expect(result.processes).toMatchObject([{ id: "p1", command, state: "running" }]);
+        const toolResult = events.find((e) => e.type === "tool_result");
+        expect(toolResult?.type === "tool_result" && toolResult.content).toContain("p1");
+        expect(host.state().processes.running).toBe(1);
+        writeFileSync(join(repo, "done"), "");
+        await vi.waitFor(() => expect(host.state().processes.running).toBe(0), { timeout: 15_000 });
+    });
+
     it("offers the process tools in agent mode only, beside shell_run", async () => {
         const { host } = await start([]);
         server.enqueue({ text: "a" }, { text: "b" });
