@@ -129,7 +129,7 @@ export function createShellRunTool(
         input: shellRunInput,
         approvalPolicy: "shell",
         readOnly: false,
-        // Ctrl+B moves a running command into the process table (ctx.detach).
+        // Ctrl+B moves a running command into the process table (ToolContext.detach).
         detachable: true,
         display: {
             title: (args) => {
