@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { MAX_NOTICE_TURNS_IN_A_ROW } from "../../src/agent/engine-host";
 import type { HostEvent } from "../../src/agent/protocol";
 import { toolInput } from "../../src/tools/tool-input";
 import type { AnyToolDefinition } from "../../src/tools/types";
@@ -116,6 +117,33 @@ describe("process notices", () => {
         await new Promise((resolve) => setImmediate(resolve));
         expect(host.state()).toMatchObject({ running: false, processes: { notices: 1 } });
         expect(server.requests).toHaveLength(1);
+    });
+});
+
+describe("notice turns in a row", () => {
+    it("stop after a few without the user: the next notice waits and the user is told", async () => {
+        const table = new FakeProcessTable();
+        const { host, events } = start({ table, startTurnOnNotice: true });
+        const watcher = table.start("npm run watch");
+        const notice = () =>
+            table.notify({ process: watcher, kind: "matched", pattern: "error", lines: ["error"] });
+        // Each turn's end brings another notice, as a chatty watcher would.
+        let chatty = true;
+        host.subscribe((event) => {
+            if (event.type === "run_end" && chatty) notice();
+        });
+        for (let i = 0; i < MAX_NOTICE_TURNS_IN_A_ROW; i++) server.enqueue({ text: `turn ${i}` });
+        notice();
+
+        await vi.waitFor(() => expect(events.some((e) => e.type === "notice")).toBe(true));
+        expect(server.requests).toHaveLength(MAX_NOTICE_TURNS_IN_A_ROW);
+        expect(host.state().processes.notices).toBe(1);
+        // The user's prompt takes the waiting notice.
+        chatty = false;
+        server.enqueue({ text: "fixed" });
+        await host.submit({ type: "prompt", text: "fix the error" });
+        expect(lastUserText(server.requests.at(-1)!.body)).toContain("[background] p1");
+        expect(host.state().processes.notices).toBe(0);
     });
 });
 
