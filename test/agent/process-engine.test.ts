@@ -205,7 +205,7 @@ describe("password prompts", () => {
         });
     }
 
-    it("send the user's answer to the process only: not to the log, the conversation, events or the model", async () => {
+    it("send the user's answer to the process only: not to the log, the conversation, hooks, events or the model", async () => {
         const table = new FakeProcessTable();
         const psql = table.start("psql -h db -U admin", "call-psql");
         const asking: AnyToolDefinition = {
@@ -222,7 +222,10 @@ describe("password prompts", () => {
                 return toolOk(`the user ${outcome === "sent" ? "answered" : "declined"}`);
             },
         };
-        const h = start({ table, tools: [asking] });
+        // Every hook input of the run lands in a file beside the log.
+        const keep = [{ hooks: [{ type: "command", command: "cat >> hook-inputs.jsonl" }] }];
+        const hooks = { PreToolUse: keep, PostToolUse: keep, UserPromptSubmit: keep, Stop: keep };
+        const h = start({ table, tools: [asking], hooks });
         const { host, events } = h;
         host.subscribe((event: HostEvent) => {
             if (event.type !== "secret_request") return;
@@ -247,7 +250,10 @@ describe("password prompts", () => {
             JSON.stringify(server.requests.map((r) => r.body)),
             ...filesUnder(h.dir).map((path) => readFileSync(path, "utf8")),
         ];
-        expect(filesUnder(h.dir)).toContain(h.logPath);
+        expect(filesUnder(h.dir)).toEqual(
+            expect.arrayContaining([h.logPath, join(h.dir, "hook-inputs.jsonl")])
+        );
+        expect(readFileSync(join(h.dir, "hook-inputs.jsonl"), "utf8")).toContain("ask_password");
         for (const text of everywhere) expect(text).not.toContain(SECRET);
     });
 
