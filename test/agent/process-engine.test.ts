@@ -94,6 +94,12 @@ describe("process notices", () => {
 
         await host.submit({ type: "prompt", text: "and now?" });
         expect(requestTexts()[1]).not.toContain("[background]");
+        // The notice rode the prompt's message but is not the prompt (rewind lists what was typed).
+        const points = await host.submit({ type: "rewind_points" });
+        expect(points.ok && points.points.map((p) => p.text)).toEqual([
+            "what happened?",
+            "and now?",
+        ]);
     });
 
     it("start a turn while idle when the user allowed it, in agent mode only", async () => {
