@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { StructuredSummary } from "./summary-text";
 import type { EngineEvent } from "./events";
 import type { RestoredState, TranscriptSink } from "./session";
+import { NOTICE_MARK } from "./process-notices";
 import { estimatePromptTokens } from "./tokens";
 import type { ModelInfo } from "../providers/catalogue";
 import type { FileDiff } from "../tools/types";
@@ -60,7 +61,9 @@ export function promptText(entry: Record<string, unknown>): string {
     return entry.content
         .flatMap((b: unknown) => {
             const block = b as { type?: unknown; text?: unknown } | null;
-            return block?.type === "text" && typeof block.text === "string" ? [block.text] : [];
+            if (block?.type !== "text" || typeof block.text !== "string") return [];
+            // Background notices ride the prompt's message but are not what the user typed.
+            return block.text.startsWith(NOTICE_MARK) ? [] : [block.text];
         })
         .join("\n");
 }

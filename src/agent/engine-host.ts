@@ -71,6 +71,9 @@ export interface EngineHostOptions extends HostDeps {
     env?: Record<string, string | undefined>;
 }
 
+/** Turns background notices may start one after another before one waits for the user. */
+export const MAX_NOTICE_TURNS_IN_A_ROW = 5;
+
 export class EngineHost implements EngineHostPort {
     readonly conversation: ConversationKeeper;
     readonly spend: Spend;
@@ -89,6 +92,8 @@ export class EngineHost implements EngineHostPort {
     private prompts = 0;
     /** A turn for waiting notices is about to start. */
     private noticeTurn = false;
+    /** Turns started by notices since the user's last prompt (a chatty watcher must not loop forever). */
+    private noticeTurnsInARow = 0;
 
     constructor(options: EngineHostOptions) {
         this.options = options;
@@ -165,6 +170,7 @@ export class EngineHost implements EngineHostPort {
     private handle(op: EngineOp): Promise<OpReplies[OpType]> | OpReplies[OpType] {
         switch (op.type) {
             case "prompt":
+                this.noticeTurnsInARow = 0;
                 return this.prompt(op);
             case "cancel": {
                 const cancelled = this.running !== null && !this.running.signal.aborted;
@@ -256,8 +262,19 @@ export class EngineHost implements EngineHostPort {
             this.noticeTurn = false;
             const idle = this.prompts === 0 && this.running === null;
             if (!idle || (this.mode !== "agent" && this.mode !== "accept-edits")) return;
+            if (this.noticeTurnsInARow >= MAX_NOTICE_TURNS_IN_A_ROW) {
+                if (this.noticeTurnsInARow++ === MAX_NOTICE_TURNS_IN_A_ROW) {
+                    this.emit({
+                        type: "notice",
+                        level: "warning",
+                        text: `${MAX_NOTICE_TURNS_IN_A_ROW} turns in a row were started by background processes; further notices wait for your next prompt.`,
+                    });
+                }
+                return;
+            }
             const text = processNoticeBlock(this.processes?.table.takeNotices() ?? []);
             if (text === null) return;
+            this.noticeTurnsInARow++;
             this.prompt({ type: "prompt", text }).catch((error: unknown) =>
                 this.options.warn(`a background notice's turn failed: ${(error as Error).message}`)
             );

@@ -6,6 +6,9 @@
 import type { ProcessInfo, ProcessNotice } from "../tools/processes/types";
 import { oneLine } from "../util/short-text";
 
+/** Starts every line North adds about background processes (a prompt's own text is told apart by it). */
+export const NOTICE_MARK = "[background]";
+
 /** Lines of a process's output shown per notice. */
 export const NOTICE_LINES = 4;
 const NOTICE_LINE_CHARS = 160;
@@ -21,7 +24,7 @@ function ending(process: ProcessInfo): string {
 
 function noticeText(notice: ProcessNotice): string {
     const { process } = notice;
-    const head = `[background] ${process.id} \`${oneLine(process.command, NOTICE_COMMAND_CHARS)}\``;
+    const head = `${NOTICE_MARK} ${process.id} \`${oneLine(process.command, NOTICE_COMMAND_CHARS)}\``;
     const lines = notice.lines
         .slice(-NOTICE_LINES)
         .map((l) => `  ${oneLine(l, NOTICE_LINE_CHARS)}`);
@@ -42,7 +45,7 @@ export function processNoticeBlock(notices: readonly ProcessNotice[]): string | 
         const text = noticeText(notice);
         if (parts.length > 0 && used + text.length > NOTICE_BLOCK_CHARS) {
             const rest = notices.slice(i).map((n) => `${n.process.id} ${n.kind}`);
-            parts.push(`[background] also ${rest.join(", ")}: process_read shows their output.`);
+            parts.push(`${NOTICE_MARK} also ${rest.join(", ")}: process_read shows their output.`);
             break;
         }
         parts.push(text.slice(0, NOTICE_BLOCK_CHARS));

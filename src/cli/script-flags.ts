@@ -108,7 +108,13 @@ export function withoutTools(
             `--disallowed-tools: no tool is named "${name}"${closest ? ` (did you mean ${closest}?)` : ""}`
         );
     }
-    const allowed = (tool: AnyToolDefinition): boolean => !disallowed.some((n) => names(tool, n));
+    const named = (tool: AnyToolDefinition): boolean => disallowed.some((n) => names(tool, n));
+    // A tool offered only beside another (the process tools beside shell_run) goes with it.
+    const allowed = (tool: AnyToolDefinition): boolean => {
+        if (named(tool)) return false;
+        const companion = tool.offeredWith && known.find((t) => t.name === tool.offeredWith);
+        return !companion || !named(companion);
+    };
     return {
         list: () => runner.list().filter(allowed),
         schemas: (filter) => runner.schemas((tool) => allowed(tool) && (filter?.(tool) ?? true)),

@@ -2,7 +2,7 @@
  * The first request's size with the lsp tools offered (a trusted project
  * where a language server was found), measured as bench/prompt-size.ts
  * does: system prompt, every tool schema (the subagent `task` tool too) and
- * a one-line prompt. The budget is shared with the process tools to come.
+ * a one-line prompt. The budget holds the background-process tools too.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,10 +42,12 @@ function firstRequestSize(mode: Extract<Mode, "agent" | "ask">): { size: number;
     }
 }
 
+const PROCESS_TOOLS = ["process_read", "process_send", "process_stop"];
+
 describe("first request with the lsp tools", () => {
-    it(`agent mode offers lsp and lsp_rename within ${BUDGET} characters`, () => {
+    it(`agent mode offers lsp, lsp_rename and the process tools within ${BUDGET} characters`, () => {
         const { size, tools } = firstRequestSize("agent");
-        expect(tools).toEqual(expect.arrayContaining(["lsp", "lsp_rename"]));
+        expect(tools).toEqual(expect.arrayContaining(["lsp", "lsp_rename", ...PROCESS_TOOLS]));
         expect(size).toBeLessThanOrEqual(BUDGET);
     });
 
@@ -53,5 +55,6 @@ describe("first request with the lsp tools", () => {
         const { tools } = firstRequestSize("ask");
         expect(tools).toContain("lsp");
         expect(tools).not.toContain("lsp_rename");
+        expect(tools.filter((name) => PROCESS_TOOLS.includes(name))).toEqual([]);
     });
 });

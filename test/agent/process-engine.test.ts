@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { MAX_NOTICE_TURNS_IN_A_ROW } from "../../src/agent/engine-host";
 import type { HostEvent } from "../../src/agent/protocol";
 import { toolInput } from "../../src/tools/tool-input";
 import type { AnyToolDefinition } from "../../src/tools/types";
@@ -93,6 +94,12 @@ describe("process notices", () => {
 
         await host.submit({ type: "prompt", text: "and now?" });
         expect(requestTexts()[1]).not.toContain("[background]");
+        // The notice rode the prompt's message but is not the prompt (rewind lists what was typed).
+        const points = await host.submit({ type: "rewind_points" });
+        expect(points.ok && points.points.map((p) => p.text)).toEqual([
+            "what happened?",
+            "and now?",
+        ]);
     });
 
     it("start a turn while idle when the user allowed it, in agent mode only", async () => {
@@ -116,6 +123,33 @@ describe("process notices", () => {
         await new Promise((resolve) => setImmediate(resolve));
         expect(host.state()).toMatchObject({ running: false, processes: { notices: 1 } });
         expect(server.requests).toHaveLength(1);
+    });
+});
+
+describe("notice turns in a row", () => {
+    it("stop after a few without the user: the next notice waits and the user is told", async () => {
+        const table = new FakeProcessTable();
+        const { host, events } = start({ table, startTurnOnNotice: true });
+        const watcher = table.start("npm run watch");
+        const notice = () =>
+            table.notify({ process: watcher, kind: "matched", pattern: "error", lines: ["error"] });
+        // Each turn's end brings another notice, as a chatty watcher would.
+        let chatty = true;
+        host.subscribe((event) => {
+            if (event.type === "run_end" && chatty) notice();
+        });
+        for (let i = 0; i < MAX_NOTICE_TURNS_IN_A_ROW; i++) server.enqueue({ text: `turn ${i}` });
+        notice();
+
+        await vi.waitFor(() => expect(events.some((e) => e.type === "notice")).toBe(true));
+        expect(server.requests).toHaveLength(MAX_NOTICE_TURNS_IN_A_ROW);
+        expect(host.state().processes.notices).toBe(1);
+        // The user's prompt takes the waiting notice.
+        chatty = false;
+        server.enqueue({ text: "fixed" });
+        await host.submit({ type: "prompt", text: "fix the error" });
+        expect(lastUserText(server.requests.at(-1)!.body)).toContain("[background] p1");
+        expect(host.state().processes.notices).toBe(0);
     });
 });
 
@@ -177,7 +211,7 @@ describe("password prompts", () => {
         });
     }
 
-    it("send the user's answer to the process only: not to the log, the conversation, events or the model", async () => {
+    it("send the user's answer to the process only: not to the log, the conversation, hooks, events or the model", async () => {
         const table = new FakeProcessTable();
         const psql = table.start("psql -h db -U admin", "call-psql");
         const asking: AnyToolDefinition = {
@@ -194,7 +228,10 @@ describe("password prompts", () => {
                 return toolOk(`the user ${outcome === "sent" ? "answered" : "declined"}`);
             },
         };
-        const h = start({ table, tools: [asking] });
+        // Every hook input of the run lands in a file beside the log.
+        const keep = [{ hooks: [{ type: "command", command: "cat >> hook-inputs.jsonl" }] }];
+        const hooks = { PreToolUse: keep, PostToolUse: keep, UserPromptSubmit: keep, Stop: keep };
+        const h = start({ table, tools: [asking], hooks });
         const { host, events } = h;
         host.subscribe((event: HostEvent) => {
             if (event.type !== "secret_request") return;
@@ -219,7 +256,10 @@ describe("password prompts", () => {
             JSON.stringify(server.requests.map((r) => r.body)),
             ...filesUnder(h.dir).map((path) => readFileSync(path, "utf8")),
         ];
-        expect(filesUnder(h.dir)).toContain(h.logPath);
+        expect(filesUnder(h.dir)).toEqual(
+            expect.arrayContaining([h.logPath, join(h.dir, "hook-inputs.jsonl")])
+        );
+        expect(readFileSync(join(h.dir, "hook-inputs.jsonl"), "utf8")).toContain("ask_password");
         for (const text of everywhere) expect(text).not.toContain(SECRET);
     });
 

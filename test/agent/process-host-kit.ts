@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineHost } from "../../src/agent/engine-host";
 import type { HostEvent } from "../../src/agent/protocol";
+import { parseHookSettings } from "../../src/agent/hooks/index";
 import { AgentSession } from "../../src/agent/session";
 import { createProvider } from "../../src/providers/index";
 import { buildCatalogue } from "../../src/providers/models";
@@ -33,6 +34,8 @@ export interface ProcessHostOptions {
     resume?: string;
     /** The data folder (a second host shares the first's). */
     dir?: string;
+    /** Claude Code-style hooks, as a settings file's `hooks`. */
+    hooks?: unknown;
 }
 
 export interface ProcessHost {
@@ -94,7 +97,16 @@ export function startProcessHost(server: FakeLlmServer, options: ProcessHostOpti
         processes: options.table,
         startTurnOnNotice: options.startTurnOnNotice,
         newSession: (parts) =>
-            new AgentSession({ ...parts, repoRoot, providerFor: () => provider, tools, logger }),
+            new AgentSession({
+                ...parts,
+                repoRoot,
+                providerFor: () => provider,
+                tools,
+                logger,
+                hookSettings: options.hooks
+                    ? parseHookSettings({ hooks: options.hooks }, "test").settings
+                    : undefined,
+            }),
     });
     const events: HostEvent[] = [];
     host.subscribe((event) => events.push(event));

@@ -15,6 +15,7 @@ import { describeProjectConfig } from "../../src/cli/project-trust";
 import { createProjectApprovalSettings } from "../../src/storage/project-settings";
 import { createPersonalApprovalStore } from "../../src/storage/standing-approvals";
 import { loadUserSettings, resolveSettings } from "../../src/storage/settings/load";
+import { validateSettings } from "../../src/storage/settings/schema";
 import { type ProjectTrust, readProjectConfig } from "../../src/storage/trust";
 import { PROVIDER_APIS } from "../../src/util/provider-apis";
 
@@ -437,3 +438,28 @@ function jsonError(text: string): string {
         return (error as Error).message;
     }
 }
+
+describe("the processes setting", () => {
+    it("is the user's: max and startTurnOnNotice are read there, and refused in a project file", () => {
+        const user = validateSettings(
+            { processes: { max: 4, startTurnOnNotice: true } },
+            "config.json",
+            "user"
+        );
+        expect(user.issues).toEqual([]);
+        expect(user.settings.processes).toEqual({ max: 4, startTurnOnNotice: true });
+
+        const project = validateSettings(
+            { processes: { startTurnOnNotice: true } },
+            ".north/settings.json",
+            "project"
+        );
+        expect(project.settings.processes).toBeUndefined();
+        expect(project.issues.map((i) => i.message)).toEqual([
+            '.north/settings.json: "processes" is a user setting: set it in ~/.config/north/config.json; ignored here',
+        ]);
+        expect(
+            validateSettings({ processes: { max: 0 } }, "config.json", "user").issues[0]?.fatal
+        ).toBe(true);
+    });
+});

@@ -96,13 +96,16 @@ export class HostProcesses implements ProcessPort {
     /** Ctrl+B: every running command moves to the background; answers once their calls returned. */
     async background(): Promise<OpReplies["background_command"]> {
         const fired = [...this.calls.entries()].filter(([, c]) => !c.controller.signal.aborted);
+        if (fired.length === 0) return { moved: [] };
+        const before = new Set(this.table.list().map((p) => p.id));
         for (const [, call] of fired) call.controller.abort();
         await Promise.all(fired.map(([, call]) => call.ended));
-        const ids = new Set(fired.map(([callId]) => callId));
+        // A moved command keeps its call's id as origin, or is the user's doing.
+        const origins = new Set(["user", ...fired.map(([callId]) => callId)]);
         return {
             moved: this.table
                 .list()
-                .filter((p) => ids.has(p.origin))
+                .filter((p) => !before.has(p.id) && origins.has(p.origin))
                 .map((p) => p.id),
         };
     }

@@ -9,6 +9,7 @@
  */
 import type { ProcessInfo, ProcessTable } from "../../tools/processes/types";
 import { oneLine } from "../../util/short-text";
+import { NOTICE_MARK } from "../process-notices";
 
 /** Processes named in the note; older ones are counted. */
 const NOTE_PROCESSES = 8;
@@ -80,7 +81,7 @@ export function resumedProcesses(
     const older = gone.length - named.length;
     const list = [...(older > 0 ? [`${older} older ones`] : []), ...named].join("; ");
     const note =
-        "[background] This conversation was resumed: the background processes it started ran " +
+        `${NOTICE_MARK} This conversation was resumed: the background processes it started ran ` +
         "under an earlier North and are gone; none was restarted, and their ids may now name " +
         `new processes. ${list}.`;
     return { ended, note };
