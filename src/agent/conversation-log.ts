@@ -212,6 +212,9 @@ export function createViewRecorder(
                 case "tool_output":
                 case "task_progress":
                     return; // live only: the result keeps the output
+                case "process_notice":
+                case "secret_request":
+                    return; // live only: a notice reaches the model's request, a prompt the user
                 case "file_write":
                     if (event.status === "writing") return;
                     break;
@@ -250,6 +253,7 @@ export function createViewRecorder(
                 case "todo":
                 case "diagnostics":
                 case "run_end":
+                case "process": // a resumed conversation knows which processes it had
                     break;
                 default:
                     event satisfies never;

@@ -10,6 +10,7 @@ import type { CheckpointStore } from "../storage/checkpoints";
 import type { ConversationStore } from "../storage/conversations";
 import type { CostStore } from "../storage/costs";
 import type { Logger } from "../storage/logger";
+import type { ProcessTable } from "../tools/processes/types";
 import type { StandingAutoApproval } from "./approvals";
 import type { ContextBlocks } from "./prompt-blocks";
 import type { EngineEvent, Mode, RunResult } from "./events";
@@ -20,6 +21,7 @@ import {
     type SessionParts,
 } from "./host/conversation-keeper";
 import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
+import { HostProcesses } from "./host/processes";
 import { Spend } from "./host/spend";
 import type {
     EngineHostPort,
@@ -48,7 +50,14 @@ export interface EngineHostOptions extends HostDeps {
     mode: Mode;
     warn(message: string): void;
     /** Builds a conversation's session around the host's parts and approver. */
-    newSession(parts: SessionParts & { approver: WaitingApprovals["approver"] }): AgentSession;
+    newSession(
+        parts: SessionParts & {
+            approver: WaitingApprovals["approver"];
+            processes?: HostProcesses;
+        }
+    ): AgentSession;
+    /** The toolset's background processes; absent: none can start (answers list none). */
+    processes?: ProcessTable;
     /** The front-end shows the context figure before any request (the chat). */
     contextFigure?: boolean;
     /** Standing auto-approval in force now. */
@@ -69,18 +78,27 @@ export class EngineHost implements EngineHostPort {
     /** Prompts run one after another. */
     private queue: Promise<unknown> = Promise.resolve();
     private learning: AbortController | null = null;
+    private readonly processes: HostProcesses | undefined;
 
     constructor(options: EngineHostOptions) {
         this.options = options;
         this.mode = options.mode;
         this.spend = new Spend(options.costs, options.catalogue);
+        // Created before the first conversation: its sessions are lent the port.
+        this.processes = options.processes
+            ? new HostProcesses(options.processes, (event) => this.emit(event))
+            : undefined;
         this.conversation = new ConversationKeeper(
             {
                 ...options,
                 spend: this.spend,
                 newSession: (parts) =>
                     this.attach(
-                        options.newSession({ ...parts, approver: this.approvals.approver })
+                        options.newSession({
+                            ...parts,
+                            approver: this.approvals.approver,
+                            processes: this.processes,
+                        })
                     ),
             },
             options.start
@@ -119,6 +137,7 @@ export class EngineHost implements EngineHostPort {
             models: this.options.catalogue.models,
             costs: this.spend.status(),
             standing: this.options.standing(),
+            processes: this.processes?.counts() ?? { running: 0, notices: 0 },
         };
     }
 
@@ -143,6 +162,31 @@ export class EngineHost implements EngineHostPort {
                     this.emit({ type: "mode_set", mode: op.mode });
                 }
                 return { mode: this.mode };
+            case "processes":
+                return this.processes?.list() ?? [];
+            case "process_output":
+                return (
+                    this.processes?.output(op.id, op.request) ?? {
+                        ok: false,
+                        error: `no background process ${op.id}`,
+                    }
+                );
+            case "stop_process":
+                return (
+                    this.processes?.stop(op.id) ?? {
+                        message: `no background process ${op.id}`,
+                        isError: true,
+                    }
+                );
+            case "background_command":
+                return this.processes?.background() ?? { moved: [] };
+            case "secret_answer":
+                return (
+                    this.processes?.answerSecret(op.requestId, op.secret) ?? {
+                        ok: false,
+                        error: `no password request ${op.requestId} is waiting`,
+                    }
+                );
             default:
                 return handleOp(op, this.parts());
         }
@@ -210,6 +254,7 @@ export class EngineHost implements EngineHostPort {
     close(): void {
         this.learning?.abort();
         this.approvals.close("North is closing");
+        this.processes?.close();
         this.detach?.();
         this.conversation.endLog();
     }

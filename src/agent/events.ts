@@ -1,5 +1,6 @@
 import type { ProviderError, ProviderErrorKind, StopReason, Usage } from "../providers/types";
 import type { LspDiagnostic } from "../tools/lsp/types";
+import type { ProcessInfo, ProcessNotice } from "../tools/processes/types";
 import type { TodoItem } from "../tools/todo-write";
 import type { FileDiff, ToolError } from "../tools/types";
 import type { ApprovalDecision, ApprovalRequest } from "./approvals";
@@ -46,6 +47,8 @@ export interface RunResult {
     /** Null when a response came from a model without a price. */
     costUsd: number | null;
     toolCalls: ToolCallRecord[];
+    /** Background processes started during the run, as they are at its end (absent: none). */
+    processes?: ProcessInfo[];
 }
 
 /** The one contract between the engine and every front-end (TUI, print, stream-JSON). */
@@ -172,6 +175,18 @@ export type EngineEvent =
       }
     /** The model's to-do list, whole, after each todo_write call. */
     | { type: "todo"; items: TodoItem[] }
-    | { type: "run_end"; result: RunResult };
+    | { type: "run_end"; result: RunResult }
+    /**
+     * Background processes (issue 35). These may come while no run is going:
+     * the host forwards the process table's events at any time.
+     */
+    | { type: "process"; change: "started" | "exited"; process: ProcessInfo }
+    /** A notice waits for the next request (a process exited, or printed a watched line). */
+    | { type: "process_notice"; notice: ProcessNotice }
+    /**
+     * A tty process asks for a password: the front-end asks the user in a
+     * masked field and answers with the `secret_answer` op.
+     */
+    | { type: "secret_request"; requestId: string; process: ProcessInfo; prompt: string };
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -16,6 +16,7 @@ import type { ModelInfo } from "../providers/catalogue";
 import type { ImageBlock, Message } from "../providers/types";
 import type { LspServerStatus } from "../tools/lsp/types";
 import type { PlanResult } from "../storage/checkpoints";
+import type { ProcessId, ProcessInfo, ReadRequest, ReadResult } from "../tools/processes/types";
 import type { ApprovalDecision, StandingAutoApproval } from "./approvals";
 import type { EngineEvent, Mode, RunResult } from "./events";
 import type { CostLine } from "./session-costs";
@@ -177,7 +178,19 @@ export type EngineOp =
     /** The `Read(...)` deny rule covering an absolute path (`@` attachments), if any. */
     | { type: "read_denial"; path: string }
     /** Saves one of the front-end's own transcript actions (a prompt, a review) with the conversation. */
-    | { type: "record_view"; action: Record<string, unknown> };
+    | { type: "record_view"; action: Record<string, unknown> }
+    /** The session's background processes: running first (oldest first), then finished ones. */
+    | { type: "processes" }
+    /** A process's output for a front-end (the "view" reader: the model's cursor does not move). */
+    | { type: "process_output"; id: ProcessId; request?: ReadRequest }
+    | { type: "stop_process"; id: ProcessId }
+    /** Ctrl+B: moves the running foreground commands into the background. */
+    | { type: "background_command" }
+    /**
+     * The user's answer to a `secret_request` (null: declined). The secret goes
+     * to the process only: never logged, recorded or sent in an event.
+     */
+    | { type: "secret_answer"; requestId: string; secret: string | null };
 
 export type OpType = EngineOp["type"];
 export type OpOf<T extends OpType> = Extract<EngineOp, { type: T }>;
@@ -212,6 +225,12 @@ export interface OpReplies {
     memory: MemoryListing;
     read_denial: { rule?: string };
     record_view: { recorded: boolean };
+    processes: ProcessInfo[];
+    process_output: { ok: true; result: ReadResult } | { ok: false; error: string };
+    stop_process: Outcome;
+    /** The ids of the processes the commands became. */
+    background_command: { moved: string[] };
+    secret_answer: { ok: true } | { ok: false; error: string };
 }
 
 export type OpReply<T extends OpType> = OpReplies[T];
@@ -253,6 +272,8 @@ export interface HostState extends SessionState {
     models: ModelInfo[];
     costs: StatusCosts;
     standing: StandingAutoApproval;
+    /** Background processes running, and notices waiting for the next request. */
+    processes: { running: number; notices: number };
 }
 
 /** What every front-end holds: submit ops, hear events, read the status snapshot. */

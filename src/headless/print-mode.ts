@@ -164,6 +164,9 @@ export function streamJsonLine(
         case "summary":
         case "file_write":
         case "write_applied":
+        case "process":
+        case "process_notice":
+        case "secret_request":
             return null;
         default:
             event satisfies never;
@@ -295,6 +298,9 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "diagnostics":
         case "write_applied":
         case "run_end":
+        case "process":
+        case "process_notice":
+        case "secret_request":
             return null;
         default:
             event satisfies never;

@@ -1,4 +1,5 @@
 import type { ImageBlock } from "../providers/types";
+import type { ProcessInfo } from "./processes/types";
 import type { ToolInput } from "./tool-input";
 
 /** Closed set of failure codes a tool result can carry; the model reads `message`. */
@@ -77,6 +78,13 @@ export interface ToolContext {
     toolCallId?: string;
     /** The `WebFetch(domain:…)` deny rule that keeps a web host from being fetched, if any. */
     hostDenial?: (host: string) => string | undefined;
+    /** Fires when the user moves this running command into the background (Ctrl+B). */
+    detach?: AbortSignal;
+    /**
+     * Asks the user for a password a process prompts for, in a masked field;
+     * the answer goes to the process only. Absent: nobody can answer (print mode).
+     */
+    requestSecret?: (process: ProcessInfo, prompt: string) => Promise<"sent" | "declined">;
 }
 
 /**

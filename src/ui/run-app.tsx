@@ -99,6 +99,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             models: options.models,
             costs: options.initialCosts ?? { sessionUsd: 0, allTimeUsd: null },
             standing: { commands: false, edits: false },
+            processes: { running: 0, notices: 0 },
         },
         // Tool events arrive only from the host, so its tools' displays are known by then.
         options.engine.then((engine) => {

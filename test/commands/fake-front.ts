@@ -44,6 +44,7 @@ export function fakeFront(options: {
             models: BUILTIN_MODELS,
             costs: { sessionUsd: 0, allTimeUsd: 0 },
             standing: { commands: false, edits: false },
+            processes: { running: 0, notices: 0 },
             ...options.state,
         }),
         ...(options.picks

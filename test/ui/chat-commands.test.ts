@@ -289,6 +289,7 @@ function fakeHost(first: ReturnType<typeof fakeSession>) {
             models: [SONNET, HAIKU],
             costs: { sessionUsd: 0.5, allTimeUsd: 2 },
             standing: { commands: false, edits: false },
+            processes: { running: 0, notices: 0 },
         }),
         submit: (op) => answer(op as EngineOp) as never,
     };

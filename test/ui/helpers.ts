@@ -73,6 +73,7 @@ export function hostOver(session: {
             models: [],
             costs: { sessionUsd: 0, allTimeUsd: null },
             standing: { commands: false, edits: false },
+            processes: { running: 0, notices: 0 },
         }),
         async submit(submitted) {
             const op = submitted as EngineOp;

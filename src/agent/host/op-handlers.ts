@@ -66,7 +66,19 @@ export interface HostParts {
     cancellable<R>(work: (signal: AbortSignal) => Promise<R>): Promise<R>;
 }
 
-type OtherOp = Exclude<EngineOp, OpOf<"prompt" | "cancel" | "approval" | "set_mode">>;
+/** The ops the host runs itself (engine-host.ts); every other one is answered here. */
+export type HostRunOp =
+    | "prompt"
+    | "cancel"
+    | "approval"
+    | "set_mode"
+    | "processes"
+    | "process_output"
+    | "stop_process"
+    | "background_command"
+    | "secret_answer";
+
+type OtherOp = Exclude<EngineOp, OpOf<HostRunOp>>;
 
 /** Tells the front-ends another conversation is current. */
 function switched(host: HostParts, draft?: string): void {

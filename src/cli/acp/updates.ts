@@ -236,6 +236,9 @@ class SessionUpdates implements UpdateTranslator {
             case "conversation_switched":
             case "state_changed":
             case "learning":
+            case "process":
+            case "process_notice":
+            case "secret_request":
                 return [];
             default:
                 event satisfies never;

@@ -30,6 +30,10 @@ const CHANGES_STATUS: Record<HostEvent["type"], boolean> = {
     // A subagent's answer adds to the session's spend.
     task_progress: true,
     run_end: true,
+    // The status line counts running processes and waiting notices.
+    process: true,
+    process_notice: true,
+    secret_request: false,
     // The host's own: another conversation, a model switch, learning's spend.
     conversation_switched: true,
     state_changed: true,

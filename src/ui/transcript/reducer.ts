@@ -558,8 +558,11 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
         case "diagnostics":
             return diagnostics(state, event, owned);
         // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
-        // an applied write shows as its tool's result.
+        // an applied write shows as its tool's result; background processes: the status line and /ps.
         case "write_applied":
+        case "process":
+        case "process_notice":
+        case "secret_request":
         case "turn_start":
         case "approval_request":
         case "approval_decision":
