@@ -97,24 +97,29 @@ export function withFinalProcesses(result: RunResult, now: readonly ProcessInfo[
     return { ...result, processes: result.processes.map((p) => latest.get(p.id) ?? p) };
 }
 
-/** Why print mode declined a password prompt, for stderr and the model's tool result. */
+/** What a declined password prompt was; `why` says why nobody could answer it. */
 export function declinedSecretText(
-    event: Extract<EngineEvent, { type: "secret_request" }>
+    event: Extract<EngineEvent, { type: "secret_request" }>,
+    why: string
 ): string {
-    return (
-        `${event.process.id} (${event.process.command}) asks for a password ("${event.prompt}"); ` +
-        "print mode cannot ask anyone, so it was declined. Run it in the chat (north) to type it there."
-    );
+    return `${event.process.id} (${event.process.command}) asks for a password ("${event.prompt}"); ${why}`;
 }
+
+export const PRINT_MODE_SECRET_REFUSAL =
+    "print mode cannot ask anyone, so it was declined. Run it in the chat (north) to type it there.";
 
 /**
  * Declines every password prompt at once (nobody can type one), saying so
  * through `warn`; returns the unsubscribe.
  */
-export function declineSecrets(host: EngineHostPort, warn: (message: string) => void): () => void {
+export function declineSecrets(
+    host: EngineHostPort,
+    warn: (message: string) => void,
+    why = PRINT_MODE_SECRET_REFUSAL
+): () => void {
     return host.subscribe((event) => {
         if (event.type !== "secret_request") return;
-        warn(declinedSecretText(event));
+        warn(declinedSecretText(event, why));
         void host.submit({ type: "secret_answer", requestId: event.requestId, secret: null });
     });
 }
