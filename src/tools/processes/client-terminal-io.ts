@@ -12,6 +12,7 @@
 import type { ClientCommandLine, ClientTerminal, ClientTerminals } from "../client-workspace";
 import { newTerminalOutput } from "../client-workspace";
 import { CLIENT_OUTPUT_BYTE_LIMIT } from "../shell-client-run";
+import { type CreatedProcessIo, createProcessIo } from "./process-io";
 import { ProcessError, type ProcessIo, type ProcessIoOptions } from "./types";
 
 /** Polls come this often while the output grows... */
@@ -42,6 +43,33 @@ function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function droppedMarker(): string {
     return "\n[... output the editor's terminal no longer kept was not read ...]\n";
+}
+
+/**
+ * How background programs start when the editor offers terminals and no
+ * sandbox is on (a sandboxed command's terminal is North's, see
+ * shell-service's `runsInEditor`): pipe processes in the editor's terminal,
+ * tty ones in North's own pseudo-terminal (an editor terminal takes no
+ * input). An editor that refuses the terminal: North's own, with a note.
+ * Undefined when North starts every program itself.
+ */
+export function clientTerminalStarter(
+    terminals: ClientTerminals | undefined,
+    sandboxed: boolean,
+    tuning: ClientTerminalIoOptions = {}
+): ((options: ProcessIoOptions) => Promise<CreatedProcessIo>) | undefined {
+    if (!terminals?.start || sandboxed) return undefined;
+    return async (options) => {
+        if (options.tty) return createProcessIo(options);
+        try {
+            return { io: await startClientTerminalIo(terminals, options, tuning) };
+        } catch (error) {
+            const reason = error instanceof Error ? error.message : String(error);
+            const own = await createProcessIo(options);
+            const note = `The editor's terminal did not start it (${reason}); it runs in North's own shell instead.`;
+            return { ...own, note: own.note === undefined ? note : `${note} ${own.note}` };
+        }
+    };
 }
 
 /**
