@@ -14,6 +14,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { Mode } from "../../agent/events";
 import { restoreConversation } from "../../agent/conversation-log";
+import { stopRunningProcesses } from "../../headless/print-processes";
 import type { ModelInfo } from "../../providers/catalogue";
 import type { ProviderEndpoint } from "../../providers/types";
 import { resolveReadyModel } from "../model-selection";
@@ -207,6 +208,8 @@ export class AcpSession {
         this.cancel();
         const started = this.engine ?? (await this.starting?.catch(() => null));
         if (started) {
+            // The session's background processes end with it (their cards say so while the editor listens).
+            await stopRunningProcesses(started.engine.host);
             await started.engine.closeAsync();
             started.engine.logger.flush();
         } else {
