@@ -68,6 +68,8 @@ export function createProcessSendTool(
         input: processSendInput,
         approvalPolicy: "shell",
         readOnly: false,
+        // Typing into a program is running something: Bash hooks and a bare `Bash` rule apply.
+        hookAliases: ["Bash"],
         display: {
             title: (args) => {
                 const id = str(args.id);
@@ -124,11 +126,9 @@ export function createProcessSendTool(
                             "No one can answer a prompt here (no interactive user); nothing was sent."
                         );
                     }
-                    const prompt = table.read(input.id, {
-                        mode: "tail",
-                        lines: 1,
-                        reader: "view",
-                    }).text;
+                    const prompt =
+                        (await table.secretPrompt(input.id)) ??
+                        table.read(input.id, { mode: "tail", lines: 1, reader: "view" }).text;
                     const answer = await ctx.requestSecret(process!, prompt);
                     const after = table.read(input.id, { mode: "new" });
                     return toolOk({
@@ -149,6 +149,13 @@ export function createProcessSendTool(
                     return toolError(
                         "invalid_args",
                         "Nothing to send: give text, keys, eof or askUser."
+                    );
+                }
+                const secretPrompt = sent.text ? await table.secretPrompt(input.id) : undefined;
+                if (secretPrompt !== undefined) {
+                    return toolError(
+                        "invalid_args",
+                        `${input.id} waits for a secret ("${oneLine(secretPrompt, 80)}"); nothing was sent. Call process_send with askUser: true so the user types it; never guess it or ask for it in the chat.`
                     );
                 }
                 await table.send(input.id, sent);

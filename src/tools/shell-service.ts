@@ -351,6 +351,7 @@ class ProjectShell implements BackgroundShellService {
             origin: options.origin,
             sandboxed: this.commandSandbox !== undefined,
             io: created.io,
+            screen: created.screen,
             ownerTag: tag,
         });
         void process.exited.then(() => {
@@ -359,6 +360,7 @@ class ProjectShell implements BackgroundShellService {
         });
         if (options.watch !== undefined) this.table.watch(id, options.watch);
         await process.untilFirstOutput(PROCESS_FIRST_OUTPUT_MS);
+        await process.settled();
         const { text } = process.read({ mode: "new" });
         const result: ShellStartResult = {
             process: process.snapshot(),

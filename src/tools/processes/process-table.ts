@@ -194,6 +194,7 @@ export class BackgroundProcessTable implements ProcessTable {
             });
         }
         if (outcome === "exited") this.seeExit(id);
+        await process.settled();
         const result: WaitResult = { ...process.read({ mode: "new", reader }), outcome };
         if (matchedLine !== undefined) result.matchedLine = matchedLine;
         return result;
@@ -205,6 +206,10 @@ export class BackgroundProcessTable implements ProcessTable {
         const mark = process.received;
         await process.send(input);
         await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
+    }
+
+    secretPrompt(id: ProcessId): Promise<string | undefined> {
+        return this.find(id).secretPrompt();
     }
 
     sendSecret(id: ProcessId, secret: string): Promise<void> {
