@@ -85,7 +85,7 @@ function startAndRead(): void {
                 {
                     id: "toolu_start",
                     name: "shell_run",
-                    input: { command: TICKER, background: true },
+                    input: { command: TICKER, background: true, watch: "^tick$" },
                 },
             ],
         },
@@ -164,6 +164,13 @@ describe("background processes in print mode", () => {
         });
         const pid = (processLines[0]!.process as { pid: number }).pid;
         groups.push(pid);
+        // The watched line: what the model hears at its next request.
+        expect(events.find((e) => e.type === "process_notice")).toMatchObject({
+            kind: "matched",
+            pattern: "^tick$",
+            lines: ["tick"],
+            process: { id: "p1", state: "running" },
+        });
         expect(groupAlive(pid)).toBe(false);
         // The exit comes before the result, which is last and lists the process.
         const result = events.at(-1)!;
