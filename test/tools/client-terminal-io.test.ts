@@ -165,6 +165,23 @@ describe("a background process in an editor's terminal", () => {
         expect(terminal.calls).toEqual(["kill", "release"]);
     });
 
+    it("an editor that stops answering after a kill does not hold the exit back", async () => {
+        const terminal = new ScriptedTerminal();
+        const silent: ClientTerminal = {
+            id: terminal.id,
+            output: () => new Promise(() => undefined),
+            waitForExit: () => new Promise(() => undefined),
+            kill: () => new Promise(() => undefined),
+            release: () => new Promise(() => undefined),
+        };
+        const io = await startClientTerminalIo(editorWith(silent).terminals, line, fast);
+        const output = collect(io);
+        const exit = exitOf(io);
+        io.kill("SIGTERM");
+        expect(await exit).toEqual({ exitCode: null, signal: "SIGKILL" });
+        expect(output.text).toContain("North stopped waiting for it");
+    });
+
     it("an editor that goes away ends the process with its reason in the output", async () => {
         const terminal = new ScriptedTerminal();
         const io = await startClientTerminalIo(editorWith(terminal).terminals, line, fast);

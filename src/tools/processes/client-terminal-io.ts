@@ -140,9 +140,14 @@ export class ClientTerminalIo implements ProcessIo {
         this.pollMs = this.fastPollMs;
         this.schedulePoll();
         terminal.waitForExit().then(
-            (status) => void this.ended(status.exitCode, status.signal, null),
-            (error: unknown) =>
-                void this.ended(null, null, error instanceof Error ? error.message : String(error))
+            (status) => void this.ended(status.exitCode, status.signal, { readLast: true }),
+            (error: unknown) => {
+                const reason = error instanceof Error ? error.message : String(error);
+                void this.ended(null, null, {
+                    readLast: false,
+                    note: `the editor's terminal stopped answering: ${reason}`,
+                });
+            }
         );
     }
 
@@ -173,7 +178,12 @@ export class ClientTerminalIo implements ProcessIo {
         if (this.killed) return;
         this.killed = true;
         // An editor that never reports the exit (gone) must not leave the process "running" forever.
-        setTimeout(() => void this.ended(null, "SIGKILL", null), this.killGiveUpMs).unref();
+        setTimeout(() => {
+            void this.ended(null, "SIGKILL", {
+                readLast: false,
+                note: "the editor did not say the command ended after it was killed; North stopped waiting for it",
+            });
+        }, this.killGiveUpMs).unref();
     }
 
     private emit(text: string): void {
@@ -214,20 +224,34 @@ export class ClientTerminalIo implements ProcessIo {
         return polling;
     }
 
+    /**
+     * Reports the exit once, after the last output. `readLast`: read the
+     * terminal once more first, bounded (an editor that stopped answering
+     * must not hold the exit back); `note`: said in the output before it.
+     */
     private async ended(
         exitCode: number | null,
         signal: string | null,
-        editorError: string | null
+        how: { readLast: boolean; note?: string }
     ): Promise<void> {
         if (this.ending) return;
         this.ending = true;
         if (this.timer) clearTimeout(this.timer);
         this.timer = null;
-        await this.polling;
-        if (editorError === null) await this.poll();
-        else this.emit(`\n[the editor's terminal stopped answering: ${editorError}]\n`);
+        if (how.readLast) {
+            const lastRead = (async () => {
+                await this.polling;
+                await this.poll();
+            })();
+            await Promise.race([lastRead, delay(this.killGiveUpMs)]);
+        }
+        if (how.note !== undefined) this.emit(`\n[${how.note}]\n`);
         this.terminal.release().catch(() => undefined);
         this.exit = { exitCode, signal };
         for (const listener of this.exitListeners) listener(exitCode, signal);
     }
+}
+
+function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
