@@ -207,4 +207,25 @@ describe("background processes without the editor's terminals", () => {
         await acp.close();
         await expect.poll(() => isRunning(pid), { timeout: 15_000 }).toBe(false);
     });
+
+    it("a loaded session shows its processes as they ended; nothing is started again", async () => {
+        server.enqueue(startTicker, { text: "Started." });
+        const first = await session({});
+        expect((await first.acp.prompt(first.sessionId, "start the ticker")).stopReason).toBe(
+            "end_turn"
+        );
+        await first.acp.close();
+
+        acp = await startAcpClient({ env, cwd: repo });
+        await acp.initialize();
+        await acp.agent.request("session/load", {
+            sessionId: first.sessionId,
+            cwd: repo,
+            mcpServers: [],
+        });
+        const card = acp.toolCalls(first.sessionId).find((c) => c.toolCallId === "process-p1");
+        expect(card).toMatchObject({ kind: "execute", status: "completed" });
+        expect(card!.title).toBe("p1: node ticker.js (stopped)");
+        expect(acp.editor.terminals).toEqual([]);
+    });
 });

@@ -15,6 +15,7 @@ import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { EngineEvent } from "../../agent/events";
 import type { EngineHostPort } from "../../agent/protocol";
 import { processEnding } from "../../headless/print-processes";
+import { recordedProcesses } from "../../agent/host/resumed-processes";
 import type { ProcessInfo } from "../../tools/processes/types";
 import { commandContent, tailOf, textContent } from "./tool-call-view";
 
@@ -72,6 +73,34 @@ function exitedUpdate(info: ProcessInfo, lastLines: string | null): SessionUpdat
             stopped: info.stopped === true,
         },
     };
+}
+
+/**
+ * A loaded session's background processes (session/load), each as its tool
+ * call in its last recorded state. One recorded as running ended with the
+ * North that ran it: North stops its processes when it exits, and nothing
+ * is started again.
+ */
+export function replayedProcessUpdates(
+    view: ReadonlyArray<Record<string, unknown>>
+): SessionUpdate[] {
+    return recordedProcesses(view).map((info) => {
+        const ended: ProcessInfo =
+            info.state === "running" ? { ...info, state: "exited", stopped: true } : info;
+        const title =
+            info.state === "running"
+                ? `${info.id}: ${info.command} (ended with the North that ran it)`
+                : processTitle(ended);
+        return {
+            sessionUpdate: "tool_call",
+            toolCallId: processToolCallId(info.id),
+            title,
+            kind: "execute",
+            status: !ended.stopped && ended.exitCode !== 0 ? "failed" : "completed",
+            rawInput: { command: info.command, cwd: info.cwd },
+            content: [commandContent(info.command, "")],
+        };
+    });
 }
 
 export function secretDeclinedText(

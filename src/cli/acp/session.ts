@@ -20,6 +20,7 @@ import type { ProviderEndpoint } from "../../providers/types";
 import { resolveReadyModel } from "../model-selection";
 import { discoverSkillsAndCommands } from "../project-extensions";
 import type { PreparedSession } from "../session-setup";
+import { replayedProcessUpdates } from "./process-updates";
 import { runPromptTurn } from "./prompt-turn";
 import { replayUpdates } from "./replay";
 import { replayToolDisplays } from "./session-replay-displays";
@@ -110,6 +111,9 @@ export class AcpSession {
             resumed.conversation.view
         );
         for (const update of updates) void this.send(update);
+        for (const update of replayedProcessUpdates(resumed.conversation.view)) {
+            void this.send(update);
+        }
         await this.updates.flushed();
     }
 
