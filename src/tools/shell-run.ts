@@ -129,6 +129,8 @@ export function createShellRunTool(
         input: shellRunInput,
         approvalPolicy: "shell",
         readOnly: false,
+        // Ctrl+B moves a running command into the process table (ToolContext.detach).
+        detachable: true,
         display: {
             title: (args) => {
                 const command = str(args.command);

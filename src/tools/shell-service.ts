@@ -362,6 +362,7 @@ class ProjectShell implements BackgroundShellService {
         await process.untilFirstOutput(PROCESS_FIRST_OUTPUT_MS);
         await process.settled();
         const { text } = process.read({ mode: "new" });
+        if (!process.running) this.table.exitReported(id);
         const result: ShellStartResult = {
             process: process.snapshot(),
             output: text,

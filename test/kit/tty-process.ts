@@ -32,6 +32,7 @@ export interface TtyProcess {
         match: string | RegExp,
         options?: { timeoutMs?: number; where?: (screen: HeadlessTerminalScreen) => string }
     ): Promise<string>;
+    /** Resolves once the program exited and its last output is on the screen. */
     readonly exited: Promise<{ exitCode: number | null; signal: string | null }>;
     /** Kills the program's group (SIGKILL) if it still runs and frees the screen. Safe twice. */
     dispose(): void;
@@ -65,7 +66,8 @@ export async function startTty(
     const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) =>
         io.onExit((exitCode, signal) => {
             running = false;
-            resolve({ exitCode, signal });
+            // Its last output on the screen first.
+            void screen.flush().then(() => resolve({ exitCode, signal }));
         })
     );
     return {
@@ -86,20 +88,29 @@ export async function startTty(
                     done();
                     resolve(text);
                 };
-                const timer = setTimeout(() => {
+                const fail = (why: string): void => {
                     done();
                     reject(
                         new Error(
-                            `the screen never showed ${String(match)} in ${timeoutMs} ms; it shows:\n${read()}`
+                            `the screen never showed ${String(match)}: ${why}; it shows:\n${read()}\n(the program wrote ${JSON.stringify(output)})`
                         )
                     );
-                }, timeoutMs);
+                };
+                const timer = setTimeout(() => fail(`not in ${timeoutMs} ms`), timeoutMs);
+                let waiting = true;
                 const done = (): void => {
+                    waiting = false;
                     clearTimeout(timer);
                     wakers.delete(check);
                 };
                 wakers.add(check);
                 check();
+                // An exit ends the wait: its last output is on the screen by then.
+                void exited.then(({ exitCode, signal }) => {
+                    if (!waiting) return;
+                    check();
+                    if (waiting) fail(`the program exited (code ${exitCode}, signal ${signal})`);
+                });
             }),
         exited,
         dispose: () => {

@@ -19,7 +19,7 @@ import {
 import { cleanText, completeUtf8End, firstUtf8Start } from "../shell-output";
 import { OutputRing } from "./output-ring";
 import { keysToBytes } from "./keys";
-import { secretPrompt } from "./password-prompt";
+import { secretPrompt, terminalEchoes } from "./password-prompt";
 import { pipeKeyAction } from "./pipe-input";
 import { SpillFile } from "./spill-file";
 import type { HeadlessTerminalScreen } from "./terminal-screen";
@@ -319,6 +319,13 @@ export class BackgroundProcess {
     /** A secret for a prompt: to the program only. */
     async sendSecret(secret: string): Promise<void> {
         this.assertRunning("the answer was not sent");
+        // A terminal that echoes would put the secret on the screen, which the model reads.
+        if (this.io.tty && this.info.pid !== undefined && (await terminalEchoes(this.info.pid))) {
+            throw new ProcessError(
+                "invalid",
+                `${this.info.id}'s terminal shows what is typed (echo is on), so the answer would be on its screen; it was not sent.`
+            );
+        }
         this.io.write(`${secret}${this.io.tty ? "\r" : "\n"}`);
     }
 
@@ -386,15 +393,14 @@ export class BackgroundProcess {
 
     private take(chunk: Buffer): void {
         this.info.outputBytes += chunk.length;
-        this.ring.push(chunk);
-        // Past the ring, everything goes to disk too, so the file holds the latest output whole.
-        if (!this.spilling && this.ring.total > this.ring.capacity) {
+        // Past the ring, everything goes to disk too (from the first byte), so the file holds the latest output whole.
+        if (!this.spilling && this.ring.total + chunk.length > this.ring.capacity) {
             this.spilling = true;
             this.info.spillPath = this.spill.filePath;
-            this.spill.append(this.ring.since(this.ring.start).bytes);
-        } else if (this.spilling) {
-            this.spill.append(chunk);
+            this.spill.append(this.ring.since(0).bytes);
         }
+        if (this.spilling) this.spill.append(chunk);
+        this.ring.push(chunk);
         this.screen?.write(chunk);
         this.splitLines(this.decoder.write(chunk));
         this.firstOutput?.();

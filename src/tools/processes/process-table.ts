@@ -116,7 +116,7 @@ export class BackgroundProcessTable implements ProcessTable {
             now: this.options.now,
         });
         this.processes.set(id, process);
-        this.forgetExitHook ??= atProcessExit(() => this.stopAll());
+        this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
         void process.exited.then((info) => this.onExit(process, info));
         return process;
@@ -206,6 +206,7 @@ export class BackgroundProcessTable implements ProcessTable {
         const mark = process.received;
         await process.send(input);
         await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
+        await process.settled();
     }
 
     secretPrompt(id: ProcessId): Promise<string | undefined> {
@@ -286,6 +287,11 @@ export class BackgroundProcessTable implements ProcessTable {
             "not_found",
             `no background process ${id}${known.length > 0 ? ` (known: ${known.join(", ")})` : " (none started)"}`
         );
+    }
+
+    /** The exit was told already (a start's result said it ended): no notice repeats it. */
+    exitReported(id: ProcessId): void {
+        this.seeExit(id);
     }
 
     private seeExit(id: ProcessId): void {

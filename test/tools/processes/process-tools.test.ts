@@ -161,7 +161,10 @@ describe("the process tools", () => {
             { id: "p1", wait: { pattern: "length" }, timeoutMs: 20_000 },
             context(repo.root)
         );
-        expect(after).toMatchObject({ ok: true, data: { matchedLine: `Password: length ${secret.length}` } });
+        expect(after).toMatchObject({
+            ok: true,
+            data: { matchedLine: `Password: length ${secret.length}` },
+        });
         expect(JSON.stringify(after)).not.toContain(secret);
         // Without a user to ask (print mode), nothing is sent.
         expect(await send.execute({ id: "p1", askUser: true }, context(repo.root))).toMatchObject({
