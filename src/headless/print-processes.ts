@@ -87,7 +87,8 @@ export async function stopRunningProcesses(
     await Promise.all(running.map((p) => host.submit({ type: "stop_process", id: p.id })));
     const all = await host.submit({ type: "processes" });
     const ids = new Set(running.map((p) => p.id));
-    return { stopped: all.filter((p) => ids.has(p.id)), all };
+    // One that ended by itself meanwhile was not stopped by North.
+    return { stopped: all.filter((p) => ids.has(p.id) && p.stopped === true), all };
 }
 
 /** The run's result with its processes as they are now (after the end of the run stopped them). */
