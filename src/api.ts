@@ -68,6 +68,9 @@ export const createSession: CreateSession = async (
         sessionId: session.sessionId,
         run: (prompt, runOptions = {}) =>
             startRun((signal, onEvent) => session.run(prompt, signal, onEvent), runOptions),
+        processes: () => session.processes(),
+        processOutput: (id, request) => session.processOutput(id, request),
+        stopProcess: (id) => session.stopProcess(id),
         close: () => session.close(),
     };
 };

@@ -1,7 +1,11 @@
 import type {
     NorthApprovalRequest,
     NorthEvent,
+    NorthProcess,
+    NorthProcessOutput,
+    NorthProcessOutputRequest,
     NorthResult,
+    NorthSecretRequest,
     NorthSessionOptions,
 } from "./api-types";
 import { type ApprovalDecision, type Approver, denyAll } from "../agent/approvals";
@@ -13,6 +17,15 @@ import { createProfileStore } from "../storage/profile";
 import { resolveReadyModel } from "./model-selection";
 import { createPrintApprovalSettings } from "../headless/print-approvals";
 import { resultObject, streamJsonLine } from "../headless/print-mode";
+import {
+    declineSecrets,
+    processObject,
+    secretRequestLine,
+    stopRunningProcesses,
+    withFinalProcesses,
+} from "../headless/print-processes";
+import type { EngineHostPort } from "../agent/protocol";
+import type { ReadRequest } from "../tools/processes/types";
 import {
     answerMismatch,
     approvalRequestLine,
@@ -37,6 +50,9 @@ export interface ApiSession {
         signal: AbortSignal,
         onEvent: (event: NorthEvent) => void
     ): Promise<NorthResult>;
+    processes(): Promise<NorthProcess[]>;
+    processOutput(id: string, request?: NorthProcessOutputRequest): Promise<NorthProcessOutput>;
+    stopProcess(id: string): Promise<NorthProcess>;
     close(): Promise<void>;
 }
 
@@ -79,6 +95,56 @@ function approverFrom(
             return { outcome: "deny", ...(answer.reason ? { reason: answer.reason } : {}) };
         }
         throw new Error(`approve() must answer { decision: "approve" | "deny" }`);
+    };
+}
+
+/** Password prompts go to `secret`: its answer to the process, a failure or null declines. */
+function answerSecretsWith(
+    host: EngineHostPort,
+    secret: NorthSessionOptions["secret"],
+    warn: (message: string) => void
+): void {
+    if (!secret) {
+        declineSecrets(
+            host,
+            warn,
+            "this session has no `secret` answerer (createSession without `secret`), so it was declined."
+        );
+        return;
+    }
+    host.subscribe((event) => {
+        if (event.type !== "secret_request") return;
+        const request = secretRequestLine(event) as unknown as NorthSecretRequest;
+        const answer = (value: string | null) =>
+            host.submit({ type: "secret_answer", requestId: event.requestId, secret: value });
+        void secret(request).then(
+            async (value) => {
+                if (typeof value !== "string" && value !== null) {
+                    warn("secret() must resolve to a string or null; the prompt was declined");
+                    await answer(null);
+                    return;
+                }
+                const sent = await answer(value);
+                if (!sent.ok) warn(`the password was not sent: ${sent.error}`);
+            },
+            async (error: unknown) => {
+                warn(`secret() failed, so the prompt was declined: ${String(error)}`);
+                await answer(null);
+            }
+        );
+    });
+}
+
+function readRequestOf(request: NorthProcessOutputRequest | undefined): ReadRequest {
+    const mode = request?.mode ?? "tail";
+    if (mode !== "tail" && mode !== "new" && mode !== "grep") {
+        throw new Error(`mode must be "tail", "new" or "grep" (got "${String(mode)}")`);
+    }
+    return {
+        mode,
+        reader: "view",
+        ...(request?.lines !== undefined ? { lines: request.lines } : {}),
+        ...(request?.pattern !== undefined ? { pattern: request.pattern } : {}),
     };
 }
 
@@ -145,6 +211,7 @@ export async function openApiSession(
     const { host } = handle;
     const sessionId = host.state().conversationId;
     answerApprovalsWith(host, approverFrom(options.approve, warn));
+    answerSecretsWith(host, options.secret, warn);
     const mcp = handle.extensions.mcp;
     let listener: ((event: EngineEvent) => void) | null = null;
     host.subscribe((event) => {
@@ -179,7 +246,12 @@ export async function openApiSession(
                         signal,
                         planOnly: host.state().mode === "plan",
                     });
-                    const final = resultObject(result, sessionId) as unknown as NorthResult;
+                    // Processes run on between runs: the result shows them as they are now.
+                    const now = result.processes ? await host.submit({ type: "processes" }) : [];
+                    const final = resultObject(
+                        withFinalProcesses(result, now),
+                        sessionId
+                    ) as unknown as NorthResult;
                     onEvent(final);
                     return final;
                 } finally {
@@ -189,10 +261,40 @@ export async function openApiSession(
             queue = started.catch(() => undefined);
             return started;
         },
+        async processes() {
+            const list = await host.submit({ type: "processes" });
+            return list.map((p) => processObject(p) as unknown as NorthProcess);
+        },
+        async processOutput(id, request) {
+            const read = await host.submit({
+                type: "process_output",
+                id,
+                request: readRequestOf(request),
+            });
+            if (!read.ok) throw new Error(read.error);
+            const { result } = read;
+            return {
+                process: processObject(result.process) as unknown as NorthProcess,
+                text: result.text,
+                ...(result.screen ? { screen: true } : {}),
+                ...(result.droppedBytes ? { dropped_bytes: result.droppedBytes } : {}),
+                ...(result.truncated ? { truncated: true } : {}),
+            };
+        },
+        async stopProcess(id) {
+            const outcome = await host.submit({ type: "stop_process", id });
+            if (outcome.isError) throw new Error(outcome.message);
+            const list = await host.submit({ type: "processes" });
+            const info = list.find((p) => p.id === id);
+            if (!info) throw new Error(`no background process ${id}`);
+            return processObject(info) as unknown as NorthProcess;
+        },
         async close() {
             if (closed) return;
             closed = true;
             await queue;
+            // Their `process` events are past any run: the processes simply end with the session.
+            await stopRunningProcesses(host);
             await handle.closeAsync();
             handle.logger.flush();
         },

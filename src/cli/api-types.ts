@@ -54,6 +54,63 @@ export interface NorthResult {
     total_cost_usd: number | null;
     usage: NorthUsage;
     tool_calls: { name: string; input: unknown; ok: boolean }[];
+    /** Background processes the run started, as they are at its end (absent: none). */
+    processes?: NorthProcess[];
+}
+
+/** A background process (`shell_run` with `background: true`, or `tty: true`). */
+export interface NorthProcess {
+    /** "p1", "p2", ...: what `processOutput` and `stopProcess` take. */
+    id: string;
+    command: string;
+    /** Absolute directory it started in. */
+    cwd: string;
+    /** Runs in a pseudo-terminal: its output reads as the screen. */
+    tty: boolean;
+    sandboxed: boolean;
+    pid?: number;
+    state: "running" | "exited";
+    /** Once exited: the exit status, or null when a signal ended it. */
+    exit_code?: number | null;
+    signal?: string | null;
+    /** Stopped by North (`stopProcess`, `close`, the model's process_stop), not its own end. */
+    stopped?: boolean;
+    /** Epoch milliseconds. */
+    started_at: number;
+    ended_at?: number;
+    output_bytes: number;
+    /** Where output beyond the kept part is (removed when North exits). */
+    spill_path?: string;
+    /** The model's tool call id that started it, or "user". */
+    origin: string;
+}
+
+/** What `processOutput` reads. */
+export interface NorthProcessOutputRequest {
+    /** "tail" (default): the last `lines` lines; "new": since this session's last `processOutput`; "grep": lines matching `pattern`. */
+    mode?: "tail" | "new" | "grep";
+    lines?: number;
+    /** A JavaScript regular expression, for "grep". */
+    pattern?: string;
+}
+
+export interface NorthProcessOutput {
+    process: NorthProcess;
+    /** Plain text; for a tty process the screen as a terminal shows it. */
+    text: string;
+    screen?: boolean;
+    /** Output no longer kept in memory, not shown (see `spill_path`). */
+    dropped_bytes?: number;
+    truncated?: boolean;
+}
+
+/** A program asks for a password (`secret` answers it). */
+export interface NorthSecretRequest {
+    type: "secret_request";
+    id: string;
+    process: NorthProcess;
+    /** The program's prompt line ("Password:"). */
+    prompt: string;
 }
 
 export type NorthEvent =
@@ -106,6 +163,16 @@ export type NorthEvent =
           /** False when the server had not reported on the files before the edit. */
           baseline_known: boolean;
       }
+    /** A background process started or ended (also when North stopped it at the session's close). */
+    | { type: "process"; change: "started" | "exited"; process: NorthProcess }
+    /** The model will hear of this at its next request: a process exited or printed a watched line. */
+    | {
+          type: "process_notice";
+          kind: "exited" | "matched";
+          process: NorthProcess;
+          pattern?: string;
+          lines: string[];
+      }
     | NorthResult;
 
 /** One problem a language server reports: lines and columns from 1. */
@@ -143,6 +210,12 @@ export interface NorthSessionOptions {
      * never changed. Provider keys are still read from `process.env`.
      */
     env?: Record<string, string | undefined>;
+    /**
+     * Answers a program's password prompt: your user types it (in a masked
+     * field); resolve null to decline. The password goes to the program only,
+     * never to the model or the conversation. Without it, prompts are declined.
+     */
+    secret?: (request: NorthSecretRequest) => Promise<string | null>;
     /** Where warnings go (an untrusted project, an unsaved conversation). Default: stderr. */
     onWarning?: (message: string) => void;
 }
@@ -162,7 +235,17 @@ export interface NorthSession {
     readonly sessionId: string;
     /** Runs one prompt in this conversation; runs started together go one after another. */
     run(prompt: string, options?: NorthRunOptions): NorthRun;
-    /** Ends the conversation's log, stops tools and MCP servers. */
+    /**
+     * The session's background processes, running first. They run on from one
+     * run to the next (a dev server started in one run is there for the next)
+     * until `stopProcess`, the model's `process_stop` or `close`.
+     */
+    processes(): Promise<NorthProcess[]>;
+    /** A process's output; the model's own reads are not moved. Rejects for an unknown id. */
+    processOutput(id: string, request?: NorthProcessOutputRequest): Promise<NorthProcessOutput>;
+    /** Stops a running process (SIGTERM, then SIGKILL after a grace period); rejects for an unknown id. */
+    stopProcess(id: string): Promise<NorthProcess>;
+    /** Ends the conversation's log, stops background processes, tools and MCP servers. */
     close(): Promise<void>;
 }
 

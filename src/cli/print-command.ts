@@ -15,6 +15,13 @@ import { awaitMcpServers, mcpReports } from "./mcp-reports";
 import { promptSizeProblem } from "./prompt-size";
 import { createPrintApprovalSettings, printModeApprover } from "../headless/print-approvals";
 import { runPrintCommands } from "../headless/print-commands";
+import {
+    declineSecrets,
+    stopRunningProcesses,
+    stoppedProcessesText,
+    withFinalProcesses,
+} from "../headless/print-processes";
+import { createMessageSecrets } from "../headless/stream-secrets";
 import { attachMentionedFiles } from "../headless/print-attachments";
 import {
     INPUT_FORMATS,
@@ -182,6 +189,14 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
           })
         : null;
     if (!messageApprovals) answerApprovalsWith(host, printModeApprover);
+    // A password prompt: a stream-json client may answer it (its user types it); else nobody can.
+    const messageSecrets = streamInput
+        ? createMessageSecrets(host, (line) => {
+              stdout.write(jsonLine(line));
+              stdout.flush();
+          })
+        : null;
+    if (!messageSecrets) declineSecrets(host, warn);
     // Print mode has one prompt: give MCP servers a bounded moment so their tools are offered.
     const mcp = handle.extensions.mcp;
     if (mcp) await awaitMcpServers(mcp, warn);
@@ -287,6 +302,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         const code = await driveStreamInput({
             lines: stdinLines,
             approvals: messageApprovals,
+            secrets: messageSecrets ?? undefined,
             signal: controller.signal,
             emit: (line) => stdout.write(jsonLine(line)),
             warn: printError,
@@ -299,6 +315,8 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
                 return exitCodeFor(result);
             },
         });
+        // Processes live from one prompt to the next; none outlives the session (their `process` lines say so).
+        await stopRunningProcesses(host);
         stdout.flush();
         await handle.closeAsync();
         for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
@@ -307,12 +325,16 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
         return stoppedBy ? SIGNAL_ENDINGS[stoppedBy].code : code;
     }
 
-    const result = await runPrompt(prompt);
-    if (typeof result === "number") {
+    const ran = await runPrompt(prompt);
+    if (typeof ran === "number") {
         await handle.closeAsync();
         logger.flush();
-        return result;
+        return ran;
     }
+    // Nothing the run started outlives `north -p` (Ctrl+C and SIGTERM end the run, and come here too).
+    const { stopped, all } = await stopRunningProcesses(host);
+    const result = withFinalProcesses(ran, all);
+    if (format === "text") writeStderr(stoppedProcessesText(stopped));
     await handle.closeAsync();
     // A signal's own words and exit code: kill (SIGTERM) is not the user's Ctrl+C.
     const ending = stoppedBy && result.subtype === "cancelled" ? SIGNAL_ENDINGS[stoppedBy] : null;

@@ -10,6 +10,7 @@ import type { ProxyRouter } from "../tools/web-fetch-http";
 import type { LanguageService } from "../tools/lsp/types";
 import { dataDir } from "../storage/paths";
 import { join } from "node:path";
+import { clientTerminalStarter } from "../tools/processes/client-terminal-io";
 
 export interface ToolsetOptions {
     /** Variables kept from commands (provider keys), see `secretEnvNames`. */
@@ -51,7 +52,10 @@ export function createConversationToolset(
         terminals: options.workspace?.terminals,
         maxProcesses: options.maxProcesses,
         spillDir: join(dataDir(), "processes"),
-        startProcessIo: options.startProcessIo,
+        // An editor's terminals run background pipe processes too, as they run commands (not with a sandbox).
+        startProcessIo:
+            options.startProcessIo ??
+            clientTerminalStarter(options.workspace?.terminals, options.sandbox !== undefined),
     });
     const registry = createToolRegistry([
         ...createBuiltinTools({

@@ -1,5 +1,6 @@
 import type { EngineEvent, RunResult } from "../agent/events";
 import { terminalSafeText } from "../util/terminal-text";
+import { processNoticeObject, processObject, processProgressLine } from "./print-processes";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -44,6 +45,10 @@ export function resultObject(result: RunResult, sessionId: string): Record<strin
             cache_creation_input_tokens: result.usage.cacheWriteTokens,
         },
         tool_calls: result.toolCalls.map((c) => ({ name: c.name, input: c.input, ok: c.ok })),
+        // Only when the run started some: results of runs without them stay as they were.
+        ...(result.processes && result.processes.length > 0
+            ? { processes: result.processes.map(processObject) }
+            : {}),
     };
 }
 
@@ -154,6 +159,10 @@ export function streamJsonLine(
                 tool_calls: event.toolCalls,
                 turns: event.turns,
             };
+        case "process":
+            return { type: "process", change: event.change, process: processObject(event.process) };
+        case "process_notice":
+            return { type: "process_notice", ...processNoticeObject(event.notice) };
         // Outside the stream-json contract (README): `approval` carries the decision, `tool_call`
         // the call once its input is complete; context, summaries and file progress are TUI status;
         // an applied write's whole texts are for editors (ACP), the tool_result already reports it.
@@ -164,8 +173,8 @@ export function streamJsonLine(
         case "summary":
         case "file_write":
         case "write_applied":
-        case "process":
-        case "process_notice":
+            return null;
+        // Answered by the stream-json input (a `secret_request` line) or declined: never only shown.
         case "secret_request":
             return null;
         default:
@@ -274,6 +283,8 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
             return `north: warning: ${event.message}\n`;
         case "tool_call":
             return progress ? `⚡ ${describeToolCall(event.name, event.input)}\n` : null;
+        case "process":
+            return progress ? processProgressLine(event) : null;
         case "retry":
             return progress
                 ? `↻ ${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (${event.attempt}/${event.maxAttempts})\n`
@@ -298,7 +309,8 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
         case "diagnostics":
         case "write_applied":
         case "run_end":
-        case "process":
+            return null;
+        // The model hears of a notice; a password prompt is declined with its own warning.
         case "process_notice":
         case "secret_request":
             return null;

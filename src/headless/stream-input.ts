@@ -2,6 +2,7 @@ import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals";
 import type { EngineHostPort } from "../agent/protocol";
 import { MAX_PROMPT_BYTES } from "../tools/limits";
 import type { OversizedLine } from "../util/bounded-lines";
+import type { MessageSecrets } from "./stream-secrets";
 import { megabytes } from "../util/short-text";
 
 export const INPUT_FORMATS = ["text", "stream-json"] as const;
@@ -11,6 +12,8 @@ export type InputFormat = (typeof INPUT_FORMATS)[number];
 export type InputLine =
     | { type: "prompt"; text: string }
     | { type: "approval_response"; id: string; decision: ApprovalDecision }
+    /** A password for a `secret_request`, or null to decline it; it goes to the process only. */
+    | { type: "secret_response"; id: string; secret: string | null }
     | { type: "invalid"; error: string };
 
 /** A refusal's reason reaches the model; longer is refused, not cut. */
@@ -126,10 +129,23 @@ export function parseInputLine(line: string): InputLine | null {
         }
         return { type: "invalid", error: '"decision" must be "approve" or "deny"' };
     }
+    if (value.type === "secret_response") {
+        if (typeof value.id !== "string" || !value.id) {
+            return { type: "invalid", error: 'a "secret_response" line needs an "id"' };
+        }
+        // The error never quotes the value: it may be the password.
+        if (typeof value.secret !== "string" && value.secret !== null) {
+            return {
+                type: "invalid",
+                error: '"secret" must be a string (the password) or null (declined)',
+            };
+        }
+        return { type: "secret_response", id: value.id, secret: value.secret };
+    }
     const kind = typeof value.type === "string" ? `"${value.type}"` : "missing";
     return {
         type: "invalid",
-        error: `unknown line type ${kind} (expected "user" or "approval_response")`,
+        error: `unknown line type ${kind} (expected "user", "approval_response" or "secret_response")`,
     };
 }
 
@@ -208,6 +224,8 @@ export interface StreamInputOptions {
     /** Runs one prompt in the session's conversation; resolves to its exit code. */
     runPrompt(text: string): Promise<number>;
     approvals: MessageApprovals;
+    /** Password prompts a client answers with `secret_response` lines; absent: none are read. */
+    secrets?: MessageSecrets;
     /** Writes one stream-json line to stdout. */
     emit(line: Record<string, unknown>): void;
     /** Writes one line to stderr. */
@@ -269,6 +287,13 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
                 if (!answered.ok) reject(answered.error);
                 break;
             }
+            case "secret_response": {
+                const answered = options.secrets
+                    ? await options.secrets.answer(line.id, line.secret)
+                    : { ok: false as const, error: "no password request is waiting" };
+                if (!answered.ok) reject(answered.error);
+                break;
+            }
             default:
                 line satisfies never;
         }
@@ -276,6 +301,7 @@ export async function driveStreamInput(options: StreamInputOptions): Promise<num
     options.approvals.close(
         "stdin closed before the approval was answered, so it was not done. Tell the user what you wanted to do."
     );
+    options.secrets?.close();
     await queue;
     return failed ? 1 : 0;
 }

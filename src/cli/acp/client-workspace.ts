@@ -11,12 +11,15 @@ import type {
     TerminalHandle,
     TerminalOutputResponse,
 } from "@agentclientprotocol/sdk";
-import type {
-    ClientCommandLine,
-    ClientFiles,
-    ClientTerminalRun,
-    ClientTerminals,
-    ClientWorkspace,
+import {
+    type ClientCommandLine,
+    type ClientExitStatus,
+    type ClientFiles,
+    type ClientTerminal,
+    type ClientTerminalRun,
+    type ClientTerminals,
+    type ClientWorkspace,
+    newTerminalOutput,
 } from "../../tools/client-workspace";
 
 /** How often a running command's output is fetched for the live view. */
@@ -104,20 +107,12 @@ export function exactCommand(line: ClientCommandLine): { command: string; args: 
 }
 
 /**
- * New text of `now` after `before` was seen. The editor keeps the end of the
- * output (it drops the start past its limit), so `now` is `before + new`
- * less some start: the smallest cut of `before` that `now` begins with,
- * found by `now`'s first 64 characters (when less of `before` is left,
- * everything is new: the live view may repeat a few characters).
+ * New text of `now` after `before` was seen (see `newTerminalOutput`): when
+ * less of `before` is left, everything is new (the live view may repeat a
+ * few characters).
  */
 export function outputAfter(before: string, now: string): string {
-    if (now.startsWith(before)) return now.slice(before.length);
-    const head = now.slice(0, 64);
-    for (let at = before.indexOf(head); at !== -1; at = before.indexOf(head, at + 1)) {
-        const kept = before.slice(at);
-        if (now.startsWith(kept)) return now.slice(kept.length);
-    }
-    return now;
+    return newTerminalOutput(before, now).text;
 }
 
 function clientTerminals(client: AgentContext, sessionId: string): ClientTerminals {
@@ -136,6 +131,53 @@ function clientTerminals(client: AgentContext, sessionId: string): ClientTermina
                 await terminal.release().catch(() => undefined);
             }
         },
+        async start(line, { outputByteLimit }) {
+            try {
+                const terminal = await client.createTerminal({
+                    sessionId,
+                    ...exactCommand(line),
+                    env: [],
+                    cwd: line.cwd,
+                    outputByteLimit,
+                });
+                return leftRunning(terminal);
+            } catch (error) {
+                throw editorError(error);
+            }
+        },
+    };
+}
+
+function exitStatusOf(status: {
+    exitCode?: number | null;
+    signal?: string | null;
+}): ClientExitStatus {
+    return { exitCode: status.exitCode ?? null, signal: status.signal ?? null };
+}
+
+/** A terminal whose command runs on after the call that started it (a background process). */
+function leftRunning(terminal: TerminalHandle): ClientTerminal {
+    const editorCall = async <T>(call: () => Promise<T>): Promise<T> => {
+        try {
+            return await call();
+        } catch (error) {
+            throw editorError(error);
+        }
+    };
+    return {
+        id: terminal.id,
+        output: () =>
+            editorCall(async () => {
+                const out = await terminal.currentOutput();
+                return {
+                    output: out.output,
+                    truncated: out.truncated,
+                    exitStatus: out.exitStatus ? exitStatusOf(out.exitStatus) : null,
+                };
+            }),
+        waitForExit: () => editorCall(async () => exitStatusOf(await terminal.waitForExit())),
+        kill: () => editorCall(async () => void (await terminal.kill())),
+        release: () => editorCall(async () => void (await terminal.release())),
     };
 }
 

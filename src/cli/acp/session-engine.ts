@@ -19,6 +19,7 @@ import type { PreparedSession } from "../session-setup";
 import { type EngineSession, startSession } from "../session-start";
 import { createClientWorkspace } from "./client-workspace";
 import { permissionQuestion, trustQuestion } from "./permissions";
+import { reportProcesses } from "./process-updates";
 import { type UpdateTranslator, createUpdateTranslator } from "./updates";
 
 /** What every session of one `north acp` shares. */
@@ -139,6 +140,7 @@ export async function startAcpEngine(
     host.subscribe((event) => {
         for (const update of translator.translate(event)) start.send(update);
     });
+    reportProcesses(host, start.send);
     answerApprovalsWith(host, async (request, settled) => {
         const question = permissionQuestion(request);
         // The tool call's latest state goes out before the question about it.

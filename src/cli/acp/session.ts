@@ -14,11 +14,13 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { Mode } from "../../agent/events";
 import { restoreConversation } from "../../agent/conversation-log";
+import { stopRunningProcesses } from "../../headless/print-processes";
 import type { ModelInfo } from "../../providers/catalogue";
 import type { ProviderEndpoint } from "../../providers/types";
 import { resolveReadyModel } from "../model-selection";
 import { discoverSkillsAndCommands } from "../project-extensions";
 import type { PreparedSession } from "../session-setup";
+import { replayedProcessUpdates } from "./process-updates";
 import { runPromptTurn } from "./prompt-turn";
 import { replayUpdates } from "./replay";
 import { replayToolDisplays } from "./session-replay-displays";
@@ -109,6 +111,9 @@ export class AcpSession {
             resumed.conversation.view
         );
         for (const update of updates) void this.send(update);
+        for (const update of replayedProcessUpdates(resumed.conversation.view)) {
+            void this.send(update);
+        }
         await this.updates.flushed();
     }
 
@@ -207,6 +212,8 @@ export class AcpSession {
         this.cancel();
         const started = this.engine ?? (await this.starting?.catch(() => null));
         if (started) {
+            // The session's background processes end with it (their cards say so while the editor listens).
+            await stopRunningProcesses(started.engine.host);
             await started.engine.closeAsync();
             started.engine.logger.flush();
         } else {

@@ -43,6 +43,10 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
     lsp_rename: "edit",
     north_file: "edit",
     shell_run: "execute",
+    // A background process's output; typing into it runs what is typed; stopping it is neither.
+    process_read: "read",
+    process_send: "execute",
+    process_stop: "other",
     web_fetch: "fetch",
     todo_write: "think",
     remember: "other",

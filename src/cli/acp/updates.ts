@@ -236,6 +236,8 @@ class SessionUpdates implements UpdateTranslator {
             case "conversation_switched":
             case "state_changed":
             case "learning":
+                return [];
+            // Each process is a tool call of its own, and password prompts are declined: process-updates.ts.
             case "process":
             case "process_notice":
             case "secret_request":

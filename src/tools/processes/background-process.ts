@@ -140,6 +140,7 @@ export class BackgroundProcess {
             origin: options.origin,
         };
         if (options.io.pid !== undefined) this.info.pid = options.io.pid;
+        if (options.io.terminalId !== undefined) this.info.terminalId = options.io.terminalId;
         if (options.earlier) {
             this.take(options.earlier.bytes);
             // Bytes the foreground buffer dropped still count as printed.

@@ -26,6 +26,8 @@ export interface ProcessInfo {
     sandboxed: boolean;
     /** The process group leader's pid on this machine (absent in an editor's terminal). */
     pid?: number;
+    /** The editor's terminal it runs in (ACP's `terminalId`); absent in North's own. */
+    terminalId?: string;
     state: ProcessState;
     /** Set once exited: bash's exit status, or null when a signal ended it. */
     exitCode?: number | null;
@@ -157,6 +159,8 @@ export interface ProcessIo {
     /** The process group leader's pid (absent in an editor's terminal). */
     readonly pid: number | undefined;
     readonly tty: boolean;
+    /** The editor's terminal it runs in (client-terminal-io.ts); absent in North's own. */
+    readonly terminalId?: string;
     onData(listener: (chunk: Buffer) => void): void;
     onExit(listener: (exitCode: number | null, signal: string | null) => void): void;
     write(data: string | Buffer): void;
