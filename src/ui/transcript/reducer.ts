@@ -562,7 +562,11 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
         case "process":
             return append(
                 state,
-                { kind: "notice", level: "info", text: processChangeLine(event.change, event.process) },
+                {
+                    kind: "notice",
+                    level: "info",
+                    text: processChangeLine(event.change, event.process),
+                },
                 owned
             );
         case "process_notice": {
