@@ -22,6 +22,7 @@ import {
 } from "./host/conversation-keeper";
 import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
 import { HostProcesses } from "./host/processes";
+import { processNoticeBlock } from "./process-notices";
 import { Spend } from "./host/spend";
 import type {
     EngineHostPort,
@@ -58,6 +59,11 @@ export interface EngineHostOptions extends HostDeps {
     ): AgentSession;
     /** The toolset's background processes; absent: none can start (answers list none). */
     processes?: ProcessTable;
+    /**
+     * The user's `processes.startTurnOnNotice`: a notice while idle starts a
+     * turn (agent and accept-edits modes only); otherwise it waits for the next prompt.
+     */
+    startTurnOnNotice?: boolean;
     /** The front-end shows the context figure before any request (the chat). */
     contextFigure?: boolean;
     /** Standing auto-approval in force now. */
@@ -79,6 +85,10 @@ export class EngineHost implements EngineHostPort {
     private queue: Promise<unknown> = Promise.resolve();
     private learning: AbortController | null = null;
     private readonly processes: HostProcesses | undefined;
+    /** Prompts queued or running: a notice then rides the running one's next request. */
+    private prompts = 0;
+    /** A turn for waiting notices is about to start. */
+    private noticeTurn = false;
 
     constructor(options: EngineHostOptions) {
         this.options = options;
@@ -86,7 +96,14 @@ export class EngineHost implements EngineHostPort {
         this.spend = new Spend(options.costs, options.catalogue);
         // Created before the first conversation: its sessions are lent the port.
         this.processes = options.processes
-            ? new HostProcesses(options.processes, (event) => this.emit(event))
+            ? new HostProcesses(
+                  options.processes,
+                  (event) => {
+                      this.conversation.recordEvent(event);
+                      this.emit(event);
+                  },
+                  () => this.noticeArrived()
+              )
             : undefined;
         this.conversation = new ConversationKeeper(
             {
@@ -225,8 +242,31 @@ export class EngineHost implements EngineHostPort {
         }
     }
 
+    /**
+     * A process's notice while nothing runs: with the user's consent
+     * (`startTurnOnNotice`) and in a mode whose tools can act on it, a turn
+     * starts with it; its commands are reviewed as any. Otherwise it waits
+     * for the next request (the status line counts it).
+     */
+    private noticeArrived(): void {
+        if (!this.options.startTurnOnNotice || this.noticeTurn) return;
+        // Notices of one moment (an exit and a watched line) go in one turn.
+        this.noticeTurn = true;
+        queueMicrotask(() => {
+            this.noticeTurn = false;
+            const idle = this.prompts === 0 && this.running === null;
+            if (!idle || (this.mode !== "agent" && this.mode !== "accept-edits")) return;
+            const text = processNoticeBlock(this.processes?.table.takeNotices() ?? []);
+            if (text === null) return;
+            this.prompt({ type: "prompt", text }).catch((error: unknown) =>
+                this.options.warn(`a background notice's turn failed: ${(error as Error).message}`)
+            );
+        });
+    }
+
     /** Runs one prompt in the current conversation, after any still running. */
     private prompt(op: OpOf<"prompt">): Promise<RunResult> {
+        this.prompts++;
         const run = this.queue.then(() =>
             this.cancellable(
                 (signal) =>
@@ -242,7 +282,19 @@ export class EngineHost implements EngineHostPort {
             )
         );
         this.queue = run.catch(() => undefined);
+        void run.then(
+            (result) => this.promptEnded(result.subtype !== "cancelled"),
+            () => this.promptEnded(false)
+        );
         return run;
+    }
+
+    /** A notice that came after the run's last request starts its turn now (not after a cancel). */
+    private promptEnded(continueWithNotices: boolean): void {
+        this.prompts--;
+        if (continueWithNotices && (this.processes?.table.pendingNotices() ?? 0) > 0) {
+            this.noticeArrived();
+        }
     }
 
     /** Waits for the prompt running now, if any. */

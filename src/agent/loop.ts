@@ -28,6 +28,12 @@ export interface LoopDeps extends CompactionDeps, ToolTurnDeps {
     maxBudgetUsd?: number;
     /** The spend the budget is checked against; default the conversation's (a subagent's is its session's). */
     spentUsd?: () => number | null;
+    /**
+     * Takes what the model should hear about background processes (waiting
+     * notices, a resumed conversation's ended ones) as one text block for the
+     * next user message; absent: nothing (a subagent's run leaves it to the session's).
+     */
+    processNotes?: () => string | null;
 }
 
 /** How a run ended; `finish` turns it into the result. */
@@ -59,6 +65,8 @@ export async function runLoop(prompt: string, run: RunContext, deps: LoopDeps): 
     });
     deps.logger.info("user_prompt", { length: prompt.length, mode: run.mode });
     deps.outputs.clear();
+    // Ids are never reused: any process not known now is one this run started.
+    const known = new Set(deps.processes?.table.list().map((p) => p.id));
     let ending: Ending;
     try {
         ending = await turns(prompt, run, deps);
@@ -68,7 +76,16 @@ export async function runLoop(prompt: string, run: RunContext, deps: LoopDeps): 
         deps.logger.error("run_failed", { message });
         ending = { subtype: "error_during_execution", error: `internal error: ${message}` };
     }
-    return finish(ending, run, deps);
+    return finish(ending, run, deps, known);
+}
+
+/** `content` with the waiting process notices added as one text block (taken: each is sent once). */
+function withNotices(content: UserMessage["content"], deps: LoopDeps): UserMessage["content"] {
+    const block = deps.processNotes?.() ?? null;
+    if (block === null) return content;
+    const blocks =
+        typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+    return [...blocks, { type: "text", text: block }];
 }
 
 async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<Ending> {
@@ -83,7 +100,7 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     const images = run.attachedImages;
     const message: UserMessage = {
         role: "user",
-        content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
+        content: withNotices(images.length > 0 ? [{ type: "text", text }, ...images] : text, deps),
     };
     const tooLarge = promptAloneTooLarge(message, run, conversation.model);
     if (tooLarge) {
@@ -120,7 +137,10 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
             if (objection === null) return SUCCESS;
             // A Stop hook sends the model back to work with its reason.
             stopHookActive = true;
-            conversation.add({ role: "user", content: `[Stop hook] ${objection}` });
+            conversation.add({
+                role: "user",
+                content: withNotices(`[Stop hook] ${objection}`, deps),
+            });
             continue;
         }
         if (run.turns >= run.maxTurns) {
@@ -149,7 +169,7 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
             return SUCCESS;
         }
         const results = await runToolCalls(calls, run, deps);
-        conversation.add({ role: "user", content: [...results, ...notes] });
+        conversation.add({ role: "user", content: withNotices([...results, ...notes], deps) });
     }
 }
 
@@ -330,7 +350,12 @@ function refusedForSize(
     };
 }
 
-async function finish(ending: Ending, run: RunContext, deps: LoopDeps): Promise<RunResult> {
+async function finish(
+    ending: Ending,
+    run: RunContext,
+    deps: LoopDeps,
+    knownProcesses: ReadonlySet<string>
+): Promise<RunResult> {
     if (ending.subtype !== "success" && run.northFile) {
         await undoUnfinishedNorthFiles(run.northFile, deps.emit);
     }
@@ -346,6 +371,8 @@ async function finish(ending: Ending, run: RunContext, deps: LoopDeps): Promise<
         costUsd: run.costUsd,
         toolCalls: run.toolCalls,
     };
+    const started = deps.processes?.table.list().filter((p) => !knownProcesses.has(p.id)) ?? [];
+    if (started.length > 0) result.processes = started;
     deps.emit({ type: "run_end", result });
     return result;
 }

@@ -24,6 +24,8 @@ import { toolAliasesOf } from "./hooks/index";
 import { type LoopDeps, runLoop } from "./loop";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, streamFromProviders } from "./model-call";
 import { NorthFileRouter } from "./north-file-turn";
+import { processNoticeBlock } from "./process-notices";
+import type { ProcessPort } from "./process-port";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, abortableSleep } from "./retry";
 import { type RunContext, type RunOptions, createRunContext, requestShape } from "./run-state";
 import { estimatePromptTokens } from "./tokens";
@@ -89,6 +91,10 @@ export interface SessionOptions {
     languages?: LanguageService;
     /** Time from an applied edit to its diagnostics in the result (`lsp.diagnosticsBudgetMs`); default 5 s. */
     diagnosticsBudgetMs?: number;
+    /** The toolset's background processes, through the engine host; absent: none. */
+    processes?: ProcessPort;
+    /** A resumed conversation's processes that ended with the North that ran them, for its first request. */
+    resumeNote?: string;
 }
 
 export interface SessionState {
@@ -123,11 +129,14 @@ export class AgentSession {
     private northFileRouter: NorthFileRouter | null = null;
     /** Rules and profile; `setContext` replaces them between runs. */
     private context: ContextBlocks;
+    /** Sent once, with the first request. */
+    private resumeNote: string | null;
 
     constructor(options: SessionOptions) {
         this.options = options;
         this.logger = options.logger ?? silentLogger;
         this.context = options.context ?? {};
+        this.resumeNote = options.resumeNote ?? null;
         const emit = (event: EngineEvent): void => this.emit(event);
         this.conversation = new Conversation({
             model: options.model,
@@ -177,6 +186,8 @@ export class AgentSession {
                       options.diagnosticsBudgetMs
                   )
                 : undefined,
+            processes: options.processes,
+            processNotes: () => this.takeProcessNotes(),
         };
         options.subagents?.attach({
             deps: this.deps,
@@ -309,6 +320,14 @@ export class AgentSession {
         });
         return estimatePromptTokens(shape.system, this.conversation.forRequest(), shape.schemas)
             .total;
+    }
+
+    /** The resume note (once) and the waiting process notices, as one block; each is sent once. */
+    private takeProcessNotes(): string | null {
+        const notices = processNoticeBlock(this.options.processes?.table.takeNotices() ?? []);
+        const parts = [this.resumeNote, notices].filter((part) => part !== null);
+        this.resumeNote = null;
+        return parts.length > 0 ? parts.join("\n") : null;
     }
 
     private emit(event: EngineEvent): void {

@@ -98,6 +98,12 @@ export function childTools(
         }
     }
     const names = new Set(allowed.map((t) => t.name));
+    // The process tools come with shell_run and never without it.
+    for (const t of available) {
+        if (t.offeredWith === undefined) continue;
+        if (names.has(t.offeredWith)) names.add(t.name);
+        else names.delete(t.name);
+    }
     return {
         tools: {
             list: () => parent.list().filter((t) => names.has(t.name)),
@@ -268,6 +274,8 @@ export function createSubagents(options: SubagentOptions): {
             // The budget is the session's: the parent's spend and every child's so far.
             spentUsd: () => parent.conversation.totalCostUsd,
             editDiagnostics: parent.editDiagnostics?.forChild(),
+            // Its processes live in the session's table; their notices go to the session's next request.
+            processNotes: undefined,
         };
         const mode: Mode =
             parentRun?.mode === "ask" || (parentRun?.mode === "plan" && !parentRun.acceptedPlan)

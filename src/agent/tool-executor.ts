@@ -12,6 +12,7 @@ import {
     ruleLabel,
 } from "./approval-requirement";
 import type { ApprovalRequest } from "./approvals";
+import type { ProcessPort } from "./process-port";
 import { type WriteReviewDeps, reviewPreparedWrite } from "./write-review";
 
 /** The part of the tool registry the engine needs. */
@@ -48,6 +49,8 @@ export interface ToolExecutorDeps extends WriteReviewDeps {
     tools: ToolRunner;
     /** Keeps files' prior content before each edit lands (rewind). */
     checkpoint?: FileCheckpointer;
+    /** Background processes: Ctrl+B detaches running commands, password prompts reach the user. */
+    processes?: ProcessPort;
 }
 
 /** Whether `input` passes the tool's schema; a schema that cannot be built counts as no. */
@@ -69,6 +72,24 @@ export async function executeToolCall(
     signal: AbortSignal,
     deps: ToolExecutorDeps
 ): Promise<ToolResult> {
+    const tool = deps.tools.list().find((t) => t.name === call.name);
+    // Only while this call runs can Ctrl+B move it to the background.
+    const detach = tool?.detachable ? deps.processes?.detachable(call.id) : undefined;
+    try {
+        return await executeCheckedCall(call, tool, allowedNames, signal, deps, detach?.signal);
+    } finally {
+        detach?.release();
+    }
+}
+
+async function executeCheckedCall(
+    call: ToolCallBlock,
+    tool: AnyToolDefinition | undefined,
+    allowedNames: Set<string>,
+    signal: AbortSignal,
+    deps: ToolExecutorDeps,
+    detach: AbortSignal | undefined
+): Promise<ToolResult> {
     if (signal.aborted)
         return {
             ok: false,
@@ -86,8 +107,8 @@ export async function executeToolCall(
             },
         };
     }
-    const tool = deps.tools.list().find((t) => t.name === call.name);
     const rules = deps.settings.permissionRules;
+    const processes = deps.processes;
     const ctx: ToolContext = {
         repoRoot: deps.repoRoot,
         addedRoots: deps.addedRoots,
@@ -97,6 +118,10 @@ export async function executeToolCall(
         readDenial: rules ? (absPath) => rules.readDenial(absPath) : undefined,
         toolCallId: call.id,
         hostDenial: rules ? (host) => denyingRuleText(rules.forDomain(host)) : undefined,
+        detach,
+        requestSecret: processes
+            ? (process, prompt) => processes.requestSecret(process, prompt)
+            : undefined,
     };
     const modeRefusal = tool
         ? refusalBeforeHooks(call.name, {

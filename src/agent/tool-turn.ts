@@ -11,6 +11,7 @@ import type { EditDiagnostics } from "./edit-diagnostics";
 import type { EngineEvent } from "./events";
 import type { HookRunner } from "./hook-runner";
 import { PROPOSE_PLAN_TOOL, reviewPlan } from "./plan";
+import type { ProcessPort } from "./process-port";
 import { type RunContext, editsModeOf } from "./run-state";
 import { type ToolExecutorDeps, type ToolRunner, executeToolCall } from "./tool-executor";
 
@@ -38,6 +39,8 @@ export interface ToolTurnDeps {
     exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
     /** What the language servers say applied edits introduced; absent: no server runs. */
     editDiagnostics?: EditDiagnostics;
+    /** The conversation's background processes (a subagent's share its session's); absent: none. */
+    processes?: ProcessPort;
 }
 
 /** Calls of a `concurrent` tool (subagents) running at once in one turn. */
@@ -134,6 +137,7 @@ async function runToolCall(
         addedRoots: deps.addedRoots,
         checkpoint: deps.checkpoint,
         editDiagnostics: deps.editDiagnostics,
+        processes: deps.processes,
         logger: deps.logger,
         emit: deps.emit,
         planRequired: run.mode === "plan" && run.acceptedPlan === null,

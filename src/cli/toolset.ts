@@ -4,10 +4,12 @@ import { OutputCache } from "../agent/digest";
 import { createBuiltinTools } from "../tools/index";
 import { createToolRegistry } from "../tools/registry";
 import type { CommandSandbox } from "../tools/sandbox/command-sandbox";
-import { createShellService } from "../tools/shell-service";
+import { type ShellServiceOptions, createShellService } from "../tools/shell-service";
 import { proxiedRequest, proxyFor } from "../providers/proxy";
 import type { ProxyRouter } from "../tools/web-fetch-http";
 import type { LanguageService } from "../tools/lsp/types";
+import { dataDir } from "../storage/paths";
+import { join } from "node:path";
 
 export interface ToolsetOptions {
     /** Variables kept from commands (provider keys), see `secretEnvNames`. */
@@ -22,6 +24,10 @@ export interface ToolsetOptions {
     languages?: LanguageService;
     /** An editor's files and terminals (ACP): read, write and run through them (tools/client-workspace.ts). */
     workspace?: ClientWorkspace;
+    /** Running background processes at most (`processes.max`); default 8. */
+    maxProcesses?: number;
+    /** Starts background programs instead of North's own spawn (an editor's terminals). */
+    startProcessIo?: ShellServiceOptions["startProcessIo"];
 }
 
 /** web_fetch goes through the same HTTPS_PROXY / NO_PROXY reading as the providers. */
@@ -43,6 +49,9 @@ export function createConversationToolset(
         sandbox: options.sandbox,
         env: options.env,
         terminals: options.workspace?.terminals,
+        maxProcesses: options.maxProcesses,
+        spillDir: join(dataDir(), "processes"),
+        startProcessIo: options.startProcessIo,
     });
     const registry = createToolRegistry([
         ...createBuiltinTools({
@@ -60,6 +69,8 @@ export function createConversationToolset(
     return {
         registry,
         outputs,
+        /** The conversation's background processes (the engine forwards their events). */
+        processes: shell.processes,
         dispose: () => shell.dispose(),
     };
 }

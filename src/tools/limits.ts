@@ -89,6 +89,35 @@ export const DIGEST_SHELL_TAIL_LINES = 10;
 export const SHELL_HEAD_BYTES = 64 * 1024;
 export const SHELL_TAIL_BYTES = 64 * 1024;
 
+// --- Background processes -------------------------------------------------
+
+/** Each background process keeps its latest output in memory up to this many bytes. */
+export const PROCESS_RING_BYTES = 256 * 1024;
+/** Beyond the ring, output goes to a spill file of at most this many bytes (the latest kept). */
+export const PROCESS_SPILL_CAP_BYTES = 32 * 1024 * 1024;
+/** Finished processes a table remembers; older ones are forgotten first. */
+export const PROCESS_FINISHED_KEPT = 32;
+/** One read returns at most this many bytes of output (the latest); the rest is counted. */
+export const PROCESS_READ_MAX_BYTES = 32 * 1024;
+/** "tail" returns this many lines by default, and at most PROCESS_READ_MAX_LINES. */
+export const PROCESS_TAIL_DEFAULT_LINES = 50;
+export const PROCESS_READ_MAX_LINES = 1000;
+/** A background start returns after the first output or this long, whichever comes first. */
+export const PROCESS_FIRST_OUTPUT_MS = 1000;
+/** After SIGTERM, how long a stopped process gets before SIGKILL. */
+export const PROCESS_STOP_GRACE_MS = 3000;
+/** Lines an exit notice carries (the last ones), and characters kept of each notice line. */
+export const PROCESS_NOTICE_LINES = 5;
+export const PROCESS_NOTICE_LINE_CHARS = 300;
+/** A line longer than this (no newline yet) is matched and kept as it is so far. */
+export const PROCESS_LINE_MAX_CHARS = 8 * 1024;
+/** process_read's wait: default and longest timeout. */
+export const PROCESS_WAIT_DEFAULT_MS = 30_000;
+export const PROCESS_WAIT_MAX_MS = 600_000;
+/** process_read keeps the first and last lines of a long read in the history. */
+export const DIGEST_PROCESS_HEAD_LINES = 10;
+export const DIGEST_PROCESS_TAIL_LINES = 20;
+
 // --- Structure --------------------------------------------------------------
 
 /** get_file_symbols lists at most this many symbols. */

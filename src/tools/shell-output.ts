@@ -44,6 +44,18 @@ export class HeadTailBuffer {
         this.tailLength = Math.min(size, this.tailLength + rest);
     }
 
+    /** The raw bytes kept, head then tail (a command moved to the background starts its ring with them). */
+    bytes(): Buffer {
+        const tail =
+            this.tailLength < this.tail.length
+                ? this.tail.subarray(0, this.tailLength)
+                : Buffer.concat([
+                      this.tail.subarray(this.tailPos),
+                      this.tail.subarray(0, this.tailPos),
+                  ]);
+        return Buffer.concat([this.head.subarray(0, this.headLength), tail]);
+    }
+
     /** Decodes once: invalid UTF-8 becomes U+FFFD, control characters are neutralized. */
     finish(): { output: string; truncated: boolean; droppedBytes: number } {
         const head = this.head.subarray(0, this.headLength);
@@ -77,7 +89,7 @@ export class HeadTailBuffer {
 }
 
 /** Length of `buf` without a trailing incomplete UTF-8 sequence. */
-function completeUtf8End(buf: Buffer): number {
+export function completeUtf8End(buf: Buffer): number {
     for (let i = buf.length - 1; i >= 0 && i >= buf.length - 4; i--) {
         const byte = buf[i]!;
         if ((byte & 0xc0) === 0x80) continue; // continuation
@@ -88,7 +100,7 @@ function completeUtf8End(buf: Buffer): number {
 }
 
 /** Index of the first byte of `buf` that is not a UTF-8 continuation byte (at most 3 skipped). */
-function firstUtf8Start(buf: Buffer): number {
+export function firstUtf8Start(buf: Buffer): number {
     let i = 0;
     while (i < 3 && i < buf.length && (buf[i]! & 0xc0) === 0x80) i++;
     return i;
@@ -100,6 +112,6 @@ const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
 /** Drops terminal escape sequences; other control bytes (binary output) become U+FFFD. */
-function cleanText(text: string): string {
+export function cleanText(text: string): string {
     return text.replace(ANSI, "").replace(CONTROL, "\uFFFD");
 }

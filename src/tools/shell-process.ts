@@ -12,6 +12,7 @@ import { removeServiceFolder } from "./sandbox/session-folders";
 import { atProcessExit } from "../util/process-exit";
 import { HeadTailBuffer } from "./shell-output";
 import { killProcessGroup } from "../util/process-group";
+import { PipeIo } from "./processes/process-io";
 
 /** After SIGTERM, how long the group gets before SIGKILL. */
 const KILL_GRACE_MS = 250;
@@ -59,6 +60,8 @@ export interface RawRun {
     /** The editor's terminal kept only the end of the output (shell-client-run.ts). */
     startDropped?: boolean;
     buffer: HeadTailBuffer;
+    /** Moved to the background while running (Ctrl+B): the program, still running, behind this io. */
+    detached?: PipeIo;
 }
 
 export interface SpawnOptions {
@@ -67,6 +70,8 @@ export interface SpawnOptions {
     timeoutMs: number;
     signal?: AbortSignal;
     onOutput?: (text: string) => void;
+    /** Firing hands the running program over (`RawRun.detached`) instead of waiting for its end. */
+    detach?: AbortSignal;
 }
 
 /** Runs `program` to its end (or its kill); never rejects. */
@@ -100,6 +105,16 @@ class ShellProcess {
         this.run.cancelled = true;
         this.terminate();
     };
+    private readonly onDetach = (): void => this.handOver();
+    private readonly onExit = (code: number | null, exitSignal: NodeJS.Signals | null): void => {
+        this.exited = true;
+        this.run.exitCode = code;
+        this.run.signal = exitSignal;
+        for (const timer of this.timers) clearTimeout(timer);
+        if (this.openStreams === 0) return this.settle();
+        this.timers.push(setTimeout(() => this.settle(), DRAIN_MS));
+    };
+    private readonly dataListeners = new Map<Readable, (chunk: Buffer) => void>();
 
     constructor(
         program: ShellProgram,
@@ -130,11 +145,14 @@ class ShellProcess {
         );
         if (options.signal?.aborted) this.onAbort();
         else options.signal?.addEventListener("abort", this.onAbort, { once: true });
+        options.detach?.addEventListener("abort", this.onDetach, { once: true });
     }
 
     private listen(): void {
         for (const stream of this.streams) {
-            stream.on("data", (chunk: Buffer) => this.onData(stream, chunk));
+            const onData = (chunk: Buffer): void => this.onData(stream, chunk);
+            this.dataListeners.set(stream, onData);
+            stream.on("data", onData);
             stream.on("error", () => undefined);
             stream.on("close", () => {
                 this.openStreams--;
@@ -146,14 +164,7 @@ class ShellProcess {
             this.exited = true;
             this.settle();
         });
-        this.child.on("exit", (code, exitSignal) => {
-            this.exited = true;
-            this.run.exitCode = code;
-            this.run.signal = exitSignal;
-            for (const timer of this.timers) clearTimeout(timer);
-            if (this.openStreams === 0) return this.settle();
-            this.timers.push(setTimeout(() => this.settle(), DRAIN_MS));
-        });
+        this.child.on("exit", this.onExit);
     }
 
     private onData(stream: Readable, chunk: Buffer): void {
@@ -175,11 +186,29 @@ class ShellProcess {
         this.timers.push(setTimeout(() => this.settle(), KILL_GIVE_UP_MS));
     }
 
+    /**
+     * Ctrl+B: the running program leaves this run with its output so far;
+     * from now on its io (and whoever adopts it) owns it, kills included.
+     */
+    private handOver(): void {
+        if (this.exited || this.settled || this.run.cancelled || this.run.timedOut) return;
+        this.settled = true;
+        for (const timer of this.timers) clearTimeout(timer);
+        this.options.signal?.removeEventListener("abort", this.onAbort);
+        this.child.off("exit", this.onExit);
+        for (const [stream, onData] of this.dataListeners) stream.off("data", onData);
+        // The adopter registers its own kill at exit.
+        this.forgetGroup();
+        this.run.detached = new PipeIo(this.child, this.streams, null);
+        this.resolve(this.run);
+    }
+
     private settle(): void {
         if (this.settled) return;
         this.settled = true;
         for (const timer of this.timers) clearTimeout(timer);
         this.options.signal?.removeEventListener("abort", this.onAbort);
+        this.options.detach?.removeEventListener("abort", this.onDetach);
         for (const stream of this.streams) stream.destroy();
         // Whatever the command left behind (background jobs) goes with it.
         const leftovers = this.pgid !== undefined && stopGroup(this.pgid, this.forgetGroup);

@@ -12,6 +12,9 @@
  * inside it: the same wrapper, output, exit code and kills, plus the session's private /tmp.
  * With an editor's terminals (ACP), the same command line runs there (shell-client-run.ts),
  * except with a sandbox (see `runsInEditor`).
+ * Background processes (`start`, or a running command moved there by `detach`) live in
+ * the service's process table (processes/): same wrapper, environment, owner mark and
+ * sandbox, each with an owner tag of its own under the service's, killed at dispose.
  */
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +31,17 @@ import { removeServiceFolder } from "./sandbox/session-folders";
 import type { ClientTerminals } from "./client-workspace";
 import { runInClientTerminal } from "./shell-client-run";
 import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shell-process";
+import { PROCESS_FIRST_OUTPUT_MS } from "./limits";
+import { type CreatedProcessIo, createProcessIo } from "./processes/process-io";
+import { BackgroundProcessTable } from "./processes/process-table";
+import { compilePattern } from "./processes/background-process";
+import {
+    type ProcessId,
+    type ProcessInfo,
+    type ProcessIoOptions,
+    type ProcessTable,
+    ProcessError,
+} from "./processes/types";
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
 
@@ -38,7 +52,34 @@ export interface ShellRunOptions {
     signal?: AbortSignal;
     /** The output as it comes (stdout and stderr, UTF-8), for a live view. */
     onOutput?: (text: string) => void;
+    /**
+     * Firing moves the running command to the background (Ctrl+B): run()
+     * resolves at once with `backgrounded` and the output so far.
+     */
+    detach?: AbortSignal;
 }
+
+export interface ShellStartOptions {
+    /** Run in a pseudo-terminal (reads show the screen); falls back to pipes with a note. */
+    tty?: boolean;
+    /** A JS regex: a notice reaches the model when a new output line matches. */
+    watch?: string;
+    /** Who started it: the model's tool call id, or "user". */
+    origin: string;
+    /** Aborting before it started: nothing is started. */
+    signal?: AbortSignal;
+}
+
+export interface ShellStartResult {
+    process: ProcessInfo;
+    /** Its first output (or nothing, after PROCESS_FIRST_OUTPUT_MS). */
+    output: string;
+    /** Something the model should know: no terminal, a vanished working directory. */
+    note?: string;
+}
+
+/** Starts a background program (pipes or a pty); an editor's terminals may provide their own. */
+export type ProcessIoStarter = (options: ProcessIoOptions) => Promise<CreatedProcessIo>;
 
 export interface ShellRunResult {
     /** Exit code of bash (the command's status; 127 = command not found), null if killed by a signal. */
@@ -58,17 +99,39 @@ export interface ShellRunResult {
     droppedBytes: number;
     /** Something the model should know: working directory reset, timeout, stopped background work. */
     note?: string;
+    /** Moved to the background while running (`detach`): the process id in `processes`. */
+    backgrounded?: { id: ProcessId };
 }
 
 export interface ShellService {
     /** Runs one command; calls are serialized so the working directory is well defined. */
     run(command: string, options?: ShellRunOptions): Promise<ShellRunResult>;
+    /**
+     * Starts a background command in the current working directory (see
+     * BackgroundShellService); absent in shells that run commands only (a
+     * replay's, a test's fake).
+     */
+    start?(command: string, options: ShellStartOptions): Promise<ShellStartResult>;
+    /** The background processes of this service; absent where `start` is. */
+    readonly processes?: ProcessTable;
     /** Absolute working directory the next command starts in. */
     readonly cwd: string;
     /** What the sandbox allows, when commands run in one (see sandbox/). */
     readonly sandbox?: string;
     /** Kills anything still running and removes the service's temp files. */
     dispose(): void;
+}
+
+/** North's own shell service: commands, and background processes beside them. */
+export interface BackgroundShellService extends ShellService {
+    /**
+     * Starts a background command in the current working directory; resolves
+     * after its first output or PROCESS_FIRST_OUTPUT_MS. Throws ProcessError
+     * ("limit" names the running ones) or SandboxUnavailableError.
+     */
+    start(command: string, options: ShellStartOptions): Promise<ShellStartResult>;
+    /** One table per service (so per conversation's toolset); subagents share the parent's. */
+    readonly processes: ProcessTable;
 }
 
 function shellQuote(value: string): string {
@@ -105,6 +168,12 @@ function shellEnv(
     delete env.FORCE_COLOR;
     delete env.CLICOLOR_FORCE;
     return env;
+}
+
+/** A background command: the same `eval` of $1, no directory to record (it is not followed). */
+function backgroundProgram(command: string): ShellProgram {
+    const wrapper = `exec 2>&1; __north_cmd=$1; set --; eval "$__north_cmd"`;
+    return { file: "bash", args: ["-c", wrapper, "bash", command] };
 }
 
 function bashProgram(command: string, pwdFile: string): ShellProgram {
@@ -148,6 +217,22 @@ export interface ShellServiceOptions {
     env?: NodeJS.ProcessEnv;
     /** The editor's terminals (ACP): commands run there, with exactly the command line North would spawn. */
     terminals?: ClientTerminals;
+    /** Running background processes at most (the `processes.max` setting); default 8. */
+    maxProcesses?: number;
+    /** Where spill files go: `<spillDir>/<the service's owner tag>/<id>.log`; default under the temp folder. */
+    spillDir?: string;
+    /**
+     * Starts background programs; default North's own (createProcessIo), also
+     * with an editor's terminals until a front-end provides one that uses them.
+     */
+    startProcessIo?: ProcessIoStarter;
+    /** Tests: a shorter stop grace, smaller rings and spill caps, fewer finished kept. */
+    processLimits?: {
+        stopGraceMs?: number;
+        ringBytes?: number;
+        spillCapBytes?: number;
+        keepFinished?: number;
+    };
 }
 
 /** bubblewrap's own failure (a mount it could not make): the command never started. */
@@ -161,7 +246,7 @@ interface RunPlace {
 }
 
 /** A command's working directory persists from one call to the next; calls run one at a time. */
-class ProjectShell implements ShellService {
+class ProjectShell implements BackgroundShellService {
     readonly sandbox: string | undefined;
     /** Absolute working directory the next command starts in. */
     cwd: string;
@@ -182,6 +267,10 @@ class ProjectShell implements ShellService {
     /** The last run queued; the next one starts after it. */
     private queue: Promise<unknown> = Promise.resolve();
     private readonly running = new Set<AbortController>();
+    private readonly table: BackgroundProcessTable;
+    private readonly startProcessIo: ProcessIoStarter;
+    /** Foreground runs so far: each gets an owner tag of its own (`<service>.c<n>`). */
+    private runs = 0;
 
     constructor(repoRoot: string, options: ShellServiceOptions) {
         this.hiddenEnv = options.hiddenEnv ?? PROVIDER_SECRET_ENV;
@@ -197,6 +286,81 @@ class ProjectShell implements ShellService {
             this.root = path.resolve(repoRoot);
         }
         this.cwd = this.root;
+        this.startProcessIo = options.startProcessIo ?? createProcessIo;
+        this.table = new BackgroundProcessTable({
+            max: options.maxProcesses,
+            spillDir: path.join(
+                options.spillDir ?? path.join(tmpdir(), "north-processes"),
+                this.ownerTag
+            ),
+            ...options.processLimits,
+        });
+    }
+
+    get processes(): ProcessTable {
+        return this.table;
+    }
+
+    async start(command: string, options: ShellStartOptions): Promise<ShellStartResult> {
+        if (this.disposed) throw new ProcessError("unsupported", "the shell service was disposed");
+        // A bad pattern is refused before anything runs.
+        if (options.watch !== undefined) compilePattern(options.watch);
+        this.table.assertRoom();
+        const notes: string[] = [];
+        const refusal = await this.refusalBeforeStart(options.signal, notes);
+        if (refusal !== undefined) {
+            throw new ProcessError(refusal.cancelled ? "invalid" : "unsupported", refusal.note);
+        }
+        this.table.assertRoom();
+        const id = this.table.reserveId();
+        const tag = `${this.ownerTag}.${id}`;
+        const { dir, file } = this.pwdFile();
+        const place: RunPlace = { root: this.root, sessionDir: dir, cwd: this.cwd };
+        this.ranCommand = true;
+        let tty = options.tty === true;
+        if (tty && this.commandSandbox) {
+            // A terminal inside the sandbox would let the command type into it (see runsInEditor).
+            tty = false;
+            notes.push("No terminal in the sandbox: it runs with pipes instead.");
+        }
+        const bash = backgroundProgram(command);
+        let program: ShellProgram = bash;
+        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag);
+        if (tty) env.TERM = "xterm-256color";
+        let finishSandboxed: (() => string | undefined) | undefined;
+        if (this.commandSandbox) {
+            const run = this.commandSandbox.prepare([bash.file, ...bash.args], env, place);
+            program = run;
+            env = run.env;
+            finishSandboxed = run.finish;
+        }
+        const cwd = this.cwd;
+        const created = await this.startProcessIo({
+            file: program.file,
+            args: program.args,
+            cwd,
+            env,
+            tty,
+        });
+        if (created.note !== undefined) notes.push(created.note);
+        const process = this.table.add(id, {
+            command,
+            cwd,
+            origin: options.origin,
+            sandboxed: this.commandSandbox !== undefined,
+            io: created.io,
+            ownerTag: tag,
+        });
+        void process.exited.then(() => {
+            finishSandboxed?.();
+            void fs.rm(file, { force: true });
+        });
+        if (options.watch !== undefined) this.table.watch(id, options.watch);
+        await process.untilFirstOutput(PROCESS_FIRST_OUTPUT_MS);
+        const { text } = process.read({ mode: "new" });
+        const result: ShellStartResult = { process: process.snapshot(), output: text };
+        if (notes.length > 0) result.note = notes.join(" ");
+        return result;
     }
 
     run(command: string, options: ShellRunOptions = {}): Promise<ShellRunResult> {
@@ -212,6 +376,7 @@ class ProjectShell implements ShellService {
     dispose(): void {
         this.disposed = true;
         for (const controller of this.running) controller.abort();
+        this.table.dispose();
         // Daemons the commands left behind (setsid, double fork) go with the service.
         if (this.ranCommand) reapOwned(this.ownerTag);
         if (this.tempDir !== null) {
@@ -259,7 +424,13 @@ class ProjectShell implements ShellService {
                 note: [...notes, refusal.note].join(" "),
             };
         }
-        const { file, raw, place, finishSandboxed } = await this.spawn(command, timeoutMs, options);
+        const { file, raw, place, finishSandboxed, tag } = await this.spawn(
+            command,
+            timeoutMs,
+            options
+        );
+        if (raw.detached)
+            return this.adopt(command, raw, raw.detached, tag, started, finishSandboxed);
         // Configuration the command created where a read-only mount could not stop it.
         const removedNote = finishSandboxed?.();
         if (removedNote !== undefined) notes.push(removedNote);
@@ -318,6 +489,43 @@ class ProjectShell implements ShellService {
         return signal?.aborted ? cancelled : undefined;
     }
 
+    /** A command moved to the background: the table takes it over, the run returns now. */
+    private adopt(
+        command: string,
+        raw: RawRun,
+        io: NonNullable<RawRun["detached"]>,
+        tag: string,
+        started: number,
+        finishSandboxed: (() => string | undefined) | undefined
+    ): ShellRunResult {
+        // The user moved it: the limit is for starts, not for this.
+        const id = this.table.reserveId();
+        const process = this.table.add(id, {
+            command,
+            cwd: this.cwd,
+            origin: "user",
+            sandboxed: this.commandSandbox !== undefined,
+            io,
+            ownerTag: tag,
+            earlier: { bytes: raw.buffer.bytes(), total: raw.buffer.total },
+        });
+        process.markRead("model");
+        if (finishSandboxed) void process.exited.then(() => finishSandboxed());
+        const { output, truncated, droppedBytes } = raw.buffer.finish();
+        return {
+            exitCode: null,
+            output,
+            durationMs: Math.round(performance.now() - started),
+            timedOut: false,
+            cancelled: false,
+            cwd: relativeDir(this.root, this.cwd),
+            truncated,
+            droppedBytes,
+            backgrounded: { id },
+            note: `The user moved it to the background as ${id}; it keeps running. Read it with process_read, stop it with process_stop.`,
+        };
+    }
+
     /** Runs the command (in the sandbox when there is one) to its end or its kill. */
     private async spawn(
         command: string,
@@ -328,6 +536,8 @@ class ProjectShell implements ShellService {
         raw: RawRun;
         place: RunPlace;
         finishSandboxed?: () => string | undefined;
+        /** The run's own owner tag, under the service's. */
+        tag: string;
     }> {
         // One controller per run: the caller's signal and dispose() both abort it.
         const controller = new AbortController();
@@ -337,10 +547,11 @@ class ProjectShell implements ShellService {
         const { dir, file, inside } = this.pwdFile();
         const place: RunPlace = { root: this.root, sessionDir: dir, cwd: this.cwd };
         this.ranCommand = true;
+        const tag = `${this.ownerTag}.c${++this.runs}`;
         try {
             const bash = bashProgram(command, inside);
             let program: ShellProgram = bash;
-            let env = shellEnv(this.baseEnv, this.hiddenEnv, this.ownerTag);
+            let env = shellEnv(this.baseEnv, this.hiddenEnv, tag);
             let finishSandboxed: (() => string | undefined) | undefined;
             if (this.commandSandbox) {
                 const run = this.commandSandbox.prepare([bash.file, ...bash.args], env, place);
@@ -354,11 +565,12 @@ class ProjectShell implements ShellService {
                 timeoutMs,
                 signal: controller.signal,
                 onOutput: options.onOutput,
+                detach: options.detach,
             };
             const raw = this.terminals
-                ? await runInClientTerminal(this.terminals, program, spawnOptions, this.ownerTag)
+                ? await runInClientTerminal(this.terminals, program, spawnOptions, tag)
                 : await spawnShell(program, spawnOptions);
-            return { file, raw, place, finishSandboxed };
+            return { file, raw, place, finishSandboxed, tag };
         } finally {
             this.running.delete(controller);
             options.signal?.removeEventListener("abort", forward);
@@ -434,6 +646,6 @@ export function runsInEditor(options: ShellServiceOptions): boolean {
 export function createShellService(
     repoRoot: string,
     options: ShellServiceOptions = {}
-): ShellService {
+): BackgroundShellService {
     return new ProjectShell(repoRoot, options);
 }

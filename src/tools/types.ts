@@ -1,6 +1,6 @@
 import type { ImageBlock } from "../providers/types";
-import type { ProcessInfo } from "./processes/types";
 import type { ToolInput } from "./tool-input";
+import type { ProcessInfo } from "./processes/types";
 
 /** Closed set of failure codes a tool result can carry; the model reads `message`. */
 export type ToolErrorCode =
@@ -78,11 +78,11 @@ export interface ToolContext {
     toolCallId?: string;
     /** The `WebFetch(domain:…)` deny rule that keeps a web host from being fetched, if any. */
     hostDenial?: (host: string) => string | undefined;
-    /** Fires when the user moves this running command into the background (Ctrl+B). */
+    /** Fires when the user moves this call's running command to the background (Ctrl+B). */
     detach?: AbortSignal;
     /**
-     * Asks the user for a password a process prompts for, in a masked field;
-     * the answer goes to the process only. Absent: nobody can answer (print mode).
+     * Asks the user to answer a program's password prompt in a masked field;
+     * the answer goes to the process only (ProcessTable.sendSecret), never to the tool.
      */
     requestSecret?: (process: ProcessInfo, prompt: string) => Promise<"sent" | "declined">;
 }
@@ -148,6 +148,13 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     readOnly: boolean;
     /** Several calls of it in one turn may run at once (bounded); others run one by one. */
     concurrent?: boolean;
+    /** A running call can be moved to the background by the user (Ctrl+B): it honours `ToolContext.detach`. */
+    detachable?: boolean;
+    /**
+     * Offered only where the named tool is (the process tools need shell_run):
+     * a subagent or `--disallowed-tools` without it goes without this one too.
+     */
+    offeredWith?: string;
     execute(input: I, ctx: ToolContext): Promise<ToolResult<D>>;
     /** Transcript title and result text; without it the call shows as the tool's name. */
     display?: ToolDisplay;

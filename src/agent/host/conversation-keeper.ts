@@ -14,7 +14,9 @@ import type {
     OpenResult,
 } from "../../storage/conversations";
 import type { Logger } from "../../storage/logger";
+import type { ProcessTable } from "../../tools/processes/types";
 import { dataDir } from "../../storage/paths";
+import type { EngineEvent } from "../events";
 import type { ContextBlocks } from "../prompt-blocks";
 import {
     type ViewRecorder,
@@ -30,6 +32,7 @@ import {
 import type { ConversationHistory } from "../protocol";
 import type { AgentSession, SessionOptions } from "../session";
 import { conversationCheckpoints } from "./checkpoints";
+import { resumedProcesses } from "./resumed-processes";
 import type { Spend } from "./spend";
 
 export type SwitchResult = { ok: true; warnings: string[] } | { ok: false; error: string };
@@ -46,6 +49,7 @@ export type SessionParts = Pick<
     | "restoredState"
     | "checkpoints"
     | "sink"
+    | "resumeNote"
 >;
 
 export interface ConversationKeeperDeps {
@@ -62,6 +66,8 @@ export interface ConversationKeeperDeps {
     warn(message: string): void;
     newSession(parts: SessionParts): AgentSession;
     env?: Record<string, string | undefined>;
+    /** The background processes this North runs (a resumed conversation's may be among them). */
+    processes?: ProcessTable;
 }
 
 export interface ConversationPrompt {
@@ -143,6 +149,16 @@ export class ConversationKeeper {
         this.view = log ? createViewRecorder(log, deps.warn) : undefined;
         deps.spend.switchTo(stored);
         this.history = stored ? historyOf(stored) : EMPTY_HISTORY;
+        const processes = stored ? resumedProcesses(stored.view, deps.processes) : undefined;
+        if (processes && processes.ended.length > 0) {
+            // Recorded as ended: the replay shows them so, and a later resume need not guess again.
+            const ended = processes.ended.map((process) => ({
+                type: "engine",
+                event: { type: "process", change: "exited", process } satisfies EngineEvent,
+            }));
+            for (const record of ended) this.view?.record(record);
+            this.history = { ...this.history, view: [...this.history.view, ...ended] };
+        }
         const checkpoints = log ? conversationCheckpoints(deps.checkpoints, sessionId) : undefined;
         // A later conversation of this chat (/new, /resume, /fork, /rewind) sees memory saved since start.
         if (this.sessionsBuilt++ > 0) {
@@ -159,6 +175,7 @@ export class ConversationKeeper {
             },
             messages: restored?.messages,
             rollingSummary: restored?.rollingSummary,
+            resumeNote: processes?.note ?? undefined,
             restoredState: restored?.state,
             checkpoints: checkpoints?.checkpointer,
             sink: log
@@ -189,6 +206,11 @@ export class ConversationKeeper {
     setProfile(profile: string): void {
         this.context = { ...this.context, profile };
         this.session.setContext(this.context);
+    }
+
+    /** Keeps an event the host itself raised (a background process's start or exit) with the conversation. */
+    recordEvent(event: EngineEvent): void {
+        this.view?.onEvent(event);
     }
 
     /** Records one of a front-end's own transcript actions (prompt, review, notice, command). */

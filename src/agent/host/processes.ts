@@ -30,7 +30,9 @@ export class HostProcesses implements ProcessPort {
 
     constructor(
         readonly table: ProcessTable,
-        private readonly emit: (event: EngineEvent) => void
+        private readonly emit: (event: EngineEvent) => void,
+        /** Told after each notice is announced (the host may start a turn with it). */
+        private readonly onNotice: () => void = () => undefined
     ) {
         this.unsubscribe = table.subscribe((event) => {
             switch (event.type) {
@@ -40,6 +42,7 @@ export class HostProcesses implements ProcessPort {
                     return;
                 case "notice":
                     this.emit({ type: "process_notice", notice: event.notice });
+                    this.onNotice();
                     return;
                 case "secret_prompt":
                     this.openSecret(event.process, event.prompt);

@@ -149,6 +149,21 @@ export const SETTINGS_KEYS = {
      */
     lsp: { schema: lspSchema, scopes: ANY },
     /**
+     * Background processes: `max` running at once (default 8); with
+     * `startTurnOnNotice` a process's notice while the chat is idle starts a
+     * turn (default off: it waits for the next prompt). User only: a project
+     * must not make North act on its own.
+     */
+    processes: {
+        schema: lazySchema((z) =>
+            z.object({
+                max: z.number().int().positive().max(64).optional(),
+                startTurnOnNotice: z.boolean().optional(),
+            })
+        ),
+        scopes: USER,
+    },
+    /**
      * Claude Code's permission rules; each rule is checked on its own
      * (tools/permissions/rules.ts), so one bad rule loses only itself.
      */

@@ -1,0 +1,93 @@
+/**
+ * A background process's output on disk once it no longer fits the ring: a
+ * 0600 file holding the latest output up to a cap. When a write would pass
+ * the cap, the newer half is moved to the front and the file cut there, so
+ * the disk holds at most `cap` bytes and always the most recent output, at
+ * the cost of copying half the cap once per half-cap written.
+ */
+import {
+    closeSync,
+    mkdirSync,
+    openSync,
+    readSync,
+    rmSync,
+    writeSync,
+    ftruncateSync,
+} from "node:fs";
+import path from "node:path";
+import { PROCESS_SPILL_CAP_BYTES } from "../limits";
+
+export class SpillFile {
+    private fd: number | null = null;
+    /** Bytes in the file now. */
+    private length = 0;
+    /** Whether earlier output was dropped to stay under the cap. */
+    rotated = false;
+
+    constructor(
+        readonly filePath: string,
+        readonly cap = PROCESS_SPILL_CAP_BYTES
+    ) {}
+
+    /** Bytes on disk now (at most `cap`). */
+    get size(): number {
+        return this.length;
+    }
+
+    /** Appends; creates the file (and its folder, 0700) on the first write. Never throws. */
+    append(chunk: Buffer): boolean {
+        try {
+            const fd = this.open();
+            let data = chunk;
+            if (data.length > this.cap) {
+                data = data.subarray(data.length - this.cap);
+                this.rotated = true;
+            }
+            if (this.length + data.length > this.cap) this.keepNewerHalf(fd, data.length);
+            writeSync(fd, data, 0, data.length, this.length);
+            this.length += data.length;
+            return true;
+        } catch {
+            return false; // a full disk must not stop the process or its ring
+        }
+    }
+
+    /** Closes and deletes the file. */
+    remove(): void {
+        if (this.fd !== null) {
+            try {
+                closeSync(this.fd);
+            } catch {
+                // already closed
+            }
+            this.fd = null;
+        }
+        rmSync(this.filePath, { force: true });
+    }
+
+    private open(): number {
+        if (this.fd !== null) return this.fd;
+        mkdirSync(path.dirname(this.filePath), { recursive: true, mode: 0o700 });
+        this.fd = openSync(this.filePath, "w+", 0o600);
+        return this.fd;
+    }
+
+    /** Makes room for `incoming` bytes: keeps the newest bytes that leave half the cap free for them. */
+    private keepNewerHalf(fd: number, incoming: number): void {
+        const keep = Math.max(
+            0,
+            Math.min(this.length, Math.floor(this.cap / 2), this.cap - incoming)
+        );
+        const from = this.length - keep;
+        const step = Buffer.allocUnsafe(Math.min(keep, 1024 * 1024) || 1);
+        for (let done = 0; done < keep;) {
+            const read = readSync(fd, step, 0, Math.min(step.length, keep - done), from + done);
+            if (read <= 0) break;
+            writeSync(fd, step, 0, read, done);
+            done += read;
+        }
+        ftruncateSync(fd, keep);
+        this.length = keep;
+        this.rotated = true;
+    }
+}
