@@ -20,8 +20,16 @@ FROM node:20-bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git ripgrep bubblewrap \
     && rm -rf /var/lib/apt/lists/*
-# dist/ bundles every dependency: no node_modules, no npm install.
+# dist/ bundles every dependency but one: the pseudo-terminal library that tty
+# background processes run in (`shell_run` with `tty: true`) is native code,
+# North's optional dependency, installed here for the image's own platform
+# (linux-x64 on amd64) at the exact version package.json pins, then checked by
+# running a program in a pty, so a broken binary fails the build.
 COPY --from=build /north/package.json /north/LICENSE /opt/north/
+RUN cd /opt/north \
+    && npm install --omit=dev --no-package-lock --no-audit --no-fund --ignore-scripts \
+    && node -e 'require("@lydell/node-pty").spawn("true", [], {}).onExit((e) => process.exit(e.exitCode))' \
+    && npm cache clean --force
 COPY --from=build /north/bin /opt/north/bin
 COPY --from=build /north/dist /opt/north/dist
 # The mounted repository belongs to the host's user, not to `node`; without

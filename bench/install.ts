@@ -1,7 +1,10 @@
 /**
  * `npm run bench -- install`: what a global install of the packed tarball costs
  * (packages, size on disk, `npm install -g` wall time) and how fast the
- * installed `north --version` starts next to bare `node -e 0`.
+ * installed `north --version` starts next to bare `node -e 0`. The install is
+ * offline, so North's one optional dependency (the pseudo-terminal library for
+ * tty background processes) is left out; its size is that of the checkout's
+ * copy for this platform, which an online install adds.
  */
 import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,6 +81,16 @@ export async function benchInstall(): Promise<void> {
         console.log(`packages installed      ${countPackages(modules)}`);
         console.log(`size on disk            ${(diskBytes(prefix) / 1e6).toFixed(1)} MB`);
         console.log(`npm install -g (median) ${installed.wallMs.toFixed(0)} ms`);
+        const pty = ["node-pty", `node-pty-${process.platform}-${process.arch}`].map((name) =>
+            join(ROOT, "node_modules", "@lydell", name)
+        );
+        const ptyBytes = pty.reduce(
+            (sum, dir) => sum + diskBytes(dir) + lstatSync(dir).blocks * 512,
+            0
+        );
+        console.log(
+            `optional @lydell/node-pty ${(ptyBytes / 1e6).toFixed(2)} MB (2 packages, ${process.platform}-${process.arch}; online installs only)`
+        );
 
         const bin = join(prefix, "bin", "north");
         const rows = await interleavedSeries(

@@ -222,6 +222,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     symbols: async () => (await import("./symbols")).benchSymbols(),
     permissions: async () => (await import("./permissions")).benchPermissions(),
     install: async () => (await import("./install")).benchInstall(),
+    "pty-latency": async () => (await import("./pty-latency")).benchPtyLatency(),
     acp: async () => (await import("./acp")).benchAcp(),
     soak: async () => (await import("./soak")).benchSoak(),
 };

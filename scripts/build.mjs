@@ -54,7 +54,9 @@ const built = build({
 
     chunkNames: "chunks/[name]-[hash]",
     // Ink loads React DevTools only when DEV=true; it is not installed, so it stays out.
-    external: ["react-devtools-core"],
+    // The pseudo-terminal library is native code, an optional dependency loaded from
+    // node_modules when a tty command starts (src/tools/processes/pty-io.ts).
+    external: ["react-devtools-core", "@lydell/node-pty"],
     // A few CommonJS dependencies of the UI (signal-exit, the React reconciler) call
     // require() for Node built-ins, which ESM output lacks.
     banner: {
