@@ -203,6 +203,12 @@ async function shellRequirement(
     const { command, cwd, domain, rememberKey } = approval;
     const ruled = await judgeShellByRules(sources, command, cwd);
     if ("refusal" in ruled) return ruled.refusal;
+    const typed = await judgeTypedText(sources, approval);
+    if (typed && "refusal" in typed) return typed.refusal;
+    if (typed?.askRule !== undefined) {
+        ruled.askRule ??= typed.askRule;
+        ruled.forcedBy ??= typed.forcedBy;
+    }
     const byDomain = domain === undefined ? undefined : settings.permissionRules?.forDomain(domain);
     if (byDomain?.decision === "deny")
         return forbiddenByRule(`fetching ${approval.summary}`, byDomain.rule);
@@ -236,7 +242,10 @@ async function shellRequirement(
             noStanding === undefined
                 ? shellStandingOptions(
                       approval,
-                      command === undefined ? null : await suggestPrefixRule(command),
+                      // Typing into a program: "always" is for that program's command line as a whole.
+                      command === undefined || approval.typed !== undefined
+                          ? null
+                          : await suggestPrefixRule(command),
                       settings.keepsLocalAnswers?.() !== false
                   )
                 : [],
@@ -362,6 +371,25 @@ async function judgeShellByRules(
     }
     if (verdict.decision === "allow") allowedBy ??= "Bash rules";
     return { askRule, allowedBy };
+}
+
+/**
+ * Text typed into a shell program (process_send) is a command: its deny rules
+ * refuse it and its ask rules force the review, but no allow rule grants it
+ * (allow rules and "always" judge the program's command line). Undefined:
+ * nothing typed into a shell.
+ */
+async function judgeTypedText(
+    sources: Pick<RequirementSources, "settings" | "repoRoot">,
+    approval: ShellApproval
+): Promise<{ refusal: Forbidden } | { askRule?: string; forcedBy?: string } | undefined> {
+    const typed = approval.typed;
+    if (!typed?.intoShell || typed.text.trim() === "") return undefined;
+    const judged = await judgeShellByRules(sources, typed.text.trim(), approval.cwd);
+    if ("refusal" in judged) return judged;
+    return judged.forcedBy === undefined
+        ? {}
+        : { askRule: judged.askRule, forcedBy: judged.forcedBy };
 }
 
 /** The targets' paths that are protected configuration (never accepted without a review). */

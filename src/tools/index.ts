@@ -22,6 +22,9 @@ import { type SearchTextOptions, createSearchTextTool } from "./search-text";
 import { createExpandOutputTool } from "./expand-output";
 import type { ShellService } from "./shell-service";
 import { createShellRunTool } from "./shell-run";
+import { createProcessReadTool } from "./process-read";
+import { createProcessSendTool } from "./process-send";
+import { createProcessStopTool } from "./process-stop";
 import { type WebFetchOptions, createWebFetchTool } from "./web-fetch";
 import { createTodoWriteTool } from "./todo-write";
 import { createRememberTool } from "./remember";
@@ -85,7 +88,7 @@ export function createEditTools(files?: ClientFiles): AnyToolDefinition[] {
 export interface BuiltinToolDeps extends ReadToolsOptions {
     /** The conversation's digested outputs, for expand_output. */
     expandOutput: (outputId: string) => unknown;
-    /** Runs shell_run's commands. */
+    /** Runs shell_run's commands and holds the background processes the process tools work with. */
     shell: ShellService;
     /** web_fetch's proxy and private-network settings. */
     webFetch?: WebFetchOptions;
@@ -113,6 +116,9 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AnyToolDefinition[] {
         ...createEditTools(deps.files),
         ...(navigation ? [createLspRenameTool(navigation)] : []),
         createShellRunTool(deps.shell),
+        createProcessReadTool(deps.shell),
+        createProcessSendTool(deps.shell),
+        createProcessStopTool(deps.shell),
         createWebFetchTool(deps.webFetch),
     ]);
 }

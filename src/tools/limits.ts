@@ -104,6 +104,10 @@ export const PROCESS_TAIL_DEFAULT_LINES = 50;
 export const PROCESS_READ_MAX_LINES = 1000;
 /** A background start returns after the first output or this long, whichever comes first. */
 export const PROCESS_FIRST_OUTPUT_MS = 1000;
+/** After input, a send waits for the program's answer: output, then this long without more... */
+export const PROCESS_ANSWER_QUIET_MS = 60;
+/** ...or this long at most. */
+export const PROCESS_ANSWER_MAX_MS = 1000;
 /** After SIGTERM, how long a stopped process gets before SIGKILL. */
 export const PROCESS_STOP_GRACE_MS = 3000;
 /** Lines an exit notice carries (the last ones), and characters kept of each notice line. */

@@ -6,11 +6,13 @@
  */
 import { type InputOf, toolInput } from "./tool-input";
 import { DEFAULT_SHELL_TIMEOUT_MS, type ShellRunResult, type ShellService } from "./shell-service";
-import { type ToolDefinition, toolError, toolOk } from "./types";
+import { type ToolDefinition, type ToolResult, toolError, toolOk } from "./types";
 import { oneLine, str } from "./display-text";
 import { digestNote, headTail, isRecord } from "./digest-text";
 import { DIGEST_SHELL_HEAD_LINES, DIGEST_SHELL_TAIL_LINES } from "./limits";
 import { SandboxUnavailableError } from "./sandbox/command-sandbox";
+import type { ProcessInfo } from "./processes/types";
+import { processToolError } from "./processes/tool-errors";
 
 export const SHELL_MIN_TIMEOUT_MS = 1_000;
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
@@ -36,6 +38,18 @@ export const shellRunInput = toolInput((z) =>
             .describe(
                 `Milliseconds before the command is killed; default ${DEFAULT_SHELL_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}.`
             ),
+        background: z
+            .boolean({ error: "background must be true or false" })
+            .optional()
+            .describe("Keep running; returns its id and first output."),
+        tty: z
+            .boolean({ error: "tty must be true or false" })
+            .optional()
+            .describe("Background in a terminal (prompts, full-screen)."),
+        watch: z
+            .string({ error: "watch must be a string holding a regex" })
+            .optional()
+            .describe("Background: notify when a line matches this regex."),
     })
 );
 
@@ -44,14 +58,16 @@ export type ShellRunInput = InputOf<typeof shellRunInput>;
 /** What shell_run returns: the command as run plus the service's result. */
 export interface ShellRunDetails extends ShellRunResult {
     command: string;
+    /** Started in the background: the process (exitCode is set once it exited within the first second). */
+    background?: { id: string; state: ProcessInfo["state"]; tty: boolean };
 }
 
 const DESCRIPTION = [
     "Run a bash command in the project; returns exit code and output (stdout and stderr merged).",
     "The working directory persists between calls (cd holds) and stays inside the project.",
     `Timeout ${DEFAULT_SHELL_TIMEOUT_MS / 1000} s by default, up to 10 min via timeoutMs; then the command and its children are killed.`,
-    "stdin is closed: nothing interactive, no servers or watchers. Output keeps the first and last 64 KB: filter with grep/head/tail.",
-    "Prefer the file tools for reading and editing.",
+    "stdin is closed; for servers, watchers and prompts use background or tty, then the process_* tools.",
+    "Output keeps the first and last 64 KB: filter with grep/head/tail. Prefer the file tools for reading and editing.",
 ].join(" ");
 
 /** Lines of output a finished command shows until expanded. */
@@ -83,6 +99,25 @@ export function shellDetail(details: unknown, maxLines = SHELL_DETAIL_LINES): st
     return [`${status}${seconds}`, ...tail];
 }
 
+/** Lines under a background start: its id and state, and its first output. */
+function startDetail(d: ShellRunDetails, maxLines: number): string[] {
+    const { id, state } = d.background!;
+    const head =
+        state === "exited"
+            ? `${id} exited${typeof d.exitCode === "number" ? ` ${d.exitCode}` : ""}`
+            : `${id} running in the background`;
+    const output = (d.output ?? "").replace(/\s+$/, "");
+    return [head, ...(output === "" ? [] : output.split("\n").slice(-maxLines))];
+}
+
+function isStart(details: unknown): details is ShellRunDetails {
+    return (
+        isRecord(details) &&
+        isRecord(details.background) &&
+        typeof details.background.id === "string"
+    );
+}
+
 export function createShellRunTool(
     service: ShellService
 ): ToolDefinition<ShellRunInput, ShellRunDetails> {
@@ -97,13 +132,28 @@ export function createShellRunTool(
         display: {
             title: (args) => {
                 const command = str(args.command);
-                return command ? `Running ${oneLine(command)}` : undefined;
+                if (!command) return undefined;
+                const background = args.background === true || args.tty === true;
+                return `${background ? "Starting" : "Running"} ${oneLine(command)}`;
             },
-            resultDetail: (details, full) =>
-                shellDetail(details, full ? SHELL_EXPANDED_LINES : SHELL_DETAIL_LINES),
+            resultDetail: (details, full) => {
+                const lines = full ? SHELL_EXPANDED_LINES : SHELL_DETAIL_LINES;
+                if (isStart(details)) return startDetail(details, lines);
+                const moved = isRecord(details) && isRecord(details.backgrounded);
+                const shown = shellDetail(details, lines);
+                if (moved)
+                    shown[0] = `moved to the background as ${str((details.backgrounded as { id?: unknown }).id)}`;
+                return shown;
+            },
             resultStatus: (details) => {
+                if (isStart(details)) {
+                    return details.background?.state === "exited" && details.exitCode !== 0
+                        ? "failed"
+                        : undefined;
+                }
                 const d = details as Partial<ShellRunDetails> | null;
                 if (!d || typeof d !== "object") return undefined;
+                if (d.backgrounded) return undefined;
                 if (d.cancelled) return "cancelled";
                 return d.timedOut || d.exitCode !== 0 ? "failed" : undefined;
             },
@@ -131,11 +181,21 @@ export function createShellRunTool(
         }),
         hookAliases: ["Bash"],
         async execute(input, ctx) {
+            if (input.background === true || input.tty === true) {
+                return startInBackground(service, input, ctx.toolCallId ?? "model", ctx.signal);
+            }
+            if (input.watch !== undefined) {
+                return toolError(
+                    "invalid_args",
+                    "watch works with background: true (or tty: true) only."
+                );
+            }
             try {
                 const result = await service.run(input.command, {
                     timeoutMs: input.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
                     signal: ctx.signal,
                     onOutput: ctx.onOutput,
+                    detach: ctx.detach,
                 });
                 return toolOk({ command: input.command, ...result });
             } catch (error) {
@@ -149,4 +209,44 @@ export function createShellRunTool(
             }
         },
     };
+}
+
+async function startInBackground(
+    service: ShellService,
+    input: ShellRunInput,
+    origin: string,
+    signal: AbortSignal
+): Promise<ToolResult<ShellRunDetails>> {
+    if (!service.start) {
+        return toolError(
+            "io_error",
+            "Background processes are not available here; nothing was run."
+        );
+    }
+    const begun = performance.now();
+    try {
+        const started = await service.start(input.command, {
+            tty: input.tty === true,
+            watch: input.watch,
+            origin,
+            signal,
+        });
+        const { process } = started;
+        const details: ShellRunDetails = {
+            command: input.command,
+            background: { id: process.id, state: process.state, tty: process.tty },
+            exitCode: process.state === "exited" ? (process.exitCode ?? null) : null,
+            output: started.output,
+            durationMs: Math.round(performance.now() - begun),
+            timedOut: false,
+            cancelled: false,
+            cwd: started.cwd,
+            truncated: false,
+            droppedBytes: 0,
+        };
+        if (started.note !== undefined) details.note = started.note;
+        return toolOk(details);
+    } catch (error) {
+        return processToolError(error, "The command could not start");
+    }
 }

@@ -74,6 +74,8 @@ export interface ShellStartResult {
     process: ProcessInfo;
     /** Its first output (or nothing, after PROCESS_FIRST_OUTPUT_MS). */
     output: string;
+    /** Where it runs, relative to the project root ("." for the root). */
+    cwd: string;
     /** Something the model should know: no terminal, a vanished working directory. */
     note?: string;
 }
@@ -358,7 +360,11 @@ class ProjectShell implements BackgroundShellService {
         if (options.watch !== undefined) this.table.watch(id, options.watch);
         await process.untilFirstOutput(PROCESS_FIRST_OUTPUT_MS);
         const { text } = process.read({ mode: "new" });
-        const result: ShellStartResult = { process: process.snapshot(), output: text };
+        const result: ShellStartResult = {
+            process: process.snapshot(),
+            output: text,
+            cwd: relativeDir(this.root, cwd),
+        };
         if (notes.length > 0) result.note = notes.join(" ");
         return result;
     }

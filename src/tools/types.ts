@@ -32,6 +32,10 @@ export type ToolErrorCode =
     | "sandbox_unavailable"
     /** No language server handles the file, or it failed, hung or answered with an error. */
     | "language_server_error"
+    /** The background process has exited: nothing was sent to it. */
+    | "process_exited"
+    /** As many background processes as allowed are running: nothing was started. */
+    | "process_limit"
     | "internal";
 
 export interface ToolError {
@@ -131,6 +135,12 @@ export interface ShellApproval {
     sandbox?: string;
     /** A web request's host: `WebFetch(domain:…)` rules judge it and "always" allows it. */
     domain?: string;
+    /**
+     * Input typed into a running program (process_send): `command` is then the
+     * program's command line, which allow rules and "always" judge; deny rules
+     * judge it and, when the program is a shell, the typed text as a command too.
+     */
+    typed?: { text: string; intoShell: boolean };
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {

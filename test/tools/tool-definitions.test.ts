@@ -43,7 +43,10 @@ const builtins = (): AnyToolDefinition[] =>
 function policyGaps(tool: AnyToolDefinition): string[] {
     const gaps: string[] = [];
     if (typeof tool.display?.title !== "function") gaps.push("a display title");
-    if (!tool.readOnly && tool.approvalPolicy === "none") gaps.push("an approval policy");
+    // Reading and stopping North's own background processes changes nothing the user did not approve.
+    const ownsProcesses = tool.name === "process_read" || tool.name === "process_stop";
+    if (!tool.readOnly && tool.approvalPolicy === "none" && !ownsProcesses)
+        gaps.push("an approval policy");
     if (tool.approvalPolicy === "write") {
         if (!tool.hookAliases?.length) gaps.push("a hook alias (Edit/Write)");
         if (!tool.display?.resultSuffix) gaps.push("a result suffix (edit stats)");

@@ -178,6 +178,37 @@ export class BackgroundProcess {
         });
     }
 
+    /** Every byte received so far (a mark for `settle`). */
+    get received(): number {
+        return this.ring.total;
+    }
+
+    /**
+     * After input: resolves once output came after `mark` and then paused for
+     * `quietMs`, or the program exited, or `maxMs` passed.
+     */
+    settle(mark: number, maxMs: number, quietMs: number): Promise<void> {
+        return new Promise((resolve) => {
+            let seen = mark;
+            const done = (): void => {
+                clearInterval(poll);
+                clearTimeout(limit);
+                resolve();
+            };
+            const limit = setTimeout(done, maxMs);
+            // A check per quiet period: cheaper than a listener on every chunk of a flood.
+            const poll = setInterval(() => {
+                if (!this.running) return done();
+                if (this.ring.total === seen) {
+                    if (seen > mark) done();
+                    return;
+                }
+                seen = this.ring.total;
+            }, quietMs);
+            if (!this.running) done();
+        });
+    }
+
     /** Calls `listener` with each complete line from now on; the returned function stops it. */
     onLine(listener: (line: string) => void): () => void {
         this.lineListeners.add(listener);

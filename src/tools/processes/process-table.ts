@@ -14,6 +14,8 @@ import {
     PROCESS_NOTICE_LINE_CHARS,
     PROCESS_NOTICE_LINES,
     PROCESS_STOP_GRACE_MS,
+    PROCESS_ANSWER_MAX_MS,
+    PROCESS_ANSWER_QUIET_MS,
 } from "../limits";
 import {
     BackgroundProcess,
@@ -197,8 +199,12 @@ export class BackgroundProcessTable implements ProcessTable {
         return result;
     }
 
-    send(id: ProcessId, input: ProcessInput): Promise<void> {
-        return this.find(id).send(input);
+    /** Resolves once the program answered (its output paused) or exited, or after a second. */
+    async send(id: ProcessId, input: ProcessInput): Promise<void> {
+        const process = this.find(id);
+        const mark = process.received;
+        await process.send(input);
+        await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
     }
 
     sendSecret(id: ProcessId, secret: string): Promise<void> {
