@@ -200,6 +200,7 @@ async function conversationTools(
             // Decided once here: the lsp tools are in the tool list from the first request or never.
             languages: extensions.languages,
             workspace: options.workspace,
+            maxProcesses: prepared.userMerged.processes?.max,
         }
     );
     const appendSystemPrompt = [addedDirsNote(addDirs), prepared.script.appendSystemPrompt]
@@ -338,6 +339,11 @@ export async function startSession(
         start: { model, sessionId, log, resumed: resumed?.conversation },
         mode: options.mode,
         contextFigure: options.contextFigure,
+        processes: toolset.processes,
+        // Only the chat stays idle between prompts: elsewhere the run's end ends the processes too.
+        startTurnOnNotice:
+            options.frontEnd === "interactive" &&
+            prepared.userMerged.processes?.startTurnOnNotice === true,
         warn,
         resolveModel: options.resolveModel,
         saveModel: options.saveModel,

@@ -52,6 +52,26 @@ describe("childTools", () => {
         expect(childTools(parent, ["Bash", "Frobnicate"]).unknown).toEqual(["Frobnicate"]);
         expect(names(["task"])).toEqual([]);
     });
+
+    it("offers the process tools with shell_run only, and never without it", () => {
+        const processTool = (name: string): AnyToolDefinition => ({
+            ...fakeTool(name, false),
+            offeredWith: "shell_run",
+        });
+        const withProcesses = createToolRegistry([
+            fakeTool("read_file", true, ["Read"]),
+            fakeTool("shell_run", false, ["Bash"]),
+            processTool("process_read"),
+            processTool("process_stop"),
+        ]);
+        const granted = (list?: string[]) =>
+            childTools(withProcesses, list)
+                .tools.list()
+                .map((t) => t.name);
+        expect(granted()).toEqual(["read_file"]);
+        expect(granted(["Bash"])).toEqual(["shell_run", "process_read", "process_stop"]);
+        expect(granted(["Read", "process_read"])).toEqual(["read_file"]);
+    });
 });
 
 describe("a task through the session", () => {
