@@ -222,6 +222,7 @@ describe("background processes in the chat", () => {
             await s.north.waitForText("Run this command?");
             await answerReview(s.north, { option: 1 });
             // Typing into a program is reviewed like a command unless a rule covers it.
+            await s.north.waitForText("Asking you to answer p1", 30_000);
             await s.north.waitFor(
                 () =>
                     s.north.screenText().includes("asks for a password") ||
@@ -243,7 +244,7 @@ describe("background processes in the chat", () => {
             await s.submit("/ps");
             await s.north.waitForText(PROCESSES_READY, 20_000);
             s.north.type("\r");
-            await s.north.waitForText("── p1 screen", 20_000);
+            await s.north.waitForText("── p1 ", 20_000);
             await s.north.waitForText(`got ${secret.length} chars ${word}`, 20_000);
             s.north.type(ESC);
             await s.north.waitFor(
