@@ -128,6 +128,7 @@ export function createShellRunTool(
             : DESCRIPTION,
         input: shellRunInput,
         approvalPolicy: "shell",
+        detachable: true,
         readOnly: false,
         display: {
             title: (args) => {

@@ -107,7 +107,7 @@ describe("background processes in the chat", () => {
                         {
                             name: "shell_run",
                             input: {
-                                command: `echo ready-${word}; echo second-line; exec sleep 600`,
+                                command: `echo ready-${word}; echo second-line; sleep 600; echo never-${word}`,
                                 background: true,
                             },
                         },
@@ -125,6 +125,7 @@ describe("background processes in the chat", () => {
                 "the status line to count the process"
             );
             expect(s.north.screenText()).toMatch(/p1 `echo ready-\S+ .*` runs in the background/);
+            expect(processesWith(word).length).toBeGreaterThan(0);
 
             await s.submit("/ps");
             await s.north.waitForText(PROCESSES_READY, 20_000);
@@ -172,7 +173,9 @@ describe("background processes in the chat", () => {
                     toolCalls: [
                         {
                             name: "shell_run",
-                            input: { command: `echo started-${word}; exec sleep 600` },
+                            input: {
+                                command: `echo started-${word}; sleep 600; echo never-${word}`,
+                            },
                         },
                     ],
                 },
@@ -209,7 +212,7 @@ describe("background processes in the chat", () => {
                         {
                             name: "shell_run",
                             input: {
-                                command: `read -r -s -p 'Password: ' pw; echo; echo "got \${#pw} chars ${word}"; exec sleep 600`,
+                                command: `read -r -s -p 'Password: ' pw; echo; echo "got \${#pw} chars ${word}"; sleep 600; echo never-${word}`,
                                 tty: true,
                             },
                         },
