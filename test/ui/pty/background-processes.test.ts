@@ -181,6 +181,18 @@ describe("background processes in the chat", () => {
                 },
                 { text: "Moved on." }
             );
+            // With no command running, Ctrl+B is the composer's: the cursor goes left.
+            s.north.type("ac");
+            await s.north.waitForText("❯ ac");
+            s.north.type(CTRL_B);
+            s.north.type("b");
+            await s.north.waitForText("❯ abc");
+            s.north.type("\x03");
+            await s.north.waitFor(
+                () => !s.north.screenText().includes("❯ abc"),
+                20_000,
+                "the composer cleared"
+            );
             await s.submit("run the long thing");
             await s.north.waitForText("Run this command?");
             await answerReview(s.north, { option: 1 });
