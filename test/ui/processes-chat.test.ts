@@ -12,9 +12,10 @@ import { processListing } from "../../src/commands/process-listing";
 import type { ProcessInfo } from "../../src/tools/processes/types";
 import { createApprovalBridge, type ResolvedReviewRecord } from "../../src/ui/approval-bridge";
 import { DEFAULT_KEYBINDINGS, loadKeybindings } from "../../src/ui/input/keybindings";
+import { createAppController } from "../../src/ui/controller";
 import { backgroundNotice } from "../../src/ui/processes-port";
 import { answerSecretRequests } from "../../src/ui/secret-requests";
-import { ev, reduce } from "./helpers";
+import { ev, reduce, runResult } from "./helpers";
 
 const NOW = 1_700_000_000_000;
 
@@ -180,5 +181,53 @@ describe("a password request", () => {
         expect(records.at(-1)).toMatchObject({ status: "declined" });
         expect(warnings).toEqual([]);
         off();
+    });
+});
+
+describe("a turn the engine starts for a notice", () => {
+    it("makes the chat busy: Ctrl+C cancels it, and what is typed meanwhile goes after it", async () => {
+        const listeners = new Set<HostListener>();
+        const ops: EngineOp[] = [];
+        const emit = (event: Parameters<HostListener>[0]) => {
+            for (const listener of listeners) listener(event);
+        };
+        const host = {
+            subscribe(listener: HostListener) {
+                listeners.add(listener);
+                return () => void listeners.delete(listener);
+            },
+            submit: async (op: EngineOp) => {
+                ops.push(op);
+                return (op.type === "prompt" ? runResult("success") : { cancelled: true }) as never;
+            },
+        };
+        const controller = createAppController({ host, bridge: createApprovalBridge() });
+        const start = {
+            type: "run_start" as const,
+            sessionId: "s",
+            model: "m",
+            mode: "agent" as const,
+            tools: [],
+            cwd: "/r",
+        };
+        emit(start);
+        expect(controller.isBusy()).toBe(true);
+        controller.submit("and then this", [], "agent");
+        expect(controller.queued()?.text).toBe("and then this");
+        expect(ops).toEqual([]);
+        emit({ type: "run_end", result: runResult("success") });
+        await controller.idle();
+        expect(ops.map((op) => (op.type === "prompt" ? op.text : op.type))).toEqual([
+            "and then this",
+        ]);
+        expect(controller.isBusy()).toBe(false);
+
+        emit(start);
+        expect(controller.cancel()).toBe(true);
+        expect(ops.at(-1)).toEqual({ type: "cancel" });
+        emit({ type: "run_end", result: runResult("cancelled") });
+        expect(controller.isBusy()).toBe(false);
+        expect(controller.cancel()).toBe(false);
+        controller.dispose();
     });
 });
