@@ -18,25 +18,25 @@ type Section = [tag: string, text: string | ((can: Can) => string), needs?: Poli
 const SECTIONS: Section[] = [
     [
         "communication",
-        `Be concise; use Markdown. Never lie or guess: do not claim what you did not read, and find files and symbols before naming them. Describe actions in plain words, not tool names. Cite paths and line numbers.`,
+        `Be concise; use Markdown; cite paths and line numbers. Never lie or guess: claim only what you read; find files and symbols before naming them. Describe actions in plain words, not tool names.`,
     ],
     [
         "tool_calling",
         (can) =>
-            `Follow each schema exactly. Before a batch of calls, say in one sentence what it is for. Batch independent calls. Gather in 1-2 rounds, then ${can.write ? "edit" : "answer"}. Never re-read what you have. If a result is truncated or digested, narrow the call or use expand_output.`,
+            `Follow each schema exactly. Say in one sentence what a batch of calls is for; batch independent calls. Gather in 1-2 rounds, then ${can.write ? "edit" : "answer"}. Never re-read what you have. A truncated or digested result: narrow the call or use expand_output.`,
     ],
     [
         "planning",
-        `For tasks touching 2+ files, write a 2-5 bullet plan, then do it at once. Track multi-step work with todo_write.`,
+        `Tasks touching 2+ files: a 2-5 bullet plan, then do it at once. Track multi-step work with todo_write.`,
         "write",
     ],
     [
         "search_and_reading",
-        `Broad to narrow: list_root, find_files, search_text, then read only what you need. For files over 200 lines check get_line_count and the structure (get_file_outline, get_file_symbols; find_blocks for HTML/CSS), then search a line range and read_around or read_file with a range.`,
+        `Broad to narrow: list_root, find_files, search_text, then read only what you need. Files over 200 lines: get_line_count, the structure (get_file_outline, get_file_symbols; HTML/CSS: find_blocks), then read_around or read_file with a range.`,
     ],
     [
         "making_code_changes",
-        `LOCATE → CONFIRM → ATOMIC WRITE → VERIFY. Read before editing. Prefer small edits (edit_replace_exact, edit_by_anchor); one edit per turn or one edit_apply_batch. At most 300 lines per call; write long files as <NORTH_FILE path="rel/path">...</NORTH_FILE> in plain text, skeleton first.`,
+        `LOCATE → CONFIRM → ATOMIC WRITE → VERIFY. Read before editing. Prefer small edits (edit_replace_exact, edit_by_anchor): one per turn, or one edit_apply_batch. At most 300 lines per call; write long files as <NORTH_FILE path="rel/path">...</NORTH_FILE> in plain text, skeleton first.`,
         "write",
     ],
     [
@@ -66,7 +66,7 @@ const SECTIONS: Section[] = [
     ],
     [
         "long_running_commands",
-        `Never start servers, watchers or anything needing Ctrl+C; commands run non-interactively.`,
+        `Commands get no input. Servers, watchers: shell_run with background: true, wait for the ready line (process_read), use it, then process_stop. Prompting programs: tty: true, then process_send. Password prompts: process_send with askUser: true; never guess one or ask for it in chat.`,
         "shell",
     ],
     [

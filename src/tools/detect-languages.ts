@@ -104,8 +104,8 @@ export function createDetectLanguagesTool(): ToolDefinition<DetectLanguagesInput
     return {
         name: "detect_languages",
         description:
-            "The project's languages by file extension and bytes (percent), .gitignore respected; " +
-            "data and docs (JSON, YAML, Markdown) listed apart.",
+            "The project's languages by extension and bytes (percent), .gitignore respected; " +
+            "data and docs (JSON, YAML, Markdown) apart.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -8,7 +8,7 @@ import { appliedFiles, asArgs, baseName, editStatsSuffix, str } from "./display-
 
 const DESCRIPTION =
     "Apply several edits across files as one all-or-nothing change. Each item is {tool, ...that tool's " +
-    "arguments}; edits to one file apply in order. If any fails, nothing changes and the error names it.";
+    "arguments}; edits to one file apply in order. If any fails, nothing changes.";
 
 const BATCH_TOOLS = [
     "edit_replace_exact",

@@ -7,8 +7,8 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Insert lines before the line containing anchor text. If the anchor is on several lines the call fails " +
-    "and lists them (line numbers and previews); pass occurrence (from 1) to choose. The user reviews the diff first.";
+    "Insert lines before the line containing anchor text. Several matching lines: the call fails and " +
+    "lists them; pass occurrence.";
 
 export function createEditBeforeAnchorTool(
     options: EditToolOptions = {}

@@ -7,10 +7,10 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Edit at the line containing anchor text. mode: insert_before or insert_after that line; replace_line " +
-    "(replace the line itself; empty content deletes it); replace_between (the lines between anchor and the " +
-    "first later line containing anchor_end; inclusive also replaces both anchor lines). If the anchor is on " +
-    "several lines the call lists them; pass occurrence (from 1). The user reviews the diff first.";
+    "Edit at the line containing anchor text. mode: insert_before / insert_after that line; replace_line " +
+    "(empty content deletes it); replace_between (the lines between anchor and the next line containing " +
+    "anchor_end; inclusive replaces both anchor lines too). Several matching lines: the call lists them; " +
+    "pass occurrence.";
 
 export function createEditByAnchorTool(
     options: EditToolOptions = {}

@@ -7,9 +7,8 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Create a file with the given content; missing parent directories are created. Fails if the file exists " +
-    "unless overwrite is true. To change part of a file use the other edit tools; for a long file write a " +
-    "NORTH_FILE block instead. The user reviews the diff first.";
+    "Create a file (and missing parent directories); fails if it exists unless overwrite. To change part " +
+    "of a file use the other edit tools; write a long file as a NORTH_FILE block.";
 
 export function createEditCreateFileTool(
     options: EditToolOptions = {}

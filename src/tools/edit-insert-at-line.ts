@@ -7,8 +7,8 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Insert lines before a 1-based line number; line = line count + 1 appends at the end. Line numbers go " +
-    "stale after other edits: prefer edit_after_anchor / edit_before_anchor. The user reviews the diff first.";
+    "Insert lines before a 1-based line; line count + 1 appends. Line numbers go stale after other " +
+    "edits: prefer edit_after_anchor / edit_before_anchor.";
 
 export function createEditInsertAtLineTool(
     options: EditToolOptions = {}

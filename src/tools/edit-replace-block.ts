@@ -7,9 +7,9 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Replace the lines between the line containing start_anchor and the first later line containing " +
-    "end_anchor. The anchor lines stay unless inclusive is true; empty content deletes the lines. If " +
-    "start_anchor is on several lines the call lists them; pass occurrence. The user reviews the diff first.";
+    "Replace the lines between the line containing start_anchor and the next line containing end_anchor; " +
+    "the anchor lines stay unless inclusive; empty content deletes. Several start_anchor lines: the call " +
+    "lists them; pass occurrence.";
 
 export function createEditReplaceBlockTool(
     options: EditToolOptions = {}

@@ -7,10 +7,10 @@ import type { PreparedWrite, ToolDefinition } from "./types";
 import { editStatsSuffix, fileTitle } from "./display-text";
 
 const DESCRIPTION =
-    "Replace one piece of text in a file. old_text must match the file exactly (copy it from read_file, " +
-    "without line numbers) and be unique: include surrounding lines, or pass occurrence. If there is no exact " +
-    "match, a unique match ignoring line endings, trailing whitespace, indentation or typographic quotes is " +
-    "used and reported; an ambiguous one is refused with the candidates. The user reviews the diff first.";
+    "Replace one piece of text in a file. old_text must match exactly (copied from read_file, without line " +
+    "numbers) and be unique: include surrounding lines or pass occurrence. Without an exact match, a unique " +
+    "match ignoring line endings, trailing whitespace, indentation or typographic quotes is used and " +
+    "reported; else the candidates are listed.";
 
 export function createEditReplaceExactTool(
     options: EditToolOptions = {}

@@ -4,7 +4,7 @@ import { NAME_ONLY_DISPLAY } from "./display-text";
 
 const input = toolInput((z) =>
     z.object({
-        outputId: z.string().min(1).describe('The outputId from a digested result, e.g. "out-3".'),
+        outputId: z.string().min(1).describe('e.g. "out-3"'),
     })
 );
 
@@ -15,7 +15,7 @@ export function createExpandOutputTool(
     return {
         name: "expand_output",
         description:
-            "Return the full output of an earlier tool result that was digested (it carries outputId and digestNote). Outputs are kept only until the next user message. Prefer a narrower call (a line range, a more specific query) when you need only part of it.",
+            "The full output of a digested result (one with outputId), kept until the next user message.",
         input,
         approvalPolicy: "none",
         readOnly: true,

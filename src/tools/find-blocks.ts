@@ -136,9 +136,9 @@ export function createFindBlocksTool(): ToolDefinition<FindBlocksInput, FindBloc
     return {
         name: "find_blocks",
         description:
-            "Map a file as block ids with line ranges, no content: HTML sections and inline " +
-            "<style>/<script> with the CSS rules and JS functions inside, CSS rules, or code symbols. " +
-            `At most ${MAX_BLOCKS}; if truncated, call again with startLine = nextLine.`,
+            "Map a file's blocks (ids, line ranges, no content): HTML sections and inline " +
+            "<style>/<script> with their CSS rules and JS functions, CSS rules, or code symbols. " +
+            `At most ${MAX_BLOCKS}, then startLine = nextLine.`,
         input,
         approvalPolicy: "none",
         readOnly: true,

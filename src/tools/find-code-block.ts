@@ -191,8 +191,8 @@ export function createFindCodeBlockTool(): ToolDefinition<FindCodeBlockInput, Fi
     return {
         name: "find_code_block",
         description:
-            "Find the innermost functions, methods, classes, CSS rules or HTML sections containing a " +
-            "text in one file: line range, kind, name, first 5 lines each. Not in the file: use search_text.",
+            "The innermost function, method, class, CSS rule or HTML section containing a text in one " +
+            "file: line range, kind, name, first 5 lines. Not in the file: use search_text.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -19,19 +19,14 @@ export const MAX_SCANNED_FILES = 200_000;
 
 const input = toolInput((z) =>
     z.object({
-        pattern: z
-            .string()
-            .min(1)
-            .describe(
-                'Glob, e.g. "*.ts", "src/**/*.test.ts", "**/README*". Without "/" it matches file names at any depth.'
-            ),
+        pattern: z.string().min(1).describe('Glob, e.g. "**/README*".'),
         limit: z
             .number()
             .int()
             .min(1)
             .max(MAX_LIMIT)
             .default(DEFAULT_LIMIT)
-            .describe(`Maximum paths to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`),
+            .describe(`Default ${DEFAULT_LIMIT}.`),
     })
 );
 
@@ -59,7 +54,7 @@ export function normalizeGlob(pattern: string): { glob: string; byName: boolean 
     return { glob, byName: !anchored && !glob.includes("/") };
 }
 
-const DESCRIPTION = `Find files by glob, case-insensitive. Without "/" the pattern matches file names at any depth ("*.test.ts"); with "/" the path from the root ("src/**/*.ts"). Respects .gitignore. Returns sorted paths and totalMatches; limit ${DEFAULT_LIMIT} by default, ${MAX_LIMIT} max.`;
+const DESCRIPTION = `Find files by glob, case-insensitive: without "/" it matches names at any depth ("*.test.ts"), with "/" paths from the root ("src/**/*.ts"). Respects .gitignore.`;
 
 export function createFindFilesTool(): ToolDefinition<FindFilesInput, FindFilesResult> {
     return {

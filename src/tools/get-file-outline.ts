@@ -67,9 +67,9 @@ export function createGetFileOutlineTool(): ToolDefinition<GetFileOutlineInput, 
     return {
         name: "get_file_outline",
         description:
-            "Outline a file with line ranges: imports, classes with methods, functions, exports; HTML " +
-            "sections with inline <style>/<script>; CSS rules and @media; 50-line chunks for other " +
-            `languages. At most ${MAX_OUTLINE_ITEMS} items; if truncated, call again with startLine = nextLine.`,
+            "Outline a file with line ranges: imports, classes and methods, functions, exports; HTML " +
+            "sections with inline <style>/<script>; CSS rules and @media; else 50-line chunks. " +
+            `At most ${MAX_OUTLINE_ITEMS} items, then startLine = nextLine.`,
         input,
         approvalPolicy: "none",
         readOnly: true,

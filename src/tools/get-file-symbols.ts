@@ -15,12 +15,7 @@ import { MAX_SYMBOLS } from "./limits";
 const input = toolInput((z) =>
     z.object({
         path: z.string(),
-        startLine: z
-            .number()
-            .int()
-            .min(1)
-            .optional()
-            .describe("List symbols declared from this line on (continue with nextLine)."),
+        startLine: z.number().int().min(1).optional().describe("Continue at nextLine."),
     })
 );
 
@@ -75,8 +70,7 @@ export function createGetFileSymbolsTool(): ToolDefinition<GetFileSymbolsInput, 
         name: "get_file_symbols",
         description:
             "List a source file's functions, classes, interfaces, types, enums, methods and constants " +
-            `with line ranges and signatures (TS/JS, Python, Rust, Go, Java, C#, PHP; ${MAX_SYMBOLS} per call, ` +
-            "then startLine = nextLine). " +
+            `with line ranges and signatures (TS/JS, Python, Rust, Go, Java, C#, PHP; ${MAX_SYMBOLS} per call). ` +
             "HTML/CSS: use find_blocks.",
         input,
         approvalPolicy: "none",

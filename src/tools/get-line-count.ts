@@ -64,8 +64,7 @@ export function createGetLineCountTool(): ToolDefinition<GetLineCountInput, Line
     return {
         name: "get_line_count",
         description:
-            "Count a file's lines and bytes without reading it (fast at any size); the hint says how " +
-            "to read it. Use before reading a file you have not seen.",
+            "A file's line and byte counts without reading it (fast at any size), with a hint on how to read it.",
         input,
         approvalPolicy: "none",
         readOnly: true,

@@ -32,7 +32,7 @@ const input = toolInput((z) =>
             .min(1)
             .max(MAX_LIMIT)
             .default(DEFAULT_LIMIT)
-            .describe(`Default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}.`),
+            .describe(`Default ${DEFAULT_LIMIT}.`),
     })
 );
 
@@ -228,8 +228,8 @@ export function createHotfilesTool(
     return {
         name: "hotfiles",
         description:
-            `List the files changed most often in the last ${MAX_COMMITS} git commits, with commit counts. ` +
-            "Without git history: the most recently modified source files (the result says which).",
+            `The files changed most often in the last ${MAX_COMMITS} git commits, with counts; ` +
+            "without git history, the most recently modified source files.",
         input,
         approvalPolicy: "none",
         readOnly: true,

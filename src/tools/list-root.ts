@@ -23,7 +23,7 @@ export interface ListRootResult {
     note?: string;
 }
 
-const DESCRIPTION = `List the project root: directories first (ending in "/"), then files; .gitignore'd entries, node_modules and VCS folders are left out. Takes no arguments. At most ${MAX_ROOT_ENTRIES} entries; use find_files to explore deeper.`;
+const DESCRIPTION = `The project root: directories (ending in "/"), then files; no .gitignore'd entries, node_modules or VCS folders. At most ${MAX_ROOT_ENTRIES}; find_files goes deeper.`;
 
 export function createListRootTool(): ToolDefinition<ListRootInput, ListRootResult> {
     return {

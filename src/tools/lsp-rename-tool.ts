@@ -30,8 +30,7 @@ export function createLspRenameTool(
     const ops = editOperations(options.ops);
     return {
         name: "lsp_rename",
-        description:
-            "Rename a symbol project-wide via the language server (position as for lsp); the user reviews the diff.",
+        description: "Rename a symbol project-wide via the language server (position as for lsp).",
         input,
         approvalPolicy: "write",
         readOnly: false,

@@ -126,6 +126,8 @@ export function createProcessReadTool(
         inputJsonSchema: INPUT_JSON_SCHEMA,
         approvalPolicy: "none",
         readOnly: false,
+        // Its processes come from shell_run: where that is not offered, neither is this.
+        offeredWith: "shell_run",
         display: {
             title: (args) => {
                 const id = str(args.id);

@@ -7,7 +7,8 @@
  * when the program is a shell (typing `rm -rf /` into bash is a command).
  */
 import { oneLine, str } from "./display-text";
-import { isRecord } from "./digest-text";
+import { digestNote, headTail, isRecord } from "./digest-text";
+import { DIGEST_PROCESS_HEAD_LINES, DIGEST_PROCESS_TAIL_LINES } from "./limits";
 import { processFields, processToolError } from "./processes/tool-errors";
 import type { ProcessInput } from "./processes/types";
 import type { ShellService } from "./shell-service";
@@ -68,6 +69,8 @@ export function createProcessSendTool(
         input: processSendInput,
         approvalPolicy: "shell",
         readOnly: false,
+        // Its processes come from shell_run: where that is not offered, neither is this.
+        offeredWith: "shell_run",
         // Typing into a program is running something: Bash hooks and a bare `Bash` rule apply.
         hookAliases: ["Bash"],
         display: {
@@ -89,6 +92,20 @@ export function createProcessSendTool(
                 if (!isRecord(data) || typeof data.output !== "string") return [];
                 return data.output === "" ? [] : data.output.split("\n").slice(-4);
             },
+        },
+        digest(data, _input, keep) {
+            if (typeof data.output !== "string") return data;
+            const cut = headTail(data.output, DIGEST_PROCESS_HEAD_LINES, DIGEST_PROCESS_TAIL_LINES);
+            if (!cut) return data;
+            const id = keep(data);
+            return {
+                ...data,
+                output: cut.text,
+                ...digestNote(
+                    id,
+                    `Showing the first and last lines; ${cut.omitted} lines omitted.`
+                ),
+            };
         },
         approval(input): ShellApproval {
             const typed = typedDescription(input);
@@ -126,11 +143,9 @@ export function createProcessSendTool(
                             "No one can answer a prompt here (no interactive user); nothing was sent."
                         );
                     }
-                    const prompt = table.read(input.id, {
-                        mode: "tail",
-                        lines: 1,
-                        reader: "view",
-                    }).text;
+                    const prompt =
+                        (await table.secretPrompt(input.id)) ??
+                        table.read(input.id, { mode: "tail", lines: 1, reader: "view" }).text;
                     const answer = await ctx.requestSecret(process!, prompt);
                     const after = table.read(input.id, { mode: "new" });
                     return toolOk({
@@ -151,6 +166,13 @@ export function createProcessSendTool(
                     return toolError(
                         "invalid_args",
                         "Nothing to send: give text, keys, eof or askUser."
+                    );
+                }
+                const secretPrompt = sent.text ? await table.secretPrompt(input.id) : undefined;
+                if (secretPrompt !== undefined) {
+                    return toolError(
+                        "invalid_args",
+                        `${input.id} waits for a secret ("${oneLine(secretPrompt, 80)}"); nothing was sent. Call process_send with askUser: true so the user types it; never guess it or ask for it in the chat.`
                     );
                 }
                 await table.send(input.id, sent);

@@ -26,6 +26,8 @@ export function createProcessStopTool(
         input: processStopInput,
         approvalPolicy: "none",
         readOnly: false,
+        // Its processes come from shell_run: where that is not offered, neither is this.
+        offeredWith: "shell_run",
         display: {
             title: (args) => {
                 const id = str(args.id);

@@ -29,20 +29,20 @@ const input = toolInput((z) =>
             .min(0)
             .max(MAX_CONTEXT_LINES)
             .default(12)
-            .describe(`Lines before: default 12, max ${MAX_CONTEXT_LINES}.`),
+            .describe("Lines before; default 12."),
         after: z
             .number()
             .int()
             .min(0)
             .max(MAX_CONTEXT_LINES)
             .default(20)
-            .describe(`Lines after: default 20, max ${MAX_CONTEXT_LINES}.`),
+            .describe("Lines after; default 20."),
         occurrence: z
             .number()
             .int()
             .min(1, "occurrence is 1-based: 1 is the first match")
             .optional()
-            .describe("Which match, 1-based; needed when there are several."),
+            .describe("Which match, from 1."),
     })
 );
 

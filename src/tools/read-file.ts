@@ -314,7 +314,7 @@ function requestedRange(args: unknown): number | null {
     return typeof start === "number" && typeof end === "number" ? end - start + 1 : null;
 }
 
-const DESCRIPTION = `Read a text file or image: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1. In big files, search_text first.`;
+const DESCRIPTION = `Read a text file or image: up to ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB from range.start (default 1), with totalLines. If truncated, continue at range.start = endLine + 1.`;
 
 export interface ReadFileOptions {
     /**

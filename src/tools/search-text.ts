@@ -61,7 +61,7 @@ const input = toolInput((z) =>
             .min(1)
             .max(MAX_LIMIT)
             .default(DEFAULT_LIMIT)
-            .describe(`Max matches (default ${DEFAULT_LIMIT}).`),
+            .describe(`Default ${DEFAULT_LIMIT}.`),
     })
 );
 
@@ -256,7 +256,7 @@ function isLowSurrogate(code: number): boolean {
 /** Below this many files the built-in search beats starting ripgrep. */
 const SMALL_TREE_FILES = 500;
 
-const DESCRIPTION = `Search file contents by line: literal, or JavaScript regex if regex; case-insensitive unless caseSensitive. Respects .gitignore; skips binary files. Returns {path, line, text} sorted, and totalMatches. If truncated, narrow path, file, lineRange or query.`;
+const DESCRIPTION = `Search file contents line by line: literal, or a JS regex with regex; case-insensitive unless caseSensitive. Skips .gitignore'd and binary files. Truncated: narrow path, file, lineRange or query.`;
 
 export function createSearchTextTool(
     options: SearchTextOptions = {}

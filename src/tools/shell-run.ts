@@ -130,6 +130,8 @@ export function createShellRunTool(
         approvalPolicy: "shell",
         detachable: true,
         readOnly: false,
+        // Ctrl+B moves a running command into the process table (ToolContext.detach).
+        detachable: true,
         display: {
             title: (args) => {
                 const command = str(args.command);

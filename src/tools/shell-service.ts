@@ -351,6 +351,7 @@ class ProjectShell implements BackgroundShellService {
             origin: options.origin,
             sandboxed: this.commandSandbox !== undefined,
             io: created.io,
+            screen: created.screen,
             ownerTag: tag,
         });
         void process.exited.then(() => {
@@ -359,7 +360,9 @@ class ProjectShell implements BackgroundShellService {
         });
         if (options.watch !== undefined) this.table.watch(id, options.watch);
         await process.untilFirstOutput(PROCESS_FIRST_OUTPUT_MS);
+        await process.settled();
         const { text } = process.read({ mode: "new" });
+        if (!process.running) this.table.exitReported(id);
         const result: ShellStartResult = {
             process: process.snapshot(),
             output: text,

@@ -62,7 +62,7 @@ export function createTodoWriteTool(): ToolDefinition<InputOf<typeof input>, Tod
     return {
         name: TODO_WRITE_TOOL,
         description:
-            "Replace your visible to-do list (the whole list each call). Use it for multi-step work; one item in_progress at a time.",
+            "Replace your visible to-do list (the whole list each call); one item in_progress at a time.",
         input,
         // The limits are checked, but the model needs only the shape.
         inputJsonSchema: {

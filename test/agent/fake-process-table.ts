@@ -90,6 +90,9 @@ export class FakeProcessTable implements ProcessTable {
         if (this.find(id).state !== "running") throw new ProcessError("exited", `${id} has exited`);
         this.sent.push({ id, input });
     }
+    async secretPrompt(): Promise<string | undefined> {
+        return undefined;
+    }
     async sendSecret(id: string, secret: string): Promise<void> {
         if (this.find(id).state !== "running") throw new ProcessError("exited", `${id} has exited`);
         this.secrets.push({ id, secret });

@@ -30,7 +30,7 @@ function describedInput<S extends Shape>(
 }
 
 const DOCS = {
-    occurrence: "Which match, from 1, when there are several.",
+    occurrence: "Which match, from 1.",
     content: "Lines to write.",
     anchor: "Text on the target line.",
     inclusive: "Also replace the anchor lines.",
@@ -82,13 +82,12 @@ const createFileShape = (z: ZodApi) => ({
 });
 
 export const replaceExactInput = describedInput(replaceExactShape, {
-    old_text: "The exact text to replace, whitespace included; enough lines to be unique.",
-    new_text: "The replacement text (empty to delete).",
+    old_text: "Whitespace included.",
+    new_text: "Empty deletes.",
     occurrence: DOCS.occurrence,
 });
 
 export const insertAtLineInput = describedInput(insertAtLineShape, {
-    line: "1-based line to insert before; the line count plus 1 appends.",
     content: DOCS.content,
 });
 
@@ -100,7 +99,7 @@ export const anchorInsertInput = describedInput(anchorInsertShape, {
 
 export const replaceBlockInput = describedInput(replaceBlockShape, {
     start_anchor: "Text on the first line.",
-    end_anchor: "Text on the last line (the first such after start).",
+    end_anchor: "Text on the last line.",
     content: "New lines (empty deletes).",
     inclusive: DOCS.inclusive,
     occurrence: "Which start_anchor match, from 1.",
@@ -115,8 +114,8 @@ export const byAnchorInput = describedInput(byAnchorShape, {
 });
 
 export const createFileInput = describedInput(createFileShape, {
-    content: "The complete file content.",
-    overwrite: "Replace the file if it exists (default false).",
+    content: "The whole file.",
+    overwrite: "Default false.",
 });
 
 export type ReplaceExactArgs = InputOf<typeof replaceExactInput>;

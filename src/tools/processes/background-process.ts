@@ -18,8 +18,11 @@ import {
 } from "../limits";
 import { cleanText, completeUtf8End, firstUtf8Start } from "../shell-output";
 import { OutputRing } from "./output-ring";
+import { keysToBytes } from "./keys";
+import { secretPrompt } from "./password-prompt";
 import { pipeKeyAction } from "./pipe-input";
 import { SpillFile } from "./spill-file";
+import type { HeadlessTerminalScreen } from "./terminal-screen";
 import {
     type ProcessId,
     type ProcessInfo,
@@ -27,7 +30,6 @@ import {
     type ProcessIo,
     type ReadRequest,
     type ReadResult,
-    type TerminalScreen,
     ProcessError,
 } from "./types";
 
@@ -43,7 +45,7 @@ export interface BackgroundProcessOptions {
     /** The mark its processes carry, reaped when it is stopped; absent: the group kill only. */
     ownerTag?: string;
     /** The screen a tty process's output is drawn on. */
-    screen?: TerminalScreen;
+    screen?: HeadlessTerminalScreen;
     /** Output printed before it became a background process (Ctrl+B): raw bytes and how many were printed. */
     earlier?: { bytes: Buffer; total: number };
     ringBytes?: number;
@@ -103,7 +105,7 @@ export class BackgroundProcess {
     private readonly lineListeners = new Set<(line: string) => void>();
     private readonly decoder = new StringDecoder("utf8");
     private partial = "";
-    private readonly screen: TerminalScreen | undefined;
+    private readonly screen: HeadlessTerminalScreen | undefined;
     private readonly graceMs: number;
     private readonly now: () => number;
     private readonly ownerTag: string | undefined;
@@ -149,7 +151,8 @@ export class BackgroundProcess {
                 this.firstOutput?.();
                 // What the program left in its group goes with it.
                 if (this.info.pid !== undefined) this.io.kill("SIGKILL");
-                resolve(this.snapshot());
+                // A tty's last output shows on its screen before the exit is reported.
+                void this.settled().then(() => resolve(this.snapshot()));
             });
         });
         this.io.onData((chunk) => this.take(chunk));
@@ -270,11 +273,38 @@ export class BackgroundProcess {
         return result;
     }
 
+    /**
+     * Resolves once everything printed so far shows in reads: a tty's screen
+     * parses output a moment after it arrives.
+     */
+    async settled(): Promise<void> {
+        await this.screen?.flush();
+    }
+
+    /**
+     * The prompt when the program waits for a secret (a password prompt on
+     * the cursor line or the unfinished last line; for a pty, with echo off).
+     */
+    async secretPrompt(): Promise<string | undefined> {
+        if (!this.running) return undefined;
+        await this.settled();
+        // Without a screen, what follows the last newline (`partial` holds just that).
+        const line = this.screen ? this.screen.cursorLine() : plainLine(this.partial);
+        return secretPrompt({ line, tty: this.io.tty, pid: this.info.pid });
+    }
+
     async send(input: ProcessInput): Promise<void> {
         this.assertRunning("nothing was sent");
         try {
             if (input.text !== undefined && input.text !== "") this.io.write(input.text);
-            for (const key of input.keys ?? []) this.sendKey(key);
+            // A terminal gets every key as the bytes an xterm sends (all names checked first).
+            if (input.keys && this.screen) {
+                this.io.write(
+                    keysToBytes(input.keys, { tty: true, modes: this.screen.keyModes() })
+                );
+            } else {
+                for (const key of input.keys ?? []) this.sendKey(key);
+            }
             if (input.eof) this.io.endInput();
         } catch (error) {
             if (error instanceof ProcessError) throw error;
@@ -355,15 +385,14 @@ export class BackgroundProcess {
 
     private take(chunk: Buffer): void {
         this.info.outputBytes += chunk.length;
-        this.ring.push(chunk);
-        // Past the ring, everything goes to disk too, so the file holds the latest output whole.
-        if (!this.spilling && this.ring.total > this.ring.capacity) {
+        // Past the ring, everything goes to disk too (from the first byte), so the file holds the latest output whole.
+        if (!this.spilling && this.ring.total + chunk.length > this.ring.capacity) {
             this.spilling = true;
             this.info.spillPath = this.spill.filePath;
-            this.spill.append(this.ring.since(this.ring.start).bytes);
-        } else if (this.spilling) {
-            this.spill.append(chunk);
+            this.spill.append(this.ring.since(0).bytes);
         }
+        if (this.spilling) this.spill.append(chunk);
+        this.ring.push(chunk);
         this.screen?.write(chunk);
         this.splitLines(this.decoder.write(chunk));
         this.firstOutput?.();

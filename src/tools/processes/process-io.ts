@@ -9,7 +9,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { killProcessGroup } from "../../util/process-group";
-import { spawnPtyIo } from "./pty-io";
+import { DEFAULT_PTY_COLS, DEFAULT_PTY_ROWS, type PtyLoader, spawnPtyIo } from "./pty-io";
+import type { HeadlessTerminalScreen } from "./terminal-screen";
 import type { ProcessIo, ProcessIoOptions } from "./types";
 
 /** After the program exits, how long its pipes may keep delivering (a background writer holds them). */
@@ -125,19 +126,34 @@ export function spawnPipeIo(options: ProcessIoOptions): PipeIo {
 /** The program's io, and why it is not what was asked (a tty that fell back to pipes). */
 export interface CreatedProcessIo {
     io: ProcessIo;
+    /** A pty's screen, which its reads show. */
+    screen?: HeadlessTerminalScreen;
     note?: string;
 }
 
 /** Starts the program: in a pty when `options.tty` and one can be had, else with pipes. */
-export async function createProcessIo(options: ProcessIoOptions): Promise<CreatedProcessIo> {
+export async function createProcessIo(
+    options: ProcessIoOptions,
+    loadPty?: PtyLoader
+): Promise<CreatedProcessIo> {
     if (!options.tty) return { io: spawnPipeIo(options) };
+    let io: ProcessIo;
     try {
-        return { io: await spawnPtyIo(options) };
+        io = await spawnPtyIo(options, loadPty);
     } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
         return {
             io: spawnPipeIo({ ...options, tty: false }),
             note: `No terminal: ${reason}. It runs with pipes instead: reads show its raw output and keys are sent as bytes.`,
         };
     }
+    // The emulator loads with the first tty process, like the pty library.
+    const { createTerminalScreen } = await import("./terminal-screen");
+    const screen = createTerminalScreen(
+        options.cols ?? DEFAULT_PTY_COLS,
+        options.rows ?? DEFAULT_PTY_ROWS,
+        // The program's queries (cursor position, device attributes) are answered.
+        { onReply: (data) => io.write(data) }
+    );
+    return { io, screen };
 }

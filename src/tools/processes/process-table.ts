@@ -116,7 +116,7 @@ export class BackgroundProcessTable implements ProcessTable {
             now: this.options.now,
         });
         this.processes.set(id, process);
-        this.forgetExitHook ??= atProcessExit(() => this.stopAll());
+        this.forgetExitHook ??= atProcessExit(() => this.dispose());
         this.emit({ type: "started", process: process.snapshot() });
         void process.exited.then((info) => this.onExit(process, info));
         return process;
@@ -194,6 +194,7 @@ export class BackgroundProcessTable implements ProcessTable {
             });
         }
         if (outcome === "exited") this.seeExit(id);
+        await process.settled();
         const result: WaitResult = { ...process.read({ mode: "new", reader }), outcome };
         if (matchedLine !== undefined) result.matchedLine = matchedLine;
         return result;
@@ -205,6 +206,10 @@ export class BackgroundProcessTable implements ProcessTable {
         const mark = process.received;
         await process.send(input);
         await process.settle(mark, PROCESS_ANSWER_MAX_MS, PROCESS_ANSWER_QUIET_MS);
+    }
+
+    secretPrompt(id: ProcessId): Promise<string | undefined> {
+        return this.find(id).secretPrompt();
     }
 
     sendSecret(id: ProcessId, secret: string): Promise<void> {
@@ -281,6 +286,11 @@ export class BackgroundProcessTable implements ProcessTable {
             "not_found",
             `no background process ${id}${known.length > 0 ? ` (known: ${known.join(", ")})` : " (none started)"}`
         );
+    }
+
+    /** The exit was told already (a start's result said it ended): no notice repeats it. */
+    exitReported(id: ProcessId): void {
+        this.seeExit(id);
     }
 
     private seeExit(id: ProcessId): void {

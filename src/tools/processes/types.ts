@@ -130,6 +130,12 @@ export interface ProcessTable {
     /** Throws ProcessError "exited" for a process that has ended. */
     send(id: ProcessId, input: ProcessInput): Promise<void>;
     /**
+     * The prompt (e.g. "[sudo] password for ann:") when the process waits for a
+     * password, passphrase or PIN, else undefined: process_send types no plain
+     * text into it, the user answers (sendSecret).
+     */
+    secretPrompt(id: ProcessId): Promise<string | undefined>;
+    /**
      * The user's answer to a password prompt: straight to the process, never
      * into events, logs, the transcript or the model's context.
      */
