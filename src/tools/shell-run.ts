@@ -128,7 +128,6 @@ export function createShellRunTool(
             : DESCRIPTION,
         input: shellRunInput,
         approvalPolicy: "shell",
-        detachable: true,
         readOnly: false,
         // Ctrl+B moves a running command into the process table (ToolContext.detach).
         detachable: true,
