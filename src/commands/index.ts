@@ -11,6 +11,7 @@ import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
 import { permissionsCommand } from "./commands/permissions";
+import { psCommand } from "./commands/ps";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
 import { rewindCommand } from "./commands/rewind";
@@ -46,6 +47,7 @@ export const BUILTIN_COMMANDS = [
     skillsCommand,
     permissionsCommand,
     memoryCommand,
+    psCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

@@ -1,12 +1,17 @@
 /**
  * The App's own state that commands change from outside React: the mode of
- * the next requests, the dialog on top (`/costs`), learning progress and text
+ * the next requests, the dialog on top (`/costs`, `/ps`), learning progress and text
  * put back into the composer (`/rewind`).
  */
 import { MODES, type Mode } from "../agent/events";
 import type { CostFigures } from "../agent/protocol";
+import type { ProcessInfo } from "../tools/processes/types";
 
-export type Overlay = { kind: "costs"; figures: CostFigures } | null;
+/** `/costs`'s figures, or `/ps`'s list as it was when opened (the view refreshes it). */
+export type Overlay =
+    | { kind: "costs"; figures: CostFigures }
+    | { kind: "processes"; processes: ProcessInfo[] }
+    | null;
 
 export interface LearningProgress {
     percent: number;

@@ -38,6 +38,8 @@ import type { Ansi } from "./render/ansi";
 import type { LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../agent/protocol";
 import { CostsDialog } from "./reviews/costs-dialog";
+import { ProcessesDialog } from "./reviews/processes-dialog";
+import { backgroundNotice, type ProcessesPort } from "./processes-port";
 import type { PendingReview } from "./review-types";
 import { PendingReviewView, reviewScrolls, reviewTakesEscape } from "./reviews/pending-review";
 import { FOLLOWING, scrollReducer } from "./scroll-state";
@@ -73,6 +75,10 @@ export interface AppProps {
     keybindings?: Keybindings;
     /** Mouse reporting (the terminal guard), for the toggle key. */
     terminal?: { setMouse(on: boolean): boolean; mouse(): boolean };
+    /** Background processes: `/ps`'s view and Ctrl+B. */
+    processes?: ProcessesPort;
+    /** Running background processes and notices waiting, read at each render (the status line). */
+    processCounts?: () => { running: number; notices: number };
 }
 
 /** Lines one wheel notch scrolls. */
@@ -259,6 +265,27 @@ export function App(props: AppProps): ReactElement {
                 case "app:toggleMouse":
                     toggleMouse();
                     return;
+                case "app:backgroundCommand": {
+                    // Only while a tool call runs; otherwise the key is the composer's (Ctrl+B: left).
+                    const running = entriesRef.current.some(
+                        (e) => e.kind === "tool" && e.status === "running"
+                    );
+                    const port = props.processes;
+                    if (!running || !port) {
+                        if (composerHasKeys) composer?.key(event);
+                        return;
+                    }
+                    void port.background().then(
+                        (moved) => controller.store.dispatch(backgroundNotice(moved)),
+                        (error: unknown) =>
+                            controller.store.dispatch({
+                                type: "notice",
+                                level: "warning",
+                                text: `could not move the command to the background: ${(error as Error).message}`,
+                            })
+                    );
+                    return;
+                }
                 case "scroll:pageUp":
                     return scrollBy(page);
                 case "scroll:pageDown":
@@ -304,7 +331,16 @@ export function App(props: AppProps): ReactElement {
                     action satisfies never;
             }
         },
-        [viewportHeight, controller, exit, props.bridge, appState, keybindings, toggleMouse]
+        [
+            viewportHeight,
+            controller,
+            exit,
+            props.bridge,
+            props.processes,
+            appState,
+            keybindings,
+            toggleMouse,
+        ]
     );
     useRawInput(onKey, true);
 
@@ -358,6 +394,16 @@ export function App(props: AppProps): ReactElement {
                     session={overlay.figures.session}
                     allTime={overlay.figures.allTime}
                     width={width}
+                    active={pending === null}
+                    onClose={onCloseOverlay}
+                />
+            ) : null}
+            {overlay?.kind === "processes" && props.processes ? (
+                <ProcessesDialog
+                    initial={overlay.processes}
+                    port={props.processes}
+                    width={width}
+                    maxRows={reviewHeight}
                     active={pending === null}
                     onClose={onCloseOverlay}
                 />
@@ -416,6 +462,7 @@ export function App(props: AppProps): ReactElement {
                 contextUsage={status.contextUsage}
                 sessionCostUsd={costs.sessionUsd}
                 allTimeCostUsd={costs.allTimeUsd}
+                processes={props.processCounts?.()}
             />
         </>
     );

@@ -11,6 +11,8 @@ import type { ApprovalDecision, ApprovalRequest, Approver } from "../agent/appro
 import { keepDiffs, sanitizeLine } from "./render/diff-rows";
 import { refusalWords } from "../agent/approval-menu";
 import type { PendingReview, ResolvedReview, TrustPromptInventory } from "./review-types";
+import type { ProcessInfo } from "../tools/processes/types";
+import { oneLine } from "../util/short-text";
 import type {
     McpElicitation,
     McpElicitationAnswer,
@@ -55,6 +57,12 @@ export interface ApprovalBridge {
     askElicitation(request: McpElicitation, signal: AbortSignal): Promise<McpElicitationAnswer>;
     /** Asks to run an MCP server's sampling request: true only when approved. */
     askSampling(request: McpSamplingRequest, signal: AbortSignal): Promise<boolean>;
+    /**
+     * Asks for the password a process prompts for, in a masked field: the
+     * typed text, or null when declined or cancelled. The record of the
+     * review never holds it.
+     */
+    askSecret(process: ProcessInfo, prompt: string): Promise<string | null>;
 }
 
 interface Waiting {
@@ -305,8 +313,32 @@ export function createApprovalBridge(): ApprovalBridge {
             signal
         )) === true;
 
+    const askSecret = (process: ProcessInfo, prompt: string): Promise<string | null> =>
+        new Promise<string | null>((resolvePromise) => {
+            const id = `secret-${++pickerCounter}`;
+            let settled = false;
+            const settle = (secret: string | null): void => {
+                if (settled) return;
+                settled = true;
+                remove(entry);
+                announce({
+                    id,
+                    kind: "secret",
+                    summary: `${process.id} \`${oneLine(process.command, 60)}\` asked for a password`,
+                    status: secret === null ? "declined" : "answered",
+                });
+                resolvePromise(secret);
+            };
+            const entry: Waiting = {
+                review: { kind: "secret", id, process, prompt, resolve: settle },
+                cancel: () => settle(null),
+            };
+            enqueue(entry);
+        });
+
     return {
         approver,
+        askSecret,
         askLearning,
         askTrust,
         askElicitation,

@@ -58,10 +58,12 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
     const front: CommandFront & { state: EngineHostPort["state"] } = {
         async submit(op) {
             const reply = await host.submit(op);
-            // The costs figures open the chat's dialog.
+            // The costs figures open the chat's dialog; a list of processes, its processes view.
             if (op.type === "costs") {
                 appState.showOverlay({ kind: "costs", figures: reply as OpReply<"costs"> });
             }
+            const processes = op.type === "processes" ? (reply as OpReply<"processes">) : [];
+            if (processes.length > 0) appState.showOverlay({ kind: "processes", processes });
             return reply;
         },
         state: () => host.state(),

@@ -85,6 +85,12 @@ export function createAppController(deps: ControllerDeps): AppController {
     let queue: QueuedInput[] = [];
     /** What the composer shows as queued: the entries joined (kept for useSyncExternalStore). */
     let waiting: QueuedInput | null = null;
+    /**
+     * A run the engine started by itself (a background process's notice, with
+     * `processes.startTurnOnNotice`): busy while it lasts, so Ctrl+C cancels it
+     * rather than exits, and what is typed meanwhile is queued.
+     */
+    let engineRun = false;
 
     const notify = (): void => {
         for (const listener of [...busyListeners]) listener();
@@ -113,7 +119,21 @@ export function createAppController(deps: ControllerDeps): AppController {
         deps.record?.(action);
     };
     const unsubscribeEvents = deps.host.subscribe((event) => {
-        if (isEngineEvent(event)) store.push(event);
+        if (!isEngineEvent(event)) return;
+        store.push(event);
+        if (event.type === "run_start" && !busy) {
+            engineRun = true;
+            notify();
+        }
+        if (event.type === "run_end" && engineRun) {
+            engineRun = false;
+            // What was typed during the engine's run goes now, as after one of ours.
+            const [next, ...rest] = queue;
+            if (next && !busy) {
+                setQueue(rest);
+                start(next.text, next.attachments, next.mode);
+            } else notify();
+        }
     });
     const unsubscribeReviews = deps.bridge.onResolved((resolved) => {
         // Project-level questions (trust, learning) are not part of a conversation.
@@ -216,13 +236,13 @@ export function createAppController(deps: ControllerDeps): AppController {
 
     return {
         store,
-        isBusy: () => busy,
+        isBusy: () => busy || engineRun,
         subscribeBusy(listener) {
             busyListeners.add(listener);
             return () => void busyListeners.delete(listener);
         },
         submit(text, attachments, mode) {
-            if (!busy) {
+            if (!busy && !engineRun) {
                 start(text, attachments, mode);
                 return;
             }
@@ -244,7 +264,7 @@ export function createAppController(deps: ControllerDeps): AppController {
             return taken;
         },
         cancel() {
-            if (!busy) return false;
+            if (!busy && !engineRun) return false;
             abort?.abort();
             // A summary or a prompt already running stops too.
             void deps.host.submit({ type: "cancel" }).catch(() => undefined);

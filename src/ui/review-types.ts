@@ -1,5 +1,6 @@
 import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals";
 import type { KeptFileDiff } from "./render/diff-rows";
+import type { ProcessInfo } from "../tools/processes/types";
 import type {
     McpElicitation,
     McpElicitationAnswer,
@@ -60,6 +61,18 @@ export type PendingReview =
           resolve: (approved: boolean | null) => void;
       }
     | {
+          /**
+           * A program in a terminal asks for a password: typed into a masked
+           * field, it goes to the process only (null: declined).
+           */
+          kind: "secret";
+          id: string;
+          process: ProcessInfo;
+          /** The prompt as the program printed it ("[sudo] password for ann:"). */
+          prompt: string;
+          resolve: (secret: string | null) => void;
+      }
+    | {
           kind: "picker";
           id: string;
           title: string;
@@ -80,9 +93,21 @@ export interface TrustPromptInventory {
  * was approved (an accepted edit's diff, a plan's text) to read again.
  */
 export interface ResolvedReview {
-    kind: "write" | "shell" | "picker" | "plan" | "learning" | "trust" | "elicitation" | "sampling";
+    kind:
+        | "write"
+        | "shell"
+        | "picker"
+        | "plan"
+        | "learning"
+        | "trust"
+        | "elicitation"
+        | "sampling"
+        | "secret";
     summary: string;
-    /** "accepted", "always", "auto", "rejected", "ran", "denied", "selected", "declined", "cancelled". */
+    /**
+     * "accepted", "always", "auto", "rejected", "ran", "denied", "selected",
+     * "declined", "cancelled", "answered" (a password went to a process).
+     */
     status: string;
     /** An accepted edit's diff, bounded (`keepDiffs`). */
     diffs?: KeptFileDiff[];

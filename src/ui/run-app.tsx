@@ -14,6 +14,8 @@ import { createAppController } from "./controller";
 import { readKeybindingsFile } from "../storage/keybindings-file";
 import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
+import { createProcessesPort } from "./processes-port";
+import { answerSecretRequests } from "./secret-requests";
 import type { EngineHostPort, StatusCosts } from "../agent/protocol";
 import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
@@ -192,6 +194,9 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         currentMode: () => appState.get().mode,
     });
     const offHostEvents = host.subscribe((event) => showHostEvent(event, { store, appState }));
+    const offSecretRequests = answerSecretRequests(host, options.bridge, (text) =>
+        store.dispatch({ type: "notice", level: "warning", text })
+    );
     // Tab and Shift+Tab change the mode the host runs the next prompts in.
     const offModeSync = appState.subscribe(() => {
         const { mode } = appState.get();
@@ -316,6 +321,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 promptHistory={options.promptHistory}
                 keybindings={keys.keybindings}
                 terminal={guard}
+                processes={createProcessesPort(host)}
+                processCounts={() => host.state().processes}
             />
             <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,
@@ -343,6 +350,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     ]);
     controller.dispose();
     offHostEvents();
+    offSecretRequests();
     offModeSync();
     options.close();
     guard.restore();

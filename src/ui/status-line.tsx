@@ -30,6 +30,37 @@ export interface StatusLineProps {
     /** Null when a model without a price answered. */
     sessionCostUsd: number | null;
     allTimeCostUsd: number | null;
+    /** Background processes running and notices waiting for the next request (`/ps`). */
+    processes?: ProcessCounts;
+}
+
+export interface ProcessCounts {
+    running: number;
+    notices: number;
+}
+
+/**
+ * The processes' part: "2 processes · 1 notice", or "ps 2 !1" where room is
+ * short; empty when nothing runs or waits.
+ */
+export function processesText(counts: ProcessCounts | undefined, short: boolean): string {
+    if (!counts) return "";
+    const { running, notices } = counts;
+    const parts: string[] = [];
+    if (short) {
+        if (running > 0) parts.push(`ps ${running}`);
+        if (notices > 0) parts.push(`!${notices}`);
+    } else {
+        if (running > 0) parts.push(`${running} process${running === 1 ? "" : "es"}`);
+        if (notices > 0) parts.push(`${notices} notice${notices === 1 ? "" : "s"}`);
+    }
+    return parts.join(short ? " " : " · ");
+}
+
+/** The processes' part as a column width (with its space), 0 when empty. */
+function processesWidth(props: StatusLineProps, short: boolean): number {
+    const text = processesText(props.processes, short);
+    return text === "" ? 0 : stringWidth(text) + 1;
 }
 
 /** "850", "42.5K", "1.2M". */
@@ -46,13 +77,10 @@ export function contextColor(usage: number): "contextLow" | "contextMid" | "cont
     return "contextLow";
 }
 
-/** Which parts of the right side fit: the richest that leaves the project name some room. */
-export function statusParts(props: StatusLineProps): {
-    model: boolean;
-    tokens: boolean;
-    session: boolean;
-    allTime: boolean;
-} {
+type StatusParts = { model: boolean; tokens: boolean; session: boolean; allTime: boolean };
+
+/** Columns the right side takes with `option`'s parts (the processes' part short), and the room. */
+function statusWidths(props: StatusLineProps, option: StatusParts): { used: number; room: number } {
     const percent = `${Math.round(props.contextUsage * 100)}%`;
     const widths = {
         scroll:
@@ -65,6 +93,22 @@ export function statusParts(props: StatusLineProps): {
         allTime: 3 + formatCost(props.allTimeCostUsd).length,
     };
     const room = props.width - Math.min(stringWidth(props.project), 12) - 1;
+    const used =
+        processesWidth(props, true) +
+        widths.scroll +
+        widths.circle +
+        (option.model ? widths.model : 0) +
+        (option.tokens ? widths.tokens : 0) +
+        (option.session ? widths.session : 0) +
+        (option.allTime ? widths.allTime : 0);
+    return { used, room };
+}
+
+/**
+ * Which parts of the right side fit: the richest that leaves the project
+ * name some room (the processes' count, when shown, always: in short).
+ */
+export function statusParts(props: StatusLineProps): StatusParts {
     const options = [
         { model: true, tokens: true, session: true, allTime: true },
         { model: true, tokens: true, session: true, allTime: false },
@@ -73,16 +117,17 @@ export function statusParts(props: StatusLineProps): {
         { model: false, tokens: false, session: false, allTime: false },
     ];
     for (const option of options) {
-        const used =
-            widths.scroll +
-            widths.circle +
-            (option.model ? widths.model : 0) +
-            (option.tokens ? widths.tokens : 0) +
-            (option.session ? widths.session : 0) +
-            (option.allTime ? widths.allTime : 0);
+        const { used, room } = statusWidths(props, option);
         if (used <= room) return option;
     }
     return options[options.length - 1]!;
+}
+
+/** The processes' part in full where it fits beside `parts`, else short. */
+export function shownProcesses(props: StatusLineProps, parts: StatusParts): string {
+    const { used, room } = statusWidths(props, parts);
+    const full = used - processesWidth(props, true) + processesWidth(props, false) <= room;
+    return processesText(props.processes, !full);
 }
 
 function StatusLineView(props: StatusLineProps): ReactElement {
@@ -90,6 +135,7 @@ function StatusLineView(props: StatusLineProps): ReactElement {
     const theme = useTheme();
     const parts = statusParts(props);
     const learning = props.learning;
+    const processes = shownProcesses(props, parts);
     return (
         <Box width={props.width} height={1} justifyContent="space-between" flexShrink={0}>
             <Box flexShrink={1} marginRight={1}>
@@ -118,6 +164,7 @@ function StatusLineView(props: StatusLineProps): ReactElement {
                             {modeStatusLabel(props.mode, props.standing)}{" "}
                         </Text>
                     ) : null}
+                    {processes !== "" ? <Text color={theme.toolRunning}>{processes} </Text> : null}
                     {parts.model ? <Text color={theme.statusModel}>{props.model} </Text> : null}
                     <Text color={theme[contextColor(props.contextUsage)]}>●</Text>
                     <Text>

@@ -24,6 +24,7 @@ const COMPOSER: readonly KeybindingContext[] = ["Chat", "Transcript"];
 export const KEYBINDING_ACTIONS = {
     "app:toggleExpand": ANYWHERE,
     "app:toggleMouse": ANYWHERE,
+    "app:backgroundCommand": ANYWHERE,
     "scroll:pageUp": ANYWHERE,
     "scroll:pageDown": ANYWHERE,
     "scroll:lineUp": ANYWHERE,
@@ -48,7 +49,12 @@ export type KeybindingAction = keyof typeof KEYBINDING_ACTIONS;
  * End and G move the view there (G only while reading back, else it is typed).
  */
 export const DEFAULT_BINDINGS: Record<KeybindingContext, Record<string, KeybindingAction>> = {
-    Global: { "ctrl+o": "app:toggleExpand", "alt+m": "app:toggleMouse" },
+    // Ctrl+B moves the cursor left in the composer while no command runs (app.tsx).
+    Global: {
+        "ctrl+o": "app:toggleExpand",
+        "alt+m": "app:toggleMouse",
+        "ctrl+b": "app:backgroundCommand",
+    },
     Scroll: {
         pageup: "scroll:pageUp",
         pagedown: "scroll:pageDown",

@@ -67,6 +67,8 @@ const REVIEW_LABELS: Record<string, string> = {
     selected: "Selected",
     declined: "Declined",
     cancelled: "Cancelled",
+    // A password went to the process (never shown, never kept).
+    answered: "Answered",
 };
 
 const reviewOk = (entry: ReviewEntry): boolean =>

@@ -18,6 +18,7 @@ import { SamplingReview } from "./sampling-review";
 import { LearningPrompt, learningPromptKey } from "./learning-prompt";
 import { PickerReview } from "./picker-review";
 import { PlanReview } from "./plan-review";
+import { SecretReview } from "./secret-review";
 import { ShellReview } from "./shell-review";
 import { TrustPrompt } from "./trust-prompt";
 
@@ -85,8 +86,9 @@ function keyPolicy(review: PendingReview): ReviewPolicy | undefined {
         return { kind: "yield", isAnswer: isYesNoAnswer, onTyping: () => review.resolve(null) };
     // A picker the user opened keeps its keys.
     if (review.kind === "picker") return undefined;
-    // An MCP server's form is guarded too; its fields take a paste as text.
-    if (review.kind === "elicitation") return { kind: "guard", textField: true };
+    // An MCP server's form and a password field are guarded too; they take a paste as text.
+    if (review.kind === "elicitation" || review.kind === "secret")
+        return { kind: "guard", textField: true };
     return { kind: "guard" };
 }
 
@@ -225,6 +227,19 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     active
                     gate={gate}
                     onDecide={once<boolean | null>(review.resolve)}
+                />
+            );
+        case "secret":
+            return (
+                <SecretReview
+                    key={review.id}
+                    process={review.process}
+                    prompt={review.prompt}
+                    width={width}
+                    borderColor={borderColor}
+                    active
+                    gate={gate}
+                    onAnswer={once<string | null>(review.resolve)}
                 />
             );
         case "picker":

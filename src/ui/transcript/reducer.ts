@@ -22,6 +22,7 @@ import {
     toolTitle,
 } from "./tool-display";
 import { modeChangeNotice } from "../mode-label";
+import { processChangeLine, processNoticeLine } from "../../commands/process-listing";
 
 /** Characters of a running command's output kept for the live view (its last lines). */
 const LIVE_OUTPUT_CHARS = 4_000;
@@ -557,11 +558,27 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
             return { ...state, todos: event.items };
         case "diagnostics":
             return diagnostics(state, event, owned);
-        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
-        // an applied write shows as its tool's result; background processes: the status line and /ps.
-        case "write_applied":
+        // Background processes: one compact line as one starts or ends (the status line counts them).
         case "process":
-        case "process_notice":
+            return append(
+                state,
+                {
+                    kind: "notice",
+                    level: "info",
+                    text: processChangeLine(event.change, event.process),
+                },
+                owned
+            );
+        case "process_notice": {
+            const text = processNoticeLine(event.notice);
+            return text === undefined
+                ? state
+                : append(state, { kind: "notice", level: "info", text }, owned);
+        }
+        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
+        // an applied write shows as its tool's result; a password request opens the masked
+        // field (secret-requests.ts), never an entry.
+        case "write_applied":
         case "secret_request":
         case "turn_start":
         case "approval_request":
