@@ -49,6 +49,10 @@ describe("the conversation toolset", () => {
                 ["edit_create_file", "write"],
                 ["edit_apply_batch", "write"],
                 ["shell_run", "shell"],
+                // The background processes' tools: only the input a program gets is reviewed.
+                ["process_read", "none"],
+                ["process_send", "shell"],
+                ["process_stop", "none"],
                 ["web_fetch", "shell"],
             ]);
         } finally {
