@@ -11,6 +11,7 @@
  * folder and record, and tells the user once. Elsewhere than Linux nothing
  * can be found by its mark: the user is told what may still run.
  */
+import { removeQuietly } from "../../util/remove-quietly";
 import {
     mkdirSync,
     readFileSync,
@@ -18,7 +19,6 @@ import {
     readlinkSync,
     realpathSync,
     renameSync,
-    rmSync,
 } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../../util/atomic-write";
@@ -159,7 +159,7 @@ export class ProcessRecord {
         try {
             mkdirSync(this.place.dir, { recursive: true, mode: 0o700 });
             writeFileAtomicSync(this.file, JSON.stringify(record) + "\n");
-            this.forgetExitRemoval ??= atProcessExit(() => rmSync(this.file, { force: true }));
+            this.forgetExitRemoval ??= atProcessExit(() => removeQuietly(this.file));
         } catch {
             // No record: a North killed later leaves these to the owner mark's other guards.
         }
@@ -168,7 +168,7 @@ export class ProcessRecord {
     remove(): void {
         this.forgetExitRemoval?.();
         this.forgetExitRemoval = undefined;
-        rmSync(this.file, { force: true });
+        removeQuietly(this.file);
     }
 }
 
@@ -215,7 +215,7 @@ function plural(count: number, word: string): string {
 /** Stops what one dead North's service left; what the user is told about it, if anything. */
 function reapRecord(record: LeftoverRecord, dir: string): string | undefined {
     if (record.spillDir !== undefined && isPathInside(dir, record.spillDir)) {
-        rmSync(record.spillDir, { recursive: true, force: true });
+        removeQuietly(record.spillDir);
     }
     if (process.platform !== "linux") {
         return `A North that ended abruptly may have left ${plural(record.processes.length, "process")} running: ${listed(record.processes)}.`;
@@ -264,7 +264,7 @@ export function reapLeftovers(dir: string, root: string): string | undefined {
         } catch {
             // what could not be stopped stays; the record goes, not to warn at every start
         }
-        rmSync(taken, { force: true });
+        removeQuietly(taken);
     }
     return messages.length > 0 ? messages.join(" ") : undefined;
 }

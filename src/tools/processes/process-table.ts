@@ -6,8 +6,8 @@
  * every one killed, and its spill file removed, at dispose and at North's
  * exit.
  */
+import { removeQuietly } from "../../util/remove-quietly";
 import path from "node:path";
-import { rmSync } from "node:fs";
 import { atProcessExit } from "../../util/process-exit";
 import {
     PROCESS_FINISHED_KEPT,
@@ -325,7 +325,7 @@ export class BackgroundProcessTable implements ProcessTable {
     dispose(): void {
         this.disposed = true;
         this.stopAll();
-        rmSync(this.options.spillDir, { recursive: true, force: true });
+        removeQuietly(this.options.spillDir);
         this.forgetExitHook?.();
     }
 

@@ -5,15 +5,8 @@
  * the disk holds at most `cap` bytes and always the most recent output, at
  * the cost of copying half the cap once per half-cap written.
  */
-import {
-    closeSync,
-    mkdirSync,
-    openSync,
-    readSync,
-    rmSync,
-    writeSync,
-    ftruncateSync,
-} from "node:fs";
+import { removeQuietly } from "../../util/remove-quietly";
+import { closeSync, mkdirSync, openSync, readSync, writeSync, ftruncateSync } from "node:fs";
 import path from "node:path";
 import { PROCESS_SPILL_CAP_BYTES } from "../limits";
 
@@ -62,7 +55,7 @@ export class SpillFile {
             }
             this.fd = null;
         }
-        rmSync(this.filePath, { force: true });
+        removeQuietly(this.filePath);
     }
 
     private open(): number {

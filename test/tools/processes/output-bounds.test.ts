@@ -4,13 +4,13 @@
  * latest output under its cap, and a process printing 1 GB leaves a full
  * ring, a spill file within its cap and the right byte count.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { OutputRing } from "../../../src/tools/processes/output-ring";
 import { SpillFile } from "../../../src/tools/processes/spill-file";
-import { disposeKits, makeKit } from "./kit";
+import { disposeKits, makeKit, until } from "./kit";
 
 afterEach(disposeKits);
 
@@ -56,6 +56,25 @@ describe("the spill file", () => {
         } finally {
             rmSync(dir, { recursive: true, force: true });
         }
+    });
+});
+
+describe("a spill folder that cannot be made", () => {
+    it("costs the spill file only: the process runs, its ring is read, and the clean-up does not throw", async () => {
+        const blocker = path.join(mkdtempSync(path.join(tmpdir(), "north-spill-")), "a-file");
+        writeFileSync(blocker, "");
+        const { shell } = await makeKit({
+            spillDir: path.join(blocker, "spill"),
+            processLimits: { ringBytes: 64 },
+        });
+        const started = await shell.start("seq 1 200; sleep 100", { origin: "call-1" });
+        await until(() =>
+            expect(shell.processes.read(started.process.id, { mode: "tail", lines: 1 }).text).toBe(
+                "200"
+            )
+        );
+        expect(() => shell.dispose()).not.toThrow();
+        rmSync(path.dirname(blocker), { recursive: true, force: true });
     });
 });
 
