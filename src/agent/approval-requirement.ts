@@ -374,17 +374,19 @@ async function judgeShellByRules(
 }
 
 /**
- * Text typed into a shell program (process_send) is a command: its deny rules
- * refuse it and its ask rules force the review, but no allow rule grants it
+ * Text typed into a program (process_send) may be a command: any program can
+ * run what it is given (a shell, `ssh host`, `docker exec -it c sh`, a REPL's
+ * `os.system`), so deny rules refuse typed text that matches them and ask
+ * rules force the review, whatever the program; no allow rule grants it
  * (allow rules and "always" judge the program's command line). Undefined:
- * nothing typed into a shell.
+ * nothing typed.
  */
 async function judgeTypedText(
     sources: Pick<RequirementSources, "settings" | "repoRoot">,
     approval: ShellApproval
 ): Promise<{ refusal: Forbidden } | { askRule?: string; forcedBy?: string } | undefined> {
     const typed = approval.typed;
-    if (!typed?.intoShell || typed.text.trim() === "") return undefined;
+    if (typed === undefined || typed.text.trim() === "") return undefined;
     const judged = await judgeShellByRules(sources, typed.text.trim(), approval.cwd);
     if ("refusal" in judged) return judged;
     return judged.forcedBy === undefined

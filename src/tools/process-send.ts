@@ -35,19 +35,6 @@ export type ProcessSendInput = InputOf<typeof processSendInput>;
 
 const DESCRIPTION = "Send input to a running background process; returns its output after.";
 
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "fish", "ksh", "ash"]);
-
-/** Whether a command line runs a shell one types commands into (`bash`, `sudo -i`... not the latter). */
-export function isShellProgram(command: string): boolean {
-    const words = command.trim().split(/\s+/);
-    // Leading assignments (`FOO=1 bash`) and `exec`/`env` do not change the program.
-    const first = words.find(
-        (w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) && w !== "exec" && w !== "env"
-    );
-    if (first === undefined) return false;
-    return SHELLS.has(first.slice(first.lastIndexOf("/") + 1));
-}
-
 /** Exactly what is typed, as one line for the review: the text quoted, then keys and EOF. */
 export function typedDescription(
     input: Pick<ProcessSendInput, "text" | "keys" | "eof" | "askUser">
@@ -117,14 +104,13 @@ export function createProcessSendTool(
                     rememberKey: "process_send",
                 };
             }
-            const intoShell = isShellProgram(process.command);
             return {
                 summary: `Type into ${input.id} \`${oneLine(process.command, 80)}\`: ${typed}`,
                 rememberKey: process.command,
                 command: process.command,
                 cwd: process.cwd,
                 ...(process.sandboxed && service.sandbox ? { sandbox: service.sandbox } : {}),
-                typed: { text: input.askUser ? "" : (input.text ?? ""), intoShell },
+                typed: { text: input.askUser ? "" : (input.text ?? "") },
             };
         },
         async execute(input, ctx) {

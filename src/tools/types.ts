@@ -138,9 +138,9 @@ export interface ShellApproval {
     /**
      * Input typed into a running program (process_send): `command` is then the
      * program's command line, which allow rules and "always" judge; deny rules
-     * judge it and, when the program is a shell, the typed text as a command too.
+     * judge it and the typed text as a command too (any program may run what it is given).
      */
-    typed?: { text: string; intoShell: boolean };
+    typed?: { text: string };
 }
 
 export interface ToolDefinition<I = unknown, D = unknown> {

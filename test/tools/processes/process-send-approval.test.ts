@@ -12,7 +12,7 @@ import {
     approvalRequirement,
 } from "../../../src/agent/approval-requirement";
 import { type ApprovalSettings, createNoStandingApprovals } from "../../../src/agent/approvals";
-import { createProcessSendTool, isShellProgram } from "../../../src/tools/process-send";
+import { createProcessSendTool } from "../../../src/tools/process-send";
 import type { ProcessInfo } from "../../../src/tools/processes/types";
 import { PermissionRules } from "../../../src/tools/permissions/rules";
 import type { ShellService } from "../../../src/tools/shell-service";
@@ -78,7 +78,7 @@ describe("process_send's review", () => {
             command: "python3 -i",
             rememberKey: "python3 -i",
             cwd: repo.root,
-            typed: { text: "print(1)\n", intoShell: false },
+            typed: { text: "print(1)\n" },
         });
         expect(approval.summary).toBe('Type into p1 `python3 -i`: "print(1)\\n" <ctrl+d>');
         const secret = tool.approval!({ id: "p1", askUser: true });
@@ -121,7 +121,7 @@ describe("process_send's review", () => {
         ).toEqual({ kind: "skip", approvedBy: "allowlist" });
     });
 
-    it("refuses what deny rules forbid: the program, and text typed into a shell", async () => {
+    it("refuses what deny rules forbid: the program, and text typed into any program", async () => {
         const program = await requirementOf(
             "python3 -i",
             { text: "1\n" },
@@ -135,13 +135,22 @@ describe("process_send's review", () => {
         );
         expect(typed).toMatchObject({ kind: "forbidden", code: "denied" });
         if (typed.kind === "forbidden") expect(typed.reason).toContain("Bash(rm:*)");
-        // Text typed into a program that is not a shell is that program's input, not a command.
-        const python = await requirementOf(
+        // Any program may run what it is typed: deny rules judge the text whatever the program.
+        for (const program of ["python3 -i", "ssh build-host", "docker exec -it web sh"]) {
+            const typedIn = await requirementOf(
+                program,
+                { text: "rm -rf /\n" },
+                { deny: ["Bash(rm:*)"], allow: [`Bash(${program.split(" ")[0]}:*)`] }
+            );
+            expect(typedIn, program).toMatchObject({ kind: "forbidden", code: "denied" });
+        }
+        // Text no rule names is the program's input: an allow rule on the program covers it.
+        const harmless = await requirementOf(
             "python3 -i",
-            { text: "rm -rf /\n" },
-            { deny: ["Bash(rm:*)"] }
+            { text: "print(1)\n" },
+            { deny: ["Bash(rm:*)"], allow: ["Bash(python3:*)"] }
         );
-        expect(python.kind).toBe("needs-approval");
+        expect(harmless).toEqual({ kind: "skip", approvedBy: "rule" });
         // Allow rules do not reach the typed text: the program's command line is what they judge.
         const allowedText = await requirementOf(
             "bash",
@@ -149,14 +158,5 @@ describe("process_send's review", () => {
             { allow: ["Bash(ls:*)"] }
         );
         expect(allowedText.kind).toBe("needs-approval");
-    });
-
-    it("knows a shell when it sees one", () => {
-        for (const command of ["bash", "/bin/sh", "FOO=1 zsh -i", "exec dash", "env fish"]) {
-            expect(isShellProgram(command), command).toBe(true);
-        }
-        for (const command of ["python3 -i", "npm run dev", "bashtop", "psql"]) {
-            expect(isShellProgram(command), command).toBe(false);
-        }
     });
 });
