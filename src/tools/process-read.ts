@@ -65,6 +65,8 @@ export interface ProcessReadDetails {
     spillPath?: string;
     text: string;
     screen?: boolean;
+    /** A tty's cursor on its screen, 1-based. */
+    cursor?: { row: number; col: number };
     droppedBytes?: number;
     truncated?: boolean;
     outcome?: WaitResult["outcome"];
@@ -107,6 +109,7 @@ const INPUT_JSON_SCHEMA: Record<string, unknown> = {
 function details(read: ReadResult, wait?: WaitResult): ProcessReadDetails {
     const d = { ...processFields(read.process), text: read.text } as ProcessReadDetails;
     if (read.screen) d.screen = true;
+    if (read.cursor) d.cursor = read.cursor;
     if (read.droppedBytes) d.droppedBytes = read.droppedBytes;
     if (read.truncated) d.truncated = true;
     if (wait) {
@@ -144,6 +147,8 @@ export function createProcessReadTool(
             },
         },
         digest(data, _input, keep) {
+            // A screen is bounded (rows × cols) and already folded: cut, vi would lose its status line.
+            if (data.screen) return data;
             const cut = headTail(data.text, DIGEST_PROCESS_HEAD_LINES, DIGEST_PROCESS_TAIL_LINES);
             if (!cut) return data;
             const id = keep(data);

@@ -21,6 +21,7 @@ import { OutputRing } from "./output-ring";
 import { keysToBytes } from "./keys";
 import { secretPrompt, terminalEchoes } from "./password-prompt";
 import { pipeKeyAction } from "./pipe-input";
+import { foldScreenRows } from "./screen-rows";
 import { SpillFile } from "./spill-file";
 import type { HeadlessTerminalScreen } from "./terminal-screen";
 import {
@@ -405,14 +406,28 @@ export class BackgroundProcess {
 
     private readScreen(request: ReadRequest): ReadResult {
         const screen = this.screen!;
-        let lines = screen.text().split("\n");
+        const rows = screen.text().split("\n");
+        const cursor = screen.cursor();
+        let lines = rows;
         if (request.mode === "grep") {
             const pattern = compilePattern(request.pattern ?? "");
-            lines = lines.filter((line) => pattern.test(line));
-        } else if (request.mode === "tail" && request.lines !== undefined) {
-            lines = lines.slice(-request.lines);
+            lines = rows.filter((line) => pattern.test(line));
+        } else {
+            const from =
+                request.mode === "tail" && request.lines !== undefined
+                    ? Math.max(0, rows.length - request.lines)
+                    : 0;
+            lines = rows.slice(from);
+            // The model's tokens: filler rows fold (a user's view shows the screen as it is).
+            if ((request.reader ?? "model") === "model")
+                lines = foldScreenRows(lines, cursor.row - from);
         }
-        return { process: this.snapshot(), text: lines.join("\n"), screen: true };
+        return {
+            process: this.snapshot(),
+            text: lines.join("\n"),
+            screen: true,
+            cursor: { row: cursor.row + 1, col: cursor.col + 1 },
+        };
     }
 
     private take(chunk: Buffer): void {
