@@ -19,9 +19,9 @@
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
+import { PROVIDER_SECRET_ENV } from "../util/child-env";
 import { isPathInside } from "../util/read-regular-file";
-import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
+import { newOwnerTag, reapOwned } from "./child-reaper";
 import {
     type CommandSandbox,
     SandboxUnavailableError,
@@ -30,6 +30,7 @@ import {
 import { removeServiceFolder } from "./sandbox/session-folders";
 import type { ClientTerminals } from "./client-workspace";
 import { runInClientTerminal } from "./shell-client-run";
+import { shellEnv } from "./shell-env";
 import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shell-process";
 import { PROCESS_FIRST_OUTPUT_MS } from "./limits";
 import { type CreatedProcessIo, createProcessIo } from "./processes/process-io";
@@ -149,28 +150,6 @@ function shellQuote(value: string): string {
 function wrapperScript(pwdFile: string): string {
     const trap = `pwd -P > ${shellQuote(pwdFile)} 2>/dev/null`;
     return `exec 2>&1; trap ${shellQuote(trap)} EXIT; __north_cmd=$1; set --; eval "$__north_cmd"`;
-}
-
-/** The inherited environment without North's secrets, made non-interactive and marked. */
-function shellEnv(
-    base: NodeJS.ProcessEnv,
-    hidden: readonly string[],
-    ownerTag: string
-): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = {
-        ...childEnv(base, hidden),
-        ...ownerEnv(ownerTag),
-        PAGER: "cat",
-        GIT_PAGER: "cat",
-        GIT_TERMINAL_PROMPT: "0",
-        GIT_EDITOR: "true",
-        EDITOR: "true",
-        VISUAL: "true",
-        NO_COLOR: "1",
-    };
-    delete env.FORCE_COLOR;
-    delete env.CLICOLOR_FORCE;
-    return env;
 }
 
 /** A background command: the same `eval` of $1, no directory to record (it is not followed). */
@@ -346,7 +325,7 @@ class ProjectShell implements BackgroundShellService {
         }
         const bash = backgroundProgram(command);
         let program: ShellProgram = bash;
-        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag);
+        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag, { tty });
         if (tty) env.TERM = "xterm-256color";
         let finishSandboxed: (() => string | undefined) | undefined;
         if (this.commandSandbox) {
