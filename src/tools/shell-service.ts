@@ -15,6 +15,10 @@
  * Background processes (`start`, or a running command moved there by `detach`) live in
  * the service's process table (processes/): same wrapper, environment, owner mark and
  * sandbox, each with an owner tag of its own under the service's, killed at dispose.
+ * A tty process runs in a pseudo-terminal North makes for it alone, in the sandbox too:
+ * bwrap (or sandbox-exec) is what the pty starts, and the only reader of that terminal's
+ * input is the sandboxed program itself (bwrap's fresh /dev shows no other terminal), so
+ * what it could inject there (TIOCSTI) reaches nothing else.
  */
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -317,12 +321,7 @@ class ProjectShell implements BackgroundShellService {
         const { dir, file } = this.pwdFile();
         const place: RunPlace = { root: this.root, sessionDir: dir, cwd: this.cwd };
         this.ranCommand = true;
-        let tty = options.tty === true;
-        if (tty && this.commandSandbox) {
-            // A terminal inside the sandbox would let the command type into it (see runsInEditor).
-            tty = false;
-            notes.push("No terminal in the sandbox: it runs with pipes instead.");
-        }
+        const tty = options.tty === true;
         const bash = backgroundProgram(command);
         let program: ShellProgram = bash;
         let env = shellEnv(this.baseEnv, this.hiddenEnv, tag, { tty });
@@ -644,7 +643,9 @@ function runNotes(raw: RawRun, timeoutMs: number, sandboxed: boolean): string[] 
  * terminal would let the command type into it with TIOCSTI), killed as a
  * group, with the service's session folders prepared around it. An editor's
  * terminal gives the command a terminal of the editor's making, which North
- * cannot check, so with a sandbox North keeps its own shell.
+ * cannot check, so with a sandbox North keeps its own shell. (A tty process's
+ * terminal is North's own pty, made for that process, whose input only the
+ * sandboxed program reads: typing into it reaches nothing else.)
  */
 export function runsInEditor(options: ShellServiceOptions): boolean {
     return options.terminals !== undefined && options.sandbox === undefined;
