@@ -70,7 +70,11 @@ export interface ReadResult {
      * blank) into one line saying how many rows it stands for.
      */
     cursor?: { row: number; col: number };
-    /** Output between the last read and what the ring still holds, not shown (read `spillPath`). */
+    /**
+     * "new": output between the last read and what the ring still holds, not
+     * shown (read `spillPath`); "tail": the output before the ring; "grep":
+     * the output before what the spill file (and ring) still keep, not searched.
+     */
     droppedBytes?: number;
     /** The text was cut to the tool's limit; the rest is in `spillPath`. */
     truncated?: boolean;
