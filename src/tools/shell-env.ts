@@ -13,6 +13,14 @@ import path from "node:path";
 import { childEnv } from "../util/child-env";
 import { ownerEnv } from "./child-reaper";
 
+/** What makes a command without a terminal non-interactive (also a tty command that fell back to pipes). */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_EDITOR: "true",
+    EDITOR: "true",
+    VISUAL: "true",
+};
+
 /** The editor a tty process gets when the user set none (if it is on PATH). */
 const TTY_EDITOR = "vi";
 
@@ -61,12 +69,7 @@ export function shellEnv(
         for (const name of ["EDITOR", "VISUAL", "GIT_EDITOR"]) delete env[name];
         Object.assign(env, ttyEditors(base));
     } else {
-        Object.assign(env, {
-            GIT_TERMINAL_PROMPT: "0",
-            GIT_EDITOR: "true",
-            EDITOR: "true",
-            VISUAL: "true",
-        });
+        Object.assign(env, NON_INTERACTIVE_ENV);
     }
     delete env.FORCE_COLOR;
     delete env.CLICOLOR_FORCE;

@@ -4,6 +4,7 @@
  * keep the non-interactive environment (EDITOR=true, no git prompts).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createProcessIo } from "../../../src/tools/processes/process-io";
 import type { ProcessId } from "../../../src/tools/processes/types";
 import { shellEnv } from "../../../src/tools/shell-env";
 import { type Kit, disposeKits, makeKit } from "./kit";
@@ -67,6 +68,21 @@ describe("the environment of interactive programs", () => {
         expect(await outputAtExit(kit, piped.process.id)).toBe(nonInteractive);
         const run = await kit.shell.run(SHOW_ENV);
         expect(run.output.trim()).toBe(nonInteractive);
+    });
+
+    it("a tty command that falls back to pipes (no pty library) is non-interactive again", async () => {
+        const missing = Object.assign(new Error("Cannot find package"), {
+            code: "ERR_MODULE_NOT_FOUND",
+        });
+        const kit = await makeKit({
+            env: plainEnv({ EDITOR: "nano" }),
+            startProcessIo: (options) => createProcessIo(options, () => Promise.reject(missing)),
+        });
+        const started = await kit.shell.start(SHOW_ENV, { tty: true, origin: "t1" });
+        expect(started.process.tty).toBe(false);
+        expect(await outputAtExit(kit, started.process.id)).toBe(
+            "editor=true visual=true git=true prompt=0 pager=cat"
+        );
     });
 
     it("a tty without an editor of the user's gets vi when it is on PATH, else none", async () => {
