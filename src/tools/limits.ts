@@ -121,6 +121,8 @@ export const PROCESS_WAIT_MAX_MS = 600_000;
 /** process_read keeps the first and last lines of a long read in the history. */
 export const DIGEST_PROCESS_HEAD_LINES = 10;
 export const DIGEST_PROCESS_TAIL_LINES = 20;
+/** A tty's screen is never digested; a run of this many identical filler rows (vi's `~`) reads as one line. */
+export const SCREEN_FOLD_MIN_ROWS = 4;
 
 // --- Structure --------------------------------------------------------------
 

@@ -65,10 +65,14 @@ export interface ProcessReadDetails {
     spillPath?: string;
     text: string;
     screen?: boolean;
+    /** A tty's cursor on its screen, 1-based. */
+    cursor?: { row: number; col: number };
     droppedBytes?: number;
     truncated?: boolean;
     outcome?: WaitResult["outcome"];
     matchedLine?: string;
+    /** A grep that could not search all the output: what it missed. */
+    note?: string;
 }
 
 const DESCRIPTION =
@@ -104,9 +108,19 @@ const INPUT_JSON_SCHEMA: Record<string, unknown> = {
     required: ["id"],
 };
 
-function details(read: ReadResult, wait?: WaitResult): ProcessReadDetails {
+/** "12.3 MB", "40 KB", "512 bytes": a size for a note. */
+function size(bytes: number): string {
+    if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+    return bytes >= 1e3 ? `${Math.round(bytes / 1e3)} KB` : `${bytes} bytes`;
+}
+
+function details(read: ReadResult, wait?: WaitResult, request?: ReadRequest): ProcessReadDetails {
     const d = { ...processFields(read.process), text: read.text } as ProcessReadDetails;
+    if (request?.mode === "grep" && read.droppedBytes && !read.screen) {
+        d.note = `The first ${size(read.droppedBytes)} of output were no longer kept (the spill file keeps the latest); they were not searched.`;
+    }
     if (read.screen) d.screen = true;
+    if (read.cursor) d.cursor = read.cursor;
     if (read.droppedBytes) d.droppedBytes = read.droppedBytes;
     if (read.truncated) d.truncated = true;
     if (wait) {
@@ -144,6 +158,8 @@ export function createProcessReadTool(
             },
         },
         digest(data, _input, keep) {
+            // A screen is bounded (rows × cols) and already folded: cut, vi would lose its status line.
+            if (data.screen) return data;
             const cut = headTail(data.text, DIGEST_PROCESS_HEAD_LINES, DIGEST_PROCESS_TAIL_LINES);
             if (!cut) return data;
             const id = keep(data);
@@ -167,7 +183,9 @@ export function createProcessReadTool(
                 return toolError("invalid_args", 'mode "grep" needs a pattern (a JS regex).');
             }
             try {
-                if (input.wait === undefined) return toolOk(details(table.read(input.id, request)));
+                if (input.wait === undefined) {
+                    return toolOk(details(table.read(input.id, request), undefined, request));
+                }
                 const waited = await table.wait(
                     input.id,
                     {
@@ -177,7 +195,7 @@ export function createProcessReadTool(
                     ctx.signal
                 );
                 const read = request.mode === "new" ? waited : table.read(input.id, request);
-                return toolOk(details(read, waited));
+                return toolOk(details(read, waited, request));
             } catch (error) {
                 if (ctx.signal.aborted)
                     return toolError("cancelled", "The wait was cancelled by the user.");

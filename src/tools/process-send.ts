@@ -81,7 +81,8 @@ export function createProcessSendTool(
             },
         },
         digest(data, _input, keep) {
-            if (typeof data.output !== "string") return data;
+            // A screen is bounded (rows × cols) and already folded: it is never cut.
+            if (typeof data.output !== "string" || data.screen === true) return data;
             const cut = headTail(data.output, DIGEST_PROCESS_HEAD_LINES, DIGEST_PROCESS_TAIL_LINES);
             if (!cut) return data;
             const id = keep(data);
@@ -170,6 +171,7 @@ export function createProcessSendTool(
                     output: after.text,
                 };
                 if (after.screen) result.screen = true;
+                if (after.cursor) result.cursor = after.cursor;
                 return toolOk(result);
             } catch (error) {
                 return processToolError(error, "The input could not be sent");

@@ -162,6 +162,8 @@ export function createShellRunTool(
         },
         digest(data, _input, keep) {
             if (!isRecord(data) || typeof data.output !== "string") return data;
+            // A tty's first output is its screen: bounded (rows × cols), already folded, never cut.
+            if (isRecord(data.background) && data.background.tty === true) return data;
             const cut = headTail(data.output, DIGEST_SHELL_HEAD_LINES, DIGEST_SHELL_TAIL_LINES);
             if (!cut) return data;
             const id = keep(data);

@@ -15,13 +15,17 @@
  * Background processes (`start`, or a running command moved there by `detach`) live in
  * the service's process table (processes/): same wrapper, environment, owner mark and
  * sandbox, each with an owner tag of its own under the service's, killed at dispose.
+ * A tty process runs in a pseudo-terminal North makes for it alone, in the sandbox too:
+ * bwrap (or sandbox-exec) is what the pty starts, and the only reader of that terminal's
+ * input is the sandboxed program itself (bwrap's fresh /dev shows no other terminal), so
+ * what it could inject there (TIOCSTI) reaches nothing else.
  */
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PROVIDER_SECRET_ENV, childEnv } from "../util/child-env";
+import { PROVIDER_SECRET_ENV } from "../util/child-env";
 import { isPathInside } from "../util/read-regular-file";
-import { newOwnerTag, ownerEnv, reapOwned } from "./child-reaper";
+import { newOwnerTag, reapOwned } from "./child-reaper";
 import {
     type CommandSandbox,
     SandboxUnavailableError,
@@ -30,6 +34,7 @@ import {
 import { removeServiceFolder } from "./sandbox/session-folders";
 import type { ClientTerminals } from "./client-workspace";
 import { runInClientTerminal } from "./shell-client-run";
+import { shellEnv } from "./shell-env";
 import { type RawRun, type ShellProgram, spawnShell, removeAtExit } from "./shell-process";
 import { PROCESS_FIRST_OUTPUT_MS } from "./limits";
 import { type CreatedProcessIo, createProcessIo } from "./processes/process-io";
@@ -149,28 +154,6 @@ function shellQuote(value: string): string {
 function wrapperScript(pwdFile: string): string {
     const trap = `pwd -P > ${shellQuote(pwdFile)} 2>/dev/null`;
     return `exec 2>&1; trap ${shellQuote(trap)} EXIT; __north_cmd=$1; set --; eval "$__north_cmd"`;
-}
-
-/** The inherited environment without North's secrets, made non-interactive and marked. */
-function shellEnv(
-    base: NodeJS.ProcessEnv,
-    hidden: readonly string[],
-    ownerTag: string
-): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = {
-        ...childEnv(base, hidden),
-        ...ownerEnv(ownerTag),
-        PAGER: "cat",
-        GIT_PAGER: "cat",
-        GIT_TERMINAL_PROMPT: "0",
-        GIT_EDITOR: "true",
-        EDITOR: "true",
-        VISUAL: "true",
-        NO_COLOR: "1",
-    };
-    delete env.FORCE_COLOR;
-    delete env.CLICOLOR_FORCE;
-    return env;
 }
 
 /** A background command: the same `eval` of $1, no directory to record (it is not followed). */
@@ -338,15 +321,10 @@ class ProjectShell implements BackgroundShellService {
         const { dir, file } = this.pwdFile();
         const place: RunPlace = { root: this.root, sessionDir: dir, cwd: this.cwd };
         this.ranCommand = true;
-        let tty = options.tty === true;
-        if (tty && this.commandSandbox) {
-            // A terminal inside the sandbox would let the command type into it (see runsInEditor).
-            tty = false;
-            notes.push("No terminal in the sandbox: it runs with pipes instead.");
-        }
+        const tty = options.tty === true;
         const bash = backgroundProgram(command);
         let program: ShellProgram = bash;
-        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag);
+        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag, { tty });
         if (tty) env.TERM = "xterm-256color";
         let finishSandboxed: (() => string | undefined) | undefined;
         if (this.commandSandbox) {
@@ -665,7 +643,9 @@ function runNotes(raw: RawRun, timeoutMs: number, sandboxed: boolean): string[] 
  * terminal would let the command type into it with TIOCSTI), killed as a
  * group, with the service's session folders prepared around it. An editor's
  * terminal gives the command a terminal of the editor's making, which North
- * cannot check, so with a sandbox North keeps its own shell.
+ * cannot check, so with a sandbox North keeps its own shell. (A tty process's
+ * terminal is North's own pty, made for that process, whose input only the
+ * sandboxed program reads: typing into it reaches nothing else.)
  */
 export function runsInEditor(options: ShellServiceOptions): boolean {
     return options.terminals !== undefined && options.sandbox === undefined;

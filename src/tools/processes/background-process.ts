@@ -17,10 +17,12 @@ import {
     PROCESS_TAIL_DEFAULT_LINES,
 } from "../limits";
 import { cleanText, completeUtf8End, firstUtf8Start } from "../shell-output";
+import { OutputGrep } from "./output-grep";
 import { OutputRing } from "./output-ring";
 import { keysToBytes } from "./keys";
 import { secretPrompt, terminalEchoes } from "./password-prompt";
 import { pipeKeyAction } from "./pipe-input";
+import { foldScreenRows } from "./screen-rows";
 import { SpillFile } from "./spill-file";
 import type { HeadlessTerminalScreen } from "./terminal-screen";
 import {
@@ -101,6 +103,8 @@ export class BackgroundProcess {
     private readonly ring: OutputRing;
     private readonly spill: SpillFile;
     private spilling = false;
+    /** A write to the spill file failed (a full disk): it misses some output. */
+    private spillGap = false;
     private readonly cursors = new Map<Reader, number>();
     private readonly lineListeners = new Set<(line: string) => void>();
     private readonly screenListeners = new Set<(rows: string[]) => void>();
@@ -282,20 +286,38 @@ export class BackgroundProcess {
             if (skipped > 0) result.droppedBytes = skipped;
             return result;
         }
-        const held = plainLines(this.ring.since(this.ring.start).bytes.toString("utf8"));
         const max = Math.min(request.lines ?? PROCESS_TAIL_DEFAULT_LINES, PROCESS_READ_MAX_LINES);
         let lines: string[];
+        let dropped = this.ring.start;
         if (request.mode === "grep") {
-            const pattern = compilePattern(request.pattern ?? "");
-            lines = held.filter((line) => pattern.test(line)).slice(-max);
+            ({ lines, dropped } = this.grep(compilePattern(request.pattern ?? ""), max));
         } else {
+            const held = plainLines(this.ring.since(this.ring.start).bytes.toString("utf8"));
             lines = held.slice(-max);
         }
         const within = lastWithin(lines, PROCESS_READ_MAX_BYTES);
         if (within.cut) result.truncated = true;
-        if (this.ring.start > 0) result.droppedBytes = this.ring.start;
+        if (dropped > 0) result.droppedBytes = dropped;
         result.text = within.lines.join("\n");
         return result;
+    }
+
+    /**
+     * The newest `max` lines matching `pattern` in all the output still kept:
+     * the spill file's part before the ring, then the ring. `dropped`: bytes
+     * at the start no longer kept (the spill file's rotation), not searched.
+     */
+    private grep(pattern: RegExp, max: number): { lines: string[]; dropped: number } {
+        // A spill file with a gap (a failed write), or smaller than the ring (tests' caps): the ring only.
+        const fromSpill = this.spilling && !this.spillGap && this.spill.size >= this.ring.size;
+        const start = fromSpill ? this.ring.total - this.spill.size : this.ring.start;
+        const grep = new OutputGrep(pattern, max, plainLine, PROCESS_READ_MAX_BYTES, {
+            startsMidLine: fromSpill && start > 0,
+        });
+        if (fromSpill)
+            this.spill.scan(this.spill.size - this.ring.size, (chunk) => grep.feed(chunk));
+        grep.feed(this.ring.since(this.ring.start).bytes);
+        return { lines: grep.finish(), dropped: start };
     }
 
     /**
@@ -405,14 +427,28 @@ export class BackgroundProcess {
 
     private readScreen(request: ReadRequest): ReadResult {
         const screen = this.screen!;
-        let lines = screen.text().split("\n");
+        const rows = screen.text().split("\n");
+        const cursor = screen.cursor();
+        let lines = rows;
         if (request.mode === "grep") {
             const pattern = compilePattern(request.pattern ?? "");
-            lines = lines.filter((line) => pattern.test(line));
-        } else if (request.mode === "tail" && request.lines !== undefined) {
-            lines = lines.slice(-request.lines);
+            lines = rows.filter((line) => pattern.test(line));
+        } else {
+            const from =
+                request.mode === "tail" && request.lines !== undefined
+                    ? Math.max(0, rows.length - request.lines)
+                    : 0;
+            lines = rows.slice(from);
+            // The model's tokens: filler rows fold (a user's view shows the screen as it is).
+            if ((request.reader ?? "model") === "model")
+                lines = foldScreenRows(lines, cursor.row - from);
         }
-        return { process: this.snapshot(), text: lines.join("\n"), screen: true };
+        return {
+            process: this.snapshot(),
+            text: lines.join("\n"),
+            screen: true,
+            cursor: { row: cursor.row + 1, col: cursor.col + 1 },
+        };
     }
 
     private take(chunk: Buffer): void {
@@ -421,9 +457,9 @@ export class BackgroundProcess {
         if (!this.spilling && this.ring.total + chunk.length > this.ring.capacity) {
             this.spilling = true;
             this.info.spillPath = this.spill.filePath;
-            this.spill.append(this.ring.since(0).bytes);
+            if (!this.spill.append(this.ring.since(0).bytes)) this.spillGap = true;
         }
-        if (this.spilling) this.spill.append(chunk);
+        if (this.spilling && !this.spill.append(chunk)) this.spillGap = true;
         this.ring.push(chunk);
         if (this.screen) this.drawOnScreen(chunk, this.screen);
         this.splitLines(this.decoder.write(chunk));

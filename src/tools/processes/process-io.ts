@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { killProcessGroup } from "../../util/process-group";
+import { NON_INTERACTIVE_ENV } from "../shell-env";
 import { DEFAULT_PTY_COLS, DEFAULT_PTY_ROWS, type PtyLoader, spawnPtyIo } from "./pty-io";
 import type { HeadlessTerminalScreen } from "./terminal-screen";
 import type { ProcessIo, ProcessIoOptions } from "./types";
@@ -142,8 +143,10 @@ export async function createProcessIo(
         io = await spawnPtyIo(options, loadPty);
     } catch (error) {
         const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+        // No terminal after all: no editor may open, git may not prompt (as for any command).
+        const env = { ...options.env, ...NON_INTERACTIVE_ENV };
         return {
-            io: spawnPipeIo({ ...options, tty: false }),
+            io: spawnPipeIo({ ...options, env, tty: false }),
             note: `No terminal: ${reason}. It runs with pipes instead: reads show its raw output and keys are sent as bytes.`,
         };
     }

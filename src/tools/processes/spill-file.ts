@@ -10,6 +10,9 @@ import { closeSync, mkdirSync, openSync, readSync, writeSync, ftruncateSync } fr
 import path from "node:path";
 import { PROCESS_SPILL_CAP_BYTES } from "../limits";
 
+/** A scan reads this much at a time. */
+const SCAN_STEP_BYTES = 1024 * 1024;
+
 export class SpillFile {
     private fd: number | null = null;
     /** Bytes in the file now. */
@@ -42,6 +45,23 @@ export class SpillFile {
             return true;
         } catch {
             return false; // a full disk must not stop the process or its ring
+        }
+    }
+
+    /**
+     * Calls `onChunk` with the file's bytes from its start up to `end`, a
+     * step at a time (the buffer is reused: copy what is kept). Synchronous,
+     * so no write or rotation happens in between.
+     */
+    scan(end: number, onChunk: (chunk: Buffer) => void): void {
+        if (this.fd === null) return;
+        const last = Math.min(end, this.length);
+        const step = Buffer.allocUnsafe(Math.min(SCAN_STEP_BYTES, last) || 1);
+        for (let done = 0; done < last;) {
+            const read = readSync(this.fd, step, 0, Math.min(step.length, last - done), done);
+            if (read <= 0) break;
+            onChunk(step.subarray(0, read));
+            done += read;
         }
     }
 

@@ -31,6 +31,8 @@ export interface HeadlessTerminalScreen extends TerminalScreen {
     pending(): boolean;
     /** The modes keys depend on (application cursor keys). */
     keyModes(): KeyModes;
+    /** Where the cursor is on the visible screen, 0-based. */
+    cursor(): { row: number; col: number };
 }
 
 /**
@@ -101,6 +103,11 @@ class XtermScreen implements HeadlessTerminalScreen {
     cursorLine(): string {
         const buffer = this.terminal.buffer.active;
         return rowText(buffer.getLine(buffer.baseY + buffer.cursorY));
+    }
+
+    cursor(): { row: number; col: number } {
+        const buffer = this.terminal.buffer.active;
+        return { row: buffer.baseY + buffer.cursorY - buffer.viewportY, col: buffer.cursorX };
     }
 
     keyModes(): KeyModes {

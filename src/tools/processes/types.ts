@@ -64,7 +64,17 @@ export interface ReadResult {
     text: string;
     /** A tty process: `text` is the current screen (rows × cols), not a log. */
     screen?: boolean;
-    /** Output between the last read and what the ring still holds, not shown (read `spillPath`). */
+    /**
+     * A tty's cursor on its screen, 1-based (row 1 is the top; a row past the
+     * text is a blank one). The model's reads fold runs of filler rows (`~`,
+     * blank) into one line saying how many rows it stands for.
+     */
+    cursor?: { row: number; col: number };
+    /**
+     * "new": output between the last read and what the ring still holds, not
+     * shown (read `spillPath`); "tail": the output before the ring; "grep":
+     * the output before what the spill file (and ring) still keep, not searched.
+     */
     droppedBytes?: number;
     /** The text was cut to the tool's limit; the rest is in `spillPath`. */
     truncated?: boolean;

@@ -12,7 +12,10 @@
  * it before bwrap starts): the loopback the session's commands share, nothing
  * else.
  * No `--new-session`: the service already starts each command in a session of
- * its own (no terminal), and its process-group kill must reach inside.
+ * its own (no terminal), and its process-group kill must reach inside. A tty
+ * process's session has a terminal: North's own pty, made for it alone, which
+ * the command keeps as its controlling terminal (`/dev/tty`, job control,
+ * Ctrl+C); `--dev` binds it as /dev/console and shows no other terminal.
  */
 import { spawn } from "node:child_process";
 
