@@ -322,23 +322,15 @@ class ProjectShell implements BackgroundShellService {
         const place: RunPlace = { root: this.root, sessionDir: dir, cwd: this.cwd };
         this.ranCommand = true;
         const tty = options.tty === true;
-        const bash = backgroundProgram(command);
-        let program: ShellProgram = bash;
-        let env = shellEnv(this.baseEnv, this.hiddenEnv, tag, { tty });
+        const env = shellEnv(this.baseEnv, this.hiddenEnv, tag, { tty });
         if (tty) env.TERM = "xterm-256color";
-        let finishSandboxed: (() => string | undefined) | undefined;
-        if (this.commandSandbox) {
-            const run = this.commandSandbox.prepare([bash.file, ...bash.args], env, place);
-            program = run;
-            env = run.env;
-            finishSandboxed = run.finish;
-        }
+        const { program, finishSandboxed } = this.placed(backgroundProgram(command), env, place);
         const cwd = this.cwd;
         const created = await this.startProcessIo({
             file: program.file,
             args: program.args,
             cwd,
-            env,
+            env: program.env,
             tty,
         });
         if (created.note !== undefined) notes.push(created.note);
@@ -556,19 +548,14 @@ class ProjectShell implements BackgroundShellService {
         this.ranCommand = true;
         const tag = `${this.ownerTag}.c${++this.runs}`;
         try {
-            const bash = bashProgram(command, inside);
-            let program: ShellProgram = bash;
-            let env = shellEnv(this.baseEnv, this.hiddenEnv, tag);
-            let finishSandboxed: (() => string | undefined) | undefined;
-            if (this.commandSandbox) {
-                const run = this.commandSandbox.prepare([bash.file, ...bash.args], env, place);
-                program = run;
-                env = run.env;
-                finishSandboxed = run.finish;
-            }
+            const { program, finishSandboxed } = this.placed(
+                bashProgram(command, inside),
+                shellEnv(this.baseEnv, this.hiddenEnv, tag),
+                place
+            );
             const spawnOptions = {
                 cwd: this.cwd,
-                env,
+                env: program.env,
                 timeoutMs,
                 signal: controller.signal,
                 onOutput: options.onOutput,
@@ -582,6 +569,20 @@ class ProjectShell implements BackgroundShellService {
             this.running.delete(controller);
             options.signal?.removeEventListener("abort", forward);
         }
+    }
+
+    /** The program and environment that run `bash` here: inside the sandbox when there is one. */
+    private placed(
+        bash: ShellProgram,
+        env: NodeJS.ProcessEnv,
+        place: RunPlace
+    ): {
+        program: ShellProgram & { env: NodeJS.ProcessEnv };
+        finishSandboxed?: () => string | undefined;
+    } {
+        if (!this.commandSandbox) return { program: { ...bash, env } };
+        const run = this.commandSandbox.prepare([bash.file, ...bash.args], env, place);
+        return { program: run, finishSandboxed: run.finish };
     }
 
     /** Follows the command's final directory while it stays inside the project. */
