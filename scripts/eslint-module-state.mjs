@@ -15,6 +15,11 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
  */
 export const MODULE_STATE_ALLOWLIST = [
     {
+        file: "src/util/linear-regexp.ts",
+        name: "linearFlag",
+        reason: "write-once lazy cache: whether this V8 has the linear regex engine, found at the first model pattern",
+    },
+    {
         file: "src/util/zod-runtime.ts",
         name: "loaded",
         reason: "write-once lazy cache: zod loads on the first schema built, never at start-up",

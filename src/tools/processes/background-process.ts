@@ -5,6 +5,7 @@
  * SIGKILL after a grace period, then whatever still carries its owner mark).
  * A tty process's reads show its screen when it has one.
  */
+import { linearRegExp } from "../../util/linear-regexp";
 import { StringDecoder } from "node:string_decoder";
 import { reapOwned } from "../child-reaper";
 import {
@@ -75,7 +76,8 @@ function plainLines(text: string): string[] {
 /** Compiles a model's pattern; a ProcessError "invalid" names what is wrong. */
 export function compilePattern(pattern: string): RegExp {
     try {
-        return new RegExp(pattern);
+        // Matched against every line a process prints: linear time, so no pattern can freeze North.
+        return linearRegExp(pattern);
     } catch (error) {
         throw new ProcessError(
             "invalid",

@@ -208,4 +208,26 @@ describe("a background command", () => {
         });
         expect(shell.processes.list()).toEqual([]);
     });
+
+    it("matches the model's patterns in linear time: one that would backtrack for ages does not freeze North", async () => {
+        const { shell, repo } = await makeKit();
+        const long = "a".repeat(5000);
+        // `(a+)+$` on a long run of a's and a b backtracks exponentially in a backtracking engine.
+        await shell.start(
+            `echo started; while [ ! -f go ]; do sleep 0.02; done; printf '${long}b\\n'; printf 'ready\\n'; sleep 100`,
+            { origin, watch: "^(a+)+$|^ready$" }
+        );
+        await repo.write("go", "");
+        // The long line is tried and fails at once; the watch fires for the next one.
+        await until(() => expect(shell.processes.pendingNotices()).toBe(1));
+        await until(() =>
+            expect(
+                shell.processes.read("p1", { mode: "grep", pattern: "(x+x+)+y|ready" }).text
+            ).toBe("ready")
+        );
+        // What only a backtracking engine can run is refused, saying why.
+        await expect(shell.start("echo x", { origin, watch: "(a)\\1" })).rejects.toThrow(
+            /backtracking/
+        );
+    });
 });
