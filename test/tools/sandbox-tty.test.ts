@@ -45,7 +45,7 @@ describe.skipIf(blocked !== null)("a tty process in the sandbox", () => {
         await table.send(id, { text: "sleep 300 & jobs\n" });
         await screenShowing(table, id, /\[1\]\+ +Running +sleep 300 &\nsbx\$$/);
         await table.send(id, {
-            text: 'python3 -c \'import time; print("nap" + "ping", flush=True); time.sleep(300)\'\n',
+            text: 'python3 -c \'import signal; print("nap" + "ping", flush=True); signal.pause()\'\n',
         });
         await screenShowing(table, id, /\nnapping$/);
         await table.send(id, { keys: ["ctrl+c"] });

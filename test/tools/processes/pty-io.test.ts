@@ -73,10 +73,10 @@ describe("a program in a pseudo-terminal", () => {
     it("is driven by keys: Ctrl+C interrupts, Enter ends a line", async () => {
         // Python catches the interrupt once "waiting" shows (printed inside the try).
         const program = [
-            "import time",
+            "import signal",
             "try:",
             "    print('waiting', flush=True)",
-            "    time.sleep(300)",
+            "    signal.pause()",
             "except KeyboardInterrupt:",
             "    print('interrupted')",
             "name = input('Name: ')",

@@ -67,10 +67,10 @@ describe("shell service: tty background processes", () => {
 
     it("Ctrl+C in a tty interrupts the program as a terminal would", async () => {
         const program = [
-            "import time",
+            "import signal",
             "try:",
             "    print('ready', flush=True)",
-            "    time.sleep(300)",
+            "    signal.pause()",
             "except KeyboardInterrupt:",
             "    print('interrupted', flush=True)",
             "input()",
