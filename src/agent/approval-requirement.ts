@@ -343,7 +343,10 @@ async function judgeShellByRules(
     sources: Pick<RequirementSources, "settings" | "repoRoot" | "byName">,
     command: string | undefined,
     cwd: string | undefined
-): Promise<{ refusal: Forbidden } | { askRule?: string; allowedBy?: string; forcedBy?: string }> {
+): Promise<
+    | { refusal: Forbidden; deniedBy: string }
+    | { askRule?: string; allowedBy?: string; forcedBy?: string }
+> {
     const { byName, settings, repoRoot } = sources;
     let askRule = byName?.decision === "ask" ? ruleLabel(byName.rule) : undefined;
     let allowedBy = byName?.decision === "allow" ? ruleLabel(byName.rule) : undefined;
@@ -363,7 +366,10 @@ async function judgeShellByRules(
     );
     if (verdict.decision === "deny") {
         const rule = denyRuleOf(rules, commandRules, verdict);
-        return { refusal: forbiddenByRule(`\`${command}\``, rule, ` (${verdict.reason})`) };
+        return {
+            refusal: forbiddenByRule(`\`${command}\``, rule, ` (${verdict.reason})`),
+            deniedBy: `${ruleLabel(rule)} (${verdict.reason})`,
+        };
     }
     if (verdict.decision === "ask" && verdict.forced) {
         askRule ??= verdict.reason;
@@ -371,6 +377,22 @@ async function judgeShellByRules(
     }
     if (verdict.decision === "allow") allowedBy ??= "Bash rules";
     return { askRule, allowedBy };
+}
+
+/**
+ * A command the user typed (`!cmd` in the chat) runs without a review, but
+ * the deny rules hold for it as for the model's: the rule on the tool's name
+ * (a bare `Bash`), then the `Bash(...)` patterns. The rule that refuses it,
+ * as the user reads it; null: it may run.
+ */
+export async function userCommandDenial(
+    command: string,
+    cwd: string | undefined,
+    sources: Pick<RequirementSources, "settings" | "repoRoot" | "byName">
+): Promise<string | null> {
+    if (sources.byName?.decision === "deny") return ruleLabel(sources.byName.rule);
+    const judged = await judgeShellByRules(sources, command, cwd);
+    return "deniedBy" in judged ? judged.deniedBy : null;
 }
 
 /**

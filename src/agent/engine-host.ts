@@ -172,6 +172,8 @@ export class EngineHost implements EngineHostPort {
             case "prompt":
                 this.noticeTurnsInARow = 0;
                 return this.prompt(op);
+            case "user_shell":
+                return this.userShell(op);
             case "cancel": {
                 const cancelled = this.running !== null && !this.running.signal.aborted;
                 this.running?.abort();
@@ -303,6 +305,18 @@ export class EngineHost implements EngineHostPort {
             (result) => this.promptEnded(result.subtype !== "cancelled"),
             () => this.promptEnded(false)
         );
+        return run;
+    }
+
+    /** Runs a command the user typed, after any prompt still running; `cancel` stops it. */
+    private userShell(op: OpOf<"user_shell">): Promise<OpReplies["user_shell"]> {
+        const run = this.queue.then(() =>
+            this.cancellable(
+                (signal) => this.conversation.session.runUserShell(op.command, signal),
+                op.signal
+            )
+        );
+        this.queue = run.catch(() => undefined);
         return run;
     }
 

@@ -148,7 +148,14 @@ export type EngineOp =
           /** Aborts this prompt only; `cancel` aborts whatever runs. */
           signal?: AbortSignal;
       }
-    /** Aborts the prompt or summary running now (and the approvals it waits for). */
+    /**
+     * A shell command the user typed (`!cmd`): runs without review, in the
+     * model's shell (same directory, environment and sandbox; deny rules hold),
+     * its output shown as a `shell_run` entry and added to the conversation
+     * as the user's message. `cancel` or `signal` stops it.
+     */
+    | { type: "user_shell"; command: string; signal?: AbortSignal }
+    /** Aborts the prompt, summary or user command running now (and the approvals it waits for). */
     | { type: "cancel" }
     | { type: "approval"; requestId: string; decision: ApprovalDecision }
     | { type: "new_conversation" }
@@ -198,6 +205,8 @@ export type OpOf<T extends OpType> = Extract<EngineOp, { type: T }>;
 /** Each op's reply. */
 export interface OpReplies {
     prompt: RunResult;
+    /** `exitCode` when the command ran to its end; an error when it did not run. */
+    user_shell: Outcome & { exitCode?: number | null };
     cancel: { cancelled: boolean };
     approval: { ok: true } | { ok: false; error: string };
     new_conversation: Outcome;

@@ -31,6 +31,8 @@ import { type RunContext, type RunOptions, createRunContext, requestShape } from
 import { estimatePromptTokens } from "./tokens";
 import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
+import type { Outcome } from "./protocol";
+import { runUserShell } from "./user-shell";
 
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
@@ -282,6 +284,20 @@ export class AgentSession {
             this.running = false;
             this.currentRun = null;
             this.deps.editDiagnostics?.endRun();
+        }
+    }
+
+    /** Runs a shell command the user typed (`!cmd`, agent/user-shell.ts); never while a run goes on. */
+    async runUserShell(
+        command: string,
+        signal: AbortSignal
+    ): Promise<Outcome & { exitCode?: number | null }> {
+        if (this.running) throw new Error("a run is already in progress in this session");
+        this.running = true;
+        try {
+            return await runUserShell(command, signal, this.deps);
+        } finally {
+            this.running = false;
         }
     }
 

@@ -235,7 +235,7 @@ function resultContent(result: ToolResult): string {
  * Bounds one tool result to a share of the context window, so a single huge
  * output (an MCP tool, a runaway command) cannot overflow the conversation.
  */
-function capToolResult(content: string, contextLimitTokens: number): string {
+export function capToolResult(content: string, contextLimitTokens: number): string {
     const maxChars = Math.floor(contextLimitTokens * CHARS_PER_TOKEN * MAX_TOOL_RESULT_SHARE);
     if (content.length <= maxChars) return content;
     const head = content.slice(0, maxChars);

@@ -242,6 +242,7 @@ export async function runPrintCommand(args: CliArgs, version: string): Promise<n
             stdout,
             stderr,
             customCommands: handle.extensions.customCommands,
+            skillNames: handle.extensions.skills.map((skill) => skill.name),
         });
         if (failed || !remainingText) {
             stdout.flush();

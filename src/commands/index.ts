@@ -24,6 +24,15 @@ import type { CommandFront } from "./runner";
 import type { CommandDefinition } from "./types";
 
 export { getTokenAtCursor, parseCommandInvocations } from "./parse";
+export {
+    BARE_SHELL_HINT,
+    BARE_SLASH_HINT,
+    type CommandNames,
+    type InputKind,
+    classifyInput,
+    commandNamesOf,
+    namesSource,
+} from "./classify";
 export { createCommandRegistry, type CommandRegistry } from "./registry";
 export { runPlan, type CommandFront, type PlanOutcome } from "./runner";
 export type * from "./types";

@@ -3,9 +3,13 @@ import type { CommandDefinition, CommandView, ParsedArgs } from "./types";
 
 export interface CommandRegistry {
     register(command: CommandDefinition): void;
+    /** A command's name or one of its aliases. */
     has(name: string): boolean;
+    /** The command a name or alias runs. */
     get(name: string): CommandDefinition | undefined;
     list(): CommandDefinition[];
+    /** Every name that runs a command, aliases included (suggestions, autocomplete). */
+    names(): string[];
     /** Parses and runs one command; a throw becomes its error result. */
     execute(
         name: string,
@@ -17,15 +21,28 @@ export interface CommandRegistry {
 
 export function createCommandRegistry(commands: CommandDefinition[] = []): CommandRegistry {
     const byName = new Map<string, CommandDefinition>();
+    /** Alias → the command's own name; a command's own name wins over another's alias. */
+    const aliasOf = new Map<string, string>();
+    const get = (name: string): CommandDefinition | undefined => {
+        const own = byName.get(name);
+        if (own) return own;
+        const target = aliasOf.get(name);
+        return target === undefined ? undefined : byName.get(target);
+    };
     const registry: CommandRegistry = {
         register(command) {
             byName.set(command.name, command);
+            for (const alias of command.aliases ?? []) aliasOf.set(alias, command.name);
         },
-        has: (name) => byName.has(name),
-        get: (name) => byName.get(name),
+        has: (name) => get(name) !== undefined,
+        get,
         list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+        names: () => [
+            ...byName.keys(),
+            ...[...aliasOf.keys()].filter((alias) => !byName.has(alias) && get(alias)),
+        ],
         async execute(name, args, view, front) {
-            const command = byName.get(name);
+            const command = get(name);
             if (!command) {
                 return {
                     result: { message: `unknown command /${name}`, isError: true },

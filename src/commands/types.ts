@@ -59,6 +59,8 @@ export type CommandPlan =
 
 export interface CommandDefinition {
     name: string;
+    /** Other names that run it (`/clear` for `/new`: the habits of other agents). */
+    aliases?: readonly string[];
     description: string;
     usage: string;
     /** Positional arguments the command takes at most; the rest of the input is left for the model. */

@@ -6,7 +6,12 @@
  */
 import type { EngineHostPort } from "../agent/protocol";
 import { createCustomCommands, runCommandsWithPrompts } from "../commands/custom-commands";
-import { createCommandRegistryWithAllCommands } from "../commands/index";
+import {
+    classifyInput,
+    commandNamesOf,
+    createCommandRegistryWithAllCommands,
+    namesSource,
+} from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import { terminalSafeText } from "../util/terminal-text";
 import { type OutputFormat, type OutputSink, jsonLine } from "./print-mode";
@@ -18,6 +23,8 @@ export interface PrintCommandsOptions {
     stderr: OutputSink;
     /** The project's and user's Markdown commands: expanded into the prompt, as the chat does. */
     customCommands?: readonly CustomCommand[];
+    /** The skills' names: `/skill` is a prompt for the model, not an unknown command. */
+    skillNames?: readonly string[];
 }
 
 /**
@@ -29,10 +36,25 @@ export async function runPrintCommands(
     input: string,
     options: PrintCommandsOptions
 ): Promise<{ remainingText: string; failed: boolean }> {
-    const { host, format, stdout, stderr, customCommands = [] } = options;
+    const { host, format, stdout, stderr, customCommands = [], skillNames = [] } = options;
     const registry = createCommandRegistryWithAllCommands();
     const customs = createCustomCommands(registry);
     customs.add(customCommands);
+    const kind = classifyInput(
+        input,
+        commandNamesOf(
+            registry,
+            namesSource(() => skillNames)
+        )
+    );
+    // An unknown `/name` (or a bare `/`) never reaches the model: the run fails saying so.
+    if (kind.kind === "refused" && !input.trimStart().startsWith("!")) {
+        if (format === "stream-json") {
+            const line = { type: "command", input: input.trim(), ok: false, message: kind.message };
+            stdout.write(jsonLine(line));
+        } else stderr.write(terminalSafeText(`✗ ${kind.message}\n`));
+        return { remainingText: "", failed: true };
+    }
     const { shown, prompt, failed } = await runCommandsWithPrompts(input, registry, customs, {
         submit: (op) => host.submit(op),
         state: () => host.state(),

@@ -11,7 +11,10 @@ import {
     BUILTIN_COMMANDS,
     type CommandFront,
     type CommandRegistry,
+    classifyInput,
+    commandNamesOf,
     createCommandRegistry,
+    namesSource,
     runCommandsInInput,
 } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
@@ -44,12 +47,26 @@ export interface ChatCommands {
     process(input: string): Promise<string | null>;
     /** Registers custom commands as slash commands; a built-in of the same name wins. */
     addCustomCommands(commands: readonly CustomCommand[]): void;
+    /** What the slash autocomplete offers: every command, then the aliases beside their commands. */
+    hints(): Array<{ name: string; description: string }>;
 }
 
 export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
     const { host, store, appState } = deps;
     const registry = createCommandRegistry(BUILTIN_COMMANDS);
     const customs = createCustomCommands(registry);
+    // Skills run as `/name` too (the model loads them); their names, asked once.
+    let skillNames: readonly string[] = [];
+    let skillsAsked: Promise<void> | null = null;
+    const loadSkillNames = (): Promise<void> =>
+        (skillsAsked ??= host.submit({ type: "skills" }).then(
+            (skills) => void (skillNames = skills.map((skill) => skill.name)),
+            () => undefined
+        ));
+    const known = commandNamesOf(
+        registry,
+        namesSource(() => skillNames)
+    );
     /** Set while an input switched conversations: its command lines belong to neither. */
     let switched = false;
     host.subscribe((event) => {
@@ -69,6 +86,22 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         state: () => host.state(),
         choose: deps.choose,
         editFile: deps.editFile,
+    };
+    /** `!command`: shown as the user's line, its output as a command entry (the host's events). */
+    const runUserShell = async (input: string, command: string): Promise<void> => {
+        const typed: TranscriptAction = { type: "user", text: input.trim(), attachments: [] };
+        store.dispatch(typed);
+        deps.record(typed);
+        const outcome = await host.submit({ type: "user_shell", command });
+        if (outcome.isError) {
+            const refused: TranscriptAction = {
+                type: "notice",
+                level: "error",
+                text: outcome.message,
+            };
+            store.dispatch(refused);
+            deps.record(refused);
+        }
     };
     const show = (input: string, result: { message: string; isError?: boolean }): void => {
         const action: TranscriptAction = {
@@ -91,6 +124,22 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
                 show(input, await host.submit({ type: "remember", note, scope: "project" }));
                 return null;
             }
+            if (input.trimStart().startsWith("/")) await loadSkillNames();
+            const kind = classifyInput(input, known);
+            if (kind.kind === "refused") {
+                // Said, never sent and not saved: the draft is in the prompt history (Up).
+                store.dispatch({
+                    type: "command",
+                    command: input.trim(),
+                    result: kind.message,
+                    isError: true,
+                });
+                return null;
+            }
+            if (kind.kind === "shell") {
+                await runUserShell(input, kind.command);
+                return null;
+            }
             const { executed, remainingText } = await runCommandsInInput(input, registry, front);
             const prompts: string[] = [];
             let quit = false;
@@ -110,6 +159,14 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
             return prompts.length > 0 ? prompts.join("\n\n") : null;
         },
         addCustomCommands: (commands) => customs.add(commands),
+        hints: () =>
+            registry.list().flatMap((command) => [
+                command,
+                ...(command.aliases ?? []).map((alias) => ({
+                    name: alias,
+                    description: `${command.description} (= /${command.name})`,
+                })),
+            ]),
     };
 }
 

@@ -247,7 +247,9 @@ export function createAppController(deps: ControllerDeps): AppController {
                 return;
             }
             const last = queue.at(-1);
-            const apart = (input: string): boolean => memoryNoteOf(input) !== undefined;
+            // A `# note` or a `!command` is an entry of its own, never joined into a prompt.
+            const apart = (input: string): boolean =>
+                memoryNoteOf(input) !== undefined || input.trimStart().startsWith("!");
             if (last && !apart(last.text) && !apart(text)) {
                 const joined: QueuedInput = {
                     text: `${last.text}\n${text}`,

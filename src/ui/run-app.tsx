@@ -275,7 +275,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     );
     options.bindWarnings?.((text) => store.dispatch({ type: "notice", level: "warning", text }));
     const slash: SlashSource = {
-        commands: () => commands.registry.list(),
+        commands: () => commands.hints(),
         models: () => options.models,
     };
 

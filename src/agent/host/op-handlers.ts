@@ -69,6 +69,7 @@ export interface HostParts {
 /** The ops the host runs itself (engine-host.ts); every other one is answered here. */
 export type HostRunOp =
     | "prompt"
+    | "user_shell"
     | "cancel"
     | "approval"
     | "set_mode"

@@ -14,9 +14,13 @@ import type { EngineHostPort } from "../../agent/protocol";
 import { createCustomCommands, runCommandsWithPrompts } from "../../commands/custom-commands";
 import {
     BUILTIN_COMMANDS,
+    classifyInput,
+    commandNamesOf,
     createCommandRegistryWithAllCommands,
+    namesSource,
     parseCommandInvocations,
 } from "../../commands/index";
+import { aliasNote } from "../../commands/commands/help";
 import { type CommandDefinition, failure, result, submit } from "../../commands/types";
 import type { CustomCommand } from "../../project/custom-commands";
 import { type Skill, SKILL_FILE, loadSkillBody } from "../../project/skills";
@@ -74,7 +78,9 @@ const editorHelpCommand: CommandDefinition = {
     plan(_args, view) {
         const offered = view.commands.filter((c) => !Object.hasOwn(NOT_IN_EDITOR, c.name));
         const width = Math.max(...offered.map((c) => c.usage.length));
-        const lines = offered.map((c) => `${c.usage.padEnd(width)}  ${c.description}`);
+        const lines = offered.map(
+            (c) => `${c.usage.padEnd(width)}  ${c.description}${aliasNote(c)}`
+        );
         return result(
             `Commands:\n${lines.join("\n")}\nSkills run as /name. The editor's mode and model menus switch those too.`
         );
@@ -162,7 +168,13 @@ function registeredInOrder(customCommands: readonly CustomCommand[]): CommandDef
 export function availableCommands(sources: SlashCommandSources): AvailableCommand[] {
     const commands = registeredInOrder(sources.customCommands)
         .filter((command) => !Object.hasOwn(NOT_IN_EDITOR, command.name))
-        .map((command) => advertised(command.name, command.description, inputHint(command)));
+        .flatMap((command) => [
+            advertised(command.name, command.description, inputHint(command)),
+            // Aliases (`/compact`) are offered beside their command, as the chat's autocomplete does.
+            ...(command.aliases ?? []).map((alias) =>
+                advertised(alias, `${command.description} (= /${command.name})`, inputHint(command))
+            ),
+        ]);
     const taken = new Set(commands.map((c) => c.name));
     for (const skill of sources.skills) {
         if (taken.has(skill.name) || Object.hasOwn(NOT_IN_EDITOR, skill.name)) continue;
@@ -224,13 +236,27 @@ export async function runSlashCommands(
     skills: readonly SkillCommand[] = []
 ): Promise<SlashCommandRun> {
     const { registry, customs } = commandRegistry(customCommands);
+    const known = commandNamesOf(
+        registry,
+        namesSource(() => skills.map((skill) => skill.name))
+    );
+    const kind = classifyInput(input, known);
+    // An unknown `/name` is said to the editor, never sent to the model.
+    if (kind.kind === "refused" && input.trimStart().startsWith("/")) {
+        return { remainingText: "", said: [`✗ ${kind.message}`], failed: true };
+    }
     const parsed = parseCommandInvocations(input, (name) => registry.get(name));
-    const refused = parsed.invocations.filter((i) => Object.hasOwn(NOT_IN_EDITOR, i.name));
+    // An alias (`/clear`) is refused as its command (`/new`) is.
+    const editorRefusal = (name: string): string | undefined => {
+        const own = registry.get(name)?.name ?? name;
+        return Object.hasOwn(NOT_IN_EDITOR, own) ? NOT_IN_EDITOR[own] : undefined;
+    };
+    const refused = parsed.invocations.filter((i) => editorRefusal(i.name) !== undefined);
     if (refused.length > 0) {
         return {
             remainingText: "",
             said: refused.map(
-                (i) => `✗ /${i.name} is not available in the editor: ${NOT_IN_EDITOR[i.name]}.`
+                (i) => `✗ /${i.name} is not available in the editor: ${editorRefusal(i.name)}.`
             ),
             failed: true,
         };

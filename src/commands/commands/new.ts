@@ -2,6 +2,7 @@ import { type CommandDefinition, failure, result, submit } from "../types";
 
 export const newCommand: CommandDefinition = {
     name: "new",
+    aliases: ["clear"],
     description:
         "Start a new conversation (clears the transcript and summary; the shell keeps its directory)",
     usage: "/new",

@@ -2,6 +2,7 @@ import { type CommandDefinition, failure, shown, submit } from "../types";
 
 export const summarizeCommand: CommandDefinition = {
     name: "summarize",
+    aliases: ["compact"],
     description: "Replace older messages with a summary",
     usage: "/summarize [--keep-last N]",
     maxPositional: 0,
