@@ -168,13 +168,8 @@ function registeredInOrder(customCommands: readonly CustomCommand[]): CommandDef
 export function availableCommands(sources: SlashCommandSources): AvailableCommand[] {
     const commands = registeredInOrder(sources.customCommands)
         .filter((command) => !Object.hasOwn(NOT_IN_EDITOR, command.name))
-        .flatMap((command) => [
-            advertised(command.name, command.description, inputHint(command)),
-            // Aliases (`/compact`) are offered beside their command, as the chat's autocomplete does.
-            ...(command.aliases ?? []).map((alias) =>
-                advertised(alias, `${command.description} (= /${command.name})`, inputHint(command))
-            ),
-        ]);
+        // Aliases (`/compact`) run when typed; the menu lists each command once, as /help does.
+        .map((command) => advertised(command.name, command.description, inputHint(command)));
     const taken = new Set(commands.map((c) => c.name));
     for (const skill of sources.skills) {
         if (taken.has(skill.name) || Object.hasOwn(NOT_IN_EDITOR, skill.name)) continue;
