@@ -309,6 +309,9 @@ function ComposerView(props: ComposerProps): ReactElement {
     else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
+    if (active && !search && state.editor.text.trimStart().startsWith("!")) {
+        hints.push("! runs a shell command (no review; deny rules and the sandbox apply)");
+    }
     if (state.attachments.length > 0) {
         const n = state.attachments.length;
         hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);

@@ -4,11 +4,11 @@
  * shell command the user typed. The built `north` in a real pty, the model a
  * fake server that records every request. Needs `node scripts/build.mjs` first.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeLlmServer } from "../../kit/fake-llm-server";
-import { type NorthPtySession, startNorthSession } from "../../kit/pty";
+import { type NorthPtySession, spawnNorthPty, startNorthSession } from "../../kit/pty";
 import { isolatedHome, runNorth } from "../../kit/run-north";
 
 const TIMEOUT = 60_000;
@@ -151,7 +151,7 @@ describe("!command", () => {
             session = await startNorthSession();
             const { north, server } = session;
             north.type("!");
-            await north.waitFor(() => composerRow(session!).includes("!"), 10_000, "the !");
+            await north.waitForText("! runs a shell command (no review");
             north.type("\r");
             await north.waitForText("! runs a shell command");
             expect(server.requests).toHaveLength(0);
@@ -181,6 +181,50 @@ describe("!command", () => {
             await submit("are you there?");
             await north.waitForText("Still here.");
             expect(userText(session, 0)).toContain("stopped by the user");
+        },
+        TIMEOUT
+    );
+
+    it(
+        "a !command typed while busy queues on its own, runs when its turn comes, and a prompt after it sees it",
+        async () => {
+            session = await startNorthSession();
+            const { north, server, submit, repo } = session;
+            // Busy until the test creates `go`.
+            await submit("!sh -c 'until [ -f go ]; do sleep 0.05; done; echo went'");
+            await north.waitForText("Esc or Ctrl+C to cancel");
+            await submit("!echo queued-$((6*7))");
+            await north.waitForText("queued !echo queued-$((6*7))");
+            server.enqueue({ text: "Both seen." });
+            await submit("and explain");
+            writeFileSync(join(repo, "go"), "");
+            await north.waitForText("Both seen.");
+            expect(north.screenText()).toContain("queued-42");
+            const sent = userText(session, 0);
+            expect(sent).toContain("went");
+            expect(sent).toContain("queued-42");
+            // The prompt went alone: the command was not joined into it.
+            expect(sent).toContain('"and explain"');
+        },
+        TIMEOUT
+    );
+
+    it(
+        "a !command is saved with the conversation: --continue shows it and its output",
+        async () => {
+            session = await startNorthSession();
+            const { north, submit, env, repo } = session;
+            await submit("!echo resumed-$((2+3))");
+            await north.waitForText("resumed-5");
+            await submit("/quit");
+            await north.exited;
+            const again = spawnNorthPty({ args: ["--path", repo, "--continue"], env, cwd: repo });
+            try {
+                await again.waitForText("resumed-5", 20_000);
+                expect(again.screenText()).toContain("!echo resumed-$((2+3))");
+            } finally {
+                again.kill();
+            }
         },
         TIMEOUT
     );
