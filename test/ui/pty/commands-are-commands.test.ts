@@ -210,6 +210,34 @@ describe("!command", () => {
     );
 
     it(
+        "Ctrl+B moves a running !command to the background, as a model's command",
+        async () => {
+            session = await startNorthSession();
+            const { north, server, submit, repo } = session;
+            await submit("!sh -c 'echo $$ > bg.pid; exec sleep 1000'");
+            const pidFile = join(repo, "bg.pid");
+            await north.waitFor(
+                () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"),
+                15_000,
+                "the command to start"
+            );
+            const pid = Number(readFileSync(pidFile, "utf8").trim());
+            try {
+                north.type("\x02");
+                await north.waitForText("moved to the background as p1");
+                expect(alive(pid)).toBe(true);
+                server.enqueue({ text: "Noted." });
+                await submit("is it running?");
+                await north.waitForText("Noted.");
+                expect(userText(session, 0)).toContain("moved to the background as p1");
+            } finally {
+                if (alive(pid)) process.kill(pid, "SIGKILL");
+            }
+        },
+        TIMEOUT
+    );
+
+    it(
         "a !command is saved with the conversation: --continue shows it and its output",
         async () => {
             session = await startNorthSession();
