@@ -8,7 +8,12 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeLlmServer } from "../../kit/fake-llm-server";
-import { type NorthPtySession, spawnNorthPty, startNorthSession } from "../../kit/pty";
+import {
+    EMPTY_COMPOSER,
+    type NorthPtySession,
+    spawnNorthPty,
+    startNorthSession,
+} from "../../kit/pty";
 import { isolatedHome, runNorth } from "../../kit/run-north";
 
 const TIMEOUT = 60_000;
@@ -176,6 +181,14 @@ describe("!command", () => {
             expect(alive(pid)).toBe(true);
             north.type("\x03");
             await north.waitFor(() => !alive(pid), 15_000, "the sleeper to be killed");
+            // Idle again: the entry is marked cancelled and the composer waits for a prompt.
+            await north.waitFor(
+                () =>
+                    north.screenText().includes("cancelled ·") &&
+                    composerRow(session!).includes(EMPTY_COMPOSER),
+                15_000,
+                "the chat to be idle"
+            );
             expect(north.hasExited()).toBe(false);
             server.enqueue({ text: "Still here." });
             await submit("are you there?");
