@@ -1,9 +1,8 @@
 import { type CommandDefinition, result } from "../types";
 
-/** " (also /clear)": the other names a command answers to. */
-export function aliasNote(command: CommandDefinition): string {
-    const aliases = command.aliases ?? [];
-    return aliases.length > 0 ? ` (also ${aliases.map((a) => `/${a}`).join(", ")})` : "";
+/** The usage with the other names a command answers to: "/new, /clear". */
+export function usageWithAliases(command: CommandDefinition): string {
+    return [command.usage, ...(command.aliases ?? []).map((alias) => `/${alias}`)].join(", ");
 }
 
 export const helpCommand: CommandDefinition = {
@@ -12,10 +11,9 @@ export const helpCommand: CommandDefinition = {
     usage: "/help",
     maxPositional: 0,
     plan(_args, view) {
-        const width = Math.max(...view.commands.map((c) => c.usage.length));
-        const lines = view.commands.map(
-            (c) => `${c.usage.padEnd(width)}  ${c.description}${aliasNote(c)}`
-        );
+        const usages = view.commands.map(usageWithAliases);
+        const width = Math.max(...usages.map((usage) => usage.length));
+        const lines = view.commands.map((c, i) => `${usages[i]!.padEnd(width)}  ${c.description}`);
         return result(
             `Commands:\n${lines.join("\n")}\n!command runs a shell command, Tab switches mode, @ attaches a file, Ctrl+C cancels or exits.`
         );
