@@ -11,6 +11,7 @@ import { startFakeLlmServer } from "../../kit/fake-llm-server";
 import {
     EMPTY_COMPOSER,
     type NorthPtySession,
+    PICKER_READY,
     spawnNorthPty,
     startNorthSession,
 } from "../../kit/pty";
@@ -266,6 +267,40 @@ describe("!command", () => {
             } finally {
                 again.kill();
             }
+        },
+        TIMEOUT
+    );
+
+    it(
+        "/rewind lists the prompts, not the !commands; rewinding to a later prompt keeps one run before it",
+        async () => {
+            session = await startNorthSession();
+            const { north, server, submit } = session;
+            server.enqueue({ text: "Answer one." }, { text: "Answer two." });
+            await submit("first question");
+            await north.waitForText("Answer one.");
+            await submit("!echo mid-$((1+1))");
+            await north.waitForText("mid-2");
+            await submit("second question");
+            await north.waitForText("Answer two.");
+            await submit("/rewind");
+            await north.waitForText(/› 2\. second question/);
+            const picker = north.screenText();
+            expect(picker).toContain("1. first question");
+            expect(picker).not.toMatch(/\d\. .*echo mid/);
+            await north.waitForText(PICKER_READY);
+            north.type("\r");
+            await north.waitForText("Before prompt 2: second question");
+            await north.waitForText(PICKER_READY);
+            north.type("\r");
+            await north.waitForText("rewound to before prompt 2");
+            north.type("\x15");
+            server.enqueue({ text: "Answer three." });
+            await submit("third question");
+            await north.waitForText("Answer three.");
+            const sent = userText(session, 2);
+            expect(sent).toContain("mid-2");
+            expect(sent).not.toContain("second question");
         },
         TIMEOUT
     );
