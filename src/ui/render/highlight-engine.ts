@@ -115,47 +115,45 @@ const SCOPE_COLORS: Record<string, SyntaxColor> = {
     deletion: "diffRemove",
 };
 
-const ENTITIES: Record<string, string> = {
-    "&amp;": "&",
-    "&lt;": "<",
-    "&gt;": ">",
-    "&quot;": '"',
-    "&#x27;": "'",
-    "&#39;": "'",
-};
+/** A node of highlight.js's token tree: text, or a scope ("title.function") over children. */
+type TreeNode = string | { scope?: string; children: TreeNode[] };
 
-const decode = (text: string): string =>
-    text.includes("&") ? text.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (m) => ENTITIES[m]!) : text;
-
-const MARKUP = /<span class="([^"]*)">|<\/span>|[^<]+/g;
-
-/** highlight.js's HTML (spans only, text escaped) → one token list per source line. */
-function readMarkup(html: string): CodeLine[] {
+/** The token tree → one token list per source line (the markup, read without escaping). */
+function readTree(root: TreeNode): CodeLine[] {
     const lines: CodeToken[][] = [[]];
-    const colors: Array<SyntaxColor | undefined> = [];
-    for (const match of html.matchAll(MARKUP)) {
-        const [whole, classes] = match;
-        if (classes !== undefined) {
-            const scope = /hljs-([\w-]+)/.exec(classes)?.[1];
-            const color = scope === undefined ? undefined : SCOPE_COLORS[scope];
-            // A scope with no colour of its own (a substitution) keeps the colour around it.
-            colors.push(color ?? colors.at(-1));
-            continue;
-        }
-        if (whole === "</span>") {
-            colors.pop();
-            continue;
-        }
-        const color = colors.at(-1);
-        decode(whole)
-            .split("\n")
-            .forEach((piece, i) => {
+    const walk = (node: TreeNode, color: SyntaxColor | undefined): void => {
+        if (typeof node === "string") {
+            node.split("\n").forEach((piece, i) => {
                 if (i > 0) lines.push([]);
-                if (piece !== "")
-                    lines.at(-1)!.push(color ? { text: piece, color } : { text: piece });
+                if (piece === "") return;
+                const line = lines.at(-1)!;
+                const last = line.at(-1);
+                // The tree keeps text in many small nodes: one token per run of a colour.
+                if (last && last.color === color)
+                    line[line.length - 1] = { ...last, text: last.text + piece };
+                else line.push(color ? { text: piece, color } : { text: piece });
             });
-    }
+            return;
+        }
+        const scope = node.scope?.split(".")[0];
+        const own = scope === undefined ? undefined : SCOPE_COLORS[scope];
+        for (const child of node.children) walk(child, own ?? color);
+    };
+    walk(root, undefined);
     return lines;
+}
+
+/**
+ * The emitter's token tree (highlight.js is pinned: its tree and `_top` are
+ * read directly; test/ui/highlight.test.ts fails if either changes).
+ */
+function treeOf(result: unknown): TreeNode | null {
+    const root = (result as { _emitter?: { rootNode?: unknown } })._emitter?.rootNode;
+    return root &&
+        typeof root === "object" &&
+        Array.isArray((root as { children?: unknown }).children)
+        ? (root as TreeNode)
+        : null;
 }
 
 /** The mode highlight.js ended in: the grammar's root has no parent. */
@@ -175,8 +173,9 @@ export function createHighlightEngine(): HighlightEngine {
                 ignoreIllegals: true,
             });
             const end = (result as { _top?: EndMode })._top;
+            const tree = treeOf(result);
             return {
-                lines: readMarkup(result.value),
+                lines: tree ? readTree(tree) : code.split("\n").map((text) => [{ text }]),
                 closed: end !== undefined && end.parent === undefined,
             };
         },

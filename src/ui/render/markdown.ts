@@ -90,6 +90,8 @@ export const CONTINUATION_MARK = "↪ ";
 
 // eslint-disable-next-line no-control-regex -- the escape is what it removes
 const SGR = /\x1b\[[0-9;]*m/g;
+/** One column per character, so a line's length is its width. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * One code line (styled) cut to `width` columns: continuation rows start at
@@ -98,9 +100,12 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * continuation rows.
  */
 export function wrapCodeLine(text: string, width: number, ansi: Ansi, lead = 0): string[] {
+    const visible = text.replace(SGR, "");
+    // Most code lines fit: wrapping a line of many colours costs ten times a plain one.
+    if (visible.length <= width && PRINTABLE_ASCII.test(visible)) return [text];
     const pieces = wrapLines(text, width, false);
     if (pieces.length <= 1) return pieces;
-    const code = text.replace(SGR, "").slice(lead);
+    const code = visible.slice(lead);
     const indent = Math.min(code.length - code.trimStart().length, Math.floor(width / 2));
     const prefix = " ".repeat(lead + indent) + ansi.dim(CONTINUATION_MARK);
     const room = width - lead - indent - CONTINUATION_MARK.length;
