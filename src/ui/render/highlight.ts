@@ -36,11 +36,12 @@ export interface HighlightEngine {
 }
 
 /**
- * Longer blocks stay plain: highlight.js takes 30–70 ms per 1,000 lines
- * (`npm run bench -- highlight`), so a 10,000-line block would hold a frame
- * for most of a second.
+ * Longer blocks stay plain: highlight.js's TypeScript grammar takes 60–125 ms
+ * per 1,000 dense lines (`npm run bench -- highlight`), so a 10,000-line block
+ * would hold the chat for a second; a block that streams in is highlighted as
+ * it grows, a block that arrives whole at once.
  */
-export const MAX_HIGHLIGHT_LINES = 2_000;
+export const MAX_HIGHLIGHT_LINES = 1_000;
 /** Word marks only for lines up to this long, and pairs whose lengths differ at most 3×. */
 export const MAX_WORD_DIFF_CHARS = 500;
 /** Completed stretches kept for blocks that grow (one per block streaming at a time suffices). */
