@@ -44,8 +44,11 @@ export interface HighlightEngine {
 export const MAX_HIGHLIGHT_LINES = 1_000;
 /** Word marks only for lines up to this long, and pairs whose lengths differ at most 3×. */
 export const MAX_WORD_DIFF_CHARS = 500;
-/** Completed stretches kept for blocks that grow (one per block streaming at a time suffices). */
-const MAX_MEMOS = 16;
+/**
+ * Completed stretches kept, most recently used first: an answer is drawn
+ * whole on every delta, so each of its blocks needs its own.
+ */
+const MAX_MEMOS = 64;
 
 interface BlockMemo {
     language: string;
@@ -102,6 +105,10 @@ class Highlighter {
         for (const memo of this.memos) {
             if (memo.language !== language || !code.startsWith(memo.text)) continue;
             if (!best || memo.text.length > best.text.length) best = memo;
+        }
+        if (best && this.memos[0] !== best) {
+            this.memos.splice(this.memos.indexOf(best), 1);
+            this.memos.unshift(best);
         }
         return best;
     }
