@@ -27,7 +27,6 @@ import python from "highlight.js/lib/languages/python";
 import ruby from "highlight.js/lib/languages/ruby";
 import rust from "highlight.js/lib/languages/rust";
 import scss from "highlight.js/lib/languages/scss";
-import shell from "highlight.js/lib/languages/shell";
 import sql from "highlight.js/lib/languages/sql";
 import swift from "highlight.js/lib/languages/swift";
 import typescript from "highlight.js/lib/languages/typescript";
@@ -57,7 +56,6 @@ const GRAMMARS = {
     ruby,
     rust,
     scss,
-    shell,
     sql,
     swift,
     typescript,
@@ -67,8 +65,8 @@ const GRAMMARS = {
 
 /** Fence names and extensions the grammars' own aliases miss. */
 const EXTRA_ALIASES: Record<string, string[]> = {
-    bash: ["shell", "sh", "zsh", "ksh", "bashrc"],
-    shell: ["console", "shellsession"],
+    // Fences say "shell" or "console" for commands without a prompt: bash reads those best.
+    bash: ["shell", "sh", "zsh", "ksh", "bashrc", "console", "shellsession"],
     json: ["jsonc", "json5", "jsonl"],
     xml: ["htm", "vue"],
     typescript: ["typescriptreact"],

@@ -104,6 +104,46 @@ describe("highlighting in the chat", () => {
     );
 
     it(
+        "with NO_COLOR the changed word is still marked (reverse video) and nothing is coloured",
+        async () => {
+            session = await startNorthSession({
+                env: { NO_COLOR: "1" },
+                files: { "calc.ts": "export const value2 = 2;\n" },
+            });
+            session.server.enqueue(
+                {
+                    toolCalls: [
+                        {
+                            name: "edit_replace_exact",
+                            input: {
+                                path: "calc.ts",
+                                old_text: "value2 = 2",
+                                new_text: "value2 = 4",
+                            },
+                        },
+                    ],
+                },
+                { text: "Done." }
+            );
+            await session.submit("change it");
+            const { north } = session;
+            await north.waitForText("Yes, make this edit");
+            const added = () => cellsOf(north, "+export const value2 = 4;");
+            await north.waitFor(
+                () => added()?.some((cell) => cell.isInverse() !== 0) ?? false,
+                20_000,
+                "the changed word marked"
+            );
+            const cells = added()!;
+            expect(cells.filter((c) => c.isInverse() !== 0).map((c) => c.getChars())).toEqual([
+                "4",
+            ]);
+            expect(cells.every((c) => c.isFgDefault() && c.isBgDefault())).toBe(true);
+        },
+        TIMEOUT
+    );
+
+    it(
         "at 80 columns a wrapped code line continues after a ↪ mark at its indentation",
         async () => {
             session = await startNorthSession({ cols: 80, env: TRUE_COLOUR });
