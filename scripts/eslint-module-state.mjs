@@ -35,6 +35,16 @@ export const MODULE_STATE_ALLOWLIST = [
         reason: "write-once lazy cache: the load of `lex`, started once",
     },
     {
+        file: "src/ui/render/highlight.ts",
+        name: "highlighter",
+        reason: "write-once lazy cache: the code grammars load after the chat's first frame (it owns its own memo of streaming blocks)",
+    },
+    {
+        file: "src/ui/render/highlight.ts",
+        name: "loading",
+        reason: "write-once lazy cache: the load of `highlighter`, started once",
+    },
+    {
         file: "src/tools/permissions/bash-parser.ts",
         name: "loading",
         reason: "write-once lazy cache: the bash grammar (WASM) loads on the first shell judgement",

@@ -22,6 +22,7 @@ import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
 import { ThemeContext } from "./use-theme";
 import { createLineCache } from "./render/line-cache";
+import { loadHighlighter } from "./render/highlight";
 import { loadMarkdown } from "./render/markdown";
 import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
@@ -334,8 +335,9 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         }
     );
     unmount = () => instance.unmount();
-    // After the first frame: answers are drawn as Markdown from here on.
-    void loadMarkdown().then(() => controller.store.dispatch({ type: "redraw" }));
+    // After the first frame: answers are drawn as Markdown from here on, then code in colour.
+    const redrawAll = () => controller.store.dispatch({ type: "redraw" });
+    void loadMarkdown().then(redrawAll).then(loadHighlighter).then(redrawAll);
 
     let failure: unknown = null;
     try {

@@ -40,6 +40,21 @@ export interface Theme {
     /** Inline code and code blocks in Markdown. */
     code: string;
     codeBlock: string;
+    /** Syntax colours of highlighted code (code blocks, diffs): keywords and tags. */
+    syntaxKeyword: string;
+    /** Strings, regular expressions, characters. */
+    syntaxString: string;
+    /** Numbers and literals (true, null). */
+    syntaxNumber: string;
+    syntaxComment: string;
+    /** Names being defined: functions, classes, sections. */
+    syntaxFunction: string;
+    /** Types and built-ins. */
+    syntaxType: string;
+    /** Attributes, properties, variables. */
+    syntaxProperty: string;
+    /** Preprocessor lines, decorators, shebangs. */
+    syntaxMeta: string;
     listMarker: string;
     statusModel: string;
     costSession: string;
@@ -89,6 +104,14 @@ export const DARK_THEME: Theme = {
     diffHunk: "#00d7d7",
     code: "#00d7d7",
     codeBlock: "#5fd75f",
+    syntaxKeyword: "#af87ff",
+    syntaxString: "#87d787",
+    syntaxNumber: "#ffaf5f",
+    syntaxComment: "#808080",
+    syntaxFunction: "#5fafff",
+    syntaxType: "#5fd7d7",
+    syntaxProperty: "#ffd787",
+    syntaxMeta: "#d7875f",
     listMarker: "#d7d700",
     statusModel: "#8a8a8a",
     costSession: "#5fd75f",
@@ -122,6 +145,14 @@ export const LIGHT_THEME: Theme = {
     diffHunk: "#005f87",
     code: "#005f87",
     codeBlock: "#005f00",
+    syntaxKeyword: "#8700af",
+    syntaxString: "#005f00",
+    syntaxNumber: "#af5f00",
+    syntaxComment: "#6c6c6c",
+    syntaxFunction: "#005faf",
+    syntaxType: "#005f87",
+    syntaxProperty: "#875f00",
+    syntaxMeta: "#870000",
     listMarker: "#875f00",
     statusModel: "#626262",
     costSession: "#005f00",

@@ -1,7 +1,9 @@
 /**
  * The few ANSI styles the pre-rendered transcript lines use, with colours
  * taken from the theme by meaning. With colours off (`NO_COLOR`) every
- * function returns its text unchanged, so no escape is ever written.
+ * function returns its text unchanged, so no escape is ever written, except
+ * `inverse`: it is no colour, and it is how a diff's changed words stay
+ * marked without one.
  */
 import { DARK_THEME, type Theme, type ThemeColor } from "../theme";
 
@@ -13,6 +15,8 @@ export interface Ansi {
     dim(text: string): string;
     italic(text: string): string;
     underline(text: string): string;
+    /** Reverse video (SGR 7), written with colours off too. */
+    inverse(text: string): string;
     fg(color: ThemeColor, text: string): string;
     /** A "#rrggbb" colour, for the animation shades. */
     hex(color: string, text: string): string;
@@ -64,6 +68,7 @@ export function createAnsi(colors: boolean, theme: Theme = DARK_THEME, trueColor
             dim: plain,
             italic: plain,
             underline: plain,
+            inverse: wrap(7, 27),
             fg: (_color, text) => text,
             hex: (_color, text) => text,
         };
@@ -95,6 +100,7 @@ export function createAnsi(colors: boolean, theme: Theme = DARK_THEME, trueColor
         dim: (text) => hex(theme.dim, text),
         italic: wrap(3, 23),
         underline: wrap(4, 24),
+        inverse: wrap(7, 27),
         fg: (color, text) => hex(theme[color], text),
         hex,
     };

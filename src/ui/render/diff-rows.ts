@@ -2,13 +2,17 @@
  * Unified diffs as display rows with old/new line numbers, shared by the
  * pending write review (Ink) and the accepted diff kept in the transcript
  * (pre-wrapped ANSI lines). Rows are wrapped to the width, so every column
- * of every line can be read by scrolling.
+ * of every line can be read by scrolling; a wrapped line's continuation rows
+ * carry a "↪" mark. Given an Ansi, rows also carry their text in colour
+ * (syntax by the file's language, changed words marked: highlight-diff.ts).
  */
 import stringWidth from "string-width";
 import type { FileDiff } from "../../tools/types";
-import type { Ansi } from "./ansi";
+import { type Ansi, createAnsi } from "./ansi";
 import type { ThemeColor } from "../theme";
-import { wrapLines } from "./markdown";
+import { languageOfPath } from "./highlight";
+import { type DiffLineKind, styleDiffLines } from "./highlight-diff";
+import { wrapCodeLine } from "./markdown";
 import { sanitizeLine } from "../../util/display-line";
 
 /** A file's diff as kept with a resolved review: possibly cut, `omitted` lines not kept. */
@@ -16,7 +20,7 @@ export interface KeptFileDiff extends FileDiff {
     omitted?: number;
 }
 
-export type DiffRowKind = "file" | "hunk" | "add" | "remove" | "context" | "note";
+export type DiffRowKind = DiffLineKind;
 
 export interface DiffRow {
     kind: DiffRowKind;
@@ -24,6 +28,8 @@ export interface DiffRow {
     gutter: string;
     /** The line as the diff has it (its +/−/space first), safe to draw. */
     text: string;
+    /** `text` in colour, when the rows were made with an Ansi (not for file rows). */
+    styled?: string;
 }
 
 export interface DiffRows {
@@ -57,6 +63,7 @@ interface Numbered {
     old: number | null;
     new: number | null;
     text: string;
+    styled?: string;
 }
 
 function numberLines(body: readonly string[]): Numbered[] {
@@ -78,9 +85,14 @@ function numberLines(body: readonly string[]): Numbered[] {
 
 /**
  * The rows of `diffs`: a header per file (path, new file, stats), then its
- * lines numbered from the hunk headers. At most `maxLines` body lines.
+ * lines numbered from the hunk headers. At most `maxLines` body lines; with
+ * `ansi`, each body row's text in colour too.
  */
-export function diffRows(diffs: readonly KeptFileDiff[], maxLines = Infinity): DiffRows {
+export function diffRows(
+    diffs: readonly KeptFileDiff[],
+    maxLines = Infinity,
+    ansi?: Ansi
+): DiffRows {
     const numbered: Array<{ header: string } | Numbered> = [];
     let budget = Math.max(0, maxLines);
     let hidden = 0;
@@ -100,7 +112,14 @@ export function diffRows(diffs: readonly KeptFileDiff[], maxLines = Infinity): D
         const label = `${sanitizeLine(file.path)}${file.isNewFile ? " (new file)" : ""}`;
         numbered.push({ header: `${label}  ${stats(file.linesAdded, file.linesRemoved)}` });
         const lines = numberLines(body);
-        const shown = lines.slice(0, budget);
+        const shown = lines.slice(0, budget).map((line) => ({
+            ...line,
+            text: sanitizeLine(line.text),
+        }));
+        if (ansi) {
+            const styled = styleDiffLines(shown, languageOfPath(file.path), ansi);
+            shown.forEach((line, i) => (line.styled = styled[i]));
+        }
         budget -= shown.length;
         hidden += lines.length - shown.length + omitted;
         for (const line of shown) {
@@ -117,28 +136,42 @@ export function diffRows(diffs: readonly KeptFileDiff[], maxLines = Infinity): D
     const rows = numbered.map((line): DiffRow => {
         if ("header" in line) return { kind: "file", gutter: "", text: line.header };
         const gutter = line.kind === "hunk" || line.kind === "note" ? blank : columns(line);
-        return { kind: line.kind, gutter, text: sanitizeLine(line.text) };
+        return line.styled === undefined
+            ? { kind: line.kind, gutter, text: line.text }
+            : { kind: line.kind, gutter, text: line.text, styled: line.styled };
     });
     return { rows, hidden, added, removed };
 }
 
+const PLAIN = createAnsi(false);
+
 /**
  * Each row cut into rows that fit `width` columns: the text wraps under
- * itself, the gutter stays blank on continuation rows.
+ * itself after a "↪" mark, the gutter stays blank on continuation rows.
  */
-export function wrapDiffRows(rows: readonly DiffRow[], width: number): DiffRow[] {
+export function wrapDiffRows(rows: readonly DiffRow[], width: number, ansi?: Ansi): DiffRow[] {
     const out: DiffRow[] = [];
     for (const row of rows) {
         const gutterWidth = stringWidth(row.gutter);
         const room = Math.max(1, width - gutterWidth);
-        const pieces = row.text === "" ? [""] : wrapLines(row.text, room, false);
-        pieces.forEach((text, i) =>
+        // File and hunk rows have no +/− column to keep blank.
+        const lead = row.kind === "file" || row.kind === "hunk" ? 0 : 1;
+        const pieces = row.text === "" ? [""] : wrapCodeLine(row.text, room, PLAIN, lead);
+        const styled =
+            row.styled === undefined || !ansi
+                ? undefined
+                : row.styled === ""
+                  ? [""]
+                  : wrapCodeLine(row.styled, room, ansi, lead);
+        pieces.forEach((text, i) => {
+            const piece = styled?.[i];
             out.push({
                 kind: row.kind,
                 gutter: i === 0 ? row.gutter : " ".repeat(gutterWidth),
                 text,
-            })
-        );
+                ...(piece === undefined ? {} : { styled: piece }),
+            });
+        });
     }
     return out;
 }
@@ -161,8 +194,9 @@ export function rowStyle(kind: DiffRowKind): { color?: ThemeColor; bold?: boolea
     }
 }
 
-/** A row as one ANSI string (gutter dim, text coloured by kind). */
+/** A row as one ANSI string (gutter dim, text coloured by kind, or as `styled` has it). */
 export function ansiRow(row: DiffRow, ansi: Ansi): string {
+    if (row.styled !== undefined) return ansi.dim(row.gutter) + row.styled;
     const style = rowStyle(row.kind);
     let text = row.text;
     if (style.color) text = ansi.fg(style.color, text);

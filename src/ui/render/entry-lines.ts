@@ -85,9 +85,9 @@ function reviewDetail(entry: ReviewEntry, width: number, ansi: Ansi): string[] {
     const hint = (text: string): string[] => [ansi.dim(text)];
     const toggle = (verb: string) => (entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "");
     if (entry.diffs && entry.diffs.length > 0) {
-        const { rows: all, hidden } = diffRows(entry.diffs);
+        const { rows: all, hidden } = diffRows(entry.diffs, Infinity, ansi);
         // One file: its header repeats the summary line.
-        const rows = wrapDiffRows(entry.diffs.length === 1 ? all.slice(1) : all, width);
+        const rows = wrapDiffRows(entry.diffs.length === 1 ? all.slice(1) : all, width, ansi);
         if (entry.expanded) {
             const lines = rows.map((row) => ansiRow(row, ansi));
             const more = hidden > 0 ? `… ${hidden} more lines not kept` : "";

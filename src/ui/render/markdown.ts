@@ -3,14 +3,17 @@
  * with hanging indents, code blocks set apart with a gutter, quotes, rules
  * and simple tables. Built on marked's lexer only (no HTML).
  *
- * marked loads after the first frame (`loadMarkdown`); until then text is
- * shown plain, and `markdownGeneration()` changes once it is in, so cached
- * lines are drawn again.
+ * marked loads after the first frame (`loadMarkdown`), and so do the code
+ * blocks' grammars (highlight.ts); until then text is shown plain, and
+ * `markdownGeneration()` changes as each comes in, so cached lines are drawn
+ * again.
  */
 import type { Token, Tokens } from "marked";
 import stringWidth from "string-width";
 import wrapAnsi from "wrap-ansi";
 import type { Ansi } from "./ansi";
+import { highlightCode, highlighterGeneration, paintLine } from "./highlight";
+import { readDiffBlock, styleDiffLines } from "./highlight-diff";
 
 const ENTITIES: Record<string, string> = {
     "&amp;": "&",
@@ -82,15 +85,61 @@ function indent(lines: string[], first: string, rest: string): string[] {
     return lines.map((line, i) => (i === 0 ? first : rest) + line);
 }
 
+/** Marks a wrapped code line's continuation rows. */
+export const CONTINUATION_MARK = "↪ ";
+
+// eslint-disable-next-line no-control-regex -- the escape is what it removes
+const SGR = /\x1b\[[0-9;]*m/g;
+/** One column per character, so a line's length is its width. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * One code line (styled) cut to `width` columns: continuation rows start at
+ * the line's own indentation with a dim "↪ ", so a wrapped line is not read
+ * as a new one. The first `lead` columns (a diff's +/− marker) stay blank on
+ * continuation rows.
+ */
+export function wrapCodeLine(text: string, width: number, ansi: Ansi, lead = 0): string[] {
+    const visible = text.replace(SGR, "");
+    // Most code lines fit: wrapping a line of many colours costs ten times a plain one.
+    if (visible.length <= width && PRINTABLE_ASCII.test(visible)) return [text];
+    const pieces = wrapLines(text, width, false);
+    if (pieces.length <= 1) return pieces;
+    const code = visible.slice(lead);
+    const indent = Math.min(code.length - code.trimStart().length, Math.floor(width / 2));
+    const prefix = " ".repeat(lead + indent) + ansi.dim(CONTINUATION_MARK);
+    const room = width - lead - indent - CONTINUATION_MARK.length;
+    // Too narrow for a mark: cut as before.
+    if (room < 4) return pieces;
+    const rest = pieces.slice(1).join("");
+    return [pieces[0]!, ...wrapLines(rest, room, false).map((piece) => prefix + piece)];
+}
+
+/** The fence's first word: "ts" of "ts title=a.ts". */
+const fenceLanguage = (info: string | undefined): string | undefined =>
+    info?.trim().split(/\s+/)[0]?.toLowerCase() || undefined;
+
 function codeBlock(token: Tokens.Code, width: number, ansi: Ansi): string[] {
     const gutter = ansi.dim("│ ");
     const inner = Math.max(1, width - 2);
     const text = token.text.replace(/\n$/, "");
     const lines: string[] = [];
     if (token.lang) lines.push(ansi.dim(`╭ ${token.lang}`));
-    for (const raw of text.split("\n")) {
-        for (const line of wrapLines(raw, inner, false))
-            lines.push(gutter + ansi.fg("codeBlock", line));
+    const language = fenceLanguage(token.lang);
+    let styled: string[];
+    let lead = 0;
+    if (language === "diff" || language === "patch") {
+        const diff = readDiffBlock(text);
+        styled = styleDiffLines(diff.lines, diff.language, ansi);
+        lead = 1;
+    } else {
+        const tokens = highlightCode(text, language);
+        styled = tokens
+            ? tokens.map((line) => paintLine(line, ansi))
+            : text.split("\n").map((line) => ansi.fg("codeBlock", line));
+    }
+    for (const line of styled) {
+        for (const row of wrapCodeLine(line, inner, ansi, lead)) lines.push(gutter + row);
     }
     return lines;
 }
@@ -213,9 +262,9 @@ export function loadMarkdown(): Promise<void> {
     return loading;
 }
 
-/** 0 until the lexer is loaded, 1 after: part of the line cache's key. */
+/** Changes as the lexer and the grammars load: part of the line cache's key. */
 export function markdownGeneration(): number {
-    return lex ? 1 : 0;
+    return (lex ? 1 : 0) + 2 * highlighterGeneration();
 }
 
 /** Markdown text → lines no wider than `width` columns (plain until the lexer is loaded). */

@@ -18,6 +18,8 @@ import {
     stats,
     wrapDiffRows,
 } from "../render/diff-rows";
+import type { Ansi } from "../render/ansi";
+import { highlighterGeneration } from "../render/highlight";
 import type { KeyGate } from "../input/key-gate";
 import type { ThemeColor } from "../theme";
 import { useTheme } from "../use-theme";
@@ -58,6 +60,8 @@ export interface DiffReviewProps {
     onDecide?: (decision: ApprovalDecision) => void;
     /** Told when the full-screen view opens or closes (the parent gives it the screen). */
     onFullScreen?: (full: boolean) => void;
+    /** Styles for the diff's code (syntax, changed words); rows coloured by kind only when absent. */
+    ansi?: Ansi;
 }
 
 /** The named keys of Ink's `useInput` the review reads to move around. */
@@ -139,9 +143,13 @@ function RowLine({ row }: { row: DiffRow }): ReactElement {
     return (
         <Text wrap="truncate-end">
             <Text color={theme.dim}>{row.gutter}</Text>
-            <Text color={style.color && theme[style.color]} bold={style.bold}>
-                {row.text === "" ? " " : row.text}
-            </Text>
+            {row.styled !== undefined && row.styled !== "" ? (
+                <Text>{row.styled}</Text>
+            ) : (
+                <Text color={style.color && theme[style.color]} bold={style.bold}>
+                    {row.text === "" ? " " : row.text}
+                </Text>
+            )}
         </Text>
     );
 }
@@ -154,10 +162,13 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const inner = Math.max(1, width - 4);
     const [full, setFull] = useState(false);
     const fullRef = useRef(full);
+    const ansi = props.ansi;
+    // The grammars may arrive while the review is up: its rows are coloured again then.
+    const grammars = highlighterGeneration();
     const rendered = useMemo(() => {
-        const all = diffRows(diffs, full ? Infinity : DIFF_MAX_LINES);
-        return { ...all, rows: wrapDiffRows(all.rows, inner) };
-    }, [diffs, full, inner]);
+        const all = diffRows(diffs, full ? Infinity : DIFF_MAX_LINES, ansi);
+        return { ...all, rows: wrapDiffRows(all.rows, inner, ansi) };
+    }, [diffs, full, inner, ansi, grammars]);
     const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
     const options = useMemo(
         () =>

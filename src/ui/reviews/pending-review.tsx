@@ -131,6 +131,7 @@ export function PendingReviewView(props: PendingReviewViewProps): ReactElement |
                     height={height === undefined ? undefined : Math.max(6, height)}
                     fullHeight={props.fullHeight}
                     onFullScreen={props.onFullScreen}
+                    ansi={props.ansi}
                     active
                     gate={gate}
                     onDecide={once<ApprovalDecision>(review.resolve)}
