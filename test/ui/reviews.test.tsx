@@ -211,18 +211,28 @@ describe("DiffReview", () => {
         expect(rendered.lines.length).toBe(101); // file header + 100 body lines
         expect(rendered.hidden).toBe(51);
         const r = mount(
-            <DiffReview
-                summary="Creating big.ts"
-                diffs={[big]}
-                status="pending"
-                standingOptions={EDIT_OPTIONS}
-                width={80}
-            />
+            <DiffReview summary="Creating big.ts" diffs={[big]} status="accepted" width={80} />
         );
-        expect(r.frame()).toContain("… 51 more diff lines not shown here (f: full screen)");
+        expect(r.frame()).toContain("… 51 more diff lines not shown here");
         expect(r.frame()).toContain(" 99 +line 98");
         expect(r.frame()).not.toContain("+line 99 ");
         expect(r.frame()).toContain("big.ts (new file)  +150 −0");
+    });
+
+    it("a pending review of a long diff counts once: rows of the whole diff, no second count", () => {
+        const body = ["@@ -1,0 +1,500 @@", ...Array.from({ length: 500 }, (_, i) => `+line ${i}`)];
+        const r = mount(
+            <DiffReview
+                summary="Creating big.ts"
+                diffs={[fileDiff("big.ts", body, { isNewFile: true })]}
+                status="pending"
+                standingOptions={EDIT_OPTIONS}
+                width={80}
+                height={20}
+            />
+        );
+        expect(r.frame()).toMatch(/rows 1–\d+ of 502 /);
+        expect(r.frame()).not.toContain("not shown");
     });
 
     it("totals several files", () => {

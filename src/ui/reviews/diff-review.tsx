@@ -155,9 +155,11 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     const [full, setFull] = useState(false);
     const fullRef = useRef(full);
     const rendered = useMemo(() => {
-        const all = diffRows(diffs, full ? Infinity : DIFF_MAX_LINES);
+        // A pending review scrolls through every row, so its position line is the one count;
+        // a settled one shows the first lines and says how many more there are.
+        const all = diffRows(diffs, full || pending ? Infinity : DIFF_MAX_LINES);
         return { ...all, rows: wrapDiffRows(all.rows, inner) };
-    }, [diffs, full, inner]);
+    }, [diffs, full, pending, inner]);
     const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
     const options = useMemo(
         () =>
