@@ -10,6 +10,7 @@ import { formatDiagnostic } from "../../tools/lsp/introduced";
 import {
     type Entry,
     isExpandable,
+    type ToolApproval,
     type ToolDiagnostics,
     type ToolEntry,
     type ToolStatus,
@@ -250,6 +251,36 @@ function startTool(
     return { ...withToolIndex(next, callId, next.entries.length - 1, owned), retryIndex: -1 };
 }
 
+/** The call waits for the user's review: it has not started yet. */
+function awaitReview(
+    state: TranscriptState,
+    callId: string,
+    requestId: string,
+    owned: Owned
+): TranscriptState {
+    const index = state.toolIndex[callId];
+    if (index === undefined) return state;
+    return update(
+        state,
+        index,
+        (e: ToolEntry): Partial<ToolEntry> =>
+            e.status === "running" ? { awaiting: requestId } : {},
+        owned
+    );
+}
+
+/** The review was answered: the call starts now (its clock with it). */
+function reviewDecided(state: TranscriptState, requestId: string, owned: Owned): TranscriptState {
+    const index = state.entries.findLastIndex((e) => e.kind === "tool" && e.awaiting === requestId);
+    if (index === -1) return state;
+    return update(
+        state,
+        index,
+        (): Partial<ToolEntry> => ({ awaiting: undefined, startedAt: Date.now() }),
+        owned
+    );
+}
+
 /** A running tool's output: the end of it is drawn live under the title. */
 function toolOutput(
     state: TranscriptState,
@@ -445,7 +476,10 @@ function endRun(
             next = update(
                 next,
                 index,
-                () => ({ status: cancelled ? "cancelled" : "failed" }),
+                (): Partial<ToolEntry> => ({
+                    status: cancelled ? "cancelled" : "failed",
+                    awaiting: undefined,
+                }),
                 owned
             );
         }
@@ -486,6 +520,18 @@ function appendReview(
     owned: Owned
 ): TranscriptState {
     const diffs = review.diffs && review.diffs.length > 0 ? review.diffs : undefined;
+    const call = review.toolCallId === undefined ? undefined : state.toolIndex[review.toolCallId];
+    if (call !== undefined && (review.kind === "write" || review.kind === "shell")) {
+        // The decision belongs to its call's entry: one entry, above the call's output.
+        const approval: ToolApproval = {
+            reviewKind: review.kind,
+            status: review.status,
+            summary: review.summary,
+            ...(diffs ? { diffs } : {}),
+        };
+        const next = update(state, call, (): Partial<ToolEntry> => ({ approval }), owned);
+        return markToggle(next, call, owned);
+    }
     const plan = review.plan ? review.plan : undefined;
     const acceptedPlan = review.kind === "plan" && review.status === "accepted" && plan;
     let next = append(
@@ -575,14 +621,17 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
                 ? state
                 : append(state, { kind: "notice", level: "info", text }, owned);
         }
-        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
-        // an applied write shows as its tool's result; a password request opens the masked
-        // field (secret-requests.ts), never an entry.
+        // A review's outcome arrives as a `review` action from the approval bridge; until then
+        // its call waits.
+        case "approval_request":
+            return awaitReview(state, event.request.toolCallId, event.request.id, owned);
+        case "approval_decision":
+            return reviewDecided(state, event.requestId, owned);
+        // Context use is the status line's; an applied write shows as its tool's result; a
+        // password request opens the masked field (secret-requests.ts), never an entry.
         case "write_applied":
         case "secret_request":
         case "turn_start":
-        case "approval_request":
-        case "approval_decision":
         case "context":
             return state;
         default:
