@@ -181,7 +181,7 @@ function toolHead(entry: ToolEntry, width: number, ansi: Ansi): string[] {
     const status = quiet ? ansi.dim(` (${entry.status})`) : "";
     const title =
         entry.status === "failed" ? clean(entry.title) : ansi.fg("dim", clean(entry.title));
-    if (entry.awaiting !== undefined) {
+    if (entry.awaiting !== undefined && !approval) {
         return wrapLines(title + ansi.dim(" · waiting for your review"), width);
     }
     if (approval && reviewOk(approval)) {
