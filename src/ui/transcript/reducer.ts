@@ -54,6 +54,10 @@ export interface TranscriptState {
      * calls read as their names meanwhile and are titled when it arrives.
      */
     displays: ToolDisplays | null;
+    /** The model of the current (or last) run, as its run_start names it. */
+    runModel: string;
+    /** Models whose missing price was explained (once each: the status line says "$?"). */
+    unpricedExplained: readonly string[];
 }
 
 export type TranscriptAction =
@@ -87,7 +91,32 @@ export function createTranscriptState(
         activePlan: null,
         todos: null,
         displays,
+        runModel: "",
+        unpricedExplained: [],
     };
+}
+
+/** Why the status line shows "$?", and how to change that. */
+export function unpricedNote(model: string): string {
+    return (
+        `$? in the status line: ${model} has no price, so what this conversation costs is unknown ` +
+        `(not free). To count it, give the model "pricing" (USD per 1M tokens, e.g. ` +
+        `{ "input": 1, "output": 4 }) in its "models" entry of ~/.config/north/config.json.`
+    );
+}
+
+/** The first response of a model without a price says what the "$?" means, once per model. */
+function explainUnpriced(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "turn_end" }>,
+    owned: Owned
+): TranscriptState {
+    const model = state.runModel;
+    if (event.costUsd !== null || model === "" || state.unpricedExplained.includes(model)) {
+        return state;
+    }
+    const next = append(state, { kind: "notice", level: "info", text: unpricedNote(model) }, owned);
+    return { ...next, unpricedExplained: [...state.unpricedExplained, model] };
 }
 
 type EntryInit = Entry extends infer E
@@ -556,7 +585,7 @@ function appendReview(
 function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned): TranscriptState {
     switch (event.type) {
         case "run_start":
-            return { ...state, busy: true, retryIndex: -1 };
+            return { ...state, busy: true, retryIndex: -1, runModel: event.model };
         case "text_delta":
             return appendText(state, event.text, owned);
         case "thinking_delta":
@@ -572,7 +601,7 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
         case "tool_result":
             return finishTool(state, event, owned);
         case "turn_end":
-            return settleStreams(state, owned);
+            return explainUnpriced(settleStreams(state, owned), event, owned);
         case "file_write":
             return fileWrite(state, event, owned);
         case "retry": {
