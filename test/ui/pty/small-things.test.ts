@@ -5,8 +5,7 @@
  * command, an accepted edit is one entry, and "$?" is explained.
  * Needs `node scripts/build.mjs` first.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,6 +34,18 @@ const statusLine = (north: PtyNorth): string =>
     rows(north).findLast((row) => row.trim() !== "") ?? "";
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
+
+/** A config folder whose config.json holds `config`; removed after the test. */
+function configFolder(config: unknown): string {
+    const folder = mkdtempSync(join(tmpdir(), "north-pty-config-"));
+    folders.push(folder);
+    writeFileSync(join(folder, "config.json"), JSON.stringify(config));
+    return folder;
+}
+
+/** A file of `lines` lines of `width` characters, marked with `tag`. */
+const wideFile = (tag: string, lines: number, width: number): string =>
+    Array.from({ length: lines }, (_, i) => `${tag} ${i}`.padEnd(width - 1, "x")).join("\n");
 
 describe("small things that read wrong", () => {
     it(
@@ -131,15 +142,9 @@ describe("small things that read wrong", () => {
     it(
         'a model without a price: the status line\'s "$?" is explained once, with how to add a price',
         async () => {
-            const config = mkdtempSync(join(tmpdir(), "north-pty-config-"));
-            folders.push(config);
-            mkdirSync(config, { recursive: true });
-            writeFileSync(
-                join(config, "config.json"),
-                JSON.stringify({
-                    models: [{ alias: "house", id: "house-model-1", provider: "anthropic" }],
-                })
-            );
+            const config = configFolder({
+                models: [{ alias: "house", id: "house-model-1", provider: "anthropic" }],
+            });
             session = await startNorthSession({
                 rows: 30,
                 cols: 140,
@@ -164,6 +169,61 @@ describe("small things that read wrong", () => {
             await submit("again");
             await north.waitForText("Second answer.");
             expect(count(north.screenText(), "has no price")).toBe(1);
+        },
+        TIMEOUT
+    );
+
+    it(
+        "at ~95 % of the context with a short conversation of big tool results: one warning saying what fills it, no summary, not repeated",
+        async () => {
+            // A 20,000-token window; the system prompt and tools take about a quarter, four
+            // reads of 38 lines × 280 characters the rest, up to ~95 % (92 % starts the summary).
+            const config = configFolder({
+                selectedModel: "small",
+                models: [
+                    {
+                        alias: "small",
+                        id: "claude-sonnet-4-small",
+                        display: "Sonnet 4 small",
+                        provider: "anthropic",
+                        contextLimitTokens: 20_000,
+                        pricing: { input: 1, output: 1 },
+                    },
+                ],
+            });
+            const names = ["a", "b", "c", "d"];
+            session = await startNorthSession({
+                rows: 40,
+                cols: 120,
+                files: Object.fromEntries(names.map((n) => [`${n}.txt`, wideFile(n, 38, 280)])),
+                env: { NORTH_CONFIG_DIR: config },
+            });
+            const { north, server, submit } = session;
+            server.enqueue(
+                {
+                    toolCalls: names.map((n) => ({
+                        name: "read_file",
+                        input: { path: `${n}.txt` },
+                    })),
+                },
+                { text: "Read all four." },
+                { text: "Second answer." }
+            );
+            await submit("read them");
+            await north.waitForText("Read all four.");
+            const joined = () =>
+                rows(north)
+                    .map((row) => row.trim())
+                    .join(" ");
+            expect(joined()).toMatch(/context 9\d% full, mostly with the latest messages/);
+            expect(joined()).toContain("/new starts a fresh conversation");
+            await submit("next");
+            await north.waitForText("Second answer.");
+            expect(count(joined(), "% full, mostly")).toBe(1);
+            expect(joined()).not.toContain("nothing to summarise");
+            expect(joined()).not.toContain("summarised");
+            // Only the three scripted answers were asked for: no summary request.
+            expect(server.requests).toHaveLength(3);
         },
         TIMEOUT
     );
