@@ -71,6 +71,13 @@ const REVIEW_LABELS: Record<string, string> = {
     answered: "Answered",
 };
 
+/** A command's approval as the end of its line. */
+const APPROVED_SUFFIXES: Record<string, string> = {
+    ran: "approved",
+    always: "approved, not asked again",
+    auto: "approved, commands auto-approved",
+};
+
 const reviewOk = (entry: { status: string }): boolean =>
     !["rejected", "denied", "declined", "cancelled"].includes(entry.status);
 
@@ -185,7 +192,7 @@ function toolHead(entry: ToolEntry, width: number, ansi: Ansi): string[] {
         return wrapLines(title + ansi.dim(" · waiting for your review"), width);
     }
     if (approval && reviewOk(approval)) {
-        const label = (REVIEW_LABELS[approval.status] ?? approval.status).toLowerCase();
+        const label = APPROVED_SUFFIXES[approval.status] ?? approval.status;
         return wrapLines(`${title}${status}${ansi.dim(` · ${label}`)}`, width);
     }
     const head = wrapLines(title + status, width);
