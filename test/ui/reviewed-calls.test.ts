@@ -152,6 +152,28 @@ describe("a review's outcome", () => {
         expect(shown.join("\n")).toContain("1 +x");
     });
 
+    it("keeps the call's own title when the review has no diff (a web request)", () => {
+        const fetch: ApprovalRequest = {
+            id: "r3",
+            kind: "write",
+            toolName: "web_fetch",
+            toolCallId: "c3",
+            input: { url: "https://example.com/" },
+            summary: "https://example.com/",
+            domain: "example.com",
+        };
+        const state = reduce([
+            displays,
+            start,
+            ev({ type: "tool_call", id: "c3", name: "web_fetch", input: fetch.input }),
+            ev({ type: "approval_request", request: fetch }),
+            { type: "review", review: resolvedReviewOf(fetch, { outcome: "approve" }) },
+            ev({ type: "approval_decision", requestId: "r3", decision: { outcome: "approve" } }),
+        ]);
+        expect(state.entries.map((e) => e.kind)).toEqual(["tool"]);
+        expect(lines(state.entries[0]!)[0]).toMatch(/example\.com.* · approved$/);
+    });
+
     it("stays a separate line when its call is not in the transcript (an older log)", () => {
         const { toolCallId: _call, ...older } = resolvedReviewOf(shellRequest, {
             outcome: "approve",

@@ -74,6 +74,7 @@ const REVIEW_LABELS: Record<string, string> = {
 /** A command's approval as the end of its line. */
 const APPROVED_SUFFIXES: Record<string, string> = {
     ran: "approved",
+    accepted: "approved",
     always: "approved, not asked again",
     auto: "approved, commands auto-approved",
 };
@@ -171,7 +172,7 @@ function reviewLine(
 function toolHead(entry: ToolEntry, width: number, ansi: Ansi): string[] {
     const clean = sanitizeText;
     const { approval } = entry;
-    if (approval?.reviewKind === "write") {
+    if (approval?.diffs) {
         const head = [
             reviewLine(approval, width, ansi),
             ...reviewDetail(
@@ -248,7 +249,7 @@ function diagnosticLines(shown: ToolDiagnostics, width: number, ansi: Ansi): str
 
 function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
     // A reviewed edit's line is its review's outcome: it takes the review's mark once written.
-    if (entry.approval?.reviewKind === "write" && entry.status === "done") {
+    if (entry.approval?.diffs && entry.status === "done") {
         return ansi.fg("success", "✓");
     }
     switch (entry.status) {
