@@ -122,6 +122,9 @@ export function diffRows(diffs: readonly KeptFileDiff[], maxLines = Infinity): D
     return { rows, hidden, added, removed };
 }
 
+/** Text whose width is its length. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * Each row cut into rows that fit `width` columns: the text wraps under
  * itself, the gutter stays blank on continuation rows.
@@ -131,7 +134,9 @@ export function wrapDiffRows(rows: readonly DiffRow[], width: number): DiffRow[]
     for (const row of rows) {
         const gutterWidth = stringWidth(row.gutter);
         const room = Math.max(1, width - gutterWidth);
-        const pieces = row.text === "" ? [""] : wrapLines(row.text, room, false);
+        // Most code lines are printable ASCII that fits: one piece, without the wrapper's cost.
+        const fits = row.text.length <= room && PRINTABLE_ASCII.test(row.text);
+        const pieces = row.text === "" || fits ? [row.text] : wrapLines(row.text, room, false);
         pieces.forEach((text, i) =>
             out.push({
                 kind: row.kind,
