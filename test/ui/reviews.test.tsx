@@ -507,6 +507,17 @@ describe("CostsDialog", () => {
         await r.press("\u001b");
         expect(closed).toBe(3);
     });
+
+    it("shows a model without a price as $?, never as free, and says how to add one", () => {
+        const house = { ...row("house", "house-model-1", 900, 100, 0), unpricedRequests: 2 };
+        const r = mount(<CostsDialog session={[house]} allTime={[]} width={100} />);
+        const frame = r.frame();
+        expect(frame).toMatch(/house-model-1 .*\$\?/);
+        expect(frame).not.toMatch(/house-model-1 .*\$0\.00/);
+        expect(frame.replace(/[│\s]+/g, " ")).toContain(
+            '$?: no price for house-model-1; add "pricing" to its "models" entry'
+        );
+    });
 });
 
 describe("approval bridge", () => {

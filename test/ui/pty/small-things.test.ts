@@ -169,6 +169,10 @@ describe("small things that read wrong", () => {
             await submit("again");
             await north.waitForText("Second answer.");
             expect(count(north.screenText(), "has no price")).toBe(1);
+            // /costs says it too: the model's cost is $?, not $0.00.
+            await submit("/costs");
+            await north.waitForText("$?: no price for house-model-1");
+            expect(north.screenText()).toMatch(/house-model-1 .*\$\?/);
         },
         TIMEOUT
     );
