@@ -553,7 +553,6 @@ function appendReview(
     if (call !== undefined && (review.kind === "write" || review.kind === "shell")) {
         // The decision belongs to its call's entry: one entry, above the call's output.
         const approval: ToolApproval = {
-            reviewKind: review.kind,
             status: review.status,
             summary: review.summary,
             ...(diffs ? { diffs } : {}),

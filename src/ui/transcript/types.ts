@@ -81,7 +81,6 @@ export interface ToolEntry extends EntryBase {
 
 /** A reviewed call's outcome as its entry shows it. */
 export interface ToolApproval {
-    reviewKind: "write" | "shell";
     /** As a review entry's status ("accepted", "ran", "denied"…). */
     status: string;
     summary: string;
