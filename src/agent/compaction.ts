@@ -106,17 +106,17 @@ function olderTokens(messages: readonly Message[], cut: number): number {
 /**
  * Says once, when the context is nearly full and summarising would gain
  * little, what fills it and what the user can do; said again only after the
- * context went below the threshold (or a summary ran) and filled up again.
+ * context went below the threshold (or a summary was tried) and filled up again.
  */
 function explainFullContext(
     deps: CompactionDeps,
     estimate: number,
     limit: number,
-    summarised: boolean
+    attempted: boolean
 ): void {
     const { conversation } = deps;
     const full = limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD && estimate <= limit;
-    if (!full || summarised) {
+    if (!full || attempted) {
         conversation.fullContextExplained = false;
         return;
     }
@@ -165,7 +165,8 @@ export async function fitToWindow(
     let messages = conversation.forRequest(attachedFiles);
     const limit = conversation.model.contextLimitTokens;
     let estimate = estimatePromptTokens(system, messages, tools).total;
-    let summarised = false;
+    // A summary attempted here says its own outcome (done, or why not).
+    let attempted = false;
     for (const keepLast of [DEFAULT_KEEP_LAST, MINIMAL_KEEP_LAST]) {
         if (limit <= 0 || estimate < limit * AUTO_SUMMARY_THRESHOLD) break;
         const over = estimate > limit;
@@ -175,15 +176,15 @@ export async function fitToWindow(
         const cut = chooseCutIndex(conversation.messages, keepLast);
         if (cut === 0) continue;
         if (!over && olderTokens(conversation.messages, cut) < limit * MIN_SUMMARY_GAIN) continue;
+        attempted = true;
         const done = await summarise(deps, { keepLast, trigger: "auto", signal });
         if (signal.aborted) return { kind: "cancelled" };
         if (done) {
-            summarised = true;
             messages = conversation.forRequest(attachedFiles);
             estimate = estimatePromptTokens(system, messages, tools).total;
         }
     }
-    explainFullContext(deps, estimate, limit, summarised);
+    explainFullContext(deps, estimate, limit, attempted);
     conversation.setContextTokens(estimate);
     if (limit > 0 && estimate > limit) return { kind: "too_large", estimate, limit };
     return { kind: "fits", messages };

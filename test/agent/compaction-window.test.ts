@@ -29,7 +29,7 @@ const SUMMARY = JSON.stringify({
 /** Text of about `tokens` estimated tokens. */
 const sized = (tokens: number): string => "x".repeat(Math.floor(tokens * CHARS_PER_TOKEN));
 
-function setUp(messages: Message[]) {
+function setUp(messages: Message[], reply = SUMMARY) {
     const events: EngineEvent[] = [];
     const emit = (event: EngineEvent): void => void events.push(event);
     let calls = 0;
@@ -37,7 +37,7 @@ function setUp(messages: Message[]) {
         calls++;
         yield {
             type: "done",
-            message: { role: "assistant", content: [{ type: "text", text: SUMMARY }] },
+            message: { role: "assistant", content: [{ type: "text", text: reply }] },
             stopReason: "end_turn",
             usage: NO_USAGE,
         };
@@ -97,5 +97,14 @@ describe("the automatic summary near a full context", () => {
         await fit();
         expect(calls()).toBe(1);
         expect(said()).toEqual(["summary: summarised 15 earlier messages"]);
+    });
+
+    it("a summary that failed says why, and only that", async () => {
+        const { fit, said } = setUp(history(12, LIMIT * 0.25, 250), "not json");
+        await fit();
+        expect(said()).toEqual([
+            "summary: the summary was not valid JSON; keeping the conversation as is",
+            "warning: the summary was not valid JSON; keeping the conversation as is",
+        ]);
     });
 });
