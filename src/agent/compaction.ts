@@ -98,8 +98,49 @@ export async function summarise(deps: CompactionDeps, options: SummariseOptions)
     return report(true, cut, `summarised ${cut} earlier messages`);
 }
 
+/** Tokens of the messages a summary cutting at `cut` would replace. */
+function olderTokens(messages: readonly Message[], cut: number): number {
+    return estimatePromptTokens("", messages.slice(0, cut)).total;
+}
+
+/**
+ * Says once, when the context is nearly full and summarising would gain
+ * little, what fills it and what the user can do; said again only after the
+ * context went below the threshold (or a summary was tried) and filled up again.
+ */
+function explainFullContext(
+    deps: CompactionDeps,
+    estimate: number,
+    limit: number,
+    attempted: boolean
+): void {
+    const { conversation } = deps;
+    const full = limit > 0 && estimate >= limit * AUTO_SUMMARY_THRESHOLD && estimate <= limit;
+    if (!full || attempted) {
+        conversation.fullContextExplained = false;
+        return;
+    }
+    if (conversation.fullContextExplained) return;
+    conversation.fullContextExplained = true;
+    const percent = Math.round((estimate / limit) * 100);
+    deps.emit({
+        type: "warning",
+        message:
+            `context ${percent}% full, mostly with the latest messages, which North keeps whole ` +
+            `(a large tool output?): summarising the older ones would gain little, so it is not done. ` +
+            `/new starts a fresh conversation; /rewind goes back to before a large result.`,
+    });
+}
+
 /** Messages kept verbatim when the usual summary still leaves the request over the window. */
 const MINIMAL_KEEP_LAST = 2;
+
+/**
+ * Share of the window the older messages must hold for the automatic summary
+ * to be worth a model call while the request still fits: below it, summarising
+ * would gain a few tokens and run again at the next turn.
+ */
+export const MIN_SUMMARY_GAIN = 0.1;
 
 export type FittedRequest =
     | { kind: "fits"; messages: Message[] }
@@ -124,9 +165,18 @@ export async function fitToWindow(
     let messages = conversation.forRequest(attachedFiles);
     const limit = conversation.model.contextLimitTokens;
     let estimate = estimatePromptTokens(system, messages, tools).total;
+    // A summary attempted here says its own outcome (done, or why not).
+    let attempted = false;
     for (const keepLast of [DEFAULT_KEEP_LAST, MINIMAL_KEEP_LAST]) {
         if (limit <= 0 || estimate < limit * AUTO_SUMMARY_THRESHOLD) break;
-        if (keepLast === MINIMAL_KEEP_LAST && estimate <= limit) break;
+        const over = estimate > limit;
+        if (keepLast === MINIMAL_KEEP_LAST && !over) break;
+        // Only a pass that can remove something runs (and says so): a first pass with nothing
+        // older to cut would report "nothing to summarise" right before the harder one summarises.
+        const cut = chooseCutIndex(conversation.messages, keepLast);
+        if (cut === 0) continue;
+        if (!over && olderTokens(conversation.messages, cut) < limit * MIN_SUMMARY_GAIN) continue;
+        attempted = true;
         const done = await summarise(deps, { keepLast, trigger: "auto", signal });
         if (signal.aborted) return { kind: "cancelled" };
         if (done) {
@@ -134,6 +184,7 @@ export async function fitToWindow(
             estimate = estimatePromptTokens(system, messages, tools).total;
         }
     }
+    explainFullContext(deps, estimate, limit, attempted);
     conversation.setContextTokens(estimate);
     if (limit > 0 && estimate > limit) return { kind: "too_large", estimate, limit };
     return { kind: "fits", messages };

@@ -69,6 +69,8 @@ export class Conversation {
     totalUsage: Usage = { ...EMPTY_USAGE };
     /** Null once any response came from a model without a price. */
     totalCostUsd: number | null = 0;
+    /** The user was told the context is nearly full with nothing worth summarising (compaction.ts). */
+    fullContextExplained = false;
 
     constructor(options: ConversationOptions) {
         this.transcript = [...(options.messages ?? [])];

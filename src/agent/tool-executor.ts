@@ -126,7 +126,9 @@ async function executeCheckedCall(
     const modeRefusal = tool
         ? refusalBeforeHooks(call.name, {
               inMode: allowedNames.has(call.name),
-              planRequired: tool.approvalPolicy !== "none" && deps.planRequired === true,
+              planRequired:
+                  (tool.approvalPolicy !== "none" || tool.changesUnreviewed === true) &&
+                  deps.planRequired === true,
           })
         : null;
     if (modeRefusal) return refusalOf(modeRefusal);

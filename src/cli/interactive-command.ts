@@ -91,9 +91,10 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     );
     if (!prepared.ok) return usageError(prepared.error);
     const { model, repoRoot } = prepared;
+    // The model is named by the status line, which follows `/model`; a header naming it would go stale.
     notices.unshift({
         level: "info",
-        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
+        text: `North · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
     });
     if (prepared.resumed) {
         notices.splice(1, 0, {

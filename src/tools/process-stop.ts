@@ -26,6 +26,8 @@ export function createProcessStopTool(
         input: processStopInput,
         approvalPolicy: "none",
         readOnly: false,
+        // Stopping a process is a change: plan mode keeps it for after the plan.
+        changesUnreviewed: true,
         // Its processes come from shell_run: where that is not offered, neither is this.
         offeredWith: "shell_run",
         display: {

@@ -156,6 +156,11 @@ export interface ToolDefinition<I = unknown, D = unknown> {
     approvalPolicy: ApprovalPolicy;
     /** Read-only tools are the only ones offered in ask mode. */
     readOnly: boolean;
+    /**
+     * Changes something without a review (stopping a process): in plan mode it
+     * waits for the accepted plan, as the reviewed tools do.
+     */
+    changesUnreviewed?: boolean;
     /** Several calls of it in one turn may run at once (bounded); others run one by one. */
     concurrent?: boolean;
     /** A running call can be moved to the background by the user (Ctrl+B): it honours `ToolContext.detach`. */

@@ -95,6 +95,7 @@ export function resolvedReviewOf(
         };
     }
     const kind = request.kind === "shell" ? "shell" : "write";
+    const call = request.toolCallId ? { toolCallId: request.toolCallId } : {};
     let summary = request.kind === "shell" ? (request.command ?? request.summary) : request.summary;
     if (kind === "write" && request.diffs && request.diffs.length > 0) {
         let added = 0;
@@ -112,9 +113,9 @@ export function resolvedReviewOf(
     // What was approved stays readable in the transcript (and after a resume).
     const approved = status === "accepted" || status === "always";
     if (kind === "write" && approved && request.diffs && request.diffs.length > 0) {
-        return { kind, summary, status, diffs: keepDiffs(request.diffs) };
+        return { kind, summary, status, diffs: keepDiffs(request.diffs), ...call };
     }
-    return { kind, summary, status };
+    return { kind, summary, status, ...call };
 }
 
 function statusOf(kind: "write" | "shell", decision: ApprovalDecision): string {

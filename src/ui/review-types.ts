@@ -113,4 +113,9 @@ export interface ResolvedReview {
     diffs?: KeptFileDiff[];
     /** A plan's Markdown. */
     plan?: string;
+    /**
+     * The tool call reviewed (an edit, a command): its transcript entry shows
+     * the outcome, so the decision reads with its command, not after its output.
+     */
+    toolCallId?: string;
 }

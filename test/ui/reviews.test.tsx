@@ -211,18 +211,28 @@ describe("DiffReview", () => {
         expect(rendered.lines.length).toBe(101); // file header + 100 body lines
         expect(rendered.hidden).toBe(51);
         const r = mount(
-            <DiffReview
-                summary="Creating big.ts"
-                diffs={[big]}
-                status="pending"
-                standingOptions={EDIT_OPTIONS}
-                width={80}
-            />
+            <DiffReview summary="Creating big.ts" diffs={[big]} status="accepted" width={80} />
         );
-        expect(r.frame()).toContain("… 51 more diff lines not shown here (f: full screen)");
+        expect(r.frame()).toContain("… 51 more diff lines not shown here");
         expect(r.frame()).toContain(" 99 +line 98");
         expect(r.frame()).not.toContain("+line 99 ");
         expect(r.frame()).toContain("big.ts (new file)  +150 −0");
+    });
+
+    it("a pending review of a long diff counts once: rows of the whole diff, no second count", () => {
+        const body = ["@@ -1,0 +1,500 @@", ...Array.from({ length: 500 }, (_, i) => `+line ${i}`)];
+        const r = mount(
+            <DiffReview
+                summary="Creating big.ts"
+                diffs={[fileDiff("big.ts", body, { isNewFile: true })]}
+                status="pending"
+                standingOptions={EDIT_OPTIONS}
+                width={80}
+                height={20}
+            />
+        );
+        expect(r.frame()).toMatch(/rows 1–\d+ of 502 /);
+        expect(r.frame()).not.toContain("not shown");
     });
 
     it("totals several files", () => {
@@ -496,6 +506,17 @@ describe("CostsDialog", () => {
         await r.press("Q");
         await r.press("\u001b");
         expect(closed).toBe(3);
+    });
+
+    it("shows a model without a price as $?, never as free, and says how to add one", () => {
+        const house = { ...row("house", "house-model-1", 900, 100, 0), unpricedRequests: 2 };
+        const r = mount(<CostsDialog session={[house]} allTime={[]} width={100} />);
+        const frame = r.frame();
+        expect(frame).toMatch(/house-model-1 .*\$\?/);
+        expect(frame).not.toMatch(/house-model-1 .*\$0\.00/);
+        expect(frame.replace(/[│\s]+/g, " ")).toContain(
+            '$?: no price for house-model-1; add "pricing" to its "models" entry'
+        );
     });
 });
 

@@ -71,7 +71,15 @@ const REVIEW_LABELS: Record<string, string> = {
     answered: "Answered",
 };
 
-const reviewOk = (entry: ReviewEntry): boolean =>
+/** A command's approval as the end of its line. */
+const APPROVED_SUFFIXES: Record<string, string> = {
+    ran: "approved",
+    accepted: "approved",
+    always: "approved, not asked again",
+    auto: "approved, commands auto-approved",
+};
+
+const reviewOk = (entry: { status: string }): boolean =>
     !["rejected", "denied", "declined", "cancelled"].includes(entry.status);
 
 /** Diff rows an accepted edit shows until it is expanded. */
@@ -81,7 +89,11 @@ export const COLLAPSED_DIFF_ROWS = 4;
 export const EXPAND_KEY = "Ctrl+O";
 
 /** What a review keeps to read again: its diff (a few rows, or all) or its plan. */
-function reviewDetail(entry: ReviewEntry, width: number, ansi: Ansi): string[] {
+function reviewDetail(
+    entry: Pick<ReviewEntry, "diffs" | "plan" | "expanded" | "toggles">,
+    width: number,
+    ansi: Ansi
+): string[] {
     const hint = (text: string): string[] => [ansi.dim(text)];
     const toggle = (verb: string) => (entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "");
     if (entry.diffs && entry.diffs.length > 0) {
@@ -141,13 +153,57 @@ function thinkingLines(entry: ThinkingEntry, width: number, ansi: Ansi): string[
     return [style(truncatePlain(first, room)) + ansi.dim(note)];
 }
 
-function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
+/** A review's outcome as one line: "Accepted: Creating a.ts (+1 −0)". */
+function reviewLine(
+    review: { status: string; summary: string },
+    width: number,
+    ansi: Ansi
+): string {
+    const label = REVIEW_LABELS[review.status] ?? review.status;
+    const summary = sanitizeText(review.summary).replace(/\s+/g, " ");
+    const text = truncatePlain(`${label}: ${summary}`, width);
+    return reviewOk(review) ? text : ansi.dim(text);
+}
+
+/**
+ * The first lines of a call: its title (or, for a reviewed edit, the review's
+ * outcome and diff), what it waits for, and a command's approval on its line.
+ */
+function toolHead(entry: ToolEntry, width: number, ansi: Ansi): string[] {
     const clean = sanitizeText;
+    const { approval } = entry;
+    if (approval?.diffs) {
+        const head = [
+            reviewLine(approval, width, ansi),
+            ...reviewDetail(
+                { ...approval, expanded: entry.expanded ?? false, toggles: entry.toggles ?? false },
+                width,
+                ansi
+            ),
+        ];
+        // An accepted edit that then failed says why under its diff.
+        if (entry.status === "failed") head.push(...wrapLines(clean(entry.title), width));
+        return head;
+    }
     const quiet = entry.status === "denied" || entry.status === "cancelled";
     const status = quiet ? ansi.dim(` (${entry.status})`) : "";
     const title =
         entry.status === "failed" ? clean(entry.title) : ansi.fg("dim", clean(entry.title));
-    const lines = wrapLines(title + status, width);
+    if (entry.awaiting !== undefined && !approval) {
+        return wrapLines(title + ansi.dim(" · waiting for your review"), width);
+    }
+    if (approval && reviewOk(approval)) {
+        const label = APPROVED_SUFFIXES[approval.status] ?? approval.status;
+        return wrapLines(`${title}${status}${ansi.dim(` · ${label}`)}`, width);
+    }
+    const head = wrapLines(title + status, width);
+    if (approval) head.push(reviewLine(approval, width, ansi));
+    return head;
+}
+
+function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
+    const clean = sanitizeText;
+    const lines = toolHead(entry, width, ansi);
     if (entry.status === "running" && entry.live) {
         // The last lines as they come; the finished result replaces them.
         const live = clean(entry.live).replace(/\s+$/, "").split("\n").slice(-LIVE_OUTPUT_LINES);
@@ -192,6 +248,10 @@ function diagnosticLines(shown: ToolDiagnostics, width: number, ansi: Ansi): str
 }
 
 function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
+    // A reviewed edit's line is its review's outcome: it takes the review's mark once written.
+    if (entry.approval?.diffs && entry.status === "done") {
+        return ansi.fg("success", "✓");
+    }
     switch (entry.status) {
         case "failed":
             return ansi.fg("error", "✗");
@@ -278,12 +338,8 @@ function bodyLines(entry: Entry, width: number, ansi: Ansi): string[] {
             return thinkingLines(entry, width, ansi);
         case "tool":
             return toolLines(entry, width, ansi);
-        case "review": {
-            const label = REVIEW_LABELS[entry.status] ?? entry.status;
-            const summary = clean(entry.summary).replace(/\s+/g, " ");
-            const text = truncatePlain(`${label}: ${summary}`, width);
-            return [reviewOk(entry) ? text : ansi.dim(text), ...reviewDetail(entry, width, ansi)];
-        }
+        case "review":
+            return [reviewLine(entry, width, ansi), ...reviewDetail(entry, width, ansi)];
         case "notice": {
             const style =
                 entry.level === "error"

@@ -17,6 +17,8 @@ export interface CostRow {
     inputTokens: number;
     outputTokens: number;
     costUsd: number;
+    /** Responses of a model without a price: their cost is unknown, not 0. */
+    unpricedRequests?: number;
 }
 
 export interface CostsDialogProps {
@@ -88,6 +90,8 @@ function Row(props: {
     bold?: boolean;
     indent?: number;
     color?: string;
+    /** Some of it has no price: shown as "$?" (or "$0.40+?"), never as free. */
+    unpriced?: boolean;
 }): ReactElement {
     const figures = `${formatTokens(props.input)} in · ${formatTokens(props.output)} out`;
     const theme = useTheme();
@@ -103,7 +107,11 @@ function Row(props: {
             </Box>
             <Box flexShrink={0} width={11} justifyContent="flex-end">
                 <Text bold={props.bold} color={props.color}>
-                    {formatCost(props.usd)}
+                    {props.unpriced
+                        ? props.usd > 0
+                            ? `${formatCost(props.usd)}+?`
+                            : "$?"
+                        : formatCost(props.usd)}
                 </Text>
             </Box>
         </Box>
@@ -118,6 +126,7 @@ function Section(props: {
 }): ReactElement {
     const groups = useMemo(() => groupCosts(props.rows), [props.rows]);
     const theme = useTheme();
+    const unpriced = props.rows.filter((row) => (row.unpricedRequests ?? 0) > 0);
     const total = groups.reduce(
         (sum, g) => ({
             input: sum.input + g.inputTokens,
@@ -152,6 +161,7 @@ function Section(props: {
                             usd={row.costUsd}
                             inner={props.inner}
                             indent={3}
+                            unpriced={(row.unpricedRequests ?? 0) > 0}
                         />
                     ))}
                 </Box>
@@ -164,7 +174,15 @@ function Section(props: {
                 inner={props.inner}
                 bold
                 color={props.color}
+                unpriced={unpriced.length > 0}
             />
+            {unpriced.length > 0 ? (
+                <Text color={theme.dim} wrap="wrap">
+                    $?: no price for {unpriced.map((row) => row.model).join(", ")}; add
+                    &quot;pricing&quot; to its &quot;models&quot; entry in
+                    ~/.config/north/config.json to count it
+                </Text>
+            ) : null}
         </Box>
     );
 }

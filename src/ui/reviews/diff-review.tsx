@@ -166,9 +166,11 @@ function DiffReviewImpl(props: DiffReviewProps): ReactElement {
     // The grammars may arrive while the review is up: its rows are coloured again then.
     const grammars = highlighterGeneration();
     const rendered = useMemo(() => {
-        const all = diffRows(diffs, full ? Infinity : DIFF_MAX_LINES, ansi);
+        // A pending review scrolls through every row, so its position line is the one count;
+        // a settled one shows the first lines and says how many more there are.
+        const all = diffRows(diffs, full || pending ? Infinity : DIFF_MAX_LINES, ansi);
         return { ...all, rows: wrapDiffRows(all.rows, inner, ansi) };
-    }, [diffs, full, inner, ansi, grammars]);
+    }, [diffs, full, pending, inner, ansi, grammars]);
     const boxHeight = full ? (props.fullHeight ?? props.height) : props.height;
     const options = useMemo(
         () =>

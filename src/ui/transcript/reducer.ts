@@ -10,6 +10,7 @@ import { formatDiagnostic } from "../../tools/lsp/introduced";
 import {
     type Entry,
     isExpandable,
+    type ToolApproval,
     type ToolDiagnostics,
     type ToolEntry,
     type ToolStatus,
@@ -53,6 +54,10 @@ export interface TranscriptState {
      * calls read as their names meanwhile and are titled when it arrives.
      */
     displays: ToolDisplays | null;
+    /** The model of the current (or last) run, as its run_start names it. */
+    runModel: string;
+    /** Models whose missing price was explained (once each: the status line says "$?"). */
+    unpricedExplained: readonly string[];
 }
 
 export type TranscriptAction =
@@ -86,7 +91,32 @@ export function createTranscriptState(
         activePlan: null,
         todos: null,
         displays,
+        runModel: "",
+        unpricedExplained: [],
     };
+}
+
+/** Why the status line shows "$?", and how to change that. */
+export function unpricedNote(model: string): string {
+    return (
+        `$? in the status line: ${model} has no price, so what this conversation costs is unknown ` +
+        `(not free). To count it, give the model "pricing" (USD per 1M tokens, e.g. ` +
+        `{ "input": 1, "output": 4 }) in its "models" entry of ~/.config/north/config.json.`
+    );
+}
+
+/** The first response of a model without a price says what the "$?" means, once per model. */
+function explainUnpriced(
+    state: TranscriptState,
+    event: Extract<EngineEvent, { type: "turn_end" }>,
+    owned: Owned
+): TranscriptState {
+    const model = state.runModel;
+    if (event.costUsd !== null || model === "" || state.unpricedExplained.includes(model)) {
+        return state;
+    }
+    const next = append(state, { kind: "notice", level: "info", text: unpricedNote(model) }, owned);
+    return { ...next, unpricedExplained: [...state.unpricedExplained, model] };
 }
 
 type EntryInit = Entry extends infer E
@@ -248,6 +278,36 @@ function startTool(
         owned
     );
     return { ...withToolIndex(next, callId, next.entries.length - 1, owned), retryIndex: -1 };
+}
+
+/** The call waits for the user's review: it has not started yet. */
+function awaitReview(
+    state: TranscriptState,
+    callId: string,
+    requestId: string,
+    owned: Owned
+): TranscriptState {
+    const index = state.toolIndex[callId];
+    if (index === undefined) return state;
+    return update(
+        state,
+        index,
+        (e: ToolEntry): Partial<ToolEntry> =>
+            e.status === "running" ? { awaiting: requestId } : {},
+        owned
+    );
+}
+
+/** The review was answered: the call starts now (its clock with it). */
+function reviewDecided(state: TranscriptState, requestId: string, owned: Owned): TranscriptState {
+    const index = state.entries.findLastIndex((e) => e.kind === "tool" && e.awaiting === requestId);
+    if (index === -1) return state;
+    return update(
+        state,
+        index,
+        (): Partial<ToolEntry> => ({ awaiting: undefined, startedAt: Date.now() }),
+        owned
+    );
 }
 
 /** A running tool's output: the end of it is drawn live under the title. */
@@ -445,7 +505,10 @@ function endRun(
             next = update(
                 next,
                 index,
-                () => ({ status: cancelled ? "cancelled" : "failed" }),
+                (): Partial<ToolEntry> => ({
+                    status: cancelled ? "cancelled" : "failed",
+                    awaiting: undefined,
+                }),
                 owned
             );
         }
@@ -486,6 +549,17 @@ function appendReview(
     owned: Owned
 ): TranscriptState {
     const diffs = review.diffs && review.diffs.length > 0 ? review.diffs : undefined;
+    const call = review.toolCallId === undefined ? undefined : state.toolIndex[review.toolCallId];
+    if (call !== undefined && (review.kind === "write" || review.kind === "shell")) {
+        // The decision belongs to its call's entry: one entry, above the call's output.
+        const approval: ToolApproval = {
+            status: review.status,
+            summary: review.summary,
+            ...(diffs ? { diffs } : {}),
+        };
+        const next = update(state, call, (): Partial<ToolEntry> => ({ approval }), owned);
+        return markToggle(next, call, owned);
+    }
     const plan = review.plan ? review.plan : undefined;
     const acceptedPlan = review.kind === "plan" && review.status === "accepted" && plan;
     let next = append(
@@ -510,7 +584,7 @@ function appendReview(
 function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned): TranscriptState {
     switch (event.type) {
         case "run_start":
-            return { ...state, busy: true, retryIndex: -1 };
+            return { ...state, busy: true, retryIndex: -1, runModel: event.model };
         case "text_delta":
             return appendText(state, event.text, owned);
         case "thinking_delta":
@@ -526,7 +600,7 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
         case "tool_result":
             return finishTool(state, event, owned);
         case "turn_end":
-            return settleStreams(state, owned);
+            return explainUnpriced(settleStreams(state, owned), event, owned);
         case "file_write":
             return fileWrite(state, event, owned);
         case "retry": {
@@ -575,14 +649,17 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
                 ? state
                 : append(state, { kind: "notice", level: "info", text }, owned);
         }
-        // Reviews arrive as `review` actions from the approval bridge; context use is the status line's;
-        // an applied write shows as its tool's result; a password request opens the masked
-        // field (secret-requests.ts), never an entry.
+        // A review's outcome arrives as a `review` action from the approval bridge; until then
+        // its call waits.
+        case "approval_request":
+            return awaitReview(state, event.request.toolCallId, event.request.id, owned);
+        case "approval_decision":
+            return reviewDecided(state, event.requestId, owned);
+        // Context use is the status line's; an applied write shows as its tool's result; a
+        // password request opens the masked field (secret-requests.ts), never an entry.
         case "write_applied":
         case "secret_request":
         case "turn_start":
-        case "approval_request":
-        case "approval_decision":
         case "context":
             return state;
         default:

@@ -70,6 +70,22 @@ export interface ToolEntry extends EntryBase {
     untitled?: { input: unknown; details?: unknown };
     /** What the language servers say the call (an edit) introduced, drawn under its result. */
     diagnostics?: ToolDiagnostics;
+    /**
+     * The id of the review the call waits for: it has not started, so no
+     * clock runs; the review's outcome then becomes `approval`.
+     */
+    awaiting?: string;
+    /** The user's decision on the call, shown on its title line (an edit: with its diff). */
+    approval?: ToolApproval;
+}
+
+/** A reviewed call's outcome as its entry shows it. */
+export interface ToolApproval {
+    /** As a review entry's status ("accepted", "ran", "denied"…). */
+    status: string;
+    summary: string;
+    /** An accepted edit's diff (bounded). */
+    diffs?: KeptFileDiff[];
 }
 
 /** An edit's diagnostics as the transcript draws them. */
@@ -130,7 +146,10 @@ export function isExpandable(entry: Entry): boolean {
         case "review":
             return (entry.diffs?.length ?? 0) > 0 || Boolean(entry.plan);
         case "tool":
-            return (entry.fullDetail?.length ?? 0) > entry.detail.length;
+            return (
+                (entry.fullDetail?.length ?? 0) > entry.detail.length ||
+                (entry.approval?.diffs?.length ?? 0) > 0
+            );
         case "thinking":
             return !entry.streaming && entry.text.trim() !== "";
         default:

@@ -49,7 +49,7 @@ function sessionCost(north: PtyNorth): string {
 
 const SHOWN = [
     "bump retries to 5",
-    "Editing app.ts (+1/-1)",
+    "Accepted: Editing app.ts (+1 −1)",
     "Bumped the retries.",
     "echo fidelity-output",
     "fidelity-output",
@@ -130,7 +130,7 @@ describe("resuming in the chat", () => {
             await answerReview(north, { option: 1 });
             await north.waitForText("Bumped the retries.");
             // Live titles: the tools' display data loads behind the first frame.
-            await north.waitForText("Editing app.ts (+1/-1)");
+            await north.waitForText("Accepted: Editing app.ts (+1 −1)");
 
             server.enqueue(
                 { toolCalls: [{ name: "shell_run", input: { command: "echo fidelity-output" } }] },
@@ -168,7 +168,7 @@ describe("resuming in the chat", () => {
             const accepted = north
                 .screenText()
                 .split("\n")
-                .filter((row) => /^ *✓ (Accepted|Always):/.test(row))
+                .filter((row) => /^ *✓ +(Accepted|Always):| · approved/.test(row))
                 .map((row) => row.trim());
             expect(accepted.length).toBeGreaterThanOrEqual(2);
             await north.exit();
