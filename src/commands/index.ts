@@ -1,4 +1,5 @@
 import { conversationsCommand } from "./commands/conversations";
+import { copyCommand } from "./commands/copy";
 import { costsCommand } from "./commands/costs";
 import { exportCommand } from "./commands/export";
 import { forkCommand } from "./commands/fork";
@@ -42,6 +43,7 @@ export const BUILTIN_COMMANDS = [
     rewindCommand,
     forkCommand,
     exportCommand,
+    copyCommand,
     mcpCommand,
     lspCommand,
     skillsCommand,

@@ -28,6 +28,8 @@ export interface ChatCommandsDeps {
     choose: NonNullable<CommandFront["choose"]>;
     /** Hands the terminal to the user's editor on a file until it exits (`/memory edit`). */
     editFile: NonNullable<CommandFront["editFile"]>;
+    /** Copies the `nth` last answer (`/copy`); absent, /copy says it cannot. */
+    copyAnswer?: CommandFront["copyAnswer"];
     /** Ends the app (as Ctrl+C when idle). */
     exit(): void;
     /** Saves a transcript action with the conversation. */
@@ -69,6 +71,7 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         state: () => host.state(),
         choose: deps.choose,
         editFile: deps.editFile,
+        copyAnswer: deps.copyAnswer,
     };
     const show = (input: string, result: { message: string; isError?: boolean }): void => {
         const action: TranscriptAction = {

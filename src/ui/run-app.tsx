@@ -34,6 +34,8 @@ import {
     processTerminalPort,
 } from "./terminal/terminal-guard";
 import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
+import { copyText, nthLastAnswer } from "./copy-answer";
+import { systemClipboard } from "./terminal/clipboard";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
 
 /** The engine host as the chat gets it, with what the chat shows of the project. */
@@ -126,6 +128,18 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         appState,
         choose: (title, choices, note) => options.bridge.pick(title, choices, note),
         editFile: (path) => editFile(path),
+        copyAnswer: (nth) => {
+            const text = nthLastAnswer(store.getState().entries, nth);
+            if (text === undefined) {
+                const which = nth === 1 ? "no answer yet" : `there are fewer than ${nth} answers`;
+                return Promise.resolve({ message: `nothing to copy: ${which}`, isError: true });
+            }
+            return copyText(text, {
+                clipboard: systemClipboard(),
+                tty: process.stdout.isTTY === true,
+                write: (sequence) => void process.stdout.write(sequence),
+            });
+        },
         exit: () => unmount?.(),
         record,
     });
