@@ -35,6 +35,8 @@ import {
 } from "./terminal/terminal-guard";
 import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
 import { copyText, nthLastAnswer } from "./copy-answer";
+import { pasteClipboardImage } from "./composer/clipboard-image";
+import { editDraft } from "./composer/external-editor";
 import { systemClipboard } from "./terminal/clipboard";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
 
@@ -337,6 +339,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 terminal={guard}
                 processes={createProcessesPort(host)}
                 processCounts={() => host.state().processes}
+                editDraft={(text) => editDraft(text, (path) => editFile(path, "discard"))}
+                pasteImage={() => pasteClipboardImage({ clipboard: systemClipboard() })}
             />
             <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,

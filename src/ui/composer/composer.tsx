@@ -10,6 +10,7 @@ import { MODE_COLORS } from "../theme";
 import { useTheme } from "../use-theme";
 import { layoutComposer, wrapWidth } from "./composer-layout";
 import { editorOf } from "./editor";
+import { draftText, withAttachedImage, withEditedDraft } from "./draft-edits";
 import { chipLabels } from "./paste-chips";
 import type { SlashSource } from "./slash-complete";
 import {
@@ -46,6 +47,12 @@ export interface ComposerControl {
     takeBack(text: string, attachments: readonly string[]): void;
     /** Ctrl+O: opens the paste chips into their text; false when there are none (the transcript's then). */
     expandPaste(): boolean;
+    /** The draft with paste chips written out (Ctrl+G hands it to the editor). */
+    draftText(): string;
+    /** Replaces the draft with what the editor saved, the cursor at its end (one undo step). */
+    replaceDraft(text: string): void;
+    /** Attaches an image file at the cursor as `@path` (Ctrl+V). */
+    attachImage(path: string): void;
 }
 
 export interface ComposerProps {
@@ -256,6 +263,9 @@ function ComposerView(props: ComposerProps): ReactElement {
                 if (expanded) set(expanded);
                 return expanded !== null;
             },
+            draftText: () => draftText(stateRef.current),
+            replaceDraft: (text) => set(withEditedDraft(stateRef.current, text)),
+            attachImage: (path) => set(withAttachedImage(stateRef.current, path)),
         };
     }
 
