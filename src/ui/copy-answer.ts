@@ -60,7 +60,8 @@ export async function copyText(text: string, deps: CopyDeps): Promise<Outcome> {
         if (run.ok) via.push(tool.name);
         else notes.push(run.error);
     }
-    const size = `${count([...text].length)} characters`;
+    const length = [...text].length;
+    const size = `${count(length)} ${length === 1 ? "character" : "characters"}`;
     if (via.length === 0) {
         const why = notes.length > 0 ? `${notes.join("; ")}; ` : "";
         return {
