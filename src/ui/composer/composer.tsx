@@ -138,6 +138,18 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
     );
 }
 
+/** The draft is taller than the composer: how many of its rows are out of view, and where. */
+function MoreLines(props: { count: number; arrow: "↑" | "↓" }): ReactElement {
+    const theme = useTheme();
+    const { count, arrow } = props;
+    return (
+        <Text color={theme.dim} wrap="truncate-end">
+            {"  "}
+            {arrow} {count} more {count === 1 ? "line" : "lines"}
+        </Text>
+    );
+}
+
 /** The message waiting for the run to end, on one line. */
 function QueuedLine(props: { text: string; width: number }): ReactElement {
     const lines = props.text.split("\n");
@@ -336,6 +348,7 @@ function ComposerView(props: ComposerProps): ReactElement {
             </Text>
             {active ? <Suggestions state={state} width={width} /> : null}
             {search ? <SearchLabel search={search} /> : null}
+            {layout.above > 0 ? <MoreLines count={layout.above} arrow="↑" /> : null}
             {layout.lines.map((line, i) => (
                 <Text key={i} dimColor={!active} wrap="truncate-end">
                     <Text color={theme.accent}>{i === 0 ? "❯ " : "  "}</Text>
@@ -348,6 +361,7 @@ function ComposerView(props: ComposerProps): ReactElement {
                     ) : null}
                 </Text>
             ))}
+            {layout.below > 0 ? <MoreLines count={layout.below} arrow="↓" /> : null}
             {hints.length > 0 ? <Text color={theme.dim}>{hints.join(" · ")}</Text> : null}
         </Box>
     );
