@@ -18,6 +18,7 @@ import { resumeCommand } from "./commands/resume";
 import { rewindCommand } from "./commands/rewind";
 import { skillsCommand } from "./commands/skills";
 import { summarizeCommand } from "./commands/summarize";
+import { vimCommand } from "./commands/vim";
 import { parseCommandInvocations } from "./parse";
 import { type CommandRegistry, createCommandRegistry } from "./registry";
 import type { HostState, Outcome } from "../agent/protocol";
@@ -44,6 +45,7 @@ export const BUILTIN_COMMANDS = [
     forkCommand,
     exportCommand,
     copyCommand,
+    vimCommand,
     mcpCommand,
     lspCommand,
     skillsCommand,

@@ -14,6 +14,8 @@ export interface CommandFront {
     editFile?(path: string): { ok: true; warning?: string } | { ok: false; error: string };
     /** Copies the `nth` last answer to the clipboard and says how (the chat). */
     copyAnswer?(nth: number): Promise<Outcome>;
+    /** Turns vim keys on or off in the composer, saved as `editorMode` (the chat). */
+    toggleVim?(): Outcome;
 }
 
 export interface PlanOutcome {
@@ -51,6 +53,14 @@ export async function runPlan(first: CommandPlan, front: CommandFront): Promise<
                     : { message: "/copy needs the chat", isError: true };
                 return { result: copied, warnings };
             }
+            case "toggle_vim":
+                return {
+                    result: front.toggleVim?.() ?? {
+                        message: "/vim needs the chat",
+                        isError: true,
+                    },
+                    warnings,
+                };
             case "edit": {
                 const edited = front.editFile?.(plan.path) ?? {
                     ok: false,

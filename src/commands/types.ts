@@ -57,6 +57,8 @@ export type CommandPlan =
       }
     /** Copies the `nth` last answer to the clipboard (the chat holds the answers). */
     | { kind: "copy"; nth: number }
+    /** Turns the composer's vim keys on or off and saves it (the chat). */
+    | { kind: "toggle_vim" }
     | { kind: "quit"; result: Outcome };
 
 export interface CommandDefinition {

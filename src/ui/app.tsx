@@ -109,7 +109,7 @@ export function App(props: AppProps): ReactElement {
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
     const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
-    const { mode, overlay, learning, draft } = useSyncExternalStore(
+    const { mode, overlay, learning, draft, vim } = useSyncExternalStore(
         appState.subscribe,
         appState.get
     );
@@ -472,6 +472,7 @@ export function App(props: AppProps): ReactElement {
                     history={props.promptHistory}
                     onRewind={onRewind}
                     draft={draft}
+                    vim={vim}
                 />
             </Box>
             <StatusLine

@@ -30,6 +30,10 @@ export interface ChatCommandsDeps {
     editFile: NonNullable<CommandFront["editFile"]>;
     /** Copies the `nth` last answer (`/copy`); absent, /copy says it cannot. */
     copyAnswer?: CommandFront["copyAnswer"];
+    /** Saves `editorMode` (`/vim`); absent, the switch is for this run only. */
+    saveEditorMode?(
+        mode: "normal" | "vim"
+    ): { ok: true; path: string } | { ok: false; error: string };
     /** Ends the app (as Ctrl+C when idle). */
     exit(): void;
     /** Saves a transcript action with the conversation. */
@@ -72,6 +76,18 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         choose: deps.choose,
         editFile: deps.editFile,
         copyAnswer: deps.copyAnswer,
+        toggleVim() {
+            const on = !appState.get().vim;
+            appState.setVim(on);
+            const what = on
+                ? "Vim keys on: Esc for normal mode, i to insert; Enter sends from either"
+                : "Vim keys off";
+            const saved = deps.saveEditorMode?.(on ? "vim" : "normal");
+            if (!saved) return { message: `${what} (for this run).` };
+            return saved.ok
+                ? { message: `${what}; saved as editorMode in ${saved.path}.` }
+                : { message: `${what}, but not saved: ${saved.error}`, isError: true };
+        },
     };
     const show = (input: string, result: { message: string; isError?: boolean }): void => {
         const action: TranscriptAction = {

@@ -11,6 +11,7 @@ import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
 import { createChatCommands, showHostEvent } from "./chat-commands";
 import { createAppController } from "./controller";
+import { saveUserSetting } from "../storage/config";
 import { readKeybindingsFile } from "../storage/keybindings-file";
 import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
@@ -72,6 +73,8 @@ export interface InteractiveOptions {
     colors: boolean;
     /** The user's `theme` setting (dark when not set). */
     theme?: ThemeSetting;
+    /** The user's `editorMode` setting: `vim` gives the composer vim keys. */
+    editorMode?: "normal" | "vim";
     /** The user's `mouse` setting: false keeps mouse reporting off (the wheel does not scroll). */
     mouse?: boolean;
     /** Sent as soon as the app is up (`north "PROMPT"`). */
@@ -117,7 +120,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     const ansi = createAnsi(options.colors, theme, supportsTrueColor(process.env));
     const cache = createLineCache(ansi);
     const fileIndex = createFileIndex(options.repoRoot);
-    const appState = createAppState(options.mode);
+    const appState = createAppState(options.mode, options.editorMode === "vim");
     let unmount: (() => void) | null = null;
     // Chained on the engine, so actions from before it is up are saved in order.
     const record = (action: TranscriptAction): void =>
@@ -130,6 +133,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         appState,
         choose: (title, choices, note) => options.bridge.pick(title, choices, note),
         editFile: (path) => editFile(path),
+        saveEditorMode: (mode) => saveUserSetting("editorMode", mode, process.env),
         copyAnswer: (nth) => {
             const text = nthLastAnswer(store.getState().entries, nth);
             if (text === undefined) {

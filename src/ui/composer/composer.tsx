@@ -12,6 +12,8 @@ import { layoutComposer, wrapWidth } from "./composer-layout";
 import { editorOf } from "./editor";
 import { draftText, withAttachedImage, withEditedDraft } from "./draft-edits";
 import { chipLabels } from "./paste-chips";
+import { type VimState, VIM_INSERT, vimModeLabel } from "./vim";
+import { vimKey } from "./vim-keys";
 import type { SlashSource } from "./slash-complete";
 import {
     type ComposerState,
@@ -91,9 +93,14 @@ export interface ComposerProps {
     onRewind?: () => void;
     /** Text put back from outside (a rewound prompt); each new `seq` replaces what the composer holds. */
     draft?: { text: string; seq: number } | null;
+    /** Vim keys (`editorMode: "vim"`, `/vim`): Esc to normal mode, i to insert. */
+    vim?: boolean;
 }
 
 const MAX_SUGGESTIONS = 8;
+
+/** Vim's u goes through the composer's own undo. */
+const CTRL_Z: KeyEvent = { type: "chord", letter: "z", ctrl: true, meta: false };
 
 /** The badge colour of each mode. */
 
@@ -196,6 +203,19 @@ function ComposerView(props: ComposerProps): ReactElement {
     const propsRef = useRef(props);
     propsRef.current = props;
 
+    const [vim, setVim] = useState<VimState>(VIM_INSERT);
+    const vimRef = useRef(vim);
+    const changeVim = useCallback((next: VimState) => {
+        vimRef.current = next;
+        setVim(next);
+    }, []);
+    // Esc in insert mode is vim's (to normal mode), not an interrupt.
+    const wantsEscape = useCallback(
+        () =>
+            composerWantsEscape(stateRef.current) ||
+            (propsRef.current.vim === true && vimRef.current.mode === "insert"),
+        []
+    );
     const gate = useContext(KeyGateContext);
     const set = useCallback((next: ComposerState) => {
         stateRef.current = next;
@@ -213,8 +233,20 @@ function ComposerView(props: ComposerProps): ReactElement {
             if (gate ? gate.owner() !== "composer" : !p.active) return;
             // Esc while busy interrupts (the App does it) unless it closes something here.
             const escape = event.type === "key" && event.name === "escape";
-            if (escape && p.isBusy?.() && !composerWantsEscape(stateRef.current)) return;
+            if (escape && p.isBusy?.() && !wantsEscape()) return;
             const { history, suggest, slash } = p;
+            if (p.vim) {
+                const undo = (s: ComposerState): ComposerState =>
+                    composerKey(s, CTRL_Z, suggest, slash).state;
+                const taken = vimKey(stateRef.current, vimRef.current, event, undo);
+                if (taken.vim !== vimRef.current) changeVim(taken.vim);
+                if (taken.state !== stateRef.current) set(taken.state);
+                if (taken.pass === null) {
+                    gate?.typed();
+                    return;
+                }
+                event = taken.pass;
+            }
             const current = stateRef.current;
             if (
                 event.type === "key" &&
@@ -236,6 +268,10 @@ function ComposerView(props: ComposerProps): ReactElement {
             const width = wrapWidth(Math.max(1, p.width - 2));
             const result = composerKey(before, event, suggest, slash, width);
             if (result.effect?.type === "submit") {
+                // The next prompt starts in insert mode.
+                if (vimRef.current.mode !== "insert") {
+                    changeVim({ ...VIM_INSERT, register: vimRef.current.register });
+                }
                 const { text, attachments } = result.effect;
                 // Not taken: keep the text in the composer, and out of the history.
                 if (p.onSubmit(text, attachments) === false) return;
@@ -251,7 +287,7 @@ function ComposerView(props: ComposerProps): ReactElement {
             if (result.effect?.type === "toggle-mode") p.onToggleMode();
             if (result.effect?.type === "rewind") p.onRewind?.();
         },
-        [gate, set]
+        [gate, set, changeVim, wantsEscape]
     );
     useRawInput(onKey, active && !props.control);
 
@@ -263,7 +299,7 @@ function ComposerView(props: ComposerProps): ReactElement {
                 if (cleared) set(cleared);
                 return cleared !== null;
             },
-            wantsEscape: () => composerWantsEscape(stateRef.current),
+            wantsEscape,
             isEmpty: () => {
                 const s = stateRef.current;
                 return s.editor.text === "" && s.search === null && s.paste === null;
@@ -331,6 +367,7 @@ function ComposerView(props: ComposerProps): ReactElement {
     else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
+    if (props.vim && active && !search) hints.unshift(vimModeLabel(vim));
     if (state.attachments.length > 0) {
         const n = state.attachments.length;
         hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);

@@ -5,7 +5,7 @@
  */
 import type { KeyEvent } from "../input/keys";
 import { type ComposerState, composerKey } from "./composer-state";
-import { editorOf } from "./editor";
+import { type EditorState, editorOf } from "./editor";
 import { expandPastes, NO_PASTES } from "./paste-chips";
 import { recordEdit } from "./undo";
 
@@ -45,4 +45,18 @@ export function withAttachedImage(state: ComposerState, path: string): ComposerS
         { type: "paste-end" },
     ];
     return events.reduce((s, event) => composerKey(s, event, () => []).state, state);
+}
+
+/** A vim command's edit (x, dd, cw, p…): one undo step; paste chips stay chips. */
+export function withVimEdit(state: ComposerState, editor: EditorState): ComposerState {
+    const before = { editor: state.editor, pastes: state.pastes, attachments: state.attachments };
+    return {
+        ...state,
+        editor,
+        undo: recordEdit(state.undo, before, editor, "edit"),
+        historyIndex: null,
+        draft: null,
+        suggestions: null,
+        escArmed: false,
+    };
 }
