@@ -152,7 +152,11 @@ const cut = (text: string, from: number, to: number): string =>
 function command(keys: string, editor: EditorState, vim: VimState): Applied | null | "invalid" {
     const parsed = /^(\d*)([dcy]?)(\d*)(.*)$/.exec(keys);
     if (!parsed) return "invalid";
-    const [, before = "", operator = "", after = "", rest = ""] = parsed;
+    const [, before = "", operator = ""] = parsed;
+    let [, , , after = "", rest = ""] = parsed;
+    // After an operator a lone 0 is the motion too (d0).
+    if (after === "0" && rest === "") [after, rest] = ["", "0"];
+    else if (after.startsWith("0")) return "invalid";
     if (before.startsWith("0")) {
         // A lone 0 is the motion to the line's start, not a count.
         if (before !== "0" || operator !== "" || rest !== "") return "invalid";
