@@ -8,15 +8,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type HeldLlmServer, startHeldLlmServer } from "../../kit/held-llm-server";
 import { type NorthPtySession, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 60_000;
 
 let session: NorthPtySession | undefined;
 let config: string | undefined;
+let held: HeldLlmServer | undefined;
 afterEach(async () => {
     await session?.dispose();
+    await held?.close();
     session = undefined;
+    held = undefined;
     if (config) rmSync(config, { recursive: true, force: true });
     config = undefined;
 });
@@ -81,6 +85,34 @@ describe("vim keys in the composer", () => {
             await north.waitForText("-- NORMAL --");
             north.type("0wdw");
             await north.waitForText("❯ one three");
+        },
+        TIMEOUT
+    );
+
+    it(
+        "while North works, Esc in insert mode goes to normal mode and Esc in normal mode interrupts",
+        async () => {
+            config = mkdtempSync(join(tmpdir(), "north-vim-config-"));
+            writeFileSync(join(config, "config.json"), JSON.stringify({ editorMode: "vim" }));
+            held = await startHeldLlmServer();
+            session = await startNorthSession({
+                env: {
+                    NO_COLOR: "1",
+                    NORTH_CONFIG_DIR: config,
+                    ANTHROPIC_BASE_URL: held.anthropicBaseUrl,
+                },
+            });
+            const { north, submit } = session;
+            await submit("a long question");
+            await held.requested(1);
+            north.type("next one");
+            await north.waitForText("❯ next one");
+            north.type("\x1b");
+            await north.waitForText("-- NORMAL --");
+            expect(north.screenText()).not.toContain("[Cancelled]");
+            north.type("\x1b");
+            await north.waitForText("[Cancelled]");
+            expect(north.screenText()).toContain("❯ next one");
         },
         TIMEOUT
     );
