@@ -364,7 +364,10 @@ function ComposerView(props: ComposerProps): ReactElement {
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
     if (reviewing) hints.push("answer the review above");
-    else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
+    else if (busy && props.vim && vim.mode === "insert") {
+        // Esc is vim's here: it takes two to interrupt.
+        hints.push("Esc Esc or Ctrl+C to cancel · Enter queues a message");
+    } else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
     if (props.vim && active && !search) hints.unshift(vimModeLabel(vim));
