@@ -85,14 +85,17 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
     };
     useInputKeys(
         (input, key) => {
-            const matches = filterOptions(options, queryRef.current);
-            const end = Math.max(0, matches.length - 1);
-            const at = Math.min(selectedRef.current, end);
-            if (key.upArrow) move(Math.max(0, at - 1));
-            else if (key.downArrow) move(Math.min(end, at + 1));
-            else if (key.return) {
-                const option = matches[at];
-                if (option) props.onChoose?.(option.id);
+            if (key.upArrow || key.downArrow || key.return) {
+                // Read live: a key typed in the same input string may have narrowed the list.
+                const matches = filterOptions(options, queryRef.current);
+                const end = Math.max(0, matches.length - 1);
+                const at = Math.min(selectedRef.current, end);
+                if (key.upArrow) move(Math.max(0, at - 1));
+                else if (key.downArrow) move(Math.min(end, at + 1));
+                else {
+                    const option = matches[at];
+                    if (option) props.onChoose?.(option.id);
+                }
             } else if (key.escape) props.onChoose?.(null);
             else if (key.backspace || key.delete) {
                 if (queryRef.current !== "") filter([...queryRef.current].slice(0, -1).join(""));
