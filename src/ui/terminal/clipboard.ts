@@ -78,7 +78,7 @@ export function knownOsc52Terminal(env: NodeJS.ProcessEnv): boolean {
     if (env.TMUX || env.KITTY_WINDOW_ID || env.WEZTERM_PANE || env.ALACRITTY_SOCKET) return true;
     if (env.WT_SESSION) return true;
     const program = env.TERM_PROGRAM ?? "";
-    if (["iTerm.app", "WezTerm", "ghostty", "vscode", "tmux"].includes(program)) return true;
+    if (["iTerm.app", "WezTerm", "ghostty", "tmux"].includes(program)) return true;
     const term = env.TERM ?? "";
     return /^(xterm-kitty|alacritty|foot|xterm-ghostty|wezterm)/.test(term);
 }
