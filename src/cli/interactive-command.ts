@@ -198,6 +198,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         colors,
         theme: prepared.userMerged.theme,
         mouse: prepared.userMerged.mouse,
+        editorMode: prepared.userMerged.editorMode,
         initialPrompt: args.prompt?.trim() || undefined,
         initialHistory: resumedView?.history,
         notices,

@@ -1,4 +1,5 @@
 import { conversationsCommand } from "./commands/conversations";
+import { copyCommand } from "./commands/copy";
 import { costsCommand } from "./commands/costs";
 import { exportCommand } from "./commands/export";
 import { forkCommand } from "./commands/fork";
@@ -17,6 +18,7 @@ import { resumeCommand } from "./commands/resume";
 import { rewindCommand } from "./commands/rewind";
 import { skillsCommand } from "./commands/skills";
 import { summarizeCommand } from "./commands/summarize";
+import { vimCommand } from "./commands/vim";
 import { parseCommandInvocations } from "./parse";
 import { type CommandRegistry, createCommandRegistry } from "./registry";
 import type { HostState, Outcome } from "../agent/protocol";
@@ -51,6 +53,8 @@ export const BUILTIN_COMMANDS = [
     rewindCommand,
     forkCommand,
     exportCommand,
+    copyCommand,
+    vimCommand,
     mcpCommand,
     lspCommand,
     skillsCommand,

@@ -12,6 +12,10 @@ export interface CommandFront {
     choose?(title: string, options: PickerOption[], note?: string): Promise<string | null>;
     /** Hands the terminal to the user's editor on `path` until it exits (the chat). */
     editFile?(path: string): { ok: true; warning?: string } | { ok: false; error: string };
+    /** Copies the `nth` last answer to the clipboard and says how (the chat). */
+    copyAnswer?(nth: number): Promise<Outcome>;
+    /** Turns vim keys on or off in the composer, saved as `editorMode` (the chat). */
+    toggleVim?(): Outcome;
 }
 
 export interface PlanOutcome {
@@ -43,6 +47,20 @@ export async function runPlan(first: CommandPlan, front: CommandFront): Promise<
                 }
                 plan = plan.onChoice(await front.choose(plan.title, plan.options, plan.note));
                 break;
+            case "copy": {
+                const copied = front.copyAnswer
+                    ? await front.copyAnswer(plan.nth)
+                    : { message: "/copy needs the chat", isError: true };
+                return { result: copied, warnings };
+            }
+            case "toggle_vim":
+                return {
+                    result: front.toggleVim?.() ?? {
+                        message: "/vim needs the chat",
+                        isError: true,
+                    },
+                    warnings,
+                };
             case "edit": {
                 const edited = front.editFile?.(plan.path) ?? {
                     ok: false,

@@ -29,7 +29,7 @@ export interface CommandView {
 /**
  * What a command does, as a value: an immediate result, an op to submit
  * (then a plan made from its reply), a choice to offer first, the user's
- * editor on a file (the chat), or ending the app.
+ * editor on a file (the chat), copying an answer (the chat), or ending the app.
  */
 export type CommandPlan =
     | { kind: "result"; result: Outcome }
@@ -55,6 +55,10 @@ export type CommandPlan =
               edited: { ok: true; warning?: string } | { ok: false; error: string }
           ): CommandPlan;
       }
+    /** Copies the `nth` last answer to the clipboard (the chat holds the answers). */
+    | { kind: "copy"; nth: number }
+    /** Turns the composer's vim keys on or off and saves it (the chat). */
+    | { kind: "toggle_vim" }
     | { kind: "quit"; result: Outcome };
 
 export interface CommandDefinition {

@@ -27,14 +27,23 @@ export function loadUserConfig(
     };
 }
 
-/**
- * Saves the model chosen with `/model` as `selectedModel`, keeping every other
- * field of the file as written (unknown ones too). Locked and atomic: a
- * reader sees the old file or the new one. A file that is not a JSON object
- * is left alone and reported.
- */
+/** Saves the model chosen with `/model` as `selectedModel`. */
 export function saveSelectedModel(
     name: string,
+    env: Record<string, string | undefined> = process.env
+): { ok: true; path: string } | { ok: false; path: string; error: string } {
+    return saveUserSetting("selectedModel", name, env);
+}
+
+/**
+ * Sets one key of the user's settings file (`selectedModel` from `/model`,
+ * `editorMode` from `/vim`), keeping every other field as written (unknown
+ * ones too). Locked and atomic: a reader sees the old file or the new one.
+ * A file that is not a JSON object is left alone and reported.
+ */
+export function saveUserSetting(
+    key: "selectedModel" | "editorMode",
+    value: string,
     env: Record<string, string | undefined> = process.env
 ): { ok: true; path: string } | { ok: false; path: string; error: string } {
     const path = userConfigPath(env);
@@ -70,7 +79,7 @@ export function saveSelectedModel(
                 }
                 config = json as Record<string, unknown>;
             }
-            config.selectedModel = name;
+            config[key] = value;
             writeConfigFileAtomicSync(path, JSON.stringify(config, null, 2) + "\n", { sync: true });
             if (mode !== undefined) chmodSync(path, mode);
             return { ok: true as const, path };

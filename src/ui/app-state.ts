@@ -29,6 +29,8 @@ export interface AppState {
     overlay: Overlay;
     learning: LearningProgress | null;
     draft: ComposerDraft | null;
+    /** The composer takes vim keys (`editorMode: "vim"`, `/vim`). */
+    vim: boolean;
 }
 
 export interface AppStateStore {
@@ -41,6 +43,7 @@ export interface AppStateStore {
     setLearning(progress: LearningProgress | null): void;
     /** Replaces what the composer holds with `text` (to edit and send again). */
     setDraft(text: string): void;
+    setVim(on: boolean): void;
 }
 
 /** The mode after `mode` in the Tab cycle. */
@@ -48,8 +51,8 @@ export function nextMode(mode: Mode): Mode {
     return MODES[(MODES.indexOf(mode) + 1) % MODES.length] ?? "agent";
 }
 
-export function createAppState(initialMode: Mode): AppStateStore {
-    let state: AppState = { mode: initialMode, overlay: null, learning: null, draft: null };
+export function createAppState(initialMode: Mode, vim = false): AppStateStore {
+    let state: AppState = { mode: initialMode, overlay: null, learning: null, draft: null, vim };
     const listeners = new Set<() => void>();
     const set = (change: Partial<AppState>): void => {
         state = { ...state, ...change };
@@ -68,5 +71,8 @@ export function createAppState(initialMode: Mode): AppStateStore {
         showOverlay: (overlay) => set({ overlay }),
         setLearning: (learning) => set({ learning }),
         setDraft: (text) => set({ draft: { text, seq: (state.draft?.seq ?? 0) + 1 } }),
+        setVim: (on) => {
+            if (on !== state.vim) set({ vim: on });
+        },
     };
 }

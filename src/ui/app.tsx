@@ -12,7 +12,9 @@ import { Box, type DOMElement, measureElement, useApp } from "ink";
 import type { Mode } from "../agent/events";
 import type { FileIndex } from "../project/file-index";
 import { type AppStateStore, createAppState } from "./app-state";
+import type { ImagePaste } from "./composer/clipboard-image";
 import { Composer, type ComposerControl } from "./composer/composer";
+import type { DraftEdit } from "./composer/external-editor";
 import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
 import type { AppController } from "./controller";
@@ -79,6 +81,10 @@ export interface AppProps {
     processes?: ProcessesPort;
     /** Running background processes and notices waiting, read at each render (the status line). */
     processCounts?: () => { running: number; notices: number };
+    /** Ctrl+G: the draft in the user's editor (the terminal handed over until it exits). */
+    editDraft?: (text: string) => DraftEdit;
+    /** Ctrl+V: an image read from the clipboard and saved as a file. */
+    pasteImage?: () => Promise<ImagePaste>;
 }
 
 /** Lines one wheel notch scrolls. */
@@ -103,7 +109,7 @@ export function App(props: AppProps): ReactElement {
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
     const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
-    const { mode, overlay, learning, draft } = useSyncExternalStore(
+    const { mode, overlay, learning, draft, vim } = useSyncExternalStore(
         appState.subscribe,
         appState.get
     );
@@ -175,6 +181,8 @@ export function App(props: AppProps): ReactElement {
             const dialog = appState.get().overlay !== null;
             const composerHasKeys = !reviewing && !dialog;
             const composer = composerControl.current;
+            const notice = (level: "info" | "warning", text: string): void =>
+                controller.store.dispatch({ type: "notice", level, text });
             const interrupt = (): void => {
                 if (!controller.cancel()) return;
                 dispatchScroll({ type: "bottom" });
@@ -327,6 +335,20 @@ export function App(props: AppProps): ReactElement {
                 case "chat:clearInput":
                     composer?.clear();
                     return;
+                case "chat:externalEditor": {
+                    if (!composer || !props.editDraft) return;
+                    const edited = props.editDraft(composer.draftText());
+                    if (edited.ok) composer.replaceDraft(edited.text);
+                    else notice("warning", edited.message);
+                    return;
+                }
+                case "chat:pasteImage":
+                    if (!props.pasteImage) return;
+                    void props.pasteImage().then((image) => {
+                        if (image.ok) composerControl.current?.attachImage(image.path);
+                        else notice("warning", image.message);
+                    });
+                    return;
                 default:
                     action satisfies never;
             }
@@ -337,6 +359,8 @@ export function App(props: AppProps): ReactElement {
             exit,
             props.bridge,
             props.processes,
+            props.editDraft,
+            props.pasteImage,
             appState,
             keybindings,
             toggleMouse,
@@ -448,6 +472,7 @@ export function App(props: AppProps): ReactElement {
                     history={props.promptHistory}
                     onRewind={onRewind}
                     draft={draft}
+                    vim={vim}
                 />
             </Box>
             <StatusLine

@@ -31,6 +31,12 @@ export interface ChatCommandsDeps {
     choose: NonNullable<CommandFront["choose"]>;
     /** Hands the terminal to the user's editor on a file until it exits (`/memory edit`). */
     editFile: NonNullable<CommandFront["editFile"]>;
+    /** Copies the `nth` last answer (`/copy`); absent, /copy says it cannot. */
+    copyAnswer?: CommandFront["copyAnswer"];
+    /** Saves `editorMode` (`/vim`); absent, the switch is for this run only. */
+    saveEditorMode?(
+        mode: "normal" | "vim"
+    ): { ok: true; path: string } | { ok: false; error: string };
     /** Ends the app (as Ctrl+C when idle). */
     exit(): void;
     /** Saves a transcript action with the conversation. */
@@ -86,6 +92,19 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         state: () => host.state(),
         choose: deps.choose,
         editFile: deps.editFile,
+        copyAnswer: deps.copyAnswer,
+        toggleVim() {
+            const on = !appState.get().vim;
+            appState.setVim(on);
+            const what = on
+                ? "Vim keys on: Esc for normal mode, i to insert; Enter sends from either"
+                : "Vim keys off";
+            const saved = deps.saveEditorMode?.(on ? "vim" : "normal");
+            if (!saved) return { message: `${what} (for this run).` };
+            return saved.ok
+                ? { message: `${what}; saved as editorMode in ${saved.path}.` }
+                : { message: `${what}, but not saved: ${saved.error}`, isError: true };
+        },
     };
     /** `!command`: shown as the user's line, its output as a command entry (the host's events). */
     const runUserShell = async (input: string, command: string): Promise<void> => {

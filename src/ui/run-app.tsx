@@ -11,6 +11,7 @@ import { createAppState } from "./app-state";
 import type { ApprovalBridge } from "./approval-bridge";
 import { createChatCommands, showHostEvent } from "./chat-commands";
 import { createAppController } from "./controller";
+import { saveUserSetting } from "../storage/config";
 import { readKeybindingsFile } from "../storage/keybindings-file";
 import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
@@ -35,6 +36,10 @@ import {
     processTerminalPort,
 } from "./terminal/terminal-guard";
 import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
+import { copyText, nthLastAnswer } from "./copy-answer";
+import { pasteClipboardImage } from "./composer/clipboard-image";
+import { editDraft } from "./composer/external-editor";
+import { systemClipboard } from "./terminal/clipboard";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
 
 /** The engine host as the chat gets it, with what the chat shows of the project. */
@@ -69,6 +74,8 @@ export interface InteractiveOptions {
     colors: boolean;
     /** The user's `theme` setting (dark when not set). */
     theme?: ThemeSetting;
+    /** The user's `editorMode` setting: `vim` gives the composer vim keys. */
+    editorMode?: "normal" | "vim";
     /** The user's `mouse` setting: false keeps mouse reporting off (the wheel does not scroll). */
     mouse?: boolean;
     /** Sent as soon as the app is up (`north "PROMPT"`). */
@@ -114,7 +121,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     const ansi = createAnsi(options.colors, theme, supportsTrueColor(process.env));
     const cache = createLineCache(ansi);
     const fileIndex = createFileIndex(options.repoRoot);
-    const appState = createAppState(options.mode);
+    const appState = createAppState(options.mode, options.editorMode === "vim");
     let unmount: (() => void) | null = null;
     // Chained on the engine, so actions from before it is up are saved in order.
     const record = (action: TranscriptAction): void =>
@@ -127,6 +134,19 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         appState,
         choose: (title, choices, note) => options.bridge.pick(title, choices, note),
         editFile: (path) => editFile(path),
+        saveEditorMode: (mode) => saveUserSetting("editorMode", mode, process.env),
+        copyAnswer: (nth) => {
+            const text = nthLastAnswer(store.getState().entries, nth);
+            if (text === undefined) {
+                const which = nth === 1 ? "no answer yet" : `there are fewer than ${nth} answers`;
+                return Promise.resolve({ message: `nothing to copy: ${which}`, isError: true });
+            }
+            return copyText(text, {
+                clipboard: systemClipboard(),
+                tty: process.stdout.isTTY === true,
+                write: (sequence) => void process.stdout.write(sequence),
+            });
+        },
         exit: () => unmount?.(),
         record,
     });
@@ -324,6 +344,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 terminal={guard}
                 processes={createProcessesPort(host)}
                 processCounts={() => host.state().processes}
+                editDraft={(text) => editDraft(text, (path) => editFile(path, "discard"))}
+                pasteImage={() => pasteClipboardImage({ clipboard: systemClipboard() })}
             />
             <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,

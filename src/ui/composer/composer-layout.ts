@@ -14,6 +14,10 @@ export interface ComposerLines {
     lines: string[];
     /** Visual lines in total (before the window was cut). */
     total: number;
+    /** Visual lines cut off above the window (the "↑ N more lines" marker). */
+    above: number;
+    /** Visual lines cut off below it. */
+    below: number;
 }
 
 interface Cell {
@@ -184,5 +188,11 @@ export function layoutComposer(
     if (visual.length > limit) {
         start = Math.min(Math.max(0, Math.max(0, anchor) - limit + 1), visual.length - limit);
     }
-    return { lines: visual.slice(start, start + limit).map(render), total: visual.length };
+    const lines = visual.slice(start, start + limit).map(render);
+    return {
+        lines,
+        total: visual.length,
+        above: start,
+        below: visual.length - start - lines.length,
+    };
 }

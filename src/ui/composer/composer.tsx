@@ -10,7 +10,10 @@ import { MODE_COLORS } from "../theme";
 import { useTheme } from "../use-theme";
 import { layoutComposer, wrapWidth } from "./composer-layout";
 import { editorOf } from "./editor";
+import { draftText, withAttachedImage, withEditedDraft } from "./draft-edits";
 import { chipLabels } from "./paste-chips";
+import { type VimState, VIM_INSERT, vimModeLabel } from "./vim";
+import { vimKey } from "./vim-keys";
 import type { SlashSource } from "./slash-complete";
 import {
     type ComposerState,
@@ -46,6 +49,12 @@ export interface ComposerControl {
     takeBack(text: string, attachments: readonly string[]): void;
     /** Ctrl+O: opens the paste chips into their text; false when there are none (the transcript's then). */
     expandPaste(): boolean;
+    /** The draft with paste chips written out (Ctrl+G hands it to the editor). */
+    draftText(): string;
+    /** Replaces the draft with what the editor saved, the cursor at its end (one undo step). */
+    replaceDraft(text: string): void;
+    /** Attaches an image file at the cursor as `@path` (Ctrl+V). */
+    attachImage(path: string): void;
 }
 
 export interface ComposerProps {
@@ -84,9 +93,14 @@ export interface ComposerProps {
     onRewind?: () => void;
     /** Text put back from outside (a rewound prompt); each new `seq` replaces what the composer holds. */
     draft?: { text: string; seq: number } | null;
+    /** Vim keys (`editorMode: "vim"`, `/vim`): Esc to normal mode, i to insert. */
+    vim?: boolean;
 }
 
 const MAX_SUGGESTIONS = 8;
+
+/** Vim's u goes through the composer's own undo. */
+const CTRL_Z: KeyEvent = { type: "chord", letter: "z", ctrl: true, meta: false };
 
 /** The badge colour of each mode. */
 
@@ -128,6 +142,18 @@ function Suggestions(props: { state: ComposerState; width: number }): ReactEleme
                 </Text>
             ) : null}
         </Box>
+    );
+}
+
+/** The draft is taller than the composer: how many of its rows are out of view, and where. */
+function MoreLines(props: { count: number; arrow: "↑" | "↓" }): ReactElement {
+    const theme = useTheme();
+    const { count, arrow } = props;
+    return (
+        <Text color={theme.dim} wrap="truncate-end">
+            {"  "}
+            {arrow} {count} more {count === 1 ? "line" : "lines"}
+        </Text>
     );
 }
 
@@ -177,6 +203,19 @@ function ComposerView(props: ComposerProps): ReactElement {
     const propsRef = useRef(props);
     propsRef.current = props;
 
+    const [vim, setVim] = useState<VimState>(VIM_INSERT);
+    const vimRef = useRef(vim);
+    const changeVim = useCallback((next: VimState) => {
+        vimRef.current = next;
+        setVim(next);
+    }, []);
+    // Esc in insert mode is vim's (to normal mode), not an interrupt.
+    const wantsEscape = useCallback(
+        () =>
+            composerWantsEscape(stateRef.current) ||
+            (propsRef.current.vim === true && vimRef.current.mode === "insert"),
+        []
+    );
     const gate = useContext(KeyGateContext);
     const set = useCallback((next: ComposerState) => {
         stateRef.current = next;
@@ -194,8 +233,20 @@ function ComposerView(props: ComposerProps): ReactElement {
             if (gate ? gate.owner() !== "composer" : !p.active) return;
             // Esc while busy interrupts (the App does it) unless it closes something here.
             const escape = event.type === "key" && event.name === "escape";
-            if (escape && p.isBusy?.() && !composerWantsEscape(stateRef.current)) return;
+            if (escape && p.isBusy?.() && !wantsEscape()) return;
             const { history, suggest, slash } = p;
+            if (p.vim) {
+                const undo = (s: ComposerState): ComposerState =>
+                    composerKey(s, CTRL_Z, suggest, slash).state;
+                const taken = vimKey(stateRef.current, vimRef.current, event, undo);
+                if (taken.vim !== vimRef.current) changeVim(taken.vim);
+                if (taken.state !== stateRef.current) set(taken.state);
+                if (taken.pass === null) {
+                    gate?.typed();
+                    return;
+                }
+                event = taken.pass;
+            }
             const current = stateRef.current;
             if (
                 event.type === "key" &&
@@ -217,6 +268,10 @@ function ComposerView(props: ComposerProps): ReactElement {
             const width = wrapWidth(Math.max(1, p.width - 2));
             const result = composerKey(before, event, suggest, slash, width);
             if (result.effect?.type === "submit") {
+                // The next prompt starts in insert mode.
+                if (vimRef.current.mode !== "insert") {
+                    changeVim({ ...VIM_INSERT, register: vimRef.current.register });
+                }
                 const { text, attachments } = result.effect;
                 // Not taken: keep the text in the composer, and out of the history.
                 if (p.onSubmit(text, attachments) === false) return;
@@ -232,7 +287,7 @@ function ComposerView(props: ComposerProps): ReactElement {
             if (result.effect?.type === "toggle-mode") p.onToggleMode();
             if (result.effect?.type === "rewind") p.onRewind?.();
         },
-        [gate, set]
+        [gate, set, changeVim, wantsEscape]
     );
     useRawInput(onKey, active && !props.control);
 
@@ -244,7 +299,7 @@ function ComposerView(props: ComposerProps): ReactElement {
                 if (cleared) set(cleared);
                 return cleared !== null;
             },
-            wantsEscape: () => composerWantsEscape(stateRef.current),
+            wantsEscape,
             isEmpty: () => {
                 const s = stateRef.current;
                 return s.editor.text === "" && s.search === null && s.paste === null;
@@ -256,6 +311,9 @@ function ComposerView(props: ComposerProps): ReactElement {
                 if (expanded) set(expanded);
                 return expanded !== null;
             },
+            draftText: () => draftText(stateRef.current),
+            replaceDraft: (text) => set(withEditedDraft(stateRef.current, text)),
+            attachImage: (path) => set(withAttachedImage(stateRef.current, path)),
         };
     }
 
@@ -306,12 +364,16 @@ function ComposerView(props: ComposerProps): ReactElement {
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
     if (reviewing) hints.push("answer the review above");
-    else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
+    else if (busy && props.vim && vim.mode === "insert") {
+        // Esc is vim's here: it takes two to interrupt.
+        hints.push("Esc Esc or Ctrl+C to cancel · Enter queues a message");
+    } else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
     else if (state.escArmed && active && props.onRewind) hints.push("Esc again to rewind");
     if (active && !search && state.editor.text.trimStart().startsWith("!")) {
         hints.push("! runs a shell command (no review; deny rules and the sandbox apply)");
     }
+    if (props.vim && active && !search) hints.unshift(vimModeLabel(vim));
     if (state.attachments.length > 0) {
         const n = state.attachments.length;
         hints.push(`📎 ${n} ${n === 1 ? "file" : "files"} attached`);
@@ -329,6 +391,7 @@ function ComposerView(props: ComposerProps): ReactElement {
             </Text>
             {active ? <Suggestions state={state} width={width} /> : null}
             {search ? <SearchLabel search={search} /> : null}
+            {layout.above > 0 ? <MoreLines count={layout.above} arrow="↑" /> : null}
             {layout.lines.map((line, i) => (
                 <Text key={i} dimColor={!active} wrap="truncate-end">
                     <Text color={theme.accent}>{i === 0 ? "❯ " : "  "}</Text>
@@ -341,6 +404,7 @@ function ComposerView(props: ComposerProps): ReactElement {
                     ) : null}
                 </Text>
             ))}
+            {layout.below > 0 ? <MoreLines count={layout.below} arrow="↓" /> : null}
             {hints.length > 0 ? <Text color={theme.dim}>{hints.join(" · ")}</Text> : null}
         </Box>
     );

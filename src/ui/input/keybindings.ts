@@ -38,6 +38,8 @@ export const KEYBINDING_ACTIONS = {
     "chat:cancel": COMPOSER,
     "chat:clearInput": COMPOSER,
     "chat:cycleMode": COMPOSER,
+    "chat:externalEditor": COMPOSER,
+    "chat:pasteImage": COMPOSER,
     "history:previous": COMPOSER,
     "history:next": COMPOSER,
     "history:search": COMPOSER,
@@ -74,6 +76,8 @@ export const DEFAULT_BINDINGS: Record<KeybindingContext, Record<string, Keybindi
         "ctrl+r": "history:search",
         tab: "chat:cycleMode",
         "shift+tab": "chat:cycleMode",
+        "ctrl+g": "chat:externalEditor",
+        "ctrl+v": "chat:pasteImage",
     },
     Transcript: { home: "scroll:top", end: "scroll:bottom", "shift+g": "scroll:bottom" },
 };

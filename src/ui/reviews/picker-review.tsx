@@ -1,14 +1,16 @@
 /**
- * The command picker (e.g. `/model` without an argument): Up/Down move,
- * Enter selects, Esc cancels. Long lists scroll within a window.
+ * The command picker (e.g. `/model` without an argument): typing narrows
+ * the list (Backspace widens it), Up/Down move, Enter selects the
+ * highlighted option, Esc cancels. Long lists scroll within a window.
  */
 import { Text } from "ink";
-import { memo, useRef, useState } from "react";
+import { memo, useMemo, useRef, useState } from "react";
 import type { ReactElement } from "react";
 import { useGuardState } from "../hooks/use-key-gate";
 import { useInputKeys } from "../hooks/use-raw-input";
 import type { KeyGate } from "../input/key-gate";
 import { sanitizeLine } from "./diff-review";
+import { filterOptions } from "./picker-filter";
 import { type ReviewBadge, ReviewFrame } from "./review-frame";
 import { useTheme } from "../use-theme";
 
@@ -61,34 +63,59 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
     const theme = useTheme();
     const { title, options, status, width, maxVisible = 10, active = false } = props;
     const pending = status === "pending";
-    const last = Math.max(0, options.length - 1);
+    const [query, setQuery] = useState("");
+    const shown = useMemo(() => filterOptions(options, query), [options, query]);
+    const last = Math.max(0, shown.length - 1);
     const [selected, setSelected] = useState(() =>
-        Math.min(Math.max(0, props.initialIndex ?? 0), last)
+        Math.min(Math.max(0, props.initialIndex ?? 0), Math.max(0, options.length - 1))
     );
-    // Keys of one input string come before any render: each must see where the last one moved.
+    // Keys of one input string come before any render: each must see where the last one left.
     const selectedRef = useRef(selected);
+    const queryRef = useRef(query);
     const index = Math.min(selected, last);
     const move = (to: number): void => {
         selectedRef.current = to;
         setSelected(to);
     };
+    const filter = (next: string): void => {
+        queryRef.current = next;
+        setQuery(next);
+        // The best match is highlighted; with the filter cleared, the first option.
+        move(0);
+    };
     useInputKeys(
-        (_input, key) => {
-            const at = Math.min(selectedRef.current, last);
-            if (key.upArrow) move(Math.max(0, at - 1));
-            else if (key.downArrow) move(Math.min(last, at + 1));
-            else if (key.return) {
-                const option = options[at];
-                if (option) props.onChoose?.(option.id);
+        (input, key) => {
+            if (key.upArrow || key.downArrow || key.return) {
+                // Read live: a key typed in the same input string may have narrowed the list.
+                const matches = filterOptions(options, queryRef.current);
+                const end = Math.max(0, matches.length - 1);
+                const at = Math.min(selectedRef.current, end);
+                if (key.upArrow) move(Math.max(0, at - 1));
+                else if (key.downArrow) move(Math.min(end, at + 1));
+                else {
+                    const option = matches[at];
+                    if (option) props.onChoose?.(option.id);
+                }
             } else if (key.escape) props.onChoose?.(null);
+            else if (key.backspace || key.delete) {
+                if (queryRef.current !== "") filter([...queryRef.current].slice(0, -1).join(""));
+            } else if (
+                !key.ctrl &&
+                !key.meta &&
+                !key.tab &&
+                input !== "" &&
+                !/[\p{Cc}]/u.test(input)
+            ) {
+                filter(queryRef.current + input);
+            }
         },
         { isActive: active && pending }
     );
     const guard = useGuardState(props.gate);
     const takesEnter = guard.state === "open" && !guard.settling;
     const size = Math.max(1, maxVisible);
-    const start = windowStart(index, options.length, size);
-    const visible = options.slice(start, start + size);
+    const start = windowStart(index, shown.length, size);
+    const visible = shown.slice(start, start + size);
     const badge = STATUS_BADGE[status];
     return (
         <ReviewFrame
@@ -102,6 +129,16 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
                     {sanitizeLine(line)}
                 </Text>
             ))}
+            {query !== "" ? (
+                <Text wrap="truncate-end">
+                    <Text color={theme.accent}>filter: </Text>
+                    {sanitizeLine(query)}
+                    <Text color={theme.dim}>
+                        {" "}
+                        · {shown.length} of {options.length} · Backspace widens
+                    </Text>
+                </Text>
+            ) : null}
             {start > 0 ? <Text color={theme.dim}>↑ {start} more</Text> : null}
             {visible.map((option, i) => {
                 const current = start + i === index;
@@ -117,13 +154,17 @@ function PickerReviewImpl(props: PickerReviewProps): ReactElement {
                     </Text>
                 );
             })}
-            {start + size < options.length ? (
-                <Text color={theme.dim}>↓ {options.length - start - size} more</Text>
+            {start + size < shown.length ? (
+                <Text color={theme.dim}>↓ {shown.length - start - size} more</Text>
             ) : null}
             {options.length === 0 ? <Text color={theme.dim}>(nothing to choose from)</Text> : null}
+            {options.length > 0 && shown.length === 0 ? (
+                <Text color={theme.dim}>(nothing matches)</Text>
+            ) : null}
             {pending ? (
                 <Text color={theme.dim} wrap="wrap">
                     {takesEnter ? PICKER_READY_HINT : "↑/↓ move · Esc cancel"}
+                    {options.length > 1 ? " · type to filter" : ""}
                 </Text>
             ) : null}
         </ReviewFrame>

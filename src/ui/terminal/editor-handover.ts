@@ -1,5 +1,5 @@
 /**
- * Hands the terminal to the user's editor (`/memory edit`) and takes it back:
+ * Hands the terminal to the user's editor (`/memory edit`, Ctrl+G) and takes it back:
  * the TUI's screen modes off, the editor run synchronously on the real
  * terminal, then the modes restored as they were and the frame drawn again
  * in full. spawnSync blocks the event loop, so Ink reads no key while the
@@ -62,12 +62,22 @@ export function configuredEditor(
     return null;
 }
 
-function exitWarning(name: string, run: ReturnType<SpawnEditor>): string | undefined {
-    if (run.signal) return `the editor (${name}) was ended by ${run.signal}`;
-    if (run.status !== 0 && run.status !== null) {
-        return `the editor (${name}) exited with status ${run.status}; what it saved is used`;
-    }
-    return undefined;
+/** Whether to use what an editor saved before it failed (a memory file) or drop it (a draft). */
+export type OnEditorFailure = "keep-saved" | "discard";
+
+function exited(
+    name: string,
+    run: ReturnType<SpawnEditor>,
+    onFailure: OnEditorFailure
+): EditResult {
+    const failed = run.signal
+        ? `the editor (${name}) was ended by ${run.signal}`
+        : run.status !== 0 && run.status !== null
+          ? `the editor (${name}) exited with status ${run.status}`
+          : undefined;
+    if (failed === undefined) return { ok: true };
+    if (onFailure === "discard") return { ok: false, error: failed };
+    return { ok: true, warning: run.signal ? failed : `${failed}; what it saved is used` };
 }
 
 /** Runs the editor on `path` with the terminal as it is; no screen handling here. */
@@ -75,7 +85,8 @@ export function runEditor(
     path: string,
     env: NodeJS.ProcessEnv,
     spawn: SpawnEditor = spawnSync,
-    platform: NodeJS.Platform = process.platform
+    platform: NodeJS.Platform = process.platform,
+    onFailure: OnEditorFailure = "keep-saved"
 ): EditResult {
     const configured = configuredEditor(env);
     if (configured) {
@@ -97,7 +108,7 @@ export function runEditor(
                 error: `the editor $${variable} (${command}) ${run.status === NOT_FOUND ? "was not found" : "cannot be run"}; set $${variable} to an editor on your PATH. ${path} is unchanged.`,
             };
         }
-        return { ok: true, warning: exitWarning(command, run) };
+        return exited(command, run, onFailure);
     }
     for (const editor of FALLBACK_EDITORS) {
         const run = spawn(editor, [path], { stdio: "inherit" });
@@ -105,11 +116,11 @@ export function runEditor(
         if (run.error) {
             return { ok: false, error: `could not start ${editor}: ${run.error.message}` };
         }
-        return { ok: true, warning: exitWarning(editor, run) };
+        return exited(editor, run, onFailure);
     }
     return {
         ok: false,
-        error: `no editor found: $VISUAL and $EDITOR are not set and neither vi nor nano is installed. Set $EDITOR, or edit ${path} yourself and run /memory.`,
+        error: `no editor found to open ${path}: $VISUAL and $EDITOR are not set and neither vi nor nano is installed. Set $EDITOR (export EDITOR=nano, say).`,
     };
 }
 
@@ -117,9 +128,11 @@ export function runEditor(
  * Returns the chat's `editFile`: leaves the TUI's screen modes, runs the
  * editor, and puts everything back as it was, whatever the editor did.
  */
-export function createEditorHandover(deps: EditorHandoverDeps): (path: string) => EditResult {
+export function createEditorHandover(
+    deps: EditorHandoverDeps
+): (path: string, onFailure?: OnEditorFailure) => EditResult {
     const { terminal, altScreen } = deps;
-    return (path) => {
+    return (path, onFailure = "keep-saved") => {
         const wasRaw = terminal.isRaw();
         const mouse = deps.mouse();
         terminal.write(
@@ -130,7 +143,7 @@ export function createEditorHandover(deps: EditorHandoverDeps): (path: string) =
         );
         terminal.setRawMode(false);
         try {
-            return runEditor(path, deps.env, deps.spawn, deps.platform);
+            return runEditor(path, deps.env, deps.spawn, deps.platform, onFailure);
         } finally {
             if (wasRaw) terminal.setRawMode(true);
             // The editor may have left any of these off (vim turns bracketed paste off on exit).
