@@ -35,7 +35,7 @@ import {
 import type { KeyEvent, KeyName } from "./input/keys";
 import { LEGACY_MOUSE_PREFIX, parseMouse } from "./input/mouse";
 import type { Ansi } from "./render/ansi";
-import type { LineCache } from "./render/line-cache";
+import { createLineCache, type LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../agent/protocol";
 import { CostsDialog } from "./reviews/costs-dialog";
 import { ProcessesDialog } from "./reviews/processes-dialog";
@@ -48,6 +48,8 @@ import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
+import { TranscriptView } from "./transcript-view";
+import { createTranscriptView, renderUnfolded } from "./transcript-view-state";
 
 export interface AppProps {
     controller: AppController;
@@ -79,6 +81,8 @@ export interface AppProps {
     processes?: ProcessesPort;
     /** Running background processes and notices waiting, read at each render (the status line). */
     processCounts?: () => { running: number; notices: number };
+    /** Asks the App to leave (a command's `/quit`): it draws its last frame first. */
+    leave?: { subscribe(listener: () => void): () => void };
 }
 
 /** Lines one wheel notch scrolls. */
@@ -94,7 +98,16 @@ const SPARE_ROWS = 1;
  */
 export function App(props: AppProps): ReactElement {
     const { controller, ansi, cache, altScreen, fileIndex } = props;
-    const { exit } = useApp();
+    const { exit: inkExit } = useApp();
+    // Leaving draws one last frame without the composer and status line first: with
+    // --no-alt-screen that frame stays in the scrollback, so it must not be a busy hint.
+    const [closing, setClosing] = useState(false);
+    const exit = useCallback(() => setClosing(true), []);
+    useLayoutEffect(() => {
+        if (closing) inkExit();
+    }, [closing, inkExit]);
+    const leave = props.leave;
+    useLayoutEffect(() => leave?.subscribe(exit), [leave, exit]);
     const { rows, columns } = useTerminalSize();
     useRedrawOnResize(altScreen);
     const transcript = useSyncExternalStore(controller.store.subscribe, controller.store.getState);
@@ -122,6 +135,17 @@ export function App(props: AppProps): ReactElement {
     const composerControl = useRef<ComposerControl | null>(null);
     const [gate] = useState(() => createKeyGate());
     useKeyGateFeed(gate);
+    // Ctrl+O: the whole transcript unfolded, over the chat (which stays as it was).
+    const [view] = useState(() => createTranscriptView(createLineCache(ansi, renderUnfolded)));
+    const viewState = useSyncExternalStore(view.subscribe, view.get);
+    const viewHeight = Math.max(3, rows - SPARE_ROWS - (altScreen ? 0 : 1));
+    const viewAt = useRef({ entries: transcript.entries, width, height: viewHeight });
+    viewAt.current = { entries: transcript.entries, width, height: viewHeight };
+    useLayoutEffect(() => view.subscribe(() => gate.setCovered(view.get().open)), [view, gate]);
+    const onViewClamp = useCallback(
+        (from: number, offset: number) => view.clamp(from, offset),
+        [view]
+    );
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
@@ -182,12 +206,31 @@ export function App(props: AppProps): ReactElement {
                 const taken = controller.unqueue();
                 if (taken) composer?.takeBack(taken.text, taken.attachments);
             };
+            // The transcript view has every key; Ctrl+C keeps cancelling a run under it.
+            const transcriptViewKey = (key: KeyEvent): void => {
+                if (key.type === "chord" && key.ctrl && !key.meta && key.letter === "c") {
+                    if (controller.isBusy()) interrupt();
+                    else view.close();
+                    return;
+                }
+                const pressed = strokeOfEvent(key);
+                if (pressed && keybindings.resolve(["Global"], pressed)?.action === "app:transcript")
+                    return view.close();
+                if (key.type === "unknown") {
+                    if (key.sequence === LEGACY_MOUSE_PREFIX) legacyMouseBytes.current = 3;
+                    const report = parseMouse(key.sequence);
+                    if (report?.kind === "wheel") view.key(key, viewAt.current, report.direction);
+                    return;
+                }
+                view.key(key, viewAt.current);
+            };
             if (legacyMouseBytes.current > 0 && event.type === "text") {
                 const rest = [...event.text].slice(legacyMouseBytes.current);
                 legacyMouseBytes.current -= [...event.text].length - rest.length;
                 if (rest.length === 0) return;
                 event = { type: "text", text: rest.join("") };
             }
+            if (view.get().open) return transcriptViewKey(event);
             // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
             if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
                 if (composerHasKeys && composer?.clear()) return;
@@ -256,11 +299,15 @@ export function App(props: AppProps): ReactElement {
                 shift: false,
             });
             switch (action) {
+                case "app:transcript":
+                    view.open(viewAt.current);
+                    return;
                 case "app:toggleExpand":
-                    // A paste chip in the composer opens first; without one it is the transcript's.
-                    if (composerHasKeys && composer?.expandPaste()) return;
                     controller.store.dispatch({ type: "toggle_expand" });
                     dispatchScroll({ type: "bottom" });
+                    return;
+                case "chat:expandPaste":
+                    composer?.expandPaste();
                     return;
                 case "app:toggleMouse":
                     toggleMouse();
@@ -340,6 +387,7 @@ export function App(props: AppProps): ReactElement {
             appState,
             keybindings,
             toggleMouse,
+            view,
         ]
     );
     useRawInput(onKey, true);
@@ -387,14 +435,27 @@ export function App(props: AppProps): ReactElement {
         sessionUsd: status.totalCostUsd,
         allTimeUsd: status.totalCostUsd,
     };
-    const bottom = (
-        <>
+    const viewOpen = viewState.open && !closing;
+    const transcriptView = viewOpen ? (
+        <TranscriptView
+            state={viewState}
+            entries={entries}
+            cache={view.cache}
+            ansi={ansi}
+            width={width}
+            height={viewHeight}
+            onClamp={onViewClamp}
+        />
+    ) : null;
+    // Hidden, not unmounted, under the transcript view: draft, review and dialogs stay as they were.
+    const bottom = closing ? null : (
+        <Box display={viewOpen ? "none" : "flex"} flexDirection="column" flexShrink={0}>
             {overlay?.kind === "costs" ? (
                 <CostsDialog
                     session={overlay.figures.session}
                     allTime={overlay.figures.allTime}
                     width={width}
-                    active={pending === null}
+                    active={pending === null && !viewOpen}
                     onClose={onCloseOverlay}
                 />
             ) : null}
@@ -404,7 +465,7 @@ export function App(props: AppProps): ReactElement {
                     port={props.processes}
                     width={width}
                     maxRows={reviewHeight}
-                    active={pending === null}
+                    active={pending === null && !viewOpen}
                     onClose={onCloseOverlay}
                 />
             ) : null}
@@ -464,7 +525,7 @@ export function App(props: AppProps): ReactElement {
                 allTimeCostUsd={costs.allTimeUsd}
                 processes={props.processCounts?.()}
             />
-        </>
+        </Box>
     );
 
     if (!altScreen) {
@@ -477,8 +538,10 @@ export function App(props: AppProps): ReactElement {
                         ansi={ansi}
                         width={width}
                         liveHeight={Math.max(3, rows - 10)}
-                        animate={animate}
+                        animate={animate && !closing}
+                        hideLive={viewOpen}
                     />
+                    {transcriptView}
                     {bottom}
                 </Box>
             </KeyGateContext.Provider>
@@ -487,9 +550,10 @@ export function App(props: AppProps): ReactElement {
     return (
         <KeyGateContext.Provider value={gate}>
             <Box flexDirection="column" height={Math.max(3, rows - SPARE_ROWS)} paddingX={1}>
+                {transcriptView}
                 <Box
                     ref={viewportRef}
-                    display={fullScreen ? "none" : "flex"}
+                    display={fullScreen || viewOpen ? "none" : "flex"}
                     flexDirection="column"
                     flexGrow={1}
                     flexShrink={1}

@@ -123,6 +123,8 @@ export const SETTINGS_KEYS = {
     theme: { schema: lazySchema((z) => z.enum(["dark", "light", "auto"])), scopes: USER },
     /** false: the chat leaves mouse reporting off (no wheel scrolling; plain drag selects). */
     mouse: { schema: lazySchema((z) => z.boolean()), scopes: USER },
+    /** false: leaving the chat prints no compact transcript to the normal screen. */
+    exitTranscript: { schema: lazySchema((z) => z.boolean()), scopes: USER },
     /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
     hooks: { schema: lazySchema((z) => z.record(z.string(), z.unknown())), scopes: ANY },
     disableAllHooks: { schema: lazySchema((z) => z.boolean()), scopes: ANY },

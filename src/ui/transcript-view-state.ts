@@ -1,0 +1,297 @@
+/**
+ * The transcript view (Ctrl+O): every entry in full, scrolled and searched
+ * apart from the chat underneath, which it leaves as it was.
+ *
+ * Position is counted in lines up from the end, as in the chat's viewport, so
+ * only what is on screen (and, for a search, the snapshot searched) is ever
+ * wrapped. At the end the view follows new output; scrolled up it holds the
+ * entries it had, so what is being read does not move.
+ */
+import type { Entry } from "./transcript/types";
+import type { Ansi } from "./render/ansi";
+import { type RenderedEntry, renderEntry } from "./render/entry-lines";
+import type { LineCache } from "./render/line-cache";
+import { computeViewport } from "./render/viewport";
+import type { KeyEvent } from "./input/keys";
+
+export interface TranscriptSearch {
+    /** The query is being typed (keys go into it). */
+    editing: boolean;
+    query: string;
+    /** Line indices (in `lines` of the searched snapshot) that hold the query. */
+    matches: number[];
+    /** Index in `matches` of the match shown; null before Enter. */
+    current: number | null;
+    /** Lines of the searched snapshot. */
+    total: number;
+}
+
+export interface TranscriptViewState {
+    open: boolean;
+    /** Lines up from the end (0: the end, following new output). */
+    offset: number;
+    /** The entries shown while not following; null follows the chat. */
+    frozen: readonly Entry[] | null;
+    search: TranscriptSearch | null;
+    /** The last search found nothing, or wrapped: said in the footer until the next key. */
+    note: string | null;
+}
+
+const CLOSED: TranscriptViewState = {
+    open: false,
+    offset: 0,
+    frozen: null,
+    search: null,
+    note: null,
+};
+
+/** Lines one wheel notch scrolls. */
+const WHEEL_LINES = 3;
+
+/** An entry with everything it folds shown: a tool's whole output, thinking, a diff, a plan. */
+export function unfolded(entry: Entry): Entry {
+    switch (entry.kind) {
+        case "tool":
+            return entry.fullDetail ? { ...entry, expanded: true, toggles: false } : entry;
+        case "thinking":
+        case "review":
+            return { ...entry, expanded: true, toggles: false };
+        default:
+            return entry;
+    }
+}
+
+/** The view's lines of an entry (its own line cache keeps them apart from the chat's). */
+export function renderUnfolded(entry: Entry, width: number, ansi: Ansi): RenderedEntry {
+    return renderEntry(unfolded(entry), width, ansi);
+}
+
+/** Folded in the chat: it has more to show than the chat shows now. */
+function folded(entry: Entry): boolean {
+    switch (entry.kind) {
+        case "tool":
+            return !entry.expanded && (entry.fullDetail?.length ?? 0) > entry.detail.length;
+        case "thinking":
+            return !entry.expanded && !entry.streaming && entry.text.trim() !== "";
+        case "review":
+            return !entry.expanded && ((entry.diffs?.length ?? 0) > 0 || Boolean(entry.plan));
+        default:
+            return false;
+    }
+}
+
+// eslint-disable-next-line no-control-regex -- SGR sequences in pre-rendered lines
+const SGR = /\x1b\[[0-9;:]*m/g;
+export const plainLine = (line: string): string => line.replace(SGR, "");
+
+/** Every line of `entries` in the view, top to bottom. */
+export function allLines(entries: readonly Entry[], cache: LineCache, width: number): string[] {
+    return computeViewport({
+        entries,
+        cache,
+        width,
+        height: Number.MAX_SAFE_INTEGER,
+        scrollOffset: 0,
+    }).lines;
+}
+
+/** Indices of the lines that hold `query` (case-insensitive). */
+export function findMatches(lines: readonly string[], query: string): number[] {
+    const needle = query.toLowerCase();
+    if (needle === "") return [];
+    const found: number[] = [];
+    lines.forEach((line, index) => {
+        if (plainLine(line).toLowerCase().includes(needle)) found.push(index);
+    });
+    return found;
+}
+
+/** The offset that shows line `index` of `total` a third of the way down a view `height` high. */
+export function offsetShowing(index: number, total: number, height: number): number {
+    const end = Math.min(total, index + height - Math.floor(height / 3));
+    return Math.max(0, total - end);
+}
+
+export interface TranscriptViewGeometry {
+    /** The chat's entries now. */
+    entries: readonly Entry[];
+    width: number;
+    /** Rows for the transcript's lines. */
+    height: number;
+}
+
+export interface TranscriptView {
+    /** The view's own lines (entries unfolded), kept apart from the chat's. */
+    cache: LineCache;
+    get(): TranscriptViewState;
+    subscribe(listener: () => void): () => void;
+    /** Opens at the latest folded entry (its first line at the top), or at the end when none. */
+    open(at: TranscriptViewGeometry): void;
+    close(): void;
+    /**
+     * A key while the view is open: scrolls, searches, or closes it (Esc, q).
+     * The App closes it for its own keys (Ctrl+O) before this is called.
+     */
+    key(event: KeyEvent, at: TranscriptViewGeometry, wheel?: "up" | "down"): void;
+    /** The viewport drew the offset clamped at the top. */
+    clamp(from: number, offset: number): void;
+}
+
+export function createTranscriptView(cache: LineCache): TranscriptView {
+    let state = CLOSED;
+    const listeners = new Set<() => void>();
+    const set = (next: TranscriptViewState): void => {
+        if (next === state) return;
+        state = next;
+        for (const listener of [...listeners]) listener();
+    };
+    const shown = (at: TranscriptViewGeometry): readonly Entry[] => state.frozen ?? at.entries;
+    const moveTo = (offset: number, at: TranscriptViewGeometry, note: string | null = null) => {
+        const to = Math.max(0, offset);
+        // Back at the end: follow the chat again (a search keeps its snapshot).
+        const frozen = to === 0 && !state.search ? null : shown(at);
+        set({ ...state, offset: to, frozen, note });
+    };
+    const page = (at: TranscriptViewGeometry): number => Math.max(1, at.height - 1);
+
+    /** Enter, n, N: the match to show, searching up from the bottom of the view (the reader starts at the end). */
+    const jump = (at: TranscriptViewGeometry, direction: "first" | "up" | "down"): void => {
+        const search = state.search;
+        if (!search) return;
+        const entries = shown(at);
+        const lines = allLines(entries, cache, at.width);
+        const matches = findMatches(lines, search.query);
+        if (matches.length === 0) {
+            set({
+                ...state,
+                frozen: entries,
+                search: { ...search, editing: false, matches, current: null, total: lines.length },
+                note: `no match for "${search.query}"`,
+            });
+            return;
+        }
+        let current: number;
+        let wrapped = false;
+        if (direction === "first" || search.current === null) {
+            const bottom = lines.length - 1 - state.offset;
+            const above = matches.filter((line) => line <= bottom);
+            current = above.length > 0 ? above.length - 1 : matches.length - 1;
+        } else if (direction === "up") {
+            wrapped = search.current === 0;
+            current = wrapped ? matches.length - 1 : search.current - 1;
+        } else {
+            wrapped = search.current === matches.length - 1;
+            current = wrapped ? 0 : search.current + 1;
+        }
+        const line = matches[current] as number;
+        set({
+            ...state,
+            frozen: entries,
+            offset: offsetShowing(line, lines.length, at.height),
+            search: { ...search, editing: false, matches, current, total: lines.length },
+            note: wrapped ? (direction === "up" ? "from the end again" : "from the top again") : null,
+        });
+    };
+
+    const searchKey = (event: KeyEvent, search: TranscriptSearch, at: TranscriptViewGeometry) => {
+        if (event.type === "text") {
+            set({ ...state, search: { ...search, query: search.query + event.text }, note: null });
+            return;
+        }
+        if (event.type !== "key") return;
+        switch (event.name) {
+            case "return":
+                if (search.query === "") set({ ...state, search: null });
+                else jump(at, "first");
+                return;
+            case "escape":
+                set({ ...state, search: null, note: null });
+                return;
+            case "backspace":
+                set({ ...state, search: { ...search, query: [...search.query].slice(0, -1).join("") } });
+                return;
+            default:
+                return;
+        }
+    };
+
+    return {
+        cache,
+        get: () => state,
+        subscribe(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+        },
+        open(at) {
+            let index = at.entries.length - 1;
+            while (index >= 0 && !folded(at.entries[index] as Entry)) index--;
+            if (index < 0) {
+                set({ ...CLOSED, open: true });
+                return;
+            }
+            // Only the entries from the folded one on are wrapped to find where it starts.
+            const below = allLines(at.entries.slice(index), cache, at.width).length;
+            const offset = Math.max(0, below - at.height);
+            set({ ...CLOSED, open: true, offset, frozen: offset > 0 ? at.entries : null });
+        },
+        close() {
+            set(CLOSED);
+        },
+        key(event, at, wheel) {
+            const search = state.search;
+            if (search?.editing) return searchKey(event, search, at);
+            if (wheel) return moveTo(state.offset + (wheel === "up" ? WHEEL_LINES : -WHEEL_LINES), at);
+            if (event.type === "text") {
+                switch (event.text) {
+                    case "q":
+                        return set(CLOSED);
+                    case "/":
+                        return set({
+                            ...state,
+                            frozen: shown(at),
+                            search: { editing: true, query: "", matches: [], current: null, total: 0 },
+                            note: null,
+                        });
+                    case "n":
+                        return jump(at, "up");
+                    case "N":
+                        return jump(at, "down");
+                    case "g":
+                        return moveTo(Number.MAX_SAFE_INTEGER, at);
+                    case "G":
+                        return moveTo(0, at);
+                    case "k":
+                        return moveTo(state.offset + 1, at);
+                    case "j":
+                        return moveTo(state.offset - 1, at);
+                    default:
+                        return;
+                }
+            }
+            if (event.type !== "key") return;
+            switch (event.name) {
+                case "escape":
+                    // A search's marks go first, then the view.
+                    return set(search ? { ...state, search: null, note: null } : CLOSED);
+                case "up":
+                    return moveTo(state.offset + 1, at);
+                case "down":
+                    return moveTo(state.offset - 1, at);
+                case "pageup":
+                    return moveTo(state.offset + page(at), at);
+                case "pagedown":
+                    return moveTo(state.offset - page(at), at);
+                case "home":
+                    return moveTo(Number.MAX_SAFE_INTEGER, at);
+                case "end":
+                    return moveTo(0, at);
+                default:
+                    return;
+            }
+        },
+        clamp(from, offset) {
+            if (!state.open || from !== state.offset || offset === state.offset) return;
+            set({ ...state, offset });
+        },
+    };
+}
