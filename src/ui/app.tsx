@@ -214,7 +214,10 @@ export function App(props: AppProps): ReactElement {
                     return;
                 }
                 const pressed = strokeOfEvent(key);
-                if (pressed && keybindings.resolve(["Global"], pressed)?.action === "app:transcript")
+                if (
+                    pressed &&
+                    keybindings.resolve(["Global"], pressed)?.action === "app:transcript"
+                )
                     return view.close();
                 if (key.type === "unknown") {
                     if (key.sequence === LEGACY_MOUSE_PREFIX) legacyMouseBytes.current = 3;

@@ -66,7 +66,9 @@ export function exitTranscript(
     }
     const out: string[] = [];
     if (index >= 0) {
-        const resume = options.conversationId ? `north resume ${options.conversationId}` : "/resume";
+        const resume = options.conversationId
+            ? `north resume ${options.conversationId}`
+            : "/resume";
         out.push(ansi.dim(`… earlier entries: ${resume}`));
     }
     for (let b = blocks.length - 1; b >= 0; b--) out.push(...(blocks[b] as string[]));

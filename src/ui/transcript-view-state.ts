@@ -189,7 +189,11 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
             frozen: entries,
             offset: offsetShowing(line, lines.length, at.height),
             search: { ...search, editing: false, matches, current, total: lines.length },
-            note: wrapped ? (direction === "up" ? "from the end again" : "from the top again") : null,
+            note: wrapped
+                ? direction === "up"
+                    ? "from the end again"
+                    : "from the top again"
+                : null,
         });
     };
 
@@ -208,12 +212,74 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
                 set({ ...state, search: null, note: null });
                 return;
             case "backspace":
-                set({ ...state, search: { ...search, query: [...search.query].slice(0, -1).join("") } });
+                set({
+                    ...state,
+                    search: { ...search, query: [...search.query].slice(0, -1).join("") },
+                });
                 return;
             default:
                 return;
         }
     };
+
+    function handleKey(event: KeyEvent, at: TranscriptViewGeometry, wheel?: "up" | "down"): void {
+        // Keys typed fast arrive as one text: each acts in turn ("/word" opens the search, then fills it).
+        const chars = event.type === "text" ? [...event.text] : [];
+        if (chars.length > 1 && !state.search?.editing) {
+            chars.forEach((text) => handleKey({ type: "text", text }, at));
+            return;
+        }
+        const search = state.search;
+        if (search?.editing) return searchKey(event, search, at);
+        if (wheel) return moveTo(state.offset + (wheel === "up" ? WHEEL_LINES : -WHEEL_LINES), at);
+        if (event.type === "text") {
+            switch (event.text) {
+                case "q":
+                    return set(CLOSED);
+                case "/":
+                    return set({
+                        ...state,
+                        frozen: shown(at),
+                        search: { editing: true, query: "", matches: [], current: null, total: 0 },
+                        note: null,
+                    });
+                case "n":
+                    return jump(at, "up");
+                case "N":
+                    return jump(at, "down");
+                case "g":
+                    return moveTo(Number.MAX_SAFE_INTEGER, at);
+                case "G":
+                    return moveTo(0, at);
+                case "k":
+                    return moveTo(state.offset + 1, at);
+                case "j":
+                    return moveTo(state.offset - 1, at);
+                default:
+                    return;
+            }
+        }
+        if (event.type !== "key") return;
+        switch (event.name) {
+            case "escape":
+                // A search's marks go first, then the view.
+                return set(search ? { ...state, search: null, note: null } : CLOSED);
+            case "up":
+                return moveTo(state.offset + 1, at);
+            case "down":
+                return moveTo(state.offset - 1, at);
+            case "pageup":
+                return moveTo(state.offset + page(at), at);
+            case "pagedown":
+                return moveTo(state.offset - page(at), at);
+            case "home":
+                return moveTo(Number.MAX_SAFE_INTEGER, at);
+            case "end":
+                return moveTo(0, at);
+            default:
+                return;
+        }
+    }
 
     return {
         cache,
@@ -237,58 +303,7 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
         close() {
             set(CLOSED);
         },
-        key(event, at, wheel) {
-            const search = state.search;
-            if (search?.editing) return searchKey(event, search, at);
-            if (wheel) return moveTo(state.offset + (wheel === "up" ? WHEEL_LINES : -WHEEL_LINES), at);
-            if (event.type === "text") {
-                switch (event.text) {
-                    case "q":
-                        return set(CLOSED);
-                    case "/":
-                        return set({
-                            ...state,
-                            frozen: shown(at),
-                            search: { editing: true, query: "", matches: [], current: null, total: 0 },
-                            note: null,
-                        });
-                    case "n":
-                        return jump(at, "up");
-                    case "N":
-                        return jump(at, "down");
-                    case "g":
-                        return moveTo(Number.MAX_SAFE_INTEGER, at);
-                    case "G":
-                        return moveTo(0, at);
-                    case "k":
-                        return moveTo(state.offset + 1, at);
-                    case "j":
-                        return moveTo(state.offset - 1, at);
-                    default:
-                        return;
-                }
-            }
-            if (event.type !== "key") return;
-            switch (event.name) {
-                case "escape":
-                    // A search's marks go first, then the view.
-                    return set(search ? { ...state, search: null, note: null } : CLOSED);
-                case "up":
-                    return moveTo(state.offset + 1, at);
-                case "down":
-                    return moveTo(state.offset - 1, at);
-                case "pageup":
-                    return moveTo(state.offset + page(at), at);
-                case "pagedown":
-                    return moveTo(state.offset - page(at), at);
-                case "home":
-                    return moveTo(Number.MAX_SAFE_INTEGER, at);
-                case "end":
-                    return moveTo(0, at);
-                default:
-                    return;
-            }
-        },
+        key: handleKey,
         clamp(from, offset) {
             if (!state.open || from !== state.offset || offset === state.offset) return;
             set({ ...state, offset });
