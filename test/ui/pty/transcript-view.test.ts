@@ -6,7 +6,7 @@
  * chat leaves a compact transcript in the normal screen (or not, by
  * setting), and with --no-alt-screen no busy hint. Needs `npm run build` first.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import {
     answerReview,
     type NorthPtySession,
     type PtyNorth,
+    REVIEW_READY,
     startNorthSession,
 } from "../../kit/pty";
 
@@ -150,6 +151,65 @@ describe("the transcript view", () => {
             expect(north.screenText()).toContain("Ctrl+T opens the paste");
             north.type(CTRL_T);
             await north.waitForText("log line 11");
+        },
+        TIMEOUT
+    );
+});
+
+describe("Esc means one thing at a time", () => {
+    it(
+        "in the transcript view Esc goes back and leaves a running command running",
+        async () => {
+            session = await startNorthSession({ rows: 30 });
+            const { north, server, submit } = session;
+            server.enqueue(shell("echo started-it; sleep 120"));
+            await submit("run the slow thing");
+            await north.waitForText("Run this command?");
+            await answerReview(north, { option: 1 });
+            await north.waitForText(/^ +started-it$/m, 20_000);
+            north.type(CTRL_O);
+            await north.waitForText("Transcript ·");
+            north.type(ESC);
+            await north.waitForText("Esc or Ctrl+C to cancel");
+            expect(north.screenText()).not.toContain("Transcript ·");
+            expect(north.screenText()).not.toContain("(cancelled)");
+            // Now Esc is the chat's again: it interrupts.
+            north.type(ESC);
+            await north.waitForText("(cancelled)");
+        },
+        TIMEOUT
+    );
+
+    it(
+        "over a review the view takes every key; Esc in the full-screen diff goes back to the review",
+        async () => {
+            session = await startNorthSession({ cols: 80, rows: 24 });
+            const { north, server, submit, repo } = session;
+            const content = Array.from({ length: 40 }, (_, i) => `const v${i} = ${i};`).join("\n");
+            server.enqueue(
+                { toolCalls: [{ name: "edit_create_file", input: { path: "forty.ts", content } }] },
+                { text: "Made it." }
+            );
+            await submit("create forty.ts");
+            await north.waitForText(REVIEW_READY);
+            north.type(CTRL_O);
+            await north.waitForText("Transcript ·");
+            // Enter and 1 would answer the review under the view: here they do nothing.
+            north.type("1");
+            north.type("\r");
+            north.type(ESC);
+            await north.waitForText(REVIEW_READY);
+            expect(existsSync(join(repo, "forty.ts"))).toBe(false);
+
+            north.type("f");
+            await north.waitForText("f back (or Esc)");
+            north.type(ESC);
+            await north.waitForText("f full screen");
+            // Back in the review, still waiting: Esc did not refuse it or stop the run.
+            expect(north.screenText()).toContain(REVIEW_READY);
+            await answerReview(north, { option: 1 });
+            await north.waitForText("Made it.");
+            expect(existsSync(join(repo, "forty.ts"))).toBe(true);
         },
         TIMEOUT
     );
