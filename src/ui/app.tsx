@@ -1,6 +1,7 @@
 import type { StandingAutoApproval } from "../agent/approvals";
 import {
     useCallback,
+    useEffect,
     useLayoutEffect,
     useReducer,
     useRef,
@@ -103,8 +104,12 @@ export function App(props: AppProps): ReactElement {
     // --no-alt-screen that frame stays in the scrollback, so it must not be a busy hint.
     const [closing, setClosing] = useState(false);
     const exit = useCallback(() => setClosing(true), []);
-    useLayoutEffect(() => {
-        if (closing) inkExit();
+    // A task later, not within this commit: <Static> must first settle what it just wrote
+    // (`/quit`'s own entry), or Ink's exit writes it a second time.
+    useEffect(() => {
+        if (!closing) return;
+        const next = setTimeout(inkExit, 0);
+        return () => clearTimeout(next);
     }, [closing, inkExit]);
     const leave = props.leave;
     useLayoutEffect(() => leave?.subscribe(exit), [leave, exit]);
