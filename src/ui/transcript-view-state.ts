@@ -9,7 +9,7 @@
  */
 import type { Entry } from "./transcript/types";
 import type { Ansi } from "./render/ansi";
-import { type RenderedEntry, renderEntry } from "./render/entry-lines";
+import { gapBetween, type RenderedEntry, renderEntry } from "./render/entry-lines";
 import type { LineCache } from "./render/line-cache";
 import { computeViewport } from "./render/viewport";
 import type { KeyEvent } from "./input/keys";
@@ -18,12 +18,20 @@ export interface TranscriptSearch {
     /** The query is being typed (keys go into it). */
     editing: boolean;
     query: string;
-    /** Line indices (in `lines` of the searched snapshot) that hold the query. */
+    /**
+     * Lines that hold the query, each as the number of lines below it to the
+     * end of the snapshot (0: the last line), nearest the end first. Found
+     * from the end up, only as far as a jump needs, so a search in a long
+     * conversation wraps no more entries than it must.
+     */
     matches: number[];
     /** Index in `matches` of the match shown; null before Enter. */
     current: number | null;
-    /** Lines of the searched snapshot. */
-    total: number;
+    /** Entries searched so far, counted from the end, and the lines they make. */
+    scanned: number;
+    linesBelow: number;
+    /** Every entry was searched: `matches` is all of them. */
+    complete: boolean;
 }
 
 export interface TranscriptViewState {
@@ -95,21 +103,61 @@ export function allLines(entries: readonly Entry[], cache: LineCache, width: num
     }).lines;
 }
 
-/** Indices of the lines that hold `query` (case-insensitive). */
-export function findMatches(lines: readonly string[], query: string): number[] {
-    const needle = query.toLowerCase();
-    if (needle === "") return [];
-    const found: number[] = [];
-    lines.forEach((line, index) => {
-        if (plainLine(line).toLowerCase().includes(needle)) found.push(index);
-    });
-    return found;
+/** The offset that shows the line `below` lines above the end a third of the way down a view `height` high. */
+export function offsetShowing(below: number, height: number): number {
+    return Math.max(0, below + 1 - height + Math.floor(height / 3));
 }
 
-/** The offset that shows line `index` of `total` a third of the way down a view `height` high. */
-export function offsetShowing(index: number, total: number, height: number): number {
-    const end = Math.min(total, index + height - Math.floor(height / 3));
-    return Math.max(0, total - end);
+const newSearch = (query: string, editing: boolean): TranscriptSearch => ({
+    editing,
+    query,
+    matches: [],
+    current: null,
+    scanned: 0,
+    linesBelow: 0,
+    complete: false,
+});
+
+/**
+ * `search` carried on up `entries` (as the view draws them, gaps included)
+ * until `enough` holds or every entry was searched.
+ */
+export function scanUp(
+    search: TranscriptSearch,
+    entries: readonly Entry[],
+    cache: LineCache,
+    width: number,
+    enough: (search: TranscriptSearch) => boolean
+): TranscriptSearch {
+    const needle = search.query.toLowerCase();
+    const matches = [...search.matches];
+    let { scanned, linesBelow } = search;
+    const current = (): TranscriptSearch => ({
+        ...search,
+        matches,
+        scanned,
+        linesBelow,
+        complete: scanned >= entries.length,
+    });
+    while (scanned < entries.length && !enough(current())) {
+        const index = entries.length - 1 - scanned;
+        const entry = entries[index] as Entry;
+        const previous = index > 0 ? entries[index - 1] : undefined;
+        const lines = cache.get(entry, width).lines;
+        const count = lines.length + (previous && gapBetween(previous, entry) ? 1 : 0);
+        for (let j = lines.length - 1; j >= 0; j--) {
+            if (
+                plainLine(lines[j] as string)
+                    .toLowerCase()
+                    .includes(needle)
+            ) {
+                matches.push(linesBelow + (lines.length - 1 - j));
+            }
+        }
+        linesBelow += count;
+        scanned++;
+    }
+    return current();
 }
 
 export interface TranscriptViewGeometry {
@@ -156,44 +204,46 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
 
     /** Enter, n, N: the match to show, searching up from the bottom of the view (the reader starts at the end). */
     const jump = (at: TranscriptViewGeometry, direction: "first" | "up" | "down"): void => {
-        const search = state.search;
-        if (!search) return;
+        const start = state.search;
+        if (!start) return;
         const entries = shown(at);
-        const lines = allLines(entries, cache, at.width);
-        const matches = findMatches(lines, search.query);
-        if (matches.length === 0) {
-            set({
-                ...state,
-                frozen: entries,
-                search: { ...search, editing: false, matches, current: null, total: lines.length },
-                note: `no match for "${search.query}"`,
-            });
+        const scan = (from: TranscriptSearch, enough: (s: TranscriptSearch) => boolean) =>
+            scanUp(from, entries, cache, at.width, enough);
+        let search = { ...start, editing: false };
+        let current: number | null = null;
+        let note: string | null = null;
+        if (direction === "first" || search.current === null) {
+            // The nearest match at or above the bottom of the view.
+            const bottom = state.offset;
+            search = scan(search, (s) => s.matches.some((m) => m >= bottom));
+            const index = search.matches.findIndex((m) => m >= bottom);
+            current = index !== -1 ? index : search.matches.length > 0 ? 0 : null;
+        } else if (direction === "up") {
+            const want = search.current + 1;
+            search = scan(search, (s) => s.matches.length > want);
+            if (want < search.matches.length) current = want;
+            else {
+                current = 0;
+                note = "from the end again";
+            }
+        } else if (search.current > 0) current = search.current - 1;
+        else {
+            // Past the end: round to the top, which needs the whole search.
+            search = scan(search, () => false);
+            current = search.matches.length - 1;
+            note = "from the top again";
+        }
+        if (current === null) {
+            set({ ...state, frozen: entries, search, note: `no match for "${search.query}"` });
             return;
         }
-        let current: number;
-        let wrapped = false;
-        if (direction === "first" || search.current === null) {
-            const bottom = lines.length - 1 - state.offset;
-            const above = matches.filter((line) => line <= bottom);
-            current = above.length > 0 ? above.length - 1 : matches.length - 1;
-        } else if (direction === "up") {
-            wrapped = search.current === 0;
-            current = wrapped ? matches.length - 1 : search.current - 1;
-        } else {
-            wrapped = search.current === matches.length - 1;
-            current = wrapped ? 0 : search.current + 1;
-        }
-        const line = matches[current] as number;
+        const below = search.matches[current] as number;
         set({
             ...state,
             frozen: entries,
-            offset: offsetShowing(line, lines.length, at.height),
-            search: { ...search, editing: false, matches, current, total: lines.length },
-            note: wrapped
-                ? direction === "up"
-                    ? "from the end again"
-                    : "from the top again"
-                : null,
+            offset: offsetShowing(below, at.height),
+            search: { ...search, current },
+            note,
         });
     };
 
@@ -205,8 +255,9 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
         if (event.type !== "key") return;
         switch (event.name) {
             case "return":
-                if (search.query === "") set({ ...state, search: null });
-                else jump(at, "first");
+                if (search.query === "") return set({ ...state, search: null });
+                set({ ...state, search: newSearch(search.query, false) });
+                return jump(at, "first");
                 return;
             case "escape":
                 set({ ...state, search: null, note: null });
@@ -240,7 +291,7 @@ export function createTranscriptView(cache: LineCache): TranscriptView {
                     return set({
                         ...state,
                         frozen: shown(at),
-                        search: { editing: true, query: "", matches: [], current: null, total: 0 },
+                        search: newSearch("", true),
                         note: null,
                     });
                 case "n":

@@ -61,13 +61,14 @@ function TranscriptViewPanel(props: TranscriptViewProps): ReactElement {
     const search = state.search;
     let lines = viewport.lines;
     if (search && !search.editing && search.matches.length > 0) {
-        // The searched snapshot is what is shown: a line's index there is counted from its end.
+        // Matches are counted in lines above the end of the snapshot shown, as the offset is.
         const matchSet = new Set(search.matches);
         const current = search.current === null ? -1 : (search.matches[search.current] ?? -1);
-        const first = search.total - viewport.scrollOffset - lines.length;
-        lines = lines.map((line, i) =>
-            matchSet.has(first + i) ? marked(line, search.query, first + i === current, ansi) : line
-        );
+        const last = lines.length - 1;
+        lines = lines.map((line, i) => {
+            const below = viewport.scrollOffset + last - i;
+            return matchSet.has(below) ? marked(line, search.query, below === current, ansi) : line;
+        });
     }
     // Short transcripts start at the top of the view, as a document does.
     const padding = Math.max(0, rows - lines.length);
@@ -82,10 +83,15 @@ function TranscriptViewPanel(props: TranscriptViewProps): ReactElement {
             : viewport.scrollOffset === 0
               ? "end · following"
               : `${viewport.scrollOffset} lines up`;
-        const found =
-            search && search.current !== null
-                ? ` · match ${search.current + 1} of ${search.matches.length} (n up, N down)`
-                : "";
+        let found = "";
+        if (search && search.current !== null) {
+            const count = search.matches.length;
+            // Counted from the top once the whole transcript was searched; until then from the end.
+            const which = search.complete
+                ? `${count - search.current} of ${count}`
+                : `${search.current + 1} from the end`;
+            found = ` · match ${which} (n up, N down)`;
+        }
         const note = state.note ? ` · ${state.note}` : "";
         footer = `Transcript · ${where}${found}${note} · ↑↓ PgUp PgDn Home End · / search · Esc back`;
     }

@@ -99,14 +99,15 @@ describe("the transcript view's state", () => {
         expect(view.get().search).toMatchObject({ editing: true, query: "out 1-2" });
         view.key(key("return"), at);
         const found = view.get().search!;
-        // "out 1-2" and "out 1-20" … "out 1-29": eleven lines, the latest one shown first.
+        // "out 1-2" and "out 1-20" … "out 1-29": eleven lines, the one nearest the end shown first.
         expect(found.matches).toHaveLength(11);
-        expect(found.current).toBe(10);
+        expect(found.current).toBe(0);
         view.key(text("n"), at);
-        expect(view.get().search!.current).toBe(9);
-        view.key(text("N"), at);
+        expect(view.get().search!.current).toBe(1);
         view.key(text("N"), at);
         expect(view.get().search!.current).toBe(0);
+        view.key(text("N"), at);
+        expect(view.get().search!.current).toBe(10);
         expect(view.get().note).toBe("from the top again");
         view.key(text("/zzz"), at);
         view.key(key("return"), at);
@@ -115,6 +116,17 @@ describe("the transcript view's state", () => {
         expect(view.get()).toMatchObject({ open: true, search: null });
         view.key(key("escape"), at);
         expect(view.get().open).toBe(false);
+    });
+
+    it("searches from the end up only as far as the nearest match", () => {
+        const entries: Entry[] = [];
+        for (let i = 0; i < 1000; i++) entries.push(prompt(i), answer(i));
+        const { view, at, cache } = setup(entries, 30);
+        view.open(at);
+        view.key(text("/Answer 995."), at);
+        view.key(key("return"), at);
+        expect(view.get().search).toMatchObject({ current: 0, complete: false, scanned: 9 });
+        expect(cache.stats().misses).toBe(9);
     });
 
     it("opens fast over 2,000 entries: only the entries from the folded one on are wrapped", () => {
