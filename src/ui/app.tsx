@@ -1,7 +1,6 @@
 import type { StandingAutoApproval } from "../agent/approvals";
 import {
     useCallback,
-    useEffect,
     useLayoutEffect,
     useReducer,
     useRef,
@@ -9,7 +8,7 @@ import {
     useSyncExternalStore,
 } from "react";
 import type { ReactElement } from "react";
-import { Box, type DOMElement, measureElement, useApp } from "ink";
+import { Box, type DOMElement, measureElement } from "ink";
 import type { Mode } from "../agent/events";
 import type { FileIndex } from "../project/file-index";
 import { type AppStateStore, createAppState } from "./app-state";
@@ -19,7 +18,9 @@ import type { SlashSource } from "./composer/slash-complete";
 import type { AppController } from "./controller";
 import { KeyGateContext, useKeyGateFeed } from "./hooks/use-key-gate";
 import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-review";
+import { useClosing } from "./hooks/use-closing";
 import { useRawInput } from "./hooks/use-raw-input";
+import { useTranscriptView } from "./hooks/use-transcript-view";
 import { useRedrawOnResize } from "./hooks/use-redraw-on-resize";
 import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-status";
 import { useTerminalSize } from "./hooks/use-terminal-size";
@@ -36,7 +37,7 @@ import {
 import type { KeyEvent, KeyName } from "./input/keys";
 import { LEGACY_MOUSE_PREFIX, parseMouse } from "./input/mouse";
 import type { Ansi } from "./render/ansi";
-import { createLineCache, type LineCache } from "./render/line-cache";
+import type { LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../agent/protocol";
 import { CostsDialog } from "./reviews/costs-dialog";
 import { ProcessesDialog } from "./reviews/processes-dialog";
@@ -50,7 +51,6 @@ import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
 import { TranscriptView } from "./transcript-view";
-import { createTranscriptView, renderUnfolded } from "./transcript-view-state";
 
 export interface AppProps {
     controller: AppController;
@@ -99,20 +99,7 @@ const SPARE_ROWS = 1;
  */
 export function App(props: AppProps): ReactElement {
     const { controller, ansi, cache, altScreen, fileIndex } = props;
-    const { exit: inkExit } = useApp();
-    // Leaving draws one last frame without the composer and status line first: with
-    // --no-alt-screen that frame stays in the scrollback, so it must not be a busy hint.
-    const [closing, setClosing] = useState(false);
-    const exit = useCallback(() => setClosing(true), []);
-    // A task later, not within this commit: <Static> must first settle what it just wrote
-    // (`/quit`'s own entry), or Ink's exit writes it a second time.
-    useEffect(() => {
-        if (!closing) return;
-        const next = setTimeout(inkExit, 0);
-        return () => clearTimeout(next);
-    }, [closing, inkExit]);
-    const leave = props.leave;
-    useLayoutEffect(() => leave?.subscribe(exit), [leave, exit]);
+    const { closing, exit } = useClosing(props.leave);
     const { rows, columns } = useTerminalSize();
     useRedrawOnResize(altScreen);
     const transcript = useSyncExternalStore(controller.store.subscribe, controller.store.getState);
@@ -141,16 +128,10 @@ export function App(props: AppProps): ReactElement {
     const [gate] = useState(() => createKeyGate());
     useKeyGateFeed(gate);
     // Ctrl+O: the whole transcript unfolded, over the chat (which stays as it was).
-    const [view] = useState(() => createTranscriptView(createLineCache(ansi, renderUnfolded)));
-    const viewState = useSyncExternalStore(view.subscribe, view.get);
+    const { view, state: viewState, onClamp: onViewClamp } = useTranscriptView(ansi, gate);
     const viewHeight = Math.max(3, rows - SPARE_ROWS - (altScreen ? 0 : 1));
     const viewAt = useRef({ entries: transcript.entries, width, height: viewHeight });
     viewAt.current = { entries: transcript.entries, width, height: viewHeight };
-    useLayoutEffect(() => view.subscribe(() => gate.setCovered(view.get().open)), [view, gate]);
-    const onViewClamp = useCallback(
-        (from: number, offset: number) => view.clamp(from, offset),
-        [view]
-    );
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
