@@ -50,7 +50,7 @@ import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
-import { TranscriptView } from "./transcript-view";
+import { TRANSCRIPT_VIEW_FOOTER_ROWS, TranscriptView } from "./transcript-view";
 
 export interface AppProps {
     controller: AppController;
@@ -130,8 +130,10 @@ export function App(props: AppProps): ReactElement {
     // Ctrl+O: the whole transcript unfolded, over the chat (which stays as it was).
     const { view, state: viewState, onClamp: onViewClamp } = useTranscriptView(ansi, gate);
     const viewHeight = Math.max(3, rows - SPARE_ROWS - (altScreen ? 0 : 1));
-    const viewAt = useRef({ entries: transcript.entries, width, height: viewHeight });
-    viewAt.current = { entries: transcript.entries, width, height: viewHeight };
+    // The view's key handling counts the rows of lines, without its footer.
+    const viewLines = viewHeight - TRANSCRIPT_VIEW_FOOTER_ROWS;
+    const viewAt = useRef({ entries: transcript.entries, width, height: viewLines });
+    viewAt.current = { entries: transcript.entries, width, height: viewLines };
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
