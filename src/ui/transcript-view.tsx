@@ -81,7 +81,9 @@ function TranscriptViewPanel(props: TranscriptViewProps): ReactElement {
                 ? "all shown"
                 : "top"
             : viewport.scrollOffset === 0
-              ? "end · following"
+              ? state.frozen
+                  ? "end (of what was searched)"
+                  : "end · following"
               : `${viewport.scrollOffset} lines up`;
         let found = "";
         if (search && search.current !== null) {

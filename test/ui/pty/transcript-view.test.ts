@@ -94,6 +94,7 @@ describe("the transcript view", () => {
             await north.waitForText("Transcript ·");
             // Opened at the folded entry: its whole output, from its first line.
             const view = north.screenText();
+            expect(view.split("\n")[0]).toContain("⚡ Running printf");
             expect(view).toMatch(/^\s+needle-word$/m);
             expect(view).toMatch(/^\s+12$/m);
             expect(view).not.toContain("my draft");
