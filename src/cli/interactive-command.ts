@@ -210,6 +210,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
             warn = show;
         },
         promptHistory,
+        exitTranscript: prepared.userMerged.exitTranscript,
     });
     const finished = handle as EngineSession | null;
     if (finished) {

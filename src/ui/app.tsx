@@ -8,7 +8,7 @@ import {
     useSyncExternalStore,
 } from "react";
 import type { ReactElement } from "react";
-import { Box, type DOMElement, measureElement, useApp } from "ink";
+import { Box, type DOMElement, measureElement } from "ink";
 import type { Mode } from "../agent/events";
 import type { FileIndex } from "../project/file-index";
 import { type AppStateStore, createAppState } from "./app-state";
@@ -20,7 +20,9 @@ import type { SlashSource } from "./composer/slash-complete";
 import type { AppController } from "./controller";
 import { KeyGateContext, useKeyGateFeed } from "./hooks/use-key-gate";
 import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-review";
+import { useClosing } from "./hooks/use-closing";
 import { useRawInput } from "./hooks/use-raw-input";
+import { useTranscriptView } from "./hooks/use-transcript-view";
 import { useRedrawOnResize } from "./hooks/use-redraw-on-resize";
 import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-status";
 import { useTerminalSize } from "./hooks/use-terminal-size";
@@ -50,6 +52,7 @@ import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
+import { TRANSCRIPT_VIEW_FOOTER_ROWS, TranscriptView } from "./transcript-view";
 
 export interface AppProps {
     controller: AppController;
@@ -85,6 +88,8 @@ export interface AppProps {
     editDraft?: (text: string) => DraftEdit;
     /** Ctrl+V: an image read from the clipboard and saved as a file. */
     pasteImage?: () => Promise<ImagePaste>;
+    /** Asks the App to leave (a command's `/quit`): it draws its last frame first. */
+    leave?: { subscribe(listener: () => void): () => void };
 }
 
 /** Lines one wheel notch scrolls. */
@@ -100,7 +105,7 @@ const SPARE_ROWS = 1;
  */
 export function App(props: AppProps): ReactElement {
     const { controller, ansi, cache, altScreen, fileIndex } = props;
-    const { exit } = useApp();
+    const { closing, exit } = useClosing(props.leave);
     const { rows, columns } = useTerminalSize();
     useRedrawOnResize(altScreen);
     const transcript = useSyncExternalStore(controller.store.subscribe, controller.store.getState);
@@ -128,6 +133,13 @@ export function App(props: AppProps): ReactElement {
     const composerControl = useRef<ComposerControl | null>(null);
     const [gate] = useState(() => createKeyGate());
     useKeyGateFeed(gate);
+    // Ctrl+O: the whole transcript unfolded, over the chat (which stays as it was).
+    const { view, state: viewState, onClamp: onViewClamp } = useTranscriptView(ansi, gate);
+    const viewHeight = Math.max(3, rows - SPARE_ROWS - (altScreen ? 0 : 1));
+    // The view's key handling counts the rows of lines, without its footer.
+    const viewLines = viewHeight - TRANSCRIPT_VIEW_FOOTER_ROWS;
+    const viewAt = useRef({ entries: transcript.entries, width, height: viewLines });
+    viewAt.current = { entries: transcript.entries, width, height: viewLines };
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
@@ -190,12 +202,34 @@ export function App(props: AppProps): ReactElement {
                 const taken = controller.unqueue();
                 if (taken) composer?.takeBack(taken.text, taken.attachments);
             };
+            // The transcript view has every key; Ctrl+C keeps cancelling a run under it.
+            const transcriptViewKey = (key: KeyEvent): void => {
+                if (key.type === "chord" && key.ctrl && !key.meta && key.letter === "c") {
+                    if (controller.isBusy()) interrupt();
+                    else view.close();
+                    return;
+                }
+                const pressed = strokeOfEvent(key);
+                if (
+                    pressed &&
+                    keybindings.resolve(["Global"], pressed)?.action === "app:transcript"
+                )
+                    return view.close();
+                if (key.type === "unknown") {
+                    if (key.sequence === LEGACY_MOUSE_PREFIX) legacyMouseBytes.current = 3;
+                    const report = parseMouse(key.sequence);
+                    if (report?.kind === "wheel") view.key(key, viewAt.current, report.direction);
+                    return;
+                }
+                view.key(key, viewAt.current);
+            };
             if (legacyMouseBytes.current > 0 && event.type === "text") {
                 const rest = [...event.text].slice(legacyMouseBytes.current);
                 legacyMouseBytes.current -= [...event.text].length - rest.length;
                 if (rest.length === 0) return;
                 event = { type: "text", text: rest.join("") };
             }
+            if (view.get().open) return transcriptViewKey(event);
             // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
             if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
                 if (composerHasKeys && composer?.clear()) return;
@@ -264,11 +298,15 @@ export function App(props: AppProps): ReactElement {
                 shift: false,
             });
             switch (action) {
+                case "app:transcript":
+                    view.open(viewAt.current);
+                    return;
                 case "app:toggleExpand":
-                    // A paste chip in the composer opens first; without one it is the transcript's.
-                    if (composerHasKeys && composer?.expandPaste()) return;
                     controller.store.dispatch({ type: "toggle_expand" });
                     dispatchScroll({ type: "bottom" });
+                    return;
+                case "chat:expandPaste":
+                    composer?.expandPaste();
                     return;
                 case "app:toggleMouse":
                     toggleMouse();
@@ -364,6 +402,7 @@ export function App(props: AppProps): ReactElement {
             appState,
             keybindings,
             toggleMouse,
+            view,
         ]
     );
     useRawInput(onKey, true);
@@ -411,14 +450,27 @@ export function App(props: AppProps): ReactElement {
         sessionUsd: status.totalCostUsd,
         allTimeUsd: status.totalCostUsd,
     };
-    const bottom = (
-        <>
+    const viewOpen = viewState.open && !closing;
+    const transcriptView = viewOpen ? (
+        <TranscriptView
+            state={viewState}
+            entries={entries}
+            cache={view.cache}
+            ansi={ansi}
+            width={width}
+            height={viewHeight}
+            onClamp={onViewClamp}
+        />
+    ) : null;
+    // Hidden, not unmounted, under the transcript view: draft, review and dialogs stay as they were.
+    const bottom = closing ? null : (
+        <Box display={viewOpen ? "none" : "flex"} flexDirection="column" flexShrink={0}>
             {overlay?.kind === "costs" ? (
                 <CostsDialog
                     session={overlay.figures.session}
                     allTime={overlay.figures.allTime}
                     width={width}
-                    active={pending === null}
+                    active={pending === null && !viewOpen}
                     onClose={onCloseOverlay}
                 />
             ) : null}
@@ -428,7 +480,7 @@ export function App(props: AppProps): ReactElement {
                     port={props.processes}
                     width={width}
                     maxRows={reviewHeight}
-                    active={pending === null}
+                    active={pending === null && !viewOpen}
                     onClose={onCloseOverlay}
                 />
             ) : null}
@@ -489,7 +541,7 @@ export function App(props: AppProps): ReactElement {
                 allTimeCostUsd={costs.allTimeUsd}
                 processes={props.processCounts?.()}
             />
-        </>
+        </Box>
     );
 
     if (!altScreen) {
@@ -502,8 +554,10 @@ export function App(props: AppProps): ReactElement {
                         ansi={ansi}
                         width={width}
                         liveHeight={Math.max(3, rows - 10)}
-                        animate={animate}
+                        animate={animate && !closing}
+                        hideLive={viewOpen}
                     />
+                    {transcriptView}
                     {bottom}
                 </Box>
             </KeyGateContext.Provider>
@@ -512,9 +566,10 @@ export function App(props: AppProps): ReactElement {
     return (
         <KeyGateContext.Provider value={gate}>
             <Box flexDirection="column" height={Math.max(3, rows - SPARE_ROWS)} paddingX={1}>
+                {transcriptView}
                 <Box
                     ref={viewportRef}
-                    display={fullScreen ? "none" : "flex"}
+                    display={fullScreen || viewOpen ? "none" : "flex"}
                     flexDirection="column"
                     flexGrow={1}
                     flexShrink={1}

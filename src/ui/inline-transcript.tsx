@@ -16,6 +16,8 @@ export interface InlineTranscriptProps {
     /** Rows the live (still changing) part may take. */
     liveHeight: number;
     animate: boolean;
+    /** The transcript view covers the chat: the live part is not drawn under it. */
+    hideLive?: boolean;
 }
 
 /** How far back an entry may still be changing. */
@@ -66,7 +68,7 @@ function InlineTranscriptView(props: InlineTranscriptProps): ReactElement {
                     return <Text key={entry.id}>{gap + lines.join("\n")}</Text>;
                 }}
             </Static>
-            {liveLines.length > 0 ? (
+            {liveLines.length > 0 && !props.hideLive ? (
                 <Box flexDirection="column" width={width}>
                     <Text>{liveLines.join("\n")}</Text>
                 </Box>

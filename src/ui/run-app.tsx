@@ -24,6 +24,7 @@ import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
 import { ThemeContext } from "./use-theme";
 import { createLineCache } from "./render/line-cache";
 import { loadHighlighter } from "./render/highlight";
+import { exitTranscript } from "./exit-transcript";
 import { loadMarkdown } from "./render/markdown";
 import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
@@ -90,6 +91,8 @@ export interface InteractiveOptions {
     bindWarnings?(show: (message: string) => void): void;
     /** This project's earlier prompts (Up, Ctrl+R); the prompts sent are added. */
     promptHistory?: PromptHistory;
+    /** The user's `exitTranscript` setting: false leaves no transcript in the scrollback at exit. */
+    exitTranscript?: boolean;
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -123,6 +126,18 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     const fileIndex = createFileIndex(options.repoRoot);
     const appState = createAppState(options.mode, options.editorMode === "vim");
     let unmount: (() => void) | null = null;
+    // `/quit` asks the App to leave, so it draws its last frame (no composer) first.
+    const leaveListeners = new Set<() => void>();
+    const leave = {
+        subscribe(listener: () => void) {
+            leaveListeners.add(listener);
+            return () => void leaveListeners.delete(listener);
+        },
+    };
+    const requestLeave = (): void => {
+        if (leaveListeners.size === 0) unmount?.();
+        for (const listener of [...leaveListeners]) listener();
+    };
     // Chained on the engine, so actions from before it is up are saved in order.
     const record = (action: TranscriptAction): void =>
         void host
@@ -147,7 +162,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 write: (sequence) => void process.stdout.write(sequence),
             });
         },
-        exit: () => unmount?.(),
+        exit: requestLeave,
         record,
     });
     const customCommandsLoaded = options.engine.then(
@@ -346,6 +361,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 processCounts={() => host.state().processes}
                 editDraft={(text) => editDraft(text, (path) => editFile(path, "discard"))}
                 pasteImage={() => pasteClipboardImage({ clipboard: systemClipboard() })}
+                leave={leave}
             />
             <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,
@@ -379,6 +395,15 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     options.close();
     guard.restore();
     hooks.dispose();
+    // The alternate screen took the chat with it: leave a compact transcript in the scrollback.
+    // Inline (--no-alt-screen) the scrollback already holds it.
+    if (options.altScreen && options.exitTranscript !== false && process.stdout.isTTY && !failure) {
+        const text = exitTranscript(store.getState().entries, ansi, {
+            width: Math.max(20, (process.stdout.columns || 80) - 1),
+            conversationId: host.state().conversationId || undefined,
+        });
+        if (text !== "") process.stdout.write(text);
+    }
     if (failure) {
         const text =
             failure instanceof Error ? (failure.stack ?? failure.message) : String(failure);

@@ -110,7 +110,7 @@ describe("an accepted edit in the transcript", () => {
         resolvedReviewOf(writeRequest([newFile("big.ts", 20)]), { outcome: "approve" })
     );
 
-    it("shows a few numbered lines and how many more, and Ctrl+O shows them all and hides them again", () => {
+    it("shows a few numbered lines and how many more below, and the expand action shows them all and hides them again", () => {
         let state = reduce([{ type: "user", text: "go" }, accepted]);
         const entry = state.entries[1] as ReviewEntry;
         expect(lines(entry)).toEqual([
@@ -119,24 +119,24 @@ describe("an accepted edit in the transcript", () => {
             "   2 +line 2",
             "   3 +line 3",
             "   4 +line 4",
-            "  … 17 more lines · Ctrl+O to expand",
+            "  … 17 more lines below · Ctrl+O transcript",
         ]);
         state = reduce([{ type: "toggle_expand" }], state);
         const open = lines(state.entries[1]!);
         expect(open).toContain("  20 +line 20");
-        expect(open.at(-1)).toBe("  Ctrl+O to collapse");
-        expect(open).toHaveLength(1 + 21 + 1); // summary, hunk header and 20 lines, hint
+        expect(open.at(-1)).toBe("  20 +line 20");
+        expect(open).toHaveLength(1 + 21); // summary, hunk header and 20 lines
         state = reduce([{ type: "toggle_expand" }], state);
         expect(lines(state.entries[1]!)).toHaveLength(6);
     });
 
-    it("Ctrl+O acts on the latest one only, and only that one names the key", () => {
+    it("the expand action acts on the latest one only; each folded one names the transcript key", () => {
         const second = reviewOf(
             resolvedReviewOf(writeRequest([newFile("two.ts", 10)]), { outcome: "approve" })
         );
         let state = reduce([accepted, { type: "notice", level: "info", text: "x" }, second]);
-        expect(lines(state.entries[0]!).at(-1)).toBe("  … 17 more lines");
-        expect(lines(state.entries[2]!).at(-1)).toBe("  … 7 more lines · Ctrl+O to expand");
+        expect(lines(state.entries[0]!).at(-1)).toBe("  … 17 more lines below · Ctrl+O transcript");
+        expect(lines(state.entries[2]!).at(-1)).toBe("  … 7 more lines below · Ctrl+O transcript");
         state = reduce([{ type: "toggle_expand" }], state);
         expect((state.entries[0] as ReviewEntry).expanded).toBe(false);
         expect((state.entries[2] as ReviewEntry).expanded).toBe(true);
@@ -185,11 +185,11 @@ describe("an accepted plan in the transcript", () => {
         expect(lines(state.entries[1]!)).toContain("  2. Second step");
     });
 
-    it("a rejected plan is one line, with its text a Ctrl+O away", () => {
+    it("a rejected plan is one line, with its text in the transcript view", () => {
         let state = reduce([start, reject]);
         expect(lines(state.entries[0]!)).toEqual([
             "✗ Rejected: plan: # Plan (feedback: smaller steps)",
-            "  … the plan (4 lines) · Ctrl+O to expand",
+            "  … the plan (4 lines) · Ctrl+O transcript",
         ]);
         expect(state.activePlan).toBeNull();
         state = reduce([{ type: "toggle_expand" }], state);

@@ -96,7 +96,8 @@ describe("loadKeybindings", () => {
     it("gives the defaults without a file", () => {
         const { keybindings, problems } = loadKeybindings(null);
         expect(problems).toEqual([]);
-        expect(keybindings.resolve(["Global"], "ctrl+o")?.action).toBe("app:toggleExpand");
+        expect(keybindings.resolve(["Global"], "ctrl+o")?.action).toBe("app:transcript");
+        expect(keybindings.resolve(["Chat"], "ctrl+t")?.action).toBe("chat:expandPaste");
         expect(keybindings.resolve(["Chat", "Global"], "enter")?.action).toBe("chat:submit");
         expect(keybindings.resolve(["Scroll", "Global"], "wheelup")?.action).toBe("scroll:wheelUp");
         expect(keybindings.resolve(["Transcript"], "home")?.action).toBe("scroll:top");
@@ -128,7 +129,7 @@ describe("loadKeybindings", () => {
         const broken = loadKeybindings("{ bindings: [");
         expect(broken.problems).toHaveLength(1);
         expect(broken.problems[0]).toMatch(/^not valid JSON .*; no key was changed$/);
-        expect(broken.keybindings.resolve(["Global"], "ctrl+o")?.action).toBe("app:toggleExpand");
+        expect(broken.keybindings.resolve(["Global"], "ctrl+o")?.action).toBe("app:transcript");
         expect(load({ Chat: { "ctrl+s": "chat:submit" } }).problems[0]).toMatch(/"bindings" list/);
     });
 
@@ -143,7 +144,7 @@ describe("loadKeybindings", () => {
                         "ctrl+e": "app:toggleExpnd",
                         "hyper+e": "app:toggleExpand",
                         "ctrl+y": "chat:submit",
-                        "ctrl+t": "app:toggleMouse",
+                        "ctrl+x": "app:toggleMouse",
                     },
                 },
                 "nonsense",
@@ -157,7 +158,7 @@ describe("loadKeybindings", () => {
             'Global "ctrl+y": chat:submit can only be bound in Chat or Transcript; ignored',
             'bindings[2] must be {"context": "...", "bindings": {...}}; ignored',
         ]);
-        expect(keybindings.resolve(["Global"], "ctrl+t")?.action).toBe("app:toggleMouse");
+        expect(keybindings.resolve(["Global"], "ctrl+x")?.action).toBe("app:toggleMouse");
         expect(keybindings.resolve(["Global"], "ctrl+e")).toBeUndefined();
     });
 

@@ -125,6 +125,8 @@ export const SETTINGS_KEYS = {
     mouse: { schema: lazySchema((z) => z.boolean()), scopes: USER },
     /** `vim`: the composer takes vim keys (Claude Code's key; `/vim` toggles and saves it). */
     editorMode: { schema: lazySchema((z) => z.enum(["normal", "vim"])), scopes: USER },
+    /** false: leaving the chat prints no compact transcript to the normal screen. */
+    exitTranscript: { schema: lazySchema((z) => z.boolean()), scopes: USER },
     /** Claude Code's hook schema (checked entry by entry by the hooks loader). */
     hooks: { schema: lazySchema((z) => z.record(z.string(), z.unknown())), scopes: ANY },
     disableAllHooks: { schema: lazySchema((z) => z.boolean()), scopes: ANY },

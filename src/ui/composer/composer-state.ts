@@ -558,7 +558,7 @@ function insertInput(state: ComposerState, text: string): ComposerState {
 }
 
 /**
- * Ctrl+O with chips in the composer: each becomes the text it stands for, to
+ * Ctrl+T with chips in the composer: each becomes the text it stands for, to
  * read or edit (one undo step). Null without chips.
  */
 export function expandChips(state: ComposerState): ComposerState | null {

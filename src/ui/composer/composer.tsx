@@ -47,7 +47,7 @@ export interface ComposerControl {
     isEmpty(): boolean;
     /** Puts queued text back in front of what the composer holds. */
     takeBack(text: string, attachments: readonly string[]): void;
-    /** Ctrl+O: opens the paste chips into their text; false when there are none (the transcript's then). */
+    /** Ctrl+T: opens the paste chips into their text; false when there are none. */
     expandPaste(): boolean;
     /** The draft with paste chips written out (Ctrl+G hands it to the editor). */
     draftText(): string;
@@ -359,7 +359,7 @@ function ComposerView(props: ComposerProps): ReactElement {
     } else {
         const chips = chipLabels(state.editor.text, state.pastes);
         layout = layoutComposer(state.editor, inner, props.maxLines, active, undefined, chips);
-        if (chips.size > 0 && active && !busy) hints.push("Ctrl+O opens the paste");
+        if (chips.size > 0 && active && !busy) hints.push("Ctrl+T opens the paste");
     }
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));

@@ -94,6 +94,8 @@ export interface KeyGate {
     setTextField(open: boolean): void;
     /** A review is shown and listening (true) or gone (false), with how it treats keys. */
     setReviewing(reviewing: boolean, policy?: ReviewPolicy): void;
+    /** A full-screen view (the transcript) covers the chat: no key reaches a review under it. */
+    setCovered(covered: boolean): void;
     /** How a held key is handed on later: fed again to every listener, the gate first. */
     bindReplay(replay: (input: string) => void): void;
     /** The guarded review's (or the question's typing window's) state now; "open" when there is none. */
@@ -168,6 +170,7 @@ export function createKeyGate(
     let textField = false;
     let pasting = false;
     let x10BytesLeft = 0;
+    let covered = false;
     let csiHead: string | null = null;
     const listeners = new Set<() => void>();
     const notify = (): void => {
@@ -290,6 +293,11 @@ export function createKeyGate(
                 return;
             }
             const keys = classify(input);
+            if (covered) {
+                current = { input, at };
+                owner = "none";
+                return;
+            }
             // Mouse reports (the wheel) are not keys: they never end a review's bounce guard.
             if (keys === "nothing") {
                 owner = "none";
@@ -382,6 +390,9 @@ export function createKeyGate(
             typedAt = current.at;
             if (reviewing && policy?.kind === "yield") policy.onTyping?.();
             if (reviewing && policy === undefined) settleUntilAtLeast(typedAt + TYPING_BURST_MS);
+        },
+        setCovered(value) {
+            covered = value;
         },
         setReviewing(value, next) {
             // A key held for the question that is going away was typed: keep it.

@@ -22,6 +22,8 @@ const COMPOSER: readonly KeybindingContext[] = ["Chat", "Transcript"];
 
 /** Every action, with the contexts it may be bound in. */
 export const KEYBINDING_ACTIONS = {
+    "app:transcript": ANYWHERE,
+    /** Unfolds the latest folded entry in place (no default key since Ctrl+O opens the transcript). */
     "app:toggleExpand": ANYWHERE,
     "app:toggleMouse": ANYWHERE,
     "app:backgroundCommand": ANYWHERE,
@@ -37,6 +39,7 @@ export const KEYBINDING_ACTIONS = {
     "chat:newline": COMPOSER,
     "chat:cancel": COMPOSER,
     "chat:clearInput": COMPOSER,
+    "chat:expandPaste": COMPOSER,
     "chat:cycleMode": COMPOSER,
     "chat:externalEditor": COMPOSER,
     "chat:pasteImage": COMPOSER,
@@ -53,7 +56,7 @@ export type KeybindingAction = keyof typeof KEYBINDING_ACTIONS;
 export const DEFAULT_BINDINGS: Record<KeybindingContext, Record<string, KeybindingAction>> = {
     // Ctrl+B moves the cursor left in the composer while no command runs (app.tsx).
     Global: {
-        "ctrl+o": "app:toggleExpand",
+        "ctrl+o": "app:transcript",
         "alt+m": "app:toggleMouse",
         "ctrl+b": "app:backgroundCommand",
     },
@@ -78,6 +81,8 @@ export const DEFAULT_BINDINGS: Record<KeybindingContext, Record<string, Keybindi
         "shift+tab": "chat:cycleMode",
         "ctrl+g": "chat:externalEditor",
         "ctrl+v": "chat:pasteImage",
+        // The composer binds no Ctrl+T, and every terminal sends it (0x14).
+        "ctrl+t": "chat:expandPaste",
     },
     Transcript: { home: "scroll:top", end: "scroll:bottom", "shift+g": "scroll:bottom" },
 };

@@ -85,8 +85,13 @@ const reviewOk = (entry: { status: string }): boolean =>
 /** Diff rows an accepted edit shows until it is expanded. */
 export const COLLAPSED_DIFF_ROWS = 4;
 
-/** The key that expands the latest diff or plan, as its hint names it. */
-export const EXPAND_KEY = "Ctrl+O";
+/** The key that opens the transcript view (every entry in full), as fold hints name it. */
+export const TRANSCRIPT_KEY = "Ctrl+O";
+
+/** What a fold hint ends with: where the rest can be read. */
+const READ_ALL = ` · ${TRANSCRIPT_KEY} transcript`;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** What a review keeps to read again: its diff (a few rows, or all) or its plan. */
 function reviewDetail(
@@ -95,17 +100,13 @@ function reviewDetail(
     ansi: Ansi
 ): string[] {
     const hint = (text: string): string[] => [ansi.dim(text)];
-    const toggle = (verb: string) => (entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "");
     if (entry.diffs && entry.diffs.length > 0) {
         const { rows: all, hidden } = diffRows(entry.diffs, Infinity, ansi);
         // One file: its header repeats the summary line.
         const rows = wrapDiffRows(entry.diffs.length === 1 ? all.slice(1) : all, width, ansi);
         if (entry.expanded) {
             const lines = rows.map((row) => ansiRow(row, ansi));
-            const more = hidden > 0 ? `… ${hidden} more lines not kept` : "";
-            const tail =
-                more + (entry.toggles ? `${more ? " · " : ""}${EXPAND_KEY} to collapse` : "");
-            return tail ? [...lines, ...hint(tail)] : lines;
+            return hidden > 0 ? [...lines, ...hint(`… ${hidden} more lines not kept`)] : lines;
         }
         // The first change and what follows it say the most in a few rows.
         const first = Math.max(
@@ -117,15 +118,14 @@ function reviewDetail(
         const lines = shown.map((row) => ansiRow(row, ansi));
         const more = rows.length - shown.length + hidden;
         if (more === 0) return lines;
-        return [...lines, ...hint(`… ${more} more lines${toggle("expand")}`)];
+        return [...lines, ...hint(`… ${plural(more, "more line")} below${READ_ALL}`)];
     }
     if (entry.plan) {
         if (entry.expanded) {
-            const lines = renderMarkdown(sanitizeText(entry.plan), width, ansi);
-            return entry.toggles ? [...lines, ...hint(`${EXPAND_KEY} to collapse`)] : lines;
+            return renderMarkdown(sanitizeText(entry.plan), width, ansi);
         }
         const count = entry.plan.trim().split("\n").length;
-        return hint(`… the plan (${count} line${count === 1 ? "" : "s"})${toggle("expand")}`);
+        return hint(`… the plan (${plural(count, "line")})${READ_ALL}`);
     }
     return [];
 }
@@ -133,22 +133,16 @@ function reviewDetail(
 /** Lines of a running command's output drawn live under its title. */
 export const LIVE_OUTPUT_LINES = 5;
 
-/** Says what Ctrl+O does to an entry, when it is the one that answers it. */
-const toggleHint = (entry: { toggles?: boolean }, verb: string): string =>
-    entry.toggles ? ` · ${EXPAND_KEY} to ${verb}` : "";
-
 function thinkingLines(entry: ThinkingEntry, width: number, ansi: Ansi): string[] {
     const text = sanitizeText(entry.text).trim();
     const style = (line: string): string => ansi.dim(ansi.italic(line));
     if (entry.streaming || entry.expanded) {
-        const lines = text.split("\n").flatMap((line) => wrapLines(style(line), width));
-        if (!entry.streaming && entry.toggles) lines.push(ansi.dim(`${EXPAND_KEY} to collapse`));
-        return lines;
+        return text.split("\n").flatMap((line) => wrapLines(style(line), width));
     }
     // Folded once the answer started: one line, the rest a key away.
     const count = text === "" ? 0 : text.split("\n").length;
     const first = (text.split("\n")[0] ?? "").trim();
-    const note = ` (${count} line${count === 1 ? "" : "s"} of thinking${toggleHint(entry, "expand")})`;
+    const note = ` (${plural(count, "line")} of thinking${READ_ALL})`;
     const room = Math.max(1, width - stringWidth(note));
     return [style(truncatePlain(first, room)) + ansi.dim(note)];
 }
@@ -211,21 +205,36 @@ function toolLines(entry: ToolEntry, width: number, ansi: Ansi): string[] {
         return lines;
     }
     const full = entry.expanded && entry.fullDetail ? entry.fullDetail : entry.detail;
-    for (const raw of full) {
+    const fold = entry.expanded ? null : foldOf(entry.detail, entry.fullDetail);
+    full.forEach((raw, index) => {
+        if (fold && index === fold.at) lines.push(ansi.dim(fold.hint));
         const line = clean(raw);
         const color = entry.status === "failed" ? ansi.fg("error", line) : ansi.dim(line);
         lines.push(...wrapLines(color, width, false));
-    }
-    const more = (entry.fullDetail?.length ?? 0) - entry.detail.length;
-    if (more > 0 && !entry.expanded) {
-        lines.push(
-            ansi.dim(`… ${more} more line${more === 1 ? "" : "s"}${toggleHint(entry, "expand")}`)
-        );
-    } else if (more > 0 && entry.toggles) {
-        lines.push(ansi.dim(`${EXPAND_KEY} to collapse`));
-    }
+    });
+    if (fold && fold.at >= full.length) lines.push(ansi.dim(fold.hint));
     if (entry.diagnostics) lines.push(...diagnosticLines(entry.diagnostics, width, ansi));
     return lines;
+}
+
+/**
+ * Where a folded result's hidden lines are and the hint that says so: a
+ * tail (a command's last lines, after its status line) hides the lines
+ * above it, so the hint goes on top of the tail; a head hides those below.
+ * `at` is the index in `shown` before which the hint is drawn.
+ */
+export function foldOf(
+    shown: readonly string[],
+    full: readonly string[] | undefined
+): { at: number; hint: string } | null {
+    const hidden = (full?.length ?? 0) - shown.length;
+    if (!full || hidden <= 0) return null;
+    let head = 0;
+    while (head < shown.length && shown[head] === full[head]) head++;
+    if (head === shown.length) {
+        return { at: shown.length, hint: `… ${plural(hidden, "more line")} below${READ_ALL}` };
+    }
+    return { at: head, hint: `… ${plural(hidden, "earlier line")} above${READ_ALL}` };
 }
 
 /** An edit's diagnostics under its result: each introduced problem in its severity's colour. */

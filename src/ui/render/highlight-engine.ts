@@ -5,63 +5,8 @@
  * highlight.ts is the light half every renderer calls.
  */
 import { diffWordsWithSpace } from "diff";
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import c from "highlight.js/lib/languages/c";
-import cpp from "highlight.js/lib/languages/cpp";
-import csharp from "highlight.js/lib/languages/csharp";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import dockerfile from "highlight.js/lib/languages/dockerfile";
-import go from "highlight.js/lib/languages/go";
-import ini from "highlight.js/lib/languages/ini";
-import java from "highlight.js/lib/languages/java";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import kotlin from "highlight.js/lib/languages/kotlin";
-import lua from "highlight.js/lib/languages/lua";
-import makefile from "highlight.js/lib/languages/makefile";
-import markdown from "highlight.js/lib/languages/markdown";
-import php from "highlight.js/lib/languages/php";
-import python from "highlight.js/lib/languages/python";
-import ruby from "highlight.js/lib/languages/ruby";
-import rust from "highlight.js/lib/languages/rust";
-import scss from "highlight.js/lib/languages/scss";
-import sql from "highlight.js/lib/languages/sql";
-import swift from "highlight.js/lib/languages/swift";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
+import { createGrammars } from "./highlight-grammars";
 import type { CodeLine, CodeToken, HighlightEngine, SyntaxColor, WordSpans } from "./highlight";
-
-const GRAMMARS = {
-    bash,
-    c,
-    cpp,
-    csharp,
-    css,
-    diff,
-    dockerfile,
-    go,
-    ini,
-    java,
-    javascript,
-    json,
-    kotlin,
-    lua,
-    makefile,
-    markdown,
-    php,
-    python,
-    ruby,
-    rust,
-    scss,
-    sql,
-    swift,
-    typescript,
-    xml,
-    yaml,
-};
 
 /** Fence names and extensions the grammars' own aliases miss. */
 const EXTRA_ALIASES: Record<string, string[]> = {
@@ -160,9 +105,7 @@ interface EndMode {
 }
 
 export function createHighlightEngine(): HighlightEngine {
-    for (const [name, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(name, grammar);
-    for (const [name, aliases] of Object.entries(EXTRA_ALIASES))
-        hljs.registerAliases(aliases, { languageName: name });
+    const hljs = createGrammars(EXTRA_ALIASES);
     return {
         knows: (language) => hljs.getLanguage(language.toLowerCase()) !== undefined,
         highlight(code, language) {

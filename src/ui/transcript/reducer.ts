@@ -43,7 +43,7 @@ export interface TranscriptState {
     /** Index of the first entry of the current (or last) run. */
     runStart: number;
     busy: boolean;
-    /** Index of the latest entry that expands (Ctrl+O acts on it), or -1. */
+    /** Index of the latest entry that expands (`app:toggleExpand` acts on it), or -1. */
     toggleIndex: number;
     /** The plan accepted in the running request, shown pinned until the request ends. */
     activePlan: string | null;
@@ -67,7 +67,7 @@ export type TranscriptAction =
     | { type: "review"; review: ResolvedReview }
     | { type: "command"; command: string; result: string; isError?: boolean }
     | { type: "clear" }
-    /** Ctrl+O: expand or collapse the latest entry that expands. */
+    /** `app:toggleExpand` (no default key): expand or collapse the latest entry that expands. */
     | { type: "toggle_expand" }
     /** Nothing changed, but everything must be drawn again (e.g. Markdown became available). */
     | { type: "redraw" }
@@ -180,7 +180,7 @@ function settleStreams(state: TranscriptState, owned: Owned): TranscriptState {
     return { ...next, streamingIndex: -1 };
 }
 
-/** The thinking ended: it folds to one line, and Ctrl+O unfolds it. */
+/** The thinking ended: it folds to one line (the transcript view, Ctrl+O, shows it whole). */
 function settleThinking(state: TranscriptState, owned: Owned): TranscriptState {
     if (state.thinkingIndex === -1) return state;
     const index = state.thinkingIndex;
@@ -188,12 +188,12 @@ function settleThinking(state: TranscriptState, owned: Owned): TranscriptState {
     return markToggle({ ...next, thinkingIndex: -1 }, index, owned);
 }
 
-/** Makes entry `index` the one Ctrl+O acts on, when it has more to show. */
+/** Makes entry `index` the one `app:toggleExpand` acts on, when it has more to show. */
 function markToggle(state: TranscriptState, index: number, owned: Owned): TranscriptState {
     const entry = state.entries[index];
     if (!entry || !isExpandable(entry)) return state;
     let next = state;
-    // Only the latest says it answers Ctrl+O.
+    // Only the latest is the one the expand action answers.
     if (next.toggleIndex !== -1 && next.toggleIndex !== index) {
         next = update(next, next.toggleIndex, () => ({ toggles: false }), owned);
     }

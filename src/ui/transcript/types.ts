@@ -37,7 +37,7 @@ export interface ThinkingEntry extends EntryBase {
     streaming: boolean;
     /** Shown whole; once the answer starts it folds to one line until expanded. */
     expanded: boolean;
-    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    /** The latest entry that expands: the expand action (`app:toggleExpand`) acts on it. */
     toggles: boolean;
 }
 
@@ -60,7 +60,7 @@ export interface ToolEntry extends EntryBase {
     /** All the lines the result keeps, when there are more than `detail` shows. */
     fullDetail?: string[];
     expanded?: boolean;
-    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    /** The latest entry that expands: the expand action (`app:toggleExpand`) acts on it. */
     toggles?: boolean;
     /**
      * Drawn before the engine's displays were known (a resumed conversation in
@@ -112,7 +112,7 @@ export interface ReviewEntry extends EntryBase {
     /** A plan's Markdown: whole when expanded (an accepted plan starts so). */
     plan?: string;
     expanded: boolean;
-    /** The latest entry that expands: Ctrl+O acts on it, and it says so. */
+    /** The latest entry that expands: the expand action (`app:toggleExpand`) acts on it. */
     toggles: boolean;
 }
 

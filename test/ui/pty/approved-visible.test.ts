@@ -64,7 +64,7 @@ async function reopen(session: NorthPtySession): Promise<PtyNorth> {
 
 describe("an accepted edit stays in the transcript", () => {
     it(
-        "collapsed to a few numbered lines; Ctrl+O expands and collapses it; a resume draws it again",
+        "collapsed to a few numbered lines; Ctrl+O shows it whole in the transcript view; a resume draws it again",
         async () => {
             session = await startNorthSession({ rows: 40, cols: 100 });
             const { north, server, submit } = session;
@@ -88,22 +88,26 @@ describe("an accepted edit stays in the transcript", () => {
             expect(collapsed).toMatch(/1 \+const line1 = 1;/);
             expect(collapsed).toMatch(/4 \+const line4 = 4;/);
             expect(collapsed).not.toContain("const line5 = 5;");
-            expect(collapsed).toContain("… 57 more lines · Ctrl+O to expand");
+            expect(collapsed).toContain("… 57 more lines below · Ctrl+O transcript");
 
+            // The view opens at the diff's first lines; G goes to its end.
             north.type(CTRL_O);
-            await north.waitForText("Ctrl+O to collapse");
-            expect(north.screenText()).toMatch(/60 \+const line60 = 60;/);
-            expect(north.screenText()).toMatch(/40 \+const line40 = 40;/);
+            await north.waitForText("Transcript ·");
+            expect(north.screenText()).toMatch(/30 \+const line30 = 30;/);
+            north.type("G");
+            await north.waitForText(/60 \+const line60 = 60;/);
             north.type(CTRL_O);
-            await north.waitForText("… 57 more lines · Ctrl+O to expand");
+            await north.waitForText("… 57 more lines below · Ctrl+O transcript");
             expect(north.screenText()).not.toContain("const line60 = 60;");
 
             await north.exit();
             const resumed = await reopen(session);
             await resumed.waitForText("Accepted: Creating sixty.ts (+60 −0)");
             expect(resumed.screenText()).toMatch(/1 \+const line1 = 1;/);
-            expect(resumed.screenText()).toContain("… 57 more lines · Ctrl+O to expand");
+            expect(resumed.screenText()).toContain("… 57 more lines below · Ctrl+O transcript");
             resumed.type(CTRL_O);
+            await resumed.waitForText("Transcript ·");
+            resumed.type("G");
             await resumed.waitForText(/60 \+const line60 = 60;/);
         },
         TIMEOUT

@@ -81,8 +81,8 @@ describe("the composer in a terminal", () => {
             north.type(`look at this ${PASTE_START}${pasted}${PASTE_END}`);
             await north.waitForText("❯ look at this [Pasted 15 lines]");
             expect(north.screenText()).not.toContain("log line 3");
-            // Ctrl+O opens it, Ctrl+_ closes it again.
-            north.type("\x0f");
+            // Ctrl+T (its own key) opens it, Ctrl+_ closes it again.
+            north.type("\x14");
             await north.waitForText("log line 14");
             north.type("\x1f");
             await north.waitForText("❯ look at this [Pasted 15 lines]");

@@ -1,9 +1,9 @@
 /**
  * Commands in the transcript (issue 18, parts 5 and 8): a running command's
  * output is drawn live with its elapsed time; a finished one shows its last
- * lines and "… N more lines", Ctrl+O shows the rest; a failed or cancelled
+ * lines under "… N earlier lines above", Ctrl+O's transcript view shows the rest; a failed or cancelled
  * command never reads as a success; thinking folds to one line once the
- * answer starts and Ctrl+O unfolds it. Needs `npm run build` first.
+ * answer starts and the transcript view shows it whole. Needs `npm run build` first.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { answerReview, type NorthPtySession, startNorthSession } from "../../kit/pty";
@@ -63,7 +63,7 @@ describe("commands in the transcript", () => {
     );
 
     it(
-        "marks a failed command with ✗, folds long output and expands it with Ctrl+O",
+        "marks a failed command with ✗, folds long output and shows it whole in the transcript view",
         async () => {
             session = await startNorthSession({ rows: 60 });
             const { north, server, submit } = session;
@@ -76,7 +76,7 @@ describe("commands in the transcript", () => {
             // the answer's frame: wait for them rather than read that frame.
             await north.waitFor(
                 () =>
-                    /… 36 more lines/.test(north.screenText()) &&
+                    /… 36 earlier lines above/.test(north.screenText()) &&
                     /^✗ /.test(rowWith(north.screenText(), "Running seq 1 40")),
                 10_000,
                 "the failed command's row and its folded output"
@@ -84,12 +84,12 @@ describe("commands in the transcript", () => {
             const screen = north.screenText();
             expect(rowWith(screen, "Running seq 1 40")).toMatch(/^✗ /);
             expect(screen).toContain("exit 3");
-            expect(screen).toMatch(/… 36 more lines · Ctrl\+O to expand/);
+            expect(screen).toMatch(/… 36 earlier lines above · Ctrl\+O transcript/);
             expect(screen).not.toMatch(/^\s+12$/m);
             north.type(CTRL_O);
             await north.waitFor(() => /^\s+12$/m.test(north.screenText()), 10_000, "line 12");
-            expect(north.screenText()).toContain("Ctrl+O to collapse");
-            north.type(CTRL_O);
+            expect(north.screenText()).toContain("Transcript ·");
+            north.type(ESC);
             await north.waitFor(
                 () => !/^\s+12$/m.test(north.screenText()),
                 10_000,
@@ -100,7 +100,7 @@ describe("commands in the transcript", () => {
     );
 
     it(
-        "folds the thinking to one line when the answer starts; Ctrl+O unfolds it",
+        "folds the thinking to one line when the answer starts; the transcript view shows it whole",
         async () => {
             session = await startNorthSession({ rows: 40 });
             const { north, server, submit } = session;
@@ -113,7 +113,7 @@ describe("commands in the transcript", () => {
             });
             await submit("think about it");
             await north.waitForText("Here is the answer.");
-            await north.waitForText("(3 lines of thinking · Ctrl+O to expand)");
+            await north.waitForText("(3 lines of thinking · Ctrl+O transcript)");
             expect(north.screenText()).not.toContain("Third thought here.");
             north.type(CTRL_O);
             await north.waitForText("Third thought here.");
