@@ -212,6 +212,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     prompt: async () => (await import("./prompt-size")).benchPromptSize(),
     subagents: async () => (await import("./subagents")).benchSubagents(),
     tui: async () => (await import("./tui")).benchTui(),
+    echo: async () => (await import("./echo")).benchEcho(),
     launch: async () => (await import("./launch")).benchLaunch(),
     startup: async () => (await import("./print-startup")).benchPrintStartup(),
     project: async () => (await import("./project")).benchProject(),
