@@ -137,7 +137,10 @@ async function idleCpu(north: PtyNorth): Promise<{ cpuMs: number; bytes: number 
     return { cpuMs: cpuMs(north.pid) - cpuBefore, bytes: north.bytesWritten() - bytesBefore };
 }
 
-async function measureBuild(bin: string | undefined, server: PacedLlmServer): Promise<BuildFigures> {
+async function measureBuild(
+    bin: string | undefined,
+    server: PacedLlmServer
+): Promise<BuildFigures> {
     const fixture = makeFixture(server.anthropicBaseUrl);
     try {
         const north = await launch(bin, fixture);
