@@ -1,4 +1,5 @@
-import { createElement } from "react";
+import { act, createElement } from "react";
+import { shellStandingOptions } from "../../src/agent/approval-requirement";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EngineEvent } from "../../src/agent/events";
 import type { SessionState } from "../../src/agent/session";
@@ -10,6 +11,11 @@ import { createAppController } from "../../src/ui/controller";
 import { createAnsi } from "../../src/ui/render/ansi";
 import { createLineCache } from "../../src/ui/render/line-cache";
 import { loadMarkdown } from "../../src/ui/render/markdown";
+import {
+    BORDER_PULSE_CYCLES,
+    BORDER_PULSE_MS,
+    PendingReviewView,
+} from "../../src/ui/reviews/pending-review";
 import { createTranscriptStore } from "../../src/ui/transcript/store";
 import { renderToFakeTerminal } from "./ink-harness";
 import { hostOver, runResult } from "./helpers";
@@ -181,6 +187,57 @@ describe("the chat at idle", () => {
         } finally {
             term.instance.unmount();
             controller.dispose();
+        }
+    });
+});
+
+describe("a review left waiting", () => {
+    it("pulses its border a few cycles, then rests: no timer, no frames", async () => {
+        vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+        const bridge = createApprovalBridge();
+        void bridge.approver(
+            {
+                id: "approval-1",
+                kind: "shell",
+                toolName: "shell_run",
+                toolCallId: "approval-1",
+                input: { command: "ls" },
+                summary: "ls",
+                command: "ls",
+                standingOptions: shellStandingOptions(
+                    { command: "ls", rememberKey: "ls" },
+                    null,
+                    true
+                ),
+            },
+            new AbortController().signal
+        );
+        const term = renderToFakeTerminal(
+            createElement(PendingReviewView, {
+                review: bridge.current()!,
+                width: 60,
+                animate: true,
+            })
+        );
+        try {
+            await term.shows("ls");
+            const before = term.frameCount();
+            act(() => {
+                vi.advanceTimersByTime(BORDER_PULSE_MS);
+            });
+            expect(term.frameCount()).toBeGreaterThan(before);
+            act(() => {
+                vi.advanceTimersByTime(BORDER_PULSE_CYCLES * 10 * BORDER_PULSE_MS);
+            });
+            expect(vi.getTimerCount()).toBe(0);
+            const rested = term.frameCount();
+            act(() => {
+                vi.advanceTimersByTime(60_000);
+            });
+            expect(term.frameCount()).toBe(rested);
+        } finally {
+            term.instance.unmount();
+            bridge.cancelAll();
         }
     });
 });
