@@ -12,8 +12,9 @@
  *   writes meanwhile.
  *
  * BENCH_BASELINE=<another build's bin/north.js> measures that build in the same
- * run, one figure after the other, and prints the two side by side.
- * BENCH_ECHO_KEYS sets the keys per figure (default 40).
+ * run and prints the two side by side; BENCH_ECHO_ROUNDS (default 2) alternates
+ * the builds that many times and pools their samples, so both see the same
+ * machine load. BENCH_ECHO_KEYS sets the keys per figure and round (default 40).
  */
 import { readFileSync, rmSync } from "node:fs";
 import { type PtyNorth, spawnNorthPty, isAppReady } from "../test/kit/pty";
@@ -22,6 +23,7 @@ import { median } from "./measure";
 import { type Fixture, makeFixture, writeConversation } from "./tui";
 
 const KEYS = Number(process.env.BENCH_ECHO_KEYS ?? 40);
+const ROUNDS = Number(process.env.BENCH_ECHO_ROUNDS ?? 2);
 const IDLE_CPU_MS = 10_000;
 const COLS = 120;
 const ROWS = 40;
@@ -35,10 +37,19 @@ interface Latency {
     p90: number;
 }
 
+interface BuildSamples {
+    idleEcho: number[];
+    streamEcho: number[];
+    streamEcho2000: number[];
+    idleCpuMs: number[];
+    idleBytes: number[];
+}
+
 interface BuildFigures {
     idleEcho: Latency;
     streamEcho: Latency;
     streamEcho2000: Latency;
+    /** Median over the rounds. */
     idleCpuMs: number;
     idleBytes: number;
 }
@@ -113,7 +124,7 @@ function latency(samples: number[]): Latency {
 }
 
 /** Starts a paced answer, waits for it to be on screen, measures echoes, and lets it end. */
-async function echoWhileStreaming(north: PtyNorth, server: PacedLlmServer): Promise<Latency> {
+async function echoWhileStreaming(north: PtyNorth, server: PacedLlmServer): Promise<number[]> {
     const tokens = Array.from({ length: STREAM_TOKENS }, (_, i) =>
         i % 40 === 39 ? `word${i + 1}.\n\n` : `word${i + 1} `
     );
@@ -126,7 +137,7 @@ async function echoWhileStreaming(north: PtyNorth, server: PacedLlmServer): Prom
     // Interrupt what is left, so the next figure starts idle.
     north.type("\x1b");
     await north.waitForQuiet(500, 30_000);
-    return latency(samples);
+    return samples;
 }
 
 async function idleCpu(north: PtyNorth): Promise<{ cpuMs: number; bytes: number }> {
@@ -139,17 +150,18 @@ async function idleCpu(north: PtyNorth): Promise<{ cpuMs: number; bytes: number 
 
 async function measureBuild(
     bin: string | undefined,
-    server: PacedLlmServer
-): Promise<BuildFigures> {
+    server: PacedLlmServer,
+    into: BuildSamples
+): Promise<void> {
     const fixture = makeFixture(server.anthropicBaseUrl);
     try {
         const north = await launch(bin, fixture);
-        let small: Omit<BuildFigures, "streamEcho2000">;
         try {
             const idle = await idleCpu(north);
-            const idleEcho = latency(await echoes(north));
-            const streamEcho = await echoWhileStreaming(north, server);
-            small = { idleEcho, streamEcho, idleCpuMs: idle.cpuMs, idleBytes: idle.bytes };
+            into.idleCpuMs.push(idle.cpuMs);
+            into.idleBytes.push(idle.bytes);
+            into.idleEcho.push(...(await echoes(north)));
+            into.streamEcho.push(...(await echoWhileStreaming(north, server)));
         } finally {
             north.kill();
         }
@@ -158,7 +170,7 @@ async function measureBuild(
         try {
             await large.waitForText("reply 999:", 30_000);
             await large.waitForQuiet(500, 30_000);
-            return { ...small, streamEcho2000: await echoWhileStreaming(large, server) };
+            into.streamEcho2000.push(...(await echoWhileStreaming(large, server)));
         } finally {
             large.kill();
         }
@@ -185,7 +197,7 @@ function printFigures(label: string, f: BuildFigures): void {
         `  echo streaming at 2,000 entries      ${both(f.streamEcho2000).padEnd(20)} ${ratio.toFixed(2)}× the 10-entry echo, target ≤ 1.2×: ${verdict(ratio <= 1.2)}`
     );
     console.log(
-        `  CPU over ${IDLE_CPU_MS / 1000} s at idle               ${ms(f.idleCpuMs).padEnd(20)} target 0: ${verdict(f.idleCpuMs === 0)}; ${f.idleBytes} B written`
+        `  CPU over ${IDLE_CPU_MS / 1000} s at idle               ${ms(f.idleCpuMs).padEnd(20)} target 0: ${verdict(f.idleCpuMs === 0)}; ${f.idleBytes} B written (medians of the rounds)`
     );
 }
 
@@ -194,11 +206,31 @@ export async function benchEcho(): Promise<void> {
     const server = await startPacedLlmServer();
     try {
         console.log(
-            `\n## Keystroke echo in a ${COLS}×${ROWS} pty (${KEYS} keys per figure, 150–250 ms apart; ` +
+            `\n## Keystroke echo in a ${COLS}×${ROWS} pty (${KEYS * ROUNDS} keys per figure in ${ROUNDS} rounds, 150–250 ms apart; ` +
                 `stream ~${Math.round(1000 / TOKEN_DELAY_MS)} tokens/s)`
         );
-        const base = baseline ? await measureBuild(baseline, server) : undefined;
-        const own = await measureBuild(undefined, server);
+        const empty = (): BuildSamples => ({
+            idleEcho: [],
+            streamEcho: [],
+            streamEcho2000: [],
+            idleCpuMs: [],
+            idleBytes: [],
+        });
+        const baseSamples = empty();
+        const ownSamples = empty();
+        for (let round = 0; round < ROUNDS; round++) {
+            if (baseline) await measureBuild(baseline, server, baseSamples);
+            await measureBuild(undefined, server, ownSamples);
+        }
+        const figures = (s: BuildSamples): BuildFigures => ({
+            idleEcho: latency(s.idleEcho),
+            streamEcho: latency(s.streamEcho),
+            streamEcho2000: latency(s.streamEcho2000),
+            idleCpuMs: median(s.idleCpuMs),
+            idleBytes: median(s.idleBytes),
+        });
+        const base = baseline ? figures(baseSamples) : undefined;
+        const own = figures(ownSamples);
         if (base) printFigures(`baseline build (${baseline})`, base);
         printFigures("this build", own);
         if (base) {
