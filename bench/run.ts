@@ -213,6 +213,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     subagents: async () => (await import("./subagents")).benchSubagents(),
     tui: async () => (await import("./tui")).benchTui(),
     highlight: async () => (await import("./highlight")).benchHighlight(),
+    echo: async () => (await import("./echo")).benchEcho(),
     launch: async () => (await import("./launch")).benchLaunch(),
     startup: async () => (await import("./print-startup")).benchPrintStartup(),
     project: async () => (await import("./project")).benchProject(),

@@ -30,7 +30,8 @@ import type { PromptHistory } from "./composer/composer-state";
 import type { SlashSource } from "./composer/slash-complete";
 import { type StoredHistory, storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
-import { createTranscriptStore } from "./transcript/store";
+import { CHAT_FRAME_MS, CHAT_STREAM_FLUSH_MS, createTranscriptStore } from "./transcript/store";
+import { CHAT_RENDER_OPTIONS } from "./render-options";
 import {
     createTerminalGuard,
     installExitHooks,
@@ -103,7 +104,10 @@ const STOP_GRACE_MS = 3000;
  * out, and the conversation is closed (running commands killed) first.
  */
 export async function runInteractiveApp(options: InteractiveOptions): Promise<number> {
-    const store = createTranscriptStore();
+    const store = createTranscriptStore({
+        flushMs: CHAT_STREAM_FLUSH_MS,
+        frameMs: CHAT_FRAME_MS,
+    });
     const host = createDeferredHost(
         {
             ...options.initialState,
@@ -365,12 +369,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
             />
             <RedrawBinder port={redraw} />
         </ThemeContext.Provider>,
-        {
-            exitOnCtrlC: false,
-            patchConsole: false,
-            incrementalRendering: true,
-            maxFps: 30,
-        }
+        CHAT_RENDER_OPTIONS
     );
     unmount = () => instance.unmount();
     // After the first frame: answers are drawn as Markdown from here on, then code in colour.

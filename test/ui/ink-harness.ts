@@ -37,6 +37,8 @@ export function renderToFakeTerminal(node: ReactElement, size = { columns: 80, r
         instance,
         /** The last full frame written. */
         lastFrame,
+        /** How many frames were written so far. */
+        frameCount: (): number => frames.length,
         /** Types `keys` and resolves once the app read them (one read: type again for another). */
         async type(keys: string) {
             input.write(keys);

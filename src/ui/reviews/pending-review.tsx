@@ -58,7 +58,13 @@ export function reviewTakesEscape(review: PendingReview | null): boolean {
     return review !== null && review.kind !== "picker" && review.kind !== "learning";
 }
 
-/** Cycles the pending border colour while `active`; the timer runs only then. */
+/**
+ * Cycles of the pulse before the border rests on its first colour: enough to
+ * draw the eye to a new review; a review left waiting then costs no frames.
+ */
+export const BORDER_PULSE_CYCLES = 3;
+
+/** Cycles the pending border colour while `active`, a few times; the timer runs only then. */
 function useBorderPulse(active: boolean): string {
     const colors = useTheme().pendingBorder;
     const [step, setStep] = useState(0);
@@ -67,7 +73,12 @@ function useBorderPulse(active: boolean): string {
             setStep(0);
             return;
         }
-        const timer = setInterval(() => setStep((s) => (s + 1) % colors.length), BORDER_PULSE_MS);
+        let steps = 0;
+        const timer = setInterval(() => {
+            steps++;
+            if (steps >= BORDER_PULSE_CYCLES * colors.length) clearInterval(timer);
+            setStep(steps % colors.length);
+        }, BORDER_PULSE_MS);
         return () => clearInterval(timer);
     }, [active, colors]);
     return colors[step % colors.length] ?? colors[0] ?? "";

@@ -1,7 +1,12 @@
 /**
  * Holds the transcript state outside React. Text and thinking deltas are
  * batched and reach the view at most once per `flushMs` (32 ms by default);
- * any other event first flushes what is pending, so order is kept.
+ * any other event first flushes what is pending, so order is kept. With
+ * `frameMs`, the other engine events (a command's output lines, tool calls)
+ * notify at most once per frame too, the last one never dropped: the chat
+ * renders each notification at once (it keeps Ink's own frame throttle off so
+ * a typed key is drawn without waiting for a frame), so the store paces what
+ * the engine sends.
  */
 import type { EngineEvent } from "../../agent/events";
 import {
@@ -28,24 +33,60 @@ export interface TranscriptStore {
 
 export interface TranscriptStoreOptions {
     flushMs?: number;
+    /** Least time between two notifications for engine events; unset: each notifies at once. */
+    frameMs?: number;
+    /** The clock `frameMs` is measured on. */
+    now?: () => number;
     setTimer?: (fn: () => void, ms: number) => unknown;
     clearTimer?: (handle: unknown) => void;
 }
 
 export const STREAM_FLUSH_MS = 32;
 
+/**
+ * The chat's cadence for streamed text: about ten frames a second, as Claude
+ * Code repaints its stream (~105 ms). Fewer stream frames leave the main
+ * thread free for the keys typed meanwhile; each key is drawn at once.
+ */
+export const CHAT_STREAM_FLUSH_MS = 100;
+
+/** The chat's least gap between two frames for other engine events (Ink's former 30 fps). */
+export const CHAT_FRAME_MS = 33;
+
 export function createTranscriptStore(options: TranscriptStoreOptions = {}): TranscriptStore {
     const flushMs = options.flushMs ?? STREAM_FLUSH_MS;
     const setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     const clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as NodeJS.Timeout));
+    const frameMs = options.frameMs;
+    const now = options.now ?? (() => performance.now());
     let state = createTranscriptState();
     const listeners = new Set<() => void>();
     /** Adjacent deltas of one kind, merged. */
     let pending: Array<{ type: "text_delta" | "thinking_delta"; text: string }> = [];
     let timer: unknown = null;
+    /** A paced notification still due (frameMs), and when the last one went out. */
+    let frameTimer: unknown = null;
+    let notifiedAt = -Infinity;
 
     const notify = (): void => {
+        if (frameTimer !== null) {
+            clearTimer(frameTimer);
+            frameTimer = null;
+        }
+        notifiedAt = now();
         for (const listener of [...listeners]) listener();
+    };
+
+    /** Notifies now, or at the end of the current frame when one went out less than `frameMs` ago. */
+    const notifyPaced = (): void => {
+        if (frameMs === undefined) return notify();
+        if (frameTimer !== null) return;
+        const wait = notifiedAt + frameMs - now();
+        if (wait <= 0) return notify();
+        frameTimer = setTimer(() => {
+            frameTimer = null;
+            notify();
+        }, wait);
     };
 
     const applyPending = (): boolean => {
@@ -98,12 +139,14 @@ export function createTranscriptStore(options: TranscriptStoreOptions = {}): Tra
             const next = transcriptReducer(state, { type: "engine", event });
             const changed = next !== state;
             state = next;
-            if (changed || flushed) notify();
+            if (changed || flushed) notifyPaced();
         },
         flush,
         dispose() {
             if (timer !== null) clearTimer(timer);
+            if (frameTimer !== null) clearTimer(frameTimer);
             timer = null;
+            frameTimer = null;
             pending = [];
             listeners.clear();
         },
