@@ -21,6 +21,7 @@ import { usePendingReview, type PendingReviewSource } from "./hooks/use-pending-
 import { useRawInput } from "./hooks/use-raw-input";
 import { useRedrawOnResize } from "./hooks/use-redraw-on-resize";
 import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-status";
+import { useExitConfirm } from "./hooks/use-exit-confirm";
 import { useTerminalSize } from "./hooks/use-terminal-size";
 import { InlineTranscript } from "./inline-transcript";
 import { createKeyGate } from "./input/key-gate";
@@ -79,6 +80,8 @@ export interface AppProps {
     processes?: ProcessesPort;
     /** Running background processes and notices waiting, read at each render (the status line). */
     processCounts?: () => { running: number; notices: number };
+    /** The clock of the Ctrl+C exit window (tests inject one). */
+    now?: () => number;
 }
 
 /** Lines one wheel notch scrolls. */
@@ -90,7 +93,7 @@ const SPARE_ROWS = 1;
 /**
  * The root: transcript viewport on top, the pending review, the composer
  * and the status line at the bottom. Ctrl+C clears the composer, else
- * cancels a run (Esc too), else exits when idle.
+ * cancels a run (Esc too), else asks for a second Ctrl+C to exit when idle.
  */
 export function App(props: AppProps): ReactElement {
     const { controller, ansi, cache, altScreen, fileIndex } = props;
@@ -122,6 +125,8 @@ export function App(props: AppProps): ReactElement {
     const composerControl = useRef<ComposerControl | null>(null);
     const [gate] = useState(() => createKeyGate());
     useKeyGateFeed(gate);
+    const exitConfirm = useExitConfirm(props.now);
+    const { press: pressExit, reset: resetExit } = exitConfirm;
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
@@ -188,17 +193,27 @@ export function App(props: AppProps): ReactElement {
                 if (rest.length === 0) return;
                 event = { type: "text", text: rest.join("") };
             }
-            // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
+            // Ctrl+C is fixed: clear the composer, else cancel, else close, else a second one exits.
             if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
-                if (composerHasKeys && composer?.clear()) return;
-                if (controller.isBusy()) {
+                if (composerHasKeys && composer?.clear()) resetExit();
+                else if (controller.isBusy()) {
+                    resetExit();
                     interrupt();
                     // An MCP server's question is not tied to the run: close it too.
                     if (reviewing) props.bridge.cancelAll();
-                } else if (dialog) appState.showOverlay(null);
-                else if (reviewing)
+                } else if (dialog) {
+                    resetExit();
+                    appState.showOverlay(null);
+                } else if (reviewing) {
+                    resetExit();
                     props.bridge.cancelAll(); // a picker opened while idle
-                else exit();
+                } else if (pressExit()) exit();
+                return;
+            }
+            // Ctrl+D on an empty, idle composer exits; with text it is the composer's delete.
+            const ctrlD = event.type === "chord" && event.ctrl && !event.meta && event.letter === "d";
+            if (ctrlD && composerHasKeys && composer?.isEmpty() && !controller.isBusy()) {
+                exit();
                 return;
             }
             if (event.type === "paste-start") pasting.current = true;
@@ -335,6 +350,8 @@ export function App(props: AppProps): ReactElement {
             viewportHeight,
             controller,
             exit,
+            pressExit,
+            resetExit,
             props.bridge,
             props.processes,
             appState,
@@ -448,6 +465,7 @@ export function App(props: AppProps): ReactElement {
                     history={props.promptHistory}
                     onRewind={onRewind}
                     draft={draft}
+                    notice={exitConfirm.hint}
                 />
             </Box>
             <StatusLine

@@ -5,3 +5,6 @@
 export function memoryNoteOf(input: string): string | undefined {
     return /^\s*#(?!#)([^\n]*)$/.exec(input)?.[1];
 }
+
+/** Shown under the composer while the draft is such a note. */
+export const MEMORY_NOTE_HINT = "# note → memory · Enter chooses project or user memory";

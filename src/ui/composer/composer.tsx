@@ -4,6 +4,7 @@ import { Box, Text } from "ink";
 import type { Mode } from "../../agent/events";
 import type { KeyEvent } from "../input/keys";
 import { KeyGateContext } from "../hooks/use-key-gate";
+import { MEMORY_NOTE_HINT, memoryNoteOf } from "../memory-note";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
 import { MODE_COLORS } from "../theme";
@@ -18,6 +19,7 @@ import {
     type PromptHistory,
     type SuggestFiles,
     clearComposer,
+    clearedText,
     composerKey,
     composerWantsEscape,
     createComposerState,
@@ -84,6 +86,8 @@ export interface ComposerProps {
     onRewind?: () => void;
     /** Text put back from outside (a rewound prompt); each new `seq` replaces what the composer holds. */
     draft?: { text: string; seq: number } | null;
+    /** Said first on the hint line ("Press Ctrl+C again to exit"). */
+    notice?: string | null;
 }
 
 const MAX_SUGGESTIONS = 8;
@@ -240,9 +244,17 @@ function ComposerView(props: ComposerProps): ReactElement {
         props.control.current = {
             key: onKey,
             clear() {
-                const cleared = clearComposer(stateRef.current);
-                if (cleared) set(cleared);
-                return cleared !== null;
+                const current = stateRef.current;
+                let cleared = clearComposer(current);
+                if (!cleared) return false;
+                // Kept with the sent prompts: a Ctrl+C that exits right after loses nothing.
+                const history = propsRef.current.history;
+                if (history) {
+                    history.add(clearedText(current));
+                    cleared = withHistory(cleared, history.entries());
+                }
+                set(cleared);
+                return true;
             },
             wantsEscape: () => composerWantsEscape(stateRef.current),
             isEmpty: () => {
@@ -305,6 +317,9 @@ function ComposerView(props: ComposerProps): ReactElement {
     }
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
+    if (props.notice) hints.push(props.notice);
+    else if (active && !search && memoryNoteOf(state.editor.text) !== undefined)
+        hints.push(MEMORY_NOTE_HINT);
     if (reviewing) hints.push("answer the review above");
     else if (busy) hints.push("Esc or Ctrl+C to cancel · Enter queues a message");
     else if (search) hints.push("Ctrl+R older · Enter edit · Esc cancel");
