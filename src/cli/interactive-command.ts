@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { EMPTY_USAGE } from "../providers/types";
 import { plainAllTimeCost } from "../storage/all-time-cost";
@@ -212,7 +213,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const finished = handle as EngineSession | null;
     if (finished) {
         const { conversation } = finished.host;
-        if (code === 0 && conversation.log) {
+        // A conversation nothing was said in was never created: nothing to continue.
+        if (code === 0 && conversation.log && existsSync(conversation.log.path)) {
             writeStdout(`Continue this conversation: north --resume ${conversation.sessionId}\n`);
         }
         finished.logger.info("app_exit", { mode: "interactive", code });

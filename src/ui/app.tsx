@@ -211,7 +211,8 @@ export function App(props: AppProps): ReactElement {
                 return;
             }
             // Ctrl+D on an empty, idle composer exits; with text it is the composer's delete.
-            const ctrlD = event.type === "chord" && event.ctrl && !event.meta && event.letter === "d";
+            const ctrlD =
+                event.type === "chord" && event.ctrl && !event.meta && event.letter === "d";
             if (ctrlD && composerHasKeys && composer?.isEmpty() && !controller.isBusy()) {
                 exit();
                 return;

@@ -95,10 +95,14 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
             const prompts: string[] = [];
             let quit = false;
             for (const run of executed) {
+                // Leaving is not part of the conversation: `/quit` and its "Bye." are not kept.
+                if (run.quit === true) {
+                    quit = true;
+                    continue;
+                }
                 show(run.input, run.result);
                 for (const text of run.warnings)
                     store.dispatch({ type: "notice", level: "warning", text });
-                quit ||= run.quit === true;
                 const prompt = customs.promptOf(run);
                 if (prompt !== undefined) prompts.push(prompt);
             }

@@ -100,7 +100,8 @@ export function openConversationLog(
         return undefined;
     }
     try {
-        return store.start({ id, repoRoot, model: modelId });
+        // The file comes with the first entry: a chat started and quit leaves no conversation.
+        return store.startOnFirstEntry({ id, repoRoot, model: modelId });
     } catch (error) {
         warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
         return undefined;

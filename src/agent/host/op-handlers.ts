@@ -5,6 +5,7 @@
  */
 import type { ModelInfo, ProviderInfo } from "../../providers/catalogue";
 import type { Provider } from "../../providers/types";
+import { hasEntries } from "../../storage/conversations";
 import type { ProfileStore } from "../../storage/profile";
 import type { LanguageService } from "../../tools/lsp/types";
 import type { McpServerStatus } from "../../tools/mcp/manager";
@@ -172,7 +173,7 @@ function listConversations(host: HostParts): OpReplies["list_conversations"] {
     const { conversation } = host;
     return conversation.store
         .list({ repoRoot: conversation.repoRoot })
-        .filter((c) => c.id !== conversation.sessionId)
+        .filter((c) => c.id !== conversation.sessionId && hasEntries(c))
         .map((c) => ({
             id: c.id,
             label: `${c.id}  ${oneLine(c.firstPrompt, 60) || "(no prompt yet)"}`,
