@@ -6,6 +6,7 @@
 import type { ModelInfo, ProviderInfo } from "../../providers/catalogue";
 import type { Provider } from "../../providers/types";
 import { hasEntries } from "../../storage/conversations";
+import { dataDir, exportsDir } from "../../storage/paths";
 import type { ProfileStore } from "../../storage/profile";
 import type { LanguageService } from "../../tools/lsp/types";
 import type { McpServerStatus } from "../../tools/mcp/manager";
@@ -192,7 +193,13 @@ function exportConversation(host: HostParts, path: string | undefined): Promise<
         summary: session.rollingSummary,
         exportedAt: new Date((host.deps.now ?? Date.now)()),
     });
-    return exportMarkdownFile(conversation.repoRoot, conversation.sessionId, path, markdown);
+    return exportMarkdownFile(
+        conversation.repoRoot,
+        conversation.sessionId,
+        path,
+        markdown,
+        exportsDir(dataDir(), conversation.repoRoot)
+    );
 }
 
 function mcpServers(host: HostParts): OpReplies["mcp_servers"] {
