@@ -16,7 +16,7 @@ import {
 } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import type { AppStateStore } from "./app-state";
-import { memoryNoteOf } from "./memory-note";
+import { memoryNoteChoice, memoryNoteOf } from "./memory-note";
 import { storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
@@ -85,10 +85,14 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         registry,
         async process(input) {
             switched = false;
-            // `# note` (one line): saved to the project's memory, never sent as a prompt.
+            // `# note` (one line): saved to the memory the user picks, never sent as a prompt.
             const note = memoryNoteOf(input);
             if (note !== undefined) {
-                show(input, await host.submit({ type: "remember", note, scope: "project" }));
+                const scope = await deps.choose(...memoryNoteChoice());
+                // Esc: nothing saved, and the note goes back to the composer.
+                if (scope === "project" || scope === "user") {
+                    show(input, await host.submit({ type: "remember", note, scope }));
+                } else appState.setDraft(input);
                 return null;
             }
             const { executed, remainingText } = await runCommandsInInput(input, registry, front);
