@@ -94,7 +94,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const { model, repoRoot } = prepared;
     notices.unshift({
         level: "info",
-        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
+        text: `North · ${model.id} · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels (twice to exit) · Ctrl+D exits`,
     });
     if (prepared.resumed) {
         notices.splice(1, 0, {

@@ -9,7 +9,7 @@ export const helpCommand: CommandDefinition = {
         const width = Math.max(...view.commands.map((c) => c.usage.length));
         const lines = view.commands.map((c) => `${c.usage.padEnd(width)}  ${c.description}`);
         return result(
-            `Commands:\n${lines.join("\n")}\nTab switches mode, @ attaches a file, Ctrl+C cancels or exits.`
+            `Commands:\n${lines.join("\n")}\nTab switches mode, @ attaches a file, Ctrl+C cancels (twice at an empty composer exits), Ctrl+D exits.`
         );
     },
 };
