@@ -167,12 +167,12 @@ interface NewLog {
     events: (id: string) => Array<{ type: string; ts?: string }>;
 }
 
-/** "another North process (pid 12)", or without the pid when the lock file does not say. */
 /** A conversation with an entry: one a start-and-quit left empty is nothing to continue. */
 export function hasEntries(summary: ConversationSummary): boolean {
     return summary.messageCount > 0;
 }
 
+/** "another North process (pid 12)", or without the pid when the lock file does not say. */
 function otherProcess(pid: number | undefined): string {
     return pid === undefined ? "another North process" : `another North process (pid ${pid})`;
 }
