@@ -88,7 +88,9 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
             // `# note` (one line): saved to the memory the user picks, never sent as a prompt.
             const note = memoryNoteOf(input);
             if (note !== undefined) {
-                const scope = await deps.choose(...memoryNoteChoice());
+                // An empty note is refused by the engine as it is: no need to ask where first.
+                const scope =
+                    note.trim() === "" ? "project" : await deps.choose(...memoryNoteChoice());
                 // Esc: nothing saved, and the note goes back to the composer.
                 if (scope === "project" || scope === "user") {
                     show(input, await host.submit({ type: "remember", note, scope }));
