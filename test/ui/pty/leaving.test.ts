@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type HeldLlmServer, startHeldLlmServer } from "../../kit/held-llm-server";
 import {
     answerReview,
     EMPTY_COMPOSER,
@@ -28,11 +29,14 @@ const UP = "\x1b[A";
 const EXIT_HINT = "Press Ctrl+C again to exit";
 
 let session: NorthPtySession | undefined;
+let held: HeldLlmServer | undefined;
 const extra: PtyNorth[] = [];
 afterEach(async () => {
     for (const north of extra.splice(0)) north.kill();
     await session?.dispose();
     session = undefined;
+    await held?.close();
+    held = undefined;
 });
 
 /** The composer's first row ("❯ text"), trailing spaces trimmed. */
@@ -114,6 +118,33 @@ describe("leaving the chat", () => {
             await resumed.waitForText("An answer worth keeping.");
             resumed.type(UP);
             await composerShows(resumed, "half a thought");
+        },
+        TIMEOUT
+    );
+
+    it(
+        "three Ctrl+C at once while North works cancel the run and do not exit; two more exit",
+        async () => {
+            held = await startHeldLlmServer();
+            session = await startNorthSession({
+                env: { ANTHROPIC_BASE_URL: held.anthropicBaseUrl },
+            });
+            const { north, submit } = session;
+            await submit("tell me a story");
+            await held.requested(1);
+            await north.waitForText("Ctrl+C to cancel");
+            north.type(CTRL_C + CTRL_C + CTRL_C);
+            await north.waitForText("[Cancelled]");
+            await composerShows(north, "");
+            expect(north.hasExited()).toBe(false);
+            north.type(CTRL_C);
+            await north.waitForText(EXIT_HINT);
+            north.type(CTRL_C);
+            expect((await north.exited).exitCode).toBe(0);
+
+            // The cancelled prompt is kept with its conversation.
+            const resumed = await another(session, ["--continue"]);
+            await resumed.waitForText("tell me a story");
         },
         TIMEOUT
     );
