@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { EMPTY_USAGE } from "../providers/types";
 import { plainAllTimeCost } from "../storage/all-time-cost";
@@ -94,7 +95,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     // The model is named by the status line, which follows `/model`; a header naming it would go stale.
     notices.unshift({
         level: "info",
-        text: `North · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels, or exits when idle`,
+        text: `North · ${repoRoot}\nEnter sends · Ctrl+J newline · / commands (/help) · Tab mode · @ attaches a file · PgUp/PgDn scroll · Ctrl+C cancels (twice to exit) · Ctrl+D exits`,
     });
     if (prepared.resumed) {
         notices.splice(1, 0, {
@@ -215,7 +216,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const finished = handle as EngineSession | null;
     if (finished) {
         const { conversation } = finished.host;
-        if (code === 0 && conversation.log) {
+        // A conversation nothing was said in was never created: nothing to continue.
+        if (code === 0 && conversation.log && existsSync(conversation.log.path)) {
             writeStdout(`Continue this conversation: north --resume ${conversation.sessionId}\n`);
         }
         finished.logger.info("app_exit", { mode: "interactive", code });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { detectRepoRoot } from "../project/repo-root";
-import { createConversationStore } from "../storage/conversations";
+import { createConversationStore, hasEntries } from "../storage/conversations";
 import { dataDir } from "../storage/paths";
 import { age, oneLine } from "../util/short-text";
 import type { CliArgs } from "./args";
@@ -18,7 +18,7 @@ export function runListCommand(args: CliArgs): number {
         }
         repoRoot = repo.root;
     }
-    const conversations = store.list(repoRoot ? { repoRoot } : {});
+    const conversations = store.list(repoRoot ? { repoRoot } : {}).filter(hasEntries);
     if (conversations.length === 0) {
         writeStdout("No saved conversations yet.\n");
         return 0;

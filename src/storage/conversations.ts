@@ -13,6 +13,7 @@ import {
     type LogHeader,
     type StoredEntry,
 } from "./conversations/format";
+import { createDeferredLog } from "./conversations/deferred-log";
 import type { ConversationSummary, IndexRecord } from "./conversations/index-file";
 import { listConversations } from "./conversations/listing";
 import {
@@ -91,6 +92,11 @@ export interface ConversationStore {
     /** Creates `<id>.jsonl` (0600) with header and `conversation_started`; throws a clear Error when it cannot. */
     start(options: StartOptions): ConversationLog;
     /**
+     * As `start`, but `<id>.jsonl` is created with the first transcript entry:
+     * a conversation nothing was said in leaves no file.
+     */
+    startOnFirstEntry(options: StartOptions): ConversationLog;
+    /**
      * Loads a conversation and opens its log for appending (resume). One process
      * writes a conversation at a time: when another one has it open, a fork is
      * opened instead (`forkedFrom` set, a warning says so).
@@ -107,7 +113,7 @@ export interface ConversationStore {
     load(id: string): LoadResult;
     /** Newest (last updated) first; the index is repaired from the logs when stale or missing. */
     list(filter?: { repoRoot?: string }): ConversationSummary[];
-    /** The most recently updated conversation of a repo, for `--continue`. */
+    /** The most recently updated conversation of a repo with something in it, for `--continue`. */
     latestForRepo(repoRoot: string): ConversationSummary | undefined;
 }
 
@@ -159,6 +165,11 @@ interface NewLog {
     firstPrompt: string | null;
     forkedFrom?: string;
     events: (id: string) => Array<{ type: string; ts?: string }>;
+}
+
+/** A conversation with an entry: one a start-and-quit left empty is nothing to continue. */
+export function hasEntries(summary: ConversationSummary): boolean {
+    return summary.messageCount > 0;
 }
 
 /** "another North process (pid 12)", or without the pid when the lock file does not say. */
@@ -237,6 +248,14 @@ class JsonlConversationStore implements ConversationStore {
         });
     }
 
+    startOnFirstEntry(options: StartOptions): ConversationLog {
+        if (options.id !== undefined && !isValidConversationId(options.id)) {
+            throw new Error(invalidIdError(options.id));
+        }
+        const id = options.id ?? this.newId();
+        return createDeferredLog(id, this.files.logPath(id), () => this.start({ ...options, id }));
+    }
+
     open(id: string, options: { ifOpenElsewhere?: "fork" | "fail" } = {}): OpenResult {
         const loaded = this.files.read(id);
         if (!loaded.ok) return loaded;
@@ -312,7 +331,7 @@ class JsonlConversationStore implements ConversationStore {
     }
 
     latestForRepo(repoRoot: string): ConversationSummary | undefined {
-        return this.list({ repoRoot })[0];
+        return this.list({ repoRoot }).find(hasEntries);
     }
 
     /** The log of `id`, locked for this process: upgraded or repaired, then opened for appending. */

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 type Env = Record<string, string | undefined>;
 
@@ -19,4 +19,9 @@ export function dataDir(env: Env = process.env): string {
 export function logFilePath(env: Env = process.env): string {
     const base = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
     return join(base, "north", "north.log");
+}
+
+/** Where `/export` puts a conversation given no path: `~/.north/exports/<project folder name>`. */
+export function exportsDir(dataDirectory: string, repoRoot: string): string {
+    return join(dataDirectory, "exports", basename(repoRoot) || "root");
 }

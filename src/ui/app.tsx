@@ -25,6 +25,7 @@ import { useRawInput } from "./hooks/use-raw-input";
 import { useTranscriptView } from "./hooks/use-transcript-view";
 import { useRedrawOnResize } from "./hooks/use-redraw-on-resize";
 import { type SessionStatusSource, useSessionStatus } from "./hooks/use-session-status";
+import { useExitConfirm } from "./hooks/use-exit-confirm";
 import { useTerminalSize } from "./hooks/use-terminal-size";
 import { InlineTranscript } from "./inline-transcript";
 import { createKeyGate } from "./input/key-gate";
@@ -90,6 +91,8 @@ export interface AppProps {
     pasteImage?: () => Promise<ImagePaste>;
     /** Asks the App to leave (a command's `/quit`): it draws its last frame first. */
     leave?: { subscribe(listener: () => void): () => void };
+    /** The clock of the Ctrl+C exit window (tests inject one). */
+    now?: () => number;
 }
 
 /** Lines one wheel notch scrolls. */
@@ -101,7 +104,7 @@ const SPARE_ROWS = 1;
 /**
  * The root: transcript viewport on top, the pending review, the composer
  * and the status line at the bottom. Ctrl+C clears the composer, else
- * cancels a run (Esc too), else exits when idle.
+ * cancels a run (Esc too), else asks for a second Ctrl+C to exit when idle.
  */
 export function App(props: AppProps): ReactElement {
     const { controller, ansi, cache, altScreen, fileIndex } = props;
@@ -140,6 +143,8 @@ export function App(props: AppProps): ReactElement {
     const viewLines = viewHeight - TRANSCRIPT_VIEW_FOOTER_ROWS;
     const viewAt = useRef({ entries: transcript.entries, width, height: viewLines });
     viewAt.current = { entries: transcript.entries, width, height: viewLines };
+    const exitConfirm = useExitConfirm(props.now);
+    const { press: pressExit, reset: resetExit } = exitConfirm;
 
     // The viewport takes what the review, composer and status line leave.
     useLayoutEffect(() => {
@@ -230,17 +235,28 @@ export function App(props: AppProps): ReactElement {
                 event = { type: "text", text: rest.join("") };
             }
             if (view.get().open) return transcriptViewKey(event);
-            // Ctrl+C is fixed: clear the composer, else cancel, else close, else exit.
+            // Ctrl+C is fixed: clear the composer, else cancel, else close, else a second one exits.
             if (event.type === "chord" && event.ctrl && !event.meta && event.letter === "c") {
-                if (composerHasKeys && composer?.clear()) return;
-                if (controller.isBusy()) {
+                if (composerHasKeys && composer?.clear()) resetExit();
+                else if (controller.isBusy()) {
+                    resetExit();
                     interrupt();
                     // An MCP server's question is not tied to the run: close it too.
                     if (reviewing) props.bridge.cancelAll();
-                } else if (dialog) appState.showOverlay(null);
-                else if (reviewing)
+                } else if (dialog) {
+                    resetExit();
+                    appState.showOverlay(null);
+                } else if (reviewing) {
+                    resetExit();
                     props.bridge.cancelAll(); // a picker opened while idle
-                else exit();
+                } else if (pressExit()) exit();
+                return;
+            }
+            // Ctrl+D on an empty, idle composer exits; with text it is the composer's delete.
+            const ctrlD =
+                event.type === "chord" && event.ctrl && !event.meta && event.letter === "d";
+            if (ctrlD && composerHasKeys && composer?.isEmpty() && !controller.isBusy()) {
+                exit();
                 return;
             }
             if (event.type === "paste-start") pasting.current = true;
@@ -395,6 +411,8 @@ export function App(props: AppProps): ReactElement {
             viewportHeight,
             controller,
             exit,
+            pressExit,
+            resetExit,
             props.bridge,
             props.processes,
             props.editDraft,
@@ -525,6 +543,7 @@ export function App(props: AppProps): ReactElement {
                     onRewind={onRewind}
                     draft={draft}
                     vim={vim}
+                    notice={exitConfirm.hint}
                 />
             </Box>
             <StatusLine

@@ -19,7 +19,7 @@ import {
 } from "../commands/index";
 import type { CustomCommand } from "../project/custom-commands";
 import type { AppStateStore } from "./app-state";
-import { memoryNoteOf } from "./memory-note";
+import { memoryNoteChoice, memoryNoteOf } from "./memory-note";
 import { storedHistoryActions } from "./transcript/history";
 import type { TranscriptAction } from "./transcript/reducer";
 import type { TranscriptStore } from "./transcript/store";
@@ -137,10 +137,16 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         registry,
         async process(input) {
             switched = false;
-            // `# note` (one line): saved to the project's memory, never sent as a prompt.
+            // `# note` (one line): saved to the memory the user picks, never sent as a prompt.
             const note = memoryNoteOf(input);
             if (note !== undefined) {
-                show(input, await host.submit({ type: "remember", note, scope: "project" }));
+                // An empty note is refused by the engine as it is: no need to ask where first.
+                const scope =
+                    note.trim() === "" ? "project" : await deps.choose(...memoryNoteChoice());
+                // Esc: nothing saved, and the note goes back to the composer.
+                if (scope === "project" || scope === "user") {
+                    show(input, await host.submit({ type: "remember", note, scope }));
+                } else appState.setDraft(input);
                 return null;
             }
             if (input.trimStart().startsWith("/")) await loadSkillNames();
@@ -163,10 +169,14 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
             const prompts: string[] = [];
             let quit = false;
             for (const run of executed) {
+                // Leaving is not part of the conversation: `/quit` and its "Bye." are not kept.
+                if (run.quit === true) {
+                    quit = true;
+                    continue;
+                }
                 show(run.input, run.result);
                 for (const text of run.warnings)
                     store.dispatch({ type: "notice", level: "warning", text });
-                quit ||= run.quit === true;
                 const prompt = customs.promptOf(run);
                 if (prompt !== undefined) prompts.push(prompt);
             }

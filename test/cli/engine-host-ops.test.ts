@@ -19,6 +19,7 @@ import { createNoStandingApprovals } from "../../src/agent/approvals";
 import { loadUserSettings } from "../../src/storage/settings/load";
 import { saveSelectedModel } from "../../src/storage/config";
 import { createProfileStore } from "../../src/storage/profile";
+import { dataDir, exportsDir } from "../../src/storage/paths";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome } from "../kit/run-north";
 
@@ -155,14 +156,17 @@ describe("the engine host's ops", () => {
         expect(JSON.stringify(body.messages)).toContain("old answer");
     });
 
-    it("exports Markdown inside the project only", async () => {
+    it("exports Markdown to the data folder by default, and to a path inside the project only", async () => {
         const { host, handle } = await start();
         server.enqueue({ text: "**bold** answer" });
         await handle.host.submit({ type: "prompt", text: "a question" });
         const done = await host.submit({ type: "export" });
         expect(done.isError).toBeUndefined();
-        const file = join(repo, `north-${handle.host.conversation.sessionId}.md`);
+        const name = `north-${handle.host.conversation.sessionId}.md`;
+        const file = join(exportsDir(dataDir(), repo), name);
+        expect(done.message).toContain(file);
         expect(readFileSync(file, "utf8")).toContain("**bold** answer");
+        expect(existsSync(join(repo, name))).toBe(false);
         expect(
             (await host.submit({ type: "export", path: "docs/log.md" })).isError
         ).toBeUndefined();

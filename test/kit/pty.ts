@@ -67,7 +67,7 @@ export interface PtyNorth {
     resize(cols: number, rows: number): void;
     /** Every write so far parsed by the emulator. */
     flush(): Promise<void>;
-    /** Ctrl+C (North exits when idle), then waits for the exit; kills it after `timeoutMs`. */
+    /** Ctrl+C twice (North exits when idle), then waits for the exit; kills it after `timeoutMs`. */
     exit(timeoutMs?: number): Promise<PtyExit>;
     /** Resolves when the process exits. */
     readonly exited: Promise<PtyExit>;
@@ -240,7 +240,8 @@ export function spawnNorthPty(options: PtyNorthOptions): PtyNorth {
         },
         flush: () => new Promise<void>((resolve) => term.write("", resolve)),
         async exit(timeoutMs = 20_000) {
-            if (!exitInfo) pty.write("\x03");
+            // Two Ctrl+C: the first at the empty composer arms the exit, the second exits.
+            if (!exitInfo) pty.write("\x03\x03");
             const timeout = new Promise<"timeout">((resolve) => {
                 const timer = setTimeout(() => resolve("timeout"), timeoutMs);
                 void exited.then(() => clearTimeout(timer));

@@ -139,7 +139,7 @@ describe("App", () => {
         await shows(term, " agent ");
     });
 
-    it("cancels a run with Ctrl+C, then exits on a second Ctrl+C", async () => {
+    it("cancels a run with Ctrl+C; at the idle composer one more asks, and another exits", async () => {
         const { term, controller } = mount(null);
         await shows(term, "Enter to send");
         await term.type("wait forever");
@@ -152,6 +152,9 @@ describe("App", () => {
         await vi.waitFor(() => expect(controller.isBusy()).toBe(false), WAIT);
         const exited = vi.fn();
         void term.instance.waitUntilExit().then(exited);
+        await term.type("\x03");
+        await shows(term, "Press Ctrl+C again to exit");
+        expect(exited).not.toHaveBeenCalled();
         await term.type("\x03");
         await vi.waitFor(() => expect(exited).toHaveBeenCalled(), WAIT);
     });

@@ -272,6 +272,7 @@ function fakeHost(first: ReturnType<typeof fakeSession>) {
                     allTime: [],
                 };
             case "remember":
+                calls.push(`remember ${op.scope}:${op.note}`);
                 return ok("saved");
             default:
                 throw new Error(`the fake host takes no ${op.type} op`);
@@ -513,6 +514,22 @@ describe("the chat's slash commands", () => {
                     .some((e) => e.kind === "notice" && e.text.startsWith("Learning cancelled"))
             ).toBe(true)
         );
+    });
+
+    it("asks where a # note goes; Esc saves nothing and puts the note back; /quit leaves no entry", async () => {
+        const t = setup({ pick: [null, "user"] });
+        await t.send("# use pnpm");
+        expect(t.pickCalls[0]?.options.map((o) => o.id)).toEqual(["project", "user"]);
+        expect(t.calls.filter((c) => c.startsWith("remember"))).toEqual([]);
+        expect(t.appState.get().draft?.text).toBe("# use pnpm");
+        await t.send("# use pnpm");
+        expect(t.calls).toContain("remember user: use pnpm");
+        expect(t.commandEntries().at(-1)?.result).toBe("saved");
+        const before = t.commandEntries().length;
+        await t.send("/quit");
+        expect(t.exited()).toBe(1);
+        expect(t.commandEntries()).toHaveLength(before);
+        expect(t.first.runs).toEqual([]);
     });
 
     it("keeps paths and URLs in the text", async () => {

@@ -31,6 +31,21 @@ describe("Ctrl+C in the composer", () => {
         );
     });
 
+    it("keeps each cleared draft in the history, so an earlier one is not lost to a later clear", () => {
+        let state = type(["first draft"], createComposerState(["sent before"]));
+        state = clearComposer(state)!;
+        state = type(["second draft"], state);
+        state = clearComposer(state)!;
+        expect(state.history).toEqual(["sent before", "first draft", "second draft"]);
+        // Up: the stash (the second draft), then the first, then what was sent, each once.
+        const seen: string[] = [];
+        for (let i = 0; i < 3; i++) {
+            state = type(["\x1b[A"], { ...state, editor: { ...state.editor, cursor: 0 } });
+            seen.push(state.editor.text);
+        }
+        expect(seen).toEqual(["second draft", "first draft", "sent before"]);
+    });
+
     it("has nothing to clear in an empty composer (the App exits or cancels instead)", () => {
         expect(clearComposer(createComposerState())).toBeNull();
     });

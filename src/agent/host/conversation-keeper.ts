@@ -3,6 +3,7 @@
  * `/new`, resume, fork and rewind replace the session (tools, providers and
  * the shell stay); the log of the one left is ended.
  */
+import { existsSync } from "node:fs";
 import { loadMemory, memoryDirs } from "../../project/memory";
 import type { ModelInfo } from "../../providers/catalogue";
 import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../../providers/models";
@@ -100,7 +101,8 @@ export function openConversationLog(
         return undefined;
     }
     try {
-        return store.start({ id, repoRoot, model: modelId });
+        // The file comes with the first entry: a chat started and quit leaves no conversation.
+        return store.startOnFirstEntry({ id, repoRoot, model: modelId });
     } catch (error) {
         warnings.push(`this conversation will not be saved: ${(error as Error).message}`);
         return undefined;
@@ -289,6 +291,10 @@ export class ConversationKeeper {
             return { ok: false, error: "this conversation is not saved, so it cannot be forked" };
         }
         this.view?.flush();
+        // Created with its first message: before it there is nothing to copy.
+        if (!existsSync(this.log.path)) {
+            return { ok: false, error: "nothing to fork yet: send a message first" };
+        }
         const parent = this.sessionId;
         const opened = this.deps.store.fork(parent, { beforeEntryId });
         if (!opened.ok) return opened;

@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { type StructuredSummary, renderSummary } from "../summary-text";
 import type { Outcome } from "../protocol";
 import type { Message } from "../../providers/types";
@@ -87,18 +87,34 @@ export function conversationMarkdown(source: ExportSource): string {
 }
 
 /**
- * Writes `markdown` to `path` (default `north-<id>.md` in the project),
- * atomically; paths outside the project (symlinks included) and git's
- * internals are refused. The user types the path, so protected configuration
- * folders are allowed here.
+ * Writes `markdown` to `path`, atomically: paths outside the project
+ * (symlinks included) and git's internals are refused; the user types the
+ * path, so protected configuration folders are allowed here. Without a path
+ * it goes to `north-<id>.md` in `exportsDir` (North's data folder), so the
+ * repository stays as the user left it.
  */
 export async function exportMarkdownFile(
     repoRoot: string,
     id: string,
     path: string | undefined,
-    markdown: string
+    markdown: string,
+    exportsDir: string
 ): Promise<Outcome> {
-    const wanted = path?.trim() || `north-${id}.md`;
+    const wanted = path?.trim();
+    const lines = markdown.split("\n").length;
+    if (!wanted) {
+        const target = join(exportsDir, `north-${id}.md`);
+        try {
+            await mkdir(exportsDir, { recursive: true, mode: 0o700 });
+            await writeFileAtomic(target, markdown);
+        } catch (error) {
+            return {
+                message: `could not write ${target}: ${(error as Error).message}`,
+                isError: true,
+            };
+        }
+        return { message: `Exported the conversation to ${target} (${lines} lines).` };
+    }
     const safe = await resolveWritablePath(repoRoot, wanted, { mustExist: false });
     if (!safe.ok) return { message: safe.error.message, isError: true };
     if (safe.data.relPath === ".") {
@@ -113,6 +129,5 @@ export async function exportMarkdownFile(
             isError: true,
         };
     }
-    const lines = markdown.split("\n").length;
     return { message: `Exported the conversation to ${safe.data.relPath} (${lines} lines).` };
 }

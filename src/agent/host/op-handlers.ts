@@ -5,6 +5,8 @@
  */
 import type { ModelInfo, ProviderInfo } from "../../providers/catalogue";
 import type { Provider } from "../../providers/types";
+import { hasEntries } from "../../storage/conversations";
+import { dataDir, exportsDir } from "../../storage/paths";
 import type { ProfileStore } from "../../storage/profile";
 import type { LanguageService } from "../../tools/lsp/types";
 import type { McpServerStatus } from "../../tools/mcp/manager";
@@ -173,7 +175,7 @@ function listConversations(host: HostParts): OpReplies["list_conversations"] {
     const { conversation } = host;
     return conversation.store
         .list({ repoRoot: conversation.repoRoot })
-        .filter((c) => c.id !== conversation.sessionId)
+        .filter((c) => c.id !== conversation.sessionId && hasEntries(c))
         .map((c) => ({
             id: c.id,
             label: `${c.id}  ${oneLine(c.firstPrompt, 60) || "(no prompt yet)"}`,
@@ -192,7 +194,13 @@ function exportConversation(host: HostParts, path: string | undefined): Promise<
         summary: session.rollingSummary,
         exportedAt: new Date((host.deps.now ?? Date.now)()),
     });
-    return exportMarkdownFile(conversation.repoRoot, conversation.sessionId, path, markdown);
+    return exportMarkdownFile(
+        conversation.repoRoot,
+        conversation.sessionId,
+        path,
+        markdown,
+        exportsDir(dataDir(), conversation.repoRoot)
+    );
 }
 
 function mcpServers(host: HostParts): OpReplies["mcp_servers"] {

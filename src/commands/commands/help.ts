@@ -15,7 +15,7 @@ export const helpCommand: CommandDefinition = {
         const width = Math.max(...usages.map((usage) => usage.length));
         const lines = view.commands.map((c, i) => `${usages[i]!.padEnd(width)}  ${c.description}`);
         return result(
-            `Commands:\n${lines.join("\n")}\n!command runs a shell command, Tab switches mode, @ attaches a file, Ctrl+C cancels or exits.`
+            `Commands:\n${lines.join("\n")}\n!command runs a shell command, Tab switches mode, @ attaches a file, Ctrl+C cancels (twice at an empty composer exits), Ctrl+D exits.`
         );
     },
 };

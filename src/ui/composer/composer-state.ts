@@ -158,19 +158,31 @@ export function withDraft(state: ComposerState, text: string): ComposerState {
 }
 
 /**
- * Ctrl+C: empties the composer (a search ends too), keeping the text for Up.
- * Null when there was nothing to clear.
+ * Ctrl+C: empties the composer (a search ends too), keeping the text for Up:
+ * whole (chips, attachments) as the stash, and as the newest history entry so
+ * it stays among the prompts once the stash is gone. Null when there was
+ * nothing to clear.
  */
 export function clearComposer(state: ComposerState): ComposerState | null {
     const text = state.search ? state.search.draft.text : state.editor.text;
     if (text === "" && !state.search && state.paste === null) return null;
+    if (text === "") return { ...createComposerState(state.history), stash: state.stash };
+    const history = withNewest(state.history, clearedText(state));
     return {
-        ...createComposerState(state.history),
-        stash:
-            text === ""
-                ? state.stash
-                : { text, attachments: state.attachments, pastes: state.pastes },
+        ...createComposerState(history),
+        stash: { text, attachments: state.attachments, pastes: state.pastes },
     };
+}
+
+/** What Ctrl+C clears, as it would be sent (pastes whole): the history keeps this. */
+export function clearedText(state: ComposerState): string {
+    const text = state.search ? state.search.draft.text : state.editor.text;
+    return expandPastes(text, state.pastes);
+}
+
+function withNewest(history: readonly string[], text: string): readonly string[] {
+    if (text.trim() === "" || history.at(-1) === text) return history;
+    return [...history, text].slice(-MAX_HISTORY);
 }
 
 /**
@@ -251,12 +263,16 @@ function historyStep(state: ComposerState, direction: -1 | 1): ComposerState | n
     const { history, stash } = state;
     // What Ctrl+C cleared comes back before the older prompts.
     if (direction === -1 && stash && state.historyIndex === null && state.editor.text === "") {
+        // The history's newest entry is the same text: the next Up goes past it.
+        const newest = history.length - 1;
+        const same = newest >= 0 && history[newest] === expandPastes(stash.text, stash.pastes);
         return {
             ...state,
             editor: editorOf(stash.text),
             attachments: stash.attachments,
             pastes: stash.pastes,
             stash: null,
+            ...(same ? { historyIndex: newest, draft: EMPTY_EDITOR } : {}),
         };
     }
     if (history.length === 0) return null;

@@ -4,6 +4,7 @@ import { Box, Text } from "ink";
 import type { Mode } from "../../agent/events";
 import type { KeyEvent } from "../input/keys";
 import { KeyGateContext } from "../hooks/use-key-gate";
+import { MEMORY_NOTE_HINT, memoryNoteOf } from "../memory-note";
 import { useRawInput } from "../hooks/use-raw-input";
 import { sanitizeText } from "../render/sanitize";
 import { MODE_COLORS } from "../theme";
@@ -21,6 +22,7 @@ import {
     type PromptHistory,
     type SuggestFiles,
     clearComposer,
+    clearedText,
     composerKey,
     composerWantsEscape,
     createComposerState,
@@ -95,6 +97,8 @@ export interface ComposerProps {
     draft?: { text: string; seq: number } | null;
     /** Vim keys (`editorMode: "vim"`, `/vim`): Esc to normal mode, i to insert. */
     vim?: boolean;
+    /** Said first on the hint line ("Press Ctrl+C again to exit"). */
+    notice?: string | null;
 }
 
 const MAX_SUGGESTIONS = 8;
@@ -295,9 +299,17 @@ function ComposerView(props: ComposerProps): ReactElement {
         props.control.current = {
             key: onKey,
             clear() {
-                const cleared = clearComposer(stateRef.current);
-                if (cleared) set(cleared);
-                return cleared !== null;
+                const current = stateRef.current;
+                let cleared = clearComposer(current);
+                if (!cleared) return false;
+                // Kept with the sent prompts: a Ctrl+C that exits right after loses nothing.
+                const history = propsRef.current.history;
+                if (history) {
+                    history.add(clearedText(current));
+                    cleared = withHistory(cleared, history.entries());
+                }
+                set(cleared);
+                return true;
             },
             wantsEscape,
             isEmpty: () => {
@@ -363,6 +375,9 @@ function ComposerView(props: ComposerProps): ReactElement {
     }
     const badge = ` ${mode} `;
     const rule = "─".repeat(Math.max(0, width - badge.length - 2));
+    if (props.notice) hints.push(props.notice);
+    else if (active && !search && memoryNoteOf(state.editor.text) !== undefined)
+        hints.push(MEMORY_NOTE_HINT);
     if (reviewing) hints.push("answer the review above");
     else if (busy && props.vim && vim.mode === "insert") {
         // Esc is vim's here: it takes two to interrupt.

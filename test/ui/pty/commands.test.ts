@@ -4,7 +4,7 @@
  * Needs `npm run build` first.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProfileStore } from "../../../src/storage/profile";
 import {
@@ -145,21 +145,27 @@ describe("slash commands in the interactive app", () => {
     );
 
     it(
-        "/export writes the conversation as Markdown in the project",
+        "/export writes the conversation as Markdown in North's data folder, or at a path in the project",
         async () => {
             session = await startNorthSession();
-            const { north, server, submit, repo } = session;
+            const { north, server, submit, repo, env } = session;
             server.enqueue({ text: "The answer is forty-two." });
             await submit("what is the answer?");
             await north.waitForText("The answer is forty-two.");
             await submit("/export");
             await north.waitForText("Exported the conversation to");
-            const files = readdirSync(repo).filter((f) => /^north-[0-9a-f]{6}\.md$/.test(f));
+            const exports = join(env.NORTH_DATA_DIR!, "exports", basename(repo));
+            const files = readdirSync(exports).filter((f) => /^north-[0-9a-f]{6}\.md$/.test(f));
             expect(files).toHaveLength(1);
-            const markdown = readFileSync(join(repo, files[0]!), "utf8");
+            expect(readdirSync(repo).filter((f) => f.startsWith("north-"))).toEqual([]);
+            const markdown = readFileSync(join(exports, files[0]!), "utf8");
             expect(markdown).toContain("## User\n\nwhat is the answer?");
             expect(markdown).toContain("## Assistant\n\nThe answer is forty-two.");
             expect(server.requests).toHaveLength(1);
+
+            await submit("/export notes/log.md");
+            await north.waitForText("Exported the conversation to notes/log.md");
+            expect(readFileSync(join(repo, "notes", "log.md"), "utf8")).toContain("forty-two");
 
             await submit("/export ../outside.md");
             await north.waitForText("Paths must stay inside the project");

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
     isAppReady,
     keysRead,
+    PICKER_READY,
     type NorthPtySession,
     type PtyNorth,
     spawnNorthPty,
@@ -64,6 +65,10 @@ describe("the to-do list and # notes in the chat", () => {
             expect(screen(north)).not.toContain("☐ Raise the limit");
 
             await submit("# Use pnpm, not npm");
+            // The note asks where it goes; project memory is the first choice.
+            await north.waitForText("Save this note to");
+            await north.waitForText(PICKER_READY);
+            north.type("\r");
             await north.waitForText("Saved to project memory (.north/memory/MEMORY.md).");
             const index = join(repo, ".north", "memory", "MEMORY.md");
             expect(readFileSync(index, "utf8")).toBe("# Memory\n\n- Use pnpm, not npm\n");
