@@ -64,6 +64,8 @@ export interface EngineHostOptions extends HostDeps {
      * turn (agent and accept-edits modes only); otherwise it waits for the next prompt.
      */
     startTurnOnNotice?: boolean;
+    /** The `maxTurns` setting: model turns per prompt when the prompt names none (default 100). */
+    maxTurns?: number;
     /** The front-end shows the context figure before any request (the chat). */
     contextFigure?: boolean;
     /** Standing auto-approval in force now. */
@@ -290,7 +292,7 @@ export class EngineHost implements EngineHostPort {
                     this.conversation.session.run(op.text, {
                         mode: op.mode ?? this.mode,
                         signal,
-                        maxTurns: op.maxTurns,
+                        maxTurns: op.maxTurns ?? this.options.maxTurns,
                         planOnly: op.planOnly,
                         attachedContext: op.attachedContext,
                         attachedImages: op.attachedImages,

@@ -349,6 +349,7 @@ export async function startSession(
         startTurnOnNotice:
             options.frontEnd === "interactive" &&
             prepared.userMerged.processes?.startTurnOnNotice === true,
+        maxTurns: loaded.settings.merged.maxTurns,
         warn,
         resolveModel: options.resolveModel,
         saveModel: options.saveModel,

@@ -440,12 +440,17 @@ function endRun(
     const cancelled = result.subtype === "cancelled";
     let next = settleStreams(state, owned);
     // Tools still shown as running never got a result: the run ended under them.
+    // At the turn cap the calls of the last turn were never run: say so rather than a bare ✗.
+    const capped = result.subtype === "error_max_turns";
     next.entries.forEach((entry, index) => {
         if (index >= next.runStart && entry.kind === "tool" && entry.status === "running") {
             next = update(
                 next,
                 index,
-                () => ({ status: cancelled ? "cancelled" : "failed" }),
+                () =>
+                    capped
+                        ? { status: "not_run", detail: ["not run: the turn cap was reached"] }
+                        : { status: cancelled ? "cancelled" : "failed" },
                 owned
             );
         }
@@ -466,13 +471,13 @@ function endRun(
             owned
         );
     }
-    if (result.subtype === "error_max_turns") {
+    if (capped) {
         return append(
             next,
             {
                 kind: "notice",
                 level: "warning",
-                text: result.error ?? "stopped: too many model turns",
+                text: `stopped after ${result.numTurns} model turns (setting maxTurns) — send a message to continue`,
             },
             owned
         );
