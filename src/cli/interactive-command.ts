@@ -197,6 +197,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         colors,
         theme: prepared.userMerged.theme,
         mouse: prepared.userMerged.mouse,
+        notifications: prepared.userMerged.notifications,
         initialPrompt: args.prompt?.trim() || undefined,
         initialHistory: resumedView?.history,
         notices,

@@ -35,6 +35,9 @@ import {
 } from "./terminal/terminal-guard";
 import { createEditorHandover, processHandoverTerminal } from "./terminal/editor-handover";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
+import { createNotifier, type NotificationSettings } from "./terminal/notify";
+import { FocusReports } from "./hooks/use-focus-reports";
+import { notifyUser } from "./notify-user";
 
 /** The engine host as the chat gets it, with what the chat shows of the project. */
 export interface ChatEngine {
@@ -82,6 +85,8 @@ export interface InteractiveOptions {
     bindWarnings?(show: (message: string) => void): void;
     /** This project's earlier prompts (Up, Ctrl+R); the prompts sent are added. */
     promptHistory?: PromptHistory;
+    /** The user's `notifications` setting. */
+    notifications?: NotificationSettings;
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -293,6 +298,14 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         (message) => void process.stderr.write(message)
     );
+    const terminalPort = processTerminalPort();
+    const notifier = createNotifier({
+        settings: options.notifications ?? {},
+        env: process.env,
+        write: (bytes) => terminalPort.write(bytes),
+        now: Date.now,
+    });
+    const offNotify = notifyUser(notifier, host, options.bridge);
     const redraw = createRedrawPort();
     const editFile = createEditorHandover({
         terminal: processHandoverTerminal(),
@@ -325,6 +338,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 processCounts={() => host.state().processes}
             />
             <RedrawBinder port={redraw} />
+            <FocusReports onFocus={notifier.focus} />
         </ThemeContext.Provider>,
         {
             exitOnCtrlC: false,
@@ -352,6 +366,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     offHostEvents();
     offSecretRequests();
     offModeSync();
+    offNotify();
     options.close();
     guard.restore();
     hooks.dispose();
