@@ -24,6 +24,7 @@ import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
 import { HostProcesses } from "./host/processes";
 import { processNoticeBlock } from "./process-notices";
 import { Spend } from "./host/spend";
+import { watchMcpFailures } from "./host/mcp-failures";
 import type {
     EngineHostPort,
     EngineOp,
@@ -96,6 +97,8 @@ export class EngineHost implements EngineHostPort {
     private noticeTurn = false;
     /** Turns started by notices since the user's last prompt (a chatty watcher must not loop forever). */
     private noticeTurnsInARow = 0;
+    /** Host notices from before the first subscriber (an MCP server that failed fast), given to it. */
+    private unheard: HostEvent[] = [];
 
     constructor(options: EngineHostOptions) {
         this.options = options;
@@ -127,6 +130,11 @@ export class EngineHost implements EngineHostPort {
             },
             options.start
         );
+        if (options.mcp) {
+            watchMcpFailures(options.mcp, (text) =>
+                this.emit({ type: "notice", level: "warning", text })
+            );
+        }
     }
 
     /** Forwards a new conversation's events; the host hears each one first. */
@@ -145,11 +153,15 @@ export class EngineHost implements EngineHostPort {
     }
 
     private emit(event: HostEvent): void {
+        if (this.listeners.size === 0 && event.type === "notice") this.unheard.push(event);
         for (const listener of [...this.listeners]) listener(event);
     }
 
     subscribe(listener: HostListener): () => void {
         this.listeners.add(listener);
+        const unheard = this.unheard;
+        this.unheard = [];
+        for (const event of unheard) listener(event);
         return () => void this.listeners.delete(listener);
     }
 
