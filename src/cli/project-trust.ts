@@ -87,6 +87,10 @@ function hookItems(source: TrustGatedFile, text: string | undefined): string[] {
             for (const hook of group.hooks) out.push(`${event}${on}: runs ${hook.command}`);
         }
     }
+    // The status line's command is the repository's code as much as a hook is.
+    const statusLine = isRecord(json) ? json.statusLine : undefined;
+    if (isRecord(statusLine) && typeof statusLine.command === "string")
+        out.push(`status line: runs ${statusLine.command}`);
     return out;
 }
 

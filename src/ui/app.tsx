@@ -47,6 +47,7 @@ import { PlanPin, planPinRows } from "./plan-pin";
 import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
+import { type StatusExtrasStore, useStatusExtras } from "./status-extras";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
 
 export interface AppProps {
@@ -79,6 +80,8 @@ export interface AppProps {
     processes?: ProcessesPort;
     /** Running background processes and notices waiting, read at each render (the status line). */
     processCounts?: () => { running: number; notices: number };
+    /** The git branch and the `statusLine` command's line, for the status line. */
+    statusExtras?: StatusExtrasStore;
 }
 
 /** Lines one wheel notch scrolls. */
@@ -102,6 +105,7 @@ export function App(props: AppProps): ReactElement {
     const queued = useSyncExternalStore(controller.subscribeBusy, controller.queued);
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
+    const extras = useStatusExtras(props.statusExtras);
     const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
     const { mode, overlay, learning, draft } = useSyncExternalStore(
         appState.subscribe,
@@ -463,6 +467,8 @@ export function App(props: AppProps): ReactElement {
                 sessionCostUsd={costs.sessionUsd}
                 allTimeCostUsd={costs.allTimeUsd}
                 processes={props.processCounts?.()}
+                branch={extras.branch}
+                custom={extras.custom}
             />
         </>
     );

@@ -16,7 +16,7 @@ import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
 import { createProcessesPort } from "./processes-port";
 import { answerSecretRequests } from "./secret-requests";
-import type { EngineHostPort, StatusCosts } from "../agent/protocol";
+import type { EngineHostPort, HostEvent, StatusCosts } from "../agent/protocol";
 import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
@@ -38,6 +38,7 @@ import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redra
 import { createNotifier, type NotificationSettings } from "./terminal/notify";
 import { FocusReports } from "./hooks/use-focus-reports";
 import { notifyUser } from "./notify-user";
+import { createStatusExtras, type StatusExtrasStore } from "./status-extras";
 
 /** The engine host as the chat gets it, with what the chat shows of the project. */
 export interface ChatEngine {
@@ -50,6 +51,8 @@ export interface ChatEngine {
     customCommands: readonly CustomCommand[];
     /** What the conversation showed so far, to draw it (a new one: nothing). */
     history: StoredHistory;
+    /** The `statusLine` command, when one is set (and, from a project, trusted). */
+    statusLine?: { command: string; padding?: number; env: Record<string, string> };
 }
 
 export interface InteractiveOptions {
@@ -87,6 +90,8 @@ export interface InteractiveOptions {
     promptHistory?: PromptHistory;
     /** The user's `notifications` setting. */
     notifications?: NotificationSettings;
+    /** North's version, for the `statusLine` command's input. */
+    version?: string;
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -306,6 +311,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         now: Date.now,
     });
     const offNotify = notifyUser(notifier, host, options.bridge);
+    const statusExtras = createStatusExtras();
     const redraw = createRedrawPort();
     const editFile = createEditorHandover({
         terminal: processHandoverTerminal(),
@@ -336,6 +342,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 terminal={guard}
                 processes={createProcessesPort(host)}
                 processCounts={() => host.state().processes}
+                statusExtras={statusExtras}
             />
             <RedrawBinder port={redraw} />
             <FocusReports onFocus={notifier.focus} />
@@ -350,6 +357,12 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     unmount = () => instance.unmount();
     // After the first frame: answers are drawn as Markdown from here on.
     void loadMarkdown().then(() => controller.store.dispatch({ type: "redraw" }));
+    const stopStatusExtras = startStatusExtras(statusExtras, {
+        repoRoot: options.repoRoot,
+        version: options.version ?? "",
+        host,
+        engine: options.engine,
+    });
 
     let failure: unknown = null;
     try {
@@ -367,6 +380,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     offSecretRequests();
     offModeSync();
     offNotify();
+    stopStatusExtras();
     options.close();
     guard.restore();
     hooks.dispose();
@@ -377,4 +391,81 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         return 1;
     }
     return 0;
+}
+
+/** Events after which what a status-line command shows may differ. */
+const STATUS_CHANGES = new Set<HostEvent["type"]>([
+    "run_end",
+    "turn_end",
+    "mode_set",
+    "mode_change",
+    "state_changed",
+    "conversation_switched",
+]);
+
+/**
+ * After the first frame: the git branch (watched) and the `statusLine`
+ * command, each loaded then. Returns the stop.
+ */
+function startStatusExtras(
+    extras: StatusExtrasStore,
+    deps: {
+        repoRoot: string;
+        version: string;
+        host: EngineHostPort;
+        engine: Promise<ChatEngine>;
+    }
+): () => void {
+    const stops: Array<() => void> = [];
+    let stopped = false;
+    const keep = (stop: () => void): void => {
+        if (stopped) stop();
+        else stops.push(stop);
+    };
+    void import("../project/git-branch").then(({ findGitDir, readGitBranch, watchGitBranch }) => {
+        const gitDir = findGitDir(deps.repoRoot);
+        if (gitDir === null || stopped) return;
+        extras.set({ branch: readGitBranch(gitDir) });
+        keep(watchGitBranch(gitDir, (branch) => extras.set({ branch })));
+    });
+    void deps.engine
+        .then(async (engine) => {
+            const config = engine.statusLine;
+            if (!config || stopped) return;
+            const { createStatusCommand, statusLineInput } = await import("./status-command");
+            const pad = " ".repeat(config.padding ?? 0);
+            const command = createStatusCommand({
+                command: config.command,
+                cwd: deps.repoRoot,
+                env: config.env,
+                input: () => {
+                    const state = deps.host.state();
+                    return statusLineInput({
+                        sessionId: state.conversationId,
+                        repoRoot: deps.repoRoot,
+                        cwd: deps.repoRoot,
+                        model: { id: state.model.id, display: state.model.display },
+                        version: deps.version,
+                        costUsd: state.costs.sessionUsd,
+                        contextUsedTokens: state.contextUsedTokens,
+                        contextLimitTokens: state.contextLimitTokens,
+                        mode: state.mode,
+                    });
+                },
+                show: (line) => extras.set({ custom: pad + line }),
+            });
+            const offEvents = deps.host.subscribe((event) => {
+                if (STATUS_CHANGES.has(event.type)) command.request();
+            });
+            command.request();
+            keep(() => {
+                offEvents();
+                command.dispose();
+            });
+        })
+        .catch(() => undefined);
+    return () => {
+        stopped = true;
+        for (const stop of stops.splice(0)) stop();
+    };
 }
