@@ -65,6 +65,11 @@ export interface EngineHostOptions extends HostDeps {
      * turn (agent and accept-edits modes only); otherwise it waits for the next prompt.
      */
     startTurnOnNotice?: boolean;
+    /**
+     * Warn (host `notice`) of each MCP server that fails, and tell a new
+     * subscriber of those failed now (the chat; print mode and ACP say it their way).
+     */
+    mcpFailureNotices?: boolean;
     /** The `maxTurns` setting: model turns per prompt when the prompt names none (default 100). */
     maxTurns?: number;
     /** The front-end shows the context figure before any request (the chat). */
@@ -97,8 +102,8 @@ export class EngineHost implements EngineHostPort {
     private noticeTurn = false;
     /** Turns started by notices since the user's last prompt (a chatty watcher must not loop forever). */
     private noticeTurnsInARow = 0;
-    /** Host notices from before the first subscriber (an MCP server that failed fast), given to it. */
-    private unheard: HostEvent[] = [];
+    /** MCP servers failed now, by name: a subscriber hears these first (one may fail before anyone listens). */
+    private readonly mcpFailures = new Map<string, HostEvent>();
 
     constructor(options: EngineHostOptions) {
         this.options = options;
@@ -130,10 +135,15 @@ export class EngineHost implements EngineHostPort {
             },
             options.start
         );
-        if (options.mcp) {
-            watchMcpFailures(options.mcp, (text) =>
-                this.emit({ type: "notice", level: "warning", text })
-            );
+        if (options.mcp && options.mcpFailureNotices) {
+            watchMcpFailures(options.mcp, {
+                failed: (name, text) => {
+                    const notice: HostEvent = { type: "notice", level: "warning", text };
+                    this.mcpFailures.set(name, notice);
+                    this.emit(notice);
+                },
+                recovered: (name) => this.mcpFailures.delete(name),
+            });
         }
     }
 
@@ -153,15 +163,12 @@ export class EngineHost implements EngineHostPort {
     }
 
     private emit(event: HostEvent): void {
-        if (this.listeners.size === 0 && event.type === "notice") this.unheard.push(event);
         for (const listener of [...this.listeners]) listener(event);
     }
 
     subscribe(listener: HostListener): () => void {
         this.listeners.add(listener);
-        const unheard = this.unheard;
-        this.unheard = [];
-        for (const event of unheard) listener(event);
+        for (const notice of [...this.mcpFailures.values()]) listener(notice);
         return () => void this.listeners.delete(listener);
     }
 

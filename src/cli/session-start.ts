@@ -356,6 +356,7 @@ export async function startSession(
             options.frontEnd === "interactive" &&
             prepared.userMerged.processes?.startTurnOnNotice === true,
         maxTurns: loaded.settings.merged.maxTurns,
+        mcpFailureNotices: options.frontEnd === "interactive",
         warn,
         resolveModel: options.resolveModel,
         saveModel: options.saveModel,

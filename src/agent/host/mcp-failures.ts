@@ -16,13 +16,17 @@ export function mcpFailureText(server: McpServerStatus, wasReady: boolean): stri
     return `MCP server ${server.name} ${what}: ${server.error ?? "no reason given"} — /mcp for details`;
 }
 
-/**
- * Calls `warn` once per failure. Failures seen before anyone listens are held
- * by the caller (the host) until its first subscriber. Returns the unsubscribe.
- */
+export interface McpFailureListener {
+    /** Once per failure, with the warning to show. */
+    failed(name: string, text: string): void;
+    /** The server runs or restarts: its failure is over. */
+    recovered(name: string): void;
+}
+
+/** Reports each failure once; returns the unsubscribe. */
 export function watchMcpFailures(
     source: McpFailureSource,
-    warn: (text: string) => void
+    listener: McpFailureListener
 ): () => void {
     const reported = new Set<string>();
     const ready = new Set<string>();
@@ -31,12 +35,12 @@ export function watchMcpFailures(
             if (server.state === "ready") ready.add(server.name);
             if (server.state !== "failed") {
                 // Running (again) or restarting: its next failure is news.
-                reported.delete(server.name);
+                if (reported.delete(server.name)) listener.recovered(server.name);
                 continue;
             }
             if (reported.has(server.name)) continue;
             reported.add(server.name);
-            warn(mcpFailureText(server, ready.has(server.name)));
+            listener.failed(server.name, mcpFailureText(server, ready.has(server.name)));
         }
     };
     const off = source.subscribe?.(check) ?? (() => undefined);

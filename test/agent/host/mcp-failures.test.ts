@@ -27,7 +27,10 @@ describe("MCP servers that fail", () => {
                     return () => undefined;
                 },
             },
-            (text) => warnings.push(text)
+            {
+                failed: (_name, text) => warnings.push(text),
+                recovered: (name) => warnings.push(`recovered ${name}`),
+            }
         );
         expect(warnings).toEqual([]);
         statuses = [server("docs", "failed", "connection refused"), server("db", "ready")];
@@ -44,6 +47,7 @@ describe("MCP servers that fail", () => {
         statuses = [server("docs", "failed", "timed out after 30 s"), statuses[1]!];
         changed();
         expect(warnings.slice(1)).toEqual([
+            "recovered docs",
             "MCP server db stopped: the process exited (code 1) — /mcp for details",
             "MCP server docs failed to start: timed out after 30 s — /mcp for details",
         ]);
