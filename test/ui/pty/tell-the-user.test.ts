@@ -10,7 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NorthPtySession, REVIEW_READY, startNorthSession } from "../../kit/pty";
+import {
+    EMPTY_COMPOSER,
+    type NorthPtySession,
+    REVIEW_READY,
+    startNorthSession,
+} from "../../kit/pty";
 
 const TIMEOUT = 90_000;
 
@@ -63,6 +68,8 @@ describe("notifications", () => {
             server.enqueue({ text: "second answer" });
             await submit("two");
             await north.waitForText("second answer");
+            // The run has ended (the idle composer is drawn after it) before focus leaves.
+            await north.waitForText(EMPTY_COMPOSER);
             // Focus leaves: the next answer notifies again, so exactly two were sent.
             north.type("\x1b[O");
             server.enqueue({ text: "third answer" });
