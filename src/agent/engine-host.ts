@@ -24,6 +24,7 @@ import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
 import { HostProcesses } from "./host/processes";
 import { processNoticeBlock } from "./process-notices";
 import { Spend } from "./host/spend";
+import { watchMcpFailures } from "./host/mcp-failures";
 import type {
     EngineHostPort,
     EngineOp,
@@ -64,6 +65,13 @@ export interface EngineHostOptions extends HostDeps {
      * turn (agent and accept-edits modes only); otherwise it waits for the next prompt.
      */
     startTurnOnNotice?: boolean;
+    /**
+     * Warn (host `notice`) of each MCP server that fails, and tell a new
+     * subscriber of those failed now (the chat; print mode and ACP say it their way).
+     */
+    mcpFailureNotices?: boolean;
+    /** The `maxTurns` setting: model turns per prompt when the prompt names none (default 100). */
+    maxTurns?: number;
     /** The front-end shows the context figure before any request (the chat). */
     contextFigure?: boolean;
     /** Standing auto-approval in force now. */
@@ -94,6 +102,8 @@ export class EngineHost implements EngineHostPort {
     private noticeTurn = false;
     /** Turns started by notices since the user's last prompt (a chatty watcher must not loop forever). */
     private noticeTurnsInARow = 0;
+    /** MCP servers failed now, by name: a subscriber hears these first (one may fail before anyone listens). */
+    private readonly mcpFailures = new Map<string, HostEvent>();
 
     constructor(options: EngineHostOptions) {
         this.options = options;
@@ -125,6 +135,16 @@ export class EngineHost implements EngineHostPort {
             },
             options.start
         );
+        if (options.mcp && options.mcpFailureNotices) {
+            watchMcpFailures(options.mcp, {
+                failed: (name, text) => {
+                    const notice: HostEvent = { type: "notice", level: "warning", text };
+                    this.mcpFailures.set(name, notice);
+                    this.emit(notice);
+                },
+                recovered: (name) => this.mcpFailures.delete(name),
+            });
+        }
     }
 
     /** Forwards a new conversation's events; the host hears each one first. */
@@ -148,6 +168,7 @@ export class EngineHost implements EngineHostPort {
 
     subscribe(listener: HostListener): () => void {
         this.listeners.add(listener);
+        for (const notice of [...this.mcpFailures.values()]) listener(notice);
         return () => void this.listeners.delete(listener);
     }
 
@@ -292,7 +313,7 @@ export class EngineHost implements EngineHostPort {
                     this.conversation.session.run(op.text, {
                         mode: op.mode ?? this.mode,
                         signal,
-                        maxTurns: op.maxTurns,
+                        maxTurns: op.maxTurns ?? this.options.maxTurns,
                         planOnly: op.planOnly,
                         attachedContext: op.attachedContext,
                         attachedImages: op.attachedImages,

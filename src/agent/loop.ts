@@ -149,7 +149,7 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
             conversation.add({ role: "user", content: [...skipped, ...notes] });
             return {
                 subtype: "error_max_turns",
-                error: `stopped after ${run.maxTurns} model turns (--max-turns); the model still wanted to use tools`,
+                error: `stopped after ${run.maxTurns} model turns (--max-turns or the maxTurns setting); the model still wanted to use tools`,
             };
         }
         const budgetReached = calls.length > 0 ? budgetEnding(deps, lastTurnCost) : null;

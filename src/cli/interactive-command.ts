@@ -164,6 +164,7 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
                 contextFiles: started.extensions.contextFiles.map((file) => file.label),
                 customCommands: started.extensions.customCommands,
                 history: started.host.conversation.history,
+                statusLine: started.statusLine,
             };
         });
     const code = await runInteractiveApp({
@@ -200,6 +201,8 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
         theme: prepared.userMerged.theme,
         mouse: prepared.userMerged.mouse,
         editorMode: prepared.userMerged.editorMode,
+        notifications: prepared.userMerged.notifications,
+        version,
         initialPrompt: args.prompt?.trim() || undefined,
         initialHistory: resumedView?.history,
         notices,

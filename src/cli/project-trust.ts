@@ -23,7 +23,7 @@ import {
 /** One thing the project would run or allow once trusted. */
 export interface TrustItem {
     /** `script`: a file a hook or server runs; `git`: a program the git configuration names. */
-    kind: "mcp" | "lsp" | "hook" | "approval" | "unreadable" | "script" | "git";
+    kind: "mcp" | "lsp" | "hook" | "status" | "approval" | "unreadable" | "script" | "git";
     /** The file it comes from, relative to the project root (absolute when outside it). */
     source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
@@ -160,6 +160,11 @@ export function describeProjectConfig(
         for (const text of hookItems(source, snapshot.files[source])) {
             items.push({ kind: "hook", source, text });
         }
+        // The status line's command is the repository's code as much as a hook is.
+        const statusLine = (parseJson(snapshot.files[source]) as { statusLine?: unknown })
+            ?.statusLine;
+        if (isRecord(statusLine) && typeof statusLine.command === "string")
+            items.push({ kind: "status", source, text: `runs ${statusLine.command}` });
     }
     items.push(...approvalItems(repoRoot, snapshot));
     items.push(...scriptItems(snapshot));
@@ -178,6 +183,7 @@ const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = 
     mcp: ["MCP server", "MCP servers"],
     lsp: ["language server", "language servers"],
     hook: ["hook", "hooks"],
+    status: ["status-line command", "status-line commands"],
     script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],
     unreadable: ["unreadable file", "unreadable files"],

@@ -26,7 +26,8 @@ import { createProjectApprovalSettings } from "../storage/project-settings";
 import { parseProjectLayers, resolveSettings } from "../storage/settings/load";
 import { createPersonalApprovalStore } from "../storage/standing-approvals";
 import { createTrustStore } from "../storage/trust";
-import { secretEnvNames } from "../util/child-env";
+import { childEnv, secretEnvNames } from "../util/child-env";
+import { statusLineSetting } from "./status-line-setting";
 import { type McpUserPrompts, type SamplingDeps, mcpClientHandlers } from "./mcp-sampling";
 import {
     createPermissionCatalog,
@@ -51,6 +52,11 @@ export interface EngineSession {
     logger: Logger;
     /** Context files, hooks, skills, custom commands, costs and MCP servers of the project. */
     extensions: ProjectExtensions;
+    /**
+     * The `statusLine` command (a project's only when trusted), with the
+     * environment hooks get: no provider keys.
+     */
+    statusLine?: { command: string; padding?: number; env: Record<string, string> };
     /** Disposes the tools (running commands are killed), ends and closes the log. */
     close(): void;
     /** `close()`, then SessionEnd hooks and a clean stop of MCP servers. */
@@ -349,6 +355,8 @@ export async function startSession(
         startTurnOnNotice:
             options.frontEnd === "interactive" &&
             prepared.userMerged.processes?.startTurnOnNotice === true,
+        maxTurns: loaded.settings.merged.maxTurns,
+        mcpFailureNotices: options.frontEnd === "interactive",
         warn,
         resolveModel: options.resolveModel,
         saveModel: options.saveModel,
@@ -401,12 +409,22 @@ export async function startSession(
         extensions.costs.flush();
         logger.flush();
     };
+    const statusLine = statusLineSetting(loaded.settings.merged, loaded.settings.hookSources);
     return {
         host,
         toolDisplays: toolDisplaysOf(tools),
         repoRoot,
         logger,
         extensions,
+        ...(statusLine
+            ? {
+                  statusLine: {
+                      command: statusLine.command,
+                      padding: statusLine.padding,
+                      env: childEnv(options.childEnv ?? process.env, hiddenEnv),
+                  },
+              }
+            : {}),
         close,
         async closeAsync() {
             close();

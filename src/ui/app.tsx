@@ -52,6 +52,7 @@ import { PlanPin, planPinRows } from "./plan-pin";
 import { TodoChecklist, todoChecklistRows } from "./todo-checklist";
 import { ScrollableTranscript } from "./scrollable-transcript";
 import { StatusLine } from "./status-line";
+import { type StatusExtrasStore, useStatusExtras } from "./status-extras";
 import { ANIMATION_DISABLE_THRESHOLD } from "./transcript-animation";
 import { TRANSCRIPT_VIEW_FOOTER_ROWS, TranscriptView } from "./transcript-view";
 
@@ -93,6 +94,8 @@ export interface AppProps {
     leave?: { subscribe(listener: () => void): () => void };
     /** The clock of the Ctrl+C exit window (tests inject one). */
     now?: () => number;
+    /** The git branch and the `statusLine` command's line, for the status line. */
+    statusExtras?: StatusExtrasStore;
 }
 
 /** Lines one wheel notch scrolls. */
@@ -116,6 +119,7 @@ export function App(props: AppProps): ReactElement {
     const queued = useSyncExternalStore(controller.subscribeBusy, controller.queued);
     const status = useSessionStatus(props.session);
     const pending = usePendingReview(props.bridge);
+    const extras = useStatusExtras(props.statusExtras);
     const [appState] = useState(() => props.appState ?? createAppState(props.initialMode));
     const { mode, overlay, learning, draft, vim } = useSyncExternalStore(
         appState.subscribe,
@@ -559,6 +563,8 @@ export function App(props: AppProps): ReactElement {
                 sessionCostUsd={costs.sessionUsd}
                 allTimeCostUsd={costs.allTimeUsd}
                 processes={props.processCounts?.()}
+                branch={extras.branch}
+                custom={extras.custom}
             />
         </Box>
     );

@@ -17,7 +17,7 @@ import { loadKeybindings } from "./input/keybindings";
 import { createDeferredHost } from "./deferred-host";
 import { createProcessesPort } from "./processes-port";
 import { answerSecretRequests } from "./secret-requests";
-import type { EngineHostPort, StatusCosts } from "../agent/protocol";
+import type { EngineHostPort, HostEvent, StatusCosts } from "../agent/protocol";
 import type { CustomCommand } from "../project/custom-commands";
 import { createAnsi } from "./render/ansi";
 import { resolveTheme, supportsTrueColor, type ThemeSetting } from "./theme";
@@ -43,6 +43,10 @@ import { pasteClipboardImage } from "./composer/clipboard-image";
 import { editDraft } from "./composer/external-editor";
 import { systemClipboard } from "./terminal/clipboard";
 import { RedrawBinder, createRedrawPort } from "./terminal/editor-handover-redraw";
+import { createNotifier, type NotificationSettings } from "./terminal/notify";
+import { FocusReports } from "./hooks/use-focus-reports";
+import { notifyUser } from "./notify-user";
+import { createStatusExtras, type StatusExtrasStore } from "./status-extras";
 
 /** The engine host as the chat gets it, with what the chat shows of the project. */
 export interface ChatEngine {
@@ -55,6 +59,8 @@ export interface ChatEngine {
     customCommands: readonly CustomCommand[];
     /** What the conversation showed so far, to draw it (a new one: nothing). */
     history: StoredHistory;
+    /** The `statusLine` command, when one is set (and, from a project, trusted). */
+    statusLine?: { command: string; padding?: number; env: Record<string, string> };
 }
 
 export interface InteractiveOptions {
@@ -94,6 +100,10 @@ export interface InteractiveOptions {
     promptHistory?: PromptHistory;
     /** The user's `exitTranscript` setting: false leaves no transcript in the scrollback at exit. */
     exitTranscript?: boolean;
+    /** The user's `notifications` setting. */
+    notifications?: NotificationSettings;
+    /** North's version, for the `statusLine` command's input. */
+    version?: string;
 }
 
 /** How long an interrupted run may take to wind down on exit. */
@@ -333,6 +343,15 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         },
         (message) => void process.stderr.write(message)
     );
+    const terminalPort = processTerminalPort();
+    const notifier = createNotifier({
+        settings: options.notifications ?? {},
+        env: process.env,
+        write: (bytes) => terminalPort.write(bytes),
+        now: Date.now,
+    });
+    const offNotify = notifyUser(notifier, host, options.bridge);
+    const statusExtras = createStatusExtras();
     const redraw = createRedrawPort();
     const editFile = createEditorHandover({
         terminal: processHandoverTerminal(),
@@ -366,8 +385,10 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 editDraft={(text) => editDraft(text, (path) => editFile(path, "discard"))}
                 pasteImage={() => pasteClipboardImage({ clipboard: systemClipboard() })}
                 leave={leave}
+                statusExtras={statusExtras}
             />
             <RedrawBinder port={redraw} />
+            <FocusReports onFocus={notifier.focus} />
         </ThemeContext.Provider>,
         CHAT_RENDER_OPTIONS
     );
@@ -375,6 +396,12 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     // After the first frame: answers are drawn as Markdown from here on, then code in colour.
     const redrawAll = () => controller.store.dispatch({ type: "redraw" });
     void loadMarkdown().then(redrawAll).then(loadHighlighter).then(redrawAll);
+    const stopStatusExtras = startStatusExtras(statusExtras, {
+        repoRoot: options.repoRoot,
+        version: options.version ?? "",
+        host,
+        engine: options.engine,
+    });
 
     let failure: unknown = null;
     try {
@@ -391,6 +418,8 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
     offHostEvents();
     offSecretRequests();
     offModeSync();
+    offNotify();
+    stopStatusExtras();
     options.close();
     guard.restore();
     hooks.dispose();
@@ -410,4 +439,81 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         return 1;
     }
     return 0;
+}
+
+/** Events after which what a status-line command shows may differ. */
+const STATUS_CHANGES = new Set<HostEvent["type"]>([
+    "run_end",
+    "turn_end",
+    "mode_set",
+    "mode_change",
+    "state_changed",
+    "conversation_switched",
+]);
+
+/**
+ * After the first frame: the git branch (watched) and the `statusLine`
+ * command, each loaded then. Returns the stop.
+ */
+function startStatusExtras(
+    extras: StatusExtrasStore,
+    deps: {
+        repoRoot: string;
+        version: string;
+        host: EngineHostPort;
+        engine: Promise<ChatEngine>;
+    }
+): () => void {
+    const stops: Array<() => void> = [];
+    let stopped = false;
+    const keep = (stop: () => void): void => {
+        if (stopped) stop();
+        else stops.push(stop);
+    };
+    void import("../project/git-branch").then(({ findGitDir, readGitBranch, watchGitBranch }) => {
+        const gitDir = findGitDir(deps.repoRoot);
+        if (gitDir === null || stopped) return;
+        extras.set({ branch: readGitBranch(gitDir) });
+        keep(watchGitBranch(gitDir, (branch) => extras.set({ branch })));
+    });
+    void deps.engine
+        .then(async (engine) => {
+            const config = engine.statusLine;
+            if (!config || stopped) return;
+            const { createStatusCommand, statusLineInput } = await import("./status-command");
+            const pad = " ".repeat(config.padding ?? 0);
+            const command = createStatusCommand({
+                command: config.command,
+                cwd: deps.repoRoot,
+                env: config.env,
+                input: () => {
+                    const state = deps.host.state();
+                    return statusLineInput({
+                        sessionId: state.conversationId,
+                        repoRoot: deps.repoRoot,
+                        cwd: deps.repoRoot,
+                        model: { id: state.model.id, display: state.model.display },
+                        version: deps.version,
+                        costUsd: state.costs.sessionUsd,
+                        contextUsedTokens: state.contextUsedTokens,
+                        contextLimitTokens: state.contextLimitTokens,
+                        mode: state.mode,
+                    });
+                },
+                show: (line) => extras.set({ custom: pad + line }),
+            });
+            const offEvents = deps.host.subscribe((event) => {
+                if (STATUS_CHANGES.has(event.type)) command.request();
+            });
+            command.request();
+            keep(() => {
+                offEvents();
+                command.dispose();
+            });
+        })
+        .catch(() => undefined);
+    return () => {
+        stopped = true;
+        for (const stop of stops.splice(0)) stop();
+    };
 }

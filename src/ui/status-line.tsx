@@ -32,6 +32,10 @@ export interface StatusLineProps {
     allTimeCostUsd: number | null;
     /** Background processes running and notices waiting for the next request (`/ps`). */
     processes?: ProcessCounts;
+    /** The project's git branch, after the project's name. */
+    branch?: string | null;
+    /** The `statusLine` command's line: it takes the project's place (colours kept). */
+    custom?: string | null;
 }
 
 export interface ProcessCounts {
@@ -139,8 +143,14 @@ function StatusLineView(props: StatusLineProps): ReactElement {
     return (
         <Box width={props.width} height={1} justifyContent="space-between" flexShrink={0}>
             <Box flexShrink={1} marginRight={1}>
-                <Text wrap="truncate" bold>
-                    {props.project}
+                <Text wrap="truncate" bold={props.custom == null}>
+                    {props.custom ?? props.project}
+                    {props.custom == null && props.branch ? (
+                        <Text color={theme.dim} bold={false}>
+                            {" "}
+                            ⎇ {props.branch}
+                        </Text>
+                    ) : null}
                     {learning ? (
                         <Text color={theme.warning} bold={false}>
                             {" "}

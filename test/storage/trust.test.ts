@@ -67,6 +67,19 @@ describe("what a project would run, for the trust question", () => {
         );
     });
 
+    it("lists a project's status-line command, from North's file or Claude Code's", () => {
+        put(".north/settings.json", { statusLine: { type: "command", command: "./status.sh" } });
+        put(".claude/settings.json", { statusLine: { type: "command", command: "cc-status" } });
+        const inventory = describeProjectConfig(repo, readProjectConfig(repo));
+        expect(inventory.items.map((i) => `${i.kind} ${i.source}: ${i.text}`)).toEqual([
+            "status .north/settings.json: runs ./status.sh",
+            "status .claude/settings.json: runs cc-status",
+        ]);
+        expect(summarizeInventory(inventory)).toBe(
+            "2 status-line commands (.north/settings.json, .claude/settings.json)"
+        );
+    });
+
     it("an invalid file is still something to trust, not silently nothing", () => {
         put(".mcp.json", "{ not json");
         const inventory = describeProjectConfig(repo, readProjectConfig(repo));

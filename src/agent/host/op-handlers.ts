@@ -41,7 +41,7 @@ export interface HostDeps {
     profiles: Pick<ProfileStore, "clearDeclined" | "saveProfile" | "profilePath">;
     providerFor(model: ModelInfo): Promise<Provider>;
     tools: ToolRunner;
-    mcp?: { status(): McpServerStatus[] };
+    mcp?: { status(): McpServerStatus[]; subscribe?(listener: () => void): () => void };
     /** The session's language servers (`/lsp`); absent where none were set up. */
     languages?: LanguageService;
     skills: Array<{ name: string; description: string }>;

@@ -172,6 +172,39 @@ export const SETTINGS_KEYS = {
      * (tools/permissions/rules.ts), so one bad rule loses only itself.
      */
     permissions: { schema: permissionsSchema, scopes: ANY },
+    /**
+     * The chat tells the user when an answer that took more than `afterSeconds`
+     * (default 10) ends or a review waits, unless the terminal says it has
+     * focus: OSC 9, OSC 777, kitty's OSC 99 or the bell (`method`, default
+     * auto: by terminal). User only: a project must not ring the user's bell.
+     */
+    notifications: {
+        schema: lazySchema((z) =>
+            z.object({
+                enabled: z.boolean().optional(),
+                afterSeconds: z.number().nonnegative().max(86_400).optional(),
+                method: z.enum(["auto", "osc9", "osc777", "osc99", "bell"]).optional(),
+            })
+        ),
+        scopes: USER,
+    },
+    /**
+     * Claude Code's status-line command: run with the session as JSON on
+     * stdin, the first line it prints is shown. A project's runs only in a
+     * trusted project (it is the repository's code).
+     */
+    statusLine: {
+        schema: lazySchema((z) =>
+            z.object({
+                type: z.literal("command"),
+                command: z.string().min(1),
+                padding: z.number().int().nonnegative().max(20).optional(),
+            })
+        ),
+        scopes: ANY,
+    },
+    /** Model turns one chat prompt may take before the run stops (default 100). */
+    maxTurns: { schema: lazySchema((z) => z.number().int().min(1).max(10_000)), scopes: ANY },
 } as const satisfies Record<string, KeySpec>;
 
 export type SettingsKey = keyof typeof SETTINGS_KEYS;

@@ -26,7 +26,10 @@ export function useRawInput(handler: (event: KeyEvent) => void, active = true): 
         const joiner = createInputJoiner();
         const onInput = (input: string): void => {
             for (const piece of joiner.push(input)) {
-                for (const event of parseInput(piece)) handlerRef.current(event);
+                for (const event of parseInput(piece)) {
+                    // Focus reports are the terminal's, not the user's keys (use-focus-reports.ts).
+                    if (event.type !== "focus") handlerRef.current(event);
+                }
             }
         };
         emitter.on("input", onInput);

@@ -29,6 +29,8 @@ export type KeyEvent =
     | { type: "chord"; letter: string; ctrl: boolean; meta: boolean; shift?: boolean }
     | { type: "paste-start" }
     | { type: "paste-end" }
+    /** The terminal's focus report (DECSET 1004: `ESC [ I` in, `ESC [ O` out); never a key. */
+    | { type: "focus"; focused: boolean }
     | { type: "unknown"; sequence: string };
 
 export const PASTE_START = "\x1b[200~";
@@ -83,6 +85,8 @@ function codepointKey(code: number, mods: ReturnType<typeof modifiers>): KeyEven
 function escapeSequence(seq: string): KeyEvent {
     if (seq === PASTE_START) return { type: "paste-start" };
     if (seq === PASTE_END) return { type: "paste-end" };
+    if (seq === "\x1b[I") return { type: "focus", focused: true };
+    if (seq === "\x1b[O") return { type: "focus", focused: false };
     if (seq === "\x1b" || seq === "\x1b\x1b") return key("escape");
     if (seq === "\x1b\r" || seq === "\x1b\n") return key("newline");
     if (seq === "\x1b\x7f" || seq === "\x1b\b") return key("backspace", { meta: true });

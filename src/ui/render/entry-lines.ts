@@ -266,6 +266,7 @@ function toolGlyph(entry: ToolEntry, ansi: Ansi): string {
             return ansi.fg("error", "✗");
         case "denied":
         case "cancelled":
+        case "not_run":
             return ansi.dim("⊘");
         default:
             return ansi.fg("toolRunning", "⚡");

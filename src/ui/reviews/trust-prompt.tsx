@@ -31,6 +31,7 @@ export interface TrustPromptProps {
 const KIND_LABELS: Record<string, string> = {
     mcp: "MCP server",
     hook: "hook",
+    status: "status line",
     approval: "approval",
     unreadable: "unreadable",
 };

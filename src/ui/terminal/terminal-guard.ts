@@ -1,6 +1,6 @@
 /**
  * Puts the terminal into the TUI's state (alternate screen, hidden cursor,
- * bracketed paste, mouse reporting for the wheel) and guarantees it is put back however North ends: a clean
+ * bracketed paste, focus reports, mouse reporting for the wheel) and guarantees it is put back however North ends: a clean
  * exit, a crash, an uncaught exception or rejection, SIGTERM, SIGHUP. The
  * restore writes synchronously, so it lands even when the process dies next.
  */
@@ -16,6 +16,9 @@ export const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 export const MOUSE_ON = "\x1b[?1000h\x1b[?1006h";
 /** Every mouse mode off (1002/1003 too, in case something else left them on). */
 export const MOUSE_OFF = "\x1b[?1006l\x1b[?1003l\x1b[?1002l\x1b[?1000l";
+/** The terminal reports focus in and out (`ESC [ I`, `ESC [ O`): notifications wait while it has focus. */
+export const FOCUS_REPORTS_ON = "\x1b[?1004h";
+export const FOCUS_REPORTS_OFF = "\x1b[?1004l";
 /** Ends synchronized output, in case a frame was cut in the middle. */
 const END_SYNC = "\x1b[?2026l";
 /** Resets colours and styles. */
@@ -57,6 +60,7 @@ export function createTerminalGuard(
                 (options.altScreen ? ENTER_ALT_SCREEN + "\x1b[H\x1b[2J" : "") +
                     HIDE_CURSOR +
                     BRACKETED_PASTE_ON +
+                    FOCUS_REPORTS_ON +
                     (mouse ? MOUSE_ON : "")
             );
         },
@@ -80,6 +84,7 @@ export function createTerminalGuard(
             // Mouse modes off even when North never turned them on: a terminal left reporting is unusable.
             port.write(
                 MOUSE_OFF +
+                    FOCUS_REPORTS_OFF +
                     END_SYNC +
                     RESET_STYLE +
                     BRACKETED_PASTE_OFF +

@@ -500,15 +500,21 @@ function endRun(
     const cancelled = result.subtype === "cancelled";
     let next = settleStreams(state, owned);
     // Tools still shown as running never got a result: the run ended under them.
+    // At the turn cap the calls of the last turn were never run: say so rather than a bare ✗.
+    const capped = result.subtype === "error_max_turns";
     next.entries.forEach((entry, index) => {
         if (index >= next.runStart && entry.kind === "tool" && entry.status === "running") {
             next = update(
                 next,
                 index,
-                (): Partial<ToolEntry> => ({
-                    status: cancelled ? "cancelled" : "failed",
-                    awaiting: undefined,
-                }),
+                (): Partial<ToolEntry> =>
+                    capped
+                        ? {
+                              status: "not_run",
+                              detail: ["not run: the turn cap was reached"],
+                              awaiting: undefined,
+                          }
+                        : { status: cancelled ? "cancelled" : "failed", awaiting: undefined },
                 owned
             );
         }
@@ -529,13 +535,13 @@ function endRun(
             owned
         );
     }
-    if (result.subtype === "error_max_turns") {
+    if (capped) {
         return append(
             next,
             {
                 kind: "notice",
                 level: "warning",
-                text: result.error ?? "stopped: too many model turns",
+                text: `stopped after ${result.numTurns} model turns (setting maxTurns) — send a message to continue`,
             },
             owned
         );

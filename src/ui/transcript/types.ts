@@ -41,7 +41,8 @@ export interface ThinkingEntry extends EntryBase {
     toggles: boolean;
 }
 
-export type ToolStatus = "running" | "done" | "failed" | "denied" | "cancelled";
+/** `not_run`: the run stopped at its turn cap before the call could run. */
+export type ToolStatus = "running" | "done" | "failed" | "denied" | "cancelled" | "not_run";
 
 export interface ToolEntry extends EntryBase {
     kind: "tool";
