@@ -395,6 +395,15 @@ export function App(props: AppProps): ReactElement {
                     return;
                 case "chat:externalEditor": {
                     if (!composer || !props.editDraft) return;
+                    // The editor holds the event loop until it exits: timers of a running answer or
+                    // command (timeouts) would fire late and wrongly.
+                    if (controller.isBusy()) {
+                        notice(
+                            "info",
+                            "Ctrl+G opens your editor once North is idle: the editor would pause the answer"
+                        );
+                        return;
+                    }
                     const edited = props.editDraft(composer.draftText());
                     if (edited.ok) composer.replaceDraft(edited.text);
                     else notice("warning", edited.message);
