@@ -165,6 +165,8 @@ interface NewLog {
     firstPrompt: string | null;
     forkedFrom?: string;
     events: (id: string) => Array<{ type: string; ts?: string }>;
+    /** Entries `events` holds (a fork's copy), so `north list` and `--continue` count them at once. */
+    messageCount?: number;
 }
 
 /** A conversation with an entry: one a start-and-quit left empty is nothing to continue. */
@@ -411,7 +413,7 @@ class JsonlConversationStore implements ConversationStore {
             firstPrompt: init.firstPrompt,
             createdAt: init.createdAt,
             updatedAt: init.createdAt,
-            messageCount: 0,
+            messageCount: init.messageCount ?? 0,
             logBytes: bytes,
             ...(init.forkedFrom ? { forkedFrom: init.forkedFrom } : {}),
         };
@@ -450,6 +452,7 @@ class JsonlConversationStore implements ConversationStore {
                 createdAt: new Date(this.deps.now()).toISOString(),
                 firstPrompt: clipPrompt(conv.firstPrompt),
                 forkedFrom: parentId,
+                messageCount: entryAddedAt(copied).size,
                 events: (id) => [
                     {
                         type: "conversation_started",

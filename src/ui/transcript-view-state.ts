@@ -60,7 +60,10 @@ const WHEEL_LINES = 3;
 export function unfolded(entry: Entry): Entry {
     switch (entry.kind) {
         case "tool":
-            return entry.fullDetail ? { ...entry, expanded: true, toggles: false } : entry;
+            // An accepted edit's diff lives on its call's entry and unfolds with it.
+            return entry.fullDetail || entry.approval?.diffs
+                ? { ...entry, expanded: true, toggles: false }
+                : entry;
         case "thinking":
         case "review":
             return { ...entry, expanded: true, toggles: false };
@@ -78,7 +81,11 @@ export function renderUnfolded(entry: Entry, width: number, ansi: Ansi): Rendere
 function folded(entry: Entry): boolean {
     switch (entry.kind) {
         case "tool":
-            return !entry.expanded && (entry.fullDetail?.length ?? 0) > entry.detail.length;
+            return (
+                !entry.expanded &&
+                ((entry.fullDetail?.length ?? 0) > entry.detail.length ||
+                    (entry.approval?.diffs?.length ?? 0) > 0)
+            );
         case "thinking":
             return !entry.expanded && !entry.streaming && entry.text.trim() !== "";
         case "review":

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type HeldLlmServer, startHeldLlmServer } from "../../kit/held-llm-server";
-import { type NorthPtySession, isAppReady, startNorthSession } from "../../kit/pty";
+import { type NorthPtySession, PICKER_READY, isAppReady, startNorthSession } from "../../kit/pty";
 
 const TIMEOUT = 90_000;
 const ENTER_ALT_SCREEN = "\x1b[?1049h";
@@ -115,6 +115,10 @@ describe("memory edited from the chat", () => {
             session = await startNorthSession({ env: { NO_COLOR: "1" } });
             const { north, server, submit } = session;
             await submit("# The staging host is stage-2");
+            // The note asks where it goes; project memory is the first choice.
+            await north.waitForText("Save this note to");
+            await north.waitForText(PICKER_READY);
+            north.type("\r");
             await north.waitForText("Saved to project memory");
             await submit("/new");
             await north.waitForText(/Conversation \w+/);
@@ -143,6 +147,10 @@ describe("memory edited from the chat", () => {
             await north.waitForText(/queued # Answer in French \(\+1 lines\)/);
 
             held.release({ text: "First answer." });
+            // The note's turn asks where it goes before the prompt queued after it is sent.
+            await north.waitForText("Save this note to");
+            await north.waitForText(PICKER_READY);
+            north.type("\r");
             await held.requested(2);
             await north.waitForText("Saved to project memory");
             expect(readFileSync(join(repo, ".north", "memory", "MEMORY.md"), "utf8")).toBe(
