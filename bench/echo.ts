@@ -16,7 +16,9 @@
  * the builds that many times and pools their samples, so both see the same
  * machine load. BENCH_ECHO_KEYS sets the keys per figure and round (default 40).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type PtyNorth, spawnNorthPty, isAppReady } from "../test/kit/pty";
 import { startPacedLlmServer, type PacedLlmServer } from "../test/kit/paced-llm-server";
 import { median } from "./measure";
@@ -42,6 +44,7 @@ interface BuildSamples {
     streamEcho: number[];
     streamEcho2000: number[];
     idleCpuMs: number[];
+    idleLaterCpuMs: number[];
     idleBytes: number[];
 }
 
@@ -51,6 +54,7 @@ interface BuildFigures {
     streamEcho2000: Latency;
     /** Median over the rounds. */
     idleCpuMs: number;
+    idleLaterCpuMs: number;
     idleBytes: number;
 }
 
@@ -98,7 +102,7 @@ async function launch(bin: string | undefined, fixture: Fixture, args: string[] 
  * the write to the screen showing it. The composer's text is unique ("Zq…"),
  * so the streaming answer never matches it.
  */
-async function echoes(north: PtyNorth): Promise<number[]> {
+async function echoes(north: PtyNorth, clear = true): Promise<number[]> {
     const alphabet = "qwxzjkvbpy";
     let typed = "Zq";
     north.type(typed);
@@ -113,6 +117,7 @@ async function echoes(north: PtyNorth): Promise<number[]> {
         samples.push(performance.now() - started);
         typed = next;
     }
+    if (!clear) return samples;
     // Leave the composer empty for the next figure.
     north.type("\x7f".repeat(typed.length));
     await north.waitFor(() => !north.screenText().includes("Zq"), 10_000, "the composer cleared");
@@ -140,12 +145,46 @@ async function echoWhileStreaming(north: PtyNorth, server: PacedLlmServer): Prom
     return samples;
 }
 
-async function idleCpu(north: PtyNorth): Promise<{ cpuMs: number; bytes: number }> {
+/** The harness's own floor: keys echoed by a program that draws nothing else. */
+const RAW_ECHO_SCRIPT =
+    'process.stdin.setRawMode(true);process.stdin.resume();process.stdout.write("ready> ");' +
+    "process.stdin.on('data',(d)=>{if(d.includes(3))process.exit(0);process.stdout.write(d)});";
+
+async function floorEchoes(): Promise<number[]> {
+    const dir = mkdtempSync(join(tmpdir(), "north-bench-echo-floor-"));
+    const script = join(dir, "raw-echo.mjs");
+    writeFileSync(script, RAW_ECHO_SCRIPT);
+    const program = spawnNorthPty({ bin: script, cols: COLS, rows: ROWS, cwd: dir, env: {} });
+    try {
+        await program.waitForText("ready>", 10_000);
+        // One round: the echoed text stays on its line, so a second "Zq…" would match the first.
+        return await echoes(program, false);
+    } finally {
+        program.kill();
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/**
+ * CPU over two idle windows one after the other, from 1 s after the first frame
+ * settled. V8's memory reducer runs one GC about 8 s after start
+ * (`--gc-memory-reducer-start-delay-ms`), which lands in the first window; the
+ * second shows whether anything of North's own ticks.
+ */
+async function idleCpu(
+    north: PtyNorth
+): Promise<{ cpuMs: number; laterCpuMs: number; bytes: number }> {
     await north.waitForQuiet(1_000, 30_000);
     const cpuBefore = cpuMs(north.pid);
     const bytesBefore = north.bytesWritten();
     await sleep(IDLE_CPU_MS);
-    return { cpuMs: cpuMs(north.pid) - cpuBefore, bytes: north.bytesWritten() - bytesBefore };
+    const cpuMiddle = cpuMs(north.pid);
+    await sleep(IDLE_CPU_MS);
+    return {
+        cpuMs: cpuMiddle - cpuBefore,
+        laterCpuMs: cpuMs(north.pid) - cpuMiddle,
+        bytes: north.bytesWritten() - bytesBefore,
+    };
 }
 
 async function measureBuild(
@@ -159,6 +198,7 @@ async function measureBuild(
         try {
             const idle = await idleCpu(north);
             into.idleCpuMs.push(idle.cpuMs);
+            into.idleLaterCpuMs.push(idle.laterCpuMs);
             into.idleBytes.push(idle.bytes);
             into.idleEcho.push(...(await echoes(north)));
             into.streamEcho.push(...(await echoWhileStreaming(north, server)));
@@ -197,7 +237,8 @@ function printFigures(label: string, f: BuildFigures): void {
         `  echo streaming at 2,000 entries      ${both(f.streamEcho2000).padEnd(20)} ${ratio.toFixed(2)}× the 10-entry echo, target ≤ 1.2×: ${verdict(ratio <= 1.2)}`
     );
     console.log(
-        `  CPU over ${IDLE_CPU_MS / 1000} s at idle               ${ms(f.idleCpuMs).padEnd(20)} target 0: ${verdict(f.idleCpuMs === 0)}; ${f.idleBytes} B written (medians of the rounds)`
+        `  CPU over ${IDLE_CPU_MS / 1000} s at idle               ${ms(f.idleCpuMs).padEnd(20)} target 0: ${verdict(f.idleCpuMs === 0)}; ${f.idleBytes} B written over ${(2 * IDLE_CPU_MS) / 1000} s (medians of the rounds)\n` +
+            `  CPU over the next ${IDLE_CPU_MS / 1000} s               ${ms(f.idleLaterCpuMs).padEnd(20)} target 0: ${verdict(f.idleLaterCpuMs === 0)} (the first window holds V8's one memory-reducer GC, ~8 s after start)`
     );
 }
 
@@ -214,6 +255,7 @@ export async function benchEcho(): Promise<void> {
             streamEcho: [],
             streamEcho2000: [],
             idleCpuMs: [],
+            idleLaterCpuMs: [],
             idleBytes: [],
         });
         const baseSamples = empty();
@@ -227,8 +269,13 @@ export async function benchEcho(): Promise<void> {
             streamEcho: latency(s.streamEcho),
             streamEcho2000: latency(s.streamEcho2000),
             idleCpuMs: median(s.idleCpuMs),
+            idleLaterCpuMs: median(s.idleLaterCpuMs),
             idleBytes: median(s.idleBytes),
         });
+        const floor = latency(await floorEchoes());
+        console.log(
+            `\nfloor: a bare node program echoing raw keys in the same pty and emulator: median ${floor.median.toFixed(1)} ms, p90 ${floor.p90.toFixed(1)} ms`
+        );
         const base = baseline ? figures(baseSamples) : undefined;
         const own = figures(ownSamples);
         if (base) printFigures(`baseline build (${baseline})`, base);
