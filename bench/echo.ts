@@ -19,10 +19,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type PtyNorth, spawnNorthPty, isAppReady } from "../test/kit/pty";
+import { type PtyNorth, spawnNorthPty } from "../test/kit/pty";
 import { startPacedLlmServer, type PacedLlmServer } from "../test/kit/paced-llm-server";
 import { median } from "./measure";
-import { type Fixture, makeFixture, writeConversation } from "./tui";
+import { launch, makeFixture, writeConversation } from "./tui";
 
 const KEYS = Number(process.env.BENCH_ECHO_KEYS ?? 40);
 const ROUNDS = Number(process.env.BENCH_ECHO_ROUNDS ?? 2);
@@ -73,28 +73,6 @@ function cpuMs(pid: number): number {
     const ticks = Number(fields[11]) + Number(fields[12]);
     // Linux reports in USER_HZ, 100 per second on every common build.
     return ticks * 10;
-}
-
-async function launch(bin: string | undefined, fixture: Fixture, args: string[] = []) {
-    const north = spawnNorthPty({
-        args: ["--path", fixture.repo, ...args],
-        env: fixture.env,
-        cwd: fixture.repo,
-        cols: COLS,
-        rows: ROWS,
-        bin,
-    });
-    await north.waitFor(
-        () => north.hasExited() || isAppReady(north),
-        30_000,
-        "the composer and status line"
-    );
-    if (north.hasExited()) {
-        const screen = north.screenText();
-        north.kill();
-        throw new Error(`north exited before the app was ready; screen:\n${screen}`);
-    }
-    return north;
 }
 
 /**
@@ -194,7 +172,7 @@ async function measureBuild(
 ): Promise<void> {
     const fixture = makeFixture(server.anthropicBaseUrl);
     try {
-        const north = await launch(bin, fixture);
+        const { north } = await launch(fixture, [], { bin, cols: COLS, rows: ROWS });
         try {
             const idle = await idleCpu(north);
             into.idleCpuMs.push(idle.cpuMs);
@@ -206,7 +184,11 @@ async function measureBuild(
             north.kill();
         }
         const id = writeConversation(fixture, 2000);
-        const large = await launch(bin, fixture, ["--resume", id]);
+        const { north: large } = await launch(fixture, ["--resume", id], {
+            bin,
+            cols: COLS,
+            rows: ROWS,
+        });
         try {
             await large.waitForText("reply 999:", 30_000);
             await large.waitForQuiet(500, 30_000);

@@ -168,17 +168,20 @@ export function writeConversation(fixture: Fixture, entries: number): string {
 
 // ---------------------------------------------------------------- measurements
 
+/** Starts North (`bin`: another build's bin/north.js) and waits for its composer. */
 export async function launch(
     fixture: Fixture,
-    args: string[] = []
+    args: string[] = [],
+    options: { bin?: string; cols?: number; rows?: number } = {}
 ): Promise<{ north: PtyNorth; ms: number }> {
     const started = performance.now();
     const north = spawnNorthPty({
         args: ["--path", fixture.repo, ...args],
         env: fixture.env,
         cwd: fixture.repo,
-        cols: COLS,
-        rows: ROWS,
+        cols: options.cols ?? COLS,
+        rows: options.rows ?? ROWS,
+        bin: options.bin,
     });
     await north.waitFor(
         () => north.hasExited() || isAppReady(north),
