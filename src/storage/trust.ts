@@ -62,7 +62,7 @@ export interface ProjectConfigSnapshot {
     fingerprint: string | null;
 }
 
-/** Gated files that may hold hooks. */
+/** Gated files that may hold hooks and a status-line command. */
 const HOOK_FILES: readonly TrustGatedFile[] = [
     ".north/settings.json",
     ".north/settings.local.json",
@@ -107,7 +107,8 @@ export function lspServerEntries(
 }
 
 /**
- * Every command the gated files configure (hooks, stdio MCP servers), read
+ * Every command the gated files configure (hooks, status lines, stdio MCP and
+ * language servers), read
  * leniently: a shape the loaders would reject still counts here.
  */
 function configuredCommands(files: ProjectConfigSnapshot["files"]): ConfiguredCommand[] {
@@ -127,7 +128,12 @@ function configuredCommands(files: ProjectConfigSnapshot["files"]): ConfiguredCo
         commands.push({ source: ".lsp.json", command: [server.command, ...args] });
     }
     for (const source of HOOK_FILES) {
-        const hooks = parseJsonObject(files[source])?.hooks;
+        const settings = parseJsonObject(files[source]);
+        // The status line's command runs as a hook does: what it runs counts too.
+        const statusLine = settings?.statusLine as { command?: unknown } | null | undefined;
+        if (typeof statusLine?.command === "string")
+            commands.push({ source, command: statusLine.command });
+        const hooks = settings?.hooks;
         if (typeof hooks !== "object" || hooks === null) continue;
         for (const groups of Object.values(hooks as Record<string, unknown>)) {
             for (const group of asArray(groups)) {
