@@ -237,6 +237,8 @@ describe("!command", () => {
             );
             const pid = Number(readFileSync(pidFile, "utf8").trim());
             try {
+                // Ctrl+B acts on a command the chat shows running (as the user sees it).
+                await north.waitForText("Running sh -c");
                 north.type("\x02");
                 await north.waitForText("moved to the background as p1");
                 expect(alive(pid)).toBe(true);
