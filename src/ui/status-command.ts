@@ -6,7 +6,7 @@
  * 300 ms, with a time limit; never on a timer while nothing happens. A
  * failure shows a short note in its place and never stops the chat.
  */
-import { spawn } from "node:child_process";
+import { type HookProcessResult, runHookProcess } from "../agent/hooks/exec";
 
 /** What Claude Code's scripts read from stdin (the fields North knows). */
 export interface StatusLineInput {
@@ -99,17 +99,26 @@ export interface StatusCommand {
     dispose(): void;
 }
 
+/** What the status line shows for one run of the command. */
+function lineOf(result: HookProcessResult): string {
+    if (result.spawnError !== undefined) return `status line: ${result.spawnError}`;
+    if (result.timedOut) return "status line: the command took too long";
+    return result.exitCode === 0
+        ? statusLineText(result.stdout)
+        : `status line: the command failed (exit ${result.exitCode ?? "signal"})`;
+}
+
 export function createStatusCommand(options: StatusCommandOptions): StatusCommand {
     let running = false;
     let again = false;
     let lastStart = -Infinity;
     let timer: NodeJS.Timeout | null = null;
     let disposed = false;
-    let kill: (() => void) | null = null;
+    let stop: AbortController | null = null;
 
     const finish = (line: string): void => {
         running = false;
-        kill = null;
+        stop = null;
         if (!disposed) options.show(line);
         if (again) {
             again = false;
@@ -117,53 +126,20 @@ export function createStatusCommand(options: StatusCommandOptions): StatusComman
         }
     };
 
+    // Run as a hook is (its own process group, stdin, time limit): the same runner.
     const run = (): void => {
         timer = null;
         if (disposed) return;
         running = true;
         lastStart = Date.now();
-        let stdout = "";
-        let settled = false;
-        const settle = (line: string): void => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(limit);
-            finish(line);
-        };
-        const child = spawn(options.command, {
-            shell: true,
+        const abort = new AbortController();
+        stop = abort;
+        void runHookProcess(options.command, JSON.stringify(options.input()), {
             cwd: options.cwd,
             env: options.env,
-            stdio: ["pipe", "pipe", "ignore"],
-            detached: process.platform !== "win32",
-        });
-        kill = () => {
-            try {
-                if (child.pid !== undefined && process.platform !== "win32")
-                    process.kill(-child.pid, "SIGKILL");
-                else child.kill("SIGKILL");
-            } catch {
-                // already gone
-            }
-        };
-        const limit = setTimeout(() => {
-            kill?.();
-            settle("status line: the command took too long");
-        }, STATUS_COMMAND_TIMEOUT_MS);
-        child.stdout.setEncoding("utf8");
-        child.stdout.on("data", (chunk: string) => {
-            if (stdout.length < 64_000) stdout += chunk;
-        });
-        child.on("error", (error) => settle(`status line: ${error.message}`));
-        child.on("close", (code) =>
-            settle(
-                code === 0
-                    ? statusLineText(stdout)
-                    : `status line: the command failed (exit ${code ?? "signal"})`
-            )
-        );
-        child.stdin.on("error", () => undefined);
-        child.stdin.end(JSON.stringify(options.input()));
+            timeoutMs: STATUS_COMMAND_TIMEOUT_MS,
+            signal: abort.signal,
+        }).then((result) => finish(lineOf(result)));
     };
 
     function schedule(): void {
@@ -181,7 +157,7 @@ export function createStatusCommand(options: StatusCommandOptions): StatusComman
         dispose() {
             disposed = true;
             if (timer !== null) clearTimeout(timer);
-            kill?.();
+            stop?.abort();
         },
     };
 }

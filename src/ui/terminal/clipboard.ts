@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import { detectMultiplexer, throughMultiplexer } from "./passthrough";
 
 /** Base64 of at most this many bytes goes out as OSC 52 (tmux and most terminals take 100 kB or more). */
 export const OSC52_MAX_BASE64 = 100_000;
@@ -54,16 +55,7 @@ export function systemClipboard(): ClipboardEnv {
 /** OSC 52 for `text`, wrapped so tmux or screen pass it on to the outer terminal. */
 export function osc52(text: string, env: NodeJS.ProcessEnv): string {
     const sequence = `\x1b]52;c;${Buffer.from(text, "utf8").toString("base64")}\x07`;
-    if (env.TMUX) return `\x1bPtmux;${sequence.replaceAll("\x1b", "\x1b\x1b")}\x1b\\`;
-    if (env.STY || env.TERM?.startsWith("screen")) {
-        // screen passes a DCS string of at most 768 bytes: send it in pieces.
-        const pieces: string[] = [];
-        for (let i = 0; i < sequence.length; i += 760) {
-            pieces.push(`\x1bP${sequence.slice(i, i + 760)}\x1b\\`);
-        }
-        return pieces.join("");
-    }
-    return sequence;
+    return throughMultiplexer(sequence, detectMultiplexer(env));
 }
 
 /** Whether the base64 of `text` fits OSC 52's cap. */

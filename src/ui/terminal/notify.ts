@@ -7,6 +7,10 @@
  * reported focus may not support the reports, so it always gets one.
  */
 
+import { type Multiplexer, detectMultiplexer, throughMultiplexer } from "./passthrough";
+
+export { type Multiplexer, detectMultiplexer } from "./passthrough";
+
 export type NotificationMethod = "osc9" | "osc777" | "osc99" | "bell";
 
 export interface NotificationSettings {
@@ -19,7 +23,6 @@ export interface NotificationSettings {
 export const DEFAULT_NOTIFY_AFTER_SECONDS = 10;
 
 const BEL = "\x07";
-const ST = "\x1b\\";
 
 type Env = Record<string, string | undefined>;
 
@@ -39,15 +42,6 @@ export function detectNotificationMethod(env: Env): NotificationMethod {
     if (env.WT_SESSION) return "osc9";
     if (term.startsWith("foot") || term.startsWith("rxvt-unicode")) return "osc777";
     return "bell";
-}
-
-/** A multiplexer between North and the terminal, whose passthrough a sequence needs. */
-export type Multiplexer = "tmux" | "screen" | null;
-
-export function detectMultiplexer(env: Env): Multiplexer {
-    if (env.TMUX) return "tmux";
-    if (env.STY || (env.TERM ?? "").startsWith("screen")) return "screen";
-    return null;
 }
 
 /** Text that cannot end or split the sequence it is put in. */
@@ -81,13 +75,8 @@ export function encodeNotification(
             ];
             break;
     }
-    // tmux (allow-passthrough on) and screen hand a DCS's content to the outer terminal, one sequence each.
-    if (multiplexer === "tmux")
-        return sequences
-            .map((seq) => `\x1bPtmux;${seq.replaceAll("\x1b", "\x1b\x1b")}${ST}`)
-            .join("");
-    if (multiplexer === "screen") return sequences.map((seq) => `\x1bP${seq}${ST}`).join("");
-    return sequences.join("");
+    // One passthrough string per sequence: screen would cut a DCS holding two.
+    return sequences.map((seq) => throughMultiplexer(seq, multiplexer)).join("");
 }
 
 export interface NotifierOptions {
