@@ -8,9 +8,8 @@
  * (a password prompt goes to the user's masked field). Pagers stay off
  * there too: `git log` waiting in `less` would surprise the model.
  */
-import { accessSync, constants } from "node:fs";
-import path from "node:path";
 import { childEnv } from "../util/child-env";
+import { findOnPath } from "../util/find-on-path";
 import { ownerEnv } from "./child-reaper";
 
 /** What makes a command without a terminal non-interactive (also a tty command that fell back to pipes). */
@@ -24,24 +23,12 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
 /** The editor a tty process gets when the user set none (if it is on PATH). */
 const TTY_EDITOR = "vi";
 
-/** Whether `name` is an executable file in one of `PATH`'s folders. */
-function onPath(name: string, pathList: string | undefined): boolean {
-    for (const dir of (pathList ?? "").split(path.delimiter)) {
-        if (dir === "") continue;
-        try {
-            accessSync(path.join(dir, name), constants.X_OK);
-            return true;
-        } catch {
-            // not here
-        }
-    }
-    return false;
-}
-
 /** The editor variables of a tty process: the user's, else `vi` where there is one, else none. */
 function ttyEditors(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const chosen =
-        base.VISUAL || base.EDITOR || (onPath(TTY_EDITOR, base.PATH) ? TTY_EDITOR : undefined);
+        base.VISUAL ||
+        base.EDITOR ||
+        (findOnPath(TTY_EDITOR, base.PATH) !== null ? TTY_EDITOR : undefined);
     const editors: NodeJS.ProcessEnv = {};
     if (chosen === undefined) return editors;
     editors.VISUAL = base.VISUAL || chosen;

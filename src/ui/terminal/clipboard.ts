@@ -7,8 +7,7 @@
  * injected so tests need neither a display nor the programs.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findOnPath } from "../../util/find-on-path";
 import { detectMultiplexer, throughMultiplexer } from "./passthrough";
 
 /** Base64 of at most this many bytes goes out as OSC 52 (tmux and most terminals take 100 kB or more). */
@@ -32,19 +31,7 @@ export interface ClipboardTool {
 }
 
 export function pathLookup(env: NodeJS.ProcessEnv): Lookup {
-    const dirs = (env.PATH ?? "").split(delimiter).filter((d) => d !== "");
-    return (name) => {
-        for (const dir of dirs) {
-            const candidate = join(dir, name);
-            try {
-                accessSync(candidate, constants.X_OK);
-                return candidate;
-            } catch {
-                // not here
-            }
-        }
-        return null;
-    };
+    return (name) => findOnPath(name, env.PATH);
 }
 
 /** This process's platform, environment and PATH. */
