@@ -20,7 +20,7 @@ import {
     namesSource,
     parseCommandInvocations,
 } from "../../commands/index";
-import { usageWithAliases } from "../../commands/commands/help";
+import { commandTable } from "../../commands/commands/help";
 import { type CommandDefinition, failure, result, submit } from "../../commands/types";
 import type { CustomCommand } from "../../project/custom-commands";
 import { type Skill, SKILL_FILE, loadSkillBody } from "../../project/skills";
@@ -77,11 +77,8 @@ const editorHelpCommand: CommandDefinition = {
     maxPositional: 0,
     plan(_args, view) {
         const offered = view.commands.filter((c) => !Object.hasOwn(NOT_IN_EDITOR, c.name));
-        const usages = offered.map(usageWithAliases);
-        const width = Math.max(...usages.map((usage) => usage.length));
-        const lines = offered.map((c, i) => `${usages[i]!.padEnd(width)}  ${c.description}`);
         return result(
-            `Commands:\n${lines.join("\n")}\nSkills run as /name. The editor's mode and model menus switch those too.`
+            `Commands:\n${commandTable(offered)}\nSkills run as /name. The editor's mode and model menus switch those too.`
         );
     },
 };
