@@ -1,6 +1,4 @@
-import { useEffect } from "react";
-import { createInputJoiner, parseInput } from "../input/keys";
-import { useInkInputStream } from "./ink-input-stream";
+import { useInputEvents } from "./use-raw-input";
 
 /**
  * Calls `onFocus` with each focus report of the terminal (DECSET 1004, turned
@@ -8,21 +6,9 @@ import { useInkInputStream } from "./ink-input-stream";
  * never reaches the composer or a review.
  */
 export function useFocusReports(onFocus: (focused: boolean) => void): void {
-    const emitter = useInkInputStream();
-    useEffect(() => {
-        const joiner = createInputJoiner();
-        const onInput = (input: string): void => {
-            for (const piece of joiner.push(input)) {
-                for (const event of parseInput(piece)) {
-                    if (event.type === "focus") onFocus(event.focused);
-                }
-            }
-        };
-        emitter.on("input", onInput);
-        return () => {
-            emitter.off("input", onInput);
-        };
-    }, [emitter, onFocus]);
+    useInputEvents((event) => {
+        if (event.type === "focus") onFocus(event.focused);
+    });
 }
 
 /** Renders nothing; hands the terminal's focus reports to `onFocus`. */

@@ -4,13 +4,38 @@ import { createInputJoiner, type KeyEvent, parseInput } from "../input/keys";
 import { useInkInputStream } from "./ink-input-stream";
 
 /**
- * Key events from Ink's input stream, named by `parseInput` (newline vs
- * Enter, bracketed paste markers). Several components may listen at once;
- * each sees every event while `active`.
+ * Every event of Ink's input stream, named by `parseInput` (newline vs
+ * Enter, bracketed paste markers, focus reports), while `active`. Each
+ * listener parses for itself, so several may listen at once.
+ */
+export function useInputEvents(handler: (event: KeyEvent) => void, active = true): void {
+    const emitter = useInkInputStream();
+    const handlerRef = useRef(handler);
+    handlerRef.current = handler;
+
+    useEffect(() => {
+        if (!active) return;
+        // A terminal always finishes a sequence it began: its end is awaited, however late.
+        const joiner = createInputJoiner();
+        const onInput = (input: string): void => {
+            for (const piece of joiner.push(input)) {
+                for (const event of parseInput(piece)) handlerRef.current(event);
+            }
+        };
+        emitter.on("input", onInput);
+        return () => {
+            emitter.off("input", onInput);
+        };
+    }, [active, emitter]);
+}
+
+/**
+ * The user's keys, in raw mode: every event but the terminal's focus reports
+ * (use-focus-reports.ts takes those). Several components may listen at once;
+ * each sees every key while `active`.
  */
 export function useRawInput(handler: (event: KeyEvent) => void, active = true): void {
     const { setRawMode, isRawModeSupported } = useStdin();
-    const emitter = useInkInputStream();
     const handlerRef = useRef(handler);
     handlerRef.current = handler;
 
@@ -20,23 +45,9 @@ export function useRawInput(handler: (event: KeyEvent) => void, active = true): 
         return () => setRawMode(false);
     }, [active, isRawModeSupported, setRawMode]);
 
-    useEffect(() => {
-        if (!active) return;
-        // A terminal always finishes a sequence it began: its end is awaited, however late.
-        const joiner = createInputJoiner();
-        const onInput = (input: string): void => {
-            for (const piece of joiner.push(input)) {
-                for (const event of parseInput(piece)) {
-                    // Focus reports are the terminal's, not the user's keys (use-focus-reports.ts).
-                    if (event.type !== "focus") handlerRef.current(event);
-                }
-            }
-        };
-        emitter.on("input", onInput);
-        return () => {
-            emitter.off("input", onInput);
-        };
-    }, [active, emitter]);
+    useInputEvents((event) => {
+        if (event.type !== "focus") handlerRef.current(event);
+    }, active);
 }
 
 const NO_KEY: Key = {
