@@ -53,7 +53,7 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
             accept: "application/json",
             "anthropic-version": ANTHROPIC_VERSION,
             ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS),
-            authorization: `Bearer ${endpoint.apiKey}`,
+            ...anthropicAuthHeaders(endpoint),
         },
         logEnv: "ANTHROPIC_LOG",
         errors: async () => (await loadSdk()).errors,
@@ -64,6 +64,17 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         api: "anthropic",
         stream: (request, signal) => streamMessages(send, classify, request, signal),
     };
+}
+
+/**
+ * The key as a bearer token, as the installed SDK sends it; a provider with
+ * `keyHeader` (Foundry's `api-key`) uses that header, and a signed provider
+ * (Bedrock, Vertex, Entra ID) none.
+ */
+function anthropicAuthHeaders(endpoint: ProviderEndpoint): Record<string, string> {
+    if (endpoint.auth && endpoint.auth !== "key") return {};
+    if (endpoint.keyHeader) return { [endpoint.keyHeader.toLowerCase()]: endpoint.apiKey };
+    return { authorization: `Bearer ${endpoint.apiKey}` };
 }
 
 /** The Messages API version North speaks: the installed SDK's (test/providers/streaming-post.test.ts). */

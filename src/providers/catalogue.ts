@@ -1,4 +1,4 @@
-import type { ProviderApi } from "./types";
+import type { CloudSettings, ProviderApi, ProviderAuth } from "./types";
 
 /** Prices in USD per 1M tokens. */
 export interface ModelPricing {
@@ -37,6 +37,11 @@ export interface ProviderInfo {
     baseUrlEnv?: string;
     baseUrl?: string;
     headers?: Record<string, string>;
+    /** Default `key` (see `ProviderAuth`). */
+    auth?: ProviderAuth;
+    /** The header the key goes in when not the API's usual one (Azure's `api-key`). */
+    keyHeader?: string;
+    cloud?: CloudSettings;
 }
 
 export const BUILTIN_PROVIDERS: ProviderInfo[] = [

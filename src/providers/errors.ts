@@ -113,9 +113,20 @@ export function responseTooLargeError(limitChars: number, what: string): Provide
     );
 }
 
+/**
+ * Credentials that are missing, expired or refused before any request was
+ * sent (AWS, Google, Entra ID). The message says how to refresh them.
+ */
+export class CredentialError extends Error {
+    override name = "CredentialError";
+}
+
 /** Turns anything a provider caught into a `ProviderError`. */
 export function classifyError(err: unknown, ctx: ClassifyContext): ProviderError {
     const { label, sdk } = ctx;
+    if (err instanceof CredentialError && !ctx.signal?.aborted) {
+        return makeProviderError("auth", `${label}: ${err.message}`);
+    }
     if (ctx.signal?.aborted || err instanceof sdk.APIUserAbortError || isAbortError(err)) {
         return cancelledError(label);
     }

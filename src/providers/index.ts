@@ -22,5 +22,10 @@ export async function createProvider(endpoint: ProviderEndpoint): Promise<Provid
             const { createOpenAIChatProvider } = await import("./openai-chat");
             return createOpenAIChatProvider(endpoint);
         }
+        // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "bedrock":
+        case "vertex":
+        case "gemini":
+            throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }

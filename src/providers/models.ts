@@ -7,7 +7,7 @@ import {
     type ProviderInfo,
 } from "./catalogue";
 import { proxyFor } from "./proxy";
-import type { ProviderApi, ProviderEndpoint } from "./types";
+import type { CloudSettings, ProviderApi, ProviderAuth, ProviderEndpoint } from "./types";
 
 export interface UserProviderEntry {
     api?: ProviderApi;
@@ -15,6 +15,12 @@ export interface UserProviderEntry {
     apiKeyEnv?: string;
     headers?: Record<string, string>;
     display?: string;
+    auth?: ProviderAuth;
+    keyHeader?: string;
+    region?: string;
+    project?: string;
+    profile?: string;
+    apiVersion?: string;
 }
 
 export interface UserModelEntry {
@@ -56,6 +62,9 @@ export function buildCatalogue(
             baseUrlEnv: base?.baseUrlEnv,
             baseUrl: entry.baseUrl ?? base?.baseUrl,
             headers: { ...base?.headers, ...entry.headers },
+            auth: entry.auth ?? base?.auth,
+            keyHeader: entry.keyHeader ?? base?.keyHeader,
+            cloud: cloudSettings(base?.cloud, entry),
         });
     }
     const userInfos: ModelInfo[] = userModels.map((m) => ({
@@ -81,6 +90,17 @@ export function buildCatalogue(
         (m) => !overridden.has(m.alias) && !overridden.has(m.id)
     );
     return { models: [...userInfos, ...builtins], providers, defaultModelId };
+}
+
+function cloudSettings(
+    base: CloudSettings | undefined,
+    entry: UserProviderEntry
+): CloudSettings | undefined {
+    const cloud: CloudSettings = { ...base };
+    for (const key of ["region", "project", "profile", "apiVersion"] as const) {
+        if (entry[key] !== undefined) cloud[key] = entry[key];
+    }
+    return Object.keys(cloud).length > 0 ? cloud : undefined;
 }
 
 export type ModelResolution =
@@ -163,7 +183,9 @@ export function resolveEndpoint(provider: ProviderInfo, env: Env): EndpointResol
         if (error) return { ok: false, error, problem: "baseUrl" };
     }
     let apiKey = "not-needed";
-    if (provider.apiKeyEnv) {
+    const auth = provider.auth ?? "key";
+    // Cloud credentials come from the cloud's own chain when the request is signed.
+    if (provider.apiKeyEnv && auth === "key") {
         // A configured key variable is required; a server that needs no key names none.
         const key = env[provider.apiKeyEnv];
         if (!key) {
@@ -188,6 +210,9 @@ export function resolveEndpoint(provider: ProviderInfo, env: Env): EndpointResol
                 provider.headers && Object.keys(provider.headers).length > 0
                     ? provider.headers
                     : undefined,
+            ...(auth !== "key" ? { auth } : {}),
+            ...(provider.keyHeader ? { keyHeader: provider.keyHeader } : {}),
+            ...(provider.cloud ? { cloud: provider.cloud } : {}),
         },
     };
 }

@@ -30,6 +30,8 @@ export interface StreamingPostSpec {
     defaultBaseUrl: string;
     /** Path under the base URL, e.g. "/v1/messages". */
     path: string;
+    /** Query parameters (Azure's `api-version`). */
+    query?: Record<string, string>;
     /** This API's headers (auth, version); the endpoint's own headers override them. */
     headers: Record<string, string>;
     /** The variable that turns on request logging, as the API's SDK reads it (e.g. ANTHROPIC_LOG). */
@@ -77,11 +79,15 @@ async function postStreaming(
     const url = new URL(
         base + (base.endsWith("/") && spec.path.startsWith("/") ? spec.path.slice(1) : spec.path)
     );
+    for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     const headers: Record<string, string> = { ...spec.headers };
     for (const [name, value] of Object.entries(endpoint.headers ?? {}))
         headers[name.toLowerCase()] = value;
     headers["content-type"] = "application/json";
     const log = requestLog(spec.logEnv, url);
+    const payload = Buffer.from(JSON.stringify(body));
+    // A credential failure is not a connection failure: it reaches classifyError as is.
+    await endpoint.signer?.sign({ method: "POST", url, headers, body: payload }, signal);
 
     const timeout = new AbortController();
     const onAbort = (): void => timeout.abort();
@@ -92,7 +98,7 @@ async function postStreaming(
         res = await sendNodeRequest(url, {
             method: "POST",
             headers,
-            body: Buffer.from(JSON.stringify(body)),
+            body: payload,
             signal: timeout.signal,
         });
     } catch (error) {

@@ -3,7 +3,7 @@
  * the provider file; the engine only sees these shapes.
  */
 
-import type { ProviderApi } from "../util/provider-apis";
+import type { PROVIDER_AUTHS, ProviderApi } from "../util/provider-apis";
 
 export type { ProviderApi };
 
@@ -162,6 +162,65 @@ export interface StreamRequest {
 export interface Provider {
     readonly api: ProviderApi;
     stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
+    /** The models this endpoint serves, as its API lists them (`north models --refresh`). */
+    listModels?(signal: AbortSignal): Promise<ListedModel[]>;
+    /**
+     * Checks credentials and endpoint without sending a prompt (`north
+     * doctor`): resolves with what was found; never throws.
+     */
+    probe?(signal: AbortSignal): Promise<ProbeResult>;
+}
+
+/** One model as a provider's list names it. */
+export interface ListedModel {
+    /** The id to send (`--model provider:id`). */
+    id: string;
+    display?: string;
+    contextLimitTokens?: number;
+    maxOutputTokens?: number;
+    /** USD per 1M tokens, when the list says (OpenRouter). */
+    pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+}
+
+export interface ProbeResult {
+    ok: boolean;
+    /** One line: which credentials, which endpoint, or what failed and how to fix it. */
+    detail: string;
+}
+
+/** One request as it is about to be sent, for a `RequestSigner` to authorise. */
+export interface OutgoingRequest {
+    method: string;
+    url: URL;
+    /** Lower-case names; a signer adds to them (authorization, x-amz-date…). */
+    headers: Record<string, string>;
+    body: Buffer;
+}
+
+/**
+ * Authorises requests whose credentials are not a fixed key: AWS SigV4,
+ * Google and Entra ID tokens. Called before every send (tokens refresh
+ * inside); a missing or expired credential throws a `CredentialError`.
+ */
+export interface RequestSigner {
+    sign(request: OutgoingRequest, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * How a provider authenticates: `key` sends `apiKey` in the API's usual
+ * header (or `keyHeader`); the others take credentials from the cloud's own
+ * chain (`aws`: Bedrock; `google`: Vertex AI; `azure`: Entra ID).
+ */
+export type ProviderAuth = (typeof PROVIDER_AUTHS)[number];
+
+/** Cloud account settings, from the provider's config or the usual variables. */
+export interface CloudSettings {
+    region?: string;
+    project?: string;
+    /** AWS profile (`AWS_PROFILE`). */
+    profile?: string;
+    /** Azure OpenAI `api-version` query parameter. */
+    apiVersion?: string;
 }
 
 export interface ProviderEndpoint {
@@ -169,6 +228,13 @@ export interface ProviderEndpoint {
     /** Undefined means the SDK default. */
     baseUrl?: string;
     apiKey: string;
+    /** Default `key`. */
+    auth?: ProviderAuth;
+    /** The header a `key` goes in when not the API's usual one (Azure's `api-key`). */
+    keyHeader?: string;
+    cloud?: CloudSettings;
+    /** Set by a cloud provider's module for its requests; `streaming-post.ts` calls it. */
+    signer?: RequestSigner;
     /** Extra headers (user-defined providers). */
     headers?: Record<string, string>;
     /** Request timeout; the spec's 10 minutes by default. */

@@ -111,6 +111,11 @@ export async function startFakeLlmServer(
             });
             return;
         }
+        const refused = authProblem(wire, req.headers);
+        if (refused) {
+            sendError(res, wire, { status: 401, type: "authentication_error", message: refused });
+            return;
+        }
         const turn = takeTurn(queue, text);
         if (!turn) {
             sendError(res, wire, { status: 500, message: "fake server: no scripted turn left" });
@@ -188,6 +193,14 @@ export async function startFakeLlmServer(
 }
 
 // ---------------------------------------------------------------- plumbing
+
+/** What the real API says to a request without its credentials, or undefined. */
+function authProblem(wire: Wire, headers: IncomingHttpHeaders): string | undefined {
+    if (wire !== "anthropic") return undefined; // local OpenAI-compatible servers take no key
+    if (!headers["x-api-key"] && !headers.authorization) return "x-api-key header is required";
+    if (!headers["anthropic-version"]) return "anthropic-version header is required";
+    return undefined;
+}
 
 function readBody(req: IncomingMessage): Promise<string> {
     return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@ import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAnthropicProvider } from "../../src/providers/anthropic";
-import { classifyError } from "../../src/providers/errors";
+import { CredentialError, classifyError } from "../../src/providers/errors";
 import { createOpenAIChatProvider } from "../../src/providers/openai-chat";
 import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses";
 import type { ProviderEndpoint } from "../../src/providers/types";
@@ -269,5 +269,46 @@ describe("failures before the response", () => {
         });
         const error = errorOf(await collect(provider, request())).error;
         expect(error).toMatchObject({ kind: "network", retryable: true });
+    });
+});
+
+describe("signed requests (cloud credentials)", () => {
+    it("a signer sees the final URL, headers and body and its headers are sent", async () => {
+        recorded.length = 0;
+        const seen: string[] = [];
+        const ep: ProviderEndpoint = {
+            ...endpoint("anthropic"),
+            auth: "aws",
+            signer: {
+                sign: (req) => {
+                    seen.push(`${req.method} ${req.url.pathname} ${req.body.length > 0}`);
+                    req.headers["x-signed"] = "yes";
+                    return Promise.resolve();
+                },
+            },
+        };
+        await collect(createAnthropicProvider(ep), request());
+        expect(seen).toEqual(["POST /v1/messages true"]);
+        expect(recorded[0]?.headers["x-signed"]).toBe("yes");
+        // A signed provider sends no key of its own.
+        expect(recorded[0]?.headers.authorization).toBeUndefined();
+    });
+
+    it("credentials that fail before sending end the stream with an auth error, nothing sent", async () => {
+        recorded.length = 0;
+        const ep: ProviderEndpoint = {
+            ...endpoint("anthropic"),
+            auth: "aws",
+            signer: {
+                sign: () =>
+                    Promise.reject(
+                        new CredentialError("the SSO session expired: run `aws sso login`")
+                    ),
+            },
+        };
+        const error = errorOf(await collect(createAnthropicProvider(ep), request())).error;
+        expect(error).toMatchObject({ kind: "auth", retryable: false });
+        expect(error.message).toContain("aws sso login");
+        expect(recorded).toHaveLength(0);
     });
 });

@@ -8,7 +8,7 @@
 import type * as z from "zod";
 import { lazySchema, zod } from "../../util/zod-runtime";
 import { closestMatches } from "../../util/levenshtein";
-import { PROVIDER_APIS } from "../../util/provider-apis";
+import { PROVIDER_APIS, PROVIDER_AUTHS } from "../../util/provider-apis";
 
 const pricingSchema = lazySchema((z) =>
     z.object({
@@ -27,6 +27,18 @@ const providerSchema = lazySchema((z) =>
         apiKeyEnv: z.string().min(1).optional(),
         headers: z.record(z.string(), z.string()).optional(),
         display: z.string().optional(),
+        /** `key` (default), or a cloud's credential chain: `aws`, `google`, `azure`. */
+        auth: z.enum(PROVIDER_AUTHS).optional(),
+        /** The header the key goes in, when not the API's usual one (Azure's `api-key`). */
+        keyHeader: z.string().min(1).optional(),
+        /** Cloud region (AWS region, Vertex location). */
+        region: z.string().min(1).optional(),
+        /** Google Cloud project (Vertex AI). */
+        project: z.string().min(1).optional(),
+        /** AWS profile from the shared config files. */
+        profile: z.string().min(1).optional(),
+        /** Azure OpenAI `api-version`. */
+        apiVersion: z.string().min(1).optional(),
     })
 );
 
