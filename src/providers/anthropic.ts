@@ -62,7 +62,8 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         classifyError(error, { label: LABEL, sdk: (await loadSdk()).classes, signal });
     return {
         api: "anthropic",
-        stream: (request, signal) => streamMessages(send, classify, request, signal),
+        stream: (request, signal) =>
+            streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
     };
 }
 
@@ -80,17 +81,26 @@ function anthropicAuthHeaders(endpoint: ProviderEndpoint): Record<string, string
 /** The Messages API version North speaks: the installed SDK's (test/providers/streaming-post.test.ts). */
 export const ANTHROPIC_VERSION = "2026-10-21";
 
-function streamMessages(
-    send: (params: MessageCreateParamsStreaming, signal: AbortSignal) => Promise<IncomingMessage>,
-    classify: (error: unknown, signal: AbortSignal) => Promise<ProviderError>,
+/** How one Messages API host is reached (Anthropic's own, Vertex AI, Foundry). */
+export interface AnthropicTransport {
+    /** Prefix of error messages, e.g. "Anthropic API". */
+    label: string;
+    send: (params: MessageCreateParamsStreaming, signal: AbortSignal) => Promise<IncomingMessage>;
+    classify: (error: unknown, signal: AbortSignal) => Promise<ProviderError>;
+}
+
+/** One Messages API request whose answer is a `text/event-stream`. */
+export function streamAnthropicMessages(
+    transport: AnthropicTransport,
     request: StreamRequest,
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
-    const state = new StreamState();
+    const { send, classify } = transport;
+    const state = new AnthropicStreamState();
     return streamSse<RawMessageStreamEvent>({
-        label: LABEL,
+        label: transport.label,
         signal,
-        send: () => send(buildParams(request), signal),
+        send: () => send(buildAnthropicParams(request), signal),
         state: {
             blocks: state.blocks,
             usage: state.usage,
@@ -124,8 +134,8 @@ interface OpenToolCall {
 
 type OpenBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock;
 
-/** Accumulates one streamed message. */
-class StreamState {
+/** Accumulates one streamed message, whatever framing carried its events (SSE, AWS event stream). */
+export class AnthropicStreamState {
     readonly blocks: AssistantBlock[] = [];
     readonly usage: Usage = emptyUsage();
     stopReason: StopReason = "end_turn";
@@ -242,7 +252,8 @@ function mapStopReason(reason: AnthropicStopReason): StopReason {
     }
 }
 
-function buildParams(request: StreamRequest): MessageCreateParamsStreaming {
+/** The Messages API body for a request (cache breakpoints, thinking, tools). */
+export function buildAnthropicParams(request: StreamRequest): MessageCreateParamsStreaming {
     const params: MessageCreateParamsStreaming = {
         model: request.apiModelId,
         max_tokens: request.maxOutputTokens,
