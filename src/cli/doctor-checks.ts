@@ -1,7 +1,8 @@
 /**
  * The checks behind `north doctor`. Each returns lines of one status and a
- * short reason; none prints a key's value, and the reachability probe never
- * sends one.
+ * short reason; none prints a key's value. A key goes only where the
+ * provider would send it (its credential check); the reachability probe
+ * never sends one.
  */
 import { spawn, spawnSync } from "node:child_process";
 import http from "node:http";
@@ -24,6 +25,12 @@ import type { LspServerStatus } from "../tools/lsp/types";
 import { stateText } from "../commands/language-servers";
 import { describeProjectConfig, summarizeInventory } from "./project-trust";
 import { readRegularTextSync } from "../util/read-regular-file";
+import {
+    CLOUD_SWITCHES,
+    CREDENTIAL_SOURCES,
+    probeProvider,
+    switchedOnBy,
+} from "./doctor-provider-probe";
 
 type Env = Record<string, string | undefined>;
 
@@ -166,21 +173,70 @@ async function reachability(provider: ProviderInfo, env: Env): Promise<DoctorChe
         : fail(label, `${raw} unreachable${via}: ${probe.error}`);
 }
 
+/** The probe's line, or, for a provider with no check, its base URL's reachability. */
+async function credentialCheck(
+    provider: ProviderInfo,
+    env: Env,
+    timeoutMs: number | undefined
+): Promise<DoctorCheck[]> {
+    const label = `${provider.id} api`;
+    const outcome = await probeProvider(provider, env, timeoutMs);
+    if (outcome.kind === "checked")
+        return [outcome.ok ? ok(label, outcome.detail) : fail(label, outcome.detail)];
+    return [info(label, "no check for this provider"), await reachability(provider, env)];
+}
+
+/** Why a cloud provider counts as in use, or undefined when it does not. */
+function inUseBecause(
+    provider: ProviderInfo,
+    configured: ReadonlySet<string>,
+    inUse: string | undefined,
+    env: Env
+): string | undefined {
+    if (configured.has(provider.id)) return "configured";
+    if (provider.id === inUse) return "the selected model's provider";
+    const variable = switchedOnBy(provider, env);
+    return variable ? `${variable} is set` : undefined;
+}
+
 /**
- * Each provider's key variable and base URL. A provider is in use when the
- * user configured it or North's default model needs it: then a missing key
- * fails, otherwise it only warns. Only providers with a usable key (or none
- * needed) are contacted.
+ * Each provider's credentials and endpoint. A key provider is in use when
+ * the user configured it or North's default model needs it: then a missing
+ * key fails, otherwise it only warns. A cloud provider (credentials from the
+ * cloud's own chain) is checked when configured, selected or switched on
+ * (CLAUDE_CODE_USE_*). Every provider with usable credentials is created and
+ * probed in parallel (`Provider.probe`: no prompt is sent), each within a
+ * time limit.
  */
 export async function checkProviders(
     catalogue: ModelCatalogue,
     configured: ReadonlySet<string>,
     inUse: string | undefined,
-    env: Env
+    env: Env,
+    options: { timeoutMs?: number } = {}
 ): Promise<DoctorCheck[]> {
     const rows = [...catalogue.providers.values()].map(async (provider) => {
         const label = provider.id;
-        const needed = configured.has(provider.id) || provider.id === inUse;
+        const auth = provider.auth ?? "key";
+        if (auth !== "key") {
+            const source = CREDENTIAL_SOURCES[auth];
+            const because = inUseBecause(provider, configured, inUse, env);
+            if (because === undefined) {
+                const variable = CLOUD_SWITCHES[provider.id];
+                const how = variable
+                    ? `configure providers.${provider.id} or set ${variable}=1`
+                    : `configure providers.${provider.id}`;
+                return [info(label, `not in use (${how}); credentials from ${source}`)];
+            }
+            return [
+                ok(label, `${because}; credentials from ${source}`),
+                ...(await credentialCheck(provider, env, options.timeoutMs)),
+            ];
+        }
+        const needed =
+            configured.has(provider.id) ||
+            provider.id === inUse ||
+            switchedOnBy(provider, env) !== undefined;
         let key: DoctorCheck;
         if (!provider.apiKeyEnv) key = ok(label, "no key variable needed");
         else if (env[provider.apiKeyEnv]) key = ok(label, `${provider.apiKeyEnv} is set`);
@@ -193,7 +249,7 @@ export async function checkProviders(
                     `${provider.apiKeyEnv} is not set; ${provider.display} models unavailable`
                 ),
             ];
-        return [key, await reachability(provider, env)];
+        return [key, ...(await credentialCheck(provider, env, options.timeoutMs))];
     });
     return (await Promise.all(rows)).flat();
 }

@@ -16,6 +16,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
+import { probeModelList } from "./probe-get";
 import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
@@ -38,6 +39,7 @@ import type {
 } from "./types";
 
 const LABEL = "Anthropic API";
+const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
@@ -45,16 +47,17 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     let sdk: Promise<AnthropicSdkErrors> | undefined;
     const loadSdk = (): Promise<AnthropicSdkErrors> =>
         (sdk ??= import("./anthropic-sdk").then((m) => m.createAnthropicSdkErrors()));
+    const headers = {
+        accept: "application/json",
+        "anthropic-version": ANTHROPIC_VERSION,
+        ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS),
+        ...anthropicAuthHeaders(endpoint),
+    };
     const send = streamingPoster<MessageCreateParamsStreaming>({
         endpoint,
-        defaultBaseUrl: "https://api.anthropic.com",
+        defaultBaseUrl: ANTHROPIC_BASE_URL,
         path: "/v1/messages",
-        headers: {
-            accept: "application/json",
-            "anthropic-version": ANTHROPIC_VERSION,
-            ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS),
-            ...anthropicAuthHeaders(endpoint),
-        },
+        headers,
         logEnv: "ANTHROPIC_LOG",
         errors: async () => (await loadSdk()).errors,
     });
@@ -64,6 +67,11 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         api: "anthropic",
         stream: (request, signal) =>
             streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
+        probe: (signal) =>
+            probeModelList(
+                { endpoint, defaultBaseUrl: ANTHROPIC_BASE_URL, path: "/v1/models", headers },
+                signal
+            ),
     };
 }
 

@@ -14,7 +14,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { classifyOpenAIError, openAISender } from "./openai-post";
+import { classifyOpenAIError, openAIModelsProbe, openAISender } from "./openai-post";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
     emptyUsage,
@@ -55,6 +55,7 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     return {
         api: "openai-chat",
         stream: (request, signal) => streamChat(send, request, signal),
+        probe: openAIModelsProbe(endpoint, endpoint.apiKey || "not-needed"),
     };
 }
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { classifyError } from "./errors";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
-import type { ProviderEndpoint, ProviderError } from "./types";
+import { probeModelList } from "./probe-get";
+import type { ProbeResult, ProviderEndpoint, ProviderError } from "./types";
 
 /** The SDK's error classes, loaded on a failure only (openai-sdk.ts). */
 const loadSdk = () => import("./openai-sdk");
@@ -29,6 +30,33 @@ export function openAIEnvHeaders(env: NodeJS.ProcessEnv): Record<string, string>
     return headers;
 }
 
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+function openAIHeaders(apiKey: string): Record<string, string> {
+    return {
+        accept: "application/json",
+        ...openAIEnvHeaders(process.env),
+        authorization: `Bearer ${apiKey}`,
+    };
+}
+
+/** `Provider.probe`: GET /models with the key (local servers list their models there too). */
+export function openAIModelsProbe(
+    endpoint: ProviderEndpoint,
+    apiKey: string
+): (signal: AbortSignal) => Promise<ProbeResult> {
+    return (signal) =>
+        probeModelList(
+            {
+                endpoint,
+                defaultBaseUrl: OPENAI_BASE_URL,
+                path: "/models",
+                headers: openAIHeaders(apiKey),
+            },
+            signal
+        );
+}
+
 /** A streaming POST to an OpenAI API path ("/responses", "/chat/completions"). */
 export function openAISender<Body extends object>(
     endpoint: ProviderEndpoint,
@@ -37,13 +65,9 @@ export function openAISender<Body extends object>(
 ): (body: Body, signal: AbortSignal) => Promise<IncomingMessage> {
     return streamingPoster<Body>({
         endpoint,
-        defaultBaseUrl: "https://api.openai.com/v1",
+        defaultBaseUrl: OPENAI_BASE_URL,
         path,
-        headers: {
-            accept: "application/json",
-            ...openAIEnvHeaders(process.env),
-            authorization: `Bearer ${apiKey}`,
-        },
+        headers: openAIHeaders(apiKey),
         logEnv: "OPENAI_LOG",
         errors: async () => (await loadSdk()).openAIErrors,
     });

@@ -15,7 +15,7 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { classifyOpenAIError, openAISender } from "./openai-post";
+import { classifyOpenAIError, openAIModelsProbe, openAISender } from "./openai-post";
 import { classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
@@ -53,6 +53,7 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),
+        probe: openAIModelsProbe(endpoint, endpoint.apiKey),
     };
 }
 

@@ -55,14 +55,14 @@ const line = (output: string, label: string) =>
     output.split("\n").find((l) => l.slice(2).startsWith(`${label} `)) ?? "";
 
 describe("north doctor", () => {
-    it("passes with a reachable provider, never printing or sending the key", async () => {
+    it("passes with a provider that accepts its key (a model list, no prompt), never printing the key", async () => {
         const run = await doctor();
         expect(run.stderr).toBe("");
         expect(run.code).toBe(0);
         expect(line(run.stdout, "node")).toMatch(/^✓ node +v\d+\./);
         expect(line(run.stdout, "anthropic")).toMatch(/^✓ .*ANTHROPIC_API_KEY is set/);
-        expect(line(run.stdout, "anthropic url")).toContain(
-            `✓ anthropic url  ${server.url} reachable (HTTP 404)`
+        expect(line(run.stdout, "anthropic api")).toContain(
+            `✓ anthropic api  GET ${server.url}/v1/models: credentials accepted (HTTP 200, 2 model(s) listed)`
         );
         expect(line(run.stdout, "openai")).toMatch(/^! .*OPENAI_API_KEY is not set/);
         expect(line(run.stdout, "git")).toMatch(/^✓ git +git version/);
@@ -72,9 +72,44 @@ describe("north doctor", () => {
         expect(line(run.stdout, "log")).toContain(join(home, "state", "north", "north.log"));
         expect(line(run.stdout, "data")).toContain(join(home, "data"));
         expect(run.stdout).not.toContain(SECRET);
-        expect(server.requests).toHaveLength(1);
-        expect(server.requests[0]!.method).toBe("HEAD");
-        expect(JSON.stringify(server.requests[0]!.headers)).not.toContain(SECRET);
+        // The key goes only where the chat would send it, and no prompt is sent.
+        expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/models"]);
+        expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    });
+
+    it("fails on a key the API refuses, with the API's message", async () => {
+        const strict = await startFakeLlmServer({ keys: ["the-right-key"] });
+        try {
+            env.ANTHROPIC_BASE_URL = strict.url;
+            env.OPENAI_API_KEY = "sk-wrong";
+            env.OPENAI_BASE_URL = strict.openaiBaseUrl;
+            const run = await doctor();
+            expect(run.code).toBe(1);
+            expect(line(run.stdout, "anthropic api")).toBe(
+                `✗ anthropic api  GET ${strict.url}/v1/models: credentials refused (HTTP 401): authentication_error: invalid x-api-key`
+            );
+            expect(line(run.stdout, "openai api")).toMatch(
+                /^✗ openai api +GET .*\/v1\/models: credentials refused \(HTTP 401\): invalid_request_error: Incorrect API key provided\.$/
+            );
+            expect(run.stdout).not.toContain(SECRET);
+            expect(run.stdout).not.toContain("sk-wrong");
+        } finally {
+            await strict.close();
+        }
+    });
+
+    it("checks the OpenAI key with GET /models and a bearer key", async () => {
+        env.OPENAI_API_KEY = "sk-openai-doctor";
+        env.OPENAI_BASE_URL = server.openaiBaseUrl;
+        const run = await doctor();
+        expect(run.code).toBe(0);
+        expect(line(run.stdout, "openai api")).toMatch(
+            /^✓ openai api +GET .*\/v1\/models: credentials accepted \(HTTP 200, 2 model\(s\) listed\)$/
+        );
+        const openai = server.requests.find(
+            (r) => r.headers.authorization === "Bearer sk-openai-doctor"
+        );
+        expect(openai && `${openai.method} ${openai.path}`).toBe("GET /v1/models");
     });
 
     it("fails on a closed port (with the error code) and on an unset key variable", async () => {
@@ -91,11 +126,11 @@ describe("north doctor", () => {
         env.GW_KEY = "gw-secret-value";
         const run = await doctor();
         expect(run.code).toBe(1);
-        expect(line(run.stdout, "gw url")).toMatch(
-            /^✗ .*127\.0\.0\.1:\d+\/v1 unreachable: ECONNREFUSED/
+        expect(line(run.stdout, "gw api")).toMatch(
+            /^✗ gw api +GET http:\/\/127\.0\.0\.1:\d+\/v1\/models failed: ECONNREFUSED$/
         );
         expect(line(run.stdout, "lan")).toMatch(/^✗ lan +LAN_KEY is not set/);
-        expect(line(run.stdout, "anthropic url")).toMatch(/^✓ /);
+        expect(line(run.stdout, "anthropic api")).toMatch(/^✓ /);
         expect(run.stdout).toMatch(/2 problem\(s\)/);
         expect(run.stdout).not.toContain("gw-secret-value");
         expect(run.stdout).not.toContain(SECRET);
@@ -126,11 +161,11 @@ describe("north doctor", () => {
         expect(run.stdout).toContain(`${join(repo, ".mcp.json")} is not valid JSON`);
     });
 
-    it("probes the base URL through HTTP_PROXY, as the providers would go", async () => {
+    it("checks the provider through HTTP_PROXY, as the providers would go", async () => {
         const seen: string[] = [];
         const proxy = createServer((req, res) => {
             seen.push(`${req.method} ${req.url}`);
-            res.writeHead(204).end();
+            res.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}');
         });
         await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
         env.ANTHROPIC_BASE_URL = "http://llm.doctor.invalid:8080";
@@ -138,10 +173,10 @@ describe("north doctor", () => {
         try {
             const run = await doctor();
             expect(run.code).toBe(0);
-            expect(line(run.stdout, "anthropic url")).toContain(
-                "http://llm.doctor.invalid:8080 reachable via HTTP_PROXY (HTTP 204)"
+            expect(line(run.stdout, "anthropic api")).toContain(
+                "GET http://llm.doctor.invalid:8080/v1/models: credentials accepted (HTTP 200, 0 model(s) listed)"
             );
-            expect(seen).toEqual(["HEAD http://llm.doctor.invalid:8080/"]);
+            expect(seen).toEqual(["GET http://llm.doctor.invalid:8080/v1/models"]);
         } finally {
             await new Promise<void>((resolve) => proxy.close(() => resolve()));
         }

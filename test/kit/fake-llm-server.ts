@@ -72,9 +72,15 @@ const ROUTES: Record<string, Wire> = {
 
 const BATCH_BYTES = 64 * 1024;
 
-export async function startFakeLlmServer(
-    opts: { turns?: ScriptedTurn[] } = {}
-): Promise<FakeLlmServer> {
+export interface FakeLlmServerOptions {
+    turns?: ScriptedTurn[];
+    /** The ids GET /v1/models lists (Anthropic's shape with `anthropic-version`, else OpenAI's). */
+    models?: string[];
+    /** When set, GET /v1/models refuses any other key with 401, as the real APIs do. */
+    keys?: string[];
+}
+
+export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
     const queue: ScriptedTurn[] = [...(opts.turns ?? [])];
     const requests: RecordedRequest[] = [];
     const sockets = new Set<Socket>();
@@ -104,6 +110,10 @@ export async function startFakeLlmServer(
             body: parseJson(text),
             bodyBytes: Buffer.byteLength(text),
         });
+        if (req.method === "GET" && path === "/v1/models") {
+            answerModels(req.headers, res, opts);
+            return;
+        }
         const wire = req.method === "POST" ? ROUTES[path] : undefined;
         if (!wire) {
             sendJson(res, 404, {
@@ -200,6 +210,55 @@ function authProblem(wire: Wire, headers: IncomingHttpHeaders): string | undefin
     if (!headers["x-api-key"] && !headers.authorization) return "x-api-key header is required";
     if (!headers["anthropic-version"]) return "anthropic-version header is required";
     return undefined;
+}
+
+const DEFAULT_LISTED_MODELS = ["claude-sonnet-4-20250514", "gpt-5.1"];
+
+/**
+ * GET /v1/models: Anthropic's list (it needs a key and `anthropic-version`)
+ * or OpenAI's (a bearer key), refusing a key not in `opts.keys`.
+ */
+function answerModels(
+    headers: IncomingHttpHeaders,
+    res: ServerResponse,
+    opts: FakeLlmServerOptions
+): void {
+    const anthropic = headers["anthropic-version"] !== undefined;
+    const wire: Wire = anthropic ? "anthropic" : "responses";
+    const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
+    const key = anthropic ? ((headers["x-api-key"] as string | undefined) ?? bearer) : bearer;
+    if (anthropic && key === undefined) {
+        sendError(res, wire, { status: 401, message: "x-api-key header is required" });
+        return;
+    }
+    if (opts.keys && (key === undefined || !opts.keys.includes(key))) {
+        sendError(res, wire, {
+            status: 401,
+            ...(anthropic
+                ? { message: "invalid x-api-key" }
+                : { message: "Incorrect API key provided.", code: "invalid_api_key" }),
+        });
+        return;
+    }
+    const ids = opts.models ?? DEFAULT_LISTED_MODELS;
+    if (anthropic) {
+        sendJson(res, 200, {
+            data: ids.map((id) => ({
+                type: "model",
+                id,
+                display_name: id,
+                created_at: "2026-01-01T00:00:00Z",
+            })),
+            has_more: false,
+            first_id: ids[0] ?? null,
+            last_id: ids.at(-1) ?? null,
+        });
+        return;
+    }
+    sendJson(res, 200, {
+        object: "list",
+        data: ids.map((id) => ({ id, object: "model", created: 1767225600, owned_by: "fake" })),
+    });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
