@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTrustStore, readProjectConfig } from "../../src/storage/trust";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
+import { TEST_CERT_PATH, startTestProxy, startTlsFront } from "../kit/test-proxy";
 
 const MCP_FIXTURE = fileURLToPath(
     new URL("../tools/mcp/fixtures/fake-server.mjs", import.meta.url)
@@ -179,6 +180,25 @@ describe("north doctor", () => {
             expect(seen).toEqual(["GET http://llm.doctor.invalid:8080/v1/models"]);
         } finally {
             await new Promise<void>((resolve) => proxy.close(() => resolve()));
+        }
+    });
+
+    it("checks an https endpoint through HTTPS_PROXY, trusting NODE_EXTRA_CA_CERTS", async () => {
+        const proxy = await startTestProxy();
+        const front = await startTlsFront(server.url);
+        try {
+            env.ANTHROPIC_BASE_URL = front.url;
+            env.HTTPS_PROXY = proxy.url;
+            env.NO_PROXY = "";
+            env.NODE_EXTRA_CA_CERTS = TEST_CERT_PATH;
+            const run = await doctor();
+            expect(line(run.stdout, "anthropic api")).toBe(
+                `✓ anthropic api  GET ${front.url}/v1/models: credentials accepted (HTTP 200, 2 model(s) listed)`
+            );
+            expect(proxy.seen).toContain(`CONNECT ${new URL(front.url).host}`);
+        } finally {
+            await front.close();
+            await proxy.close();
         }
     });
 
