@@ -58,7 +58,7 @@ export async function probeProvider(
     let created: Provider;
     try {
         // The providers' modules (and any cloud library) load only for doctor's check.
-        const { createProvider } = await import("../providers/index");
+        const { createProvider } = await import("./engine-entry");
         created = await createProvider(resolved.endpoint);
     } catch (error) {
         return { kind: "checked", ok: false, detail: `cannot be set up: ${messageOf(error)}` };

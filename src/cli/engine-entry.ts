@@ -9,3 +9,6 @@ export { openApiSession } from "./api-session";
 export { startInteractiveSession, summarizeInventory } from "./interactive-engine";
 // The full settings check, for a chat launch whose user settings the plain reader leaves to it.
 export { loadUserSettings } from "../storage/settings/load";
+// `north doctor` creates providers to check their credentials: through here, so the
+// provider entry stays in the engine's chunks and the print path opens no extra file.
+export { createProvider } from "../providers/index";

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { cloudModules } from "./cloud-modules";
 
 // What the chat loads before its first frame: the interactive command's chunk and the UI's,
 // with every chunk they import statically (an `import()` loads later, so it is not followed).
@@ -69,5 +70,46 @@ describe("what the chat loads before its first frame", () => {
                 source.includes("node_modules/@anthropic-ai/")
         );
         expect(heavy).toEqual([]);
+    });
+});
+
+describe("no cloud module before the chat's first frame", () => {
+    it("the pattern names the cloud libraries and North's cloud provider modules", () => {
+        expect(
+            cloudModules([
+                "node_modules/@aws-sdk/credential-providers/dist-es/index.js",
+                "node_modules/@smithy/eventstream-codec/dist-es/EventStreamCodec.js",
+                "node_modules/@aws-crypto/crc32/build/module/index.js",
+                "node_modules/google-auth-library/build/src/auth/googleauth.js",
+                "node_modules/gaxios/build/esm/src/gaxios.js",
+                "node_modules/gcp-metadata/build/src/index.js",
+                "node_modules/@azure/identity/dist/esm/index.js",
+                "node_modules/@google/genai/dist/node/index.mjs",
+                "src/providers/bedrock/event-stream.ts",
+                "src/providers/vertex/index.ts",
+                "src/providers/gemini.ts",
+                "src/providers/gemini-wire.ts",
+                "src/providers/azure-entra.ts",
+                "src/providers/google-auth.ts",
+            ])
+        ).toHaveLength(14);
+        expect(
+            cloudModules([
+                "src/providers/anthropic.ts",
+                "src/providers/streaming-post.ts",
+                "src/providers/index.ts",
+                "node_modules/@anthropic-ai/sdk/index.mjs",
+                "node_modules/ink/build/index.js",
+                "src/cli/models-command.ts",
+            ])
+        ).toEqual([]);
+    });
+
+    it("the chat's launch chunks hold no cloud library and no cloud provider module", () => {
+        const sources = sourcesOf(
+            staticClosure([entryChunk("interactive-command"), entryChunk("run-app")])
+        );
+        expect(sources.length).toBeGreaterThan(0);
+        expect(cloudModules(sources)).toEqual([]);
     });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import module from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
 import { isolatedHome, runNorth } from "../kit/run-north";
 import { ZOD_MEMBERS } from "../../src/util/zod-runtime";
+import { cloudModules } from "./cloud-modules";
 
 const DIST = fileURLToPath(new URL("../../dist", import.meta.url));
 
@@ -32,6 +33,7 @@ let log;
 export function initialize(data) { log = data.log; }
 export async function load(url, context, next) {
     if (url.includes("/dist/")) appendFileSync(log, url + "\\n");
+    else if (url.includes("/node_modules/")) appendFileSync(log + ".external", url + "\\n");
     return next(url, context);
 }
 `
@@ -50,6 +52,7 @@ const { appendFileSync } = require("node:fs");
 const load = Module._load;
 Module._load = function (request, ...rest) {
     if (request.includes("/dist/")) appendFileSync(process.env.NORTH_TEST_MODULE_LOG, require("node:url").pathToFileURL(request).href + "\\n");
+    else if (!/^(node:|\\.|\\/)/.test(request) && !Module.isBuiltin(request)) appendFileSync(process.env.NORTH_TEST_MODULE_LOG + ".external", request + "\\n");
     return load.call(this, request, ...rest);
 };
 `
@@ -86,9 +89,15 @@ async function loadedUrls(
     args: string[],
     name: string,
     extraEnv: NodeJS.ProcessEnv = {}
-): Promise<{ urls: string[]; run: Awaited<ReturnType<typeof runNorth>> }> {
+): Promise<{
+    urls: string[];
+    /** What loaded from outside dist/ (node_modules): URLs, or bare names for require(). */
+    external: string[];
+    run: Awaited<ReturnType<typeof runNorth>>;
+}> {
     const log = join(work, `${name}.log`);
     writeFileSync(log, "");
+    writeFileSync(`${log}.external`, "");
     const { env } = isolatedHome();
     const run = await runNorth(args, {
         env: {
@@ -101,8 +110,28 @@ async function loadedUrls(
         },
         cwd: work,
     });
-    return { urls: readFileSync(log, "utf8").split("\n").filter(Boolean), run };
+    const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
+    return { urls: lines(log), external: lines(`${log}.external`), run };
 }
+
+/** The source files the given dist/ files were built from, as their source maps name them. */
+function bundledSources(urls: string[]): string[] {
+    return urls.flatMap((url) => {
+        const path = fileURLToPath(url);
+        if (!existsSync(`${path}.map`)) return [path];
+        const map = JSON.parse(readFileSync(`${path}.map`, "utf8")) as { sources: string[] };
+        return map.sources.map((source) => source.replace(/^(\.\.\/)+/, ""));
+    });
+}
+
+/** Cloud variables a user of another tool may have set: none may pull a cloud module in. */
+const CLOUD_ENV = {
+    AWS_REGION: "us-east-1",
+    AWS_PROFILE: "dev",
+    GOOGLE_CLOUD_PROJECT: "corp-project",
+    CLOUD_ML_REGION: "us-east5",
+    AZURE_OPENAI_ENDPOINT: "https://corp.openai.azure.com",
+};
 
 // Module hooks (`module.register`) arrived in Node 20.6.
 describe.skipIf(typeof module.register !== "function")("what a run loads from dist/", () => {
@@ -179,6 +208,24 @@ describe.skipIf(typeof module.register !== "function")("what a run loads from di
         expect(readFileSync(join(DIST, "zod.cjs"), "utf8")).toContain("$ZodType");
         const bundled = module.createRequire(import.meta.url)(join(DIST, "zod.cjs")) as object;
         expect(Object.keys(bundled).sort()).toEqual([...ZOD_MEMBERS].sort());
+    });
+
+    it("north --version and a print run's first request to Anthropic load no cloud library or cloud provider module", async () => {
+        const version = await loadedUrls(["--version"], "version-cloud", CLOUD_ENV);
+        expect(version.run.code).toBe(0);
+        server.enqueue({ text: "hello" });
+        const print = await loadedUrls(["-p", "hi", "--path", work], "print-cloud", CLOUD_ENV);
+        expect(print.run.stdout).toContain("hello");
+        expect(print.run.code).toBe(0);
+        for (const run of [version, print]) {
+            const sources = bundledSources(run.urls);
+            expect(sources).toContain("src/cli/main.ts");
+            expect(cloudModules(sources)).toEqual([]);
+            expect(cloudModules(run.external.map((url) => url.replace(/^file:\/\//, "")))).toEqual(
+                []
+            );
+        }
+        expect(bundledSources(print.urls)).toContain("src/providers/anthropic.ts");
     });
 
     it("north --version loads no engine code", async () => {
