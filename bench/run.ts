@@ -2,28 +2,17 @@
  * `npm run bench -- NAME` (or no NAME for all). Every figure is a median and
  * is printed next to a baseline measured in the same run on the same machine.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { type FakeTurn, startFakeLlmServer } from "../test/kit/fake-llm-server";
 import { interleavedSeries, northEnv, printTable, runOnce, series } from "./measure";
+import { SESSION_PROMPT, fourTurnSession, makeRepo, stream20kTurns } from "./session-scripts";
 
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-
-function makeRepo(): string {
-    const dir = mkdtempSync(join(tmpdir(), "north-bench-repo-"));
-    mkdirSync(join(dir, "src"));
-    const lines = Array.from(
-        { length: 300 },
-        (_, i) => `export const value${i} = ${i}; // retry logic line ${i}`
-    );
-    writeFileSync(join(dir, "src", "retry.ts"), lines.join("\n") + "\n");
-    writeFileSync(join(dir, "README.md"), "# bench repo\n");
-    return dir;
-}
 
 async function benchVersion(): Promise<void> {
     const baseline = await series("node -e 0", RUNS * 2, () =>
@@ -68,13 +57,9 @@ async function benchSession(
     try {
         const session = (bin: string) => () => {
             server.enqueue(...turns());
-            return runOnce(
-                process.execPath,
-                [bin, "-p", "where is the retry logic?", "--path", repo, ...args],
-                {
-                    env: northEnv(server.anthropicBaseUrl, home),
-                }
-            );
+            return runOnce(process.execPath, [bin, "-p", SESSION_PROMPT, "--path", repo, ...args], {
+                env: northEnv(server.anthropicBaseUrl, home),
+            });
         };
         // The bare client sends exactly what North sends first.
         const before = server.requests.length;
@@ -106,22 +91,6 @@ async function benchSession(
         rmSync(repo, { recursive: true, force: true });
         rmSync(home, { recursive: true, force: true });
     }
-}
-
-function fourTurnSession(): FakeTurn[] {
-    return [
-        { toolCalls: [{ name: "find_files", input: { pattern: "*.ts" } }], text: "Let me look." },
-        { toolCalls: [{ name: "search_text", input: { query: "retry logic" } }] },
-        {
-            toolCalls: [
-                {
-                    name: "read_file",
-                    input: { path: "src/retry.ts", range: { start: 1, end: 40 } },
-                },
-            ],
-        },
-        { text: "The retry logic lives in src/retry.ts, lines 1-300." },
-    ];
 }
 
 function toolTurns(count: number): FakeTurn[] {
@@ -195,7 +164,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
         benchSession(
             "20,000-token answer, one token per event, text mode (target ≤ 1.3× a bare consumer, RSS ≤ 90 MB)",
             "north -p: 20k-token stream",
-            () => [{ text: Array.from({ length: 20_000 }, (_, i) => `tok${i} `) }],
+            stream20kTurns,
             [],
             "bare-stream"
         ),
@@ -228,6 +197,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     "pty-latency": async () => (await import("./pty-latency")).benchPtyLatency(),
     acp: async () => (await import("./acp")).benchAcp(),
     soak: async () => (await import("./soak")).benchSoak(),
+    providers: async () => (await import("./providers")).benchProviders(),
 };
 
 const wanted = process.argv.slice(2);
