@@ -158,6 +158,15 @@ process.stdout.write(String((c.user + c.system) / 1000));`;
         console.log(
             "load CPU: importing the same dist/ files (but cli.js) in a fresh process, nothing run"
         );
+        if (builds.length === 2) {
+            const ratio = (key: keyof Timeline) =>
+                (
+                    median(samples[1]!.map((s) => s[key])) / median(samples[0]!.map((s) => s[key]))
+                ).toFixed(3);
+            console.log(
+                `this build / baseline build, first request: ${ratio("requestMs")}× wall, ${ratio("requestCpuMs")}× CPU (target ≤ 1.05×)`
+            );
+        }
     } finally {
         await server.close();
         rmSync(work, { recursive: true, force: true });

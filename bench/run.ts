@@ -14,14 +14,38 @@ import { SESSION_PROMPT, fourTurnSession, makeRepo, stream20kTurns } from "./ses
 const NORTH = fileURLToPath(new URL("../bin/north.js", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
+/**
+ * `north --version` next to `node -e 0` and, with BENCH_BASELINE set to
+ * another build's bin/north.js (the build before a change), next to that
+ * build, all interleaved (target: this build ≤ 1.05× the baseline build).
+ */
 async function benchVersion(): Promise<void> {
-    const baseline = await series("node -e 0", RUNS * 2, () =>
-        runOnce(process.execPath, ["-e", "0"])
+    const other = process.env.BENCH_BASELINE;
+    const rows = await interleavedSeries(
+        [
+            { label: "node -e 0", make: () => runOnce(process.execPath, ["-e", "0"]) },
+            ...(other
+                ? [
+                      {
+                          label: "north --version (baseline build)",
+                          make: () => runOnce(process.execPath, [other, "--version"]),
+                      },
+                  ]
+                : []),
+            {
+                label: "north --version",
+                make: () => runOnce(process.execPath, [NORTH, "--version"]),
+            },
+        ],
+        RUNS * 2
     );
-    const north = await series("north --version", RUNS * 2, () =>
-        runOnce(process.execPath, [NORTH, "--version"])
-    );
-    printTable("north --version (target ≤ 1.3× node -e 0)", [baseline, north], baseline);
+    printTable("north --version (target ≤ 1.3× node -e 0)", rows, rows[0]!);
+    if (other) {
+        const ratio = rows[2]!.wallMs / rows[1]!.wallMs;
+        console.log(
+            `this build / baseline build: ${ratio.toFixed(3)}× (target ≤ 1.05×)  (${other})`
+        );
+    }
 }
 
 /** A bare Node baseline (bench/bare-*.ts) bundled to plain JS, so node runs it without tsx. */
