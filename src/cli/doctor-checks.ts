@@ -173,6 +173,14 @@ async function reachability(provider: ProviderInfo, env: Env): Promise<DoctorChe
         : fail(label, `${raw} unreachable${via}: ${probe.error}`);
 }
 
+/** Which proxy variable the provider's base URL goes through, when one does and the URL is known. */
+function proxyNote(provider: ProviderInfo, env: Env): string {
+    const raw = baseUrlOf(provider, env);
+    if (raw === undefined || !URL.canParse(raw)) return "";
+    const proxy = proxyFor(new URL(raw), env);
+    return proxy.ok && proxy.proxy ? ` via ${proxy.variable}` : "";
+}
+
 /** The probe's line, or, for a provider with no check, its base URL's reachability. */
 async function credentialCheck(
     provider: ProviderInfo,
@@ -181,8 +189,10 @@ async function credentialCheck(
 ): Promise<DoctorCheck[]> {
     const label = `${provider.id} api`;
     const outcome = await probeProvider(provider, env, timeoutMs);
-    if (outcome.kind === "checked")
-        return [outcome.ok ? ok(label, outcome.detail) : fail(label, outcome.detail)];
+    if (outcome.kind === "checked") {
+        const detail = `${outcome.detail}${proxyNote(provider, env)}`;
+        return [outcome.ok ? ok(label, detail) : fail(label, detail)];
+    }
     return [info(label, "no check for this provider"), await reachability(provider, env)];
 }
 

@@ -175,7 +175,7 @@ describe("north doctor", () => {
             const run = await doctor();
             expect(run.code).toBe(0);
             expect(line(run.stdout, "anthropic api")).toContain(
-                "GET http://llm.doctor.invalid:8080/v1/models: credentials accepted (HTTP 200, 0 model(s) listed)"
+                "GET http://llm.doctor.invalid:8080/v1/models: credentials accepted (HTTP 200, 0 model(s) listed) via HTTP_PROXY"
             );
             expect(seen).toEqual(["GET http://llm.doctor.invalid:8080/v1/models"]);
         } finally {
@@ -193,7 +193,7 @@ describe("north doctor", () => {
             env.NODE_EXTRA_CA_CERTS = TEST_CERT_PATH;
             const run = await doctor();
             expect(line(run.stdout, "anthropic api")).toBe(
-                `✓ anthropic api  GET ${front.url}/v1/models: credentials accepted (HTTP 200, 2 model(s) listed)`
+                `✓ anthropic api  GET ${front.url}/v1/models: credentials accepted (HTTP 200, 2 model(s) listed) via HTTPS_PROXY`
             );
             expect(proxy.seen).toContain(`CONNECT ${new URL(front.url).host}`);
         } finally {
