@@ -117,7 +117,7 @@ describe("requests through a proxy", () => {
     it("tunnels HTTPS with CONNECT, and a refusal names the proxy and its status", async () => {
         proxy = await startTestProxy({ auth: "me:s3cret" });
         const front = await startTlsFront(server.url);
-        const target = new URL(`${front.url}/v1/models`);
+        const target = new URL(`${front.url}/v1/no-such-route`);
         const get = (proxyUrl: string) =>
             new Promise<IncomingMessage>((resolve, reject) => {
                 const route = proxiedRequest(target, new URL(proxyUrl), {});
@@ -134,7 +134,7 @@ describe("requests through a proxy", () => {
             );
             const res = await get(`http://me:s3cret@${host}`);
             res.resume();
-            // The fake server answers 404 to GET /v1/models: the TLS session reached it.
+            // The fake server answers 404 to a path it does not serve: the TLS session reached it.
             expect(res.statusCode).toBe(404);
             expect(proxy.seen).toEqual([
                 `CONNECT localhost:${target.port}`,
