@@ -29,6 +29,22 @@ export function openAIEnvHeaders(env: NodeJS.ProcessEnv): Record<string, string>
     return headers;
 }
 
+/**
+ * The key as a bearer token; a provider with `keyHeader` (Azure's `api-key`)
+ * puts it in that header, and a signed provider (Entra ID) sends none.
+ */
+export function openAIAuthHeaders(endpoint: ProviderEndpoint, apiKey: string): Record<string, string> {
+    if (endpoint.signer || (endpoint.auth && endpoint.auth !== "key")) return {};
+    if (endpoint.keyHeader) return { [endpoint.keyHeader.toLowerCase()]: apiKey };
+    return { authorization: `Bearer ${apiKey}` };
+}
+
+/** Azure OpenAI's `api-version`, when the endpoint names one. */
+export function openAIQuery(endpoint: ProviderEndpoint): Record<string, string> | undefined {
+    const version = endpoint.cloud?.apiVersion;
+    return version ? { "api-version": version } : undefined;
+}
+
 /** A streaming POST to an OpenAI API path ("/responses", "/chat/completions"). */
 export function openAISender<Body extends object>(
     endpoint: ProviderEndpoint,
@@ -39,10 +55,11 @@ export function openAISender<Body extends object>(
         endpoint,
         defaultBaseUrl: "https://api.openai.com/v1",
         path,
+        query: openAIQuery(endpoint),
         headers: {
             accept: "application/json",
             ...openAIEnvHeaders(process.env),
-            authorization: `Bearer ${apiKey}`,
+            ...openAIAuthHeaders(endpoint, apiKey),
         },
         logEnv: "OPENAI_LOG",
         errors: async () => (await loadSdk()).openAIErrors,
