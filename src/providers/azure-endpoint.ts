@@ -20,7 +20,10 @@ export class AzureSetupError extends Error {
     override name = "AzureSetupError";
 }
 
-export function azureEndpoint(endpoint: ProviderEndpoint, env: Env = process.env): ProviderEndpoint {
+export function azureEndpoint(
+    endpoint: ProviderEndpoint,
+    env: Env = process.env
+): ProviderEndpoint {
     return endpoint.api === "anthropic"
         ? foundryEndpoint(endpoint, env)
         : azureOpenAIEndpoint(endpoint, env);

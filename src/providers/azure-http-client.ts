@@ -51,7 +51,9 @@ function requestBody(request: PipelineRequest): string | undefined {
         return form.toString();
     }
     if (request.body === undefined || request.body === null) return undefined;
-    throw new Error(`Entra ID: a token request body of type ${typeof request.body} is not supported`);
+    throw new Error(
+        `Entra ID: a token request body of type ${typeof request.body} is not supported`
+    );
 }
 
 /** Case-insensitive headers, the shape the pipeline reads responses with. */

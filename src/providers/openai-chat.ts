@@ -40,6 +40,9 @@ import type {
 
 const LABEL = "OpenAI-compatible API";
 
+/** `GET /models`, loaded when the doctor or `models --refresh` asks. */
+const loadModelList = () => import("./openai-models");
+
 /** Chat Completions usage plus the fields gateways add (OpenRouter's cache writes and cost). */
 type GatewayUsage = NonNullable<ChatCompletionChunk["usage"]> & {
     prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
@@ -61,6 +64,10 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     return {
         api: "openai-chat",
         stream: (request, signal) => streamChat(send, request, signal),
+        listModels: async (signal) =>
+            (await loadModelList()).listOpenAIModels(endpoint, signal),
+        probe: async (signal) =>
+            (await loadModelList()).probeOpenAIModels(endpoint, LABEL, signal),
     };
 }
 

@@ -53,6 +53,9 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),
+        // `GET /models` proves the key or token (Azure OpenAI's v1 API lists them too).
+        probe: async (signal) =>
+            (await import("./openai-models")).probeOpenAIModels(endpoint, LABEL, signal),
     };
 }
 
