@@ -115,6 +115,15 @@ function firstLine(error: unknown): string {
     if (error instanceof Error && error.name === "AggregateAuthenticationError") {
         return "no credentials found (environment, workload identity, managed identity, Azure CLI, azd)";
     }
-    const text = error instanceof Error ? error.message : String(error);
-    return text.split("\n")[0]!.trim().replace(/\.$/, "");
+    // Entra's own words (AADSTS…) say what is wrong: an expired secret, an unknown app.
+    const described = (error as { errorResponse?: { errorDescription?: unknown } })?.errorResponse
+        ?.errorDescription;
+    const text =
+        typeof described === "string" && described.trim()
+            ? described
+            : error instanceof Error
+              ? error.message
+              : String(error);
+    const aadsts = text.match(/AADSTS\d+:.*?(?:\.(?=\s|$)|$)/m)?.[0];
+    return (aadsts ?? text.split(/\r?\n/)[0]!).trim().replace(/\.$/, "");
 }
