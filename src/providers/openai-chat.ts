@@ -64,10 +64,8 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     return {
         api: "openai-chat",
         stream: (request, signal) => streamChat(send, request, signal),
-        listModels: async (signal) =>
-            (await loadModelList()).listOpenAIModels(endpoint, signal),
-        probe: async (signal) =>
-            (await loadModelList()).probeOpenAIModels(endpoint, LABEL, signal),
+        listModels: async (signal) => (await loadModelList()).listOpenAIModels(endpoint, signal),
+        probe: async (signal) => (await loadModelList()).probeOpenAIModels(endpoint, LABEL, signal),
     };
 }
 

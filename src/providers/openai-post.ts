@@ -33,7 +33,10 @@ export function openAIEnvHeaders(env: NodeJS.ProcessEnv): Record<string, string>
  * The key as a bearer token; a provider with `keyHeader` (Azure's `api-key`)
  * puts it in that header, and a signed provider (Entra ID) sends none.
  */
-export function openAIAuthHeaders(endpoint: ProviderEndpoint, apiKey: string): Record<string, string> {
+export function openAIAuthHeaders(
+    endpoint: ProviderEndpoint,
+    apiKey: string
+): Record<string, string> {
     if (endpoint.signer || (endpoint.auth && endpoint.auth !== "key")) return {};
     if (endpoint.keyHeader) return { [endpoint.keyHeader.toLowerCase()]: apiKey };
     return { authorization: `Bearer ${apiKey}` };

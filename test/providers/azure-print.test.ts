@@ -108,3 +108,28 @@ describe("north -p on Azure OpenAI", () => {
         expect(azure.requests).toHaveLength(0);
     });
 });
+
+describe("north -p on Microsoft Foundry", () => {
+    it("answers through Foundry's Anthropic endpoint with the resource's key", async () => {
+        const foundry = await startFakeAzure({ apiKey: KEY, deployments: ["claude-sonnet-4-5"] });
+        try {
+            foundry.enqueue({ text: "Claude on Foundry." });
+            const run = await runNorth(
+                ["-p", "hello", "--path", repo, "--model", "foundry:claude-sonnet-4-5"],
+                {
+                    env: {
+                        ...env,
+                        ANTHROPIC_FOUNDRY_BASE_URL: foundry.foundryBaseUrl,
+                        ANTHROPIC_FOUNDRY_API_KEY: KEY,
+                    },
+                }
+            );
+            expect(run.stderr).toBe("");
+            expect(run.code).toBe(0);
+            expect(run.stdout).toBe("Claude on Foundry.\n");
+            expect(foundry.requests[0]?.headers["x-api-key"]).toBe(KEY);
+        } finally {
+            await foundry.close();
+        }
+    });
+});
