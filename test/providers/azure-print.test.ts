@@ -71,6 +71,26 @@ describe("north -p on Azure OpenAI", () => {
         expect(azure.requests[0]?.headers["api-key"]).toBe(KEY);
     });
 
+    it("a throttled request (429) is retried after Azure's retry-after-ms and then answers", async () => {
+        azure.enqueue(
+            {
+                error: {
+                    status: 429,
+                    code: "429",
+                    message: "Requests to the Responses API have exceeded call rate limit.",
+                    headers: { "retry-after-ms": "20", "retry-after": "1" },
+                },
+            },
+            { text: "Answered after the limit." }
+        );
+        const run = await runNorth(["-p", "hello", "--path", repo, "--model", "azure:prod-gpt"], {
+            env: { ...env, AZURE_OPENAI_API_KEY: KEY },
+        });
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe("Answered after the limit.\n");
+        expect(azure.requests.filter((r) => r.path === "/openai/v1/responses")).toHaveLength(2);
+    });
+
     it("signs in as a service principal (client credentials) when no key is set", async () => {
         azure.enqueue({ text: "Signed in with Entra ID." });
         const run = await runNorth(["-p", "hello", "--path", repo, "--model", "azure:prod-gpt"], {
