@@ -61,14 +61,15 @@ describe("Azure OpenAI base URL", () => {
     });
 });
 
+// MSAL settles on a managed-identity endpoint once per process: one token service for the file.
+let entra: FakeEntra;
+beforeAll(async () => {
+    entra = await startFakeEntra();
+});
+afterAll(() => entra.close());
+
 describe("Azure OpenAI provider", () => {
     let azure: FakeAzure;
-    let entra: FakeEntra;
-
-    beforeAll(async () => {
-        entra = await startFakeEntra();
-    });
-    afterAll(() => entra.close());
 
     beforeEach(async () => {
         for (const name of AMBIENT) vi.stubEnv(name, undefined);
@@ -254,7 +255,11 @@ describe("Microsoft Foundry (Anthropic endpoint)", () => {
 
     beforeEach(async () => {
         for (const name of AMBIENT) vi.stubEnv(name, undefined);
-        azure = await startFakeAzure({ apiKey: KEY, deployments: ["claude-sonnet-4-5"] });
+        azure = await startFakeAzure({
+            apiKey: KEY,
+            deployments: ["claude-sonnet-4-5"],
+            acceptsToken: (token, audience) => entra.accepts(token, audience),
+        });
     });
     afterEach(async () => {
         vi.unstubAllEnvs();
@@ -273,6 +278,20 @@ describe("Microsoft Foundry (Anthropic endpoint)", () => {
         expect(sent.path).toBe("/anthropic/v1/messages");
         expect(sent.headers["x-api-key"]).toBe(KEY);
         expect(sent.headers.authorization).toBeUndefined();
+    });
+
+    it("without a key, an Entra ID token for https://ai.azure.com is the bearer", async () => {
+        vi.stubEnv("ANTHROPIC_FOUNDRY_BASE_URL", azure.foundryBaseUrl);
+        vi.stubEnv("IDENTITY_ENDPOINT", entra.identityEndpoint);
+        vi.stubEnv("IDENTITY_HEADER", "fake-identity-header");
+        vi.stubEnv("PATH", "/nonexistent");
+        azure.enqueue({ text: "token accepted" });
+        const provider = await createProvider(endpointFor("foundry"));
+        const done = doneOf(await collect(provider, request({ apiModelId: "claude-sonnet-4-5" })));
+        expect(done.message.content).toEqual([{ type: "text", text: "token accepted" }]);
+        const sent = azure.requests[0]!;
+        expect(sent.headers["x-api-key"]).toBeUndefined();
+        expect(sent.headers.authorization).toMatch(/^Bearer fake-entra-token-/);
     });
 
     it("builds the base URL from ANTHROPIC_FOUNDRY_RESOURCE", async () => {
