@@ -8,17 +8,13 @@
  */
 
 import { AZURE_AI_SCOPE, COGNITIVE_SERVICES_SCOPE, createEntraSigner } from "./azure-entra";
+import { CredentialError } from "./errors";
 import type { ProviderEndpoint } from "./types";
 
 type Env = Record<string, string | undefined>;
 
 export const AZURE_OPENAI_KEY_ENV = "AZURE_OPENAI_API_KEY";
 export const FOUNDRY_KEY_ENV = "ANTHROPIC_FOUNDRY_API_KEY";
-
-/** An endpoint that cannot be built from the settings and variables given. */
-export class AzureSetupError extends Error {
-    override name = "AzureSetupError";
-}
 
 export function azureEndpoint(
     endpoint: ProviderEndpoint,
@@ -35,7 +31,8 @@ function foundryEndpoint(endpoint: ProviderEndpoint, env: Env): ProviderEndpoint
         endpoint.baseUrl ??
         (resource ? `https://${resource}.services.ai.azure.com/anthropic` : undefined);
     if (!baseUrl) {
-        throw new AzureSetupError(
+        return unusable(
+            endpoint,
             "Foundry: no endpoint: export ANTHROPIC_FOUNDRY_RESOURCE=<resource name> (or ANTHROPIC_FOUNDRY_BASE_URL=https://<resource>.services.ai.azure.com/anthropic)"
         );
     }
@@ -52,7 +49,8 @@ function foundryEndpoint(endpoint: ProviderEndpoint, env: Env): ProviderEndpoint
 function azureOpenAIEndpoint(endpoint: ProviderEndpoint, env: Env): ProviderEndpoint {
     const resource = endpoint.baseUrl ?? env.AZURE_OPENAI_ENDPOINT?.trim();
     if (!resource) {
-        throw new AzureSetupError(
+        return unusable(
+            endpoint,
             "Azure OpenAI: no endpoint: export AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com (or set providers.azure.baseUrl)"
         );
     }
@@ -72,6 +70,19 @@ function azureOpenAIEndpoint(endpoint: ProviderEndpoint, env: Env): ProviderEndp
             scope: COGNITIVE_SERVICES_SCOPE,
             keyEnv: AZURE_OPENAI_KEY_ENV,
         }),
+    };
+}
+
+/**
+ * An endpoint the settings do not name: every request (and probe) stops
+ * before it is sent, with what to set, as a missing credential does.
+ */
+function unusable(endpoint: ProviderEndpoint, problem: string): ProviderEndpoint {
+    return {
+        ...endpoint,
+        signer: {
+            sign: () => Promise.reject(new CredentialError(problem)),
+        },
     };
 }
 

@@ -20,9 +20,6 @@ const DEFAULT_TOKEN_TIMEOUT_MS = 60_000;
 /** A token this close to expiry is renewed before the request rather than during it. */
 const REFRESH_MARGIN_MS = 2 * 60_000;
 
-const HOW_TO_FIX =
-    "run `az login`, or set AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET for a service principal (managed and workload identities are found on their own)";
-
 export interface EntraSignerOptions {
     scope: string;
     /** The variable of the key that would replace Entra ID, named in the error. */
@@ -87,12 +84,15 @@ async function fetchToken(
                 `Entra ID: no token after ${Math.round(timeoutMs / 1000)} s (the token endpoint does not answer): check the network and proxy, or set ${options.keyEnv} to use a key`
             );
         }
+        // What to do first: error messages are cut to one short line.
         throw new CredentialError(
-            `Entra ID: no token for ${options.scope}: ${firstLine(error)}. To sign in, ${HOW_TO_FIX}; or set ${options.keyEnv} to use a key.`
+            `Entra ID: no token (run \`az login\`, or set ${options.keyEnv}): ${firstLine(error)}`
         );
     }
     if (!token?.token) {
-        throw new CredentialError(`Entra ID: no token for ${options.scope}: ${HOW_TO_FIX}.`);
+        throw new CredentialError(
+            `Entra ID: no token (run \`az login\`, or set ${options.keyEnv}): the credential returned none`
+        );
     }
     return token;
 }
@@ -113,7 +113,7 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  */
 function firstLine(error: unknown): string {
     if (error instanceof Error && error.name === "AggregateAuthenticationError") {
-        return "no credentials found (environment, workload identity, managed identity, Azure CLI, azd)";
+        return "no credentials found (AZURE_TENANT_ID/AZURE_CLIENT_ID/AZURE_CLIENT_SECRET, workload or managed identity, Azure CLI, azd)";
     }
     // Entra's own words (AADSTS…) say what is wrong: an expired secret, an unknown app.
     const described = (error as { errorResponse?: { errorDescription?: unknown } })?.errorResponse

@@ -213,9 +213,17 @@ describe("Azure OpenAI provider", () => {
         expect(sent.headers.authorization).toMatch(/^Bearer fake-entra-token-/);
     });
 
-    it("no endpoint at all says which variable to set", async () => {
+    it("no endpoint at all says which variable to set, and nothing is sent", async () => {
         vi.stubEnv("AZURE_OPENAI_ENDPOINT", undefined);
-        await expect(azureProvider()).rejects.toThrow(/AZURE_OPENAI_ENDPOINT/);
+        vi.stubEnv("AZURE_OPENAI_API_KEY", KEY);
+        const provider = await azureProvider();
+        const failed = errorOf(await collect(provider, request({ apiModelId: "prod-gpt" })));
+        expect(failed.error).toMatchObject({ kind: "auth", retryable: false });
+        expect(failed.error.message).toMatch(/export AZURE_OPENAI_ENDPOINT=/);
+        const probe = await provider.probe!(new AbortController().signal);
+        expect(probe).toMatchObject({ ok: false });
+        expect(probe.detail).toMatch(/AZURE_OPENAI_ENDPOINT/);
+        expect(azure.requests).toHaveLength(0);
     });
 
     it("probe lists the deployments without sending a prompt; a wrong key fails it", async () => {
@@ -304,7 +312,12 @@ describe("Microsoft Foundry (Anthropic endpoint)", () => {
     });
 
     it("no resource and no base URL names both variables", async () => {
-        await expect(createProvider(endpointFor("foundry"))).rejects.toThrow(
+        const provider = await createProvider(endpointFor("foundry"));
+        const failed = errorOf(
+            await collect(provider, request({ apiModelId: "claude-sonnet-4-5" }))
+        );
+        expect(failed.error.kind).toBe("auth");
+        expect(failed.error.message).toMatch(
             /ANTHROPIC_FOUNDRY_RESOURCE.*ANTHROPIC_FOUNDRY_BASE_URL/
         );
     });
