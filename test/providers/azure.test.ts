@@ -240,6 +240,33 @@ describe("Azure OpenAI provider", () => {
         expect(refused.detail).toMatch(/401.*invalid subscription key.*refused/);
     });
 
+    it("a user-defined Chat Completions provider with `keyHeader` reaches Azure's chat path", async () => {
+        const catalogue = buildCatalogue({
+            azurechat: {
+                api: "openai-chat",
+                baseUrl: `${azure.url}/openai/v1`,
+                apiKeyEnv: "MY_AZURE_KEY",
+                keyHeader: "api-key",
+            },
+        });
+        const resolved = resolveEndpoint(catalogue.providers.get("azurechat")!, {
+            MY_AZURE_KEY: KEY,
+        });
+        if (!resolved.ok) throw new Error(resolved.error);
+        azure.enqueue({ text: "chat on azure", usage: { input: 5, output: 2, cacheRead: 3 } });
+        const done = doneOf(
+            await collect(
+                await createProvider(resolved.endpoint),
+                request({ apiModelId: "prod-gpt" })
+            )
+        );
+        expect(done.usage).toMatchObject({ inputTokens: 5, outputTokens: 2, cacheReadTokens: 3 });
+        const sent = azure.requests[0]!;
+        expect(sent.path).toBe("/openai/v1/chat/completions");
+        expect(sent.headers["api-key"]).toBe(KEY);
+        expect(sent.headers.authorization).toBeUndefined();
+    });
+
     describe("through a proxy", () => {
         let proxy: TestProxy;
         beforeEach(async () => {
