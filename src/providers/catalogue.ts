@@ -59,6 +59,59 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
     },
+    // Azure hosts (azure-endpoint.ts): the key variable when set, else Entra ID tokens.
+    {
+        id: "azure",
+        api: "openai-responses",
+        display: "Azure OpenAI",
+        baseUrlEnv: "AZURE_OPENAI_ENDPOINT",
+        auth: "azure",
+    },
+    {
+        id: "foundry",
+        api: "anthropic",
+        display: "Microsoft Foundry",
+        baseUrlEnv: "ANTHROPIC_FOUNDRY_BASE_URL",
+        auth: "azure",
+    },
+    // Gateways and hosts of the Chat Completions protocol, as each one's docs give base and key.
+    {
+        id: "openrouter",
+        api: "openai-chat",
+        display: "OpenRouter",
+        apiKeyEnv: "OPENROUTER_API_KEY",
+        baseUrl: "https://openrouter.ai/api/v1",
+        // OpenRouter's app attribution (an `http-referer` can be added in providers.openrouter.headers).
+        headers: { "x-title": "North" },
+    },
+    {
+        id: "vercel",
+        api: "openai-chat",
+        display: "Vercel AI Gateway",
+        apiKeyEnv: "AI_GATEWAY_API_KEY",
+        baseUrl: "https://ai-gateway.vercel.sh/v1",
+    },
+    {
+        id: "groq",
+        api: "openai-chat",
+        display: "Groq",
+        apiKeyEnv: "GROQ_API_KEY",
+        baseUrl: "https://api.groq.com/openai/v1",
+    },
+    {
+        id: "deepseek",
+        api: "openai-chat",
+        display: "DeepSeek",
+        apiKeyEnv: "DEEPSEEK_API_KEY",
+        baseUrl: "https://api.deepseek.com/v1",
+    },
+    {
+        id: "xai",
+        api: "openai-chat",
+        display: "xAI",
+        apiKeyEnv: "XAI_API_KEY",
+        baseUrl: "https://api.x.ai/v1",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
@@ -197,8 +250,11 @@ export function calculateCost(
         outputTokens: number;
         cacheReadTokens: number;
         cacheWriteTokens: number;
+        costUsd?: number;
     }
 ): number | null {
+    // What the response says it cost (a gateway's bill) beats our price list.
+    if (usage.costUsd !== undefined) return usage.costUsd;
     if (!pricing) return null;
     return (
         (usage.inputTokens * pricing.input +

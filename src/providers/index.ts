@@ -8,7 +8,13 @@ import type { Provider, ProviderEndpoint } from "./types";
 export type * from "./types";
 export { EMPTY_USAGE } from "./types";
 
-export async function createProvider(endpoint: ProviderEndpoint): Promise<Provider> {
+export async function createProvider(given: ProviderEndpoint): Promise<Provider> {
+    let endpoint = given;
+    // Azure hosts (a key variable, else Entra ID tokens) serve any API: Azure OpenAI, Foundry.
+    if (endpoint.auth === "azure") {
+        const { azureEndpoint } = await import("./azure-endpoint");
+        endpoint = azureEndpoint(endpoint);
+    }
     switch (endpoint.api) {
         case "anthropic": {
             const { createAnthropicProvider } = await import("./anthropic");

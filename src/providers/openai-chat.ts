@@ -40,6 +40,15 @@ import type {
 
 const LABEL = "OpenAI-compatible API";
 
+/** `GET /models`, loaded when the doctor or `models --refresh` asks. */
+const loadModelList = () => import("./openai-models");
+
+/** Chat Completions usage plus the fields gateways add (OpenRouter's cache writes and cost). */
+type GatewayUsage = NonNullable<ChatCompletionChunk["usage"]> & {
+    prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+    cost?: number | null;
+};
+
 type SendChat = (
     params: ChatCompletionCreateParamsStreaming,
     signal: AbortSignal
@@ -55,7 +64,8 @@ export function createOpenAIChatProvider(endpoint: ProviderEndpoint): Provider {
     return {
         api: "openai-chat",
         stream: (request, signal) => streamChat(send, request, signal),
-        probe: openAIModelsProbe(endpoint, endpoint.apiKey || "not-needed"),
+        listModels: async (signal) => (await loadModelList()).listOpenAIModels(endpoint, signal),
+        probe: openAIModelsProbe(endpoint),
     };
 }
 
@@ -194,11 +204,17 @@ class StreamState {
         this.toolCalls.clear();
     }
 
-    private setUsage(u: NonNullable<ChatCompletionChunk["usage"]>): void {
+    private setUsage(u: GatewayUsage): void {
         const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
-        this.usage.inputTokens = Math.max(0, u.prompt_tokens - cached);
+        const written = u.prompt_tokens_details?.cache_write_tokens ?? 0;
+        this.usage.inputTokens = Math.max(0, u.prompt_tokens - cached - written);
         this.usage.outputTokens = u.completion_tokens;
         this.usage.cacheReadTokens = cached;
+        this.usage.cacheWriteTokens = written;
+        // A gateway's bill for the request (OpenRouter: credits, one per USD).
+        if (typeof u.cost === "number" && Number.isFinite(u.cost) && u.cost >= 0) {
+            this.usage.costUsd = u.cost;
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { classifyError } from "./errors";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
-import { probeModelList } from "./probe-get";
+import { type GetSpec, probeModelList } from "./probe-get";
 import type { ProbeResult, ProviderEndpoint, ProviderError } from "./types";
 
 /** The SDK's error classes, loaded on a failure only (openai-sdk.ts). */
@@ -32,29 +32,49 @@ export function openAIEnvHeaders(env: NodeJS.ProcessEnv): Record<string, string>
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
-function openAIHeaders(apiKey: string): Record<string, string> {
+/**
+ * The key as a bearer token; a provider with `keyHeader` (Azure's `api-key`)
+ * puts it in that header, and a signed provider (Entra ID) sends none.
+ */
+export function openAIAuthHeaders(
+    endpoint: ProviderEndpoint,
+    apiKey: string
+): Record<string, string> {
+    if (endpoint.signer || (endpoint.auth && endpoint.auth !== "key")) return {};
+    if (endpoint.keyHeader) return { [endpoint.keyHeader.toLowerCase()]: apiKey };
+    return { authorization: `Bearer ${apiKey}` };
+}
+
+/** Azure OpenAI's `api-version`, when the endpoint names one. */
+export function openAIQuery(endpoint: ProviderEndpoint): Record<string, string> | undefined {
+    const version = endpoint.cloud?.apiVersion;
+    return version ? { "api-version": version } : undefined;
+}
+
+function openAIHeaders(endpoint: ProviderEndpoint, apiKey: string): Record<string, string> {
     return {
         accept: "application/json",
         ...openAIEnvHeaders(process.env),
-        authorization: `Bearer ${apiKey}`,
+        ...openAIAuthHeaders(endpoint, apiKey),
+    };
+}
+
+/** `GET {base}/models` with the endpoint's credentials: model lists and the doctor's probe. */
+export function openAIModelsGet(endpoint: ProviderEndpoint): GetSpec {
+    return {
+        endpoint,
+        defaultBaseUrl: OPENAI_BASE_URL,
+        path: "/models",
+        query: openAIQuery(endpoint),
+        headers: openAIHeaders(endpoint, endpoint.apiKey || "not-needed"),
     };
 }
 
 /** `Provider.probe`: GET /models with the key (local servers list their models there too). */
 export function openAIModelsProbe(
-    endpoint: ProviderEndpoint,
-    apiKey: string
+    endpoint: ProviderEndpoint
 ): (signal: AbortSignal) => Promise<ProbeResult> {
-    return (signal) =>
-        probeModelList(
-            {
-                endpoint,
-                defaultBaseUrl: OPENAI_BASE_URL,
-                path: "/models",
-                headers: openAIHeaders(apiKey),
-            },
-            signal
-        );
+    return (signal) => probeModelList(openAIModelsGet(endpoint), signal);
 }
 
 /** A streaming POST to an OpenAI API path ("/responses", "/chat/completions"). */
@@ -67,7 +87,8 @@ export function openAISender<Body extends object>(
         endpoint,
         defaultBaseUrl: OPENAI_BASE_URL,
         path,
-        headers: openAIHeaders(apiKey),
+        query: openAIQuery(endpoint),
+        headers: openAIHeaders(endpoint, apiKey),
         logEnv: "OPENAI_LOG",
         errors: async () => (await loadSdk()).openAIErrors,
     });

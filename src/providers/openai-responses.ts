@@ -53,7 +53,8 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),
-        probe: openAIModelsProbe(endpoint, endpoint.apiKey),
+        // `GET /models` proves the key or token (Azure OpenAI's v1 API lists them too).
+        probe: openAIModelsProbe(endpoint),
     };
 }
 

@@ -101,6 +101,11 @@ export interface Usage {
     outputTokens: number;
     cacheReadTokens: number;
     cacheWriteTokens: number;
+    /**
+     * USD, when the response states what it cost (OpenRouter's `usage.cost`):
+     * then it is the cost, in place of the catalogue's prices.
+     */
+    costUsd?: number;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "cancelled" | "error";
