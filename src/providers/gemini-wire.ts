@@ -154,7 +154,13 @@ function toFunctionDeclaration(tool: ToolSchema): GeminiFunctionDeclaration {
     };
 }
 
+/** The image types Gemini reads (PNG, JPEG, WebP, HEIC, HEIF): North's GIFs go as a note. */
+const GEMINI_IMAGE_TYPES = new Set<string>(["image/png", "image/jpeg", "image/webp"]);
+
 function inlineImage(block: ImageBlock): GeminiPart {
+    if (!GEMINI_IMAGE_TYPES.has(block.mediaType)) {
+        return { text: `[Image ${block.name} not sent: Gemini does not read ${block.mediaType}]` };
+    }
     return { inlineData: { mimeType: block.mediaType, data: block.data } };
 }
 
