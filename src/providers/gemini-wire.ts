@@ -111,7 +111,7 @@ export interface GeminiResponseChunk {
 /** The `generateContent` body for a request (contents, system, tools, thinking). */
 export function buildGeminiRequest(request: StreamRequest): GeminiRequestBody {
     const body: GeminiRequestBody = {
-        contents: toGeminiContents(request.messages),
+        contents: toGeminiContents(request.messages, usesThinkingLevel(request.apiModelId)),
         generationConfig: { maxOutputTokens: request.maxOutputTokens },
     };
     if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
@@ -164,7 +164,14 @@ function inlineImage(block: ImageBlock): GeminiPart {
     return { inlineData: { mimeType: block.mediaType, data: block.data } };
 }
 
-function toGeminiContents(messages: Message[]): GeminiContent[] {
+/**
+ * Google's documented stand-in for a function call Gemini did not sign (from
+ * another model, or cut from the history): Gemini 3 refuses an unsigned first
+ * call of a step, and accepts this in its place.
+ */
+export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
+
+function toGeminiContents(messages: Message[], signsCalls: boolean): GeminiContent[] {
     // functionResponse names the function; North's results name only the call id.
     const callNames = new Map<string, string>();
     for (const message of messages) {
@@ -183,7 +190,7 @@ function toGeminiContents(messages: Message[]): GeminiContent[] {
     };
     for (const message of messages) {
         if (message.role === "user") push("user", userParts(message.content, callNames));
-        else push("model", modelParts(message.content));
+        else push("model", modelParts(message.content, signsCalls));
     }
     return contents;
 }
@@ -217,8 +224,9 @@ function userParts(
     return [...responses, ...rest];
 }
 
-function modelParts(blocks: AssistantBlock[]): GeminiPart[] {
+function modelParts(blocks: AssistantBlock[], signsCalls: boolean): GeminiPart[] {
     const parts: GeminiPart[] = [];
+    let firstCall = true;
     for (const block of blocks) {
         switch (block.type) {
             case "text":
@@ -236,7 +244,10 @@ function modelParts(blocks: AssistantBlock[]): GeminiPart[] {
                     });
                 }
                 break;
-            case "tool_call":
+            case "tool_call": {
+                const foreign = firstCall && signsCalls ? FOREIGN_CALL_SIGNATURE : undefined;
+                const thoughtSignature = block.thoughtSignature ?? foreign;
+                firstCall = false;
                 parts.push(
                     signed(
                         {
@@ -246,10 +257,11 @@ function modelParts(blocks: AssistantBlock[]): GeminiPart[] {
                                 args: argsOf(block),
                             },
                         },
-                        block
+                        { thoughtSignature }
                     )
                 );
                 break;
+            }
             case "redacted_thinking":
             case "reasoning":
                 // Other APIs' reasoning: Gemini cannot read it.

@@ -4,6 +4,9 @@
  * real API would refuse fails the test that sent it.
  */
 
+/** Google's documented stand-in signature for calls the model did not produce. */
+export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
+
 /** Image types the API reads inline. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"]);
 /** The API's limit on a whole request carrying inline data. */
@@ -160,7 +163,9 @@ function partProblem(
     if (signature !== undefined) {
         if (role !== "model")
             return `* GenerateContentRequest.${where}: thought_signature is only valid on model turns`;
-        if (typeof signature !== "string" || !ctx.issuedSignatures.has(signature)) {
+        const known =
+            signature === FOREIGN_CALL_SIGNATURE || ctx.issuedSignatures.has(String(signature));
+        if (typeof signature !== "string" || !known) {
             return `* GenerateContentRequest.${where}.thought_signature: Thought signature is not valid.`;
         }
     }

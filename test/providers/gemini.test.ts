@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FOREIGN_CALL_SIGNATURE } from "../../src/providers/gemini-wire";
 import { createProvider } from "../../src/providers/index";
 import type { Message, Provider, ToolCallBlock } from "../../src/providers/types";
 import { FAKE_GEMINI_KEY, type FakeGemini, startFakeGemini } from "../kit/fake-gemini";
@@ -194,7 +195,7 @@ describe("Gemini API: requests", () => {
         });
     });
 
-    it("is refused by the fake like the API when a Gemini 3 call is replayed without its signature", async () => {
+    it("gives a Gemini 3 call from elsewhere Google's stand-in signature, and leaves 2.x alone", async () => {
         const messages: Message[] = [
             { role: "user", content: "Read a" },
             {
@@ -207,20 +208,34 @@ describe("Gemini API: requests", () => {
                         input: { path: "a" },
                         rawInput: "{}",
                     },
+                    {
+                        type: "tool_call",
+                        id: "c2",
+                        name: "read_file",
+                        input: { path: "b" },
+                        rawInput: "{}",
+                    },
                 ],
             },
             {
                 role: "user",
-                content: [{ type: "tool_result", toolCallId: "c1", content: "A", isError: false }],
+                content: [
+                    { type: "tool_result", toolCallId: "c1", content: "A", isError: false },
+                    { type: "tool_result", toolCallId: "c2", content: "B", isError: false },
+                ],
             },
         ];
-        const error = errorOf(
+        fake.enqueue({ text: "ok" }, { text: "ok" });
+        doneOf(
             await collect(provider, request({ apiModelId: FLASH_3, tools: [READ_TOOL], messages }))
         );
-        expect(error.error).toMatchObject({ kind: "bad_request", status: 400, retryable: false });
-        expect(error.error.message).toMatch(
-            /^Gemini API 400: Function call `read_file` .*thought_signature/
+        const parts = lastBody().contents[1]!.parts as Array<{ thoughtSignature?: string }>;
+        expect(parts.map((p) => p.thoughtSignature)).toEqual([FOREIGN_CALL_SIGNATURE, undefined]);
+        doneOf(
+            await collect(provider, request({ apiModelId: PRO_25, tools: [READ_TOOL], messages }))
         );
+        const old = lastBody().contents[1]!.parts as Array<{ thoughtSignature?: string }>;
+        expect(old.map((p) => p.thoughtSignature)).toEqual([undefined, undefined]);
     });
 
     it("sends images inline and a GIF (which Gemini cannot read) as a note", async () => {
