@@ -239,20 +239,14 @@ export async function startFakeGemini(
             case "endless":
                 while (!res.destroyed && !res.writableEnded) {
                     const ok = res.write(sse(chunk(model, [{ text: turn.text ?? "endless " }])));
-                    if (!ok)
-                        await new Promise<void>((resolve) =>
-                            res.once("drain", resolve).once("close", resolve)
-                        );
+                    if (!ok) await drained(res);
                 }
                 return;
             case "endless_event":
                 res.write("data: ");
                 while (!res.destroyed && !res.writableEnded) {
                     const ok = res.write("x".repeat(64 * 1024));
-                    if (!ok)
-                        await new Promise<void>((resolve) =>
-                            res.once("drain", resolve).once("close", resolve)
-                        );
+                    if (!ok) await drained(res);
                 }
                 return;
         }
@@ -423,6 +417,17 @@ function sendJson(
 ): void {
     res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers });
     res.end(JSON.stringify(body));
+}
+
+/** Waits until the client reads again or hangs up; leaves no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+    return new Promise<void>((resolve) => {
+        const done = (): void => {
+            res.off("drain", done).off("close", done);
+            resolve();
+        };
+        res.on("drain", done).on("close", done);
+    });
 }
 
 function startSse(res: ServerResponse): void {

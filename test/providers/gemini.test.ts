@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FOREIGN_CALL_SIGNATURE } from "../../src/providers/gemini-wire";
 import { createProvider } from "../../src/providers/index";
 import type { Message, Provider, ToolCallBlock } from "../../src/providers/types";
 import { FAKE_GEMINI_KEY, type FakeGemini, startFakeGemini } from "../kit/fake-gemini";
+import { startTestProxy } from "../kit/test-proxy";
 import { READ_TOOL, collect, doneOf, errorOf, request } from "./helpers";
 
 let fake: FakeGemini;
@@ -397,5 +398,35 @@ describe("Gemini API: models", () => {
             detail: "Gemini API 400: API key not valid. Please pass a valid API key.",
         });
         expect(fake.requests.every((r) => r.method === "GET")).toBe(true);
+    });
+
+    it("lists models through HTTP_PROXY like every other request", async () => {
+        const proxy = await startTestProxy();
+        vi.stubEnv("HTTP_PROXY", proxy.url);
+        vi.stubEnv("NO_PROXY", "");
+        try {
+            const models = await provider.listModels!(new AbortController().signal);
+            expect(models.map((m) => m.id)).toEqual(["gemini-3-flash", "gemini-2.5-pro"]);
+            expect(proxy.seen).toEqual([`GET ${fake.url}/v1beta/models?pageSize=1000`]);
+        } finally {
+            vi.unstubAllEnvs();
+            await proxy.close();
+        }
+    });
+});
+
+describe("Gemini API: cancelling", () => {
+    it("ends with cancelled when the signal aborts mid-stream", async () => {
+        fake.enqueue({ fault: "endless" });
+        const controller = new AbortController();
+        const events = [];
+        for await (const event of provider.stream(
+            request({ apiModelId: FLASH_3 }),
+            controller.signal
+        )) {
+            events.push(event);
+            if (event.type === "text_delta") controller.abort();
+        }
+        expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "cancelled" } });
     });
 });
