@@ -211,7 +211,7 @@ export async function startFakeGemini(
             return;
         }
         startSse(res);
-        for (const event of encodeGeminiReply(model, turn, issuedSignatures)) res.write(event);
+        await writeBatched(res, encodeGeminiReply(model, turn, issuedSignatures));
         res.end();
     }
 
@@ -417,6 +417,20 @@ function sendJson(
 ): void {
     res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers });
     res.end(JSON.stringify(body));
+}
+
+/** As the other fakes: frames in writes of about 64 KB, as they would leave a real server. */
+const BATCH_BYTES = 64 * 1024;
+
+async function writeBatched(res: ServerResponse, frames: string[]): Promise<void> {
+    let batch = "";
+    for (const frame of frames) {
+        batch += frame;
+        if (batch.length < BATCH_BYTES) continue;
+        if (!res.write(batch)) await drained(res);
+        batch = "";
+    }
+    if (batch) res.write(batch);
 }
 
 /** Waits until the client reads again or hangs up; leaves no listener behind. */
