@@ -172,6 +172,17 @@ export async function startFakeGemini(
             sendError(res, 400, problem);
             return;
         }
+        // A rough count (4 characters a token) against the model's listed limit.
+        const limit = fake.models.find((m) => m.id === model)?.inputTokenLimit;
+        const tokens = Math.ceil(raw.length / 4);
+        if (limit !== undefined && tokens > limit) {
+            sendError(
+                res,
+                400,
+                `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`
+            );
+            return;
+        }
         const turn = queue.shift();
         if (!turn) {
             sendError(res, 500, "fake Gemini: no scripted turn left");

@@ -333,6 +333,29 @@ describe("Gemini API: endings and errors", () => {
         );
     });
 
+    it("reads a prompt over the model's input limit as context_length, so North summarises", async () => {
+        const small = fake.models.find((m) => m.id === PRO_25)!;
+        const before = small.inputTokenLimit;
+        small.inputTokenLimit = 100;
+        try {
+            const long = request({
+                apiModelId: PRO_25,
+                messages: [{ role: "user", content: "x".repeat(2000) }],
+            });
+            const error = errorOf(await collect(provider, long));
+            expect(error.error).toMatchObject({
+                kind: "context_length",
+                status: 400,
+                retryable: false,
+            });
+            expect(error.error.message).toMatch(
+                /^Gemini API 400: The input token count \(\d+\) exceeds/
+            );
+        } finally {
+            small.inputTokenLimit = before;
+        }
+    });
+
     it("classifies an error sent inside the stream by its Google status", async () => {
         fake.enqueue({ error: { status: 503, message: "Backend went away", midStream: true } });
         const c = await collect(provider, request({ apiModelId: FLASH_3 }));
