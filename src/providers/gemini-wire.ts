@@ -5,6 +5,7 @@
  * Plain JSON over `streaming-post.ts`; no Google SDK.
  */
 
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { makeProviderError } from "./errors";
 import { googleStreamErrorBody } from "./gemini-errors";
@@ -352,7 +353,8 @@ export class GeminiStreamState {
     private finishReason: string | undefined;
     private open: OpenBlock | undefined;
     private calls = 0;
-    private readonly callIdPrefix = `gemini-${Date.now().toString(36)}-`;
+    // The API often sends calls without ids; North's must be unique in the conversation.
+    private readonly callIdPrefix = `gemini-${randomUUID().slice(0, 8)}-`;
 
     constructor(private readonly label: string) {}
 
