@@ -127,8 +127,11 @@ export function buildGeminiRequest(request: StreamRequest): GeminiRequestBody {
                   thinkingLevel: budget >= HIGH_THINKING_BUDGET ? "high" : "low",
               }
             : { includeThoughts: true, thinkingBudget: budget };
-        // Thoughts count against maxOutputTokens: the budget comes on top of the answer's.
-        body.generationConfig.maxOutputTokens = request.maxOutputTokens + budget;
+        // The model's output limit covers thoughts and answer; only a limit the
+        // budget would fill is raised, so the answer keeps room without passing it.
+        if (request.maxOutputTokens <= budget) {
+            body.generationConfig.maxOutputTokens = request.maxOutputTokens + budget;
+        }
     }
     return body;
 }

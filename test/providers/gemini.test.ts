@@ -78,10 +78,17 @@ describe("Gemini API: requests", () => {
         });
         const thinking = doneOf(c).message.content[0]!;
         expect(thinking).toMatchObject({ type: "thinking", thinking: "Pondering.", signature: "" });
-        await collect(provider, request({ apiModelId: PRO_25, thinking: { budgetTokens: 2048 } }));
-        expect(lastBody().generationConfig.thinkingConfig).toEqual({
-            includeThoughts: true,
-            thinkingBudget: 2048,
+        await collect(
+            provider,
+            request({
+                apiModelId: PRO_25,
+                thinking: { budgetTokens: 2048 },
+                maxOutputTokens: 65_536,
+            })
+        );
+        expect(lastBody().generationConfig).toEqual({
+            maxOutputTokens: 65_536,
+            thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 },
         });
     });
 
