@@ -397,28 +397,28 @@ export class GeminiStreamState {
             this.functionCall(part.functionCall, part.thoughtSignature, out);
             return;
         }
-        if (part.text === undefined) {
-            // A signature may come on a part of its own; it belongs to what came before.
-            if (part.thoughtSignature)
-                this.sign(this.openText(out, "", part.thought === true), part.thoughtSignature);
-            return;
-        }
-        const block = this.openText(out, part.text, part.thought === true);
-        if (part.thoughtSignature) this.sign(block, part.thoughtSignature);
+        // An empty unsigned part carries nothing (other kinds of part, e.g. images, are not read).
+        if (!part.text && !part.thoughtSignature) return;
+        this.addText(out, part.text ?? "", part.thought === true, part.thoughtSignature);
     }
 
-    /** Appends text to the open block of its kind, or opens one; a signed block is never appended to. */
-    private openText(out: StreamEvent[], text: string, thought: boolean): OpenBlock {
+    /**
+     * Appends text to the open block of its kind, or opens one. A signed part
+     * (often an empty one that ends the answer) is a block of its own, never
+     * merged with others: the signature goes back on exactly that part.
+     */
+    private addText(out: StreamEvent[], text: string, thought: boolean, signature?: string): void {
         const kind = thought ? "thinking" : "text";
         let block = this.open;
-        if (!block || block.type !== kind || block.thoughtSignature !== undefined) {
+        if (signature || !block || block.type !== kind || block.thoughtSignature !== undefined) {
             block = thought
                 ? { type: "thinking", thinking: "", signature: "" }
                 : { type: "text", text: "" };
+            if (signature) block.thoughtSignature = signature;
             this.blocks.push(block);
             this.open = block;
         }
-        if (!text) return block;
+        if (!text) return;
         if (block.type === "thinking") {
             block.thinking += text;
             pushTextDelta(out, "thinking_delta", text);
@@ -426,11 +426,6 @@ export class GeminiStreamState {
             block.text += text;
             pushTextDelta(out, "text_delta", text);
         }
-        return block;
-    }
-
-    private sign(block: OpenBlock, signature: string): void {
-        block.thoughtSignature = signature;
     }
 
     private functionCall(

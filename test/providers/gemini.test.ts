@@ -56,9 +56,11 @@ describe("Gemini API: requests", () => {
         expect(req.headers["x-goog-api-key"]).toBe(FAKE_GEMINI_KEY);
         expect(lastBody().systemInstruction).toEqual({ parts: [{ text: "You are a test." }] });
         expect(lastBody().contents).toEqual([{ role: "user", parts: [{ text: "Hi" }] }]);
-        // The signature on the last (empty) text part is kept for the next turn.
-        const signed = done.message.content.find((b) => b.type === "text" && b.thoughtSignature);
-        expect(signed).toBeDefined();
+        // The signature on the last (empty) part is kept, on a block of its own, for the next turn.
+        expect(done.message.content).toEqual([
+            { type: "text", text: "Hello there, friend." },
+            { type: "text", text: "", thoughtSignature: expect.any(String) },
+        ]);
     });
 
     it("asks Gemini 3 for a thinking level and 2.5 for a budget, and streams thought parts as thinking", async () => {
