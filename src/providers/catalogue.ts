@@ -112,6 +112,13 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "XAI_API_KEY",
         baseUrl: "https://api.x.ai/v1",
     },
+    {
+        id: "gemini",
+        api: "gemini",
+        display: "Gemini API",
+        apiKeyEnv: "GEMINI_API_KEY",
+        baseUrlEnv: "GOOGLE_GEMINI_BASE_URL",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };

@@ -29,9 +29,12 @@ export async function createProvider(given: ProviderEndpoint): Promise<Provider>
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "gemini": {
+            const { createGeminiProvider } = await import("./gemini");
+            return createGeminiProvider(endpoint);
+        }
         case "bedrock":
         case "vertex":
-        case "gemini":
             throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }
