@@ -261,7 +261,15 @@ describe("Anthropic Messages rules", () => {
                             toolCallId: "toolu_1",
                             content: "a.png",
                             isError: false,
-                            images: [{ type: "image", mediaType: "image/png", data: PNG }],
+                            images: [
+                                {
+                                    type: "image",
+                                    mediaType: "image/png",
+                                    data: PNG,
+                                    name: "a.png",
+                                    bytes: 70,
+                                },
+                            ],
                         },
                     ],
                 },
