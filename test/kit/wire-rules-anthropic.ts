@@ -19,7 +19,8 @@ const MAX_SIDE_MANY = 2000;
 const MANY_IMAGES = 20;
 const MAX_CACHE_BREAKPOINTS = 4;
 const MIN_THINKING_BUDGET = 1024;
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** The current Messages API reference allows 128 characters (OpenAI stops at 64). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
 const isRecord = (value: unknown): value is Json =>
@@ -420,7 +421,7 @@ function checkTools(body: Json, add: Add): void {
         if (!TOOL_NAME.test(name)) {
             add(
                 "tool-name",
-                `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`
+                `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`
             );
         }
         if (names.has(name)) add("tool-name-unique", "tools: Tool names must be unique.");
