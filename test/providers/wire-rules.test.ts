@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import { buildAnthropicParams } from "../../src/providers/anthropic";
 import type { StreamRequest } from "../../src/providers/types";
+import { startFakeLlmServer } from "../kit/fake-llm-server";
 import { encodeJpeg, encodePng } from "../kit/image-pixels";
 import {
     anthropicMessagesProblems,
@@ -492,5 +493,61 @@ describe("image facts", () => {
         expect(imageFacts(PNG)).toMatchObject({ format: "image/png", width: 4, height: 3 });
         expect(imageFacts(JPEG)).toMatchObject({ format: "image/jpeg", width: 5, height: 2 });
         expect(imageFacts(Buffer.from("hello").toString("base64")).format).toBeUndefined();
+    });
+});
+
+describe("the fake server", () => {
+    const post = (url: string, body: unknown): Promise<Response> =>
+        fetch(url, {
+            method: "POST",
+            headers: {
+                "content-type": "application/json",
+                "x-api-key": "sk-test",
+                "anthropic-version": "2023-06-01",
+            },
+            body: JSON.stringify(body),
+        });
+
+    it("answers a request that breaks a rule 400 in each API's error shape, keeping its turn", async () => {
+        const server = await startFakeLlmServer({ turns: [{ text: "never sent" }] });
+        try {
+            const messages = await post(
+                `${server.url}/v1/messages`,
+                messagesBody([user("x"), assistant([toolUse("toolu_1")]), user("go on")])
+            );
+            expect(messages.status).toBe(400);
+            expect(await messages.json()).toEqual({
+                type: "error",
+                error: {
+                    type: "invalid_request_error",
+                    message: expect.stringContaining("(wire rule: tool-use-answered)"),
+                },
+            });
+            const responses = await post(
+                `${server.openaiBaseUrl}/responses`,
+                responsesBody([asks("x"), output("c1")])
+            );
+            expect(responses.status).toBe(400);
+            expect(await responses.json()).toMatchObject({
+                error: {
+                    type: "invalid_request_error",
+                    message: expect.stringContaining("No tool call found"),
+                },
+            });
+            const chat = await post(
+                `${server.openaiBaseUrl}/chat/completions`,
+                chatBody([tool("c1")])
+            );
+            expect(chat.status).toBe(400);
+            expect(await chat.json()).toMatchObject({
+                error: {
+                    type: "invalid_request_error",
+                    message: expect.stringContaining("'tool'"),
+                },
+            });
+            expect(server.remaining()).toBe(1);
+        } finally {
+            await server.close();
+        }
     });
 });
