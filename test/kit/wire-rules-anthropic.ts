@@ -26,15 +26,41 @@ const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const isRecord = (value: unknown): value is Json =>
     typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * Where the Messages body goes: Anthropic's API (and Foundry) name the model
+ * in the body; Bedrock and Vertex AI name it in the URL and take the API
+ * version in the body instead.
+ */
+export type MessagesHost = "anthropic" | "bedrock" | "vertex";
+
+const HOST_VERSIONS: Record<Exclude<MessagesHost, "anthropic">, string> = {
+    bedrock: "bedrock-2023-05-31",
+    vertex: "vertex-2023-10-16",
+};
+
 /** The problems the Messages API would answer this request body with a 400 for. */
-export function anthropicMessagesProblems(body: unknown): WireProblem[] {
+export function anthropicMessagesProblems(
+    body: unknown,
+    host: MessagesHost = "anthropic"
+): WireProblem[] {
     const problems: WireProblem[] = [];
     const add = (rule: string, message: string): void => void problems.push({ rule, message });
     if (!isRecord(body)) {
         add("body", "request body must be a JSON object");
         return problems;
     }
-    if (typeof body.model !== "string" || !body.model) add("body", "model: Field required");
+    if (host === "anthropic") {
+        if (typeof body.model !== "string" || !body.model) add("body", "model: Field required");
+    } else {
+        const version = HOST_VERSIONS[host];
+        if (body.anthropic_version !== version) {
+            add("body", `anthropic_version: Input should be '${version}'`);
+        }
+        // Bedrock validates the body strictly: the model belongs in the URL.
+        if (host === "bedrock" && body.model !== undefined) {
+            add("body", "extraneous key [model] is not permitted");
+        }
+    }
     const maxTokens = body.max_tokens;
     if (typeof maxTokens !== "number" || !Number.isInteger(maxTokens) || maxTokens < 1) {
         add("body", "max_tokens: Input should be a positive integer");

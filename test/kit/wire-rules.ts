@@ -2,14 +2,17 @@
  * The request rules each wire's real API answers with a 400, checked by the
  * fakes on every request so a test cannot pass on a conversation the real
  * service would refuse. The Anthropic checker is also the one for the Messages
- * bodies sent to Bedrock, Vertex AI and Foundry.
+ * bodies sent to Bedrock, Vertex AI and Foundry:
+ *
+ *     const problems = anthropicMessagesProblems(body, "bedrock");
+ *     if (problems.length > 0) answer400(wireProblemMessage(problems));
  */
 import type { Wire } from "./fake-llm-wire";
 import { anthropicMessagesProblems } from "./wire-rules-anthropic";
 import { chatCompletionsProblems } from "./wire-rules-chat";
 import { responsesProblems } from "./wire-rules-responses";
 
-export { anthropicMessagesProblems } from "./wire-rules-anthropic";
+export { anthropicMessagesProblems, type MessagesHost } from "./wire-rules-anthropic";
 export { chatCompletionsProblems } from "./wire-rules-chat";
 export { responsesProblems } from "./wire-rules-responses";
 

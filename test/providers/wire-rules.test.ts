@@ -279,6 +279,37 @@ describe("Anthropic Messages rules", () => {
         expect(anthropicMessagesProblems(buildAnthropicParams(request))).toEqual([]);
     });
 
+    it("holds Bedrock and Vertex AI bodies to their version field and the model in the URL", () => {
+        const { model: _model, stream: _stream, ...hosted } = messagesBody(loop());
+        expect(
+            anthropicMessagesProblems(
+                { ...hosted, anthropic_version: "bedrock-2023-05-31" },
+                "bedrock"
+            )
+        ).toEqual([]);
+        expect(
+            anthropicMessagesProblems(
+                { ...hosted, anthropic_version: "vertex-2023-10-16" },
+                "vertex"
+            )
+        ).toEqual([]);
+        expect(rulesOf(anthropicMessagesProblems(hosted, "vertex"))).toEqual(["body"]);
+        const withModel = { ...hosted, model: "m", anthropic_version: "bedrock-2023-05-31" };
+        expect(anthropicMessagesProblems(withModel, "bedrock")[0]?.message).toBe(
+            "extraneous key [model] is not permitted"
+        );
+        // The conversation rules hold wherever the body goes.
+        const unanswered = [user("x"), assistant([toolUse("toolu_1")]), user("go on")];
+        const bedrock = {
+            max_tokens: 10,
+            messages: unanswered,
+            anthropic_version: "bedrock-2023-05-31",
+        };
+        expect(rulesOf(anthropicMessagesProblems(bedrock, "bedrock"))).toEqual([
+            "tool-use-answered",
+        ]);
+    });
+
     it("names the rule in the message of the 400", () => {
         const problems = anthropicMessagesProblems(
             messagesBody([user("x"), assistant([toolUse("toolu_7")]), user("go on")])
