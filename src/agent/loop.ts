@@ -98,9 +98,11 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     const extra = submitted?.additionalContext.join("\n\n");
     const text = extra ? `${prompt}\n\n${extra}` : prompt;
     const images = run.attachedImages;
+    // A prompt of images only has no text block: the APIs refuse an empty one.
+    const textBlocks = text.trim() ? [{ type: "text" as const, text }] : [];
     const message: UserMessage = {
         role: "user",
-        content: withNotices(images.length > 0 ? [{ type: "text", text }, ...images] : text, deps),
+        content: withNotices(images.length > 0 ? [...textBlocks, ...images] : text, deps),
     };
     const tooLarge = promptAloneTooLarge(message, run, conversation.model);
     if (tooLarge) {

@@ -316,14 +316,14 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
                 if (!block.images?.length) {
                     return {
                         type: "tool_result",
-                        tool_use_id: block.toolCallId,
+                        tool_use_id: anthropicToolId(block.toolCallId),
                         content: block.content,
                         is_error: block.isError,
                     };
                 }
                 return {
                     type: "tool_result",
-                    tool_use_id: block.toolCallId,
+                    tool_use_id: anthropicToolId(block.toolCallId),
                     content: [
                         { type: "text", text: block.content },
                         ...block.images.map(toAnthropicImage),
@@ -357,7 +357,7 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
                 case "tool_call":
                     content.push({
                         type: "tool_use",
-                        id: block.id,
+                        id: anthropicToolId(block.id),
                         name: block.name,
                         input: block.inputError === undefined ? block.input : {},
                     });
@@ -371,6 +371,14 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
     }
     markLastUserBlockForCache(out);
     return out;
+}
+
+/**
+ * A tool call id as the Messages API takes it (`^[a-zA-Z0-9_-]+$`): calls
+ * another API named (e.g. "functions.read_file:0") keep their pairing.
+ */
+function anthropicToolId(id: string): string {
+    return id.replace(/[^a-zA-Z0-9_-]/g, "_") || "_";
 }
 
 /** Cache breakpoint on the newest user block, so the whole conversation prefix is reused next turn. */

@@ -303,6 +303,13 @@ function toInputImage(block: ImageBlock): ResponseInputImage {
     };
 }
 
+/** Whether an output item (text or a function call) follows the reasoning at `index`. */
+function ledToOutput(blocks: AssistantBlock[], index: number): boolean {
+    return blocks
+        .slice(index + 1)
+        .some((b) => (b.type === "text" && b.text !== "") || b.type === "tool_call");
+}
+
 function toInput(messages: Message[]): ResponseInput {
     const items: Array<ResponseInputItem | ReplayedOutputMessage> = [];
     for (const message of messages) {
@@ -339,7 +346,7 @@ function toInput(messages: Message[]): ResponseInput {
             flushText();
             continue;
         }
-        for (const block of message.content) {
+        for (const [index, block] of message.content.entries()) {
             switch (block.type) {
                 case "text":
                     if (block.text) {
@@ -352,8 +359,10 @@ function toInput(messages: Message[]): ResponseInput {
                     }
                     break;
                 case "reasoning":
-                    // Without the encrypted content a stateless request cannot resolve the item.
-                    if (block.encryptedContent) {
+                    // Without the encrypted content a stateless request cannot resolve the
+                    // item; without the output it led to (an answer cut while reasoning) the
+                    // API refuses it.
+                    if (block.encryptedContent && ledToOutput(message.content, index)) {
                         items.push({
                             type: "reasoning",
                             id: block.id,

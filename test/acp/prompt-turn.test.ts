@@ -263,6 +263,21 @@ describe("what the user attaches", () => {
         expect(sent).toContain("src/retry.ts");
         expect(sent).toContain(png);
     });
+
+    it("sends a prompt of only an image without an empty text block, which the API refuses", async () => {
+        bed.server.enqueue({ text: "A small square." });
+        const { acp, sessionId } = await bed.session();
+        const png = pngImage(2, 2).toString("base64");
+        const answer = await acp.prompt(sessionId, [
+            { type: "image", mimeType: "image/png", data: png },
+        ]);
+        expect(answer.stopReason).toBe("end_turn");
+        expect(acp.text(sessionId)).toBe("A small square.");
+        const body = bed.server.requests[0]!.body as {
+            messages: Array<{ content: Array<{ type: string }> }>;
+        };
+        expect(body.messages[0]!.content.map((b) => b.type)).toEqual(["image"]);
+    });
 });
 
 describe("turns", () => {

@@ -6,6 +6,9 @@
  * Each POST to one of the three endpoints consumes the next scripted turn.
  * A turn with `when` is only served to a request whose raw body it accepts,
  * and before turns without one (requests in parallel, such as subagents').
+ *
+ * Every request is first held to its wire's 400 rules (wire-rules.ts) and
+ * refused in the real error shape when it breaks one.
  */
 
 import { createServer } from "node:http";
@@ -22,6 +25,7 @@ import {
     partialReply,
 } from "./fake-llm-wire";
 import type { FakeErrorTurn, FakeTurn, Wire } from "./fake-llm-wire";
+import { wireProblemMessage, wireProblems } from "./wire-rules";
 
 export type {
     FakeErrorTurn,
@@ -124,6 +128,13 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
         const refused = authProblem(wire, req.headers);
         if (refused) {
             sendError(res, wire, { status: 401, type: "authentication_error", message: refused });
+            return;
+        }
+        // The real API refuses a malformed conversation before it reaches the model.
+        const problems = wireProblems(wire, parseJson(text));
+        if (problems.length > 0) {
+            const message = wireProblemMessage(problems);
+            sendError(res, wire, { status: 400, type: "invalid_request_error", message });
             return;
         }
         const turn = takeTurn(queue, text);

@@ -5,11 +5,14 @@
  *     const held = await startHeldLlmServer();
  *     await held.requested(1);              // North is waiting for its answer
  *     held.release({ text: "Done." });      // now it streams
+ *
+ * A request the real API would refuse (wire-rules.ts) is answered 400 at once.
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { DEFAULT_MODEL_ID } from "../../src/providers/catalogue";
 import { encodeReply, errorBody, type FakeErrorTurn, type FakeReplyTurn } from "./fake-llm-wire";
+import { anthropicMessagesProblems, type WireProblem, wireProblemMessage } from "./wire-rules";
 
 export interface HeldLlmServer {
     anthropicBaseUrl: string;
@@ -44,12 +47,16 @@ export async function startHeldLlmServer(): Promise<HeldLlmServer> {
         req.setEncoding("utf8");
         req.on("data", (chunk: string) => (raw += chunk));
         req.on("end", () => {
+            let body: unknown = raw;
             try {
-                bodies.push(JSON.parse(raw));
+                body = JSON.parse(raw);
             } catch {
-                bodies.push(raw);
+                // kept as text: the rules refuse it
             }
-            const turn = released.shift();
+            bodies.push(body);
+            // What the real API refuses is answered at once, never held.
+            const problems = anthropicMessagesProblems(body);
+            const turn = problems.length > 0 ? refusal(problems) : released.shift();
             if (turn) answer(res, turn);
             else waiting.push(res);
             for (const watcher of [...watchers]) watcher();
@@ -86,4 +93,9 @@ export async function startHeldLlmServer(): Promise<HeldLlmServer> {
                 server.close(() => resolve());
             }),
     };
+}
+
+function refusal(problems: WireProblem[]): FakeErrorTurn {
+    const message = wireProblemMessage(problems);
+    return { error: { status: 400, type: "invalid_request_error", message } };
 }

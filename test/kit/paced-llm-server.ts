@@ -1,7 +1,8 @@
 /**
  * A fake Anthropic Messages server that streams its scripted text answers at
  * a set pace, or stops part way and keeps the response open: for tests that
- * must act (kill, signal) while North is in the middle of a stream.
+ * must act (kill, signal) while North is in the middle of a stream. A request
+ * the real API would refuse (wire-rules.ts) is answered 400.
  */
 import { EventEmitter } from "node:events";
 import { createServer } from "node:http";
@@ -9,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { encodeReply } from "./fake-llm-wire";
 import type { FakeReplyTurn } from "./fake-llm-wire";
+import { anthropicMessagesProblems, wireProblemMessage } from "./wire-rules";
 
 export interface PacedTurn extends FakeReplyTurn {
     /** Milliseconds between two events of the answer (default 0: all at once). */
@@ -66,6 +68,15 @@ export async function startPacedLlmServer(): Promise<PacedLlmServer> {
         const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "null");
         requests.push(body);
         events.emit("request", body);
+        const problems = anthropicMessagesProblems(body);
+        if (problems.length > 0) {
+            const message = wireProblemMessage(problems);
+            res.writeHead(400, { "content-type": "application/json" });
+            res.end(
+                JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } })
+            );
+            return;
+        }
         const turn = queue.shift();
         if (!turn) {
             res.writeHead(500, { "content-type": "application/json" });

@@ -209,6 +209,47 @@ describe("anthropic provider", () => {
         ]);
     });
 
+    it("replays tool calls another API named with ids the Messages API refuses, paired", async () => {
+        // Some OpenAI-compatible servers name calls like "functions.read_file:0".
+        server.enqueue({ text: "ok" });
+        const c = await collect(
+            provider,
+            request({
+                tools: [READ_TOOL],
+                messages: [
+                    { role: "user", content: "read it" },
+                    {
+                        role: "assistant",
+                        content: [
+                            {
+                                type: "tool_call",
+                                id: "functions.read_file:0",
+                                name: "read_file",
+                                input: { path: "a" },
+                                rawInput: '{"path":"a"}',
+                            },
+                        ],
+                    },
+                    {
+                        role: "user",
+                        content: [
+                            {
+                                type: "tool_result",
+                                toolCallId: "functions.read_file:0",
+                                content: "A",
+                                isError: false,
+                            },
+                        ],
+                    },
+                ],
+            })
+        );
+        expect(doneOf(c).stopReason).toBe("end_turn");
+        const sent = JSON.stringify(body(0).messages);
+        expect(sent).toContain('"id":"functions_read_file_0"');
+        expect(sent).toContain('"tool_use_id":"functions_read_file_0"');
+    });
+
     it("keeps max_tokens above the thinking budget", async () => {
         server.enqueue({ text: "ok" });
         await collect(

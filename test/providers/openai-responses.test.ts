@@ -196,6 +196,31 @@ describe("openai responses provider", () => {
         ]);
     });
 
+    it("does not replay reasoning that led to no output (an answer cut while reasoning)", async () => {
+        server.enqueue({
+            thinking: { text: "Still thinking.", signature: "enc-cut" },
+            stopReason: "max_tokens",
+        });
+        const cut = doneOf(await collect(provider, request({ thinking: { budgetTokens: 8000 } })));
+        expect(cut.message.content.map((b) => b.type)).toEqual(["reasoning"]);
+
+        // The API refuses a reasoning item without the item it led to.
+        server.enqueue({ text: "Done." });
+        const next = await collect(
+            provider,
+            request({
+                thinking: { budgetTokens: 8000 },
+                messages: [
+                    { role: "user", content: "go" },
+                    cut.message,
+                    { role: "user", content: "go on" },
+                ],
+            })
+        );
+        expect(doneOf(next).stopReason).toBe("end_turn");
+        expect(body(1).input.map((item) => item["type"] ?? item["role"])).toEqual(["user", "user"]);
+    });
+
     it("maps usage: cached tokens are subtracted from input", async () => {
         server.enqueue({ text: "hi", usage: { input: 100, output: 7, cacheRead: 900 } });
         const done = doneOf(await collect(provider, request()));

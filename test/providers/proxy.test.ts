@@ -106,7 +106,11 @@ describe("requests through a proxy", () => {
         const res = await nodeFetch(`${server.url}/v1/chat/completions`, {
             method: "POST",
             headers: { "content-type": "application/json" },
-            body: JSON.stringify({ model: "m", stream: true, messages: [] }),
+            body: JSON.stringify({
+                model: "m",
+                stream: true,
+                messages: [{ role: "user", content: "hi" }],
+            }),
         });
         expect(res.status).toBe(200);
         await res.text();
