@@ -59,6 +59,14 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
     },
+    {
+        id: "vertex",
+        api: "vertex",
+        display: "Google Vertex AI",
+        auth: "google",
+        // Claude Code's variable; it includes the `/v1` (src/providers/vertex/vertex-location.ts).
+        baseUrlEnv: "ANTHROPIC_VERTEX_BASE_URL",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };

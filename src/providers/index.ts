@@ -23,8 +23,11 @@ export async function createProvider(endpoint: ProviderEndpoint): Promise<Provid
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "vertex": {
+            const { createVertexProvider } = await import("./vertex/index");
+            return createVertexProvider(endpoint);
+        }
         case "bedrock":
-        case "vertex":
         case "gemini":
             throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
