@@ -112,7 +112,8 @@ async function createSetup(
     const file = await readCredentialsFile(env);
     const tokenUrl =
         file?.token_uri && file.token_uri !== GOOGLE_TOKEN_URL ? file.token_uri : undefined;
-    const lib = await import("google-auth-library");
+    // A CommonJS package: its exports are `default` once bundled.
+    const lib = (await import("google-auth-library")).default;
     const fetchImplementation = transportFetch(tokenUrl);
     // The metadata server is reached by the library's shared request instance: same transport.
     lib.gaxios.instance.defaults.fetchImplementation = fetchImplementation;
@@ -122,21 +123,33 @@ async function createSetup(
         clientOptions: { transporterOptions: { fetchImplementation, timeout: timeoutMs } },
     });
     const source = describeSource(file, tokenUrl, env);
+    if (!file && !mayHaveMetadataServer(env, lib.gcpMetadata)) throw noCredentials();
     try {
         const client = await auth.getClient();
         const found = projectId ?? (await auth.getProjectId().catch(() => null));
         return { client, projectId: found ?? null, source };
     } catch (error) {
-        // The library's own message for "no credentials anywhere" (not re-exported at its top).
-        const { GoogleAuthExceptionMessages } =
-            await import("google-auth-library/build/src/auth/googleauth.js");
-        if (error instanceof Error && error.message === GoogleAuthExceptionMessages.NO_ADC_FOUND) {
-            throw new CredentialError(
-                `no Google credentials found (no GOOGLE_APPLICATION_CREDENTIALS, no gcloud application default credentials, no metadata server): ${LOGIN_HINT}`
-            );
+        if (!file && !(await lib.gcpMetadata.isAvailable().catch(() => false))) {
+            throw noCredentials();
         }
         throw credentialFailure(error, source);
     }
+}
+
+function noCredentials(): CredentialError {
+    return new CredentialError(
+        `no Google credentials found (no GOOGLE_APPLICATION_CREDENTIALS, no gcloud application default credentials, not on Google Cloud): ${LOGIN_HINT}`
+    );
+}
+
+/**
+ * Whether the metadata server is worth asking: on Google Cloud (the
+ * library's BIOS and serverless check) or where the variables point at one.
+ * Elsewhere the library's probe would cost a timeout and print a warning.
+ */
+function mayHaveMetadataServer(env: Env, metadata: { getGCPResidency(): boolean }): boolean {
+    if (env.GCE_METADATA_HOST || env.GCE_METADATA_IP || env.METADATA_SERVER_DETECTION) return true;
+    return metadata.getGCPResidency();
 }
 
 /** The credentials file the library will read: GOOGLE_APPLICATION_CREDENTIALS, else gcloud's. */
