@@ -67,6 +67,13 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         // Claude Code's variable; it includes the `/v1` (src/providers/vertex/vertex-location.ts).
         baseUrlEnv: "ANTHROPIC_VERTEX_BASE_URL",
     },
+    {
+        id: "gemini",
+        api: "gemini",
+        display: "Gemini API",
+        apiKeyEnv: "GEMINI_API_KEY",
+        baseUrlEnv: "GOOGLE_GEMINI_BASE_URL",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };

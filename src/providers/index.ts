@@ -27,8 +27,11 @@ export async function createProvider(endpoint: ProviderEndpoint): Promise<Provid
             const { createVertexProvider } = await import("./vertex/index");
             return createVertexProvider(endpoint);
         }
+        case "gemini": {
+            const { createGeminiProvider } = await import("./gemini");
+            return createGeminiProvider(endpoint);
+        }
         case "bedrock":
-        case "gemini":
             throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }

@@ -10,6 +10,8 @@ export type { ProviderApi };
 export interface TextBlock {
     type: "text";
     text: string;
+    /** Gemini's signature of the thoughts behind this part; replayed as received. */
+    thoughtSignature?: string;
 }
 
 /** Anthropic thinking block; must be sent back unmodified in tool loops. */
@@ -17,6 +19,8 @@ export interface ThinkingBlock {
     type: "thinking";
     thinking: string;
     signature: string;
+    /** Gemini's thought signature (not Anthropic's `signature`, which stays empty). */
+    thoughtSignature?: string;
 }
 
 export interface RedactedThinkingBlock {
@@ -40,6 +44,11 @@ export interface ToolCallBlock {
      * the history never carries (and re-sends) them. The reason, for the model.
      */
     inputRefused?: string;
+    /**
+     * Gemini's thought signature on this function call: Gemini 3 refuses a
+     * replayed call (the first of each step) without it.
+     */
+    thoughtSignature?: string;
 }
 
 export interface ToolResultBlock {
