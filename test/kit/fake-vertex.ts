@@ -1,10 +1,12 @@
 /**
- * A fake Vertex AI serving Claude through `streamRawPredict`, checking what
- * the real service checks: a bearer token the token endpoint issued, the URL
- * shape (project, location, publisher, model), a model served in that
- * location, `anthropic_version: vertex-2023-10-16` and no `model` in the
- * body, and the Messages API's 400 rules (tool_use ids answered by
- * tool_result, thinking replayed with the signature it was sent with).
+ * A fake Vertex AI serving Claude through `streamRawPredict` and Gemini
+ * through `streamGenerateContent?alt=sse`, checking what the real service
+ * checks: a bearer token the token endpoint issued, the URL shape (project,
+ * location, publisher, model), a model served in that location; for Claude
+ * `anthropic_version: vertex-2023-10-16`, no `model` in the body and the
+ * Messages API's 400 rules (tool_use ids answered by tool_result, thinking
+ * replayed with the signature it was sent with); for Gemini the
+ * generateContent body rules and thought signatures (fake-gemini-rules.ts).
  * Google's errors come as `{error:{code,message,status}}`, the Messages
  * API's as Anthropic's.
  */
@@ -12,6 +14,8 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { type GeminiReplyExtras, encodeGeminiReply } from "./fake-gemini";
+import { geminiBodyProblem } from "./fake-gemini-rules";
 import { encodeReply } from "./fake-llm-wire";
 import type { FakeReplyTurn } from "./fake-llm-wire";
 
@@ -23,10 +27,13 @@ export interface FakeVertexError {
     headers?: Record<string, string>;
 }
 
-export type FakeVertexTurn = FakeReplyTurn | { error: FakeVertexError };
+/** A reply in the wire of the model's publisher (`gemini`: Gemini's own ends of it). */
+export type FakeVertexTurn =
+    (FakeReplyTurn & { gemini?: GeminiReplyExtras }) | { error: FakeVertexError };
 
 export interface FakeVertexRequest {
     path: string;
+    publisher: "anthropic" | "google";
     project: string;
     location: string;
     model: string;
@@ -45,14 +52,15 @@ export interface FakeVertex {
 
 export interface FakeVertexOptions {
     project: string;
-    /** Claude models each location serves. */
+    /** The models (Claude and Gemini) each location serves. */
     models: Record<string, string[]>;
     /** Accepts a bearer token; undefined: requests need none (a gateway adds it). */
     tokenValid?: (token: string) => boolean;
 }
 
 const PATH =
-    /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/:]+):streamRawPredict$/;
+    /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(anthropic|google)\/models\/([^/:]+):(streamRawPredict|streamGenerateContent)$/;
+const METHOD = { anthropic: "streamRawPredict", google: "streamGenerateContent" } as const;
 
 export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeVertex> {
     const queue: FakeVertexTurn[] = [];
@@ -60,6 +68,7 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     const sockets = new Set<Socket>();
     /** Thinking signatures this fake sent, the only ones it accepts back. */
     const signatures = new Set<string>();
+    const geminiSignatures = new Set<string>();
 
     const server = createServer((req, res) => {
         void handle(req, res).catch((error: unknown) => {
@@ -69,9 +78,11 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
         const text = await readBody(req);
-        const path = decodeURIComponent((req.url ?? "/").split("?")[0]!);
+        const url = new URL(req.url ?? "/", "http://127.0.0.1");
+        const path = decodeURIComponent(url.pathname);
         const match = PATH.exec(path);
-        if (req.method !== "POST" || !match) {
+        const publisher = match?.[3] as "anthropic" | "google" | undefined;
+        if (req.method !== "POST" || !match || METHOD[publisher!] !== match[5]) {
             googleError(res, {
                 status: 404,
                 statusName: "NOT_FOUND",
@@ -79,7 +90,13 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
             });
             return;
         }
-        const [, project, location, model] = match as unknown as [string, string, string, string];
+        const [, project, location, , model] = match as unknown as string[] as [
+            string,
+            string,
+            string,
+            string,
+            string,
+        ];
         if (options.tokenValid) {
             const auth = req.headers.authorization ?? "";
             const token = auth.startsWith("Bearer ") ? auth.slice(7) : "";
@@ -97,7 +114,7 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
             googleError(res, {
                 status: 403,
                 statusName: "PERMISSION_DENIED",
-                message: `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/anthropic/models/${model}' (or it may not exist).`,
+                message: `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).`,
             });
             return;
         }
@@ -105,7 +122,7 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
             googleError(res, {
                 status: 404,
                 statusName: "NOT_FOUND",
-                message: `Publisher Model \`projects/${project}/locations/${location}/publishers/anthropic/models/${model}\` not found.`,
+                message: `Publisher Model \`projects/${project}/locations/${location}/publishers/${publisher}/models/${model}\` not found.`,
             });
             return;
         }
@@ -120,11 +137,30 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
             });
             return;
         }
-        requests.push({ path, project, location, model, headers: req.headers, body });
-        const problem = messagesProblem(body, signatures);
-        if (problem) {
-            anthropicError(res, 400, "invalid_request_error", problem);
-            return;
+        requests.push({
+            path,
+            publisher: publisher!,
+            project,
+            location,
+            model,
+            headers: req.headers,
+            body,
+        });
+        if (publisher === "google") {
+            const problem =
+                url.searchParams.get("alt") !== "sse"
+                    ? "streamGenerateContent answers SSE only with alt=sse"
+                    : geminiBodyProblem(body, { model, issuedSignatures: geminiSignatures });
+            if (problem) {
+                googleError(res, { status: 400, statusName: "INVALID_ARGUMENT", message: problem });
+                return;
+            }
+        } else {
+            const problem = messagesProblem(body, signatures);
+            if (problem) {
+                anthropicError(res, 400, "invalid_request_error", problem);
+                return;
+            }
         }
         const turn = queue.shift();
         if (!turn) {
@@ -139,8 +175,12 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
             googleError(res, turn.error);
             return;
         }
-        if (turn.thinking) signatures.add(turn.thinking.signature);
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        if (publisher === "google") {
+            res.end(encodeGeminiReply(model, turn, geminiSignatures).join(""));
+            return;
+        }
+        if (turn.thinking) signatures.add(turn.thinking.signature);
         res.end(encodeReply("anthropic", model, turn).join(""));
     }
 

@@ -32,7 +32,11 @@ beforeAll(async () => {
     tokens = await startFakeGoogleToken();
     vertex = await startFakeVertex({
         project: PROJECT,
-        models: { "us-east5": [MODEL], "europe-west1": ["claude-haiku-4-5@20251001"] },
+        models: {
+            "us-east5": [MODEL],
+            "europe-west1": ["claude-haiku-4-5@20251001"],
+            global: ["gemini-2.5-pro", "gemini-3-flash"],
+        },
         tokenValid: (token) => tokens.issued(token),
     });
 });
@@ -214,6 +218,63 @@ describe("Claude on Vertex AI with a service-account key", () => {
         } finally {
             await proxy?.close();
         }
+    });
+});
+
+describe("Gemini on Vertex AI", () => {
+    it("streams through streamGenerateContent with the Google token, in the global location by default", async () => {
+        vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", keyFile(tokens.serviceAccount(PROJECT)));
+        const provider = createVertexProvider(endpoint());
+        vertex.enqueue({ text: "Hello from Gemini on Vertex" });
+        const done = await collect(provider, request({ apiModelId: "gemini-2.5-pro" }));
+        expect(done.text).toBe("Hello from Gemini on Vertex");
+        expect(doneOf(done).stopReason).toBe("end_turn");
+        const sent = vertex.requests[0]!;
+        expect(sent.path).toBe(
+            `/v1/projects/${PROJECT}/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent`
+        );
+        expect(sent.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+        expect(sent.headers["x-goog-api-key"]).toBeUndefined();
+    });
+
+    it("replays a function call with its thought signature, which the fake checks", async () => {
+        vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", keyFile(tokens.serviceAccount(PROJECT)));
+        const provider = createVertexProvider(endpoint());
+        vertex.enqueue(
+            {
+                thinking: { text: "Look at the file.", signature: "unused" },
+                toolCalls: [{ name: "read_file", input: { path: "a.ts" } }],
+            },
+            { text: "It exports one constant." }
+        );
+        const req = request({
+            apiModelId: "gemini-3-flash",
+            tools: [READ_TOOL],
+            thinking: { budgetTokens: 2048 },
+        });
+        const first = doneOf(await collect(provider, req));
+        expect(first.stopReason).toBe("tool_use");
+        const call = first.message.content.find((b) => b.type === "tool_call");
+        expect(call?.type).toBe("tool_call");
+        const second = await collect(provider, {
+            ...req,
+            messages: [
+                ...req.messages,
+                first.message,
+                {
+                    role: "user",
+                    content: [
+                        {
+                            type: "tool_result",
+                            toolCallId: call?.type === "tool_call" ? call.id : "",
+                            content: "export const a = 1;",
+                            isError: false,
+                        },
+                    ],
+                },
+            ],
+        });
+        expect(second.text).toBe("It exports one constant.");
     });
 });
 

@@ -1,17 +1,19 @@
 /**
  * Google Vertex AI: Claude through `streamRawPredict` (the Messages API
  * body and SSE answer, `anthropic_version` in the body, the model in the
- * URL). Requests carry a Google access token (`google-auth.ts`) unless
+ * URL), Google's models (Gemini) through `streamGenerateContent?alt=sse`
+ * (the Gemini wire, gemini-wire.ts). Requests carry a Google access token (`google-auth.ts`) unless
  * CLAUDE_CODE_SKIP_VERTEX_AUTH says a gateway adds credentials itself.
  */
 
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { AnthropicSdkErrors } from "../anthropic-sdk";
 import { streamAnthropicMessages } from "../anthropic";
-import { CredentialError, classifyError, makeProviderError } from "../errors";
+import { CredentialError, classifyError } from "../errors";
+import { classifyGoogleError, googleApiErrors } from "../gemini-errors";
+import { type GeminiRequestBody, streamGeminiContent } from "../gemini-wire";
 import { createGoogleCredentials, type GoogleCredentials } from "../google-auth";
 import { customHeadersFromEnv, streamingPoster } from "../streaming-post";
-import { EMPTY_USAGE } from "../types";
 import type { ProbeResult, Provider, ProviderEndpoint, StreamEvent, StreamRequest } from "../types";
 import {
     configuredProject,
@@ -82,6 +84,23 @@ export function createVertexProvider(
         return post({ ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION }, signal);
     };
 
+    const sendGemini = async (modelId: string, body: GeminiRequestBody, signal: AbortSignal) => {
+        const region = regionFor(modelId, endpoint.cloud, env);
+        const path = `${modelPath(await project(signal), region, "google", modelId)}:streamGenerateContent`;
+        // The Google Gen AI SDK's variable for another Vertex endpoint wins for its models.
+        const baseUrl = env.GOOGLE_VERTEX_BASE_URL || endpoint.baseUrl;
+        const post = streamingPoster<GeminiRequestBody>({
+            endpoint: { ...signed, baseUrl },
+            defaultBaseUrl: defaultBaseUrl(region),
+            path,
+            query: { alt: "sse" },
+            headers: { accept: "text/event-stream" },
+            logEnv: "GEMINI_LOG",
+            errors: async () => googleApiErrors,
+        });
+        return post(body, signal);
+    };
+
     return {
         api: "vertex",
         stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
@@ -97,7 +116,15 @@ export function createVertexProvider(
                     signal
                 );
             }
-            return unsupportedModel(modelId);
+            return streamGeminiContent(
+                {
+                    label: LABEL,
+                    send: (body, s) => sendGemini(modelId, body, s),
+                    classify: (error, s) => classifyGoogleError(error, LABEL, s),
+                },
+                request,
+                signal
+            );
         },
         async probe(signal: AbortSignal): Promise<ProbeResult> {
             try {
@@ -115,18 +142,6 @@ export function createVertexProvider(
                 };
             }
         },
-    };
-}
-
-async function* unsupportedModel(modelId: string): AsyncGenerator<StreamEvent> {
-    yield {
-        type: "error",
-        error: makeProviderError(
-            "bad_request",
-            `${LABEL}: "${modelId}" is not a Claude model; North sends only Claude models (claude-…) to Vertex AI so far`
-        ),
-        partial: { role: "assistant", content: [] },
-        usage: { ...EMPTY_USAGE },
     };
 }
 
