@@ -11,6 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type * as GoogleAuthModule from "google-auth-library";
 import type { AuthClient } from "google-auth-library";
 import { CredentialError } from "./errors";
 import { nodeFetch } from "./node-fetch";
@@ -55,9 +56,12 @@ export function createGoogleCredentials(options: GoogleCredentialsOptions = {}):
     // The library reads the same variables from process.env.
     const env: Env = process.env;
     const timeoutMs = options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS;
+    // The library compiles while the session starts (providers are created early); no request yet.
+    const library = loadLibrary();
+    library.catch(() => undefined);
     let setup: Promise<Setup> | undefined;
     const ready = (signal: AbortSignal): Promise<Setup> => {
-        setup ??= createSetup(env, options.projectId, timeoutMs);
+        setup ??= createSetup(library, env, options.projectId, timeoutMs);
         // A failed setup (no credentials yet) is tried afresh on the next request.
         setup.catch(() => (setup = undefined));
         return withinTime(setup, timeoutMs, signal, "finding Google credentials");
@@ -104,7 +108,15 @@ interface Setup {
     source: CredentialSource;
 }
 
+type GoogleAuthLibrary = typeof GoogleAuthModule;
+
+function loadLibrary(): Promise<GoogleAuthLibrary> {
+    // A CommonJS package: its exports are `default` once bundled.
+    return import("google-auth-library").then((module) => module.default);
+}
+
 async function createSetup(
+    library: Promise<GoogleAuthLibrary>,
     env: Env,
     projectId: string | undefined,
     timeoutMs: number
@@ -112,8 +124,7 @@ async function createSetup(
     const file = await readCredentialsFile(env);
     const tokenUrl =
         file?.token_uri && file.token_uri !== GOOGLE_TOKEN_URL ? file.token_uri : undefined;
-    // A CommonJS package: its exports are `default` once bundled.
-    const lib = (await import("google-auth-library")).default;
+    const lib = await library;
     const fetchImplementation = transportFetch(tokenUrl);
     // The metadata server is reached by the library's shared request instance: same transport.
     lib.gaxios.instance.defaults.fetchImplementation = fetchImplementation;
