@@ -34,6 +34,8 @@ export interface FakeGoogleToken {
     issued(token: string): boolean;
     /** `refuse`: every grant fails with invalid_grant; `hang`: no answer at all. */
     mode: "ok" | "refuse" | "hang";
+    /** The lifetime of the tokens it issues (Google's: 3599 s). */
+    expiresInSeconds: number;
     close(): Promise<void>;
 }
 
@@ -48,8 +50,12 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
 
     const issue = (res: ServerResponse): void => {
         const token = `ya29.fake-${++counter}-${Date.now().toString(36)}`;
-        tokens.set(token, Date.now() + 3600_000);
-        sendJson(res, 200, { access_token: token, expires_in: 3599, token_type: "Bearer" });
+        tokens.set(token, Date.now() + fake.expiresInSeconds * 1000);
+        sendJson(res, 200, {
+            access_token: token,
+            expires_in: fake.expiresInSeconds,
+            token_type: "Bearer",
+        });
     };
 
     const server = createServer((req, res) => {
@@ -166,6 +172,7 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
         seen,
         metadataProject: "metadata-project",
         mode: "ok",
+        expiresInSeconds: 3599,
         serviceAccount(project, email = `north-test@${project}.iam.gserviceaccount.com`) {
             const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
             const own = keys.get(email) ?? [];

@@ -47,6 +47,7 @@ afterAll(async () => {
 beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "north-vertex-"));
     tokens.mode = "ok";
+    tokens.expiresInSeconds = 3599;
     tokens.seen.length = 0;
     vertex.requests.length = 0;
     // No gcloud files, no metadata server: only what each test names.
@@ -310,6 +311,31 @@ describe("credential failures", () => {
         expect(error.kind).toBe("auth");
         expect(error.message).toContain(
             `the Google token request (${tokens.tokenUrl}) did not answer within 300 ms`
+        );
+    });
+
+    it("stops waiting for a token when the run is cancelled", async () => {
+        vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", keyFile(tokens.serviceAccount(PROJECT)));
+        tokens.mode = "hang";
+        const provider = createVertexProvider(endpoint());
+        const controller = new AbortController();
+        const run = collect(provider, request({ apiModelId: MODEL }), controller.signal);
+        await vi.waitFor(() => expect(tokens.seen).toHaveLength(1));
+        controller.abort();
+        expect(errorOf(await run).error.kind).toBe("cancelled");
+    });
+
+    it("lets the library refresh a token about to expire", async () => {
+        vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", keyFile(tokens.serviceAccount(PROJECT)));
+        // Inside the library's five-minute margin: every request wants a fresh token.
+        tokens.expiresInSeconds = 120;
+        const provider = createVertexProvider(endpoint());
+        vertex.enqueue({ text: "one" }, { text: "two" });
+        await collect(provider, request({ apiModelId: MODEL }));
+        await collect(provider, request({ apiModelId: MODEL }));
+        expect(tokens.seen).toHaveLength(2);
+        expect(vertex.requests[0]!.headers.authorization).not.toBe(
+            vertex.requests[1]!.headers.authorization
         );
     });
 
