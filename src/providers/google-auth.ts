@@ -39,7 +39,6 @@ interface CredentialsFile {
     path: string;
     type?: string;
     project_id?: string;
-    quota_project_id?: string;
     client_email?: string;
     token_uri?: string;
 }
@@ -61,10 +60,20 @@ export function createGoogleCredentials(options: GoogleCredentialsOptions = {}):
     library.catch(() => undefined);
     let setup: Promise<Setup> | undefined;
     const ready = (signal: AbortSignal): Promise<Setup> => {
-        setup ??= createSetup(library, env, options.projectId, timeoutMs);
-        // A failed setup (no credentials yet) is tried afresh on the next request.
-        setup.catch(() => (setup = undefined));
-        return withinTime(setup, timeoutMs, signal, "finding Google credentials");
+        if (!setup) {
+            const started = createSetup(library, env, options.projectId, timeoutMs);
+            // A failed setup (no credentials yet) is tried afresh on the next request.
+            started.catch(() => {
+                if (setup === started) setup = undefined;
+            });
+            setup = started;
+        }
+        return withinTime(
+            setup,
+            timeoutMs,
+            signal,
+            "the Google credentials lookup (key file, gcloud, metadata server)"
+        );
     };
     const headers = async (signal: AbortSignal): Promise<Headers> => {
         const { client, source } = await ready(signal);
