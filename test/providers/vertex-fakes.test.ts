@@ -96,7 +96,7 @@ describe("the fake Vertex AI", () => {
             headers: { authorization: auth, "content-type": "application/json" },
             body: JSON.stringify(body),
         });
-        return { status: res.status, body: (await res.json()) as Record<string, never> };
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     const good = {
         anthropic_version: "vertex-2023-10-16",
@@ -127,7 +127,7 @@ describe("the fake Vertex AI", () => {
                 type: "error",
                 error: { type: "invalid_request_error" },
             });
-            return (answer.body as { error: { message: string } }).error.message;
+            return (answer.body as unknown as { error: { message: string } }).error.message;
         };
         expect(await refused({ ...good, model: MODEL })).toContain("model");
         expect(await refused({ ...good, anthropic_version: "2023-06-01" })).toContain(

@@ -8,7 +8,7 @@
 
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { AnthropicSdkErrors } from "../anthropic-sdk";
-import { streamAnthropicMessages } from "../anthropic";
+import type { AnthropicTransport } from "../anthropic";
 import { CredentialError, classifyError } from "../errors";
 import { classifyGoogleError, googleApiErrors } from "../gemini-errors";
 import { type GeminiRequestBody, streamGeminiContent } from "../gemini-wire";
@@ -106,15 +106,12 @@ export function createVertexProvider(
         stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
             const modelId = request.apiModelId;
             if (publisherOf(modelId) === "anthropic") {
-                return streamAnthropicMessages(
-                    {
-                        label: LABEL,
-                        send: (params, s) => sendClaude(modelId, params, s),
-                        classify,
-                    },
-                    request,
-                    signal
-                );
+                const transport: AnthropicTransport = {
+                    label: LABEL,
+                    send: (params, s) => sendClaude(modelId, params, s),
+                    classify,
+                };
+                return streamClaude(transport, request, signal);
             }
             return streamGeminiContent(
                 {
@@ -143,6 +140,20 @@ export function createVertexProvider(
             }
         },
     };
+}
+
+/**
+ * The Messages stream, from the Anthropic provider's own chunk: a static
+ * import would split anthropic.ts into a chunk shared with this one, one
+ * more file on every Anthropic print run (test/build/print-path-modules.test.ts).
+ */
+async function* streamClaude(
+    transport: AnthropicTransport,
+    request: StreamRequest,
+    signal: AbortSignal
+): AsyncGenerator<StreamEvent> {
+    const { streamAnthropicMessages } = await import("../anthropic");
+    yield* streamAnthropicMessages(transport, request, signal);
 }
 
 /** Claude Code's switches count as set unless empty, 0 or false. */
