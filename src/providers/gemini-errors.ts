@@ -109,7 +109,11 @@ export function classifyGoogleError(
 ): ProviderError {
     const classified = classifyError(error, { label, sdk: googleErrorClasses, signal });
     if (!(error instanceof GoogleApiError)) return classified;
-    const details = googleErrorObject(error.error)?.details ?? [];
+    const body = googleErrorObject(error.error);
+    if (error.status === 400 && isPromptTooLong(body?.message)) {
+        return { ...classified, kind: "context_length", retryable: false };
+    }
+    const details = body?.details ?? [];
     for (const detail of details) {
         if (typeof detail !== "object" || detail === null) continue;
         const record = detail as Record<string, unknown>;
@@ -123,6 +127,20 @@ export function classifyGoogleError(
         }
     }
     return classified;
+}
+
+/**
+ * Google reports an over-long prompt as a plain 400 INVALID_ARGUMENT whose
+ * only distinguishing feature is the message ("The input token count (N)
+ * exceeds the maximum number of tokens allowed (M)."): as with Anthropic's
+ * (errors.ts), the one wording read here, kept narrow, so North summarises
+ * the conversation instead of failing.
+ */
+function isPromptTooLong(message: string | undefined): boolean {
+    return (
+        typeof message === "string" &&
+        /^The input token count \(\d+\) exceeds the maximum/.test(message)
+    );
 }
 
 function isKeyRefusal(reason: unknown): boolean {

@@ -5,6 +5,7 @@
  * Plain JSON over `streaming-post.ts`; no Google SDK.
  */
 
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { makeProviderError } from "./errors";
 import { googleStreamErrorBody } from "./gemini-errors";
@@ -126,8 +127,11 @@ export function buildGeminiRequest(request: StreamRequest): GeminiRequestBody {
                   thinkingLevel: budget >= HIGH_THINKING_BUDGET ? "high" : "low",
               }
             : { includeThoughts: true, thinkingBudget: budget };
-        // Thoughts count against maxOutputTokens: the budget comes on top of the answer's.
-        body.generationConfig.maxOutputTokens = request.maxOutputTokens + budget;
+        // The model's output limit covers thoughts and answer; only a limit the
+        // budget would fill is raised, so the answer keeps room without passing it.
+        if (request.maxOutputTokens <= budget) {
+            body.generationConfig.maxOutputTokens = request.maxOutputTokens + budget;
+        }
     }
     return body;
 }
@@ -352,7 +356,8 @@ export class GeminiStreamState {
     private finishReason: string | undefined;
     private open: OpenBlock | undefined;
     private calls = 0;
-    private readonly callIdPrefix = `gemini-${Date.now().toString(36)}-`;
+    // The API often sends calls without ids; North's must be unique in the conversation.
+    private readonly callIdPrefix = `gemini-${randomUUID().slice(0, 8)}-`;
 
     constructor(private readonly label: string) {}
 
@@ -392,28 +397,28 @@ export class GeminiStreamState {
             this.functionCall(part.functionCall, part.thoughtSignature, out);
             return;
         }
-        if (part.text === undefined) {
-            // A signature may come on a part of its own; it belongs to what came before.
-            if (part.thoughtSignature)
-                this.sign(this.openText(out, "", part.thought === true), part.thoughtSignature);
-            return;
-        }
-        const block = this.openText(out, part.text, part.thought === true);
-        if (part.thoughtSignature) this.sign(block, part.thoughtSignature);
+        // An empty unsigned part carries nothing (other kinds of part, e.g. images, are not read).
+        if (!part.text && !part.thoughtSignature) return;
+        this.addText(out, part.text ?? "", part.thought === true, part.thoughtSignature);
     }
 
-    /** Appends text to the open block of its kind, or opens one; a signed block is never appended to. */
-    private openText(out: StreamEvent[], text: string, thought: boolean): OpenBlock {
+    /**
+     * Appends text to the open block of its kind, or opens one. A signed part
+     * (often an empty one that ends the answer) is a block of its own, never
+     * merged with others: the signature goes back on exactly that part.
+     */
+    private addText(out: StreamEvent[], text: string, thought: boolean, signature?: string): void {
         const kind = thought ? "thinking" : "text";
         let block = this.open;
-        if (!block || block.type !== kind || block.thoughtSignature !== undefined) {
+        if (signature || !block || block.type !== kind || block.thoughtSignature !== undefined) {
             block = thought
                 ? { type: "thinking", thinking: "", signature: "" }
                 : { type: "text", text: "" };
+            if (signature) block.thoughtSignature = signature;
             this.blocks.push(block);
             this.open = block;
         }
-        if (!text) return block;
+        if (!text) return;
         if (block.type === "thinking") {
             block.thinking += text;
             pushTextDelta(out, "thinking_delta", text);
@@ -421,11 +426,6 @@ export class GeminiStreamState {
             block.text += text;
             pushTextDelta(out, "text_delta", text);
         }
-        return block;
-    }
-
-    private sign(block: OpenBlock, signature: string): void {
-        block.thoughtSignature = signature;
     }
 
     private functionCall(

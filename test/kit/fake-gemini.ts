@@ -172,6 +172,17 @@ export async function startFakeGemini(
             sendError(res, 400, problem);
             return;
         }
+        // A rough count (4 characters a token) against the model's listed limit.
+        const limit = fake.models.find((m) => m.id === model)?.inputTokenLimit;
+        const tokens = Math.ceil(raw.length / 4);
+        if (limit !== undefined && tokens > limit) {
+            sendError(
+                res,
+                400,
+                `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`
+            );
+            return;
+        }
         const turn = queue.shift();
         if (!turn) {
             sendError(res, 500, "fake Gemini: no scripted turn left");
@@ -211,7 +222,7 @@ export async function startFakeGemini(
             return;
         }
         startSse(res);
-        for (const event of encodeGeminiReply(model, turn, issuedSignatures)) res.write(event);
+        await writeBatched(res, encodeGeminiReply(model, turn, issuedSignatures));
         res.end();
     }
 
@@ -239,20 +250,14 @@ export async function startFakeGemini(
             case "endless":
                 while (!res.destroyed && !res.writableEnded) {
                     const ok = res.write(sse(chunk(model, [{ text: turn.text ?? "endless " }])));
-                    if (!ok)
-                        await new Promise<void>((resolve) =>
-                            res.once("drain", resolve).once("close", resolve)
-                        );
+                    if (!ok) await drained(res);
                 }
                 return;
             case "endless_event":
                 res.write("data: ");
                 while (!res.destroyed && !res.writableEnded) {
                     const ok = res.write("x".repeat(64 * 1024));
-                    if (!ok)
-                        await new Promise<void>((resolve) =>
-                            res.once("drain", resolve).once("close", resolve)
-                        );
+                    if (!ok) await drained(res);
                 }
                 return;
         }
@@ -423,6 +428,31 @@ function sendJson(
 ): void {
     res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers });
     res.end(JSON.stringify(body));
+}
+
+/** As the other fakes: frames in writes of about 64 KB, as they would leave a real server. */
+const BATCH_BYTES = 64 * 1024;
+
+async function writeBatched(res: ServerResponse, frames: string[]): Promise<void> {
+    let batch = "";
+    for (const frame of frames) {
+        batch += frame;
+        if (batch.length < BATCH_BYTES) continue;
+        if (!res.write(batch)) await drained(res);
+        batch = "";
+    }
+    if (batch) res.write(batch);
+}
+
+/** Waits until the client reads again or hangs up; leaves no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+    return new Promise<void>((resolve) => {
+        const done = (): void => {
+            res.off("drain", done).off("close", done);
+            resolve();
+        };
+        res.on("drain", done).on("close", done);
+    });
 }
 
 function startSse(res: ServerResponse): void {

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FOREIGN_CALL_SIGNATURE } from "../../src/providers/gemini-wire";
 import { FAKE_GEMINI_KEY, type FakeGemini, startFakeGemini } from "../kit/fake-gemini";
 import { pngImage } from "../kit/images";
 import { isolatedHome, runNorth } from "../kit/run-north";
@@ -93,6 +94,30 @@ describe("north -p with a Gemini model", () => {
         const response = second[2]!.parts[0]!.functionResponse!;
         expect(response).toMatchObject({ id: call.functionCall!.id, name: "read_file" });
         expect(response.response.output).toContain("The launch code is 4711.");
+    });
+
+    it("keeps the signature in the saved conversation: --continue sends it back as received", async () => {
+        fake.enqueue(
+            { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+            { text: "The code is 4711." },
+            { text: "Still 4711." }
+        );
+        const model = ["--model", "gemini:gemini-3-flash", "--path", repo];
+        const first = await runNorth(["-p", "what is the launch code?", ...model], {
+            env,
+            cwd: repo,
+        });
+        expect(first.code, first.stderr).toBe(0);
+        const signature = body(1).contents[1]!.parts.find((p) => p.functionCall)!.thoughtSignature;
+        const again = await runNorth(["-p", "--continue", "and now?", ...model], {
+            env,
+            cwd: repo,
+        });
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stdout).toBe("Still 4711.\n");
+        const replayed = body(2).contents.find((c) => c.parts.some((p) => p.functionCall))!;
+        expect(replayed.parts.find((p) => p.functionCall)!.thoughtSignature).toBe(signature);
+        expect(signature).not.toBe(FOREIGN_CALL_SIGNATURE);
     });
 
     it("sends an @image inline and a picture read_file returns after its function response", async () => {

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FOREIGN_CALL_SIGNATURE } from "../../src/providers/gemini-wire";
 import { createProvider } from "../../src/providers/index";
 import type { Message, Provider, ToolCallBlock } from "../../src/providers/types";
 import { FAKE_GEMINI_KEY, type FakeGemini, startFakeGemini } from "../kit/fake-gemini";
+import { startTestProxy } from "../kit/test-proxy";
 import { READ_TOOL, collect, doneOf, errorOf, request } from "./helpers";
 
 let fake: FakeGemini;
@@ -55,9 +56,11 @@ describe("Gemini API: requests", () => {
         expect(req.headers["x-goog-api-key"]).toBe(FAKE_GEMINI_KEY);
         expect(lastBody().systemInstruction).toEqual({ parts: [{ text: "You are a test." }] });
         expect(lastBody().contents).toEqual([{ role: "user", parts: [{ text: "Hi" }] }]);
-        // The signature on the last (empty) text part is kept for the next turn.
-        const signed = done.message.content.find((b) => b.type === "text" && b.thoughtSignature);
-        expect(signed).toBeDefined();
+        // The signature on the last (empty) part is kept, on a block of its own, for the next turn.
+        expect(done.message.content).toEqual([
+            { type: "text", text: "Hello there, friend." },
+            { type: "text", text: "", thoughtSignature: expect.any(String) },
+        ]);
     });
 
     it("asks Gemini 3 for a thinking level and 2.5 for a budget, and streams thought parts as thinking", async () => {
@@ -77,10 +80,17 @@ describe("Gemini API: requests", () => {
         });
         const thinking = doneOf(c).message.content[0]!;
         expect(thinking).toMatchObject({ type: "thinking", thinking: "Pondering.", signature: "" });
-        await collect(provider, request({ apiModelId: PRO_25, thinking: { budgetTokens: 2048 } }));
-        expect(lastBody().generationConfig.thinkingConfig).toEqual({
-            includeThoughts: true,
-            thinkingBudget: 2048,
+        await collect(
+            provider,
+            request({
+                apiModelId: PRO_25,
+                thinking: { budgetTokens: 2048 },
+                maxOutputTokens: 65_536,
+            })
+        );
+        expect(lastBody().generationConfig).toEqual({
+            maxOutputTokens: 65_536,
+            thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 },
         });
     });
 
@@ -332,6 +342,29 @@ describe("Gemini API: endings and errors", () => {
         );
     });
 
+    it("reads a prompt over the model's input limit as context_length, so North summarises", async () => {
+        const small = fake.models.find((m) => m.id === PRO_25)!;
+        const before = small.inputTokenLimit;
+        small.inputTokenLimit = 100;
+        try {
+            const long = request({
+                apiModelId: PRO_25,
+                messages: [{ role: "user", content: "x".repeat(2000) }],
+            });
+            const error = errorOf(await collect(provider, long));
+            expect(error.error).toMatchObject({
+                kind: "context_length",
+                status: 400,
+                retryable: false,
+            });
+            expect(error.error.message).toMatch(
+                /^Gemini API 400: The input token count \(\d+\) exceeds/
+            );
+        } finally {
+            small.inputTokenLimit = before;
+        }
+    });
+
     it("classifies an error sent inside the stream by its Google status", async () => {
         fake.enqueue({ error: { status: 503, message: "Backend went away", midStream: true } });
         const c = await collect(provider, request({ apiModelId: FLASH_3 }));
@@ -397,5 +430,35 @@ describe("Gemini API: models", () => {
             detail: "Gemini API 400: API key not valid. Please pass a valid API key.",
         });
         expect(fake.requests.every((r) => r.method === "GET")).toBe(true);
+    });
+
+    it("lists models through HTTP_PROXY like every other request", async () => {
+        const proxy = await startTestProxy();
+        vi.stubEnv("HTTP_PROXY", proxy.url);
+        vi.stubEnv("NO_PROXY", "");
+        try {
+            const models = await provider.listModels!(new AbortController().signal);
+            expect(models.map((m) => m.id)).toEqual(["gemini-3-flash", "gemini-2.5-pro"]);
+            expect(proxy.seen).toEqual([`GET ${fake.url}/v1beta/models?pageSize=1000`]);
+        } finally {
+            vi.unstubAllEnvs();
+            await proxy.close();
+        }
+    });
+});
+
+describe("Gemini API: cancelling", () => {
+    it("ends with cancelled when the signal aborts mid-stream", async () => {
+        fake.enqueue({ fault: "endless" });
+        const controller = new AbortController();
+        const events = [];
+        for await (const event of provider.stream(
+            request({ apiModelId: FLASH_3 }),
+            controller.signal
+        )) {
+            events.push(event);
+            if (event.type === "text_delta") controller.abort();
+        }
+        expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "cancelled" } });
     });
 });
