@@ -113,6 +113,14 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         baseUrl: "https://api.x.ai/v1",
     },
     {
+        id: "vertex",
+        api: "vertex",
+        display: "Google Vertex AI",
+        auth: "google",
+        // Claude Code's variable; it includes the `/v1` (src/providers/vertex/vertex-location.ts).
+        baseUrlEnv: "ANTHROPIC_VERTEX_BASE_URL",
+    },
+    {
         id: "gemini",
         api: "gemini",
         display: "Gemini API",

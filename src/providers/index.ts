@@ -29,12 +29,15 @@ export async function createProvider(given: ProviderEndpoint): Promise<Provider>
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "vertex": {
+            const { createVertexProvider } = await import("./vertex/index");
+            return createVertexProvider(endpoint);
+        }
         case "gemini": {
             const { createGeminiProvider } = await import("./gemini");
             return createGeminiProvider(endpoint);
         }
         case "bedrock":
-        case "vertex":
             throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }
