@@ -3,6 +3,7 @@
  * only sees the shapes from `./types`.
  */
 
+import { listAnthropicModels } from "./model-list";
 import type { IncomingMessage } from "node:http";
 import type {
     ContentBlockParam,
@@ -64,6 +65,12 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         api: "anthropic",
         stream: (request, signal) =>
             streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
+        listModels: (signal) =>
+            listAnthropicModels(
+                endpoint,
+                { "anthropic-version": ANTHROPIC_VERSION, ...anthropicAuthHeaders(endpoint) },
+                signal
+            ),
     };
 }
 

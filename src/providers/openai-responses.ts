@@ -15,7 +15,8 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { classifyOpenAIError, openAISender } from "./openai-post";
+import { listOpenAIModels } from "./model-list";
+import { classifyOpenAIError, openAIEnvHeaders, openAISender } from "./openai-post";
 import { classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
@@ -53,6 +54,12 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),
+        listModels: (signal) =>
+            listOpenAIModels(
+                endpoint,
+                { ...openAIEnvHeaders(process.env), authorization: `Bearer ${endpoint.apiKey}` },
+                signal
+            ),
     };
 }
 
