@@ -131,7 +131,9 @@ export function buildCatalogue(
  * cloud's own id (`us.anthropic.claude-…`) on the cloud's provider.
  */
 function cloudName(catalogue: ModelCatalogue, name: string, cloud: string | undefined): string {
-    if (!cloud || name.includes(":") || resolveModel(catalogue, name).ok) return name;
+    const prefix = name.slice(0, Math.max(0, name.indexOf(":")));
+    // Bedrock ids have a colon of their own (`-v1:0`): only a provider's name is a prefix.
+    if (!cloud || catalogue.providers.has(prefix) || resolveModel(catalogue, name).ok) return name;
     return `${cloud}:${name}`;
 }
 
