@@ -2,6 +2,7 @@ import { formatCost } from "../providers/catalogue";
 import { resolveEndpoint } from "../providers/models";
 import { printError, printWarning, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
+import { refreshListedModels } from "./models-refresh";
 
 /**
  * `north models`: every model with its provider, context, price and
@@ -21,7 +22,6 @@ export async function runModelsCommand(args: readonly string[] = []): Promise<nu
     for (const warning of loaded.warnings) printWarning(warning);
     const { catalogue } = loaded;
     if (args.includes("--refresh")) {
-        const { refreshListedModels } = await import("./models-refresh");
         return refreshListedModels(catalogue, process.env, writeStdout);
     }
     const rows = catalogue.models.map((m) => {

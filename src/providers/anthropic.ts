@@ -3,7 +3,6 @@
  * only sees the shapes from `./types`.
  */
 
-import { listAnthropicModels } from "./model-list";
 import type { IncomingMessage } from "node:http";
 import type {
     ContentBlockParam,
@@ -65,10 +64,15 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         api: "anthropic",
         stream: (request, signal) =>
             streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
-        listModels: (signal) =>
-            listAnthropicModels(
+        // Loaded on `north models --refresh` only, never on a chat's path.
+        listModels: async (signal) =>
+            (await import("./model-list")).listAnthropicModels(
                 endpoint,
-                { "anthropic-version": ANTHROPIC_VERSION, ...anthropicAuthHeaders(endpoint) },
+                {
+                    "anthropic-version": ANTHROPIC_VERSION,
+                    ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS),
+                    ...anthropicAuthHeaders(endpoint),
+                },
                 signal
             ),
     };

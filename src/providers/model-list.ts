@@ -3,8 +3,8 @@
  * OpenAI's `GET /v1/models`, through North's one transport (the proxy
  * variables hold) and the endpoint's signer if it has one.
  */
-import { sendNodeRequest } from "./node-fetch";
-import { customHeadersFromEnv, requestTimeoutMs } from "./streaming-post";
+// Nothing from streaming-post.ts: sharing it would split the chat path's provider chunk.
+import { DEFAULT_REQUEST_TIMEOUT_MS, sendNodeRequest } from "./node-fetch";
 import type { ListedModel, ProviderEndpoint } from "./types";
 
 /** A list this long is a server looping on its cursor, not a catalogue. */
@@ -27,7 +27,7 @@ async function getJson(
     const timeout = new AbortController();
     const onAbort = (): void => timeout.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(onAbort, requestTimeoutMs(endpoint));
+    const timer = setTimeout(onAbort, endpoint.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     try {
         return await readJson(url, all, timeout.signal);
     } finally {
@@ -87,7 +87,7 @@ interface AnthropicModelPage {
     last_id?: unknown;
 }
 
-/** Anthropic's `GET /v1/models`, every page (`after_id` cursor). */
+/** Anthropic's `GET /v1/models`, every page (`after_id` cursor); `headers` has version and key. */
 export async function listAnthropicModels(
     endpoint: ProviderEndpoint,
     headers: Record<string, string>,
@@ -102,7 +102,7 @@ export async function listAnthropicModels(
         const body = (await getJson(
             endpoint,
             url,
-            { ...customHeadersFromEnv(process.env.ANTHROPIC_CUSTOM_HEADERS), ...headers },
+            headers,
             signal
         )) as AnthropicModelPage;
         if (!Array.isArray(body.data)) throw new Error("the model list has no data array");

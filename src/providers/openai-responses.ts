@@ -15,7 +15,6 @@ import type {
     ResponseOutputMessage,
     ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { listOpenAIModels } from "./model-list";
 import { classifyOpenAIError, openAIEnvHeaders, openAISender } from "./openai-post";
 import { classifyStreamErrorBody } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
@@ -54,8 +53,9 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
     return {
         api: "openai-responses",
         stream: (request, signal) => streamResponses(send, request, signal),
-        listModels: (signal) =>
-            listOpenAIModels(
+        // Loaded on `north models --refresh` only, never on a chat's path.
+        listModels: async (signal) =>
+            (await import("./model-list")).listOpenAIModels(
                 endpoint,
                 { ...openAIEnvHeaders(process.env), authorization: `Bearer ${endpoint.apiKey}` },
                 signal
