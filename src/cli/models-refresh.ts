@@ -8,7 +8,11 @@ import { formatCost } from "../providers/catalogue";
 import { createProvider } from "../providers/index";
 import { type ModelCatalogue, catalogueEntryFor, resolveEndpoint } from "../providers/models";
 import type { ListedModel } from "../providers/types";
-import { type ListedModelsCache, listedModelsPath, saveListedModels } from "../storage/listed-models";
+import {
+    type ListedModelsCache,
+    listedModelsPath,
+    saveListedModels,
+} from "../storage/listed-models";
 
 type Env = Record<string, string | undefined>;
 
@@ -33,7 +37,8 @@ async function askProvider(
     const timer = setTimeout(() => controller.abort(), timeLimitMs);
     try {
         const provider = await createProvider(endpoint.endpoint);
-        if (!provider.listModels) return { provider: id, skipped: `${id}: does not list its models` };
+        if (!provider.listModels)
+            return { provider: id, skipped: `${id}: does not list its models` };
         const models = await provider.listModels(controller.signal);
         return { provider: id, models };
     } catch (error) {
@@ -55,8 +60,10 @@ function describe(error: unknown): string {
 function priceOf(catalogue: ModelCatalogue, model: ListedModel): string {
     const known = catalogueEntryFor(catalogue, model.id);
     const pricing = known?.pricing ?? model.pricing;
-    if (known) return `in catalogue${pricing ? `, ${formatCost(pricing.input)}/${formatCost(pricing.output)} per 1M` : ""}`;
-    if (pricing) return `${formatCost(pricing.input)}/${formatCost(pricing.output)} per 1M (listed)`;
+    if (known)
+        return `in catalogue${pricing ? `, ${formatCost(pricing.input)}/${formatCost(pricing.output)} per 1M` : ""}`;
+    if (pricing)
+        return `${formatCost(pricing.input)}/${formatCost(pricing.output)} per 1M (listed)`;
     return "price unknown ($?)";
 }
 

@@ -30,7 +30,13 @@ const HAIKU_5_5: ModelPricing = {
     output: 0.5,
     cacheWrite: 0.125,
     cacheRead: 0.01,
-    longPrompt: { aboveTokens: 100_000, input: 0.5, output: 2.5, cacheWrite: 0.625, cacheRead: 0.05 },
+    longPrompt: {
+        aboveTokens: 100_000,
+        input: 0.5,
+        output: 2.5,
+        cacheWrite: 0.625,
+        cacheRead: 0.05,
+    },
 };
 const SONNET_4: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 const OPUS_4: ModelPricing = { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 };

@@ -22,7 +22,10 @@ async function getJson(
     const all: Record<string, string> = { accept: "application/json", ...headers };
     for (const [name, value] of Object.entries(endpoint.headers ?? {}))
         all[name.toLowerCase()] = value;
-    await endpoint.signer?.sign({ method: "GET", url, headers: all, body: Buffer.alloc(0) }, signal);
+    await endpoint.signer?.sign(
+        { method: "GET", url, headers: all, body: Buffer.alloc(0) },
+        signal
+    );
     // The caller's signal or the endpoint's timeout, whichever comes first.
     const timeout = new AbortController();
     const onAbort = (): void => timeout.abort();
@@ -99,12 +102,7 @@ export async function listAnthropicModels(
         const url = urlFor(endpoint, "https://api.anthropic.com", "/v1/models");
         url.searchParams.set("limit", "1000");
         if (after) url.searchParams.set("after_id", after);
-        const body = (await getJson(
-            endpoint,
-            url,
-            headers,
-            signal
-        )) as AnthropicModelPage;
+        const body = (await getJson(endpoint, url, headers, signal)) as AnthropicModelPage;
         if (!Array.isArray(body.data)) throw new Error("the model list has no data array");
         for (const m of body.data) {
             if (typeof m.id !== "string") continue;

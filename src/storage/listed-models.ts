@@ -4,17 +4,25 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ListedModel } from "../providers/types";
 import { writeFileAtomicSync } from "../util/atomic-write";
 import { dataDir } from "./paths";
 
 type Env = Record<string, string | undefined>;
 
+/** One listed model as saved (the shape of providers' `ListedModel`; storage imports no provider code). */
+export interface StoredListedModel {
+    id: string;
+    display?: string;
+    contextLimitTokens?: number;
+    maxOutputTokens?: number;
+    pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+}
+
 export interface ListedModelsCache {
     /** ISO time of the refresh. */
     refreshedAt: string;
     /** Per provider id: the models listed, or why the list failed. */
-    providers: Record<string, { models: ListedModel[] } | { error: string }>;
+    providers: Record<string, { models: StoredListedModel[] } | { error: string }>;
 }
 
 export function listedModelsPath(env: Env = process.env): string {

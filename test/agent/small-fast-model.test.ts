@@ -135,7 +135,10 @@ describe("the small fast model", () => {
         const { catalogue } = startHost(undefined);
         const haiku = catalogue.models.find((m) => m.alias === "haiku-5-5")!;
         const { host } = startHost(haiku);
-        server.enqueue({ text: SUMMARY, usage: { input: 1_000, output: 100, cacheRead: 0, cacheWrite: 0 } });
+        server.enqueue({
+            text: SUMMARY,
+            usage: { input: 1_000, output: 100, cacheRead: 0, cacheWrite: 0 },
+        });
         const summary = await host.submit({ type: "summarise", keepLast: 2 });
         expect(JSON.stringify(summary)).toContain("summarised");
         expect(modelsAsked()).toEqual(["claude-haiku-5-5"]);

@@ -50,7 +50,10 @@ async function startFakeLists(openaiStatus = 200): Promise<FakeLists> {
             if (!key) {
                 return send(res, 401, {
                     type: "error",
-                    error: { type: "authentication_error", message: "x-api-key header is required" },
+                    error: {
+                        type: "authentication_error",
+                        message: "x-api-key header is required",
+                    },
                 });
             }
             const page = ANTHROPIC_PAGES[url.searchParams.get("after_id") ?? ""];

@@ -92,10 +92,7 @@ describe("north -p through the real Anthropic provider", () => {
         });
         expect(result.session_id).toMatch(/^[0-9a-f]{6}$/);
         // opus-5-5 (the default): 300 in × $4 + 30 out × $20 + 50 read × $0.20 + 20 write × $5, per 1M
-        expect(result.total_cost_usd).toBeCloseTo(
-            (300 * 4 + 30 * 20 + 50 * 0.2 + 20 * 5) / 1e6,
-            8
-        );
+        expect(result.total_cost_usd).toBeCloseTo((300 * 4 + 30 * 20 + 50 * 0.2 + 20 * 5) / 1e6, 8);
         expect(typeof result.duration_ms).toBe("number");
     });
 

@@ -115,7 +115,11 @@ describe("cloud ids back to the catalogue", () => {
 
     it("gives provider:cloud-id the catalogue entry's limits, prices, images and thinking", () => {
         const cases: Array<[string, string, string]> = [
-            ["bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock", "Claude Sonnet 4.5"],
+            [
+                "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "bedrock",
+                "Claude Sonnet 4.5",
+            ],
             ["vertex:claude-opus-4-5@20251101", "vertex", "Claude Opus 4.5"],
             ["openrouter:anthropic/claude-sonnet-4.5", "openrouter", "Claude Sonnet 4.5"],
             ["openrouter:anthropic/claude-opus-5.5", "openrouter", "Claude Opus 5.5"],
