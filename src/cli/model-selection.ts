@@ -40,6 +40,24 @@ export function catalogueFrom(
     };
 }
 
+/**
+ * The catalogue's models and, after them, those the providers listed at the
+ * last `north models --refresh` (`provider:id`, the catalogue's figures when
+ * it knows the model), for `/model` to offer.
+ */
+export function withListedModels(
+    catalogue: ModelCatalogue,
+    listedNames: readonly string[]
+): ModelInfo[] {
+    const known = new Set(catalogue.models.flatMap((m) => [m.alias, m.id]));
+    const listed = listedNames.flatMap((name) => {
+        if (known.has(name)) return [];
+        const found = resolveModel(catalogue, name);
+        return found.ok ? [found.model] : [];
+    });
+    return [...catalogue.models, ...listed];
+}
+
 /** A model by name with a ready endpoint (its key present), or why not. */
 export function resolveReadyModel(
     catalogue: ModelCatalogue,

@@ -7,6 +7,7 @@ import {
     formatCost,
 } from "../../src/providers/catalogue";
 import { buildCatalogue, resolveModel } from "../../src/providers/models";
+import { withListedModels } from "../../src/cli/model-selection";
 import { withCloudProviders } from "./catalogue-kit";
 
 const USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -132,5 +133,20 @@ describe("the catalogue as data", () => {
         const listed = resolveModel(catalogue, "anthropic:claude-nova-0-1");
         expect(listed.ok && listed.model.pricing).toBeUndefined();
         expect(listed.ok && listed.model.contextLimitTokens).toBeGreaterThan(0);
+    });
+
+    it("offers models the providers listed after the catalogue's, with its figures where known", () => {
+        const catalogue = buildCatalogue();
+        const models = withListedModels(catalogue, [
+            "anthropic:claude-nova-0-1",
+            "openai:gpt-6.2-sol",
+            "nowhere:x",
+        ]);
+        expect(models.slice(0, catalogue.models.length)).toEqual(catalogue.models);
+        const added = models.slice(catalogue.models.length);
+        expect(added.map((m) => [m.alias, m.pricing?.input])).toEqual([
+            ["anthropic:claude-nova-0-1", undefined],
+            ["openai:gpt-6.2-sol", 2],
+        ]);
     });
 });
