@@ -43,7 +43,7 @@ async function askProvider(
         return { provider: id, models };
     } catch (error) {
         const message = controller.signal.aborted
-            ? `no answer within ${Math.round(timeLimitMs / 1000)} s`
+            ? `no answer within ${timeLimitMs >= 1000 ? `${Math.round(timeLimitMs / 1000)} s` : `${timeLimitMs} ms`}`
             : describe(error);
         return { provider: id, error: message };
     } finally {

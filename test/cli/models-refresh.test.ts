@@ -3,6 +3,8 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { refreshListedModels } from "../../src/cli/models-refresh";
+import { buildCatalogue } from "../../src/providers/models";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
 /**
@@ -169,5 +171,32 @@ describe("north models --refresh", () => {
         const run = await runNorth(["models", "--refersh"], { env });
         expect(run.code).toBe(2);
         expect(run.stderr).toContain("--refersh");
+    });
+
+    it("gives up on a provider that never answers within the time limit; the others still list", async () => {
+        fake = await startFakeLists();
+        // A server that takes the request and never answers.
+        const hanging = createServer(() => undefined);
+        await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+        const { port } = hanging.address() as AddressInfo;
+        try {
+            const runEnv = {
+                ...withProviders(fake.url),
+                OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+            };
+            let out = "";
+            const code = await refreshListedModels(
+                buildCatalogue({}, [], { env: runEnv }),
+                runEnv,
+                (text) => void (out += text),
+                300
+            );
+            expect(code).toBe(1);
+            expect(out).toContain("openai: failed: no answer within 300 ms");
+            expect(out).toContain("anthropic: 3 models");
+        } finally {
+            hanging.closeAllConnections();
+            await new Promise<void>((resolve) => hanging.close(() => resolve()));
+        }
     });
 });
