@@ -70,9 +70,11 @@ export async function summarise(deps: CompactionDeps, options: SummariseOptions)
     if (cut === 0)
         return report(false, 0, "nothing to summarise: the conversation is already short");
     const older = conversation.messages.slice(0, cut);
+    // A side job: the small fast model when one is set, its cost counted as its own.
+    const model = deps.sideModel ?? conversation.model;
     const budgetChars = Math.max(
         20_000,
-        Math.floor(conversation.model.contextLimitTokens * CHARS_PER_TOKEN * 0.5)
+        Math.floor(model.contextLimitTokens * CHARS_PER_TOKEN * 0.5)
     );
     const previous = conversation.summary ? `${renderSummary(conversation.summary)}\n\n` : "";
     const prompt = `${previous}Conversation to summarise:\n\n${renderForSummary(older, budgetChars)}`;
@@ -82,13 +84,18 @@ export async function summarise(deps: CompactionDeps, options: SummariseOptions)
         [],
         [{ role: "user", content: prompt }],
         signal,
-        { maxOutputTokens: SUMMARY_MAX_OUTPUT_TOKENS, thinking: false, quiet: true }
+        {
+            maxOutputTokens: Math.min(SUMMARY_MAX_OUTPUT_TOKENS, model.maxOutputTokens),
+            thinking: false,
+            quiet: true,
+            model,
+        }
     );
     if (outcome.kind !== "done") {
         const why = outcome.kind === "failed" ? outcome.error.message : "cancelled";
         return report(false, 0, `could not summarise the conversation (${why}); keeping it as is`);
     }
-    conversation.addUsage(outcome.usage);
+    conversation.addUsage(outcome.usage, model);
     const parsed = parseSummary(textOf(outcome.message));
     if (!parsed) {
         return report(false, 0, "the summary was not valid JSON; keeping the conversation as is");

@@ -1,5 +1,5 @@
 import type { ModelInfo } from "../providers/catalogue";
-import { apiModelId } from "../providers/catalogue";
+import { wireModelId } from "../providers/catalogue";
 import type { Message, Provider, StreamEvent, StreamRequest, ToolSchema } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import type { Logger } from "../storage/logger";
@@ -51,6 +51,8 @@ export interface ModelCallDeps {
     emit: (event: EngineEvent) => void;
     /** A stream with no event for this long is cut (and retried by the loop). */
     streamIdleTimeoutMs: number;
+    /** The small fast model for side jobs (summaries); unset: the conversation's model. */
+    sideModel?: ModelInfo;
 }
 
 export interface CallOptions {
@@ -60,6 +62,8 @@ export interface CallOptions {
     quiet?: true;
     /** Text goes through the NORTH_FILE parser while the run may write files. */
     northFile?: NorthFileRouter | null;
+    /** Another model than the conversation's (a side job's small fast model). */
+    model?: ModelInfo;
 }
 
 /** One request to the conversation's model, read to its end; deltas become events. */
@@ -72,7 +76,7 @@ export async function callModel(
     options: CallOptions = {}
 ): Promise<RequestOutcome> {
     const { conversation, logger, emit } = deps;
-    const model = conversation.model;
+    const model = options.model ?? conversation.model;
     const requestId = conversation.nextRequestId();
     const started = performance.now();
     logger.info("model_request_start", { requestId, model: model.id });
@@ -87,7 +91,7 @@ export async function callModel(
             deps.stream(
                 model,
                 {
-                    apiModelId: apiModelId(model.id),
+                    apiModelId: wireModelId(model),
                     system,
                     messages: sent,
                     tools,
@@ -116,7 +120,7 @@ export async function callModel(
         responseCharLimit(maxOutputTokens, model.thinkingBudget)
     );
     // A cancelled or failed response was still billed for what it streamed.
-    if (outcome.kind !== "done" && outcome.usage) conversation.addUsage(outcome.usage);
+    if (outcome.kind !== "done" && outcome.usage) conversation.addUsage(outcome.usage, model);
     logger.info("model_request_complete", {
         requestId,
         durationMs: Math.round(performance.now() - started),

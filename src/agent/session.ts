@@ -45,6 +45,8 @@ export interface SessionOptions {
     /** `--add-dir` directories tools may also read and change (absolute, real); none by default. */
     addedRoots?: readonly string[];
     model: ModelInfo;
+    /** The small fast model for side jobs (summaries); unset: the session's model. */
+    sideModel?: ModelInfo;
     /** Builds (or reuses) the provider serving a model; called lazily before each request. */
     providerFor: (model: ModelInfo) => Promise<Provider>;
     tools: ToolRunner;
@@ -167,6 +169,7 @@ export class AgentSession {
             addedRoots: options.addedRoots,
             conversation: this.conversation,
             stream: streamFromProviders(options.providerFor),
+            sideModel: options.sideModel,
             streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
             tools: options.tools,
             approver: options.approver,

@@ -59,6 +59,8 @@ export interface CliArgs {
     disallowedTools: string[];
     /** `north mcp ...`: everything after `mcp`, parsed by the mcp command itself. */
     mcpArgs?: string[];
+    /** `north models`' own flags (`--refresh`). */
+    modelsArgs?: string[];
 }
 
 export type ArgsResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -121,6 +123,14 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         const base = parseCliArgs([]);
         if (base.ok)
             return { ok: true, args: { ...base.args, command: "mcp", mcpArgs: argv.slice(1) } };
+    }
+    if (argv[0] === "models" && argv.length > 1) {
+        const base = parseCliArgs([]);
+        if (base.ok)
+            return {
+                ok: true,
+                args: { ...base.args, command: "models", modelsArgs: argv.slice(1) },
+            };
     }
     const misuse = findOptionMisuse(argv);
     if (misuse) return { ok: false, error: misuse };
@@ -258,6 +268,7 @@ Usage:
   echo "PROMPT" | north -p      prompt from stdin
   north -p --resume ID "PROMPT"  continue a saved conversation (--continue: this project's latest)
   north models                  list the models North knows and which are ready
+  north models --refresh        ask each configured provider for the models it lists
   north list                    list saved conversations, newest first (also: north conversations)
   north resume [ID]             continue a saved conversation in the chat (no ID: pick one)
   north doctor                  check Node, keys, endpoints, rg, git, config files, trust and MCP

@@ -4,6 +4,7 @@ import { LOG_LEVELS } from "../storage/logger";
 import type { CLI_OPTIONS, CliArgs } from "./args";
 import { printError, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
+import { listedModelNames, loadListedModels } from "../storage/listed-models";
 
 export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
 type Shell = (typeof COMPLETION_SHELLS)[number];
@@ -166,7 +167,9 @@ export function runCompletionCommand(args: CliArgs, cli: CliTables): number {
     // A broken config must not break completion: the built-in models are offered then.
     const loaded = loadCatalogue(process.env);
     const models = loaded.ok ? loaded.catalogue.models : BUILTIN_MODELS;
-    const names = [...new Set(models.flatMap((m) => [m.alias, m.id]))];
+    // Models the providers listed at the last `north models --refresh`, as provider:id.
+    const listed = listedModelNames(loadListedModels(process.env));
+    const names = [...new Set([...models.flatMap((m) => [m.alias, m.id]), ...listed])];
     writeStdout(SCRIPTS[shell](completionData(cli, names)));
     return 0;
 }

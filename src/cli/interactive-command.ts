@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { EMPTY_USAGE } from "../providers/types";
 import { plainAllTimeCost } from "../storage/all-time-cost";
+import { listedModelNames, loadListedModels } from "../storage/listed-models";
+import { withListedModels } from "./model-selection";
 import { dataDir } from "../storage/paths";
 import { createProfileStore } from "../storage/profile";
 import { openPromptHistory } from "../storage/prompt-history";
@@ -170,7 +172,10 @@ export async function runInteractiveCommand(args: CliArgs, version: string): Pro
     const code = await runInteractiveApp({
         engine,
         initialCosts: { sessionUsd: resumedState.totalCostUsd, allTimeUsd },
-        models: prepared.catalogue.models,
+        models: withListedModels(
+            prepared.catalogue,
+            listedModelNames(loadListedModels(process.env))
+        ),
         learning: {
             ask: !profiles.hasProfile() && !profiles.hasDeclined(),
             decline: () => profiles.markDeclined(),

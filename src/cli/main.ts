@@ -30,7 +30,7 @@ async function main(): Promise<number> {
     switch (args.command) {
         case "models": {
             const { runModelsCommand } = await loadSubcommands();
-            return runModelsCommand();
+            return runModelsCommand(args.modelsArgs ?? []);
         }
         case "list": {
             const { runListCommand } = await loadSubcommands();

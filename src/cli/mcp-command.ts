@@ -385,7 +385,7 @@ async function checkHealth(
     if (toStart.length === 0) return statuses;
     const loaded = loadUserConfig(ctx.env);
     const config = loaded.ok ? loaded.config : {};
-    const catalogue = buildCatalogue(config.providers, config.models);
+    const catalogue = buildCatalogue(config.providers, config.models, { env: process.env });
     // The SDK is large: load it only when some server is configured.
     const [{ createMcpManager }, { nodeFetch }] = await Promise.all([
         import("../tools/mcp/manager"),

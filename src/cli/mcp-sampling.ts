@@ -5,7 +5,7 @@
  * that can ask (print mode, the Node API) the manager declines both.
  */
 import type { SessionOptions } from "../agent/session";
-import { type ModelInfo, apiModelId, calculateCost } from "../providers/catalogue";
+import { type ModelInfo, calculateCost, wireModelId } from "../providers/catalogue";
 import type { Message, Provider, StopReason } from "../providers/types";
 import type {
     McpElicitation,
@@ -52,7 +52,7 @@ export async function runSampling(
     );
     const stream = provider.stream(
         {
-            apiModelId: apiModelId(model.id),
+            apiModelId: wireModelId(model),
             system: request.systemPrompt ?? "",
             messages,
             tools: [],

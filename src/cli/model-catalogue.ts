@@ -17,5 +17,5 @@ export function loadCatalogue(
     | { ok: false; error: string } {
     const config = loadUserConfig(env);
     if (!config.ok) return { ok: false, error: config.error };
-    return { ok: true, ...catalogueFrom(config.config), warnings: config.warnings };
+    return { ok: true, ...catalogueFrom(config.config, env), warnings: config.warnings };
 }

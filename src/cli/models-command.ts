@@ -2,9 +2,18 @@ import { formatCost } from "../providers/catalogue";
 import { resolveEndpoint } from "../providers/models";
 import { printError, printWarning, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
+import { refreshListedModels } from "./models-refresh";
 
-/** `north models`: every model with its provider, context, price and readiness. */
-export function runModelsCommand(): number {
+/**
+ * `north models`: every model with its provider, context, price and
+ * readiness; `--refresh` asks the providers what they list.
+ */
+export async function runModelsCommand(args: readonly string[] = []): Promise<number> {
+    const unknown = args.find((a) => a !== "--refresh");
+    if (unknown !== undefined) {
+        printError(`north models: unknown argument ${unknown} (it takes --refresh)`);
+        return 2;
+    }
     const loaded = loadCatalogue(process.env);
     if (!loaded.ok) {
         printError(loaded.error);
@@ -12,6 +21,9 @@ export function runModelsCommand(): number {
     }
     for (const warning of loaded.warnings) printWarning(warning);
     const { catalogue } = loaded;
+    if (args.includes("--refresh")) {
+        return refreshListedModels(catalogue, process.env, writeStdout);
+    }
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);
         const endpoint = provider ? resolveEndpoint(provider, process.env) : undefined;
@@ -25,7 +37,7 @@ export function runModelsCommand(): number {
             `${Math.round(m.contextLimitTokens / 1000)}K`,
             m.pricing
                 ? `${formatCost(m.pricing.input)}/${formatCost(m.pricing.output)}`
-                : "unknown",
+                : "unknown ($?)",
             !endpoint
                 ? "not configured"
                 : endpoint.ok

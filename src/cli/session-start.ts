@@ -27,6 +27,7 @@ import { parseProjectLayers, resolveSettings } from "../storage/settings/load";
 import { createPersonalApprovalStore } from "../storage/standing-approvals";
 import { createTrustStore } from "../storage/trust";
 import { childEnv, secretEnvNames } from "../util/child-env";
+import { resolveSmallFastModel } from "./model-selection";
 import { statusLineSetting } from "./status-line-setting";
 import { type McpUserPrompts, type SamplingDeps, mcpClientHandlers } from "./mcp-sampling";
 import {
@@ -303,6 +304,7 @@ export async function startSession(
     const store = prepared.store ?? createConversationStore();
     const { warn } = options;
     const providerFor = providerSource(catalogue, model, prepared.endpoint);
+    const side = resolveSmallFastModel(catalogue, process.env);
     // Provider keys stay with North: kept from every child process, masked in the log.
     const hiddenEnv = secretEnvNames([...catalogue.providers.values()].map((p) => p.apiKeyEnv));
     const logger = createFileLogger(logFilePath(), options.logLevel, {
@@ -312,6 +314,7 @@ export async function startSession(
     const log =
         resumed?.log ??
         openConversationLog(store, repoRoot, model.id, startWarnings, options.conversationId);
+    if (side.warning) startWarnings.push(side.warning);
     startWarnings.forEach((w) => warn(w));
     // Background processes a North of this project killed with `kill -9` left running.
     const leftovers = reapLeftovers(join(dataDir(), "processes"), repoRoot);
@@ -362,6 +365,7 @@ export async function startSession(
         saveModel: options.saveModel,
         profiles: options.profiles,
         providerFor,
+        sideModel: side.model,
         tools,
         mcp: extensions.mcp,
         languages: extensions.languages,
@@ -378,6 +382,7 @@ export async function startSession(
                 // Paths in these directories pass the same checks as the project's.
                 addedRoots: prepared.script.addDirs,
                 providerFor,
+                sideModel: side.model,
                 tools,
                 hookSettings: extensions.hookSettings,
                 hiddenEnv,

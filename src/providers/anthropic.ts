@@ -16,7 +16,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
-import { probeModelList } from "./probe-get";
+import { type GetSpec, probeModelList } from "./probe-get";
 import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
@@ -63,15 +63,20 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
     });
     const classify = async (error: unknown, signal: AbortSignal) =>
         classifyError(error, { label: LABEL, sdk: (await loadSdk()).classes, signal });
+    const modelsGet: GetSpec = {
+        endpoint,
+        defaultBaseUrl: ANTHROPIC_BASE_URL,
+        path: "/v1/models",
+        headers,
+    };
     return {
         api: "anthropic",
         stream: (request, signal) =>
             streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
-        probe: (signal) =>
-            probeModelList(
-                { endpoint, defaultBaseUrl: ANTHROPIC_BASE_URL, path: "/v1/models", headers },
-                signal
-            ),
+        probe: (signal) => probeModelList(modelsGet, signal),
+        // Loaded on `north models --refresh` only, never on a chat's path.
+        listModels: async (signal) =>
+            (await import("./anthropic-models")).listAnthropicModels(modelsGet, signal),
     };
 }
 

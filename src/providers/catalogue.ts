@@ -1,14 +1,37 @@
 import type { CloudSettings, ProviderApi, ProviderAuth } from "./types";
 
 /** Prices in USD per 1M tokens. */
-export interface ModelPricing {
+export interface TokenRates {
     input: number;
     output: number;
     /** Cache hits (Anthropic cache read, OpenAI cached input). */
     cacheRead: number;
-    /** Cache writes (Anthropic only; 5-minute cache rate). */
+    /** Cache writes (5-minute cache rate where there are several). */
     cacheWrite: number;
 }
+
+export interface ModelPricing extends TokenRates {
+    /**
+     * A long-prompt tier: a request whose prompt (input, cache reads and
+     * writes) is over `aboveTokens` pays these rates on every token, output
+     * included (OpenAI above 272K, Claude Haiku 5.5 above 100K).
+     */
+    longPrompt?: TokenRates & { aboveTokens: number };
+}
+
+/** Where a catalogue entry's figures were read, and when. */
+export interface ModelSource {
+    url: string;
+    /** YYYY-MM-DD. */
+    read: string;
+}
+
+/**
+ * How a model thinks: `budget` (a token budget, North's `-thinking` twin),
+ * `adaptive` (Claude 5: the model decides, steered by effort), `effort`
+ * (OpenAI reasoning effort), `level` (Gemini thinking level).
+ */
+export type ThinkingSupport = "budget" | "adaptive" | "effort" | "level";
 
 export interface ModelInfo {
     /** Short name users type: `sonnet-4-5`, `gpt-5.1`. */
@@ -25,6 +48,14 @@ export interface ModelInfo {
     pricing?: ModelPricing;
     /** Accepts image input (Claude 3+, GPT-4o/4.1/5); otherwise images are replaced by a note. */
     images?: boolean;
+    thinking?: ThinkingSupport;
+    /** Built-in entries: the page the figures come from. */
+    source?: ModelSource;
+    /**
+     * The id the serving provider knows the model by when it is not `id`
+     * (a Claude model routed to Bedrock: `us.anthropic.claude-…`).
+     */
+    wireId?: string;
 }
 
 export interface ProviderInfo {
@@ -129,118 +160,10 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
     },
 ];
 
-const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
-const OPUS_4: ModelPricing = { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 };
-const HAIKU_4_5: ModelPricing = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
-const OPUS_4_5: ModelPricing = { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 };
-const GPT_5: ModelPricing = { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 };
-const GPT_5_MINI: ModelPricing = { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 };
-const GPT_5_NANO: ModelPricing = { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0 };
+export { BUILTIN_MODELS, PROVIDER_DEFAULT_MODELS } from "./catalogue-models";
 
-const CLAUDE_THINKING_BUDGET = 16_000;
-
-interface ClaudeBase {
-    alias: string;
-    id: string;
-    display: string;
-    maxOutputTokens: number;
-    pricing: ModelPricing;
-}
-
-const CLAUDE_MODELS: ClaudeBase[] = [
-    {
-        alias: "sonnet-4",
-        id: "claude-sonnet-4-20250514",
-        display: "Claude Sonnet 4",
-        maxOutputTokens: 64_000,
-        pricing: SONNET,
-    },
-    {
-        alias: "opus-4",
-        id: "claude-opus-4-20250514",
-        display: "Claude Opus 4",
-        maxOutputTokens: 32_000,
-        pricing: OPUS_4,
-    },
-    {
-        alias: "opus-4-1",
-        id: "claude-opus-4-1-20250805",
-        display: "Claude Opus 4.1",
-        maxOutputTokens: 32_000,
-        pricing: OPUS_4,
-    },
-    {
-        alias: "sonnet-4-5",
-        id: "claude-sonnet-4-5-20250929",
-        display: "Claude Sonnet 4.5",
-        maxOutputTokens: 64_000,
-        pricing: SONNET,
-    },
-    {
-        alias: "haiku-4-5",
-        id: "claude-haiku-4-5-20251001",
-        display: "Claude Haiku 4.5",
-        maxOutputTokens: 64_000,
-        pricing: HAIKU_4_5,
-    },
-    {
-        alias: "opus-4-5",
-        id: "claude-opus-4-5-20251101",
-        display: "Claude Opus 4.5",
-        maxOutputTokens: 64_000,
-        pricing: OPUS_4_5,
-    },
-];
-
-/** Each Claude model appears twice: fast, and with extended thinking (`-thinking`). */
-function claudeVariants(base: ClaudeBase): ModelInfo[] {
-    const common = {
-        provider: "anthropic",
-        contextLimitTokens: 200_000,
-        maxOutputTokens: base.maxOutputTokens,
-        pricing: base.pricing,
-        // Every Claude 3 and 4 model reads images (docs.anthropic.com/en/docs/vision).
-        images: true,
-    };
-    return [
-        { ...common, alias: base.alias, id: base.id, display: base.display },
-        {
-            ...common,
-            alias: `${base.alias}-thinking`,
-            id: `${base.id}-thinking`,
-            display: `${base.display} (thinking)`,
-            thinkingBudget: CLAUDE_THINKING_BUDGET,
-        },
-    ];
-}
-
-function gpt(alias: string, display: string, pricing: ModelPricing): ModelInfo {
-    // GPT-5 family: 400K window, of which up to 128K is output.
-    return {
-        alias,
-        id: alias,
-        display,
-        provider: "openai",
-        contextLimitTokens: 272_000,
-        maxOutputTokens: 128_000,
-        pricing,
-        // The GPT-5 family takes text and image input.
-        images: true,
-    };
-}
-
-export const BUILTIN_MODELS: ModelInfo[] = [
-    ...CLAUDE_MODELS.flatMap(claudeVariants),
-    gpt("gpt-5.1", "GPT-5.1", GPT_5),
-    gpt("gpt-5.1-codex", "GPT-5.1 Codex", GPT_5),
-    gpt("gpt-5.1-codex-mini", "GPT-5.1 Codex Mini", GPT_5_MINI),
-    gpt("gpt-5.1-codex-max", "GPT-5.1 Codex Max", GPT_5),
-    gpt("gpt-5", "GPT-5", GPT_5),
-    gpt("gpt-5-mini", "GPT-5 Mini", GPT_5_MINI),
-    gpt("gpt-5-nano", "GPT-5 Nano", GPT_5_NANO),
-];
-
-export const DEFAULT_MODEL_ID = "claude-sonnet-4-20250514";
+/** The first default's model: Anthropic's current general-purpose model (the spec's was Sonnet 4). */
+export const DEFAULT_MODEL_ID = "claude-opus-5-5";
 
 export const THINKING_SUFFIX = "-thinking";
 
@@ -251,6 +174,11 @@ export function isThinkingModel(modelId: string): boolean {
 /** The id sent on the wire: the `-thinking` suffix is North's, not the API's. */
 export function apiModelId(modelId: string): string {
     return isThinkingModel(modelId) ? modelId.slice(0, -THINKING_SUFFIX.length) : modelId;
+}
+
+/** The id a model is requested by from its provider (its cloud id when rerouted). */
+export function wireModelId(model: Pick<ModelInfo, "id" | "wireId">): string {
+    return model.wireId ?? apiModelId(model.id);
 }
 
 /**
@@ -271,11 +199,14 @@ export function calculateCost(
     // What the response says it cost (a gateway's bill) beats our price list.
     if (usage.costUsd !== undefined) return usage.costUsd;
     if (!pricing) return null;
+    const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    const long = pricing.longPrompt;
+    const rates: TokenRates = long && prompt > long.aboveTokens ? long : pricing;
     return (
-        (usage.inputTokens * pricing.input +
-            usage.outputTokens * pricing.output +
-            usage.cacheReadTokens * pricing.cacheRead +
-            usage.cacheWriteTokens * pricing.cacheWrite) /
+        (usage.inputTokens * rates.input +
+            usage.outputTokens * rates.output +
+            usage.cacheReadTokens * rates.cacheRead +
+            usage.cacheWriteTokens * rates.cacheWrite) /
         1_000_000
     );
 }

@@ -3,9 +3,12 @@ import {
     BUILTIN_MODELS,
     BUILTIN_PROVIDERS,
     DEFAULT_MODEL_ID,
+    PROVIDER_DEFAULT_MODELS,
     type ModelInfo,
     type ProviderInfo,
+    apiModelId,
 } from "./catalogue";
+import { catalogueIdOf, claudeCloudFromEnv, cloudModelId, sameModel } from "./cloud-model-ids";
 import { proxyFor } from "./proxy";
 import type { CloudSettings, ProviderApi, ProviderAuth, ProviderEndpoint } from "./types";
 
@@ -39,7 +42,20 @@ export interface UserModelEntry {
 export interface ModelCatalogue {
     models: ModelInfo[];
     providers: Map<string, ProviderInfo>;
+    /** With no `--model` and no saved model (see `chooseDefaultModel`). */
     defaultModelId: string;
+    /** The small fast model for side jobs (`smallFastModel`), when one is named. */
+    smallFastModelId?: string;
+}
+
+export interface CatalogueOptions {
+    /**
+     * The environment: Claude Code's `CLAUDE_CODE_USE_*` switches reroute
+     * Claude models, and the default is the first ready provider's. Without
+     * it the catalogue is the built-in one and the default Anthropic's.
+     */
+    env?: Env;
+    smallFastModel?: string;
 }
 
 const UNKNOWN_CONTEXT_LIMIT = 128_000;
@@ -49,7 +65,7 @@ const UNKNOWN_MAX_OUTPUT = 8_192;
 export function buildCatalogue(
     userProviders: Record<string, UserProviderEntry> = {},
     userModels: UserModelEntry[] = [],
-    defaultModelId = DEFAULT_MODEL_ID
+    options: CatalogueOptions = {}
 ): ModelCatalogue {
     const providers = new Map(BUILTIN_PROVIDERS.map((p) => [p.id, { ...p }]));
     for (const [id, entry] of Object.entries(userProviders)) {
@@ -86,10 +102,59 @@ export function buildCatalogue(
             : undefined,
     }));
     const overridden = new Set(userInfos.flatMap((m) => [m.alias, m.id]));
+    const cloud = options.env ? claudeCloudFromEnv(options.env) : undefined;
     const builtins = BUILTIN_MODELS.filter(
         (m) => !overridden.has(m.alias) && !overridden.has(m.id)
+    ).map((m) =>
+        // Claude Code's switch: the catalogue's Claude models are served by that cloud.
+        cloud && m.provider === "anthropic"
+            ? { ...m, provider: cloud, wireId: cloudModelId(cloud, apiModelId(m.id), options.env!) }
+            : m
     );
-    return { models: [...userInfos, ...builtins], providers, defaultModelId };
+    const catalogue: ModelCatalogue = {
+        models: [...userInfos, ...builtins],
+        providers,
+        defaultModelId: DEFAULT_MODEL_ID,
+    };
+    if (options.env) catalogue.defaultModelId = chooseDefaultModel(catalogue, options.env);
+    const smallFast =
+        options.smallFastModel ??
+        (cloud && options.env
+            ? options.env.ANTHROPIC_DEFAULT_HAIKU_MODEL || options.env.ANTHROPIC_SMALL_FAST_MODEL
+            : undefined);
+    if (smallFast) catalogue.smallFastModelId = cloudName(catalogue, smallFast, cloud);
+    return catalogue;
+}
+
+/**
+ * A name from Claude Code's variables: a catalogue name as is, else the
+ * cloud's own id (`us.anthropic.claude-…`) on the cloud's provider.
+ */
+function cloudName(catalogue: ModelCatalogue, name: string, cloud: string | undefined): string {
+    const prefix = name.slice(0, Math.max(0, name.indexOf(":")));
+    // Bedrock ids have a colon of their own (`-v1:0`): only a provider's name is a prefix.
+    if (!cloud || catalogue.providers.has(prefix) || resolveModel(catalogue, name).ok) return name;
+    return `${cloud}:${name}`;
+}
+
+/**
+ * The model used when neither `--model` nor a saved model names one:
+ * Claude Code's `ANTHROPIC_MODEL` when a `CLAUDE_CODE_USE_*` switch is on,
+ * then each provider's default (`PROVIDER_DEFAULT_MODELS`: Anthropic,
+ * OpenAI, Gemini), the first whose endpoint is ready; none ready, the first,
+ * so the error names the key to set.
+ */
+export function chooseDefaultModel(catalogue: ModelCatalogue, env: Env): string {
+    const cloud = claudeCloudFromEnv(env);
+    const candidates = [
+        ...(cloud && env.ANTHROPIC_MODEL ? [cloudName(catalogue, env.ANTHROPIC_MODEL, cloud)] : []),
+        ...PROVIDER_DEFAULT_MODELS.map((d) => d.model),
+    ];
+    for (const name of candidates) {
+        const found = resolveModel(catalogue, name);
+        if (found.ok && resolveEndpoint(found.provider, env).ok) return name;
+    }
+    return candidates[0]!;
 }
 
 function cloudSettings(
@@ -129,14 +194,25 @@ export function resolveModel(catalogue: ModelCatalogue, name: string): ModelReso
         const modelId = wanted.slice(colon + 1);
         const provider = catalogue.providers.get(providerId);
         if (provider && modelId) {
-            const model: ModelInfo = {
-                alias: wanted,
-                id: modelId,
-                display: modelId,
-                provider: providerId,
-                contextLimitTokens: UNKNOWN_CONTEXT_LIMIT,
-                maxOutputTokens: UNKNOWN_MAX_OUTPUT,
-            };
+            const known = catalogueEntryFor(catalogue, modelId);
+            // A cloud or gateway id of a catalogue model keeps its limits, prices and abilities.
+            const model: ModelInfo = known
+                ? {
+                      ...known,
+                      alias: wanted,
+                      id: modelId,
+                      display: `${known.display} (${provider.display})`,
+                      provider: providerId,
+                      wireId: undefined,
+                  }
+                : {
+                      alias: wanted,
+                      id: modelId,
+                      display: modelId,
+                      provider: providerId,
+                      contextLimitTokens: UNKNOWN_CONTEXT_LIMIT,
+                      maxOutputTokens: UNKNOWN_MAX_OUTPUT,
+                  };
             return { ok: true, model, provider };
         }
     }
@@ -147,6 +223,23 @@ export function resolveModel(catalogue: ModelCatalogue, name: string): ModelReso
         ok: false,
         error: `unknown model "${wanted}".${hint} Run \`north models\` to list every model.`,
     };
+}
+
+/**
+ * The catalogue entry a provider's own id names (`us.anthropic.claude-…-v1:0`,
+ * `claude-…@date`, `anthropic/claude-…`, `gemini-3.8-flash`), never a
+ * `-thinking` twin; undefined when the catalogue does not know it.
+ */
+export function catalogueEntryFor(
+    catalogue: ModelCatalogue,
+    providerModelId: string
+): ModelInfo | undefined {
+    const looked = catalogueIdOf(providerModelId);
+    const candidates = catalogue.models.filter((m) => !m.thinkingBudget);
+    return (
+        candidates.find((m) => m.id === providerModelId || m.id === looked) ??
+        candidates.find((m) => sameModel(m.id, looked))
+    );
 }
 
 export type EndpointResolution =

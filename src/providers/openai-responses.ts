@@ -55,6 +55,9 @@ export function createOpenAIResponsesProvider(endpoint: ProviderEndpoint): Provi
         stream: (request, signal) => streamResponses(send, request, signal),
         // `GET /models` proves the key or token (Azure OpenAI's v1 API lists them too).
         probe: openAIModelsProbe(endpoint),
+        // Loaded on `north models --refresh` only, never on a chat's path.
+        listModels: async (signal) =>
+            (await import("./openai-models")).listOpenAIModels(endpoint, signal),
     };
 }
 

@@ -29,7 +29,7 @@ describe("a turn's end", () => {
         const answer = await acp.prompt(sessionId, "talk forever");
         expect(answer.stopReason).toBe("max_tokens");
         expect(acp.text(sessionId)).toContain(
-            "⚠ the response was cut off: its text, thinking and tool arguments passed North's limit of 512,000 characters"
+            "⚠ the response was cut off: its text, thinking and tool arguments passed North's limit of 1,024,000 characters"
         );
         // Not retried: the same request would run away again.
         expect(bed.server.requests).toHaveLength(1);

@@ -204,7 +204,7 @@ describe('import { createSession } from "north-agent"', () => {
             const session = await createSession({ cwd: process.env.REPO });
             const errorOf = (prompt) => session.run(prompt).then(() => "ran", (error) => error.message);
             const huge = await errorOf("HUGE" + "a".repeat(11 * 1024 * 1024));
-            const wide = await errorOf("WIDE" + "b".repeat(1024 * 1024));
+            const wide = await errorOf("WIDE" + "b".repeat(4 * 1024 * 1024));
             const next = await session.run("are you alive?");
             await session.close();
             console.log(JSON.stringify({ huge, wide, next }));
@@ -213,7 +213,7 @@ describe('import { createSession } from "north-agent"', () => {
             "the prompt is 11 MB, over the 10 MB limit of one prompt; nothing was sent or saved"
         );
         expect(out.wide).toMatch(
-            /more than .*'s 200000-token context window; nothing was sent or saved/
+            /more than .*'s 1000000-token context window; nothing was sent or saved/
         );
         expect(out.next).toMatchObject({ subtype: "success", result: "Still here." });
         expect(server.requests).toHaveLength(1);

@@ -414,8 +414,8 @@ describe("--disallowed-tools", () => {
 });
 
 describe("--max-budget-usd", () => {
-    // claude-sonnet-4: $3 per million input tokens, so each of these turns costs $0.30.
-    const costly = { usage: { input: 100_000, output: 0 } };
+    // claude-opus-5-5 (the default): $4 per million input tokens, so each of these turns costs $0.30.
+    const costly = { usage: { input: 75_000, output: 0 } };
 
     it("stops before a request that would pass the budget: exit 1, tools not run, conversation saved", async () => {
         server.enqueue({

@@ -112,7 +112,7 @@ describe("the engine host's ops", () => {
         const noKey = await host.submit({ type: "set_model", name: "gpt-5.1" });
         expect(noKey.isError).toBe(true);
         expect(noKey.message).toContain("OPENAI_API_KEY");
-        expect(handle.host.conversation.session.state().model.alias).toBe("sonnet-4");
+        expect(handle.host.conversation.session.state().model.alias).toBe("opus-5-5");
         expect(existsSync(configPath())).toBe(false);
     });
 
@@ -195,8 +195,8 @@ describe("the engine host's ops", () => {
         expect(summary.message).toContain("summarised");
         expect(handle.host.conversation.session.rollingSummary?.goal).toBe("g");
         const costs = await host.submit({ type: "costs" });
-        expect(costs.session.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
-        expect(costs.allTime.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
+        expect(costs.session.map((r) => r.model)).toEqual(["claude-opus-5-5"]);
+        expect(costs.allTime.map((r) => r.model)).toEqual(["claude-opus-5-5"]);
         expect(host.state().costs.allTimeUsd).toBe(costs.allTimeUsd);
     });
 });

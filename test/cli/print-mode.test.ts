@@ -91,11 +91,8 @@ describe("north -p through the real Anthropic provider", () => {
             tool_calls: [{ name: "list_root", input: {}, ok: true }],
         });
         expect(result.session_id).toMatch(/^[0-9a-f]{6}$/);
-        // sonnet-4: 300 in × $3 + 30 out × $15 + 50 read × $0.30 + 20 write × $3.75, per 1M
-        expect(result.total_cost_usd).toBeCloseTo(
-            (300 * 3 + 30 * 15 + 50 * 0.3 + 20 * 3.75) / 1e6,
-            8
-        );
+        // opus-5-5 (the default): 300 in × $4 + 30 out × $20 + 50 read × $0.20 + 20 write × $5, per 1M
+        expect(result.total_cost_usd).toBeCloseTo((300 * 4 + 30 * 20 + 50 * 0.2 + 20 * 5) / 1e6, 8);
         expect(typeof result.duration_ms).toBe("number");
     });
 
@@ -113,7 +110,7 @@ describe("north -p through the real Anthropic provider", () => {
         expect(lines[0]).toMatchObject({
             type: "system",
             subtype: "init",
-            model: "claude-sonnet-4-20250514",
+            model: "claude-opus-5-5",
             mode: "agent",
         });
         expect(lines.find((l) => l.type === "tool_call")).toMatchObject({

@@ -67,11 +67,12 @@ describe("print-mode prompt size", () => {
     it("refuses a piped diff larger than the model's window: no request, nothing saved, exit 2", async () => {
         const run = await runNorth(["-p", "review this diff", "--path", repo], {
             env,
-            input: diffOf(1024 * 1024),
+            // Over the default Opus 5.5's 1M-token window.
+            input: diffOf(4 * 1024 * 1024),
         });
         expect(run.code).toBe(2);
         expect(run.stderr).toMatch(
-            /^north: the prompt is about \d+ tokens \(1 MB\), more than sonnet[^ ]*'s 200000-token context window; nothing was sent or saved/
+            /^north: the prompt is about \d+ tokens \(4 MB\), more than opus[^ ]*'s 1000000-token context window; nothing was sent or saved/
         );
         expect(run.stdout).toBe("");
         expect(server.requests).toHaveLength(0);

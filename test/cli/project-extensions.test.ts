@@ -54,11 +54,12 @@ describe("what a project brings, in print mode", () => {
         expect(system).toContain("Always answer in French.");
         expect(system).toContain("## .cursor/rules/style.mdc\n\nUse tabs.");
         const costs = JSON.parse(readFileSync(join(home, "data", "costs.json"), "utf8"));
-        expect(costs.byModel["claude-sonnet-4-20250514"]).toMatchObject({
+        expect(costs.byModel["claude-opus-5-5"]).toMatchObject({
             inputTokens: 1000,
             outputTokens: 100,
         });
-        expect(costs.allTimeCostUsd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 9);
+        // opus-5-5, the default: $4 in, $20 out per 1M.
+        expect(costs.allTimeCostUsd).toBeCloseTo((1000 * 4 + 100 * 20) / 1e6, 9);
     });
 
     it("runs a trusted project's hooks: a PreToolUse hook blocks a command even with --allow-shell", async () => {

@@ -109,15 +109,15 @@ describe("stream-json input limits", () => {
 
     it("refuses a prompt larger than the model's window, keeps nothing of it, and answers the next", async () => {
         server.enqueue({ text: "Fine." });
-        // 1 MB is about 315K tokens by North's estimate: over Claude's 200K window, under 10 MB.
+        // 4 MB is about 1.26M tokens by North's estimate: over Opus 5.5's 1M window, under 10 MB.
         const run = await streamSession([
-            userLine(`BIG${"b".repeat(1024 * 1024)}`),
+            userLine(`BIG${"b".repeat(4 * 1024 * 1024)}`),
             userLine("a small question"),
         ]);
         const errors = run.events.filter((e) => e.type === "error");
         expect(errors).toHaveLength(1);
         expect(errors[0]!.error).toMatch(
-            /more than .*'s 200000-token context window; nothing was sent or saved/
+            /more than .*'s 1000000-token context window; nothing was sent or saved/
         );
         const results = run.events.filter((e) => e.type === "result");
         expect(results.map((r) => [r.result, r.is_error])).toEqual([["Fine.", false]]);
@@ -153,7 +153,7 @@ describe("a prompt that no request can carry is not kept", () => {
         expect(results).toHaveLength(2);
         expect(results[0]!.is_error).toBe(true);
         expect(String(results[0]!.result)).toMatch(
-            /^not sent: the prompt is about \d+ tokens; with the system prompt and tools \(about \d+\) the request would be about \d+ tokens, more than .*'s 200000-token window\. The prompt was not kept/
+            /^not sent: the prompt is about \d+ tokens; with the system prompt and tools \(about \d+\) the request would be about \d+ tokens, more than .*'s 1000000-token window\. The prompt was not kept/
         );
         expect(results[1]).toMatchObject({ result: "Answered.", is_error: false });
         // Only the normal prompt was sent, and without the refused one.

@@ -205,7 +205,7 @@ describe("one engine host for the chat and print mode", () => {
             /^Session .+ · all time .+ \(Esc or Q closes the dialog\)$/
         );
         const rows = figures.allTime;
-        expect(rows.map((r) => r.model)).toEqual(["claude-sonnet-4-20250514"]);
+        expect(rows.map((r) => r.model)).toEqual(["claude-opus-5-5"]);
         expect(rows[0]!.inputTokens).toBeGreaterThan(0);
         const print = await viaPrint(handle, "/costs");
         for (const row of rows) {

@@ -3,7 +3,7 @@
  * through a headless terminal emulator, as a user would see it.
  *
  *     const north = spawnNorthPty({ env, cwd: repo });
- *     await north.waitForText(/claude-sonnet-4/);
+ *     await north.waitForText(/claude-opus-5-5/);
  *     north.type("hello\r");
  *     await north.waitForText("Hi there");
  *     north.kill(); // always, in afterEach
@@ -283,8 +283,8 @@ export function rssMb(pid: number): number | null {
 
 // ---------------------------------------------------------------- a whole scripted session
 
-/** The status line shows the model; the default is Claude Sonnet 4. */
-export const READY_PATTERN = /claude-sonnet-4|sonnet 4/i;
+/** The status line shows the model; the default is Claude Opus 5.5. */
+export const READY_PATTERN = /claude-opus-5-5|opus 5\.5/i;
 
 /**
  * The app is up: its bottom row (the status line, drawn with the composer

@@ -13,7 +13,8 @@ async function learn(host: HostParts, signal: AbortSignal): Promise<Outcome> {
     deps.profiles.clearDeclined();
     const result = await runLearningSession({
         repoRoot: conversation.repoRoot,
-        model: conversation.session.state().model,
+        // A side job: the small fast model when one is set.
+        model: deps.sideModel ?? conversation.session.state().model,
         providerFor: deps.providerFor,
         tools: deps.tools,
         logger: conversation.logger,

@@ -40,6 +40,8 @@ export interface HostDeps {
     saveModel?(alias: string): { ok: true } | { ok: false; error: string };
     profiles: Pick<ProfileStore, "clearDeclined" | "saveProfile" | "profilePath">;
     providerFor(model: ModelInfo): Promise<Provider>;
+    /** The small fast model for side jobs (project learning); unset: the session's model. */
+    sideModel?: ModelInfo;
     tools: ToolRunner;
     mcp?: { status(): McpServerStatus[]; subscribe?(listener: () => void): () => void };
     /** The session's language servers (`/lsp`); absent where none were set up. */

@@ -127,6 +127,8 @@ export const SETTINGS_KEYS = {
     $schema: { schema: lazySchema((z) => z.string()), scopes: ANY },
     /** The model used when `--model` is not given (`/model` saves it). */
     selectedModel: { schema: lazySchema((z) => z.string()), scopes: USER },
+    /** The model for side jobs (summaries, project learning); the session's model when unset. */
+    smallFastModel: { schema: lazySchema((z) => z.string().min(1)), scopes: USER },
     providers: { schema: lazySchema((z) => z.record(z.string(), providerSchema())), scopes: USER },
     models: { schema: lazySchema((z) => z.array(modelSchema())), scopes: USER },
     /** MCP servers for every project, in `.mcp.json`'s shape (checked by the MCP loader). */

@@ -73,7 +73,7 @@ describe("slash commands in the interactive app", () => {
             await submit("/model haiku-45");
             await north.waitForText("Did you mean");
             expect(north.screenText()).toContain("haiku-4-5");
-            expect(statusLine(session)).toContain("Claude Sonnet 4");
+            expect(statusLine(session)).toContain("Claude Opus 5.5");
             expect(existsSync(join(session.env.NORTH_CONFIG_DIR!, "config.json"))).toBe(false);
         },
         TIMEOUT

@@ -48,7 +48,7 @@ describe("the /model picker", () => {
             await north.waitForText("type to filter");
             north.type("haiku");
             await north.waitForText(/filter: haiku · \d+ of \d+/);
-            await north.waitForText("› haiku-4-5");
+            await north.waitForText("› haiku-5-5");
             expect(north.screenText()).not.toContain("opus-4-1");
             north.type("\x7f\x7f\x7f\x7f\x7f");
             await north.waitFor(
@@ -58,7 +58,7 @@ describe("the /model picker", () => {
             );
             north.type("haiku\r");
             await north.waitForText("Switched to");
-            await north.waitForText(/Haiku 4\.5/i);
+            await north.waitForText(/Haiku 5\.5/i);
         },
         TIMEOUT
     );

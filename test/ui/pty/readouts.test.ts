@@ -52,14 +52,14 @@ describe("status line readouts", () => {
             const { north, server, submit } = session;
             // Before anything is sent: the system prompt and tools, not "0 (0%)".
             const fresh = await waitForFigure(north, (t) => t > 1_000, "a figure before sending");
-            expect(statusRow(north)).toContain("Claude Sonnet 4");
-            expect(statusRow(north)).not.toContain("claude-sonnet-4-20250514");
+            expect(statusRow(north)).toContain("Claude Opus 5.5");
+            expect(statusRow(north)).not.toContain("claude-opus-5-5");
 
             server.enqueue({ text: "first answer", usage: { input: 5_000, output: 40 } });
             await submit("question one");
             await north.waitForText("first answer");
-            // sonnet-4: 5,000 in × $3 + 40 out × $15 per million = $0.0156.
-            await north.waitFor(() => statusRow(north).includes("$0.016 / $0.016"), 10_000, "cost");
+            // opus-5-5: 5,000 in × $4 + 40 out × $20 per million = $0.0208.
+            await north.waitFor(() => statusRow(north).includes("$0.021 / $0.021"), 10_000, "cost");
             server.enqueue({ text: "second answer", usage: { input: 6_000, output: 40 } });
             await submit("question two");
             await north.waitForText("second answer");

@@ -54,7 +54,7 @@ describe("small things that read wrong", () => {
             session = await startNorthSession({ rows: 30, cols: 120 });
             const { north, submit } = session;
             expect(north.screenText()).toMatch(/North · \/.*north-pty-repo-/);
-            expect(north.screenText()).not.toContain("claude-sonnet-4-20250514");
+            expect(north.screenText()).not.toContain("claude-opus-5-5");
             await submit("/model haiku-4-5");
             await north.waitFor(
                 () => statusLine(north).includes("Claude Haiku 4.5"),
@@ -187,8 +187,8 @@ describe("small things that read wrong", () => {
                 models: [
                     {
                         alias: "small",
-                        id: "claude-sonnet-4-small",
-                        display: "Sonnet 4 small",
+                        id: "claude-opus-5-5-small",
+                        display: "Opus 5.5 small",
                         provider: "anthropic",
                         contextLimitTokens: 20_000,
                         pricing: { input: 1, output: 1 },

@@ -158,7 +158,7 @@ describe("the status line", () => {
                 },
             });
             const { north } = session;
-            await north.waitForText("SL Claude Sonnet 4 Status");
+            await north.waitForText("SL Claude Opus 5.5 Status");
             expect(north.screenText()).not.toContain("second");
         },
         TIMEOUT
