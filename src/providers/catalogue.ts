@@ -59,6 +59,14 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
     },
+    {
+        // Region, profile and the AWS endpoint variables are read in providers/bedrock/.
+        id: "bedrock",
+        api: "bedrock",
+        display: "Amazon Bedrock",
+        auth: "aws",
+        baseUrlEnv: "ANTHROPIC_BEDROCK_BASE_URL",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };

@@ -23,7 +23,10 @@ export async function createProvider(endpoint: ProviderEndpoint): Promise<Provid
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
-        case "bedrock":
+        case "bedrock": {
+            const { createBedrockProvider } = await import("./bedrock/bedrock-provider");
+            return createBedrockProvider(endpoint);
+        }
         case "vertex":
         case "gemini":
             throw new Error(`the ${endpoint.api} provider is not built yet`);

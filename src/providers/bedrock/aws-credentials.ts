@@ -1,0 +1,85 @@
+/**
+ * AWS credentials from the standard chain (environment, shared config and
+ * credentials files with their profiles, SSO cache, web identity, container
+ * and instance metadata) through the AWS library, which caches them and
+ * fetches new ones before they expire. Failures become `CredentialError`s
+ * that say how to refresh.
+ */
+
+import { CredentialError } from "../errors";
+import { createProxyRequestHandler } from "./proxy-request-handler";
+
+export interface AwsCredentials {
+    accessKeyId: string;
+    secretAccessKey: string;
+    sessionToken?: string;
+    expiration?: Date;
+}
+
+export type AwsCredentialSource = () => Promise<AwsCredentials>;
+
+/** The library logs through this; its console fallback would draw over the chat. */
+const QUIET_LOGGER = {
+    debug: (): void => {},
+    info: (): void => {},
+    warn: (): void => {},
+    error: (): void => {},
+};
+
+/**
+ * A source that resolves the chain on first use and then asks the library's
+ * memoised chain each time (it refreshes credentials 5 minutes before expiry).
+ */
+export function createAwsCredentialSource(profile: string | undefined): AwsCredentialSource {
+    let chain: Promise<() => Promise<AwsCredentials>> | undefined;
+    const load = () =>
+        (chain ??= import("@aws-sdk/credential-providers").then((m) =>
+            m.fromNodeProviderChain({
+                ...(profile ? { profile } : {}),
+                logger: QUIET_LOGGER,
+                // STS (assume role, web identity) and SSO go through North's transport.
+                clientConfig: { requestHandler: createProxyRequestHandler() },
+            })
+        ));
+    return async () => {
+        let credentials: AwsCredentials;
+        try {
+            credentials = await (await load())();
+        } catch (error) {
+            throw new CredentialError(await credentialFailure(profile, error));
+        }
+        const expiration = credentials.expiration;
+        if (expiration && expiration.getTime() <= Date.now()) {
+            throw new CredentialError(
+                `the AWS credentials expired at ${expiration.toISOString()}: ${await refreshHint(profile)}`
+            );
+        }
+        return credentials;
+    };
+}
+
+async function credentialFailure(profile: string | undefined, error: unknown): Promise<string> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const whose = profile ? `profile "${profile}"` : "the default chain";
+    return `no usable AWS credentials from ${whose} (${reason}): ${await refreshHint(profile)}`;
+}
+
+/** What to run: the SSO login for an SSO profile, else where credentials come from. */
+export async function refreshHint(profile: string | undefined): Promise<string> {
+    if (profile && (await isSsoProfile(profile)))
+        return `run \`aws sso login --profile ${profile}\``;
+    if (profile) {
+        return `check profile "${profile}" in ~/.aws/config and ~/.aws/credentials, or run \`aws sso login --profile ${profile}\` if it uses SSO`;
+    }
+    return "set AWS_PROFILE to a configured profile (then `aws sso login` if it uses SSO), export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or set AWS_BEARER_TOKEN_BEDROCK to a Bedrock API key";
+}
+
+async function isSsoProfile(profile: string): Promise<boolean> {
+    try {
+        const { loadSharedConfigFiles } = await import("@smithy/core/config");
+        const section = (await loadSharedConfigFiles({ ignoreCache: true })).configFile[profile];
+        return Boolean(section?.sso_session || section?.sso_start_url);
+    } catch {
+        return false;
+    }
+}
