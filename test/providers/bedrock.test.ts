@@ -136,6 +136,17 @@ describe("Bedrock streaming", () => {
         });
     });
 
+    it("takes the region from the provider's settings before AWS_REGION", async () => {
+        vi.stubEnv("AWS_REGION", "eu-west-3");
+        fake.enqueue({ text: "east" });
+        const east = createBedrockProvider({ ...ENDPOINT, cloud: { region: "us-east-1" } });
+        const result = await collect(east, request({ apiModelId: SONNET_BEDROCK_ID }));
+        expect(result.text).toBe("east");
+        expect(fake.requests.at(-1)!.headers.authorization).toContain(
+            "/us-east-1/bedrock/aws4_request"
+        );
+    });
+
     it("signs with a session token and accepts a Bedrock model ARN", async () => {
         vi.stubEnv("AWS_ACCESS_KEY_ID", "ASIAFAKESESSION00001");
         vi.stubEnv("AWS_SECRET_ACCESS_KEY", "sessionSecret");

@@ -33,14 +33,16 @@ const QUIET_LOGGER = {
 export function createAwsCredentialSource(profile: string | undefined): AwsCredentialSource {
     let chain: Promise<() => Promise<AwsCredentials>> | undefined;
     const load = () =>
-        (chain ??= import("@aws-sdk/credential-providers").then((m) =>
-            m.fromNodeProviderChain({
+        (chain ??= import("@aws-sdk/credential-providers").then((m) => {
+            // The STS/SSO clients' notice about their future Node versions would print over the chat.
+            process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+            return m.fromNodeProviderChain({
                 ...(profile ? { profile } : {}),
                 logger: QUIET_LOGGER,
                 // STS (assume role, web identity) and SSO go through North's transport.
                 clientConfig: { requestHandler: createProxyRequestHandler() },
-            })
-        ));
+            });
+        }));
     return async () => {
         let credentials: AwsCredentials;
         try {
