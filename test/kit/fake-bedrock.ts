@@ -9,6 +9,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -16,7 +17,7 @@ import { createEventStreamCodec } from "../../src/providers/bedrock/event-stream
 import { bedrockBodyProblem } from "./fake-bedrock-rules";
 import { type FakeAwsKey, verifySigV4 } from "./fake-bedrock-sigv4";
 import { cutMidToolCall, encodeReply, partialReply } from "./fake-llm-wire";
-import type { FakeErrorTurn, FakeTurn } from "./fake-llm-wire";
+import type { FakeErrorTurn, FakeFaultTurn, FakeTurn } from "./fake-llm-wire";
 
 export type { FakeAwsKey } from "./fake-bedrock-sigv4";
 
@@ -81,7 +82,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     const bearer = new Set(options.bearerTokens ?? [FAKE_BEARER_TOKEN]);
     const onDemand = new Set(options.onDemandModels ?? [SONNET_BEDROCK_ID, HAIKU_BEDROCK_ID]);
     const profiles = new Set(options.inferenceProfiles ?? [SONNET_PROFILE_ID]);
-    const queue: BedrockTurn[] = [];
+    const queue: PreparedTurn[] = [];
     const requests: BedrockRecordedRequest[] = [];
     const sockets = new Set<Socket>();
 
@@ -202,7 +203,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
         url: `http://127.0.0.1:${port}`,
         region,
         requests,
-        enqueue: (...turns) => void queue.push(...turns),
+        enqueue: (...turns) => void queue.push(...turns.map(prepare)),
         remaining: () => queue.length,
         close: () =>
             new Promise<void>((resolve) => {
@@ -212,7 +213,18 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     };
 }
 
-async function serveTurn(res: ServerResponse, model: string, turn: BedrockTurn): Promise<void> {
+/** A reply turn with its frames encoded at enqueue time, so serving it is only writing. */
+type PreparedTurn = FakeErrorTurn | FakeFaultTurn | BedrockFaultTurn | { frames: Uint8Array[] };
+
+/** The model a prepared reply's `message_start` names (Bedrock echoes the model's own id). */
+const REPLY_MODEL = "claude-sonnet-4-5-20250929";
+
+function prepare(turn: BedrockTurn): PreparedTurn {
+    if ("error" in turn || "fault" in turn || "bedrockFault" in turn) return turn;
+    return { frames: chunkFrames(encodeReply("anthropic", REPLY_MODEL, turn)) };
+}
+
+async function serveTurn(res: ServerResponse, model: string, turn: PreparedTurn): Promise<void> {
     if ("error" in turn) {
         if (!turn.error.midStream) {
             const type =
@@ -262,7 +274,7 @@ async function serveTurn(res: ServerResponse, model: string, turn: BedrockTurn):
         throw new Error(`fake Bedrock does not script the ${turn.fault} fault`);
     }
     startEventStream(res);
-    await writeFrames(res, chunkFrames(encodeReply("anthropic", model, turn)));
+    await writeFrames(res, turn.frames);
     res.end();
 }
 
@@ -287,31 +299,50 @@ function exceptionTypeOf(error: FakeErrorTurn["error"]): string {
 function chunkFrames(sse: string[]): Uint8Array[] {
     const frames: Uint8Array[] = [];
     for (const event of sse) {
-        const data = /^data: (.*)$/m.exec(event)?.[1];
-        if (!data) continue;
-        const parsed = JSON.parse(data) as { type: string; [key: string]: unknown };
-        if (parsed.type === "ping") continue;
-        if (parsed.type === "message_stop") {
+        const at = event.indexOf("data: ");
+        if (at < 0) continue;
+        let data = event.slice(at + 6).trimEnd();
+        if (data.startsWith('{"type":"ping"')) continue;
+        if (data.startsWith('{"type":"message_stop"')) {
+            const parsed = JSON.parse(data) as Record<string, unknown>;
             parsed["amazon-bedrock-invocationMetrics"] = {
                 inputTokenCount: 10,
                 outputTokenCount: 1,
                 invocationLatency: 5,
                 firstByteLatency: 1,
             };
+            data = JSON.stringify(parsed);
         }
-        const bytes = Buffer.from(JSON.stringify(parsed)).toString("base64");
-        frames.push(
-            CODEC.encode({
-                headers: {
-                    ":event-type": { type: "string", value: "chunk" },
-                    ":content-type": { type: "string", value: "application/json" },
-                    ":message-type": { type: "string", value: "event" },
-                },
-                body: Buffer.from(JSON.stringify({ bytes, p: "abcdefghij" })),
-            })
-        );
+        const bytes = Buffer.from(data).toString("base64");
+        frames.push(chunkFrame(Buffer.from(`{"bytes":"${bytes}","p":"abcdefghij"}`)));
     }
     return frames;
+}
+
+/** The headers every `chunk` frame carries, formatted once by the codec. */
+const CHUNK_HEADERS = Buffer.from(
+    CODEC.formatHeaders({
+        ":event-type": { type: "string", value: "chunk" },
+        ":content-type": { type: "string", value: "application/json" },
+        ":message-type": { type: "string", value: "event" },
+    })
+);
+
+/**
+ * One `chunk` frame, laid out as the codec's `encode` does (prelude, its CRC,
+ * headers, payload, message CRC) but with the headers formatted once: a 20k-token
+ * answer is 20k frames, and the fake must not be the slow side of a bench.
+ */
+function chunkFrame(body: Buffer): Uint8Array {
+    const length = 12 + CHUNK_HEADERS.length + body.length + 4;
+    const frame = Buffer.allocUnsafe(length);
+    frame.writeUInt32BE(length, 0);
+    frame.writeUInt32BE(CHUNK_HEADERS.length, 4);
+    frame.writeUInt32BE(crc32(frame.subarray(0, 8)), 8);
+    CHUNK_HEADERS.copy(frame, 12);
+    body.copy(frame, 12 + CHUNK_HEADERS.length);
+    frame.writeUInt32BE(crc32(frame.subarray(0, length - 4)), length - 4);
+    return frame;
 }
 
 function exceptionFrame(type: string, message: string | undefined): Uint8Array {

@@ -8,6 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { AnthropicStreamState } from "../anthropic";
+import { parseStringDelta } from "../anthropic-delta";
 import {
     cancelledError,
     classifyStreamErrorBody,
@@ -117,13 +118,30 @@ function applyFrame(
         );
     }
     if (kind !== "event" || message.headers[":event-type"] !== "chunk") return undefined;
-    const payload = JSON.parse(utf8(message.body)) as { bytes?: string };
-    if (typeof payload.bytes !== "string") return undefined;
-    const event = JSON.parse(Buffer.from(payload.bytes, "base64").toString("utf8")) as
+    const bytes = chunkBytes(utf8(message.body));
+    if (bytes === undefined) return undefined;
+    const json = Buffer.from(bytes, "base64").toString("utf8");
+    const event = (parseStringDelta(json) ?? JSON.parse(json)) as
         RawMessageStreamEvent | { type: "error"; error?: { type?: string; message?: string } };
     if (event.type === "error") return classifyStreamErrorBody(BEDROCK_LABEL, event.error ?? {});
     state.handle(event, out);
     return undefined;
+}
+
+const CHUNK_PREFIX = '{"bytes":"';
+
+/**
+ * The base64 `bytes` of a chunk payload. Bedrock writes `bytes` first; base64
+ * has no quote or escape, so the value ends at the next quote. Any other
+ * layout is parsed whole.
+ */
+function chunkBytes(payload: string): string | undefined {
+    if (payload.startsWith(CHUNK_PREFIX)) {
+        const end = payload.indexOf('"', CHUNK_PREFIX.length);
+        if (end > 0) return payload.slice(CHUNK_PREFIX.length, end);
+    }
+    const parsed = JSON.parse(payload) as { bytes?: unknown };
+    return typeof parsed.bytes === "string" ? parsed.bytes : undefined;
 }
 
 function messageOf(body: Uint8Array): string | undefined {

@@ -23,9 +23,31 @@ const MIN_FRAME_BYTES = 16;
 /** Bedrock's frames are a few KB; a larger length is a corrupt prelude, not a frame to wait for. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-const toUtf8 = (bytes: Uint8Array): string =>
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-const fromUtf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
+const DECODER = new TextDecoder();
+const ASCII_ONLY = /^[ -~]*$/;
+
+/** Header names and values are short ASCII: decoded without allocating a Buffer each (20k frames a long answer). */
+function toUtf8(bytes: Uint8Array): string {
+    if (bytes.byteLength <= 64) {
+        let text = "";
+        for (let i = 0; i < bytes.byteLength; i++) {
+            const byte = bytes[i]!;
+            if (byte >= 0x80) return DECODER.decode(bytes);
+            text += String.fromCharCode(byte);
+        }
+        return text;
+    }
+    return DECODER.decode(bytes);
+}
+
+function fromUtf8(text: string): Uint8Array {
+    if (text.length <= 64 && ASCII_ONLY.test(text)) {
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        return bytes;
+    }
+    return Buffer.from(text, "utf8");
+}
 
 /** The codec Bedrock's framing is read (and, in the tests' fake, written) with. */
 export function createEventStreamCodec(): EventStreamCodec {
@@ -65,7 +87,7 @@ export class EventStreamFramer {
     private decode(frame: Buffer): EventStreamMessage {
         let decoded: ReturnType<EventStreamCodec["decode"]>;
         try {
-            decoded = this.codec.decode(new Uint8Array(frame));
+            decoded = this.codec.decode(frame);
         } catch (error) {
             throw new CorruptFrameError(error instanceof Error ? error.message : String(error));
         }
