@@ -79,8 +79,8 @@ describe("Bedrock settings", () => {
         ).toEqual({ kind: "none" });
     });
 
-    it("sends the Messages body without model and stream, with Bedrock's anthropic_version", () => {
-        const body = buildBedrockBody(
+    it("sends the Messages body without model and stream, with Bedrock's anthropic_version", async () => {
+        const body = await buildBedrockBody(
             request({ apiModelId: "anthropic.claude-haiku-4-5-20251001-v1:0" })
         );
         expect(body.anthropic_version).toBe("bedrock-2023-05-31");

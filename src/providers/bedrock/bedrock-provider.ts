@@ -7,7 +7,6 @@
  */
 
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { buildAnthropicParams } from "../anthropic";
 import { classifyError } from "../errors";
 import { requestTimeoutMs, streamingPoster } from "../streaming-post";
 import type { ProbeResult, Provider, ProviderEndpoint, StreamRequest } from "../types";
@@ -39,7 +38,9 @@ export type BedrockMessagesBody = Omit<MessageCreateParamsStreaming, "model" | "
     anthropic_version: string;
 };
 
-export function buildBedrockBody(request: StreamRequest): BedrockMessagesBody {
+export async function buildBedrockBody(request: StreamRequest): Promise<BedrockMessagesBody> {
+    // The Anthropic provider's split point (see bedrock-stream.ts).
+    const { buildAnthropicParams } = await import("../anthropic");
     const { model: _model, stream: _stream, ...params } = buildAnthropicParams(request);
     return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...params };
 }
@@ -95,7 +96,7 @@ export function createBedrockProvider(
                         logEnv: "ANTHROPIC_LOG",
                         errors: async () => BEDROCK_POST_ERRORS,
                     });
-                    return post(buildBedrockBody(request), signal);
+                    return post(await buildBedrockBody(request), signal);
                 },
                 classify: (error) => hintFor(request.apiModelId)(error, signal),
             }),

@@ -7,8 +7,7 @@
 
 import type { IncomingMessage } from "node:http";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { AnthropicStreamState } from "../anthropic";
-import { parseStringDelta } from "../anthropic-delta";
+import type { AnthropicStreamState } from "../anthropic";
 import {
     cancelledError,
     classifyStreamErrorBody,
@@ -34,6 +33,9 @@ export interface BedrockStreamOptions {
 
 export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenerator<StreamEvent> {
     const { signal } = options;
+    // Through the Anthropic provider's own split point: a static import would move
+    // anthropic.ts into a chunk shared with Bedrock, one more file on every print run.
+    const { AnthropicStreamState } = await import("../anthropic");
     const state = new AnthropicStreamState();
     const fail = (error: ProviderError): StreamEvent => ({
         type: "error",
@@ -121,7 +123,7 @@ function applyFrame(
     const bytes = chunkBytes(utf8(message.body));
     if (bytes === undefined) return undefined;
     const json = Buffer.from(bytes, "base64").toString("utf8");
-    const event = (parseStringDelta(json) ?? JSON.parse(json)) as
+    const event = JSON.parse(json) as
         RawMessageStreamEvent | { type: "error"; error?: { type?: string; message?: string } };
     if (event.type === "error") return classifyStreamErrorBody(BEDROCK_LABEL, event.error ?? {});
     state.handle(event, out);
