@@ -35,7 +35,7 @@ export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenera
     const { signal } = options;
     // Through the Anthropic provider's own split point: a static import would move
     // anthropic.ts into a chunk shared with Bedrock, one more file on every print run.
-    const { AnthropicStreamState } = await import("../anthropic");
+    const { AnthropicStreamState, parseStringDelta } = await import("../anthropic");
     const state = new AnthropicStreamState();
     const fail = (error: ProviderError): StreamEvent => ({
         type: "error",
@@ -54,7 +54,7 @@ export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenera
         for await (const chunk of bodyOf(response, signal)) {
             const out: StreamEvent[] = [];
             for (const message of framer.push(chunk)) {
-                const failure = applyFrame(message, state, out);
+                const failure = applyFrame(message, state, out, parseStringDelta);
                 if (failure) {
                     yield* out;
                     yield fail(failure);
@@ -106,7 +106,9 @@ export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenera
 function applyFrame(
     message: EventStreamMessage,
     state: AnthropicStreamState,
-    out: StreamEvent[]
+    out: StreamEvent[],
+    /** Reads the common one-string delta without a JSON.parse (anthropic-delta.ts). */
+    fastDelta: (json: string) => RawMessageStreamEvent | undefined
 ): ProviderError | undefined {
     const kind = message.headers[":message-type"];
     if (kind === "exception") {
@@ -123,7 +125,7 @@ function applyFrame(
     const bytes = chunkBytes(utf8(message.body));
     if (bytes === undefined) return undefined;
     const json = Buffer.from(bytes, "base64").toString("utf8");
-    const event = JSON.parse(json) as
+    const event = (fastDelta(json) ?? JSON.parse(json)) as
         RawMessageStreamEvent | { type: "error"; error?: { type?: string; message?: string } };
     if (event.type === "error") return classifyStreamErrorBody(BEDROCK_LABEL, event.error ?? {});
     state.handle(event, out);
