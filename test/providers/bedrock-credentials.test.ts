@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -201,6 +203,34 @@ describe("AWS credential chain", () => {
             );
         } finally {
             issued.lifetimeMs = 60 * 60 * 1000;
+        }
+    });
+
+    it("gives up on a container credentials endpoint that never answers, with what to set instead", async () => {
+        const sockets = new Set<Socket>();
+        const silent = createServer(() => {});
+        silent.on("connection", (socket) => void sockets.add(socket));
+        await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+        try {
+            const { port } = silent.address() as AddressInfo;
+            vi.stubEnv("AWS_CONTAINER_CREDENTIALS_FULL_URI", `http://127.0.0.1:${port}/hangs`);
+            vi.stubEnv("AWS_REGION", "us-east-1");
+            const before = east.requests.length;
+            const error = errorOf(
+                await collect(
+                    createBedrockProvider(endpoint(), process.env, { credentialDeadlineMs: 300 }),
+                    request({ apiModelId: SONNET_PROFILE_ID })
+                )
+            ).error;
+            expect(error).toMatchObject({ kind: "auth", retryable: false });
+            expect(error.message).toMatch(
+                /^Amazon Bedrock: no usable AWS credentials from the default chain \(the credential chain did not answer within 300 ms\)/
+            );
+            expect(error.message).toContain("export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+            expect(east.requests.length).toBe(before);
+        } finally {
+            for (const socket of sockets) socket.destroy();
+            await new Promise<void>((resolve) => silent.close(() => resolve()));
         }
     });
 

@@ -16,7 +16,15 @@ export interface AwsCredentials {
     expiration?: Date;
 }
 
-export type AwsCredentialSource = () => Promise<AwsCredentials>;
+/** Resolves credentials for one request; gives up when `signal` aborts or the deadline passes. */
+export type AwsCredentialSource = (signal?: AbortSignal) => Promise<AwsCredentials>;
+
+/**
+ * How long the chain may take. The library's own timeouts do not cover every
+ * link (a container endpoint that accepts and never answers held a request
+ * for minutes), and a turn must never hang on credentials.
+ */
+export const DEFAULT_CREDENTIAL_DEADLINE_MS = 20_000;
 
 /** The library logs through this; its console fallback would draw over the chat. */
 const QUIET_LOGGER = {
@@ -30,7 +38,10 @@ const QUIET_LOGGER = {
  * A source that resolves the chain on first use and then asks the library's
  * memoised chain each time (it refreshes credentials 5 minutes before expiry).
  */
-export function createAwsCredentialSource(profile: string | undefined): AwsCredentialSource {
+export function createAwsCredentialSource(
+    profile: string | undefined,
+    deadlineMs: number = DEFAULT_CREDENTIAL_DEADLINE_MS
+): AwsCredentialSource {
     let chain: Promise<() => Promise<AwsCredentials>> | undefined;
     const load = () =>
         (chain ??= import("@aws-sdk/credential-providers").then((m) => {
@@ -43,11 +54,16 @@ export function createAwsCredentialSource(profile: string | undefined): AwsCrede
                 clientConfig: { requestHandler: createProxyRequestHandler() },
             });
         }));
-    return async () => {
+    return async (signal) => {
         let credentials: AwsCredentials;
         try {
-            credentials = await (await load())();
+            credentials = await withDeadline(
+                load().then((chain) => chain()),
+                deadlineMs,
+                signal
+            );
         } catch (error) {
+            if (signal?.aborted) throw error;
             throw new CredentialError(await credentialFailure(profile, error));
         }
         const expiration = credentials.expiration;
@@ -84,4 +100,37 @@ async function isSsoProfile(profile: string): Promise<boolean> {
     } catch {
         return false;
     }
+}
+
+/** `work`, or a rejection once `ms` pass or `signal` aborts (the work is left to finish on its own). */
+function withDeadline<T>(
+    work: Promise<T>,
+    ms: number,
+    signal: AbortSignal | undefined
+): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+        const onAbort = (): void => {
+            clearTimeout(timer);
+            reject(signal?.reason ?? new Error("aborted"));
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener("abort", onAbort);
+            const limit = ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+            reject(new Error(`the credential chain did not answer within ${limit}`));
+        }, ms);
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        work.then(
+            (value) => {
+                clearTimeout(timer);
+                signal?.removeEventListener("abort", onAbort);
+                resolve(value);
+            },
+            (error: unknown) => {
+                clearTimeout(timer);
+                signal?.removeEventListener("abort", onAbort);
+                reject(error instanceof Error ? error : new Error(String(error)));
+            }
+        );
+    });
 }

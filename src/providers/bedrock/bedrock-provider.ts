@@ -45,16 +45,22 @@ export async function buildBedrockBody(request: StreamRequest): Promise<BedrockM
     return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...params };
 }
 
+export interface BedrockProviderOptions {
+    /** How long the AWS credential chain may take (`DEFAULT_CREDENTIAL_DEADLINE_MS`). */
+    credentialDeadlineMs?: number;
+}
+
 export function createBedrockProvider(
     endpoint: ProviderEndpoint,
-    env: Env = process.env
+    env: Env = process.env,
+    options: BedrockProviderOptions = {}
 ): Provider {
     const mode = bedrockAuthMode(endpoint.cloud, env);
     const profile = mode.kind === "sigv4" ? mode.profile : undefined;
     let regionLookup: Promise<string> | undefined;
     const region = (): Promise<string> =>
         (regionLookup ??= bedrockRegion(endpoint.cloud, env, sharedConfigRegion));
-    const credentials = createAwsCredentialSource(profile);
+    const credentials = createAwsCredentialSource(profile, options.credentialDeadlineMs);
     const signer = createBedrockSigner(mode, region, credentials);
     const hintFor = (modelId?: string) => async (error: unknown, signal?: AbortSignal) => {
         const classified = classifyError(error, {
@@ -104,7 +110,7 @@ export function createBedrockProvider(
         probe: async (signal): Promise<ProbeResult> => {
             try {
                 const plane = await controlPlane();
-                const who = await describeCredentials(mode, credentials);
+                const who = await describeCredentials(mode, () => credentials(signal));
                 const count = await countClaudeModels(plane, signal);
                 return {
                     ok: true,

@@ -7,7 +7,7 @@
 import { Hash } from "@smithy/hash-node";
 import { SignatureV4 } from "@smithy/signature-v4";
 import type { OutgoingRequest, RequestSigner } from "../types";
-import type { AwsCredentialSource } from "./aws-credentials";
+import type { AwsCredentials, AwsCredentialSource } from "./aws-credentials";
 import type { BedrockAuthMode } from "./bedrock-config";
 
 /** Bedrock's signing name, for the runtime and the control plane alike. */
@@ -18,19 +18,22 @@ export function createBedrockSigner(
     region: () => Promise<string>,
     credentials: AwsCredentialSource
 ): RequestSigner {
+    // Resolved just before each signature, with the request's signal.
+    let current: AwsCredentials | undefined;
     const sigv4 = new SignatureV4({
         service: BEDROCK_SIGNING_NAME,
         region,
-        credentials,
+        credentials: async () => current ?? credentials(),
         sha256: Hash.bind(null, "sha256"),
     });
     return {
-        async sign(request: OutgoingRequest): Promise<void> {
+        async sign(request: OutgoingRequest, signal: AbortSignal): Promise<void> {
             if (mode.kind === "none") return;
             if (mode.kind === "bearer") {
                 request.headers.authorization = `Bearer ${mode.token}`;
                 return;
             }
+            current = await credentials(signal);
             const { url } = request;
             const query: Record<string, string> = {};
             for (const [name, value] of url.searchParams) query[name] = value;
