@@ -181,6 +181,10 @@ export async function checkProviders(
     const rows = [...catalogue.providers.values()].map(async (provider) => {
         const label = provider.id;
         const needed = configured.has(provider.id) || provider.id === inUse;
+        // Cloud providers sign with their own credential chain and have no one URL to probe here.
+        if (provider.auth && provider.auth !== "key") {
+            return [info(label, `${provider.display}: credentials from its cloud's own chain`)];
+        }
         let key: DoctorCheck;
         if (!provider.apiKeyEnv) key = ok(label, "no key variable needed");
         else if (env[provider.apiKeyEnv]) key = ok(label, `${provider.apiKeyEnv} is set`);
