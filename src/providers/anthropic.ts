@@ -17,6 +17,9 @@ import type {
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
 import { type GetSpec, probeModelList } from "./probe-get";
+
+/** The compact text-delta fast path, for hosts that reach this module through its split point (Bedrock). */
+export { parseStringDelta };
 import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";

@@ -90,6 +90,14 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
     },
+    {
+        // Region, profile and the AWS endpoint variables are read in providers/bedrock/.
+        id: "bedrock",
+        api: "bedrock",
+        display: "Amazon Bedrock",
+        auth: "aws",
+        baseUrlEnv: "ANTHROPIC_BEDROCK_BASE_URL",
+    },
     // Azure hosts (azure-endpoint.ts): the key variable when set, else Entra ID tokens.
     {
         id: "azure",

@@ -29,6 +29,10 @@ export async function createProvider(given: ProviderEndpoint): Promise<Provider>
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "bedrock": {
+            const { createBedrockProvider } = await import("./bedrock/bedrock-provider");
+            return createBedrockProvider(endpoint);
+        }
         case "vertex": {
             const { createVertexProvider } = await import("./vertex/index");
             return createVertexProvider(endpoint);
@@ -37,7 +41,5 @@ export async function createProvider(given: ProviderEndpoint): Promise<Provider>
             const { createGeminiProvider } = await import("./gemini");
             return createGeminiProvider(endpoint);
         }
-        case "bedrock":
-            throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }

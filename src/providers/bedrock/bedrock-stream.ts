@@ -1,0 +1,190 @@
+/**
+ * One InvokeModelWithResponseStream answer as North's stream events: AWS
+ * event-stream frames whose `chunk` events carry, base64 in JSON, the
+ * Messages API's stream events, which `AnthropicStreamState` accumulates.
+ * Always ends with `done` or `error`; never throws.
+ */
+
+import type { IncomingMessage } from "node:http";
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import type { AnthropicStreamState } from "../anthropic";
+import {
+    cancelledError,
+    classifyStreamErrorBody,
+    incompleteStreamError,
+    makeProviderError,
+} from "../errors";
+import { incompleteDetail } from "../sse-stream";
+import { snapshotMessage } from "../stream-utils";
+import type { ProviderError, StreamEvent } from "../types";
+import { BEDROCK_LABEL, streamExceptionError } from "./bedrock-errors";
+import {
+    CorruptFrameError,
+    EventStreamFramer,
+    type EventStreamMessage,
+} from "./event-stream-reader";
+
+export interface BedrockStreamOptions {
+    signal: AbortSignal;
+    /** Sends the request; resolves with the 2xx response, its body unread (`streaming-post.ts`). */
+    send: () => Promise<IncomingMessage>;
+    classify: (error: unknown) => Promise<ProviderError>;
+}
+
+export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenerator<StreamEvent> {
+    const { signal } = options;
+    // Through the Anthropic provider's own split point: a static import would move
+    // anthropic.ts into a chunk shared with Bedrock, one more file on every print run.
+    const { AnthropicStreamState, parseStringDelta } = await import("../anthropic");
+    const state = new AnthropicStreamState();
+    const fail = (error: ProviderError): StreamEvent => ({
+        type: "error",
+        error,
+        partial: snapshotMessage(state.blocks),
+        usage: { ...state.usage },
+    });
+    if (signal.aborted) {
+        yield fail(cancelledError(BEDROCK_LABEL));
+        return;
+    }
+    let response: IncomingMessage | undefined;
+    try {
+        response = await options.send();
+        const framer = new EventStreamFramer();
+        for await (const chunk of bodyOf(response, signal)) {
+            const out: StreamEvent[] = [];
+            for (const message of framer.push(chunk)) {
+                const failure = applyFrame(message, state, out, parseStringDelta);
+                if (failure) {
+                    yield* out;
+                    yield fail(failure);
+                    return;
+                }
+            }
+            yield* out;
+        }
+        if (signal.aborted) yield fail(cancelledError(BEDROCK_LABEL));
+        else if (framer.pending > 0) {
+            yield fail(
+                incompleteStreamError(
+                    BEDROCK_LABEL,
+                    "connection closed inside an event-stream frame"
+                )
+            );
+        } else if (!state.stopped) {
+            yield fail(
+                incompleteStreamError(
+                    BEDROCK_LABEL,
+                    incompleteDetail(state.openToolName, "message_stop")
+                )
+            );
+        } else {
+            yield {
+                type: "done",
+                message: snapshotMessage(state.blocks),
+                stopReason: state.stopReason,
+                usage: { ...state.usage },
+            };
+        }
+    } catch (error) {
+        if (error instanceof CorruptFrameError) {
+            yield fail(
+                incompleteStreamError(
+                    BEDROCK_LABEL,
+                    `a corrupt event-stream frame (${error.message})`
+                )
+            );
+        } else {
+            yield fail(await classifySafely(options.classify, error));
+        }
+    } finally {
+        if (response && !response.complete) response.destroy();
+    }
+}
+
+/** Applies one frame; returns the failure it reports, if any. */
+function applyFrame(
+    message: EventStreamMessage,
+    state: AnthropicStreamState,
+    out: StreamEvent[],
+    /** Reads the common one-string delta without a JSON.parse (anthropic-delta.ts). */
+    fastDelta: (json: string) => RawMessageStreamEvent | undefined
+): ProviderError | undefined {
+    const kind = message.headers[":message-type"];
+    if (kind === "exception") {
+        const type = message.headers[":exception-type"] ?? "exception";
+        return streamExceptionError(type, messageOf(message.body));
+    }
+    if (kind === "error") {
+        return streamExceptionError(
+            message.headers[":error-code"] ?? "error",
+            message.headers[":error-message"]
+        );
+    }
+    if (kind !== "event" || message.headers[":event-type"] !== "chunk") return undefined;
+    const bytes = chunkBytes(utf8(message.body));
+    if (bytes === undefined) return undefined;
+    const json = Buffer.from(bytes, "base64").toString("utf8");
+    const event = (fastDelta(json) ?? JSON.parse(json)) as
+        RawMessageStreamEvent | { type: "error"; error?: { type?: string; message?: string } };
+    if (event.type === "error") return classifyStreamErrorBody(BEDROCK_LABEL, event.error ?? {});
+    state.handle(event, out);
+    return undefined;
+}
+
+const CHUNK_PREFIX = '{"bytes":"';
+
+/**
+ * The base64 `bytes` of a chunk payload. Bedrock writes `bytes` first; base64
+ * has no quote or escape, so the value ends at the next quote. Any other
+ * layout is parsed whole.
+ */
+function chunkBytes(payload: string): string | undefined {
+    if (payload.startsWith(CHUNK_PREFIX)) {
+        const end = payload.indexOf('"', CHUNK_PREFIX.length);
+        if (end > 0) return payload.slice(CHUNK_PREFIX.length, end);
+    }
+    const parsed = JSON.parse(payload) as { bytes?: unknown };
+    return typeof parsed.bytes === "string" ? parsed.bytes : undefined;
+}
+
+function messageOf(body: Uint8Array): string | undefined {
+    try {
+        const parsed = JSON.parse(utf8(body)) as { message?: unknown; Message?: unknown };
+        const message = parsed.message ?? parsed.Message;
+        return typeof message === "string" ? message : undefined;
+    } catch {
+        return utf8(body) || undefined;
+    }
+}
+
+function utf8(bytes: Uint8Array): string {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
+
+/** The response's bytes; ends quietly once `signal` aborts (the caller reports the cancel). */
+async function* bodyOf(res: IncomingMessage, signal: AbortSignal): AsyncGenerator<Buffer> {
+    const onAbort = (): void => {
+        res.destroy();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+        yield* res as AsyncIterable<Buffer>;
+    } catch (error) {
+        if (!signal.aborted) throw error;
+    } finally {
+        signal.removeEventListener("abort", onAbort);
+    }
+}
+
+async function classifySafely(
+    classify: BedrockStreamOptions["classify"],
+    error: unknown
+): Promise<ProviderError> {
+    try {
+        return await classify(error);
+    } catch (failure) {
+        const message = failure instanceof Error ? failure.message : String(failure);
+        return makeProviderError("unknown", `${BEDROCK_LABEL} error: ${message}`);
+    }
+}
