@@ -10,6 +10,49 @@ export type { ProviderApi };
 export interface TextBlock {
     type: "text";
     text: string;
+    /** Sources the provider cited for this text (server-side web search). */
+    citations?: Citation[];
+}
+
+/** A source a provider cited in its answer. */
+export interface Citation {
+    url: string;
+    title?: string;
+    /** The passage quoted from the source (Anthropic). */
+    citedText?: string;
+    /** The API whose response carried it: only that API takes `wire` back. */
+    api: ProviderApi;
+    /** The citation object exactly as received (Anthropic's `encrypted_index`), replayed as is. */
+    wire: unknown;
+}
+
+/** One page a server-side web search found. */
+export interface WebSearchSource {
+    url: string;
+    title?: string;
+    /** How old the page is, as the provider says it ("2 days ago"). */
+    pageAge?: string;
+}
+
+/**
+ * A search the provider ran inside its response (Anthropic's web search tool,
+ * OpenAI's `web_search`): North neither ran nor reviewed it. Kept so it can
+ * be shown and replayed; another API gets it as text.
+ */
+export interface WebSearchBlock {
+    type: "web_search";
+    /** The API whose response carried it. */
+    api: ProviderApi;
+    id: string;
+    query: string;
+    sources: WebSearchSource[];
+    /** The provider's error code when the search failed (`max_uses_exceeded`…). */
+    error?: string;
+    /**
+     * The provider's blocks or items exactly as received (encrypted content
+     * included): Anthropic requires them back unmodified on later turns.
+     */
+    wire: unknown[];
 }
 
 /** Anthropic thinking block; must be sent back unmodified in tool loops. */
@@ -71,7 +114,12 @@ export interface ReasoningBlock {
 }
 
 export type AssistantBlock =
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ReasoningBlock | ToolCallBlock;
+    | TextBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ReasoningBlock
+    | ToolCallBlock
+    | WebSearchBlock;
 
 export interface UserMessage {
     role: "user";
@@ -101,6 +149,8 @@ export interface Usage {
     outputTokens: number;
     cacheReadTokens: number;
     cacheWriteTokens: number;
+    /** Server-side web searches the provider ran (billed per search: server-tools.ts). */
+    webSearchRequests?: number;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "cancelled" | "error";
@@ -136,6 +186,8 @@ export type StreamEvent =
     | { type: "tool_call_start"; id: string; name: string }
     | { type: "tool_call_delta"; id: string; partialJson: string }
     | { type: "tool_call_end"; call: ToolCallBlock }
+    /** A server-side web search finished (with its sources, or its error). */
+    | { type: "web_search"; search: WebSearchBlock }
     | { type: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
     | { type: "error"; error: ProviderError; partial: AssistantMessage; usage: Usage };
 
@@ -153,6 +205,20 @@ export interface StreamRequest {
     thinking?: ThinkingConfig;
     /** Stable key for OpenAI prompt caching. */
     promptCacheKey?: string;
+    /** Offer the provider's server-side web search with these limits; absent: not offered. */
+    webSearch?: WebSearchParams;
+}
+
+/**
+ * The provider's web search as North's permission rules allow it
+ * (agent/web-search-policy.ts): at most one of the domain lists is set.
+ */
+export interface WebSearchParams {
+    maxUses: number;
+    /** Only these domains (and their subdomains) may be searched. */
+    allowedDomains?: string[];
+    /** These domains (and their subdomains) are never searched. */
+    blockedDomains?: string[];
 }
 
 /**
