@@ -336,7 +336,12 @@ export class AnthropicStreamState {
 
 /** Keeps a web search citation (other kinds cite documents North never sends). */
 function addCitation(block: TextBlock, citation: unknown): void {
-    const c = citation as { type?: string; url?: string; title?: string | null; cited_text?: string };
+    const c = citation as {
+        type?: string;
+        url?: string;
+        title?: string | null;
+        cited_text?: string;
+    };
     if (c.type !== "web_search_result_location" || typeof c.url !== "string") return;
     const kept: Citation = { url: c.url, api: "anthropic", wire: citation };
     if (c.title) kept.title = c.title;
@@ -461,7 +466,8 @@ function toAnthropicMessages(messages: Message[], replaySearches: boolean): Mess
                     const cited = replaySearches
                         ? (block.citations ?? []).filter((c) => c.api === "anthropic")
                         : [];
-                    if (cited.length > 0) text.citations = cited.map((c) => c.wire as TextCitationParam);
+                    if (cited.length > 0)
+                        text.citations = cited.map((c) => c.wire as TextCitationParam);
                     content.push(text);
                     break;
                 }

@@ -275,7 +275,6 @@ class StreamState {
         this.usage.cacheWriteTokens = written;
     }
 
-
     private textBlock(itemId: string): TextBlock {
         let block = this.texts.get(itemId);
         if (!block) {
@@ -326,7 +325,13 @@ function buildParams(request: StreamRequest): ResponseCreateParamsStreaming {
     };
     if (request.system) params.instructions = request.system;
     const tools: Tool[] = request.tools.map(toFunctionTool);
-    if (request.webSearch) tools.push(toWebSearchTool(request.webSearch));
+    if (request.webSearch) {
+        tools.push(toWebSearchTool(request.webSearch));
+        // Web search is the only built-in tool North offers: this caps its calls. The API
+        // takes `max_tool_calls` on create; the installed SDK types it on responses only.
+        (params as ResponseCreateParamsStreaming & { max_tool_calls?: number }).max_tool_calls =
+            request.webSearch.maxUses;
+    }
     if (tools.length > 0) params.tools = tools;
     if (request.promptCacheKey) params.prompt_cache_key = request.promptCacheKey;
     if (request.thinking) {
@@ -430,7 +435,11 @@ function toInput(messages: Message[], replaySearches: boolean): ResponseInput {
                             role: "assistant",
                             status: "completed",
                             content: [
-                                { type: "output_text", text: webSearchAsText(block), annotations: [] },
+                                {
+                                    type: "output_text",
+                                    text: webSearchAsText(block),
+                                    annotations: [],
+                                },
                             ],
                         });
                     }

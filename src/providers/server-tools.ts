@@ -11,8 +11,6 @@ export interface WebSearchCapability {
     allowedDomains: boolean;
     /** The tool takes a list of domains it never searches. */
     blockedDomains: boolean;
-    /** The tool takes a limit on searches per response. */
-    maxUses: boolean;
     /** USD per search, from the provider's published price. */
     pricePerSearchUsd: number;
     /** Where the price was read, and when. */
@@ -29,17 +27,17 @@ const WEB_SEARCH: Partial<Record<ProviderApi, WebSearchCapability>> = {
     anthropic: {
         allowedDomains: true,
         blockedDomains: true,
-        maxUses: true,
         pricePerSearchUsd: 10 / 1000,
-        priceSource: "https://docs.anthropic.com/en/docs/about-claude/pricing (web search: $10 per 1,000 searches; read 2026-11-28)",
+        priceSource:
+            "https://docs.anthropic.com/en/docs/about-claude/pricing (web search: $10 per 1,000 searches; read 2026-11-28)",
     },
-    // OpenAI `web_search`: filters.allowed_domains only; no blocked list and no per-response limit.
+    // OpenAI `web_search`: filters.allowed_domains only, no blocked list; the limit is `max_tool_calls`.
     "openai-responses": {
         allowedDomains: true,
         blockedDomains: false,
-        maxUses: false,
         pricePerSearchUsd: 10 / 1000,
-        priceSource: "https://platform.openai.com/docs/pricing (built-in tools, web search: $10 per 1,000 calls; read 2026-11-28)",
+        priceSource:
+            "https://platform.openai.com/docs/pricing (built-in tools, web search: $10 per 1,000 calls; read 2026-11-28)",
     },
 };
 
@@ -69,9 +67,19 @@ export function webSearchAsText(search: WebSearchBlock): string {
 }
 
 /** A short line for the chat and print mode: "Searched the web: query (5 results)". */
-export function webSearchSummary(search: Pick<WebSearchBlock, "query" | "sources" | "error">): string {
+export function webSearchSummary(
+    search: Pick<WebSearchBlock, "query" | "sources" | "error">
+): string {
     const what = `Searched the web: ${search.query || "(no query)"}`;
     if (search.error) return `${what} (failed: ${search.error})`;
     const n = search.sources.length;
     return `${what} (${n} result${n === 1 ? "" : "s"})`;
+}
+
+/** The sources an answer cites, one numbered line each: "Sources:\n 1. Title — url\n". */
+export function sourcesText(citations: ReadonlyArray<{ url: string; title?: string }>): string {
+    const lines = citations.map(
+        (c, i) => `${String(i + 1).padStart(2)}. ${c.title ? `${c.title} — ` : ""}${c.url}`
+    );
+    return `Sources:\n${lines.join("\n")}\n`;
 }

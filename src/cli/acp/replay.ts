@@ -443,7 +443,10 @@ function assistantUpdates(
                 break;
             case "web_search":
                 updates.push(
-                    chunk("agent_message_chunk", { type: "text", text: `${webSearchSummary(block)}\n\n` })
+                    chunk("agent_message_chunk", {
+                        type: "text",
+                        text: `${webSearchSummary(block)}\n\n`,
+                    })
                 );
                 break;
             case "tool_call":
