@@ -311,6 +311,8 @@ Options:
                                 spelled --disallowedTools)
       --max-budget-usd N        make no new model request once this session has cost N dollars
                                 (print mode: exit 1)
+      --web-search              offer the provider's own web search (Anthropic, OpenAI) for
+                                this run; WebFetch(domain:…) rules limit it
   -v, --version                 print the version
   -h, --help                    show this help
 

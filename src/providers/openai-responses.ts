@@ -340,10 +340,17 @@ function buildParams(request: StreamRequest): ResponseCreateParamsStreaming {
     return params;
 }
 
-/** OpenAI's web search filters by allowed domains only (the policy offers no blocked list here). */
+/**
+ * OpenAI's web search filters by allowed domains only; the policy never gives
+ * it a blocked list. Were one given, it is sent all the same: the API refuses
+ * the request rather than search domains the user kept out.
+ */
 function toWebSearchTool(search: WebSearchParams): WebSearchTool {
     const tool: WebSearchTool = { type: "web_search" };
-    if (search.allowedDomains) tool.filters = { allowed_domains: search.allowedDomains };
+    const filters: Record<string, string[]> = {};
+    if (search.allowedDomains) filters.allowed_domains = search.allowedDomains;
+    if (search.blockedDomains) filters.blocked_domains = search.blockedDomains;
+    if (Object.keys(filters).length > 0) tool.filters = filters as WebSearchTool.Filters;
     return tool;
 }
 

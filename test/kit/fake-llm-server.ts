@@ -54,8 +54,21 @@ export interface FakeLlmServer {
     close(): Promise<void>;
 }
 
-/** A turn, optionally served only to requests whose raw JSON body `when` accepts. */
-export type ScriptedTurn = FakeTurn & { when?: (body: string) => boolean };
+/**
+ * A turn, optionally served only to requests whose raw JSON body `when`
+ * accepts. `frames` replaces a reply's encoding with these SSE frames (a
+ * wire feature the encoders do not script, such as server-side tool blocks).
+ */
+export type ScriptedTurn = FakeTurn & {
+    when?: (body: string) => boolean;
+    frames?: (wire: Wire, model: string) => string[];
+};
+
+/**
+ * A request rule of a real API beyond the built-in ones: the message of its
+ * 400 `invalid_request_error`, or undefined when the body passes.
+ */
+export type RequestCheck = (wire: Wire, body: unknown) => string | undefined;
 
 /** The turn a request gets: the first whose `when` accepts it, else the first without `when`. */
 function takeTurn(queue: ScriptedTurn[], body: string): ScriptedTurn | undefined {
@@ -73,7 +86,7 @@ const ROUTES: Record<string, Wire> = {
 const BATCH_BYTES = 64 * 1024;
 
 export async function startFakeLlmServer(
-    opts: { turns?: ScriptedTurn[] } = {}
+    opts: { turns?: ScriptedTurn[]; checks?: RequestCheck[] } = {}
 ): Promise<FakeLlmServer> {
     const queue: ScriptedTurn[] = [...(opts.turns ?? [])];
     const requests: RecordedRequest[] = [];
@@ -115,6 +128,14 @@ export async function startFakeLlmServer(
         if (refused) {
             sendError(res, wire, { status: 401, type: "authentication_error", message: refused });
             return;
+        }
+        for (const check of opts.checks ?? []) {
+            const invalid = check(wire, parseJson(text));
+            if (invalid !== undefined) {
+                const type = "invalid_request_error";
+                sendError(res, wire, { status: 400, type, message: invalid });
+                return;
+            }
         }
         const turn = takeTurn(queue, text);
         if (!turn) {
@@ -168,7 +189,7 @@ export async function startFakeLlmServer(
             return;
         }
         startSse(res);
-        await writeBatched(res, encodeReply(wire, model, turn));
+        await writeBatched(res, turn.frames?.(wire, model) ?? encodeReply(wire, model, turn));
         res.end();
     }
 
