@@ -14,11 +14,10 @@ function costLines(figures: CostFigures): string {
         (c) =>
             `${c.provider}/${c.model}: ${c.inputTokens} in, ${c.outputTokens} out, ${formatCost(c.costUsd)}${c.unpricedRequests ? ` (+${c.unpricedRequests} unpriced)` : ""}`
     );
-    return [
-        `Session: ${formatCost(figures.sessionUsd)}${searchesNote(figures)}`,
-        `All time: ${formatCost(figures.allTimeUsd)}`,
-        ...lines,
-    ].join("\n");
+    const searches = searchesNote(figures);
+    // The session's line only says something new when its provider searched the web.
+    const session = searches ? [`Session: ${formatCost(figures.sessionUsd)}${searches}`] : [];
+    return [...session, `All time: ${formatCost(figures.allTimeUsd)}`, ...lines].join("\n");
 }
 
 export const costsCommand: CommandDefinition = {
