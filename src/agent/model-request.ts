@@ -192,5 +192,7 @@ function refused(call: ToolCallBlock): ToolCallBlock {
             "was refused and its input not kept. Split the work into smaller calls. To write a " +
             'large file, put its content in plain assistant text as <NORTH_FILE path="...">...' +
             "</NORTH_FILE> instead of a tool argument.",
+        // Gemini 3 refuses the replayed call without the signature it came with.
+        ...(call.thoughtSignature ? { thoughtSignature: call.thoughtSignature } : {}),
     };
 }

@@ -59,6 +59,13 @@ export const BUILTIN_PROVIDERS: ProviderInfo[] = [
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
     },
+    {
+        id: "gemini",
+        api: "gemini",
+        display: "Gemini API",
+        apiKeyEnv: "GEMINI_API_KEY",
+        baseUrlEnv: "GOOGLE_GEMINI_BASE_URL",
+    },
 ];
 
 const SONNET: ModelPricing = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };

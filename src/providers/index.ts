@@ -23,9 +23,12 @@ export async function createProvider(endpoint: ProviderEndpoint): Promise<Provid
             return createOpenAIChatProvider(endpoint);
         }
         // Each cloud's module (and its libraries) loads here, never on the launch path.
+        case "gemini": {
+            const { createGeminiProvider } = await import("./gemini");
+            return createGeminiProvider(endpoint);
+        }
         case "bedrock":
         case "vertex":
-        case "gemini":
             throw new Error(`the ${endpoint.api} provider is not built yet`);
     }
 }

@@ -10,6 +10,8 @@ export type { ProviderApi };
 export interface TextBlock {
     type: "text";
     text: string;
+    /** Gemini's signature of the thoughts behind this part; replayed as received. */
+    thoughtSignature?: string;
     /** Sources the provider cited for this text (server-side web search). */
     citations?: Citation[];
 }
@@ -60,6 +62,8 @@ export interface ThinkingBlock {
     type: "thinking";
     thinking: string;
     signature: string;
+    /** Gemini's thought signature (not Anthropic's `signature`, which stays empty). */
+    thoughtSignature?: string;
 }
 
 export interface RedactedThinkingBlock {
@@ -83,6 +87,11 @@ export interface ToolCallBlock {
      * the history never carries (and re-sends) them. The reason, for the model.
      */
     inputRefused?: string;
+    /**
+     * Gemini's thought signature on this function call: Gemini 3 refuses a
+     * replayed call (the first of each step) without it.
+     */
+    thoughtSignature?: string;
 }
 
 export interface ToolResultBlock {
