@@ -24,7 +24,7 @@ export const DEFAULT_WEB_SEARCH_MAX_USES = 5;
 /** One request's answer: the parameters to send, or why the tool is not offered. */
 export type WebSearchDecision =
     | { kind: "off" }
-    | { kind: "offered"; params: WebSearchParams }
+    | { kind: "offered"; params: WebSearchParams; note?: string }
     | { kind: "not_offered"; reason: string };
 
 const WEB_FETCH_TOOL = "web_fetch";
@@ -88,7 +88,16 @@ export function decideWebSearch(
         );
     }
     const maxUses = setting.maxUses ?? DEFAULT_WEB_SEARCH_MAX_USES;
+    // Told once where the provider cannot cap the searches of an answer (Gemini).
+    const note = capability.maxUses
+        ? undefined
+        : `this provider's web search cannot be limited per answer, so maxUses (${maxUses}) does not apply`;
     if (setting.onlyAllowedDomains) {
+        if (!capability.allowedDomains) {
+            return refused(
+                "webSearch.onlyAllowedDomains is on, and this provider's web search cannot be limited to domains"
+            );
+        }
         const allowed = [
             ...new Set(
                 domainRules
@@ -110,10 +119,14 @@ export function decideWebSearch(
         }
         return { kind: "offered", params: { maxUses, allowedDomains: allowed } };
     }
-    if (kept.length === 0) return { kind: "offered", params: { maxUses } };
+    if (kept.length === 0)
+        return { kind: "offered", params: { maxUses }, ...(note ? { note } : {}) };
     if (!capability.blockedDomains) {
+        const hint = capability.allowedDomains
+            ? " (turn on webSearch.onlyAllowedDomains to search only allowed ones)"
+            : "";
         return refused(
-            `the rule "${kept[0]!.text}" keeps a domain out, and this provider's web search cannot block domains (turn on webSearch.onlyAllowedDomains to search only allowed ones)`
+            `the rule "${kept[0]!.text}" keeps a domain out, and this provider's web search cannot block domains${hint}`
         );
     }
     const blocked = [...new Set(kept.map((r) => r.target.domain))];
@@ -140,7 +153,11 @@ export class WebSearchPolicy {
     /** The parameters for a request to `model`, and a notice the first time a reason keeps it off. */
     forRequest(model: ModelInfo): { params?: WebSearchParams; notice?: string } {
         const decision = decideWebSearch(this.apiOf(model), this.setting, this.rules);
-        if (decision.kind === "offered") return { params: decision.params };
+        if (decision.kind === "offered") {
+            if (!decision.note || this.told.has(decision.note)) return { params: decision.params };
+            this.told.add(decision.note);
+            return { params: decision.params, notice: `Web search: ${decision.note}.` };
+        }
         if (decision.kind === "off" || this.told.has(decision.reason)) return {};
         this.told.add(decision.reason);
         return { notice: `Web search is not offered: ${decision.reason}.` };

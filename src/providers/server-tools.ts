@@ -11,6 +11,8 @@ export interface WebSearchCapability {
     allowedDomains: boolean;
     /** The tool takes a list of domains it never searches. */
     blockedDomains: boolean;
+    /** The request can cap the searches of one answer. */
+    maxUses: boolean;
     /** USD per search, from the provider's published price. */
     pricePerSearchUsd: number;
     /** Where the price was read, and when. */
@@ -27,6 +29,7 @@ const WEB_SEARCH: Partial<Record<ProviderApi, WebSearchCapability>> = {
     anthropic: {
         allowedDomains: true,
         blockedDomains: true,
+        maxUses: true,
         pricePerSearchUsd: 10 / 1000,
         priceSource:
             "https://docs.anthropic.com/en/docs/about-claude/pricing (web search: $10 per 1,000 searches; read 2026-11-28)",
@@ -35,9 +38,20 @@ const WEB_SEARCH: Partial<Record<ProviderApi, WebSearchCapability>> = {
     "openai-responses": {
         allowedDomains: true,
         blockedDomains: false,
+        maxUses: true,
         pricePerSearchUsd: 10 / 1000,
         priceSource:
             "https://platform.openai.com/docs/pricing (built-in tools, web search: $10 per 1,000 calls; read 2026-11-28)",
+    },
+    // Gemini's Google Search grounding: no domain filters and no per-answer limit.
+    gemini: {
+        allowedDomains: false,
+        blockedDomains: false,
+        maxUses: false,
+        // Gemini 3 bills each search query; 2.5 billed each grounded prompt ($35 per 1,000).
+        pricePerSearchUsd: 14 / 1000,
+        priceSource:
+            "https://ai.google.dev/gemini-api/docs/pricing (grounding with Google Search, Gemini 3: $14 per 1,000 search queries; read 2026-11-28)",
     },
 };
 
