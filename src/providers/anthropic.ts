@@ -358,6 +358,8 @@ function mapStopReason(reason: AnthropicStopReason): StopReason {
             return "max_tokens";
         case "refusal":
             return "refusal";
+        case "pause_turn":
+            return "pause_turn";
         default:
             return "end_turn";
     }

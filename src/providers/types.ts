@@ -162,7 +162,15 @@ export interface Usage {
     webSearchRequests?: number;
 }
 
-export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "cancelled" | "error";
+export type StopReason =
+    | "end_turn"
+    | "tool_use"
+    | "max_tokens"
+    | "refusal"
+    | "cancelled"
+    | "error"
+    /** The provider paused a long server-side turn (web search); sent back as is, it goes on. */
+    | "pause_turn";
 
 export type ProviderErrorKind =
     | "auth"

@@ -100,6 +100,40 @@ describe("north -p with the provider's web search", () => {
         expect(result.total_cost_usd as number).toBeGreaterThan(0.01);
     });
 
+    it("goes on with a turn the provider paused, sending it back as it is", async () => {
+        server.enqueue(
+            search.turn({
+                searches: [
+                    { query: "first", results: [{ url: "https://a.example/", title: "A" }] },
+                ],
+                text: "Searching more.",
+                paused: true,
+            }),
+            search.turn({
+                searches: [
+                    { query: "second", results: [{ url: "https://b.example/", title: "B" }] },
+                ],
+                text: "Both agree.",
+                cite: ["https://b.example/"],
+            })
+        );
+        const run = await runNorth(["-p", "compare", "--path", repo, "--web-search"], { env });
+        expect(run.stderr).toBe("");
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe("Searching more.\n\nBoth agree.\n");
+        const second = server.requests[1]!.body as {
+            messages: Array<{ role: string; content: Array<{ type: string }> }>;
+        };
+        // The paused answer is the last message, its search blocks as the API sent them.
+        const last = second.messages.at(-1)!;
+        expect(last.role).toBe("assistant");
+        expect(last.content.map((b) => b.type)).toEqual([
+            "server_tool_use",
+            "web_search_tool_result",
+            "text",
+        ]);
+    });
+
     it("is not turned on by an untrusted project's settings", async () => {
         mkdirSync(join(repo, ".north"));
         writeFileSync(

@@ -20,6 +20,8 @@ export interface FakeSearchReply {
     text: string;
     /** URLs of the searches' results the text cites. */
     cite?: string[];
+    /** Anthropic's `pause_turn`: a long server-side turn stopped, to go on when sent back. */
+    paused?: boolean;
 }
 
 const ANTHROPIC_TOOL_TYPES = new Set([
@@ -194,7 +196,10 @@ export class FakeWebSearch {
         out.push(
             sse("message_delta", {
                 type: "message_delta",
-                delta: { stop_reason: "end_turn", stop_sequence: null },
+                delta: {
+                    stop_reason: reply.paused ? "pause_turn" : "end_turn",
+                    stop_sequence: null,
+                },
                 usage: {
                     output_tokens: 20,
                     server_tool_use: {
