@@ -248,6 +248,8 @@ export function createViewRecorder(
                 case "mode_change":
                 case "turn_start":
                 case "tool_call_start":
+                case "web_search":
+                case "citations":
                 case "retry":
                 case "turn_end":
                 case "context":

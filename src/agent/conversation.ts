@@ -37,6 +37,8 @@ export interface ConversationOptions {
     restored?: RestoredState;
     sink?: TranscriptSink;
     usageSink?: UsageSink;
+    /** What a response's server-side searches cost (priced per search, by provider); none: 0. */
+    searchCostUsd?: (model: ModelInfo, usage: Usage) => number;
     /** Announces context figure changes. */
     emit: (event: EngineEvent) => void;
 }
@@ -47,6 +49,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
         outputTokens: a.outputTokens + b.outputTokens,
         cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
         cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+        ...(a.webSearchRequests || b.webSearchRequests
+            ? { webSearchRequests: (a.webSearchRequests ?? 0) + (b.webSearchRequests ?? 0) }
+            : {}),
     };
 }
 
@@ -59,6 +64,7 @@ export class Conversation {
     private readonly transcript: Message[];
     private readonly sink: TranscriptSink | undefined;
     private readonly usageSink: UsageSink | undefined;
+    private readonly searchCostUsd: ConversationOptions["searchCostUsd"];
     private readonly emit: (event: EngineEvent) => void;
     private rolling: StructuredSummary | null;
     private current: ModelInfo;
@@ -78,6 +84,7 @@ export class Conversation {
         this.current = options.model;
         this.sink = options.sink;
         this.usageSink = options.usageSink;
+        this.searchCostUsd = options.searchCostUsd;
         this.emit = options.emit;
         if (options.restored) {
             this.contextUsedTokens = options.restored.contextUsedTokens;
@@ -152,7 +159,9 @@ export class Conversation {
      * without a price).
      */
     addUsage(usage: Usage, model: ModelInfo = this.current): number | null {
-        const cost = calculateCost(model.pricing, usage);
+        const tokens = calculateCost(model.pricing, usage);
+        const searches = usage.webSearchRequests ? (this.searchCostUsd?.(model, usage) ?? 0) : 0;
+        const cost = tokens === null ? null : tokens + searches;
         this.totalUsage = addUsage(this.totalUsage, usage);
         this.totalCostUsd =
             this.totalCostUsd === null || cost === null ? null : this.totalCostUsd + cost;

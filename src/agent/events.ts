@@ -72,6 +72,10 @@ export type EngineEvent =
     | { type: "thinking_delta"; text: string }
     | { type: "tool_call_start"; id: string; name: string }
     | { type: "tool_call"; id: string; name: string; input: unknown }
+    /** The provider ran a web search inside its answer (North did not review it). */
+    | { type: "web_search"; search: WebSearchEvent }
+    /** The sources the answer just given cites, in order, each once. */
+    | { type: "citations"; citations: CitedSource[] }
     /** Output of a running tool (a command's), for the transcript; not part of the result. */
     | { type: "tool_output"; id: string; name: string; text: string }
     | { type: "approval_request"; request: ApprovalRequest }
@@ -188,5 +192,20 @@ export type EngineEvent =
      * masked field and answers with the `secret_answer` op.
      */
     | { type: "secret_request"; requestId: string; process: ProcessInfo; prompt: string };
+
+/** A server-side web search as front-ends show it. */
+export interface WebSearchEvent {
+    id: string;
+    query: string;
+    sources: Array<{ url: string; title?: string }>;
+    /** The provider's error code when the search failed. */
+    error?: string;
+}
+
+/** One source an answer cites. */
+export interface CitedSource {
+    url: string;
+    title?: string;
+}
 
 export type EngineListener = (event: EngineEvent) => void;

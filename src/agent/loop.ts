@@ -114,6 +114,8 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
     conversation.add(message, true);
     let stopHookActive = false;
     let lastTurnCost: number | null = 0;
+    /** The answer so far of a turn the provider paused (server-side searches), to join its rest. */
+    let pausedText: string | null = null;
     for (;;) {
         if (run.signal.aborted) return CANCELLED;
         const overBudget = budgetEnding(deps, lastTurnCost);
@@ -126,6 +128,11 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
         if (outcome.kind === "cancelled") return CANCELLED;
         if (outcome.kind === "failed") return failed(outcome.error.message, outcome.error.kind);
         lastTurnCost = recordTurn(outcome, run, deps);
+        if (pausedText !== null) {
+            const joined = [pausedText, textOf(outcome.message)].filter(Boolean).join("\n\n");
+            if (joined) run.finalText = joined;
+            pausedText = null;
+        }
 
         const calls = outcome.message.content.filter(
             (b): b is ToolCallBlock => b.type === "tool_call"
@@ -135,6 +142,11 @@ async function turns(prompt: string, run: RunContext, deps: LoopDeps): Promise<E
             text,
         }));
         if (calls.length === 0 && notes.length === 0) {
+            // A paused turn goes on when the conversation is sent back as it is (Anthropic).
+            if (outcome.stopReason === "pause_turn" && run.turns < run.maxTurns) {
+                pausedText = textOf(outcome.message);
+                continue;
+            }
             const objection = await stopHookObjection(run, deps, stopHookActive);
             if (objection === null) return SUCCESS;
             // A Stop hook sends the model back to work with its reason.

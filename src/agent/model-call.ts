@@ -8,6 +8,8 @@ import type { EngineEvent } from "./events";
 import { lastMessageHasImages, noImagesWarning, withoutImages } from "./image-fallback";
 import { type RequestOutcome, consumeModelStream, responseCharLimit } from "./model-request";
 import type { NorthFileRouter } from "./north-file-turn";
+import { citationsOf, searchEventOf } from "./web-search-events";
+import type { WebSearchPolicy } from "./web-search-policy";
 
 /**
  * Streams one model response. Like a provider it never throws: a failure
@@ -53,6 +55,8 @@ export interface ModelCallDeps {
     streamIdleTimeoutMs: number;
     /** The small fast model for side jobs (summaries); unset: the conversation's model. */
     sideModel?: ModelInfo;
+    /** The provider's server-side web search, when the user turned it on; absent: never offered. */
+    webSearch?: WebSearchPolicy;
 }
 
 export interface CallOptions {
@@ -86,6 +90,9 @@ export async function callModel(
         emit({ type: "warning", message: noImagesWarning(model) });
     }
     const sent = model.images ? messages : withoutImages(messages, model);
+    // Side requests (summaries) never search.
+    const search = options.quiet ? {} : (deps.webSearch?.forRequest(model) ?? {});
+    if (search.notice) emit({ type: "warning", message: search.notice });
     const outcome = await consumeModelStream(
         (requestSignal) =>
             deps.stream(
@@ -101,6 +108,7 @@ export async function callModel(
                             ? { budgetTokens: model.thinkingBudget }
                             : undefined,
                     promptCacheKey: `north-${deps.sessionId}`,
+                    ...(search.params ? { webSearch: search.params } : {}),
                 },
                 requestSignal
             ),
@@ -115,10 +123,16 @@ export async function callModel(
                 emit({ type: "thinking_delta", text: event.text });
             } else if (event.type === "tool_call_start") {
                 emit({ type: "tool_call_start", id: event.id, name: event.name });
+            } else if (event.type === "web_search") {
+                emit(searchEventOf(event.search));
             }
         },
         responseCharLimit(maxOutputTokens, model.thinkingBudget)
     );
+    if (outcome.kind === "done" && !options.quiet) {
+        const citations = citationsOf(outcome.message);
+        if (citations.length > 0) emit({ type: "citations", citations });
+    }
     // A cancelled or failed response was still billed for what it streamed.
     if (outcome.kind !== "done" && outcome.usage) conversation.addUsage(outcome.usage, model);
     logger.info("model_request_complete", {

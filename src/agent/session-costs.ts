@@ -12,6 +12,8 @@ export interface CostLine {
     costUsd: number;
     /** Responses from a model without a price. */
     unpricedRequests: number;
+    /** Server-side web searches the provider ran (their price is in `costUsd`). */
+    webSearches?: number;
 }
 
 export interface SessionCosts {
@@ -45,6 +47,9 @@ export function createSessionCosts(): SessionCosts {
             }
             line.inputTokens += usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
             line.outputTokens += usage.outputTokens;
+            if (usage.webSearchRequests) {
+                line.webSearches = (line.webSearches ?? 0) + usage.webSearchRequests;
+            }
             if (costUsd === null) {
                 line.unpricedRequests += 1;
                 unpriced = true;

@@ -33,6 +33,7 @@ import type { SubagentHost } from "./subagent-tool";
 import type { ToolRunner } from "./tool-executor";
 import type { Outcome } from "./protocol";
 import { runUserShell } from "./user-shell";
+import type { WebSearchPolicy } from "./web-search-policy";
 
 export type { ToolRunner } from "./tool-executor";
 export type { RestoredState, TranscriptSink } from "./conversation";
@@ -97,6 +98,8 @@ export interface SessionOptions {
     diagnosticsBudgetMs?: number;
     /** The toolset's background processes, through the engine host; absent: none. */
     processes?: ProcessPort;
+    /** The provider's server-side web search (`webSearch` setting, `--web-search`); absent: never offered. */
+    webSearch?: WebSearchPolicy;
     /** A resumed conversation's processes that ended with the North that ran them, for its first request. */
     resumeNote?: string;
 }
@@ -149,6 +152,9 @@ export class AgentSession {
             restored: options.restoredState,
             sink: options.sink,
             usageSink: options.usageSink,
+            searchCostUsd: options.webSearch
+                ? (model, usage) => options.webSearch?.costUsd(model, usage) ?? 0
+                : undefined,
             emit,
         });
         this.hooks = options.hookSettings
@@ -171,6 +177,7 @@ export class AgentSession {
             stream: streamFromProviders(options.providerFor),
             sideModel: options.sideModel,
             streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+            webSearch: options.webSearch,
             tools: options.tools,
             approver: options.approver,
             settings: options.approvalSettings ?? createNoStandingApprovals(),

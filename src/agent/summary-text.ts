@@ -1,4 +1,5 @@
 import type { Message, TextBlock, UserMessage } from "../providers/types";
+import { webSearchAsText } from "../providers/server-tools";
 
 /** The rolling summary that stands in for trimmed messages. */
 export interface StructuredSummary {
@@ -82,6 +83,8 @@ export function renderForSummary(messages: readonly Message[], maxChars: number)
             if (block.type === "text") lines.push(`${message.role.toUpperCase()}: ${block.text}`);
             else if (block.type === "tool_call")
                 lines.push(`TOOL CALL ${block.name} ${block.rawInput.slice(0, 500)}`);
+            else if (block.type === "web_search")
+                lines.push(`WEB SEARCH ${webSearchAsText(block)}`);
             else if (block.type === "tool_result") {
                 const text =
                     block.content.length > 1500

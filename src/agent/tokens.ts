@@ -45,6 +45,10 @@ function messageChars(message: Message): number {
             case "reasoning":
                 chars += block.summary.length;
                 break;
+            case "web_search":
+                // The results go back whole (encrypted page text included) and are billed as input.
+                chars += JSON.stringify(block.wire).length;
+                break;
         }
     }
     return chars;

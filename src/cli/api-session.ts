@@ -177,6 +177,8 @@ export async function openApiSession(
         rewindConversation: false,
         force: false,
         addDirs: [],
+        // The Node API follows the `webSearch` setting only.
+        webSearch: false,
         disallowedTools: [],
     };
     const prepared = await prepareSession(args, warn, async () => loadUserSettings);

@@ -55,6 +55,8 @@ export interface CliArgs {
     addDirs: string[];
     /** `--max-budget-usd N`: no new model request once the session's cost reaches N. */
     maxBudgetUsd?: string;
+    /** `--web-search`: offer the provider's server-side web search for this run. */
+    webSearch: boolean;
     /** `--disallowed-tools`: tool names (North's or Claude Code's), split on commas and spaces. */
     disallowedTools: string[];
     /** `north mcp ...`: everything after `mcp`, parsed by the mcp command itself. */
@@ -102,6 +104,7 @@ export const CLI_OPTIONS = {
     "append-system-prompt": { type: "string" },
     "add-dir": { type: "string", multiple: true },
     "max-budget-usd": { type: "string" },
+    "web-search": { type: "boolean" },
     "disallowed-tools": { type: "string", multiple: true },
     // Claude Code's spelling, so its scripts run unchanged.
     disallowedTools: { type: "string", multiple: true },
@@ -166,6 +169,7 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         appendSystemPrompt: values["append-system-prompt"],
         addDirs: values["add-dir"] ?? [],
         maxBudgetUsd: values["max-budget-usd"],
+        webSearch: values["web-search"] ?? false,
         disallowedTools: [...(values["disallowed-tools"] ?? []), ...(values.disallowedTools ?? [])]
             .flatMap((list) => list.split(/[\s,]+/))
             .filter((name) => name.length > 0),
@@ -318,6 +322,8 @@ Options:
                                 spelled --disallowedTools)
       --max-budget-usd N        make no new model request once this session has cost N dollars
                                 (print mode: exit 1)
+      --web-search              offer the provider's own web search (Anthropic, OpenAI) for
+                                this run; WebFetch(domain:…) rules limit it
   -v, --version                 print the version
   -h, --help                    show this help
 

@@ -105,6 +105,8 @@ function approvalItems(repoRoot: string, snapshot: ProjectConfigSnapshot): Trust
         const add = (text: string) => items.push({ kind: "approval", source, text });
         if (settings.shellAutoApprove === true) add("runs every command without asking");
         if (settings.editsAutoAccept === true) add("applies every edit without review");
+        // The provider's searches run without review, and each one costs money.
+        if (settings.webSearch?.enabled === true) add("turns on the provider's web search");
         for (const command of settings.allowedCommands ?? [])
             add(`runs without asking: ${command}`);
         // Deny and ask rules only take permissions away; they hold without trust.

@@ -11,6 +11,8 @@ export interface ScriptFlags {
     systemPrompt?: string;
     appendSystemPrompt?: string;
     maxBudgetUsd?: number;
+    /** `--web-search`: the provider's web search for this run, whatever the settings say. */
+    webSearch?: boolean;
     /** Names as given; matched by `withoutTools`. */
     disallowedTools: string[];
     /** `--add-dir`: absolute, symlink-resolved directories the tools may also use. */
@@ -72,6 +74,7 @@ export function checkScriptFlags(
         systemPrompt: args.systemPrompt,
         appendSystemPrompt: args.appendSystemPrompt,
         maxBudgetUsd,
+        ...(args.webSearch ? { webSearch: true } : {}),
         disallowedTools: args.disallowedTools,
     };
 }

@@ -14,6 +14,9 @@ import type { ReadyModel } from "../agent/host/op-handlers";
 import type { Mode } from "../agent/events";
 import { AgentSession } from "../agent/session";
 import type { ModelInfo } from "../providers/catalogue";
+import type { ProviderApi } from "../providers/types";
+import type { PermissionRules } from "../tools/permissions/rules";
+import { WebSearchPolicy, type WebSearchSetting } from "../agent/web-search-policy";
 import { createProvider } from "../providers/index";
 import { type ModelCatalogue, resolveEndpoint } from "../providers/models";
 import type { Provider, ProviderEndpoint } from "../providers/types";
@@ -340,6 +343,12 @@ export async function startSession(
     });
     const { extensions, toolset, tools, ...loaded } = project;
     const permissions = sessionPermissions(prepared, loaded.trust, loaded.settings, tools, options);
+    const webSearch = webSearchPolicy(
+        prepared.script.webSearch,
+        loaded.settings.merged.webSearch,
+        permissions.approvalSettings.permissionRules,
+        (m) => catalogue.providers.get(m.provider)?.api
+    );
 
     const host = new EngineHost({
         repoRoot,
@@ -390,6 +399,7 @@ export async function startSession(
                 systemPrompt: prepared.script.systemPrompt,
                 appendSystemPrompt: loaded.appendSystemPrompt,
                 maxBudgetUsd: prepared.script.maxBudgetUsd,
+                webSearch,
                 outputCache: toolset.outputs,
                 approvalSettings: permissions.approvalSettings,
                 logger,
@@ -436,4 +446,20 @@ export async function startSession(
             await extensions.close().catch(() => undefined);
         },
     };
+}
+
+/**
+ * The provider's web search for this session: the setting (user, or a
+ * trusted project's), turned on for the run by `--web-search`; undefined
+ * while neither asks for it.
+ */
+function webSearchPolicy(
+    flag: boolean | undefined,
+    setting: (Omit<WebSearchSetting, "enabled"> & { enabled?: boolean }) | undefined,
+    rules: PermissionRules | undefined,
+    apiOf: (model: ModelInfo) => ProviderApi | undefined
+): WebSearchPolicy | undefined {
+    const enabled = flag === true || setting?.enabled === true;
+    if (!enabled) return undefined;
+    return new WebSearchPolicy({ ...setting, enabled }, rules, apiOf);
 }

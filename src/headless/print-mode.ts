@@ -1,6 +1,7 @@
 import type { EngineEvent, RunResult } from "../agent/events";
 import { terminalSafeText } from "../util/terminal-text";
 import { processNoticeObject, processObject, processProgressLine } from "./print-processes";
+import { sourcesText, webSearchSummary } from "../providers/server-tools";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -43,6 +44,9 @@ export function resultObject(result: RunResult, sessionId: string): Record<strin
             output_tokens: result.usage.outputTokens,
             cache_read_input_tokens: result.usage.cacheReadTokens,
             cache_creation_input_tokens: result.usage.cacheWriteTokens,
+            ...(result.usage.webSearchRequests
+                ? { web_search_requests: result.usage.webSearchRequests }
+                : {}),
         },
         tool_calls: result.toolCalls.map((c) => ({ name: c.name, input: c.input, ok: c.ok })),
         // Only when the run started some: results of runs without them stay as they were.
@@ -125,6 +129,10 @@ export function streamJsonLine(
             return resultObject(event.result, sessionId);
         case "warning":
             return { type: "warning", message: event.message };
+        case "web_search":
+            return { type: "web_search", ...event.search };
+        case "citations":
+            return { type: "citations", citations: event.citations };
         case "todo":
             return { type: "todo", items: event.items };
         case "diagnostics":
@@ -283,6 +291,10 @@ function stderrLine(event: EngineEvent, progress: boolean): string | null {
             return `north: warning: ${event.message}\n`;
         case "tool_call":
             return progress ? `⚡ ${describeToolCall(event.name, event.input)}\n` : null;
+        case "web_search":
+            return progress ? `⌕ ${webSearchSummary(event.search)}\n` : null;
+        case "citations":
+            return progress ? sourcesText(event.citations) : null;
         case "process":
             return progress ? processProgressLine(event) : null;
         case "retry":

@@ -12,7 +12,10 @@ import type {
     RawMessageStreamEvent,
     StopReason as AnthropicStopReason,
     TextBlockParam,
+    TextCitationParam,
     Tool,
+    ToolUnion,
+    WebSearchTool20250305,
 } from "@anthropic-ai/sdk/resources/messages";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
@@ -23,9 +26,11 @@ export { parseStringDelta };
 import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
+import { webSearchAsText } from "./server-tools";
 import { emptyUsage, makeToolCall, pushTextDelta, pushToolCallDelta } from "./stream-utils";
 import type {
     AssistantBlock,
+    Citation,
     ImageBlock,
     Message,
     Provider,
@@ -39,6 +44,8 @@ import type {
     ThinkingBlock,
     ToolSchema,
     Usage,
+    WebSearchBlock,
+    WebSearchParams,
 } from "./types";
 
 const LABEL = "Anthropic API";
@@ -148,6 +155,15 @@ interface OpenToolCall {
     json: string;
 }
 
+/** A `server_tool_use` block whose input is still streaming. */
+interface OpenServerTool {
+    id: string;
+    name: string;
+    json: string;
+    /** The block as it started, minus the input that streams after it. */
+    start: Record<string, unknown>;
+}
+
 type OpenBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock;
 
 /** Accumulates one streamed message, whatever framing carried its events (SSE, AWS event stream). */
@@ -160,6 +176,10 @@ export class AnthropicStreamState {
     private readonly openBlocks = new Map<number, OpenBlock>();
     /** Open tool calls by stream index; they join `blocks` when complete. */
     private readonly openTools = new Map<number, OpenToolCall>();
+    /** Server-side tool calls whose input is streaming, by stream index. */
+    private readonly openServerTools = new Map<number, OpenServerTool>();
+    /** Web searches waiting for their result block, by tool use id. */
+    private readonly searches = new Map<string, WebSearchBlock>();
 
     get openToolName(): string | undefined {
         for (const tool of this.openTools.values()) return tool.name;
@@ -174,12 +194,15 @@ export class AnthropicStreamState {
                 this.usage.outputTokens = u.output_tokens;
                 this.usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
                 this.usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+                this.setSearches(u.server_tool_use?.web_search_requests);
                 break;
             }
             case "content_block_start": {
                 const block = event.content_block;
                 if (block.type === "text") {
-                    this.startBlock(event.index, { type: "text", text: block.text });
+                    const text: TextBlock = { type: "text", text: block.text };
+                    for (const citation of block.citations ?? []) addCitation(text, citation);
+                    this.startBlock(event.index, text);
                     if (block.text) pushTextDelta(out, "text_delta", block.text);
                 } else if (block.type === "thinking") {
                     this.startBlock(event.index, {
@@ -192,13 +215,28 @@ export class AnthropicStreamState {
                 } else if (block.type === "tool_use") {
                     this.openTools.set(event.index, { id: block.id, name: block.name, json: "" });
                     out.push({ type: "tool_call_start", id: block.id, name: block.name });
+                } else if (block.type === "server_tool_use") {
+                    const { input: _streamed, ...start } = block;
+                    this.openServerTools.set(event.index, {
+                        id: block.id,
+                        name: block.name,
+                        json: "",
+                        start,
+                    });
+                } else if (block.type === "web_search_tool_result") {
+                    this.finishSearch(block, out);
                 }
-                // Server-tool blocks are never requested by North and are ignored.
+                // Other server tools (code execution, web fetch) are never offered by North.
                 break;
             }
             case "content_block_delta": {
                 const delta = event.delta;
                 if (delta.type === "input_json_delta") {
+                    const server = this.openServerTools.get(event.index);
+                    if (server) {
+                        server.json += delta.partial_json;
+                        break;
+                    }
                     const tool = this.openTools.get(event.index);
                     if (!tool) break;
                     tool.json += delta.partial_json;
@@ -214,11 +252,18 @@ export class AnthropicStreamState {
                     pushTextDelta(out, "thinking_delta", delta.thinking);
                 } else if (delta.type === "signature_delta" && block?.type === "thinking") {
                     block.signature += delta.signature;
+                } else if (delta.type === "citations_delta" && block?.type === "text") {
+                    addCitation(block, delta.citation);
                 }
                 break;
             }
             case "content_block_stop": {
                 this.openBlocks.delete(event.index);
+                const server = this.openServerTools.get(event.index);
+                if (server) {
+                    this.openServerTools.delete(event.index);
+                    this.startSearch(server);
+                }
                 const tool = this.openTools.get(event.index);
                 if (tool) {
                     this.openTools.delete(event.index);
@@ -238,6 +283,7 @@ export class AnthropicStreamState {
                 if (u.cache_creation_input_tokens != null) {
                     this.usage.cacheWriteTokens = u.cache_creation_input_tokens;
                 }
+                this.setSearches(u.server_tool_use?.web_search_requests);
                 if (event.delta.stop_reason)
                     this.stopReason = mapStopReason(event.delta.stop_reason);
                 break;
@@ -252,6 +298,71 @@ export class AnthropicStreamState {
         this.blocks.push(block);
         this.openBlocks.set(index, block);
     }
+
+    private setSearches(count: number | null | undefined): void {
+        if (count != null && count > 0) this.usage.webSearchRequests = count;
+    }
+
+    /** A web search call is complete: it takes its place now, its result joins it. */
+    private startSearch(tool: OpenServerTool): void {
+        if (tool.name !== "web_search") return;
+        let input: unknown = {};
+        try {
+            input = tool.json ? JSON.parse(tool.json) : {};
+        } catch {
+            // Unparsable input is kept as text; the API takes the block back as it sent it.
+            input = {};
+        }
+        const query = (input as { query?: unknown }).query;
+        const search: WebSearchBlock = {
+            type: "web_search",
+            api: "anthropic",
+            id: tool.id,
+            query: typeof query === "string" ? query : "",
+            sources: [],
+            wire: [{ ...tool.start, input }],
+        };
+        this.blocks.push(search);
+        this.searches.set(tool.id, search);
+    }
+
+    private finishSearch(
+        block: Extract<
+            Extract<RawMessageStreamEvent, { type: "content_block_start" }>["content_block"],
+            { type: "web_search_tool_result" }
+        >,
+        out: StreamEvent[]
+    ): void {
+        const search = this.searches.get(block.tool_use_id);
+        if (!search) return;
+        this.searches.delete(block.tool_use_id);
+        search.wire.push(block);
+        if (Array.isArray(block.content)) {
+            search.sources = block.content.map((r) => ({
+                url: r.url,
+                ...(r.title ? { title: r.title } : {}),
+                ...(r.page_age ? { pageAge: r.page_age } : {}),
+            }));
+        } else {
+            search.error = block.content.error_code;
+        }
+        out.push({ type: "web_search", search });
+    }
+}
+
+/** Keeps a web search citation (other kinds cite documents North never sends). */
+function addCitation(block: TextBlock, citation: unknown): void {
+    const c = citation as {
+        type?: string;
+        url?: string;
+        title?: string | null;
+        cited_text?: string;
+    };
+    if (c.type !== "web_search_result_location" || typeof c.url !== "string") return;
+    const kept: Citation = { url: c.url, api: "anthropic", wire: citation };
+    if (c.title) kept.title = c.title;
+    if (c.cited_text) kept.citedText = c.cited_text;
+    (block.citations ??= []).push(kept);
 }
 
 function mapStopReason(reason: AnthropicStopReason): StopReason {
@@ -263,6 +374,8 @@ function mapStopReason(reason: AnthropicStopReason): StopReason {
             return "max_tokens";
         case "refusal":
             return "refusal";
+        case "pause_turn":
+            return "pause_turn";
         default:
             return "end_turn";
     }
@@ -273,7 +386,8 @@ export function buildAnthropicParams(request: StreamRequest): MessageCreateParam
     const params: MessageCreateParamsStreaming = {
         model: request.apiModelId,
         max_tokens: request.maxOutputTokens,
-        messages: toAnthropicMessages(request.messages),
+        // Searches go back as the API sent them only while the tool is offered; else as text.
+        messages: toAnthropicMessages(request.messages, request.webSearch !== undefined),
         stream: true,
     };
     if (request.system) {
@@ -285,7 +399,9 @@ export function buildAnthropicParams(request: StreamRequest): MessageCreateParam
         };
         params.system = [system];
     }
-    if (request.tools.length > 0) params.tools = request.tools.map(toAnthropicTool);
+    const tools: ToolUnion[] = request.tools.map(toAnthropicTool);
+    if (request.webSearch) tools.push(toWebSearchTool(request.webSearch));
+    if (tools.length > 0) params.tools = tools;
     if (request.thinking) {
         const budget = request.thinking.budgetTokens;
         params.thinking = { type: "enabled", budget_tokens: budget };
@@ -303,6 +419,21 @@ function toAnthropicTool(tool: ToolSchema): Tool {
     };
 }
 
+/**
+ * The web search tool. `web_search_20250305` is the version every model with
+ * web search takes; the later ones filter results with code execution.
+ */
+function toWebSearchTool(search: WebSearchParams): WebSearchTool20250305 {
+    const tool: WebSearchTool20250305 = {
+        type: "web_search_20250305",
+        name: "web_search",
+        max_uses: search.maxUses,
+    };
+    if (search.allowedDomains) tool.allowed_domains = search.allowedDomains;
+    if (search.blockedDomains) tool.blocked_domains = search.blockedDomains;
+    return tool;
+}
+
 function toAnthropicImage(block: ImageBlock): ImageBlockParam {
     return {
         type: "image",
@@ -310,7 +441,7 @@ function toAnthropicImage(block: ImageBlock): ImageBlockParam {
     };
 }
 
-function toAnthropicMessages(messages: Message[]): MessageParam[] {
+function toAnthropicMessages(messages: Message[], replaySearches: boolean): MessageParam[] {
     const out: MessageParam[] = [];
     for (const message of messages) {
         if (message.role === "user") {
@@ -345,9 +476,27 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
         const content: ContentBlockParam[] = [];
         for (const block of message.content) {
             switch (block.type) {
-                case "text":
+                case "text": {
                     // The API rejects empty text blocks.
-                    if (block.text) content.push({ type: "text", text: block.text });
+                    if (!block.text) break;
+                    const text: TextBlockParam = { type: "text", text: block.text };
+                    // A citation points into a search result: it goes back only with the results.
+                    const cited = replaySearches
+                        ? (block.citations ?? []).filter((c) => c.api === "anthropic")
+                        : [];
+                    if (cited.length > 0)
+                        text.citations = cited.map((c) => c.wire as TextCitationParam);
+                    content.push(text);
+                    break;
+                }
+                case "web_search":
+                    // Anthropic requires its own search blocks back unmodified; a search without
+                    // its result (or another API's) goes as text.
+                    if (replaySearches && block.api === "anthropic" && block.wire.length >= 2) {
+                        content.push(...(block.wire as ContentBlockParam[]));
+                    } else {
+                        content.push({ type: "text", text: webSearchAsText(block) });
+                    }
                     break;
                 case "thinking":
                     // Unsigned thinking (e.g. from another API) cannot be replayed.

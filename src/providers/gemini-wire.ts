@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { makeProviderError } from "./errors";
 import { googleStreamErrorBody } from "./gemini-errors";
+import { webSearchAsText } from "./server-tools";
 import { streamSse } from "./sse-stream";
 import { emptyUsage, pushTextDelta } from "./stream-utils";
 import type {
@@ -24,6 +25,7 @@ import type {
     ToolCallBlock,
     ToolSchema,
     Usage,
+    WebSearchBlock,
 } from "./types";
 
 // ------------------------------------------------------------ wire shapes
@@ -79,7 +81,11 @@ export interface GeminiThinkingConfig {
 export interface GeminiRequestBody {
     contents: GeminiContent[];
     systemInstruction?: { parts: Array<{ text: string }> };
-    tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
+    tools?: Array<
+        | { functionDeclarations: GeminiFunctionDeclaration[] }
+        /** Grounding with Google Search (the user's `webSearch`). */
+        | { googleSearch: Record<string, never> }
+    >;
     generationConfig: { maxOutputTokens: number; thinkingConfig?: GeminiThinkingConfig };
 }
 
@@ -93,10 +99,18 @@ export interface GeminiUsageMetadata {
     totalTokenCount?: number;
 }
 
+/** What Google Search grounding did for an answer: the queries, the pages, what each supports. */
+export interface GeminiGroundingMetadata {
+    webSearchQueries?: string[];
+    groundingChunks?: Array<{ web?: { uri?: string; title?: string } }>;
+    groundingSupports?: Array<{ groundingChunkIndices?: number[] }>;
+}
+
 export interface GeminiCandidate {
     content?: { role?: string; parts?: GeminiPart[] };
     finishReason?: string;
     finishMessage?: string;
+    groundingMetadata?: GeminiGroundingMetadata;
 }
 
 export interface GeminiResponseChunk {
@@ -119,6 +133,8 @@ export function buildGeminiRequest(request: StreamRequest): GeminiRequestBody {
     if (request.tools.length > 0) {
         body.tools = [{ functionDeclarations: request.tools.map(toFunctionDeclaration) }];
     }
+    // Google Search takes no domain filters or limit: the policy offers it only without rules to express.
+    if (request.webSearch) (body.tools ??= []).push({ googleSearch: {} });
     if (request.thinking) {
         const budget = request.thinking.budgetTokens;
         body.generationConfig.thinkingConfig = usesThinkingLevel(request.apiModelId)
@@ -270,6 +286,11 @@ function modelParts(blocks: AssistantBlock[], signsCalls: boolean): GeminiPart[]
             case "reasoning":
                 // Other APIs' reasoning: Gemini cannot read it.
                 break;
+            case "web_search":
+                // Gemini's own grounding needs nothing back (the answer's text carries it);
+                // another API's search is told as text.
+                if (block.api !== "gemini") parts.push({ text: webSearchAsText(block) });
+                break;
         }
     }
     return parts;
@@ -375,6 +396,7 @@ export class GeminiStreamState {
         }
         const candidate = chunk.candidates?.[0];
         for (const part of candidate?.content?.parts ?? []) this.handlePart(part, out);
+        if (candidate?.groundingMetadata) this.ground(candidate.groundingMetadata, out);
         const reason = candidate?.finishReason;
         if (reason && reason !== "FINISH_REASON_UNSPECIFIED")
             this.finish(reason, candidate.finishMessage, out);
@@ -425,6 +447,47 @@ export class GeminiStreamState {
         } else {
             block.text += text;
             pushTextDelta(out, "text_delta", text);
+        }
+    }
+
+    /**
+     * Google Search grounding: the queries and pages become one search (ahead
+     * of the answer it informed), the pages its supports name become the
+     * answer's citations. Sent once, with the last chunk.
+     */
+    private ground(metadata: GeminiGroundingMetadata, out: StreamEvent[]): void {
+        const queries = metadata.webSearchQueries ?? [];
+        const pages = (metadata.groundingChunks ?? []).map((c) => c.web);
+        if (queries.length === 0 && pages.length === 0) return;
+        const sources = pages.flatMap((page) =>
+            page?.uri ? [{ url: page.uri, ...(page.title ? { title: page.title } : {}) }] : []
+        );
+        const search: WebSearchBlock = {
+            type: "web_search",
+            api: "gemini",
+            id: `${this.callIdPrefix}search-${++this.calls}`,
+            query: queries.join("; "),
+            sources,
+            wire: [metadata],
+        };
+        this.blocks.unshift(search);
+        this.usage.webSearchRequests = (this.usage.webSearchRequests ?? 0) + queries.length;
+        out.push({ type: "web_search", search });
+        const text = this.blocks.findLast((b): b is TextBlock => b.type === "text");
+        if (!text) return;
+        const cited = new Set<number>();
+        for (const support of metadata.groundingSupports ?? []) {
+            for (const index of support.groundingChunkIndices ?? []) cited.add(index);
+        }
+        for (const index of [...cited].sort((a, b) => a - b)) {
+            const page = pages[index];
+            if (!page?.uri) continue;
+            (text.citations ??= []).push({
+                url: page.uri,
+                ...(page.title ? { title: page.title } : {}),
+                api: "gemini",
+                wire: page,
+            });
         }
     }
 

@@ -14,6 +14,7 @@ import type {
     ChatCompletionMessageToolCall,
     ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import { webSearchAsText } from "./server-tools";
 import { classifyOpenAIError, openAIModelsProbe, openAISender } from "./openai-post";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
@@ -285,6 +286,9 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
         for (const block of message.content) {
             if (block.type === "text") {
                 if (block.text) text.push(block.text);
+            } else if (block.type === "web_search") {
+                // Chat Completions takes no search blocks: the model reads what was found.
+                text.push(`${webSearchAsText(block)}\n\n`);
             } else if (block.type === "tool_call") {
                 toolCalls.push({
                     id: block.id,

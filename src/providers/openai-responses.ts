@@ -12,11 +12,17 @@ import type {
     ResponseInputImage,
     ResponseInputItem,
     ResponseInputText,
+    ResponseFunctionWebSearch,
+    ResponseIncludable,
     ResponseOutputMessage,
+    ResponseOutputText,
     ResponseStreamEvent,
+    Tool,
+    WebSearchTool,
 } from "openai/resources/responses/responses";
 import { classifyOpenAIError, openAIModelsProbe, openAISender } from "./openai-post";
 import { classifyStreamErrorBody } from "./errors";
+import { webSearchAsText } from "./server-tools";
 import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
 import {
     emptyUsage,
@@ -39,6 +45,8 @@ import type {
     TextBlock,
     ToolSchema,
     Usage,
+    WebSearchBlock,
+    WebSearchParams,
 } from "./types";
 
 const LABEL = "OpenAI API";
@@ -219,6 +227,12 @@ class StreamState {
             const block: ReasoningBlock = { type: "reasoning", id: item.id, summary };
             if (item.encrypted_content) block.encryptedContent = item.encrypted_content;
             this.blocks.push(block);
+        } else if (item.type === "web_search_call") {
+            const search = webSearchOf(item);
+            this.blocks.push(search);
+            // Billed per call, whatever it did (search, open a page, find in it).
+            this.usage.webSearchRequests = (this.usage.webSearchRequests ?? 0) + 1;
+            out.push({ type: "web_search", search });
         } else if (item.type === "message") {
             for (const part of item.content) {
                 if (part.type === "refusal") {
@@ -228,7 +242,24 @@ class StreamState {
                     // No deltas were streamed for this item: take the final text.
                     this.textBlock(item.id).text = part.text;
                 }
+                if (part.type === "output_text" && part.annotations.length > 0) {
+                    this.cite(item.id, part.annotations);
+                }
             }
+        }
+    }
+
+    /** Keeps a message's URL citations on its text (the text block exists once it streamed). */
+    private cite(itemId: string, annotations: ResponseOutputText["annotations"]): void {
+        for (const annotation of annotations) {
+            if (annotation.type !== "url_citation") continue;
+            const block = this.textBlock(itemId);
+            (block.citations ??= []).push({
+                url: annotation.url,
+                ...(annotation.title ? { title: annotation.title } : {}),
+                api: "openai-responses",
+                wire: annotation,
+            });
         }
     }
 
@@ -260,22 +291,72 @@ class StreamState {
     }
 }
 
+/** A `web_search_call` item as North keeps it; the item itself goes back as received. */
+function webSearchOf(item: ResponseFunctionWebSearch): WebSearchBlock {
+    const action = item.action;
+    let query = "";
+    let sources: WebSearchBlock["sources"] = [];
+    if (action.type === "search") {
+        query = action.queries?.join("; ") || action.query || "";
+        sources = (action.sources ?? []).map((source) => ({ url: source.url }));
+    } else if (action.type === "open_page") {
+        query = action.url ? `open ${action.url}` : "open a page";
+    } else {
+        query = `find "${action.pattern}" in ${action.url}`;
+    }
+    const search: WebSearchBlock = {
+        type: "web_search",
+        api: "openai-responses",
+        id: item.id,
+        query,
+        sources,
+        wire: [item],
+    };
+    if (item.status === "failed") search.error = "failed";
+    return search;
+}
+
 function buildParams(request: StreamRequest): ResponseCreateParamsStreaming {
+    const include: ResponseIncludable[] = ["reasoning.encrypted_content"];
+    // The sources a search found come only when asked for.
+    if (request.webSearch) include.push("web_search_call.action.sources");
     const params: ResponseCreateParamsStreaming = {
         model: request.apiModelId,
-        input: toInput(request.messages),
+        input: toInput(request.messages, request.webSearch !== undefined),
         stream: true,
         store: false,
-        include: ["reasoning.encrypted_content"],
+        include,
         max_output_tokens: request.maxOutputTokens,
     };
     if (request.system) params.instructions = request.system;
-    if (request.tools.length > 0) params.tools = request.tools.map(toFunctionTool);
+    const tools: Tool[] = request.tools.map(toFunctionTool);
+    if (request.webSearch) {
+        tools.push(toWebSearchTool(request.webSearch));
+        // Web search is the only built-in tool North offers: this caps its calls. The API
+        // takes `max_tool_calls` on create; the installed SDK types it on responses only.
+        (params as ResponseCreateParamsStreaming & { max_tool_calls?: number }).max_tool_calls =
+            request.webSearch.maxUses;
+    }
+    if (tools.length > 0) params.tools = tools;
     if (request.promptCacheKey) params.prompt_cache_key = request.promptCacheKey;
     if (request.thinking) {
         params.reasoning = { effort: effortFor(request.thinking.budgetTokens), summary: "auto" };
     }
     return params;
+}
+
+/**
+ * OpenAI's web search filters by allowed domains only; the policy never gives
+ * it a blocked list. Were one given, it is sent all the same: the API refuses
+ * the request rather than search domains the user kept out.
+ */
+function toWebSearchTool(search: WebSearchParams): WebSearchTool {
+    const tool: WebSearchTool = { type: "web_search" };
+    const filters: Record<string, string[]> = {};
+    if (search.allowedDomains) filters.allowed_domains = search.allowedDomains;
+    if (search.blockedDomains) filters.blocked_domains = search.blockedDomains;
+    if (Object.keys(filters).length > 0) tool.filters = filters as WebSearchTool.Filters;
+    return tool;
 }
 
 /** The Responses API takes an effort level, not a token budget. */
@@ -313,7 +394,7 @@ function ledToOutput(blocks: AssistantBlock[], index: number): boolean {
         .some((b) => (b.type === "text" && b.text !== "") || b.type === "tool_call");
 }
 
-function toInput(messages: Message[]): ResponseInput {
+function toInput(messages: Message[], replaySearches: boolean): ResponseInput {
     const items: Array<ResponseInputItem | ReplayedOutputMessage> = [];
     for (const message of messages) {
         if (message.role === "user") {
@@ -353,11 +434,32 @@ function toInput(messages: Message[]): ResponseInput {
             switch (block.type) {
                 case "text":
                     if (block.text) {
+                        const annotations = (block.citations ?? [])
+                            .filter((c) => c.api === "openai-responses")
+                            .map((c) => c.wire as ResponseOutputText["annotations"][number]);
                         items.push({
                             type: "message",
                             role: "assistant",
                             status: "completed",
-                            content: [{ type: "output_text", text: block.text, annotations: [] }],
+                            content: [{ type: "output_text", text: block.text, annotations }],
+                        });
+                    }
+                    break;
+                case "web_search":
+                    if (replaySearches && block.api === "openai-responses" && block.wire[0]) {
+                        items.push(block.wire[0] as ResponseFunctionWebSearch);
+                    } else {
+                        items.push({
+                            type: "message",
+                            role: "assistant",
+                            status: "completed",
+                            content: [
+                                {
+                                    type: "output_text",
+                                    text: webSearchAsText(block),
+                                    annotations: [],
+                                },
+                            ],
                         });
                     }
                     break;

@@ -12,6 +12,49 @@ export interface TextBlock {
     text: string;
     /** Gemini's signature of the thoughts behind this part; replayed as received. */
     thoughtSignature?: string;
+    /** Sources the provider cited for this text (server-side web search). */
+    citations?: Citation[];
+}
+
+/** A source a provider cited in its answer. */
+export interface Citation {
+    url: string;
+    title?: string;
+    /** The passage quoted from the source (Anthropic). */
+    citedText?: string;
+    /** The API whose response carried it: only that API takes `wire` back. */
+    api: ProviderApi;
+    /** The citation object exactly as received (Anthropic's `encrypted_index`), replayed as is. */
+    wire: unknown;
+}
+
+/** One page a server-side web search found. */
+export interface WebSearchSource {
+    url: string;
+    title?: string;
+    /** How old the page is, as the provider says it ("2 days ago"). */
+    pageAge?: string;
+}
+
+/**
+ * A search the provider ran inside its response (Anthropic's web search tool,
+ * OpenAI's `web_search`): North neither ran nor reviewed it. Kept so it can
+ * be shown and replayed; another API gets it as text.
+ */
+export interface WebSearchBlock {
+    type: "web_search";
+    /** The API whose response carried it. */
+    api: ProviderApi;
+    id: string;
+    query: string;
+    sources: WebSearchSource[];
+    /** The provider's error code when the search failed (`max_uses_exceeded`…). */
+    error?: string;
+    /**
+     * The provider's blocks or items exactly as received (encrypted content
+     * included): Anthropic requires them back unmodified on later turns.
+     */
+    wire: unknown[];
 }
 
 /** Anthropic thinking block; must be sent back unmodified in tool loops. */
@@ -80,7 +123,12 @@ export interface ReasoningBlock {
 }
 
 export type AssistantBlock =
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ReasoningBlock | ToolCallBlock;
+    | TextBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ReasoningBlock
+    | ToolCallBlock
+    | WebSearchBlock;
 
 export interface UserMessage {
     role: "user";
@@ -115,9 +163,19 @@ export interface Usage {
      * then it is the cost, in place of the catalogue's prices.
      */
     costUsd?: number;
+    /** Server-side web searches the provider ran (billed per search: server-tools.ts). */
+    webSearchRequests?: number;
 }
 
-export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "cancelled" | "error";
+export type StopReason =
+    | "end_turn"
+    | "tool_use"
+    | "max_tokens"
+    | "refusal"
+    | "cancelled"
+    | "error"
+    /** The provider paused a long server-side turn (web search); sent back as is, it goes on. */
+    | "pause_turn";
 
 export type ProviderErrorKind =
     | "auth"
@@ -150,6 +208,8 @@ export type StreamEvent =
     | { type: "tool_call_start"; id: string; name: string }
     | { type: "tool_call_delta"; id: string; partialJson: string }
     | { type: "tool_call_end"; call: ToolCallBlock }
+    /** A server-side web search finished (with its sources, or its error). */
+    | { type: "web_search"; search: WebSearchBlock }
     | { type: "done"; message: AssistantMessage; stopReason: StopReason; usage: Usage }
     | { type: "error"; error: ProviderError; partial: AssistantMessage; usage: Usage };
 
@@ -167,6 +227,20 @@ export interface StreamRequest {
     thinking?: ThinkingConfig;
     /** Stable key for OpenAI prompt caching. */
     promptCacheKey?: string;
+    /** Offer the provider's server-side web search with these limits; absent: not offered. */
+    webSearch?: WebSearchParams;
+}
+
+/**
+ * The provider's web search as North's permission rules allow it
+ * (agent/web-search-policy.ts): at most one of the domain lists is set.
+ */
+export interface WebSearchParams {
+    maxUses: number;
+    /** Only these domains (and their subdomains) may be searched. */
+    allowedDomains?: string[];
+    /** These domains (and their subdomains) are never searched. */
+    blockedDomains?: string[];
 }
 
 /**

@@ -58,8 +58,21 @@ export interface FakeLlmServer {
     close(): Promise<void>;
 }
 
-/** A turn, optionally served only to requests whose raw JSON body `when` accepts. */
-export type ScriptedTurn = FakeTurn & { when?: (body: string) => boolean };
+/**
+ * A turn, optionally served only to requests whose raw JSON body `when`
+ * accepts. `frames` replaces a reply's encoding with these SSE frames (a
+ * wire feature the encoders do not script, such as server-side tool blocks).
+ */
+export type ScriptedTurn = FakeTurn & {
+    when?: (body: string) => boolean;
+    frames?: (wire: Wire, model: string) => string[];
+};
+
+/**
+ * A request rule of a real API beyond the built-in ones: the message of its
+ * 400 `invalid_request_error`, or undefined when the body passes.
+ */
+export type RequestCheck = (wire: Wire, body: unknown) => string | undefined;
 
 /** The turn a request gets: the first whose `when` accepts it, else the first without `when`. */
 function takeTurn(queue: ScriptedTurn[], body: string): ScriptedTurn | undefined {
@@ -82,6 +95,8 @@ export interface FakeLlmServerOptions {
     models?: string[];
     /** When set, GET /v1/models refuses any other key with 401, as the real APIs do. */
     keys?: string[];
+    /** Extra request rules a test adds (answered with a 400 when one fails). */
+    checks?: RequestCheck[];
 }
 
 export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
@@ -137,6 +152,14 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             sendError(res, wire, { status: 400, type: "invalid_request_error", message });
             return;
         }
+        for (const check of opts.checks ?? []) {
+            const invalid = check(wire, parseJson(text));
+            if (invalid !== undefined) {
+                const type = "invalid_request_error";
+                sendError(res, wire, { status: 400, type, message: invalid });
+                return;
+            }
+        }
         const turn = takeTurn(queue, text);
         if (!turn) {
             sendError(res, wire, { status: 500, message: "fake server: no scripted turn left" });
@@ -189,7 +212,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             return;
         }
         startSse(res);
-        await writeBatched(res, encodeReply(wire, model, turn));
+        await writeBatched(res, turn.frames?.(wire, model) ?? encodeReply(wire, model, turn));
         res.end();
     }
 

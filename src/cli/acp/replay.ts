@@ -26,6 +26,7 @@ import type {
     UserMessage,
 } from "../../providers/types";
 import { FileBlockParser } from "../../tools/north-file/parser";
+import { webSearchSummary } from "../../providers/server-tools";
 import { TODO_STATUSES, TODO_WRITE_TOOL, type TodoItem } from "../../tools/todo-write";
 import type { FileDiff } from "../../tools/types";
 import {
@@ -439,6 +440,14 @@ function assistantUpdates(
                 }
                 break;
             case "redacted_thinking":
+                break;
+            case "web_search":
+                updates.push(
+                    chunk("agent_message_chunk", {
+                        type: "text",
+                        text: `${webSearchSummary(block)}\n\n`,
+                    })
+                );
                 break;
             case "tool_call":
                 updates.push(...callUpdates(block, results.get(block.id), deps, saved));

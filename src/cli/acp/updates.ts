@@ -21,6 +21,7 @@ import type { StopReason as ModelStopReason } from "../../providers/types";
 import type { LspDiagnostic } from "../../tools/lsp/types";
 import type { TodoItem } from "../../tools/todo-write";
 import type { FileDiff } from "../../tools/types";
+import { sourcesText, webSearchSummary } from "../../providers/server-tools";
 import {
     NORTH_FILE_TOOL,
     appliedLocations,
@@ -223,6 +224,10 @@ class SessionUpdates implements UpdateTranslator {
                 ];
             case "warning":
                 return [messageLine(`⚠ ${event.message}`)];
+            case "web_search":
+                return [messageLine(webSearchSummary(event.search))];
+            case "citations":
+                return [messageLine(sourcesText(event.citations).trimEnd())];
             case "notice":
                 return [messageLine(event.level === "warning" ? `⚠ ${event.text}` : event.text)];
             case "summary":

@@ -217,6 +217,22 @@ export const SETTINGS_KEYS = {
         ),
         scopes: ANY,
     },
+    /**
+     * The provider's server-side web search (Anthropic, OpenAI Responses), off
+     * by default: `maxUses` searches per response (default 5); with
+     * `onlyAllowedDomains` only the domains of `WebFetch(domain:…)` allow rules.
+     * A project's layer counts only when the project is trusted.
+     */
+    webSearch: {
+        schema: lazySchema((z) =>
+            z.object({
+                enabled: z.boolean().optional(),
+                maxUses: z.number().int().min(1).max(50).optional(),
+                onlyAllowedDomains: z.boolean().optional(),
+            })
+        ),
+        scopes: ANY,
+    },
     /** Model turns one chat prompt may take before the run stops (default 100). */
     maxTurns: { schema: lazySchema((z) => z.number().int().min(1).max(10_000)), scopes: ANY },
 } as const satisfies Record<string, KeySpec>;

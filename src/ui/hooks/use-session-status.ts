@@ -12,6 +12,8 @@ const CHANGES_STATUS: Record<HostEvent["type"], boolean> = {
     thinking_delta: false,
     tool_call_start: false,
     tool_call: false,
+    web_search: false,
+    citations: false,
     tool_output: false,
     approval_request: false,
     approval_decision: false,

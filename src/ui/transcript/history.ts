@@ -9,6 +9,7 @@ import type { Message, ToolCallBlock } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
 import { imageLabel } from "../../project/images";
 import type { TranscriptAction } from "./reducer";
+import { citationsOf, searchEventOf } from "../../agent/web-search-events";
 
 /** Messages rebuilt at most from a conversation without view records; older ones are counted in one line. */
 export const HISTORY_LIMIT = 200;
@@ -112,6 +113,8 @@ export function historyActions(messages: readonly Message[]): TranscriptAction[]
         for (const block of message.content) {
             if (block.type === "text" && block.text.trim() !== "") {
                 actions.push({ type: "engine", event: { type: "text_delta", text: block.text } });
+            } else if (block.type === "web_search") {
+                actions.push({ type: "engine", event: searchEventOf(block) });
             } else if (block.type === "tool_call") {
                 const call = block as ToolCallBlock;
                 names.set(call.id, call.name);
@@ -121,6 +124,9 @@ export function historyActions(messages: readonly Message[]): TranscriptAction[]
                 });
             }
         }
+        const citations = citationsOf(message);
+        if (citations.length > 0)
+            actions.push({ type: "engine", event: { type: "citations", citations } });
         actions.push({
             type: "engine",
             event: {

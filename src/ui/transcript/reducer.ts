@@ -24,6 +24,7 @@ import {
 } from "./tool-display";
 import { modeChangeNotice } from "../mode-label";
 import { processChangeLine, processNoticeLine } from "../../commands/process-listing";
+import { sourcesText, webSearchSummary } from "../../providers/server-tools";
 
 /** Characters of a running command's output kept for the live view (its last lines). */
 const LIVE_OUTPUT_CHARS = 4_000;
@@ -626,6 +627,18 @@ function onEngineEvent(state: TranscriptState, event: EngineEvent, owned: Owned)
             return append(state, { kind: "notice", level: "info", text: event.message }, owned);
         case "warning":
             return append(state, { kind: "notice", level: "warning", text: event.message }, owned);
+        case "web_search":
+            return append(
+                settleStreams(state, owned),
+                { kind: "notice", level: "info", text: webSearchSummary(event.search) },
+                owned
+            );
+        case "citations":
+            return append(
+                settleStreams(state, owned),
+                { kind: "notice", level: "info", text: sourcesText(event.citations).trimEnd() },
+                owned
+            );
         case "mode_change":
             return append(
                 state,
