@@ -1,8 +1,8 @@
 /**
  * A local Amazon Bedrock (runtime and control plane) on 127.0.0.1 that checks
  * what Bedrock checks: SigV4 recomputed independently (`fake-bedrock-sigv4.ts`)
- * or a Bedrock API key, the model in the region, the body rules
- * (`fake-bedrock-rules.ts`); it answers InvokeModelWithResponseStream in AWS
+ * or a Bedrock API key, the model in the region, the Messages body rules with
+ * Bedrock's own (`wire-rules-anthropic.ts`, host "bedrock"); it answers InvokeModelWithResponseStream in AWS
  * event-stream frames with valid CRCs, and errors in Bedrock's shape
  * (`x-amzn-errortype` and a `message` body). Scripted turns are the fake LLM
  * server's, plus Bedrock's own faults.
@@ -14,10 +14,10 @@ import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createEventStreamCodec } from "../../src/providers/bedrock/event-stream-reader";
-import { bedrockBodyProblem } from "./fake-bedrock-rules";
 import { type FakeAwsKey, verifySigV4 } from "./fake-bedrock-sigv4";
 import { cutMidToolCall, encodeReply, partialReply } from "./fake-llm-wire";
 import type { FakeErrorTurn, FakeFaultTurn, FakeTurn } from "./fake-llm-wire";
+import { anthropicMessagesProblems, wireProblemMessage } from "./wire-rules";
 
 export type { FakeAwsKey } from "./fake-bedrock-sigv4";
 
@@ -184,9 +184,9 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
             sendError(res, 400, "ValidationException", modelProblem);
             return;
         }
-        const problem = bedrockBodyProblem(body);
-        if (problem) {
-            sendError(res, 400, "ValidationException", problem);
+        const problems = anthropicMessagesProblems(body, "bedrock");
+        if (problems.length > 0) {
+            sendError(res, 400, "ValidationException", wireProblemMessage(problems));
             return;
         }
         const turn = queue.shift();

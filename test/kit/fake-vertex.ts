@@ -3,9 +3,9 @@
  * through `streamGenerateContent?alt=sse`, checking what the real service
  * checks: a bearer token the token endpoint issued, the URL shape (project,
  * location, publisher, model), a model served in that location; for Claude
- * `anthropic_version: vertex-2023-10-16`, no `model` in the body and the
- * Messages API's 400 rules (tool_use ids answered by tool_result, thinking
- * replayed with the signature it was sent with); for Gemini the
+ * the Messages API's 400 rules with Vertex's own (`wire-rules-anthropic.ts`,
+ * host "vertex": its anthropic_version, no `model` in the body) and thinking
+ * replayed with the signature this fake sent; for Gemini the
  * generateContent body rules and thought signatures (fake-gemini-rules.ts).
  * Google's errors come as `{error:{code,message,status}}`, the Messages
  * API's as Anthropic's.
@@ -18,6 +18,7 @@ import { type GeminiReplyExtras, encodeGeminiReply } from "./fake-gemini";
 import { geminiBodyProblem } from "./fake-gemini-rules";
 import { encodeReply } from "./fake-llm-wire";
 import type { FakeReplyTurn } from "./fake-llm-wire";
+import { anthropicMessagesProblems, wireProblemMessage } from "./wire-rules";
 
 export interface FakeVertexError {
     status: number;
@@ -203,56 +204,24 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     };
 }
 
-type Block = Record<string, unknown>;
-
-/** The Messages API's 400 for this body on Vertex, or undefined when it is valid. */
+/**
+ * The Messages API's 400 for this body on Vertex (the shared rules, host
+ * "vertex"), then the one this fake adds: a thinking block comes back with a
+ * signature it issued.
+ */
 function messagesProblem(
     body: Record<string, unknown>,
     signatures: Set<string>
 ): string | undefined {
-    if (body["anthropic_version"] !== "vertex-2023-10-16") {
-        return `anthropic_version: must be "vertex-2023-10-16", got ${JSON.stringify(body["anthropic_version"])}`;
-    }
-    if ("model" in body) return "model: Extra inputs are not permitted";
-    if (typeof body["max_tokens"] !== "number") return "max_tokens: Field required";
-    const messages = body["messages"];
-    if (!Array.isArray(messages) || messages.length === 0)
-        return "messages: at least one message is required";
-    let pending: string[] = [];
-    for (let i = 0; i < messages.length; i++) {
-        const message = messages[i] as { role?: string; content?: unknown };
-        const blocks: Block[] = Array.isArray(message.content) ? (message.content as Block[]) : [];
-        if (message.role === "user") {
-            const results = blocks
-                .filter((b) => b["type"] === "tool_result")
-                .map((b) => String(b["tool_use_id"]));
-            for (const id of pending) {
-                if (!results.includes(id)) {
-                    return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${id}`;
-                }
+    const problems = anthropicMessagesProblems(body, "vertex");
+    if (problems.length > 0) return wireProblemMessage(problems);
+    for (const [i, message] of (body["messages"] as Array<{ content?: unknown }>).entries()) {
+        if (!Array.isArray(message.content)) continue;
+        for (const block of message.content as Array<Record<string, unknown>>) {
+            if (block["type"] === "thinking" && !signatures.has(String(block["signature"]))) {
+                return `messages.${i}.content: Invalid \`signature\` in \`thinking\` block`;
             }
-            for (const id of results) {
-                if (!pending.includes(id)) {
-                    return `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}`;
-                }
-            }
-            pending = [];
-        } else if (message.role === "assistant") {
-            pending = blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
-            for (const block of blocks) {
-                if (
-                    block["type"] === "thinking" &&
-                    !signatures.has(String(block["signature"] ?? ""))
-                ) {
-                    return `messages.${i}.content: Invalid \`signature\` in \`thinking\` block`;
-                }
-            }
-        } else {
-            return `messages.${i}.role: must be "user" or "assistant"`;
         }
-    }
-    if (pending.length > 0) {
-        return `messages: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${pending.join(", ")}`;
     }
     return undefined;
 }

@@ -10,7 +10,7 @@ import type { WireProblem } from "./wire-rules";
 type Json = Record<string, unknown>;
 
 const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-/** Base64 length the API takes per image. */
+/** Base64 length the API takes per image (Bedrock's 3.75 MB decoded is the same). */
 export const ANTHROPIC_IMAGE_MAX_BASE64 = 5 * 1024 * 1024;
 export const ANTHROPIC_MAX_IMAGES = 100;
 /** Largest side in pixels; 2000 once a request has more than 20 images. */
@@ -38,6 +38,22 @@ const HOST_VERSIONS: Record<Exclude<MessagesHost, "anthropic">, string> = {
     vertex: "vertex-2023-10-16",
 };
 
+/** The keys Bedrock's InvokeModel takes in a Claude body; any other is refused. */
+const BEDROCK_KEYS = new Set([
+    "anthropic_version",
+    "anthropic_beta",
+    "max_tokens",
+    "messages",
+    "system",
+    "tools",
+    "tool_choice",
+    "thinking",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+]);
 /** The problems the Messages API would answer this request body with a 400 for. */
 export function anthropicMessagesProblems(
     body: unknown,
@@ -56,9 +72,13 @@ export function anthropicMessagesProblems(
         if (body.anthropic_version !== version) {
             add("body", `anthropic_version: Input should be '${version}'`);
         }
-        // Bedrock validates the body strictly: the model belongs in the URL.
-        if (host === "bedrock" && body.model !== undefined) {
-            add("body", "extraneous key [model] is not permitted");
+        // Both name the model in the URL; Bedrock refuses any key it does not know.
+        if (host === "bedrock") {
+            for (const key of Object.keys(body)) {
+                if (!BEDROCK_KEYS.has(key)) add("body", `extraneous key [${key}] is not permitted`);
+            }
+        } else if (body.model !== undefined) {
+            add("body", "model: Extra inputs are not permitted");
         }
     }
     const maxTokens = body.max_tokens;

@@ -298,6 +298,18 @@ describe("Anthropic Messages rules", () => {
         expect(anthropicMessagesProblems(withModel, "bedrock")[0]?.message).toBe(
             "extraneous key [model] is not permitted"
         );
+        expect(
+            anthropicMessagesProblems(
+                { ...hosted, stream: true, anthropic_version: "bedrock-2023-05-31" },
+                "bedrock"
+            )[0]?.message
+        ).toBe("extraneous key [stream] is not permitted");
+        expect(
+            anthropicMessagesProblems(
+                { ...hosted, model: "m", anthropic_version: "vertex-2023-10-16" },
+                "vertex"
+            )[0]?.message
+        ).toBe("model: Extra inputs are not permitted");
         // The conversation rules hold wherever the body goes.
         const unanswered = [user("x"), assistant([toolUse("toolu_1")]), user("go on")];
         const bedrock = {
