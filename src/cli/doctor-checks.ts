@@ -25,12 +25,8 @@ import type { LspServerStatus } from "../tools/lsp/types";
 import { stateText } from "../commands/language-servers";
 import { describeProjectConfig, summarizeInventory } from "./project-trust";
 import { readRegularTextSync } from "../util/read-regular-file";
-import {
-    CLOUD_SWITCHES,
-    CREDENTIAL_SOURCES,
-    probeProvider,
-    switchedOnBy,
-} from "./doctor-provider-probe";
+import { claudeCloudSwitch } from "../providers/cloud-model-ids";
+import { CREDENTIAL_SOURCES, probeProvider, switchedOnBy } from "./doctor-provider-probe";
 
 type Env = Record<string, string | undefined>;
 
@@ -232,7 +228,7 @@ export async function checkProviders(
             const source = CREDENTIAL_SOURCES[auth];
             const because = inUseBecause(provider, configured, inUse, env);
             if (because === undefined) {
-                const variable = CLOUD_SWITCHES[provider.id];
+                const variable = claudeCloudSwitch(provider.id);
                 const how = variable
                     ? `configure providers.${provider.id} or set ${variable}=1`
                     : `configure providers.${provider.id}`;

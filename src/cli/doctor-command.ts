@@ -165,7 +165,11 @@ export async function runDoctorCommand(
     const loaded = loadUserConfig(env);
     // A broken config.json is reported by the config check; the providers are then the built-in ones.
     const config: Settings = loaded.ok ? loaded.config : {};
-    const catalogue = buildCatalogue(config.providers, config.models);
+    // As a run builds it, so doctor checks the model a run would use (Claude Code's switches, the first ready provider).
+    const catalogue = buildCatalogue(config.providers, config.models, {
+        env,
+        smallFastModel: config.smallFastModel,
+    });
     const wanted = resolveModel(catalogue, config.selectedModel ?? catalogue.defaultModelId);
     const trust = checkTrust(repoRoot, createTrustStore(dataDir(env)));
 

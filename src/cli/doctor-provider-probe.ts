@@ -5,6 +5,7 @@
  * limit, so a hanging token endpoint or metadata server cannot hang doctor.
  */
 import type { ProviderInfo } from "../providers/catalogue";
+import { claudeCloudSwitch, isSwitchOn } from "../providers/cloud-model-ids";
 import { resolveEndpoint } from "../providers/models";
 import type { Provider, ProviderAuth } from "../providers/types";
 
@@ -13,13 +14,6 @@ type Env = Record<string, string | undefined>;
 /** Long enough for a cloud token exchange (SSO cache, metadata server) to finish. */
 export const PROVIDER_PROBE_TIMEOUT_MS = 10_000;
 
-/** Claude Code's switches that turn a cloud provider on without any North config. */
-export const CLOUD_SWITCHES: Readonly<Record<string, string>> = {
-    bedrock: "CLAUDE_CODE_USE_BEDROCK",
-    vertex: "CLAUDE_CODE_USE_VERTEX",
-    foundry: "CLAUDE_CODE_USE_FOUNDRY",
-};
-
 /** Where a cloud provider's credentials come from, for the doctor line. */
 export const CREDENTIAL_SOURCES: Readonly<Record<Exclude<ProviderAuth, "key">, string>> = {
     aws: "the AWS credential chain",
@@ -27,14 +21,9 @@ export const CREDENTIAL_SOURCES: Readonly<Record<Exclude<ProviderAuth, "key">, s
     azure: "Microsoft Entra ID",
 };
 
-/** As Claude Code reads its switches: 1, true, yes or on. */
-export function isSwitchOn(value: string | undefined): boolean {
-    return /^(1|true|yes|on)$/i.test(value?.trim() ?? "");
-}
-
 /** The Claude Code switch that turns this provider on, when it is set. */
 export function switchedOnBy(provider: ProviderInfo, env: Env): string | undefined {
-    const name = CLOUD_SWITCHES[provider.id];
+    const name = claudeCloudSwitch(provider.id);
     return name !== undefined && isSwitchOn(env[name]) ? name : undefined;
 }
 

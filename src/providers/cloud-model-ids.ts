@@ -16,13 +16,19 @@ const SWITCHES: ReadonlyArray<{ cloud: ClaudeCloud; variable: string }> = [
     { cloud: "foundry", variable: "CLAUDE_CODE_USE_FOUNDRY" },
 ];
 
-function isOn(value: string | undefined): boolean {
+/** As Claude Code reads its switches: 1, true, yes or on. */
+export function isSwitchOn(value: string | undefined): boolean {
     return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+/** The Claude Code variable that switches this provider on, if it has one. */
+export function claudeCloudSwitch(providerId: string): string | undefined {
+    return SWITCHES.find((s) => s.cloud === providerId)?.variable;
 }
 
 /** The cloud Claude models go to, from Claude Code's switches (the first set one). */
 export function claudeCloudFromEnv(env: Env): ClaudeCloud | undefined {
-    return SWITCHES.find((s) => isOn(env[s.variable]))?.cloud;
+    return SWITCHES.find((s) => isSwitchOn(env[s.variable]))?.cloud;
 }
 
 /** `claude-sonnet-4-5-20250929` → name `claude-sonnet-4-5`, date `20250929`. */
