@@ -81,7 +81,7 @@ describe("doctor's provider checks", () => {
         expect(statusLines(checks)).toEqual(["fail foundry: ANTHROPIC_FOUNDRY_API_KEY is not set"]);
     });
 
-    it("names a bad base URL and a provider that cannot be created", async () => {
+    it("names a bad base URL and an endpoint that does not serve the provider's API", async () => {
         const checks = await checkProviders(
             catalogue(
                 { id: "bad", api: "openai-chat", display: "Bad", baseUrl: "ftp://example.test" },
@@ -93,7 +93,8 @@ describe("doctor's provider checks", () => {
         );
         const lines = statusLines(checks);
         expect(lines[1]).toMatch(/^fail bad api: bad: .*ftp:\/\/example\.test/);
-        expect(lines[3]).toMatch(/^fail gem api: cannot be set up: /);
+        // The fake serves Anthropic's and OpenAI's routes only, so Gemini's model list is not found.
+        expect(lines[3]).toMatch(/^fail gem api: Gemini API 404: .*GET \/v1beta\/models/);
     });
 
     it("gives up on a hanging endpoint after the time limit, checking the others in parallel", async () => {
