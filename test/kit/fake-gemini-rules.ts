@@ -31,7 +31,7 @@ export function geminiBodyProblem(body: unknown, ctx: RuleContext): string | und
     }
     return (
         systemProblem(body["systemInstruction"]) ??
-        toolsProblem(body["tools"]) ??
+        toolsProblem(body["tools"], ctx.model) ??
         configProblem(body["generationConfig"], ctx.model) ??
         contentsProblem(contents, ctx)
     );
@@ -53,12 +53,38 @@ function systemProblem(system: unknown): string | undefined {
     return undefined;
 }
 
-function toolsProblem(tools: unknown): string | undefined {
+/** The fields of a Tool this fake knows; any other is an unknown name, as the API's JSON parser says. */
+const TOOL_FIELDS = new Set(["functionDeclarations", "googleSearch"]);
+
+function toolsProblem(tools: unknown, model: string): string | undefined {
     if (tools === undefined) return undefined;
     if (!Array.isArray(tools)) return "* GenerateContentRequest.tools: must be a list";
-    for (const tool of tools) {
-        const declarations = isRecord(tool) ? tool["functionDeclarations"] : undefined;
-        if (!Array.isArray(declarations)) continue;
+    let functions = false;
+    let search = false;
+    for (const [t, tool] of tools.entries()) {
+        if (!isRecord(tool)) return `* GenerateContentRequest.tools[${t}]: must be an object`;
+        for (const field of Object.keys(tool)) {
+            if (!TOOL_FIELDS.has(field)) {
+                return `Invalid JSON payload received. Unknown name "${field}" at 'tools[${t}]': Cannot find field.`;
+            }
+        }
+        if (tool["googleSearch"] !== undefined) {
+            // Google Search grounding takes an empty object (or only a time range filter).
+            const options = tool["googleSearch"];
+            const extra = isRecord(options)
+                ? Object.keys(options).find((k) => k !== "timeRangeFilter")
+                : "googleSearch";
+            if (extra !== undefined) {
+                return `Invalid JSON payload received. Unknown name "${extra}" at 'tools[${t}].google_search': Cannot find field.`;
+            }
+            search = true;
+        }
+        const declarations = tool["functionDeclarations"];
+        if (declarations === undefined) continue;
+        if (!Array.isArray(declarations)) {
+            return `* GenerateContentRequest.tools[${t}].function_declarations: must be a list`;
+        }
+        functions = true;
         for (const [i, declaration] of declarations.entries()) {
             const where = `* GenerateContentRequest.tools[0].function_declarations[${i}]`;
             if (!isRecord(declaration)) return `${where}: must be an object`;
@@ -80,6 +106,10 @@ function toolsProblem(tools: unknown): string | undefined {
                 return `${where}.parameters_json_schema: unsupported keyword $schema`;
             }
         }
+    }
+    // Built-in tools next to function declarations: Gemini 3 models only.
+    if (search && functions && !usesLevels(model)) {
+        return "Tool use with function calling is unsupported together with Google Search for this model.";
     }
     return undefined;
 }

@@ -27,6 +27,17 @@ export interface GeminiReplyExtras {
     callIds?: boolean;
     /** Answer with `promptFeedback.blockReason` and no candidates. */
     promptBlocked?: string;
+    /** Google Search grounding, sent as the last chunk's `groundingMetadata` (needs the `googleSearch` tool). */
+    grounding?: FakeGrounding;
+}
+
+export interface FakeGrounding {
+    /** `webSearchQueries`: what the model searched for (each one is billed). */
+    queries: string[];
+    /** `groundingChunks[].web`: the pages found (the API gives redirect URIs and the site as title). */
+    pages: Array<{ uri: string; title: string }>;
+    /** `groundingSupports`: passages of the answer's text and the pages (indices) behind each. */
+    supports?: Array<{ text: string; pages: number[] }>;
 }
 
 export type GeminiFakeTurn = FakeTurn & { gemini?: GeminiReplyExtras };
@@ -188,6 +199,14 @@ export async function startFakeGemini(
             sendError(res, 500, "fake Gemini: no scripted turn left");
             return;
         }
+        if (turn.gemini?.grounding && !offersGoogleSearch(body)) {
+            sendError(
+                res,
+                500,
+                "fake Gemini: a grounded turn, but the request has no googleSearch tool"
+            );
+            return;
+        }
         await answer(turn, model, res);
     }
 
@@ -346,6 +365,9 @@ export function encodeGeminiReply(
         (stop === "max_tokens" ? "MAX_TOKENS" : stop === "refusal" ? "SAFETY" : "STOP");
     const end = chunk(model, last, finishReason, usage);
     if (extras.finishMessage) end.candidates[0]!.finishMessage = extras.finishMessage;
+    if (extras.grounding) {
+        end.candidates[0]!.groundingMetadata = groundingMetadata(texts.join(""), extras.grounding);
+    }
     events.push(sse(end));
     return events;
 }
@@ -370,6 +392,7 @@ function chunk(model: string, parts: Part[], finishReason?: string, usageMetadat
         index: number;
         finishReason?: string;
         finishMessage?: string;
+        groundingMetadata?: object;
     } = {
         content: { role: "model", parts },
         index: 0,
@@ -381,6 +404,40 @@ function chunk(model: string, parts: Part[], finishReason?: string, usageMetadat
         modelVersion: model,
         responseId: "fake-response",
     };
+}
+
+/**
+ * `groundingMetadata` as the API sends it: each support's segment names its
+ * passage by UTF-8 byte offsets into the answer (a zero start is left out, as
+ * proto3 JSON leaves out defaults).
+ */
+function groundingMetadata(answer: string, grounding: FakeGrounding): object {
+    const supports = (grounding.supports ?? []).map((support) => {
+        const at = answer.indexOf(support.text);
+        if (at < 0) throw new Error(`fake Gemini: "${support.text}" is not in the answer`);
+        const startIndex = Buffer.byteLength(answer.slice(0, at));
+        return {
+            segment: {
+                ...(startIndex > 0 ? { startIndex } : {}),
+                endIndex: startIndex + Buffer.byteLength(support.text),
+                text: support.text,
+            },
+            groundingChunkIndices: support.pages,
+        };
+    });
+    return {
+        searchEntryPoint: { renderedContent: '<div class="container">Google Search</div>' },
+        groundingChunks: grounding.pages.map((page) => ({ web: page })),
+        groundingSupports: supports,
+        webSearchQueries: grounding.queries,
+    };
+}
+
+function offersGoogleSearch(body: unknown): boolean {
+    const tools = (body as { tools?: unknown }).tools;
+    return (
+        Array.isArray(tools) && tools.some((t) => (t as Record<string, unknown>)?.["googleSearch"])
+    );
 }
 
 function splitWords(text: string, chunks: number | undefined): string[] {

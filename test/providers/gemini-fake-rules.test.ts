@@ -22,6 +22,23 @@ describe("the fake Gemini API's body rules", () => {
         expect(geminiBodyProblem(body, ctx())).toBeUndefined();
     });
 
+    it("takes the googleSearch tool, beside function declarations on Gemini 3 only, and no unknown tool", () => {
+        const declared = { functionDeclarations: [{ name: "read_file" }] };
+        const search = { googleSearch: {} };
+        const body = (...tools: object[]) => ({ contents: [user("go")], tools });
+        expect(geminiBodyProblem(body(search), ctx("gemini-2.5-pro"))).toBeUndefined();
+        expect(geminiBodyProblem(body(declared, search), ctx())).toBeUndefined();
+        expect(geminiBodyProblem(body(declared, search), ctx("gemini-2.5-pro"))).toMatch(
+            /function calling is unsupported together with Google Search/
+        );
+        expect(geminiBodyProblem(body({ googleSearchRetrieval: {} }), ctx())).toMatch(
+            /Unknown name "googleSearchRetrieval" at 'tools\[0\]'/
+        );
+        expect(geminiBodyProblem(body({ googleSearch: { maxUses: 2 } }), ctx())).toMatch(
+            /Unknown name "maxUses" at 'tools\[0\].google_search'/
+        );
+    });
+
     it("refuses an unsigned first call of the current turn on Gemini 3, not on 2.5", () => {
         const body = {
             contents: [

@@ -7,8 +7,8 @@ import { PermissionRules } from "../../src/tools/permissions/rules";
 import { request } from "./helpers";
 
 // Gemini's Google Search grounding: the request's tool, the grounding metadata read into a
-// search and citations, and what goes back. (The fake Gemini API does not script grounding yet:
-// these drive the wire's own request builder and stream state.)
+// search and citations, and what goes back, on the wire's own request builder and stream state
+// (test/cli/web-search-gemini-print.test.ts runs it end to end against the fake Gemini API).
 
 describe("Google Search grounding on the Gemini wire", () => {
     it("adds the googleSearch tool next to the function declarations", () => {
