@@ -9,12 +9,11 @@
  * shape (`{"error": {"code", "message"}}`; Foundry answers as Anthropic does).
  */
 
-import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 
 import { encodeReply, errorBody } from "./fake-llm-wire";
 import type { FakeErrorTurn, FakeTurn, Wire } from "./fake-llm-wire";
+import { listenLocal, readBodyText, sendJson } from "./http-fake";
 
 export const AZURE_OPENAI_AUDIENCE = "https://cognitiveservices.azure.com";
 export const FOUNDRY_AUDIENCE = "https://ai.azure.com";
@@ -71,19 +70,14 @@ class Refusal {
 export async function startFakeAzure(opts: FakeAzureOptions): Promise<FakeAzure> {
     const queue: FakeTurn[] = [];
     const requests: AzureRecordedRequest[] = [];
-    const sockets = new Set<Socket>();
     const apiVersions = new Set(opts.apiVersions ?? DEFAULT_API_VERSIONS);
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => {
             if (!res.headersSent)
                 sendAzureError(res, new Refusal(500, "InternalServerError", String(error)));
             else res.destroy();
         });
-    });
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     /** Azure OpenAI: `api-key`, or a bearer token for Cognitive Services. */
@@ -124,7 +118,7 @@ export async function startFakeAzure(opts: FakeAzureOptions): Promise<FakeAzure>
     }
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const text = await readBody(req);
+        const text = await readBodyText(req);
         const url = new URL(req.url ?? "/", "http://fake-azure");
         const body = parseJson(text);
         requests.push({
@@ -230,8 +224,7 @@ export async function startFakeAzure(opts: FakeAzureOptions): Promise<FakeAzure>
         return undefined;
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const url = `http://127.0.0.1:${port}`;
     return {
         url,
@@ -239,11 +232,7 @@ export async function startFakeAzure(opts: FakeAzureOptions): Promise<FakeAzure>
         requests,
         enqueue: (...turns) => void queue.push(...turns),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -282,27 +271,6 @@ function sendError(res: ServerResponse, wire: Wire, error: FakeErrorTurn["error"
         "request-id": "req_fake",
         ...error.headers,
     });
-}
-
-function sendJson(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {}
-): void {
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-        ...headers,
-    });
-    res.end(payload);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks).toString("utf8");
 }
 
 function parseJson(text: string): unknown {

@@ -5,9 +5,8 @@
  * (`AWS_WEB_IDENTITY_TOKEN_FILE`), each checking what the real one checks.
  */
 
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { listenLocal, readBodyText, sendJson } from "./http-fake";
 
 export interface IssuedCredentials {
     accessKeyId: string;
@@ -35,36 +34,30 @@ export async function startFakeCredentialServices(options: {
     roleArn: string;
 }): Promise<FakeCredentialServices> {
     const calls: string[] = [];
-    const sockets = new Set<Socket>();
     const expiry = () => new Date(Date.now() + options.issued.lifetimeMs).toISOString();
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res);
-    });
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const body = await readText(req);
+        const body = await readBodyText(req);
         const path = (req.url ?? "/").split("?")[0];
         if (req.method === "GET" && path === "/container-credentials") {
             calls.push("GET /container-credentials");
             if (req.headers.authorization !== options.containerToken) {
-                res.writeHead(401, { "content-type": "application/json" }).end(
-                    JSON.stringify({ code: "AccessDenied", message: "invalid authorization token" })
-                );
+                sendJson(res, 401, {
+                    code: "AccessDenied",
+                    message: "invalid authorization token",
+                });
                 return;
             }
-            res.writeHead(200, { "content-type": "application/json" }).end(
-                JSON.stringify({
-                    AccessKeyId: options.issued.accessKeyId,
-                    SecretAccessKey: options.issued.secretAccessKey,
-                    Token: options.issued.sessionToken,
-                    Expiration: expiry(),
-                })
-            );
+            sendJson(res, 200, {
+                AccessKeyId: options.issued.accessKeyId,
+                SecretAccessKey: options.issued.secretAccessKey,
+                Token: options.issued.sessionToken,
+                Expiration: expiry(),
+            });
             return;
         }
         const form = new URLSearchParams(body);
@@ -92,18 +85,13 @@ export async function startFakeCredentialServices(options: {
         );
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const url = `http://127.0.0.1:${port}`;
     return {
         url,
         containerUri: `${url}/container-credentials`,
         calls,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -111,13 +99,4 @@ function stsError(res: ServerResponse, status: number, code: string, message: st
     res.writeHead(status, { "content-type": "text/xml" }).end(
         `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>fake-request</RequestId></ErrorResponse>`
     );
-}
-
-function readText(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (chunk: Buffer) => chunks.push(chunk));
-        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-        req.on("error", reject);
-    });
 }

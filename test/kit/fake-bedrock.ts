@@ -10,14 +10,13 @@
 
 import { randomUUID } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { createEventStreamCodec } from "../../src/providers/bedrock/event-stream-reader";
 import { type FakeAwsKey, verifySigV4 } from "./fake-bedrock-sigv4";
 import { cutMidToolCall, encodeReply, partialReply } from "./fake-llm-wire";
 import type { FakeErrorTurn, FakeFaultTurn, FakeTurn } from "./fake-llm-wire";
 import { anthropicMessagesProblems, wireProblemMessage } from "./wire-rules";
+import { listenLocal, readBody, sendJson } from "./http-fake";
 
 export type { FakeAwsKey } from "./fake-bedrock-sigv4";
 
@@ -84,18 +83,13 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     const profiles = new Set(options.inferenceProfiles ?? [SONNET_PROFILE_ID]);
     const queue: PreparedTurn[] = [];
     const requests: BedrockRecordedRequest[] = [];
-    const sockets = new Set<Socket>();
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((err: unknown) => {
             if (!res.headersSent)
                 sendError(res, 500, "InternalServerException", `fake crashed: ${String(err)}`);
             else res.destroy();
         });
-    });
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -197,19 +191,14 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
         await serveTurn(res, modelId, turn);
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     return {
         url: `http://127.0.0.1:${port}`,
         region,
         requests,
         enqueue: (...turns) => void queue.push(...turns.map(prepare)),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -402,31 +391,6 @@ function profileSummary(id: string, region: string): unknown {
         status: "ACTIVE",
         type: "SYSTEM_DEFINED",
     };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (chunk: Buffer) => chunks.push(chunk));
-        req.on("end", () => resolve(Buffer.concat(chunks)));
-        req.on("error", reject);
-    });
-}
-
-function sendJson(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {}
-): void {
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-        "x-amzn-requestid": randomUUID(),
-        ...headers,
-    });
-    res.end(payload);
 }
 
 /** Bedrock's error shape: the type in `x-amzn-errortype`, the text in `message`. */

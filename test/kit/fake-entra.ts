@@ -8,9 +8,8 @@
  * answers refusals in Entra's error shape (`error`, `error_description`).
  */
 
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { listenLocal, readBodyText, sendJsonUtf8 } from "./http-fake";
 
 export interface FakeEntraOptions {
     tenantId?: string;
@@ -48,7 +47,6 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
     const lifetime = opts.expiresInSeconds ?? 3600;
     const issued: FakeEntra["issued"] = [];
     const seen: string[] = [];
-    const sockets = new Set<Socket>();
     let refusal: string | null = null;
     let hanging = false;
     let counter = 0;
@@ -59,18 +57,14 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
         return token;
     };
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => {
-            sendJson(res, 500, { error: "server_error", error_description: String(error) });
+            sendJsonUtf8(res, 500, { error: "server_error", error_description: String(error) });
         });
-    });
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const body = await readBody(req);
+        const body = await readBodyText(req);
         // Behind the TLS front the Host header names the front; the path is what matters.
         const url = new URL(req.url ?? "/", "http://fake-entra");
         seen.push(`${req.method} ${url.pathname}`);
@@ -79,11 +73,11 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
             req.method === "GET" &&
             url.pathname === `/${tenantId}/v2.0/.well-known/openid-configuration`
         ) {
-            sendJson(res, 200, openIdConfiguration(origin, tenantId));
+            sendJsonUtf8(res, 200, openIdConfiguration(origin, tenantId));
             return;
         }
         if (url.pathname.endsWith("/.well-known/openid-configuration")) {
-            sendJson(res, 400, {
+            sendJsonUtf8(res, 400, {
                 error: "invalid_tenant",
                 error_description: `AADSTS90002: Tenant '${url.pathname.split("/")[1]}' not found.`,
             });
@@ -93,7 +87,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
         if (req.method === "POST" && url.pathname === `/${tenantId}/oauth2/v2.0/token`) {
             const form = new URLSearchParams(body);
             if (form.get("grant_type") !== "client_credentials") {
-                sendJson(
+                sendJsonUtf8(
                     res,
                     400,
                     oauthError("unsupported_grant_type", "AADSTS70003: grant type not supported.")
@@ -101,7 +95,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
                 return;
             }
             if (form.get("client_id") !== clientId) {
-                sendJson(
+                sendJsonUtf8(
                     res,
                     400,
                     oauthError(
@@ -112,7 +106,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
                 return;
             }
             if (refusal !== null || form.get("client_secret") !== clientSecret) {
-                sendJson(
+                sendJsonUtf8(
                     res,
                     401,
                     oauthError(
@@ -124,7 +118,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
             }
             const scope = form.get("scope") ?? "";
             if (!scope.endsWith("/.default")) {
-                sendJson(
+                sendJsonUtf8(
                     res,
                     400,
                     oauthError(
@@ -135,7 +129,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
                 return;
             }
             const audience = scope.slice(0, -"/.default".length);
-            sendJson(res, 200, {
+            sendJsonUtf8(res, 200, {
                 token_type: "Bearer",
                 expires_in: lifetime,
                 ext_expires_in: lifetime,
@@ -145,7 +139,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
         }
         if (req.method === "GET" && url.pathname === "/msi/token") {
             if (req.headers["x-identity-header"] !== identityHeader) {
-                sendJson(res, 401, {
+                sendJsonUtf8(res, 401, {
                     statusCode: 401,
                     message: "Unauthorized request: X-IDENTITY-HEADER is missing or wrong",
                 });
@@ -153,14 +147,14 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
             }
             const resource = url.searchParams.get("resource");
             if (!url.searchParams.get("api-version") || !resource) {
-                sendJson(res, 400, {
+                sendJsonUtf8(res, 400, {
                     statusCode: 400,
                     message: "api-version and resource are required",
                 });
                 return;
             }
             if (refusal !== null) {
-                sendJson(res, 400, {
+                sendJsonUtf8(res, 400, {
                     statusCode: 400,
                     message: refusal,
                     error: "invalid_request",
@@ -169,7 +163,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
                 return;
             }
             const expiresOn = Math.floor(Date.now() / 1000) + lifetime;
-            sendJson(res, 200, {
+            sendJsonUtf8(res, 200, {
                 access_token: issue(resource.replace(/\/$/, "")),
                 expires_on: String(expiresOn),
                 resource,
@@ -178,15 +172,14 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
             });
             return;
         }
-        sendJson(
+        sendJsonUtf8(
             res,
             404,
             oauthError("not_found", `fake Entra: no route ${req.method} ${url.pathname}`)
         );
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const url = `http://127.0.0.1:${port}`;
     return {
         url,
@@ -197,11 +190,7 @@ export async function startFakeEntra(opts: FakeEntraOptions = {}): Promise<FakeE
         hang: (on) => void (hanging = on),
         accepts: (token, audience) =>
             issued.some((entry) => entry.token === token && entry.audience === audience),
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -228,16 +217,4 @@ function oauthError(error: string, description: string): Record<string, unknown>
         trace_id: "00000000-0000-0000-0000-000000000000",
         correlation_id: "00000000-0000-0000-0000-000000000000",
     };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
-    res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks).toString("utf8");
 }

@@ -8,11 +8,10 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import type { FakeErrorTurn, FakeReplyTurn, FakeTurn } from "./fake-llm-wire";
 import { MAX_REQUEST_BYTES, geminiBodyProblem } from "./fake-gemini-rules";
+import { listenLocal, readBody, sendJsonUtf8 } from "./http-fake";
 
 export const FAKE_GEMINI_KEY = "fake-gemini-key";
 
@@ -86,7 +85,6 @@ export async function startFakeGemini(
     const queue: GeminiFakeTurn[] = [];
     const requests: GeminiRecordedRequest[] = [];
     const issuedSignatures = new Set<string>();
-    const sockets = new Set<Socket>();
     const timers = new Set<NodeJS.Timeout>();
     const fake: FakeGemini = {
         url: "",
@@ -103,23 +101,17 @@ export async function startFakeGemini(
         ],
         enqueue: (...turns) => queue.push(...turns),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const timer of timers) clearTimeout(timer);
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => {
+            for (const timer of timers) clearTimeout(timer);
+            return server.close();
+        },
     };
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => {
             if (res.headersSent) res.destroy();
             else sendError(res, 500, `fake Gemini crashed: ${String(error)}`);
         });
-    });
-    server.on("connection", (socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -297,11 +289,10 @@ export async function startFakeGemini(
             thinking: true,
         }));
         const next = start + size < fake.models.length ? String(start + size) : undefined;
-        sendJson(res, 200, { models: page, ...(next ? { nextPageToken: next } : {}) });
+        sendJsonUtf8(res, 200, { models: page, ...(next ? { nextPageToken: next } : {}) });
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    fake.url = `http://127.0.0.1:${server.port}`;
     return fake;
 }
 
@@ -474,17 +465,7 @@ function sendError(
     details: object[] = [],
     headers: Record<string, string> = {}
 ): void {
-    sendJson(res, status, { error: errorObject(status, message, details) }, headers);
-}
-
-function sendJson(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {}
-): void {
-    res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers });
-    res.end(JSON.stringify(body));
+    sendJsonUtf8(res, status, { error: errorObject(status, message, details) }, headers);
 }
 
 /** As the other fakes: frames in writes of about 64 KB, as they would leave a real server. */
@@ -519,15 +500,6 @@ function startSse(res: ServerResponse): void {
 function sse(data: unknown): string {
     // The API ends each event with CRLF pairs.
     return `data: ${JSON.stringify(data)}\r\n\r\n`;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (c: Buffer) => chunks.push(c));
-        req.on("end", () => resolve(Buffer.concat(chunks)));
-        req.on("error", reject);
-    });
 }
 
 function parseJson(text: string): unknown {

@@ -7,9 +7,8 @@
  */
 
 import { type KeyObject, createPublicKey, generateKeyPairSync, verify } from "node:crypto";
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { listenLocal, readBodyText, sendJsonUtf8 } from "./http-fake";
 
 const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
@@ -45,27 +44,26 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
     const users = new Map<string, { secret: string; refresh: string }>();
     const tokens = new Map<string, number>();
     const seen: string[] = [];
-    const sockets = new Set<Socket>();
     let counter = 0;
 
     const issue = (res: ServerResponse): void => {
         const token = `ya29.fake-${++counter}-${Date.now().toString(36)}`;
         tokens.set(token, Date.now() + fake.expiresInSeconds * 1000);
-        sendJson(res, 200, {
+        sendJsonUtf8(res, 200, {
             access_token: token,
             expires_in: fake.expiresInSeconds,
             token_type: "Bearer",
         });
     };
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => {
-            sendJson(res, 500, { error: "internal_failure", error_description: String(error) });
+            sendJsonUtf8(res, 500, { error: "internal_failure", error_description: String(error) });
         });
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const body = await readBody(req);
+        const body = await readBodyText(req);
         const path = (req.url ?? "/").split("?")[0]!;
         if (path.startsWith("/computeMetadata/")) {
             seen.push(`GET ${path}`);
@@ -91,11 +89,11 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
             } else if (path === "/computeMetadata/v1/instance/service-accounts/default/token") {
                 const scopes = new URL(req.url!, "http://x").searchParams.get("scopes") ?? "";
                 if (!scopes.split(",").includes(CLOUD_PLATFORM)) {
-                    sendJson(res, 400, { error: "invalid_scope", error_description: "scope" });
+                    sendJsonUtf8(res, 400, { error: "invalid_scope", error_description: "scope" });
                     return;
                 }
                 if (fake.mode === "refuse") {
-                    sendJson(res, 403, {
+                    sendJsonUtf8(res, 403, {
                         error: "access_denied",
                         error_description: "no service account",
                     });
@@ -116,14 +114,14 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
         seen.push(`POST /token ${form.get("grant_type")}`);
         if (fake.mode === "hang") return;
         if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) {
-            sendJson(res, 400, {
+            sendJsonUtf8(res, 400, {
                 error: "invalid_request",
                 error_description: "form body required",
             });
             return;
         }
         if (fake.mode === "refuse") {
-            sendJson(res, 400, {
+            sendJsonUtf8(res, 400, {
                 error: "invalid_grant",
                 error_description: "Token has been expired or revoked.",
             });
@@ -132,7 +130,7 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
         if (form.get("grant_type") === JWT_BEARER) {
             const problem = checkAssertion(form.get("assertion") ?? "", keys);
             if (problem) {
-                sendJson(res, 400, { error: "invalid_grant", error_description: problem });
+                sendJsonUtf8(res, 400, { error: "invalid_grant", error_description: problem });
                 return;
             }
             issue(res);
@@ -141,28 +139,29 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
         if (form.get("grant_type") === "refresh_token") {
             const user = users.get(form.get("client_id") ?? "");
             if (!user || user.secret !== form.get("client_secret")) {
-                sendJson(res, 401, { error: "invalid_client", error_description: "Unauthorized" });
+                sendJsonUtf8(res, 401, {
+                    error: "invalid_client",
+                    error_description: "Unauthorized",
+                });
                 return;
             }
             if (user.refresh !== form.get("refresh_token")) {
-                sendJson(res, 400, { error: "invalid_grant", error_description: "Bad Request" });
+                sendJsonUtf8(res, 400, {
+                    error: "invalid_grant",
+                    error_description: "Bad Request",
+                });
                 return;
             }
             issue(res);
             return;
         }
-        sendJson(res, 400, {
+        sendJsonUtf8(res, 400, {
             error: "unsupported_grant_type",
             error_description: "Invalid grant_type",
         });
     }
 
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const url = `http://127.0.0.1:${port}`;
 
     const fake: FakeGoogleToken = {
@@ -208,11 +207,7 @@ export async function startFakeGoogleToken(): Promise<FakeGoogleToken> {
             const expires = tokens.get(token);
             return expires !== undefined && expires > Date.now();
         },
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
     return fake;
 }
@@ -252,22 +247,4 @@ function decode(part: string): Record<string, unknown> | undefined {
     } catch {
         return undefined;
     }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (chunk: Buffer) => chunks.push(chunk));
-        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-        req.on("error", reject);
-    });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": Buffer.byteLength(payload),
-    });
-    res.end(payload);
 }

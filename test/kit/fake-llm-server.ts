@@ -11,9 +11,7 @@
  * refused in the real error shape when it breaks one.
  */
 
-import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 
 import {
     cutMidToolCall,
@@ -35,6 +33,7 @@ export type {
     FakeTurn,
     FakeUsage,
 } from "./fake-llm-wire";
+import { listenLocal, readBodyText, sendJson } from "./http-fake";
 
 export interface RecordedRequest {
     method: string;
@@ -102,10 +101,9 @@ export interface FakeLlmServerOptions {
 export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
     const queue: ScriptedTurn[] = [...(opts.turns ?? [])];
     const requests: RecordedRequest[] = [];
-    const sockets = new Set<Socket>();
     const timers = new Set<NodeJS.Timeout>();
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((err: unknown) => {
             if (!res.headersSent) {
                 sendJson(res, 500, { error: { message: `fake server crashed: ${String(err)}` } });
@@ -114,13 +112,9 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             }
         });
     });
-    server.on("connection", (socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-    });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const text = await readBody(req);
+        const text = await readBodyText(req);
         const path = (req.url ?? "/").split("?")[0] ?? "/";
         requests.push({
             method: req.method ?? "GET",
@@ -216,9 +210,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
         res.end();
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}`;
+    const { url } = server;
 
     return {
         url,
@@ -227,12 +219,10 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
         requests,
         enqueue: (...turns) => void queue.push(...turns),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const timer of timers) clearTimeout(timer);
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => {
+            for (const timer of timers) clearTimeout(timer);
+            return server.close();
+        },
     };
 }
 
@@ -295,15 +285,6 @@ function answerModels(
     });
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (chunk: Buffer) => chunks.push(chunk));
-        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-        req.on("error", reject);
-    });
-}
-
 function parseJson(text: string): unknown {
     try {
         return JSON.parse(text);
@@ -318,21 +299,6 @@ function modelOf(body: unknown): string {
         if (typeof model === "string") return model;
     }
     return "fake-model";
-}
-
-function sendJson(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {}
-): void {
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-        ...headers,
-    });
-    res.end(payload);
 }
 
 function startSse(res: ServerResponse): void {

@@ -7,12 +7,11 @@
  * Errors take OpenRouter's shape: `{"error": {"code": <status>, "message"}}`.
  */
 
-import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 
 import { encodeReply } from "./fake-llm-wire";
 import type { FakeReplyTurn } from "./fake-llm-wire";
+import { listenLocal, readBodyText, sendJson } from "./http-fake";
 
 export interface OpenRouterModel {
     id: string;
@@ -46,18 +45,13 @@ export async function startFakeOpenRouter(opts: {
 }): Promise<FakeOpenRouter> {
     const queue: OpenRouterTurn[] = [];
     const requests: FakeOpenRouter["requests"] = [];
-    const sockets = new Set<Socket>();
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => sendError(res, 500, String(error)));
-    });
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const text = await readBody(req);
+        const text = await readBodyText(req);
         const path = new URL(req.url ?? "/", "http://fake").pathname;
         const body = text ? (JSON.parse(text) as unknown) : undefined;
         requests.push({ method: req.method ?? "GET", path, headers: req.headers, body });
@@ -96,18 +90,13 @@ export async function startFakeOpenRouter(opts: {
         );
     }
 
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     return {
         baseUrl: `http://127.0.0.1:${port}/api/v1`,
         requests,
         enqueue: (...turns) => void queue.push(...turns),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -156,19 +145,4 @@ function sendError(res: ServerResponse, status: number, message: string): void {
         return;
     }
     sendJson(res, status, { error: { code: status, message } });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-    });
-    res.end(payload);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks).toString("utf8");
 }

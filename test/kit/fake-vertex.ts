@@ -11,14 +11,13 @@
  * API's as Anthropic's.
  */
 
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { type GeminiReplyExtras, encodeGeminiReply } from "./fake-gemini";
 import { geminiBodyProblem } from "./fake-gemini-rules";
 import { encodeReply } from "./fake-llm-wire";
 import type { FakeReplyTurn } from "./fake-llm-wire";
 import { anthropicMessagesProblems, wireProblemMessage } from "./wire-rules";
+import { listenLocal, readBodyText, sendJson, sendJsonUtf8 } from "./http-fake";
 
 export interface FakeVertexError {
     status: number;
@@ -66,19 +65,18 @@ const METHOD = { anthropic: "streamRawPredict", google: "streamGenerateContent" 
 export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeVertex> {
     const queue: FakeVertexTurn[] = [];
     const requests: FakeVertexRequest[] = [];
-    const sockets = new Set<Socket>();
     /** Thinking signatures this fake sent, the only ones it accepts back. */
     const signatures = new Set<string>();
     const geminiSignatures = new Set<string>();
 
-    const server = createServer((req, res) => {
+    const server = await listenLocal((req, res) => {
         void handle(req, res).catch((error: unknown) => {
             googleError(res, { status: 500, statusName: "INTERNAL", message: String(error) });
         });
     });
 
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-        const text = await readBody(req);
+        const text = await readBodyText(req);
         const url = new URL(req.url ?? "/", "http://127.0.0.1");
         const path = decodeURIComponent(url.pathname);
         const match = PATH.exec(path);
@@ -185,22 +183,13 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
         res.end(encodeReply("anthropic", model, turn).join(""));
     }
 
-    server.on("connection", (socket: Socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     return {
         baseUrl: `http://127.0.0.1:${port}/v1`,
         requests,
         enqueue: (...turns) => void queue.push(...turns),
         remaining: () => queue.length,
-        close: () =>
-            new Promise<void>((resolve) => {
-                for (const socket of sockets) socket.destroy();
-                server.close(() => resolve());
-            }),
+        close: () => server.close(),
     };
 }
 
@@ -227,35 +216,11 @@ function messagesProblem(
 }
 
 function googleError(res: ServerResponse, error: FakeVertexError): void {
-    const payload = JSON.stringify({
-        error: {
-            code: error.status,
-            message: error.message ?? error.statusName,
-            status: error.statusName,
-        },
-    });
-    res.writeHead(error.status, {
-        "content-type": "application/json; charset=UTF-8",
-        "content-length": Buffer.byteLength(payload),
-        ...error.headers,
-    });
-    res.end(payload);
+    const { status, statusName, message } = error;
+    const body = { error: { code: status, message: message ?? statusName, status: statusName } };
+    sendJsonUtf8(res, status, body, error.headers);
 }
 
 function anthropicError(res: ServerResponse, status: number, type: string, message: string): void {
-    const payload = JSON.stringify({ type: "error", error: { type, message } });
-    res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-    });
-    res.end(payload);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (chunk: Buffer) => chunks.push(chunk));
-        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-        req.on("error", reject);
-    });
+    sendJson(res, status, { type: "error", error: { type, message } });
 }
