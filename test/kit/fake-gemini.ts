@@ -65,7 +65,8 @@ export interface FakeGemini {
     close(): Promise<void>;
 }
 
-const STATUS_NAMES: Record<number, string> = {
+/** Google's status names of the HTTP statuses (the `status` of its error body). */
+export const GOOGLE_STATUS_NAMES: Readonly<Record<number, string>> = {
     400: "INVALID_ARGUMENT",
     401: "UNAUTHENTICATED",
     403: "PERMISSION_DENIED",
@@ -453,7 +454,7 @@ function errorObject(status: number, message: string, details: object[] = []) {
     return {
         code: status,
         message,
-        status: STATUS_NAMES[status] ?? "UNKNOWN",
+        status: GOOGLE_STATUS_NAMES[status] ?? "UNKNOWN",
         ...(details.length ? { details } : {}),
     };
 }

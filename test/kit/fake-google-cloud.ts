@@ -7,22 +7,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GOOGLE_STATUS_NAMES } from "./fake-gemini";
 import { startFakeGoogleToken } from "./fake-google-token";
 import type { FakeTurn } from "./fake-llm-wire";
 import { type FakeVertex, type FakeVertexTurn, startFakeVertex } from "./fake-vertex";
 
 export const FAKE_CLOUD_PROJECT = "north-fake-project";
-
-/** Google's status names for the statuses a scripted error turn uses. */
-const STATUS_NAMES: Record<number, string> = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-};
 
 export interface FakeGoogleCloud {
     env: Record<string, string>;
@@ -56,7 +46,7 @@ export async function startFakeGoogleCloud(
                     ? {
                           error: {
                               status: turn.error.status,
-                              statusName: STATUS_NAMES[turn.error.status] ?? "UNKNOWN",
+                              statusName: GOOGLE_STATUS_NAMES[turn.error.status] ?? "UNKNOWN",
                               message: turn.error.message,
                               headers: turn.error.headers,
                           },
