@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 
 import { encodeReply, errorBody } from "./fake-llm-wire";
 import type { FakeErrorTurn, FakeTurn, Wire } from "./fake-llm-wire";
-import { listenLocal, readBodyText, sendJson } from "./http-fake";
+import { listenLocal, readBodyText, sendJson, parseJsonOrText } from "./http-fake";
 
 export const AZURE_OPENAI_AUDIENCE = "https://cognitiveservices.azure.com";
 export const FOUNDRY_AUDIENCE = "https://ai.azure.com";
@@ -120,7 +120,7 @@ export async function startFakeAzure(opts: FakeAzureOptions): Promise<FakeAzure>
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
         const text = await readBodyText(req);
         const url = new URL(req.url ?? "/", "http://fake-azure");
-        const body = parseJson(text);
+        const body = parseJsonOrText(text);
         requests.push({
             method: req.method ?? "GET",
             path: url.pathname,
@@ -271,14 +271,6 @@ function sendError(res: ServerResponse, wire: Wire, error: FakeErrorTurn["error"
         "request-id": "req_fake",
         ...error.headers,
     });
-}
-
-function parseJson(text: string): unknown {
-    try {
-        return JSON.parse(text);
-    } catch {
-        return text;
-    }
 }
 
 function modelOf(body: unknown): string {

@@ -9,9 +9,9 @@
 
 import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { FakeErrorTurn, FakeReplyTurn, FakeTurn } from "./fake-llm-wire";
+import { type FakeErrorTurn, type FakeReplyTurn, type FakeTurn, splitText } from "./fake-llm-wire";
 import { MAX_REQUEST_BYTES, geminiBodyProblem } from "./fake-gemini-rules";
-import { listenLocal, readBody, sendJsonUtf8 } from "./http-fake";
+import { listenLocal, readBody, sendJsonUtf8, parseJsonOrText } from "./http-fake";
 
 export const FAKE_GEMINI_KEY = "fake-gemini-key";
 
@@ -118,7 +118,7 @@ export async function startFakeGemini(
     async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
         const raw = await readBody(req);
         const url = new URL(req.url ?? "/", "http://127.0.0.1");
-        const body = parseJson(raw.toString("utf8"));
+        const body = parseJsonOrText(raw.toString("utf8"));
         requests.push({
             method: req.method ?? "GET",
             path: url.pathname,
@@ -334,7 +334,7 @@ export function encodeGeminiReply(
             ? []
             : Array.isArray(turn.text)
               ? turn.text
-              : splitWords(turn.text, turn.tokenChunks);
+              : splitText(turn.text, turn.tokenChunks);
     for (const text of texts) events.push(sse(chunk(model, [{ text }])));
     const calls: Part[] = (turn.toolCalls ?? []).map((call, i) => ({
         functionCall: {
@@ -432,16 +432,6 @@ function offersGoogleSearch(body: unknown): boolean {
     );
 }
 
-function splitWords(text: string, chunks: number | undefined): string[] {
-    if (chunks && chunks > 0) {
-        const size = Math.max(1, Math.ceil(text.length / chunks));
-        const out: string[] = [];
-        for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-        return out;
-    }
-    return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
-}
-
 function errorDetails(error: FakeErrorTurn["error"]): object[] {
     const retryAfter = error.headers?.["retry-after"];
     if (error.status === 429 && retryAfter === undefined) {
@@ -501,12 +491,4 @@ function startSse(res: ServerResponse): void {
 function sse(data: unknown): string {
     // The API ends each event with CRLF pairs.
     return `data: ${JSON.stringify(data)}\r\n\r\n`;
-}
-
-function parseJson(text: string): unknown {
-    try {
-        return JSON.parse(text) as unknown;
-    } catch {
-        return text;
-    }
 }

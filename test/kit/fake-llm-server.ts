@@ -33,7 +33,7 @@ export type {
     FakeTurn,
     FakeUsage,
 } from "./fake-llm-wire";
-import { listenLocal, readBodyText, sendJson } from "./http-fake";
+import { listenLocal, readBodyText, sendJson, parseJsonOrText } from "./http-fake";
 
 export interface RecordedRequest {
     method: string;
@@ -120,7 +120,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             method: req.method ?? "GET",
             path,
             headers: req.headers,
-            body: parseJson(text),
+            body: parseJsonOrText(text),
             bodyBytes: Buffer.byteLength(text),
         });
         if (req.method === "GET" && path === "/v1/models") {
@@ -140,14 +140,14 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             return;
         }
         // The real API refuses a malformed conversation before it reaches the model.
-        const problems = wireProblems(wire, parseJson(text));
+        const problems = wireProblems(wire, parseJsonOrText(text));
         if (problems.length > 0) {
             const message = wireProblemMessage(problems);
             sendError(res, wire, { status: 400, type: "invalid_request_error", message });
             return;
         }
         for (const check of opts.checks ?? []) {
-            const invalid = check(wire, parseJson(text));
+            const invalid = check(wire, parseJsonOrText(text));
             if (invalid !== undefined) {
                 const type = "invalid_request_error";
                 sendError(res, wire, { status: 400, type, message: invalid });
@@ -159,7 +159,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
             sendError(res, wire, { status: 500, message: "fake server: no scripted turn left" });
             return;
         }
-        const model = modelOf(parseJson(text));
+        const model = modelOf(parseJsonOrText(text));
         if ("error" in turn) {
             if (turn.error.midStream) {
                 startSse(res);
@@ -283,14 +283,6 @@ function answerModels(
         object: "list",
         data: ids.map((id) => ({ id, object: "model", created: 1767225600, owned_by: "fake" })),
     });
-}
-
-function parseJson(text: string): unknown {
-    try {
-        return JSON.parse(text);
-    } catch {
-        return text;
-    }
 }
 
 function modelOf(body: unknown): string {

@@ -105,7 +105,8 @@ function plan(turn: FakeReplyTurn): Plan {
     return { textChunks, thinking: turn.thinking, toolCalls, stopReason, usage };
 }
 
-function splitText(text: string, chunks: number | undefined): string[] {
+/** Text in `chunks` equal pieces, or word by word (each word with its spaces). */
+export function splitText(text: string, chunks: number | undefined): string[] {
     if (chunks && chunks > 0) {
         const size = Math.max(1, Math.ceil(text.length / chunks));
         const out: string[] = [];

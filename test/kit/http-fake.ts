@@ -78,3 +78,12 @@ export function sendJsonUtf8(
 ): void {
     sendJson(res, status, body, { "content-type": "application/json; charset=utf-8", ...headers });
 }
+
+/** The body as JSON, or its text when it is not JSON, so a test still sees what was sent. */
+export function parseJsonOrText(text: string): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return text;
+    }
+}
