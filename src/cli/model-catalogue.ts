@@ -10,12 +10,22 @@ import { catalogueFrom } from "./model-selection";
 type Env = Record<string, string | undefined>;
 
 /** Loads the user's settings and builds the catalogue (`north models`). */
-export function loadCatalogue(
-    env: Env
-):
-    | { ok: true; catalogue: ModelCatalogue; selectedModel?: string; warnings: string[] }
+export function loadCatalogue(env: Env):
+    | {
+          ok: true;
+          catalogue: ModelCatalogue;
+          selectedModel?: string;
+          /** The providers the settings configure (`providers.<id>`). */
+          configured: ReadonlySet<string>;
+          warnings: string[];
+      }
     | { ok: false; error: string } {
     const config = loadUserConfig(env);
     if (!config.ok) return { ok: false, error: config.error };
-    return { ok: true, ...catalogueFrom(config.config, env), warnings: config.warnings };
+    return {
+        ok: true,
+        ...catalogueFrom(config.config, env),
+        configured: new Set(Object.keys(config.config.providers ?? {})),
+        warnings: config.warnings,
+    };
 }

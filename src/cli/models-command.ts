@@ -1,5 +1,5 @@
 import { formatCost } from "../providers/catalogue";
-import { resolveEndpoint } from "../providers/models";
+import { resolveEndpoint, resolveModel } from "../providers/models";
 import { printError, printWarning, writeStdout } from "../util/terminal-text";
 import { loadCatalogue } from "./model-catalogue";
 import { refreshListedModels } from "./models-refresh";
@@ -22,7 +22,10 @@ export async function runModelsCommand(args: readonly string[] = []): Promise<nu
     for (const warning of loaded.warnings) printWarning(warning);
     const { catalogue } = loaded;
     if (args.includes("--refresh")) {
-        return refreshListedModels(catalogue, process.env, writeStdout);
+        const model = resolveModel(catalogue, loaded.selectedModel ?? catalogue.defaultModelId);
+        const inUse = new Set(loaded.configured);
+        if (model.ok) inUse.add(model.provider.id);
+        return refreshListedModels(catalogue, process.env, writeStdout, undefined, inUse);
     }
     const rows = catalogue.models.map((m) => {
         const provider = catalogue.providers.get(m.provider);

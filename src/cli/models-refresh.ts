@@ -1,10 +1,11 @@
 /**
  * `north models --refresh`: asks every configured provider that lists its
- * models, in parallel and each within a time limit; a failing provider is
+ * models (a cloud provider only when in use), in parallel and each within a time limit; a failing provider is
  * reported on its line and the others still answer. The lists are saved for
  * completion and `/model`.
  */
-import { formatCost } from "../providers/catalogue";
+import { type ProviderInfo, formatCost } from "../providers/catalogue";
+import { claudeCloudSwitch, isSwitchOn } from "../providers/cloud-model-ids";
 import { createProvider } from "../providers/index";
 import { type ModelCatalogue, catalogueEntryFor, resolveEndpoint } from "../providers/models";
 import type { ListedModel } from "../providers/types";
@@ -24,13 +25,29 @@ type ProviderAnswer =
     | { provider: string; error: string }
     | { provider: string; skipped: string };
 
+/**
+ * Why a cloud provider (credentials from the cloud's own chain, no key
+ * variable to tell) is not asked: it is asked only when the settings
+ * configure it, the model in use is its, or Claude Code's switch for it is on.
+ */
+function notInUse(info: ProviderInfo, inUse: ReadonlySet<string>, env: Env): string | undefined {
+    if ((info.auth ?? "key") === "key" || inUse.has(info.id)) return undefined;
+    const variable = claudeCloudSwitch(info.id);
+    if (variable !== undefined && isSwitchOn(env[variable])) return undefined;
+    const how = variable ? ` or set ${variable}=1` : "";
+    return `not in use: configure providers.${info.id}${how}`;
+}
+
 async function askProvider(
     catalogue: ModelCatalogue,
     id: string,
     env: Env,
-    timeLimitMs: number
+    timeLimitMs: number,
+    inUse: ReadonlySet<string>
 ): Promise<ProviderAnswer> {
     const info = catalogue.providers.get(id)!;
+    const unused = notInUse(info, inUse, env);
+    if (unused) return { provider: id, skipped: unused };
     const endpoint = resolveEndpoint(info, env);
     if (!endpoint.ok) return { provider: id, skipped: endpoint.error };
     const controller = new AbortController();
@@ -67,15 +84,21 @@ function priceOf(catalogue: ModelCatalogue, model: ListedModel): string {
     return "price unknown ($?)";
 }
 
-/** Asks, prints, saves; 0 when every provider asked answered, 1 when one failed. */
+/**
+ * Asks, prints, saves; 0 when every provider asked answered, 1 when one
+ * failed. `inUse`: the providers configured or serving the model in use.
+ */
 export async function refreshListedModels(
     catalogue: ModelCatalogue,
     env: Env,
     write: (text: string) => void,
-    timeLimitMs = LIST_TIME_LIMIT_MS
+    timeLimitMs = LIST_TIME_LIMIT_MS,
+    inUse: ReadonlySet<string> = new Set()
 ): Promise<number> {
     const answers = await Promise.all(
-        [...catalogue.providers.keys()].map((id) => askProvider(catalogue, id, env, timeLimitMs))
+        [...catalogue.providers.keys()].map((id) =>
+            askProvider(catalogue, id, env, timeLimitMs, inUse)
+        )
     );
     const cache: ListedModelsCache = { refreshedAt: new Date().toISOString(), providers: {} };
     const lines: string[] = [];

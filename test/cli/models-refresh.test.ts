@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { refreshListedModels } from "../../src/cli/models-refresh";
 import { buildCatalogue } from "../../src/providers/models";
+import { FAKE_AWS_KEY_ID, FAKE_AWS_SECRET, startFakeBedrock } from "../kit/fake-bedrock";
 import { isolatedHome, runNorth } from "../kit/run-north";
 
 /**
@@ -126,6 +127,11 @@ describe("north models --refresh", () => {
         expect(run.stdout).toMatch(/claude-nova-0-1\s+price unknown \(\$\?\)/);
         expect(run.stdout).toContain("openai: 2 models");
         expect(run.stdout).toMatch(/gpt-7-preview\s+price unknown/);
+        // Cloud providers have no key variable to tell whether they are in use: not asked unless they are.
+        expect(run.stdout).toContain(
+            "bedrock: skipped (not in use: configure providers.bedrock or set CLAUDE_CODE_USE_BEDROCK=1)"
+        );
+        expect(run.stdout).toContain("azure: skipped (not in use: configure providers.azure)");
         // The second page was asked for with the first's last id, with the version header.
         const pages = fake.seen.filter((r) => r.path.startsWith("/v1/models"));
         expect(pages.map((r) => r.path)).toEqual([
@@ -150,13 +156,35 @@ describe("north models --refresh", () => {
         const run = await runNorth(["models", "--refresh"], { env: withProviders(fake.url) });
         expect(run.code).toBe(1);
         expect(run.stdout).toMatch(
-            /openai: failed: HTTP 500 .*The server had an error processing your request/
+            /openai: failed: GET \S+\/openai\/v1\/models answered 500: The server had an error processing your request/
         );
         expect(run.stdout).toContain("anthropic: 3 models");
         const cache = JSON.parse(
             readFileSync(join(env.NORTH_DATA_DIR!, "listed-models.json"), "utf8")
         ) as { providers: Record<string, { error?: string }> };
-        expect(cache.providers.openai!.error).toContain("HTTP 500");
+        expect(cache.providers.openai!.error).toContain("answered 500");
+    });
+
+    it("asks a cloud provider that Claude Code's switch turns on", async () => {
+        fake = await startFakeLists();
+        const bedrock = await startFakeBedrock({ region: "us-east-1" });
+        try {
+            const run = await runNorth(["models", "--refresh"], {
+                env: {
+                    ...withProviders(fake.url),
+                    CLAUDE_CODE_USE_BEDROCK: "1",
+                    AWS_REGION: "us-east-1",
+                    AWS_ACCESS_KEY_ID: FAKE_AWS_KEY_ID,
+                    AWS_SECRET_ACCESS_KEY: FAKE_AWS_SECRET,
+                    AWS_ENDPOINT_URL: bedrock.url,
+                    AWS_EC2_METADATA_DISABLED: "true",
+                },
+            });
+            expect(run.stdout).toMatch(/^bedrock: [1-9]\d* models$/m);
+            expect(run.stdout).toContain("azure: skipped (not in use");
+        } finally {
+            await bedrock.close();
+        }
     });
 
     it("skips providers without a key, and says so when none is ready", async () => {
