@@ -19,7 +19,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
 import { parseStringDelta } from "./anthropic-delta";
-import { type GetSpec, probeModelList } from "./probe-get";
+import type { GetSpec } from "./probe-get";
 
 /** The compact text-delta fast path, for hosts that reach this module through its split point (Bedrock). */
 export { parseStringDelta };
@@ -83,7 +83,8 @@ export function createAnthropicProvider(endpoint: ProviderEndpoint): Provider {
         api: "anthropic",
         stream: (request, signal) =>
             streamAnthropicMessages({ label: LABEL, send, classify }, request, signal),
-        probe: (signal) => probeModelList(modelsGet, signal),
+        // `north doctor` only: the GET loads then, never on a run's path.
+        probe: async (signal) => (await import("./probe-get")).probeModelList(modelsGet, signal),
         // Loaded on `north models --refresh` only, never on a chat's path.
         listModels: async (signal) =>
             (await import("./anthropic-models")).listAnthropicModels(modelsGet, signal),

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { classifyError } from "./errors";
 import { customHeadersFromEnv, streamingPoster } from "./streaming-post";
-import { type GetSpec, probeModelList } from "./probe-get";
+import type { GetSpec } from "./probe-get";
 import type { ProbeResult, ProviderEndpoint, ProviderError } from "./types";
 
 /** The SDK's error classes, loaded on a failure only (openai-sdk.ts). */
@@ -74,7 +74,9 @@ export function openAIModelsGet(endpoint: ProviderEndpoint): GetSpec {
 export function openAIModelsProbe(
     endpoint: ProviderEndpoint
 ): (signal: AbortSignal) => Promise<ProbeResult> {
-    return (signal) => probeModelList(openAIModelsGet(endpoint), signal);
+    // `north doctor` only: the GET loads then, never on a run's path.
+    return async (signal) =>
+        (await import("./probe-get")).probeModelList(openAIModelsGet(endpoint), signal);
 }
 
 /** A streaming POST to an OpenAI API path ("/responses", "/chat/completions"). */

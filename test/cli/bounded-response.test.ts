@@ -64,7 +64,7 @@ function useLocalChatModel(): void {
 
 describe("an endless response", () => {
     it.each([
-        ["Anthropic", [], "512,000"],
+        ["Anthropic", ["--model", "sonnet-4-5"], "512,000"],
         ["OpenAI Responses", ["--model", "gpt-5.1"], "1,024,000"],
         ["OpenAI Chat Completions", ["--model", "qwen"], "65,536"],
     ])("through %s ends the run with a clear error, not a retry", async (_api, args, limit) => {
