@@ -22,6 +22,7 @@ import {
     CorruptFrameError,
     EventStreamFramer,
     type EventStreamMessage,
+    headerText,
 } from "./event-stream-reader";
 
 export interface BedrockStreamOptions {
@@ -110,18 +111,18 @@ function applyFrame(
     /** Reads the common one-string delta without a JSON.parse (anthropic-delta.ts). */
     fastDelta: (json: string) => RawMessageStreamEvent | undefined
 ): ProviderError | undefined {
-    const kind = message.headers[":message-type"];
+    const kind = headerText(message, ":message-type");
     if (kind === "exception") {
-        const type = message.headers[":exception-type"] ?? "exception";
+        const type = headerText(message, ":exception-type") ?? "exception";
         return streamExceptionError(type, messageOf(message.body));
     }
     if (kind === "error") {
         return streamExceptionError(
-            message.headers[":error-code"] ?? "error",
-            message.headers[":error-message"]
+            headerText(message, ":error-code") ?? "error",
+            headerText(message, ":error-message")
         );
     }
-    if (kind !== "event" || message.headers[":event-type"] !== "chunk") return undefined;
+    if (kind !== "event" || headerText(message, ":event-type") !== "chunk") return undefined;
     const bytes = chunkBytes(utf8(message.body));
     if (bytes === undefined) return undefined;
     const json = Buffer.from(bytes, "base64").toString("utf8");
