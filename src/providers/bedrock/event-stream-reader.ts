@@ -26,7 +26,8 @@ const MIN_FRAME_BYTES = 16;
 /** Bedrock's frames are a few KB; a larger length is a corrupt prelude, not a frame to wait for. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-const DECODER = new TextDecoder();
+// As Buffer.toString: a leading BOM is kept, not dropped.
+const DECODER = new TextDecoder("utf-8", { ignoreBOM: true });
 const ENCODER = new TextEncoder();
 
 // One native call each: for short header names and values this beats a
