@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { makeProviderError } from "./errors";
 import { googleStreamErrorBody } from "./gemini-errors";
+import { parseGeminiTextChunk } from "./gemini-text-chunk";
 import { webSearchAsText } from "./server-tools";
 import { streamSse } from "./sse-stream";
 import { emptyUsage, pushTextDelta } from "./stream-utils";
@@ -340,7 +341,8 @@ export function streamGeminiContent(
             stopReason: () => state.stopReason(),
         },
         decode: (sse) => {
-            const chunk = JSON.parse(sse.data) as GeminiResponseChunk & { error?: unknown };
+            const chunk = (parseGeminiTextChunk(sse.data) ??
+                JSON.parse(sse.data)) as GeminiResponseChunk & { error?: unknown };
             if (chunk.error !== undefined) return { streamError: googleStreamErrorBody(chunk) };
             return chunk;
         },
