@@ -50,6 +50,13 @@ export function parseGeminiTextChunk(data: string): GeminiResponseChunk | undefi
     if (rest === undefined) return chunk;
     // `…],}` is no JSON, though `{}` is.
     if (rest.trim() === "") return undefined;
+    const members = membersOf(rest);
+    if (members === undefined) return undefined;
+    return Object.assign(chunk, members);
+}
+
+/** The members after `candidates`, parsed whole; undefined for what the full parse must judge. */
+function parseMembers(rest: string): Record<string, unknown> | undefined {
     let members: unknown;
     try {
         members = JSON.parse(`{${rest}}`);
@@ -65,5 +72,44 @@ export function parseGeminiTextChunk(data: string): GeminiResponseChunk | undefi
         Object.hasOwn(members, "__proto__")
     )
         return undefined;
-    return Object.assign(chunk, members as GeminiResponseChunk);
+    return members as Record<string, unknown>;
+}
+
+/**
+ * The last tail parsed: consecutive chunks repeat it (the same model version
+ * and response id, the same usage until the last chunk), so it is parsed once
+ * and copied after. Only a tail whose values are primitives or flat objects of
+ * primitives is kept, so a copy one level deep is a new object all through.
+ */
+let lastRest: string | undefined;
+let lastMembers: Record<string, unknown> | undefined;
+
+function membersOf(rest: string): GeminiResponseChunk | undefined {
+    if (rest === lastRest && lastMembers !== undefined) return copyFlat(lastMembers);
+    const members = parseMembers(rest);
+    if (members !== undefined && isFlat(members)) {
+        lastRest = rest;
+        lastMembers = copyFlat(members);
+    }
+    return members;
+}
+
+function isPrimitive(value: unknown): boolean {
+    return value === null || typeof value !== "object";
+}
+
+function isFlat(members: Record<string, unknown>): boolean {
+    for (const value of Object.values(members)) {
+        if (isPrimitive(value)) continue;
+        if (Array.isArray(value) || !Object.values(value as object).every(isPrimitive))
+            return false;
+    }
+    return true;
+}
+
+function copyFlat(members: Record<string, unknown>): Record<string, unknown> {
+    const copy: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(members))
+        copy[name] = isPrimitive(value) ? value : { ...(value as object) };
+    return copy;
 }

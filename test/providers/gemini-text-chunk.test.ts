@@ -167,6 +167,20 @@ describe("the Gemini text chunk fast path", () => {
         }
     });
 
+    it("gives a new object every time, however often the tail repeats", () => {
+        const data =
+            '{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"}}],"usageMetadata":{"promptTokenCount":5,"totalTokenCount":5},"responseId":"r"}';
+        const first = parseGeminiTextChunk(data)!;
+        first.usageMetadata!.promptTokenCount = 99;
+        first.responseId = "changed";
+        for (let i = 0; i < 3; i++) expect(parseGeminiTextChunk(data)).toEqual(JSON.parse(data));
+        const deep =
+            '{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"}}],"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","tokenCount":5}]}}';
+        const once = parseGeminiTextChunk(deep)!;
+        once.usageMetadata!.promptTokensDetails = [];
+        expect(parseGeminiTextChunk(deep)).toEqual(JSON.parse(deep));
+    });
+
     it("leaves long chunks to the full parser without throwing", () => {
         for (const length of [20_000, 10_000_000]) {
             const data = JSON.stringify({
