@@ -177,7 +177,7 @@ describe("the Gemini text chunk fast path", () => {
         const deep =
             '{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"}}],"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","tokenCount":5}]}}';
         const once = parseGeminiTextChunk(deep)!;
-        once.usageMetadata!.promptTokensDetails = [];
+        (once.usageMetadata as Record<string, unknown>).promptTokensDetails = [];
         expect(parseGeminiTextChunk(deep)).toEqual(JSON.parse(deep));
     });
 
