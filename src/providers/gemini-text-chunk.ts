@@ -32,27 +32,50 @@ const TEXT_CHUNK = new RegExp(
  */
 const MAX_FAST_CHARS = 16 * 1024;
 
-/** The chunk in `data` when it is one plain text part, else undefined. */
-export function parseGeminiTextChunk(data: string): GeminiResponseChunk | undefined {
-    if (data.length > MAX_FAST_CHARS) return undefined;
-    const match = TEXT_CHUNK.exec(data);
-    if (match === null) return undefined;
-    const partsFirst = match[1] !== undefined;
-    const body = (partsFirst ? match[1] : match[2])!;
-    // Escapes are valid (the pattern checked them); only JSON knows how to read them.
-    const text = body.includes("\\") ? (JSON.parse(`"${body}"`) as string) : body;
-    const content = partsFirst
-        ? { parts: [{ text }], role: "model" }
-        : { role: "model", parts: [{ text }] };
-    const candidate = match[3] === undefined ? { content } : { content, index: 0 };
-    const chunk: GeminiResponseChunk = { candidates: [candidate] };
-    const rest = match[4];
-    if (rest === undefined) return chunk;
-    // `…],}` is no JSON, though `{}` is.
-    if (rest.trim() === "") return undefined;
-    const members = membersOf(rest);
-    if (members === undefined) return undefined;
-    return Object.assign(chunk, members);
+/**
+ * Reads one stream's chunks. It keeps the last tail parsed: consecutive
+ * chunks repeat it (the same model version and response id, the same usage
+ * until the last chunk), so it is parsed once and copied after. Only a tail
+ * whose values are primitives or flat objects of primitives is kept, so a
+ * copy one level deep is a new object all through.
+ */
+export class GeminiTextChunkReader {
+    private lastRest: string | undefined;
+    private lastMembers: Record<string, unknown> | undefined;
+
+    /** The chunk in `data` when it is one plain text part, else undefined. */
+    read(data: string): GeminiResponseChunk | undefined {
+        if (data.length > MAX_FAST_CHARS) return undefined;
+        const match = TEXT_CHUNK.exec(data);
+        if (match === null) return undefined;
+        const partsFirst = match[1] !== undefined;
+        const body = (partsFirst ? match[1] : match[2])!;
+        // Escapes are valid (the pattern checked them); only JSON knows how to read them.
+        const text = body.includes("\\") ? (JSON.parse(`"${body}"`) as string) : body;
+        const content = partsFirst
+            ? { parts: [{ text }], role: "model" }
+            : { role: "model", parts: [{ text }] };
+        const candidate = match[3] === undefined ? { content } : { content, index: 0 };
+        const chunk: GeminiResponseChunk = { candidates: [candidate] };
+        const rest = match[4];
+        if (rest === undefined) return chunk;
+        // `…],}` is no JSON, though `{}` is.
+        if (rest.trim() === "") return undefined;
+        const members = this.membersOf(rest);
+        if (members === undefined) return undefined;
+        return Object.assign(chunk, members);
+    }
+
+    private membersOf(rest: string): Record<string, unknown> | undefined {
+        if (rest === this.lastRest && this.lastMembers !== undefined)
+            return copyFlat(this.lastMembers);
+        const members = parseMembers(rest);
+        if (members !== undefined && isFlat(members)) {
+            this.lastRest = rest;
+            this.lastMembers = copyFlat(members);
+        }
+        return members;
+    }
 }
 
 /** The members after `candidates`, parsed whole; undefined for what the full parse must judge. */
@@ -73,25 +96,6 @@ function parseMembers(rest: string): Record<string, unknown> | undefined {
     )
         return undefined;
     return members as Record<string, unknown>;
-}
-
-/**
- * The last tail parsed: consecutive chunks repeat it (the same model version
- * and response id, the same usage until the last chunk), so it is parsed once
- * and copied after. Only a tail whose values are primitives or flat objects of
- * primitives is kept, so a copy one level deep is a new object all through.
- */
-let lastRest: string | undefined;
-let lastMembers: Record<string, unknown> | undefined;
-
-function membersOf(rest: string): GeminiResponseChunk | undefined {
-    if (rest === lastRest && lastMembers !== undefined) return copyFlat(lastMembers);
-    const members = parseMembers(rest);
-    if (members !== undefined && isFlat(members)) {
-        lastRest = rest;
-        lastMembers = copyFlat(members);
-    }
-    return members;
 }
 
 function isPrimitive(value: unknown): boolean {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseGeminiTextChunk } from "../../src/providers/gemini-text-chunk";
+import { GeminiTextChunkReader } from "../../src/providers/gemini-text-chunk";
 import { SseParser } from "../../src/providers/sse";
+
+// One reader for the whole file: its repeated-tail copy is exercised throughout.
+const reader = new GeminiTextChunkReader();
+const parseGeminiTextChunk = (data: string) => reader.read(data);
 
 const TEXTS = [
     "",
