@@ -7,7 +7,9 @@ import type { FakeTurn } from "../../test/kit/fake-llm-wire";
 import { startFakeAzure } from "../../test/kit/fake-azure";
 
 const KEY = "bench-azure-key";
-const DEPLOYMENT = "bench-gpt";
+// Named after its model, as deployments often are: North then knows its output limit (an
+// unknown model gets 8,192 tokens, fewer than the 20,000-token answer).
+const DEPLOYMENT = "gpt-5.1";
 
 export default {
     name: "azure",

@@ -12,7 +12,7 @@ export default {
         const fake = await startFakeGemini();
         return {
             env: { GEMINI_API_KEY: FAKE_GEMINI_KEY, GOOGLE_GEMINI_BASE_URL: fake.url },
-            model: "gemini:gemini-3-flash",
+            model: "gemini:gemini-3.8-flash",
             enqueue: (turn: FakeTurn) => fake.enqueue(turn),
             close: () => fake.close(),
         };

