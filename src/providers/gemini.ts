@@ -4,10 +4,9 @@
  * shared with Vertex AI; errors are Google's (gemini-errors.ts).
  */
 
-import type { IncomingMessage } from "node:http";
 import { classifyGoogleError, googleApiErrors } from "./gemini-errors";
 import { type GeminiRequestBody, streamGeminiContent } from "./gemini-wire";
-import { sendNodeRequest } from "./node-fetch";
+import { type GetSpec, getJson, requestUrl } from "./probe-get";
 import { requestTimeoutMs, streamingPoster } from "./streaming-post";
 import type { ListedModel, ProbeResult, Provider, ProviderEndpoint } from "./types";
 
@@ -87,7 +86,7 @@ class GeminiModelList {
     }
 
     async probe(signal: AbortSignal): Promise<ProbeResult> {
-        const url = this.url(undefined, 1);
+        const url = requestUrl(this.spec(undefined, 1));
         try {
             await this.page(undefined, 1, signal);
             return { ok: true, detail: `API key accepted by ${url.origin}` };
@@ -96,12 +95,20 @@ class GeminiModelList {
         }
     }
 
-    private url(pageToken: string | undefined, pageSize: number): URL {
-        const base = (this.endpoint.baseUrl || GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, "");
-        const url = new URL(`${base}${API_VERSION_PATH}/models`);
-        url.searchParams.set("pageSize", String(pageSize));
-        if (pageToken) url.searchParams.set("pageToken", pageToken);
-        return url;
+    private query(pageToken: string | undefined, pageSize: number): Record<string, string> {
+        const query: Record<string, string> = { pageSize: String(pageSize) };
+        if (pageToken) query.pageToken = pageToken;
+        return query;
+    }
+
+    private spec(pageToken: string | undefined, pageSize: number): GetSpec {
+        return {
+            endpoint: this.endpoint,
+            defaultBaseUrl: GEMINI_DEFAULT_BASE_URL,
+            path: `${API_VERSION_PATH}/models`,
+            query: this.query(pageToken, pageSize),
+            headers: { "x-goog-api-key": this.endpoint.apiKey },
+        };
     }
 
     /** One page; a failure rejects with the classified message ("Gemini API 403: …"). */
@@ -111,31 +118,19 @@ class GeminiModelList {
         signal: AbortSignal
     ): Promise<GeminiModelPage> {
         const timeout = AbortSignal.timeout(requestTimeoutMs(this.endpoint));
-        const both = AbortSignal.any([signal, timeout]);
-        const headers: Record<string, string> = { accept: "application/json" };
-        for (const [name, value] of Object.entries(this.endpoint.headers ?? {}))
-            headers[name.toLowerCase()] = value;
-        headers["x-goog-api-key"] = this.endpoint.apiKey;
         let failure: unknown;
         try {
-            const res = await sendNodeRequest(this.url(pageToken, pageSize), {
-                method: "GET",
-                headers,
-                body: null,
-                signal: both,
-            });
-            const text = await readText(res);
-            const status = res.statusCode ?? 500;
-            const body = parseJson(text);
+            const answer = await getJson(
+                this.spec(pageToken, pageSize),
+                AbortSignal.any([signal, timeout])
+            );
+            const { status, body } = answer;
             if (status >= 200 && status < 300 && body !== undefined) return body as GeminiModelPage;
-            const responseHeaders = new Headers();
-            for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
-                responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
             failure = googleApiErrors.status(
                 status,
                 typeof body === "object" && body !== null ? body : undefined,
-                text,
-                responseHeaders
+                answer.text,
+                answer.headers
             );
         } catch (error) {
             failure = timeout.aborted
@@ -145,19 +140,5 @@ class GeminiModelList {
                   : error;
         }
         throw new Error(classifyGoogleError(failure, LABEL, signal).message);
-    }
-}
-
-async function readText(res: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseJson(text: string): unknown {
-    try {
-        return JSON.parse(text) as unknown;
-    } catch {
-        return undefined;
     }
 }

@@ -25,6 +25,8 @@ export interface GetAnswer {
     /** The parsed JSON body, or undefined when it is not JSON. */
     body: unknown;
     text: string;
+    /** The response's headers (retry-after, error type), for classifying a failure. */
+    headers: Headers;
 }
 
 /** A models list is a few hundred KB at most; more is not an API answering. */
@@ -73,7 +75,10 @@ export async function getJson(spec: GetSpec, signal: AbortSignal): Promise<GetAn
     } catch {
         body = undefined;
     }
-    return { url, status: res.statusCode ?? 0, body, text };
+    const responseHeaders = new Headers();
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+        responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+    return { url, status: res.statusCode ?? 0, body, text, headers: responseHeaders };
 }
 
 /** The message of an error body in the Anthropic, OpenAI or Google shape, or the text. */

@@ -4,7 +4,7 @@
  * (`north models --refresh`) and a cheap signed request for `north doctor`.
  */
 
-import { sendNodeRequest } from "../node-fetch";
+import { getJson } from "../probe-get";
 import type { ListedModel, ProviderError, RequestSigner } from "../types";
 import { BEDROCK_POST_ERRORS } from "./bedrock-errors";
 
@@ -45,7 +45,7 @@ export async function listBedrockModels(
     signal: AbortSignal
 ): Promise<ListedModel[]> {
     const listed: ListedModel[] = [];
-    const foundation = (await getJson(
+    const foundation = (await getControlPlane(
         plane,
         "/foundation-models?byProvider=anthropic",
         signal
@@ -62,7 +62,7 @@ export async function listBedrockModels(
     let nextToken: string | undefined;
     do {
         const query = `/inference-profiles?maxResults=1000${nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : ""}`;
-        const page = (await getJson(plane, query, signal)) as {
+        const page = (await getControlPlane(plane, query, signal)) as {
             inferenceProfileSummaries?: InferenceProfileSummary[];
             nextToken?: string;
         };
@@ -79,56 +79,46 @@ export async function listBedrockModels(
 
 /** How many Claude models the account sees, from one signed request. */
 export async function countClaudeModels(plane: ControlPlane, signal: AbortSignal): Promise<number> {
-    const body = (await getJson(plane, "/foundation-models?byProvider=anthropic", signal)) as {
+    const body = (await getControlPlane(
+        plane,
+        "/foundation-models?byProvider=anthropic",
+        signal
+    )) as {
         modelSummaries?: unknown[];
     };
     return body.modelSummaries?.length ?? 0;
 }
 
-async function getJson(
+async function getControlPlane(
     plane: ControlPlane,
     pathAndQuery: string,
     signal: AbortSignal
 ): Promise<unknown> {
-    const url = new URL(plane.baseUrl + pathAndQuery);
-    const headers: Record<string, string> = { accept: "application/json" };
+    const [path, search] = pathAndQuery.split("?") as [string, string | undefined];
     const timeout = AbortSignal.timeout(plane.timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
     try {
-        await plane.signer.sign({ method: "GET", url, headers, body: Buffer.alloc(0) }, both);
-        const res = await sendNodeRequest(url, {
-            method: "GET",
-            headers,
-            body: null,
-            signal: both,
-        });
-        const chunks: Buffer[] = [];
-        for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-        const text = Buffer.concat(chunks).toString("utf8");
-        const status = res.statusCode ?? 500;
-        const parsed = parseJson(text);
+        const answer = await getJson(
+            {
+                // The control plane is signed like the runtime; it takes no key of its own.
+                endpoint: { api: "bedrock", apiKey: "", signer: plane.signer },
+                defaultBaseUrl: plane.baseUrl,
+                path,
+                query: Object.fromEntries(new URLSearchParams(search ?? "")),
+                headers: {},
+            },
+            AbortSignal.any([signal, timeout])
+        );
+        const { status, body } = answer;
+        const parsed = typeof body === "object" && body !== null ? body : undefined;
         if (status >= 200 && status < 300) return parsed ?? {};
-        const responseHeaders = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-            responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        }
         throw BEDROCK_POST_ERRORS.status(
             status,
             parsed,
-            parsed ? undefined : text,
-            responseHeaders
+            parsed ? undefined : answer.text,
+            answer.headers
         );
     } catch (error) {
         const failure = timeout.aborted && !signal.aborted ? BEDROCK_POST_ERRORS.timedOut() : error;
         throw new ControlPlaneError((await plane.classify(failure)).message, { cause: error });
-    }
-}
-
-function parseJson(text: string): object | undefined {
-    try {
-        const parsed: unknown = JSON.parse(text);
-        return parsed !== null && typeof parsed === "object" ? parsed : undefined;
-    } catch {
-        return undefined;
     }
 }
