@@ -25,7 +25,12 @@ import type { GetSpec } from "./probe-get";
 export { parseStringDelta };
 import type { AnthropicSdkErrors } from "./anthropic-sdk";
 import { classifyError } from "./errors";
-import { type StreamErrorBody, incompleteDetail, streamSse } from "./sse-stream";
+import {
+    type StreamAccumulator,
+    type StreamErrorBody,
+    incompleteDetail,
+    streamSse,
+} from "./sse-stream";
 import { webSearchAsText } from "./server-tools";
 import { emptyUsage, makeToolCall, pushTextDelta, pushToolCallDelta } from "./stream-utils";
 import type {
@@ -125,15 +130,7 @@ export function streamAnthropicMessages(
         label: transport.label,
         signal,
         send: () => send(buildAnthropicParams(request), signal),
-        state: {
-            blocks: state.blocks,
-            usage: state.usage,
-            handle: (event, out) => state.handle(event, out),
-            failure: () => undefined,
-            incompleteDetail: () =>
-                state.stopped ? null : incompleteDetail(state.openToolName, "message_stop"),
-            stopReason: () => state.stopReason,
-        },
+        state: anthropicAccumulator(state),
         decode: (sse) => {
             if (sse.event === "ping") return null;
             const delta = parseStringDelta(sse.data);
@@ -143,6 +140,21 @@ export function streamAnthropicMessages(
         },
         classify: (error) => classify(error, signal),
     });
+}
+
+/** The stream loop's view of one message's state (`streamEvents`), whatever framed it. */
+export function anthropicAccumulator(
+    state: AnthropicStreamState
+): StreamAccumulator<RawMessageStreamEvent> {
+    return {
+        blocks: state.blocks,
+        usage: state.usage,
+        handle: (event, out) => state.handle(event, out),
+        failure: () => undefined,
+        incompleteDetail: () =>
+            state.stopped ? null : incompleteDetail(state.openToolName, "message_stop"),
+        stopReason: () => state.stopReason,
+    };
 }
 
 interface StreamErrorEvent {

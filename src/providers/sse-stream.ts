@@ -46,12 +46,43 @@ export interface SseStreamOptions<E> {
     classify: (error: unknown) => ProviderError | Promise<ProviderError>;
 }
 
+/** What one framed message of the body decodes to (`streamEvents`). */
+export type DecodedMessage<E> =
+    | E
+    | null
+    | { streamError: StreamErrorBody }
+    /** A failure the framing itself reports (an AWS exception frame). */
+    | { failure: ProviderError };
+
+export interface EventStreamOptions<R, E> extends Omit<SseStreamOptions<E>, "decode"> {
+    /** The body as batches of framed messages (SSE events, AWS event-stream frames), one per read. */
+    read: (body: AsyncIterable<Buffer>) => AsyncIterable<R[]>;
+    decode: (message: R) => DecodedMessage<E>;
+    /** A failure of `read` the framing names itself (a corrupt or cut frame); others are classified. */
+    readFailure?: (error: unknown) => ProviderError | undefined;
+}
+
+/** The SSE loop (`streamEvents` over `sseBatchesOf`) every SSE provider uses. */
+export function streamSse<E>(options: SseStreamOptions<E>): AsyncGenerator<StreamEvent> {
+    return streamEvents<SseEvent, E>({
+        ...options,
+        read: sseBatchesOf,
+        readFailure: (error) =>
+            error instanceof SseEventTooLargeError
+                ? responseTooLargeError(error.limit, "one streamed event")
+                : undefined,
+    });
+}
+
 /**
- * The streaming loop shared by every provider: sends the request, parses the
- * SSE body a network chunk at a time (deltas that arrive together are passed
- * on as one), and always ends with `done` or `error`. Never throws.
+ * The streaming loop shared by every provider, whatever frames its body
+ * (SSE, AWS event stream): sends the request, decodes the body a network
+ * chunk at a time (deltas that arrive together are passed on as one), and
+ * always ends with `done` or `error`. Never throws.
  */
-export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerator<StreamEvent> {
+export async function* streamEvents<R, E>(
+    options: EventStreamOptions<R, E>
+): AsyncGenerator<StreamEvent> {
     const { label, signal, state } = options;
     const fail = (error: ProviderError): StreamEvent => ({
         type: "error",
@@ -65,15 +96,20 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
             return;
         }
         const response = await options.send();
-        const batches = readNodeSseBatches(response, signal);
+        const batches = readBody(response, signal, options.read);
         for await (const batch of batches) {
             const out: StreamEvent[] = [];
-            for (const sse of batch) {
-                const event = options.decode(sse);
+            for (const message of batch) {
+                const event = options.decode(message);
                 if (event === null) continue;
                 if (typeof event === "object" && "streamError" in event) {
                     yield* out;
                     yield fail(classifyStreamErrorBody(label, event.streamError));
+                    return;
+                }
+                if (typeof event === "object" && "failure" in event) {
+                    yield* out;
+                    yield fail(event.failure);
                     return;
                 }
                 state.handle(event, out);
@@ -97,9 +133,7 @@ export async function* streamSse<E>(options: SseStreamOptions<E>): AsyncGenerato
         }
     } catch (error) {
         yield fail(
-            error instanceof SseEventTooLargeError
-                ? responseTooLargeError(error.limit, "one streamed event")
-                : await classifySafely(options.classify, error, label)
+            options.readFailure?.(error) ?? (await classifySafely(options.classify, error, label))
         );
     }
 }
@@ -119,21 +153,22 @@ async function classifySafely(
 }
 
 /**
- * The SSE events of a node:http response (`sseBatchesOf`), one batch per read
- * (all the bytes that arrived since the last one): no web-stream adapters.
- * Ends quietly once `signal` aborts (the caller reports the cancel);
- * stopping early destroys the response, which closes the connection.
+ * The framed messages of a node:http response, one batch per read (all the
+ * bytes that arrived since the last one): no web-stream adapters. Ends
+ * quietly once `signal` aborts (the caller reports the cancel); stopping
+ * early destroys the response, which closes the connection.
  */
-async function* readNodeSseBatches(
+async function* readBody<R>(
     res: IncomingMessage,
-    signal: AbortSignal
-): AsyncGenerator<SseEvent[]> {
+    signal: AbortSignal,
+    read: (body: AsyncIterable<Buffer>) => AsyncIterable<R[]>
+): AsyncGenerator<R[]> {
     const onAbort = (): void => {
         res.destroy();
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-        yield* sseBatchesOf(res as AsyncIterable<Buffer>);
+        yield* read(res as AsyncIterable<Buffer>);
     } catch (error) {
         if (!signal.aborted) throw error;
     } finally {

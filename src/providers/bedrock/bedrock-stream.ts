@@ -2,20 +2,13 @@
  * One InvokeModelWithResponseStream answer as North's stream events: AWS
  * event-stream frames whose `chunk` events carry, base64 in JSON, the
  * Messages API's stream events, which `AnthropicStreamState` accumulates.
- * Always ends with `done` or `error`; never throws.
+ * The loop is every provider's (`streamEvents`); only the framing is Bedrock's.
  */
 
 import type { IncomingMessage } from "node:http";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import type { AnthropicStreamState } from "../anthropic";
-import {
-    cancelledError,
-    classifyStreamErrorBody,
-    incompleteStreamError,
-    makeProviderError,
-} from "../errors";
-import { incompleteDetail } from "../sse-stream";
-import { snapshotMessage } from "../stream-utils";
+import { incompleteStreamError } from "../errors";
+import { type DecodedMessage, streamEvents } from "../sse-stream";
 import type { ProviderError, StreamEvent } from "../types";
 import { BEDROCK_LABEL, streamExceptionError } from "./bedrock-errors";
 import {
@@ -32,105 +25,64 @@ export interface BedrockStreamOptions {
     classify: (error: unknown) => Promise<ProviderError>;
 }
 
+/** The connection closed with part of a frame read. */
+class FrameCutOffError extends Error {}
+
 export async function* streamBedrock(options: BedrockStreamOptions): AsyncGenerator<StreamEvent> {
-    const { signal } = options;
     // Through the Anthropic provider's own split point: a static import would move
     // anthropic.ts into a chunk shared with Bedrock, one more file on every print run.
-    const { AnthropicStreamState, parseStringDelta } = await import("../anthropic");
-    const state = new AnthropicStreamState();
-    const fail = (error: ProviderError): StreamEvent => ({
-        type: "error",
-        error,
-        partial: snapshotMessage(state.blocks),
-        usage: { ...state.usage },
+    const { AnthropicStreamState, anthropicAccumulator, parseStringDelta } =
+        await import("../anthropic");
+    yield* streamEvents<EventStreamMessage, RawMessageStreamEvent>({
+        ...options,
+        label: BEDROCK_LABEL,
+        state: anthropicAccumulator(new AnthropicStreamState()),
+        read: framesOf,
+        decode: (message) => decodeFrame(message, parseStringDelta),
+        readFailure: (error) =>
+            error instanceof CorruptFrameError
+                ? incompleteStreamError(
+                      BEDROCK_LABEL,
+                      `a corrupt event-stream frame (${error.message})`
+                  )
+                : error instanceof FrameCutOffError
+                  ? incompleteStreamError(
+                        BEDROCK_LABEL,
+                        "connection closed inside an event-stream frame"
+                    )
+                  : undefined,
     });
-    if (signal.aborted) {
-        yield fail(cancelledError(BEDROCK_LABEL));
-        return;
-    }
-    let response: IncomingMessage | undefined;
-    try {
-        response = await options.send();
-        const framer = new EventStreamFramer();
-        for await (const chunk of bodyOf(response, signal)) {
-            const out: StreamEvent[] = [];
-            for (const message of framer.push(chunk)) {
-                const failure = applyFrame(message, state, out, parseStringDelta);
-                if (failure) {
-                    yield* out;
-                    yield fail(failure);
-                    return;
-                }
-            }
-            yield* out;
-        }
-        if (signal.aborted) yield fail(cancelledError(BEDROCK_LABEL));
-        else if (framer.pending > 0) {
-            yield fail(
-                incompleteStreamError(
-                    BEDROCK_LABEL,
-                    "connection closed inside an event-stream frame"
-                )
-            );
-        } else if (!state.stopped) {
-            yield fail(
-                incompleteStreamError(
-                    BEDROCK_LABEL,
-                    incompleteDetail(state.openToolName, "message_stop")
-                )
-            );
-        } else {
-            yield {
-                type: "done",
-                message: snapshotMessage(state.blocks),
-                stopReason: state.stopReason,
-                usage: { ...state.usage },
-            };
-        }
-    } catch (error) {
-        if (error instanceof CorruptFrameError) {
-            yield fail(
-                incompleteStreamError(
-                    BEDROCK_LABEL,
-                    `a corrupt event-stream frame (${error.message})`
-                )
-            );
-        } else {
-            yield fail(await classifySafely(options.classify, error));
-        }
-    } finally {
-        if (response && !response.complete) response.destroy();
-    }
 }
 
-/** Applies one frame; returns the failure it reports, if any. */
-function applyFrame(
+/** The body's frames, one batch per read; bytes left at the end are a frame cut off. */
+async function* framesOf(body: AsyncIterable<Buffer>): AsyncGenerator<EventStreamMessage[]> {
+    const framer = new EventStreamFramer();
+    for await (const chunk of body) yield framer.push(chunk);
+    if (framer.pending > 0) throw new FrameCutOffError();
+}
+
+/** One frame: a Messages event, nothing (another event type), or the failure it reports. */
+function decodeFrame(
     message: EventStreamMessage,
-    state: AnthropicStreamState,
-    out: StreamEvent[],
     /** Reads the common one-string delta without a JSON.parse (anthropic-delta.ts). */
     fastDelta: (json: string) => RawMessageStreamEvent | undefined
-): ProviderError | undefined {
+): DecodedMessage<RawMessageStreamEvent> {
     const kind = headerText(message, ":message-type");
     if (kind === "exception") {
         const type = headerText(message, ":exception-type") ?? "exception";
-        return streamExceptionError(type, messageOf(message.body));
+        return { failure: streamExceptionError(type, messageOf(message.body)) };
     }
     if (kind === "error") {
-        return streamExceptionError(
-            headerText(message, ":error-code") ?? "error",
-            headerText(message, ":error-message")
-        );
+        const code = headerText(message, ":error-code") ?? "error";
+        return { failure: streamExceptionError(code, headerText(message, ":error-message")) };
     }
-    if (kind !== "event" || headerText(message, ":event-type") !== "chunk") return undefined;
+    if (kind !== "event" || headerText(message, ":event-type") !== "chunk") return null;
     const bytes = chunkBytes(message.body);
-    if (bytes === undefined) return undefined;
+    if (bytes === undefined) return null;
     const json = Buffer.from(bytes, "base64").toString("utf8");
     const event = (fastDelta(json) ?? JSON.parse(json)) as
         RawMessageStreamEvent | { type: "error"; error?: { type?: string; message?: string } };
-    if (event.type === "error") return classifyStreamErrorBody(BEDROCK_LABEL, event.error ?? {});
-    state.handle(event, out);
-    return undefined;
+    return event.type === "error" ? { streamError: event.error ?? {} } : event;
 }
 
 const CHUNK_PREFIX = Buffer.from('{"bytes":"');
@@ -172,31 +124,4 @@ const DECODER = new TextDecoder("utf-8", { ignoreBOM: true });
 
 function utf8(bytes: Uint8Array): string {
     return DECODER.decode(bytes);
-}
-
-/** The response's bytes; ends quietly once `signal` aborts (the caller reports the cancel). */
-async function* bodyOf(res: IncomingMessage, signal: AbortSignal): AsyncGenerator<Buffer> {
-    const onAbort = (): void => {
-        res.destroy();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-        yield* res as AsyncIterable<Buffer>;
-    } catch (error) {
-        if (!signal.aborted) throw error;
-    } finally {
-        signal.removeEventListener("abort", onAbort);
-    }
-}
-
-async function classifySafely(
-    classify: BedrockStreamOptions["classify"],
-    error: unknown
-): Promise<ProviderError> {
-    try {
-        return await classify(error);
-    } catch (failure) {
-        const message = failure instanceof Error ? failure.message : String(failure);
-        return makeProviderError("unknown", `${BEDROCK_LABEL} error: ${message}`);
-    }
 }
