@@ -15,6 +15,7 @@ export interface CliArgs {
         | "review"
         | "export"
         | "attempts"
+        | "plugin"
         | "help"
         | "version";
     print: boolean;
@@ -64,6 +65,8 @@ export interface CliArgs {
     disallowedTools: string[];
     /** `north mcp ...`: everything after `mcp`, parsed by the mcp command itself. */
     mcpArgs?: string[];
+    /** `north plugin ...`: everything after `plugin`, parsed by the plugin command itself. */
+    pluginArgs?: string[];
     /** `north models`' own flags (`--refresh`). */
     modelsArgs?: string[];
     /** `--worktree [NAME]`: run in a new git worktree; `true` when no name was given. */
@@ -95,6 +98,8 @@ const SUBCOMMANDS: Record<string, CliArgs["command"]> = {
     review: "review",
     export: "export",
     attempts: "attempts",
+    plugin: "plugin",
+    plugins: "plugin",
 };
 
 /** Every option; the completion scripts are built from this table too. */
@@ -150,6 +155,15 @@ export function parseCliArgs(argv: string[]): ArgsResult {
         const base = parseCliArgs([]);
         if (base.ok)
             return { ok: true, args: { ...base.args, command: "mcp", mcpArgs: argv.slice(1) } };
+    }
+    // `north plugin install NAME@MARKET --yes`: its own options, parsed by the plugin command.
+    if (argv[0] === "plugin" || argv[0] === "plugins") {
+        const base = parseCliArgs([]);
+        if (base.ok)
+            return {
+                ok: true,
+                args: { ...base.args, command: "plugin", pluginArgs: argv.slice(1) },
+            };
     }
     if (argv[0] === "models" && argv.length > 1) {
         const base = parseCliArgs([]);
@@ -357,6 +371,8 @@ Usage:
   north completion SHELL        print a completion script for bash, zsh or fish
   north mcp COMMAND             manage MCP servers: add, add-json, list, get, remove
                                 (north mcp --help)
+  north plugin COMMAND          Claude Code plugins: marketplace add|list|update|remove, install,
+                                list, update, enable, disable, remove (north plugin --help)
   north review [TARGET] [--base REF] [--staged] [--output-format text|json]
                                 review a change with read-only tools: the working tree (default),
                                 --staged, a branch against --base, a commit range A..B, a commit,

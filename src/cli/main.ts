@@ -52,6 +52,10 @@ async function main(): Promise<number> {
             const { runMcpCommand } = await loadSubcommands();
             return runMcpCommand(args.mcpArgs ?? [], __NORTH_VERSION__);
         }
+        case "plugin": {
+            const { runPluginCommand } = await loadSubcommands();
+            return runPluginCommand(args.pluginArgs ?? [], __NORTH_VERSION__);
+        }
         case "acp": {
             const { runAcpCommand } = await loadAcp();
             return runAcpCommand(args, __NORTH_VERSION__);

@@ -8,6 +8,7 @@ export { runCompletionCommand } from "./completion-command";
 export { runDoctorCommand } from "./doctor-command";
 export { runListCommand } from "./list-command";
 export { runMcpCommand } from "./mcp-command";
+export { runPluginCommand } from "./plugin-command";
 export { runModelsCommand } from "./models-command";
 export { runRewindCommand } from "./rewind-command";
 export { runReviewCommand } from "./review-command";

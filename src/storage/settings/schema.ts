@@ -282,6 +282,30 @@ export const SETTINGS_KEYS = {
         ),
         scopes: ANY,
     },
+    /**
+     * Claude Code's `enabledPlugins`: `{ "name@market": true|false }` turns an
+     * installed plugin on or off here; a project's entries count only once it is trusted.
+     */
+    enabledPlugins: {
+        schema: lazySchema((z) => z.record(z.string(), z.boolean())),
+        scopes: ANY,
+    },
+    /**
+     * Claude Code's `extraKnownMarketplaces`: marketplaces a project expects,
+     * `{ name: { source: { source: "github", repo } | { source: "git", url } | … } }`.
+     * Listed by the trust prompt; adding one takes the user's own yes.
+     */
+    extraKnownMarketplaces: {
+        schema: lazySchema((z) =>
+            z.record(
+                z.string(),
+                z.object({ source: z.record(z.string(), z.unknown()) }).passthrough()
+            )
+        ),
+        scopes: ANY,
+    },
+    /** The output style of new conversations (`/output-style`): a style's name, or "default". */
+    outputStyle: { schema: lazySchema((z) => z.string().min(1)), scopes: ANY },
     /** Model turns one chat prompt may take before the run stops (default 100). */
     maxTurns: { schema: lazySchema((z) => z.number().int().min(1).max(10_000)), scopes: ANY },
 } as const satisfies Record<string, KeySpec>;
