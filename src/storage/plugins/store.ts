@@ -11,7 +11,9 @@
  */
 import { join } from "node:path";
 import { editJsonObject, isJsonObject, readJsonObject } from "../json-object-file";
-import type { PluginId } from "../../project/plugins/types";
+
+/** `name@marketplace` (as in project/plugins/types.ts; storage does not import project/). */
+export type PluginId = string;
 
 /** Where a marketplace (or a plugin outside one) comes from, as the user gave it or a catalogue names it. */
 export type PluginSource =
