@@ -2,7 +2,11 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { readPlugin, type ReadPluginOptions, type ReadPluginResult } from "../../src/project/plugins/read";
+import {
+    readPlugin,
+    type ReadPluginOptions,
+    type ReadPluginResult,
+} from "../../src/project/plugins/read";
 import type { LoadedPlugin } from "../../src/project/plugins/types";
 
 export interface PluginDir {

@@ -180,7 +180,10 @@ describe("marketplace.json", () => {
         });
         expect(at({ source: "github", repo: "not a repo" }).kind).toBe("unsupported");
         expect(at({ source: "github", repo: "o/r", sha: "abc" }).kind).toBe("unsupported");
-        expect(at({ source: "url", url: "https://h/x.git" })).toEqual({ kind: "git", url: "https://h/x.git" });
+        expect(at({ source: "url", url: "https://h/x.git" })).toEqual({
+            kind: "git",
+            url: "https://h/x.git",
+        });
         expect(at({ source: "url", url: "--upload-pack=x" }).kind).toBe("unsupported");
         expect(at({ source: "git-subdir", url: "o/r", path: "plugins/p" })).toEqual({
             kind: "git",

@@ -22,16 +22,18 @@ async function hashFile(hash: Hash, path: string): Promise<void> {
 async function entries(root: string): Promise<string[]> {
     const out: string[] = [];
     const walk = async (rel: string): Promise<void> => {
-        const names = (await readdir(join(root, rel))).sort();
-        for (const name of names) {
-            const child = rel === "" ? name : `${rel}/${name}`;
+        const found = await readdir(join(root, rel), { withFileTypes: true });
+        for (const entry of found.sort((a, b) =>
+            a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+        )) {
+            const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
             out.push(child);
             if (out.length > MAX_FINGERPRINT_FILES) {
                 throw new PluginFingerprintError(
                     `the plugin has more than ${MAX_FINGERPRINT_FILES} files; refused`
                 );
             }
-            if ((await lstat(join(root, child))).isDirectory()) await walk(child);
+            if (entry.isDirectory()) await walk(child);
         }
     };
     await walk("");
