@@ -6,7 +6,7 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat, readdir, readlink } from "node:fs/promises";
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 
 export const MAX_FINGERPRINT_FILES = 5_000;
@@ -14,7 +14,14 @@ export const MAX_FINGERPRINT_BYTES = 256 * 1024 * 1024;
 
 export class PluginFingerprintError extends Error {}
 
-async function hashFile(hash: Hash, path: string): Promise<void> {
+/** Files up to this size are read whole (a stream costs more than it saves for small files). */
+const WHOLE_READ_BYTES = 1024 * 1024;
+
+async function hashFile(hash: Hash, path: string, size: number): Promise<void> {
+    if (size <= WHOLE_READ_BYTES) {
+        hash.update(await readFile(path));
+        return;
+    }
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
 }
 
@@ -58,7 +65,7 @@ export async function pluginFingerprint(root: string): Promise<string> {
                 throw new PluginFingerprintError("the plugin is larger than 256 MB; refused");
             }
             hash.update(`file\0${rel}\0${mode}\0${stats.size}\0`);
-            await hashFile(hash, path);
+            await hashFile(hash, path, stats.size);
         } else {
             // A FIFO or device is never opened (it could block); its presence still counts.
             hash.update(`special\0${rel}\0${mode}\0`);
