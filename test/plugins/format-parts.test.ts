@@ -74,6 +74,27 @@ describe("manifest paths", () => {
         expect(warnings).toContain(".mcp.json is a symlink leading out of the plugin folder");
     });
 
+    it("a plugin.json that is a symlink out of the plugin: the plugin fails", async () => {
+        const dir = make({ "commands/a.md": "a\n" });
+        writeFileSync(join(dir.parent, "elsewhere.json"), json({ name: "demo" }));
+        mkdirSync(join(dir.root, ".claude-plugin"));
+        symlinkSync(
+            join(dir.parent, "elsewhere.json"),
+            join(dir.root, ".claude-plugin", "plugin.json")
+        );
+        expect(await dir.fail()).toContain(
+            ".claude-plugin/plugin.json is a symlink to a file outside the plugin folder"
+        );
+    });
+
+    it("a symlink loop inside the plugin ends (bounded depth)", async () => {
+        const dir = make({ "commands/a.md": "a\n" });
+        symlinkSync(join(dir.root, "commands"), join(dir.root, "commands", "loop"));
+        const names = (await dir.load()).commands.map((c) => c.name);
+        expect(names[0]).toBe("demo:a");
+        expect(names.length).toBeLessThanOrEqual(5);
+    });
+
     it("a symlink that stays inside the plugin is followed", async () => {
         const dir = make({ "shared/a.md": "A\n" });
         mkdirSync(join(dir.root, "commands"));
@@ -237,6 +258,15 @@ describe("hooks, MCP and LSP configurations", () => {
     it("a hooks file that is not JSON fails the plugin, naming it", async () => {
         const error = await make({ "hooks/hooks.json": "{ nope" }).fail();
         expect(error).toContain("hooks/hooks.json: not valid JSON");
+    });
+
+    it.each([
+        ["hooks/hooks.json", json([1]), "hooks must be an object of events"],
+        ["hooks/hooks.json", json({ hooks: { Stop: {} } }), "hooks.Stop must be a list"],
+        [".mcp.json", json([]), ".mcp.json: must be an object of servers"],
+        [".lsp.json", "nope", ".lsp.json: not valid JSON"],
+    ])("%s of the wrong shape fails the plugin, naming it", async (file, text, message) => {
+        expect(await make({ [file]: text }).fail()).toContain(message);
     });
 
     it(".mcp.json with or without the mcpServers wrapper; a name defined twice keeps the first", async () => {
