@@ -113,6 +113,13 @@ describe("render (render-oss/render-plugin-claude-code)", () => {
             `    hook PostToolUse [Edit|Write|MultiEdit]: ${plugin.root}/scripts/validate-render-yaml-hook.sh`
         );
         expect(lines).toContain("    MCP server render: http https://mcp.render.com/mcp");
+        expect(lines).toContain(
+            "  Commands: /render:check-render-status, /render:deploy-to-render"
+        );
+        expect(lines).toContain("  Agents: render:render-assistant");
+        expect(lines).toContain(
+            "  Skills: render:render-cli, render:render-disks, render:render-scaling"
+        );
     });
 
     it("its fingerprint is stable", async () => {

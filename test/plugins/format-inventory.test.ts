@@ -36,6 +36,7 @@ describe("inventory", () => {
             "commands/greet.md": "g\n",
             "agents/helper.md": "h\n",
             "skills/tidy/SKILL.md": "t\n",
+            "skills/folder/SKILL.md": "---\nname: neat\ndescription: d\n---\nbody\n",
             "output-styles/terse.md": "t\n",
             "hooks/hooks.json": json({
                 hooks: {
@@ -86,7 +87,7 @@ describe("inventory", () => {
             "    LSP server ts: typescript-language-server --stdio",
             "  Commands: /demo:greet",
             "  Agents: demo:helper",
-            "  Skills: demo:tidy",
+            "  Skills: demo:neat, demo:tidy",
             "  Output styles: demo:terse",
             "  Not supported: dependencies (plugin dependencies are not supported; install them yourself)",
             '  Warning: .claude-plugin/plugin.json: unknown field "colour" ignored',

@@ -105,7 +105,19 @@ describe("plugin.json", () => {
         expect(plugin.id).toBe("outer@market");
         expect(plugin.version).toBe("2.0.0");
         expect(plugin.description).toBe("d");
+        expect(plugin.defaultEnabled).toBeUndefined();
         expect(plugin.warnings.join("\n")).toContain("the marketplace entry's name outer is used");
+    });
+
+    it("defaultEnabled: the marketplace entry's wins over plugin.json's", async () => {
+        const dir = make({
+            ".claude-plugin/plugin.json": json({ name: "demo", defaultEnabled: false }),
+        });
+        expect((await dir.load()).defaultEnabled).toBe(false);
+        const fromEntry = await dir.load({
+            entry: { name: "demo", source: "./x", defaultEnabled: true },
+        });
+        expect(fromEntry.defaultEnabled).toBe(true);
     });
 
     it("parsePluginManifest alone reports the same errors", () => {

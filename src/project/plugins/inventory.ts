@@ -3,7 +3,7 @@
  * is installed or updated: every program it can run (hook commands, MCP and
  * LSP servers) exactly as it would run, and its other parts by name.
  */
-import { basename } from "node:path";
+import { pluginSkillName } from "./parts";
 import type { LoadedPlugin, PluginInventory } from "./types";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -72,9 +72,7 @@ export function pluginInventory(plugin: LoadedPlugin, source: string): PluginInv
         source,
         commands: plugin.commands.map((c) => c.name),
         agents: plugin.agents.map((a) => a.name),
-        skills: plugin.skillDirs.map((dir) =>
-            dir === plugin.root ? plugin.name : `${plugin.name}:${basename(dir)}`
-        ),
+        skills: plugin.skillDirs.map((dir) => pluginSkillName(plugin, dir)),
         hooks: hooksOf(plugin),
         mcpServers: Object.entries(plugin.mcpServers).map(([name, server]) => ({
             name,

@@ -6,8 +6,9 @@
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { readRegularFileSync, unreadableText } from "../../util/read-regular-file";
+import { frontmatterString, parseFrontmatter } from "../skills/frontmatter";
 import { guardPath, shown } from "./paths";
-import type { PluginMarkdownFile } from "./types";
+import type { LoadedPlugin, PluginMarkdownFile } from "./types";
 
 /** A command, agent or style file larger than this is skipped (North's custom-command limit). */
 export const MAX_PART_BYTES = 64 * 1024;
@@ -190,4 +191,27 @@ export function skillDirs(
         if (path === ctx.root && skillIn(ctx, path)) add(path);
     }
     return out;
+}
+
+/**
+ * A plugin skill's name as a person reaches it, `plugin:skill`: the last
+ * part is its frontmatter `name`, else its folder's name (the plugin's own
+ * name for a root `SKILL.md`).
+ */
+export function pluginSkillName(plugin: Pick<LoadedPlugin, "name" | "root">, dir: string): string {
+    let name = dir === plugin.root ? plugin.name : basename(dir);
+    try {
+        const read = readRegularFileSync(join(dir, "SKILL.md"), {
+            cap: MAX_PART_BYTES,
+            insideRoot: plugin.root,
+        });
+        const written = frontmatterString(
+            parseFrontmatter(read.bytes.toString("utf8")).data,
+            "name"
+        );
+        if (written !== undefined && NAME_PART.test(written)) name = written;
+    } catch {
+        // Unreadable now: the folder's name (reading the plugin already warned).
+    }
+    return `${plugin.name}:${name}`;
 }

@@ -262,11 +262,16 @@ export async function readPlugin(o: ReadPluginOptions): Promise<ReadPluginResult
         };
         if (manifest.version !== undefined) plugin.version = manifest.version;
         if (manifest.description !== undefined) plugin.description = manifest.description;
+        const defaultEnabled = entry?.defaultEnabled ?? manifest.defaultEnabled;
+        if (defaultEnabled !== undefined) plugin.defaultEnabled = defaultEnabled;
         return { ok: true, plugin };
     } catch (error) {
         if (error instanceof PluginPathError || error instanceof PluginConfigError) {
             return { ok: false, error: error.message };
         }
-        throw error;
+        return {
+            ok: false,
+            error: `${o.root}: cannot read the plugin (${(error as Error).message})`,
+        };
     }
 }

@@ -58,6 +58,8 @@ export interface LoadedPlugin {
     /** Server name → Claude Code's `.lsp.json` entry, variables expanded. */
     lspServers: Record<string, unknown>;
     outputStyles: PluginMarkdownFile[];
+    /** `defaultEnabled` (the marketplace entry's wins over plugin.json's); unset means enabled. */
+    defaultEnabled?: boolean;
     /** Fields of the format North does not support (`dependencies`, `userConfig`, …), each named once. */
     unsupported: string[];
     /** Problems that did not stop the plugin (unknown keys, a missing folder a path names). */
