@@ -9,7 +9,8 @@
  *   `<event> <CLAUDE_PLUGIN_ROOT>` to the file named by `PLUGIN_MARKER_ENV`
  *   (so a test sees a hook ran, from which copy, and that installing ran none);
  * - `beta`: a stdio MCP server (`server.mjs`, a real `@modelcontextprotocol/sdk`
- *   server with one tool `echo`) and an output style `terse`.
+ *   server with one tool `echo`, appending `McpStart <CLAUDE_PLUGIN_ROOT>` to
+ *   the same marker file when it starts) and an output style `terse`.
  *
  * Options add plugins, symlinks, marketplace-entry fields and raw files for
  * the bad-input tests.
@@ -86,7 +87,8 @@ if (file) appendFileSync(file, \`\${process.argv[2]} \${process.env.CLAUDE_PLUGI
 `;
 
 function serverScript(): string {
-    return `// A stdio MCP server with one tool, echo.
+    return `// A stdio MCP server with one tool, echo; notes its start in $${PLUGIN_MARKER_ENV}'s file.
+import { appendFileSync } from "node:fs";
 import { Server } from ${JSON.stringify(sdkModuleUrl("server/index.js"))};
 import { StdioServerTransport } from ${JSON.stringify(sdkModuleUrl("server/stdio.js"))};
 import { CallToolRequestSchema, ListToolsRequestSchema } from ${JSON.stringify(sdkModuleUrl("types.js"))};
@@ -106,6 +108,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const text = String(request.params.arguments?.text ?? "");
     return { content: [{ type: "text", text: ${JSON.stringify(ECHO_PREFIX)} + text }] };
 });
+const marker = process.env.${PLUGIN_MARKER_ENV};
+if (marker) appendFileSync(marker, \`McpStart \${process.env.CLAUDE_PLUGIN_ROOT ?? "(no root)"}\\n\`);
 await server.connect(new StdioServerTransport());
 `;
 }

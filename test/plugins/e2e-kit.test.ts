@@ -87,7 +87,7 @@ describe("the plugin marketplace test kit", () => {
         expect(readFileSync(marker, "utf8")).toBe(`SessionStart ${pluginRoot}\n`);
     });
 
-    it("beta's server answers a real MCP client with its echo tool", async () => {
+    it("beta's server notes its start and answers a real MCP client with its echo tool", async () => {
         const root = tempRoot();
         const market = makeTestMarketplace(root);
         const pluginRoot = join(market.dir, "plugins/beta");
@@ -103,7 +103,11 @@ describe("the plugin marketplace test kit", () => {
                 command: process.execPath,
                 args,
                 cwd: root,
-                env: isolatedNorthEnv(root) as Record<string, string>,
+                env: {
+                    ...(isolatedNorthEnv(root) as Record<string, string>),
+                    [PLUGIN_MARKER_ENV]: join(root, "marker.txt"),
+                    CLAUDE_PLUGIN_ROOT: pluginRoot,
+                },
             })
         );
         try {
@@ -111,6 +115,7 @@ describe("the plugin marketplace test kit", () => {
             expect(tools.tools.map((t) => t.name)).toEqual(["echo"]);
             const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
             expect(result.content).toEqual([{ type: "text", text: `${ECHO_PREFIX}hi` }]);
+            expect(readFileSync(join(root, "marker.txt"), "utf8")).toBe(`McpStart ${pluginRoot}\n`);
         } finally {
             await client.close();
         }
