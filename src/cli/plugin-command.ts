@@ -29,7 +29,7 @@ import { dataDir } from "../storage/paths";
 import { readInstalledPlugins } from "../storage/plugins/store";
 import { closestMatches } from "../util/levenshtein";
 import { printError, printWarning, writeStdout } from "../util/terminal-text";
-import { approvePluginChange } from "./plugin-approval";
+import { confirmPluginChange } from "./plugin-consent";
 
 export const PLUGIN_HELP_TEXT = `Usage:
   north plugin marketplace add SOURCE        clone a marketplace and pin it to its current commit
@@ -283,7 +283,7 @@ async function approveAndCommit(
     for (const warning of prepared.warnings) printWarning(warning);
     let approved = false;
     try {
-        approved = await approvePluginChange(prepared, { yes });
+        approved = await confirmPluginChange(prepared, { yes });
     } finally {
         if (!approved) await discardPrepared(prepared);
     }

@@ -61,6 +61,8 @@ export interface PreparedPlugin {
     /** The staged copy (removed by `discardPrepared`, moved by `commitPrepared`). */
     staged: string;
     previous?: InstalledPluginRecord;
+    /** What the approved copy could run (an update shows what changed); absent when it no longer reads. */
+    previousInventory?: PluginInventory;
     /** The approved fingerprint differs (always true for a new install). */
     needsApproval: boolean;
     /** The marketplace entry as written (kept on the record: loading reads the plugin the same way). */
@@ -167,6 +169,19 @@ function showRootVariable(inventory: PluginInventory, staged: string): PluginInv
     };
 }
 
+/** The installed copy's inventory, read as loading reads it; undefined when it no longer reads. */
+async function inventoryOf(ctx: PluginContext, record: InstalledPluginRecord): Promise<PluginInventory | undefined> {
+    const read = await readPlugin({
+        root: record.path,
+        marketplace: record.marketplace,
+        dataDir: pluginDataDir(ctx.dataDir, record.id),
+        projectDir: ctx.projectDir,
+        ...(record.entry ? { entry: record.entry } : {}),
+    }).catch(() => undefined);
+    if (!read?.ok) return undefined;
+    return showRootVariable(pluginInventory(read.plugin, record.path), record.path);
+}
+
 /** Copies, reads, inventories and fingerprints a plugin of an added marketplace; nothing of it runs. */
 export async function prepareInstall(ctx: PluginContext, id: PluginId): Promise<PreparedPlugin> {
     const parts = parsePluginId(id);
@@ -214,6 +229,7 @@ export async function prepareInstall(ctx: PluginContext, id: PluginId): Promise<
         const inventory = showRootVariable(pluginInventory(read.plugin, found.source), staged);
         inventory.warnings = [...copied.warnings, ...inventory.warnings];
         const previous = readInstalledPlugins(ctx.dataDir)[id];
+        const previousInventory = previous ? await inventoryOf(ctx, previous) : undefined;
         const entryDefault = entry.raw.defaultEnabled;
         return {
             id: pluginId(parts.name, market.name),
@@ -223,6 +239,7 @@ export async function prepareInstall(ctx: PluginContext, id: PluginId): Promise<
             commit: found.commit,
             staged,
             ...(previous ? { previous } : {}),
+            ...(previousInventory ? { previousInventory } : {}),
             needsApproval: previous?.fingerprint !== fingerprint,
             entry: entry.raw,
             defaultEnabled:
