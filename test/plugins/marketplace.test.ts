@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+    existsSync,
+    mkdirSync,
+    mkdtempSync,
+    readdirSync,
+    readFileSync,
+    rmSync,
+    writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -20,8 +28,18 @@ import {
     setPluginEnabled,
     updateMarketplaces,
 } from "../../src/agent/plugins/operations";
-import { pluginDataDir, readInstalledPlugins, readMarketplaces, stagingDir } from "../../src/storage/plugins/store";
-import { PLUGIN_MARKER_ENV, alphaFiles, makeTestMarketplace, testGit } from "../kit/plugin-marketplace";
+import {
+    pluginDataDir,
+    readInstalledPlugins,
+    readMarketplaces,
+    stagingDir,
+} from "../../src/storage/plugins/store";
+import {
+    PLUGIN_MARKER_ENV,
+    alphaFiles,
+    makeTestMarketplace,
+    testGit,
+} from "../kit/plugin-marketplace";
 
 let root: string;
 let ctx: PluginContext;
@@ -56,7 +74,11 @@ describe("parsePluginSourceText", () => {
             kind: "github",
             repo: "anthropics/claude-plugins-official",
         });
-        expect(parsePluginSourceText("owner/repo@v2", "/w")).toEqual({ kind: "github", repo: "owner/repo", ref: "v2" });
+        expect(parsePluginSourceText("owner/repo@v2", "/w")).toEqual({
+            kind: "github",
+            repo: "owner/repo",
+            ref: "v2",
+        });
         expect(parsePluginSourceText("https://example.com/x/market.git#main", "/w")).toEqual({
             kind: "git",
             url: "https://example.com/x/market.git",
@@ -66,14 +88,28 @@ describe("parsePluginSourceText", () => {
             kind: "git",
             url: "git@example.com:team/market.git",
         });
-        expect(parsePluginSourceText("./market", "/w")).toEqual({ kind: "local", path: "/w/market" });
-        expect(parsePluginSourceText("/abs/market#dev", "/w")).toEqual({ kind: "local", path: "/abs/market", ref: "dev" });
-        expect(parsePluginSourceText("file:///srv/market", "/w")).toEqual({ kind: "local", path: "/srv/market" });
+        expect(parsePluginSourceText("./market", "/w")).toEqual({
+            kind: "local",
+            path: "/w/market",
+        });
+        expect(parsePluginSourceText("/abs/market#dev", "/w")).toEqual({
+            kind: "local",
+            path: "/abs/market",
+            ref: "dev",
+        });
+        expect(parsePluginSourceText("file:///srv/market", "/w")).toEqual({
+            kind: "local",
+            path: "/srv/market",
+        });
     });
 
     it("refuses sources North does not support, saying what to use", () => {
-        expect(() => parsePluginSourceText("https://example.com/marketplace.json", "/w")).toThrow(/not supported.*git URL/);
-        expect(() => parsePluginSourceText("npm:@acme/plugins", "/w")).toThrow(/npm sources are not supported/);
+        expect(() => parsePluginSourceText("https://example.com/marketplace.json", "/w")).toThrow(
+            /not supported.*git URL/
+        );
+        expect(() => parsePluginSourceText("npm:@acme/plugins", "/w")).toThrow(
+            /npm sources are not supported/
+        );
         expect(() => parsePluginSourceText("ftp://example.com/x", "/w")).toThrow(/not supported/);
         expect(() => parsePluginSourceText("  ", "/w")).toThrow(/source is needed/);
     });
@@ -90,7 +126,9 @@ describe("marketplaces", () => {
         const names = (await listAvailablePlugins(ctx)).map((plugin) => plugin.id);
         expect(names).toEqual(["alpha@north-test", "beta@north-test"]);
 
-        const manifest = JSON.parse(readFileSync(join(market.dir, ".claude-plugin", "marketplace.json"), "utf8"));
+        const manifest = JSON.parse(
+            readFileSync(join(market.dir, ".claude-plugin", "marketplace.json"), "utf8")
+        );
         manifest.plugins[0].description = "Changed upstream";
         const second = market.change(".claude-plugin/marketplace.json", JSON.stringify(manifest));
         expect((await listAvailablePlugins(ctx))[0]!.description).toBe("The alpha test plugin");
@@ -132,7 +170,9 @@ describe("marketplaces", () => {
             name: "broken",
             files: { ".claude-plugin/marketplace.json": "{ not json" },
         });
-        expect(await failure(addMarketplace(ctx, { kind: "local", path: broken.dir }))).toContain("marketplace.json");
+        expect(await failure(addMarketplace(ctx, { kind: "local", path: broken.dir }))).toContain(
+            "marketplace.json"
+        );
         expect(readMarketplaces(ctx.dataDir)).toEqual({});
         expect(staged()).toEqual([]);
     });
@@ -179,9 +219,20 @@ describe("installing", () => {
                 "${CLAUDE_PLUGIN_ROOT}/hooks/mark.mjs"
             );
             const record = await commitPrepared(ctx, prepared);
-            expect(record).toMatchObject({ id: "alpha@north-test", enabled: true, commit: market.commit() });
+            expect(record).toMatchObject({
+                id: "alpha@north-test",
+                enabled: true,
+                commit: market.commit(),
+            });
             expect(record.path).toBe(
-                join(ctx.dataDir, "plugins", "cache", "north-test", "alpha", record.version ?? market.commit().slice(0, 12))
+                join(
+                    ctx.dataDir,
+                    "plugins",
+                    "cache",
+                    "north-test",
+                    "alpha",
+                    record.version ?? market.commit().slice(0, 12)
+                )
             );
             expect(existsSync(join(record.path, "hooks", "mark.mjs"))).toBe(true);
             expect(existsSync(prepared.staged)).toBe(false);
@@ -191,7 +242,10 @@ describe("installing", () => {
 
             expect(setPluginEnabled(ctx, "alpha@north-test", false).enabled).toBe(false);
             expect(readInstalledPlugins(ctx.dataDir)["alpha@north-test"]!.enabled).toBe(false);
-            expect((await listAvailablePlugins(ctx))[0]).toMatchObject({ installed: true, enabled: false });
+            expect((await listAvailablePlugins(ctx))[0]).toMatchObject({
+                installed: true,
+                enabled: false,
+            });
             setPluginEnabled(ctx, "alpha@north-test", true);
 
             const data = pluginDataDir(ctx.dataDir, "alpha@north-test");
@@ -205,7 +259,9 @@ describe("installing", () => {
             expect(removedPlugins).toEqual(["beta@north-test"]);
             expect(readInstalledPlugins(ctx.dataDir)).toEqual({});
             expect(readMarketplaces(ctx.dataDir)).toEqual({});
-            expect(existsSync(join(ctx.dataDir, "plugins", "marketplaces", "north-test"))).toBe(false);
+            expect(existsSync(join(ctx.dataDir, "plugins", "marketplaces", "north-test"))).toBe(
+                false
+            );
             expect(existsSync(join(ctx.dataDir, "plugins", "cache", "north-test"))).toBe(false);
             expect(existsSync(marker)).toBe(false);
         } finally {
@@ -261,25 +317,38 @@ describe("installing", () => {
         const secret = join(root, "secret.txt");
         writeFileSync(secret, "do not copy\n");
         const market = makeTestMarketplace(root, {
-            symlinks: { "plugins/alpha/outside.txt": secret, "plugins/alpha/inside.md": "commands/greet.md" },
+            symlinks: {
+                "plugins/alpha/outside.txt": secret,
+                "plugins/alpha/inside.md": "commands/greet.md",
+            },
         });
         await addMarketplace(ctx, { kind: "local", path: market.dir });
         const prepared = await prepareInstall(ctx, "alpha@north-test");
-        expect(prepared.warnings).toEqual(["outside.txt: a symlink out of the plugin folder; skipped"]);
-        expect(prepared.inventory.warnings).toContain("outside.txt: a symlink out of the plugin folder; skipped");
+        expect(prepared.warnings).toEqual([
+            "outside.txt: a symlink out of the plugin folder; skipped",
+        ]);
+        expect(prepared.inventory.warnings).toContain(
+            "outside.txt: a symlink out of the plugin folder; skipped"
+        );
         const record = await commitPrepared(ctx, prepared);
         expect(existsSync(join(record.path, "outside.txt"))).toBe(false);
         expect(readFileSync(join(record.path, "inside.md"), "utf8")).toContain("$ARGUMENTS");
     });
 
     it("names what is wrong: an unknown plugin, an unknown marketplace, an unsupported source", async () => {
-        const market = makeTestMarketplace(root, { entries: { beta: { source: { source: "npm", package: "beta" } } } });
+        const market = makeTestMarketplace(root, {
+            entries: { beta: { source: { source: "npm", package: "beta" } } },
+        });
         await addMarketplace(ctx, { kind: "local", path: market.dir });
         expect(await failure(prepareInstall(ctx, "gamma@north-test"))).toBe(
             "marketplace north-test has no plugin gamma (it has: alpha, beta)"
         );
-        expect(await failure(prepareInstall(ctx, "alpha@nowhere"))).toContain("no marketplace named nowhere");
-        expect(await failure(prepareInstall(ctx, "beta@north-test"))).toContain('"npm" sources are not supported');
+        expect(await failure(prepareInstall(ctx, "alpha@nowhere"))).toContain(
+            "no marketplace named nowhere"
+        );
+        expect(await failure(prepareInstall(ctx, "beta@north-test"))).toContain(
+            '"npm" sources are not supported'
+        );
         expect(staged()).toEqual([]);
     });
 });
