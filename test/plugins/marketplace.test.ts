@@ -238,6 +238,10 @@ describe("installing", () => {
             expect(existsSync(prepared.staged)).toBe(false);
             const beta = await prepareInstall(ctx, "beta@north-test");
             await commitPrepared(ctx, beta);
+            market.change("plugins/beta/server.mjs", "// changed\n");
+            const update = await prepareUpdate(ctx, "beta@north-test");
+            if ("upToDate" in update) throw new Error("expected a change");
+            await commitPrepared(ctx, update);
             expect(existsSync(marker)).toBe(false);
 
             expect(setPluginEnabled(ctx, "alpha@north-test", false).enabled).toBe(false);
@@ -333,6 +337,38 @@ describe("installing", () => {
         const record = await commitPrepared(ctx, prepared);
         expect(existsSync(join(record.path, "outside.txt"))).toBe(false);
         expect(readFileSync(join(record.path, "inside.md"), "utf8")).toContain("$ARGUMENTS");
+    });
+
+    it("installs a plugin from its own git repository (a url source) pinned to the entry's sha", async () => {
+        const repo = join(root, "gamma");
+        mkdirSync(join(repo, ".claude-plugin"), { recursive: true });
+        mkdirSync(join(repo, "commands"));
+        writeFileSync(
+            join(repo, ".claude-plugin", "plugin.json"),
+            JSON.stringify({ name: "gamma" })
+        );
+        writeFileSync(join(repo, "commands", "hello.md"), "First text.\n");
+        testGit(repo, "init", "-q");
+        testGit(repo, "add", "-A");
+        testGit(repo, "commit", "-q", "-m", "first");
+        const pinned = testGit(repo, "rev-parse", "HEAD");
+        writeFileSync(join(repo, "commands", "hello.md"), "Second text.\n");
+        testGit(repo, "commit", "-q", "-am", "second");
+        const market = makeTestMarketplace(root, {
+            extraPlugins: { gamma: {} },
+            entries: { gamma: { source: { source: "url", url: `file://${repo}`, sha: pinned } } },
+        });
+        await addMarketplace(ctx, { kind: "local", path: market.dir });
+        const prepared = await prepareInstall(ctx, "gamma@north-test");
+        expect(prepared.commit).toBe(pinned);
+        expect(prepared.inventory.source).toBe(`file://${repo}@${pinned.slice(0, 12)}`);
+        const record = await commitPrepared(ctx, prepared);
+        expect(record.path.endsWith(join("gamma", pinned.slice(0, 12)))).toBe(true);
+        expect(readFileSync(join(record.path, "commands", "hello.md"), "utf8")).toBe(
+            "First text.\n"
+        );
+        expect(existsSync(join(record.path, ".git"))).toBe(false);
+        expect(staged()).toEqual([]);
     });
 
     it("names what is wrong: an unknown plugin, an unknown marketplace, an unsupported source", async () => {
