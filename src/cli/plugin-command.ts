@@ -28,7 +28,7 @@ import { detectRepoRoot } from "../project/repo-root";
 import { dataDir } from "../storage/paths";
 import { readInstalledPlugins } from "../storage/plugins/store";
 import { closestMatches } from "../util/levenshtein";
-import { printError, printWarning, writeStdout } from "../util/terminal-text";
+import { printError, writeStdout } from "../util/terminal-text";
 import { confirmPluginChange } from "./plugin-consent";
 
 export const PLUGIN_HELP_TEXT = `Usage:
@@ -280,7 +280,6 @@ async function approveAndCommit(
     ctx: PluginContext,
     yes: boolean
 ): Promise<boolean> {
-    for (const warning of prepared.warnings) printWarning(warning);
     let approved = false;
     try {
         approved = await confirmPluginChange(prepared, { yes });
@@ -319,14 +318,26 @@ async function updateCommand(argv: string[], ctx: PluginContext): Promise<number
         ? Object.keys(readInstalledPlugins(ctx.dataDir)).sort()
         : [resolveInstalledId(ctx, text!)];
     if (ids.length === 0) writeStdout("no plugins installed\n");
+    // Each marketplace is fetched once, however many of its plugins update.
+    const records = readInstalledPlugins(ctx.dataDir);
+    const fetched = new Set<string>();
     let failed = false;
     for (const id of ids) {
-        const result = await prepareUpdate(ctx, id);
-        if ("upToDate" in result) {
-            writeStdout(`${id} is up to date\n`);
-            continue;
+        const marketplace = records[id]!.marketplace;
+        try {
+            if (!fetched.has(marketplace)) await updateMarketplaces(ctx, marketplace);
+            fetched.add(marketplace);
+            const result = await prepareUpdate(ctx, id, { marketplaceFetched: true });
+            if ("upToDate" in result) {
+                writeStdout(`${id} is up to date\n`);
+                continue;
+            }
+            if (!(await approveAndCommit(result, ctx, parsed.values.yes === true))) failed = true;
+        } catch (error) {
+            if (!(error instanceof PluginError) || ids.length === 1) throw error;
+            printError(`${id}: ${error.message}`);
+            failed = true;
         }
-        if (!(await approveAndCommit(result, ctx, parsed.values.yes === true))) failed = true;
     }
     return failed ? 1 : 0;
 }

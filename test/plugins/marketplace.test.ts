@@ -5,6 +5,7 @@ import {
     readdirSync,
     readFileSync,
     rmSync,
+    utimesSync,
     writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
@@ -275,7 +276,16 @@ describe("installing", () => {
 
     it("keeps its data with keepData, and a discarded install leaves nothing", async () => {
         const market = makeTestMarketplace(root);
+        // What a killed run left: a day-old work folder goes, a fresh one (another North's) stays.
+        const stale = join(stagingDir(ctx.dataDir), "alpha-stale");
+        const fresh = join(stagingDir(ctx.dataDir), "alpha-fresh");
+        mkdirSync(stale, { recursive: true });
+        mkdirSync(fresh);
+        const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+        utimesSync(stale, twoDaysAgo, twoDaysAgo);
         await addMarketplace(ctx, { kind: "local", path: market.dir });
+        expect(staged()).toEqual(["alpha-fresh"]);
+        rmSync(fresh, { recursive: true });
         const discarded = await prepareInstall(ctx, "beta@north-test");
         await discardPrepared(discarded);
         expect(staged()).toEqual([]);

@@ -32,13 +32,13 @@ import {
 } from "../../project/plugins/types";
 import { PluginCopyError, copyPluginTree } from "../../storage/plugins/copy-plugin";
 import { GitFetchError, cloneAtCommit } from "../../storage/plugins/git-fetch";
+import { makeStagingFolder } from "../../storage/plugins/staging";
 import {
     type InstalledPluginRecord,
     type MarketplaceRecord,
     pluginCacheParent,
     pluginDataDir,
     readInstalledPlugins,
-    stagingDir,
     updateInstalledPlugin,
     writeInstalledPlugin,
 } from "../../storage/plugins/store";
@@ -191,10 +191,8 @@ export async function prepareInstall(ctx: PluginContext, id: PluginId): Promise<
     if (parts === undefined) throw new PluginError(`${id} is not a plugin id (name@marketplace)`);
     const market = getMarketplace(ctx, parts.marketplace);
     const { entry, pluginRoot } = entryOrThrow(market, parts.name);
-    const staging = stagingDir(ctx.dataDir);
-    mkdirSync(staging, { recursive: true });
-    const cloneDir = mkdtempSync(join(staging, "source-"));
-    const staged = mkdtempSync(join(staging, `${parts.name.replace(/[^A-Za-z0-9_-]/g, "-")}-`));
+    const cloneDir = makeStagingFolder(ctx.dataDir, "source");
+    const staged = makeStagingFolder(ctx.dataDir, parts.name);
     try {
         const found = await pluginFolder(ctx, market, entry, pluginRoot, cloneDir);
         let real: string;
@@ -259,10 +257,17 @@ export async function prepareInstall(ctx: PluginContext, id: PluginId): Promise<
     }
 }
 
-/** Updates the plugin's marketplace (moving its pin) and prepares the new copy; unchanged files → up to date. */
-export async function prepareUpdate(ctx: PluginContext, id: PluginId): Promise<PreparedUpdate> {
+/**
+ * Updates the plugin's marketplace (moving its pin; `marketplaceFetched`: the
+ * caller just did) and prepares the new copy; unchanged files → up to date.
+ */
+export async function prepareUpdate(
+    ctx: PluginContext,
+    id: PluginId,
+    o: { marketplaceFetched?: boolean } = {}
+): Promise<PreparedUpdate> {
     const record = installedOrThrow(ctx, id);
-    await updateMarketplaces(ctx, record.marketplace);
+    if (!o.marketplaceFetched) await updateMarketplaces(ctx, record.marketplace);
     const prepared = await prepareInstall(ctx, id);
     if (prepared.needsApproval) return prepared;
     await discardPrepared(prepared);

@@ -3,7 +3,7 @@
  * move the pin, only when asked), remove, list, and reading a clone's
  * catalogue. Nothing of a marketplace runs: it is a clone and a JSON read.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
     type MarketplaceManifest,
@@ -17,12 +17,12 @@ import {
     refetch,
     repositoryTop,
 } from "../../storage/plugins/git-fetch";
+import { makeStagingFolder } from "../../storage/plugins/staging";
 import {
     type MarketplaceRecord,
     type PluginSource,
     marketplaceCloneDir,
     readMarketplaces,
-    stagingDir,
     writeMarketplace,
 } from "../../storage/plugins/store";
 import { readRegularTextSync, unreadableText } from "../../util/read-regular-file";
@@ -104,9 +104,7 @@ export async function addMarketplace(
     source: PluginSource
 ): Promise<MarketplaceRecord> {
     if (source.kind === "local") await checkLocalRepository(source.path);
-    const staging = stagingDir(ctx.dataDir);
-    mkdirSync(staging, { recursive: true });
-    const temp = mkdtempSync(join(staging, "marketplace-"));
+    const temp = makeStagingFolder(ctx.dataDir, "marketplace");
     try {
         const commit = await cloneAtCommit(temp, {
             url: sourceFetchUrl(source),
