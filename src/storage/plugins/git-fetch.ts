@@ -26,21 +26,34 @@ const FETCH_CONFIG: readonly string[] = [
 
 export class GitFetchError extends Error {}
 
-function fetchEnv(): Record<string, string> {
-    const ssh = process.env.GIT_SSH_COMMAND?.trim() || "ssh";
+/**
+ * The user's ssh command (`GIT_SSH_COMMAND`, else their global
+ * `core.sshCommand`, else ssh) in batch mode: a key that needs a passphrase or
+ * an unknown host key fails instead of asking on the terminal.
+ */
+async function batchSshCommand(cwd: string): Promise<string> {
+    let ssh = process.env.GIT_SSH_COMMAND?.trim();
+    if (!ssh) {
+        const configured = await runGit(cwd, ["config", "--global", "--get", "core.sshCommand"]);
+        ssh = (configured.code === 0 && configured.stdout.trim()) || "ssh";
+    }
+    return `${ssh} -o BatchMode=yes`;
+}
+
+function fetchEnv(ssh = "ssh -o BatchMode=yes"): Record<string, string> {
     return {
         GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
         GIT_TERMINAL_PROMPT: "0",
         GIT_ASKPASS: "",
         SSH_ASKPASS: "",
         SSH_ASKPASS_REQUIRE: "never",
-        GIT_SSH_COMMAND: `${ssh} -o BatchMode=yes`,
+        GIT_SSH_COMMAND: ssh,
         GIT_LFS_SKIP_SMUDGE: "1",
     };
 }
 
-function gitOptions(signal?: AbortSignal): GitOptions {
-    return { extraConfig: FETCH_CONFIG, env: fetchEnv(), signal, timeoutMs: 300_000 };
+function gitOptions(signal?: AbortSignal, ssh?: string): GitOptions {
+    return { extraConfig: FETCH_CONFIG, env: fetchEnv(ssh), signal, timeoutMs: 300_000 };
 }
 
 /**
@@ -78,7 +91,7 @@ async function fetchAndCheckout(
     want: string,
     signal?: AbortSignal
 ): Promise<string> {
-    const options = gitOptions(signal);
+    const options = gitOptions(signal, await batchSshCommand(repo));
     const fetched = await runGit(
         repo,
         [
