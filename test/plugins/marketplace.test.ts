@@ -139,6 +139,15 @@ describe("marketplaces", () => {
         expect(updated!.commit).toBe(second);
         expect((await listAvailablePlugins(ctx))[0]!.description).toBe("Changed upstream");
         expect(listMarketplaces(ctx).map((m) => m.commit)).toEqual([second]);
+
+        // A broken catalogue upstream: the update is refused and the pin stays where it was.
+        market.change(".claude-plugin/marketplace.json", "{ broken");
+        expect(await failure(updateMarketplaces(ctx))).toContain("marketplace.json");
+        expect(readMarketplaces(ctx.dataDir)["north-test"]!.commit).toBe(second);
+        expect((await listAvailablePlugins(ctx)).map((plugin) => plugin.name)).toEqual([
+            "alpha",
+            "beta",
+        ]);
         expect(staged()).toEqual([]);
     });
 
