@@ -83,7 +83,16 @@ function parse(
             positionals: parsed.positionals,
         };
     } catch (error) {
-        const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+        const known = new Set(
+            Object.entries(flags).flatMap(([flag, spec]) => [
+                `--${flag}`,
+                ...(spec.short ? [`-${spec.short}`] : []),
+            ])
+        );
+        const unknown =
+            (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+                ? argv.find((arg) => /^--?[^-]/.test(arg) && !known.has(arg.split("=")[0]!))
+                : undefined;
         if (unknown !== undefined) {
             const close = closestMatches(
                 unknown,
