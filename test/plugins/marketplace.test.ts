@@ -310,6 +310,10 @@ describe("installing", () => {
         const market = makeTestMarketplace(root);
         await addMarketplace(ctx, { kind: "local", path: market.dir });
         const first = await commitPrepared(ctx, await prepareInstall(ctx, "alpha@north-test"));
+        const again = await prepareInstall(ctx, "alpha@north-test");
+        expect(again.needsApproval).toBe(false);
+        expect((await commitPrepared(ctx, again)).path).toBe(first.path);
+        expect(readdirSync(join(first.path, ".."))).toHaveLength(1);
 
         market.change("plugins/beta/README.md", "beta only\n");
         const same = await prepareUpdate(ctx, "alpha@north-test");

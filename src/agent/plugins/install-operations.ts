@@ -300,15 +300,23 @@ export async function commitPrepared(
     const parts = parsePluginId(prepared.id)!;
     const parent = pluginCacheParent(ctx.dataDir, parts.marketplace, parts.name);
     mkdirSync(parent, { recursive: true });
-    const base = versionFolder(prepared);
-    // A copy in use keeps its folder: a changed plugin with the same version gets its own.
-    let folder = join(parent, base);
-    if (existsSync(folder)) folder = join(parent, `${base}-${prepared.fingerprint.slice(0, 8)}`);
-    if (existsSync(folder)) folder = mkdtempSync(join(parent, `${base}-`));
-    rmSync(folder, { recursive: true, force: true });
-    renameSync(prepared.staged, folder);
-    const now = new Date().toISOString();
     const current = readInstalledPlugins(ctx.dataDir)[prepared.id];
+    let folder: string;
+    if (current?.fingerprint === prepared.fingerprint && existsSync(current.path)) {
+        // The same files again (an install repeated): the copy in place stays.
+        folder = current.path;
+        rmSync(prepared.staged, { recursive: true, force: true });
+    } else {
+        const base = versionFolder(prepared);
+        // A copy in use keeps its folder: a changed plugin with the same version gets its own.
+        folder = join(parent, base);
+        if (existsSync(folder))
+            folder = join(parent, `${base}-${prepared.fingerprint.slice(0, 8)}`);
+        if (existsSync(folder)) folder = mkdtempSync(join(parent, `${base}-`));
+        rmSync(folder, { recursive: true, force: true });
+        renameSync(prepared.staged, folder);
+    }
+    const now = new Date().toISOString();
     const record: InstalledPluginRecord = {
         id: prepared.id,
         name: parts.name,
