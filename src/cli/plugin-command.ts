@@ -297,8 +297,13 @@ async function approveAndCommit(
     }
     if (!approved) return false;
     const record = await commitPrepared(ctx, prepared);
+    const verb = !prepared.previous
+        ? "installed"
+        : prepared.needsApproval
+          ? "updated"
+          : "already installed (the same files):";
     writeStdout(
-        `${prepared.previous ? "updated" : "installed"} ${record.id}` +
+        `${verb} ${record.id}` +
             (record.version ? ` ${record.version}` : "") +
             (record.enabled ? "" : " (disabled: north plugin enable " + record.id + ")") +
             "\n"

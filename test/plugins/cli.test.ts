@@ -104,6 +104,9 @@ describe("north plugin", () => {
         expect(Object.keys(installed()).sort()).toEqual(["alpha@north-test", "beta@north-test"]);
         expect(existsSync(marker)).toBe(false);
 
+        expect(ok(await north("install", "alpha")).stdout).toContain(
+            "already installed (the same files): alpha@north-test"
+        );
         const list = ok(await north("list")).stdout;
         expect(list).toMatch(/alpha@north-test .*enabled/);
         const listJson = JSON.parse(ok(await north("list", "--json")).stdout) as Array<{
