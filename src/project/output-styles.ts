@@ -66,7 +66,7 @@ function markdownFiles(dir: string): string[] {
     }
     return entries
         .filter((entry) => !entry.name.startsWith(".") && entry.name.toLowerCase().endsWith(".md"))
-        .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+        .filter((entry) => !entry.isDirectory())
         .map((entry) => join(dir, entry.name))
         .sort();
 }
