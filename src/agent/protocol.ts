@@ -148,6 +148,8 @@ export interface OutputStyleListing {
     current: string;
     /** The style a new conversation would take, when not `current`. */
     next?: string;
+    /** A request was sent under `current`: a pick applies from the next conversation, or now. */
+    started: boolean;
     /** Style files that were skipped or read with a problem. */
     warnings: string[];
 }

@@ -110,7 +110,9 @@ describe("the output style in the system prompt", () => {
         await on.session.run("hi", { mode: "agent" });
         const none = makeSession([answer("x")]);
         await none.session.run("hi", { mode: "agent" });
-        const [dropped, kept, plain] = [off, on, none].map((s) => s.provider.requests[0]!.system);
+        const [dropped, kept, plain] = [off, on, none].map(
+            (s) => s.provider.requests[0]!.system
+        ) as [string, string, string];
         for (const tag of CODING_SECTIONS) {
             expect(dropped).not.toContain(`<${tag}>`);
             expect(kept).toContain(`<${tag}>`);

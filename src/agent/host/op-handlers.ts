@@ -252,6 +252,7 @@ function outputStyles(host: HostParts): OpReplies["output_styles"] {
             },
         ],
         current: "default",
+        started: host.conversation.session.outputStyleFixed,
         warnings: [],
     };
 }

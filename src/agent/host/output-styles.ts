@@ -85,6 +85,7 @@ export class OutputStyleSelection {
             })),
             current,
             ...(next !== current ? { next } : {}),
+            started: session.outputStyleFixed,
             warnings,
         };
     }

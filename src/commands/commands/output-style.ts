@@ -60,10 +60,11 @@ export const outputStyleCommand: CommandDefinition = {
                     label: `${s.name}${s.active ? " (current)" : ""}`,
                     hint: [s.source, s.description].filter(Boolean).join(" · "),
                 })),
+                // Before the first request a pick simply applies; after it, when is a question.
                 onChoice: (choice) =>
                     choice
-                        ? now
-                            ? pick(choice, true)
+                        ? now || !styles.started
+                            ? pick(choice, now)
                             : when(choice)
                         : result("Output style unchanged."),
             };
