@@ -64,6 +64,14 @@ export class OutputStyleSelection {
         return chooseOutputStyle(this.styles().styles, this.selected);
     }
 
+    /**
+     * Looks for styles again (plugins loaded, enabled or removed); a
+     * conversation that sent a request keeps its style.
+     */
+    refresh(): void {
+        this.styles(true);
+    }
+
     /** The style a conversation starting now uses (undefined: North's default). */
     forConversation(): AppliedOutputStyle | undefined {
         const chosen = this.choose();
