@@ -77,11 +77,12 @@ export interface SessionOptions {
     /** Added after the system prompt (`--append-system-prompt`). */
     appendSystemPrompt?: string;
     /**
-     * The output style, asked for at the first run and then fixed for the
-     * conversation (the cached prefix stays byte-identical); `setOutputStyle`
-     * changes it at once. Absent: North's default.
+     * The output style, asked for at the first run (`final`) and then fixed
+     * for the conversation (the cached prefix stays byte-identical); an
+     * estimate before asks too (not final). `setOutputStyle` changes it at
+     * once. Absent: North's default.
      */
-    outputStyle?: () => AppliedOutputStyle | undefined;
+    outputStyle?: (final: boolean) => AppliedOutputStyle | undefined;
     /** No model request is sent once the conversation has cost this much (`--max-budget-usd`). */
     maxBudgetUsd?: number;
     /** Rules and project profile, sent ahead of the transcript on every request. */
@@ -250,7 +251,7 @@ export class AgentSession {
     /** The conversation's output style; `fix` keeps it for every later run. */
     private outputStyle(fix: boolean): AppliedOutputStyle | undefined {
         if (this.fixedOutputStyle) return this.fixedOutputStyle.style;
-        const style = this.options.outputStyle?.();
+        const style = this.options.outputStyle?.(fix);
         if (fix) this.fixedOutputStyle = { style };
         return style;
     }

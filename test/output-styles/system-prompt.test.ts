@@ -46,7 +46,10 @@ const TEACHER: AppliedOutputStyle = {
     keepCodingInstructions: true,
 };
 
-function makeSession(replies: ScriptedReply[], outputStyle?: () => AppliedOutputStyle | undefined) {
+function makeSession(
+    replies: ScriptedReply[],
+    outputStyle?: (final: boolean) => AppliedOutputStyle | undefined
+) {
     const provider = new ScriptedProvider(replies);
     const session = new AgentSession({
         sessionId: "s1",
@@ -166,31 +169,35 @@ describe("OutputStyleSelection", () => {
         return { picks, warnings };
     }
 
-    it("a missing saved style: default with one notice; a pick before any request applies to the first", async () => {
+    it("a missing saved style: default, said once at the first request; a pick before any request applies to the first", async () => {
         const saved: string[] = [];
         const { picks, warnings } = selection(saved, "gone");
-        const { session, provider } = makeSession([answer("1"), answer("2")], () =>
-            picks.forConversation()
+        const { session, provider } = makeSession([answer("1")], (final) =>
+            picks.forConversation(final)
         );
         expect(picks.listing(session)).toMatchObject({ current: "default" });
+        // Before the first request nothing is final (a plugin's style may still load): no notice yet.
+        expect(warnings).toEqual([]);
+        await session.run("a", { mode: "agent" });
         expect(warnings).toEqual([
             expect.stringContaining('output style "gone" is not available here'),
         ]);
-        const reply = picks.set(session, "concise", false);
+        expect(provider.requests[0]!.system).not.toContain("<output_style");
+        const fresh = makeSession([answer("1")], (final) => picks.forConversation(final));
+        const reply = picks.set(fresh.session, "concise", false);
         expect(reply.message).toBe(
             "Output style concise from the first request on. Saved in /repo/.north/settings.local.json."
         );
-        await session.run("a", { mode: "agent" });
-        expect(provider.requests[0]!.system).toContain('<output_style name="concise">');
+        await fresh.session.run("a", { mode: "agent" });
+        expect(fresh.provider.requests[0]!.system).toContain('<output_style name="concise">');
         expect(saved).toEqual(["concise"]);
-        picks.forConversation();
         expect(warnings).toHaveLength(1);
     });
 
     it("after a request: a pick applies to the next conversation, or now with the cache note", async () => {
         const { picks } = selection([], "concise");
-        const { session, provider } = makeSession([answer("1"), answer("2")], () =>
-            picks.forConversation()
+        const { session, provider } = makeSession([answer("1"), answer("2")], (final) =>
+            picks.forConversation(final)
         );
         await session.run("a", { mode: "agent" });
         const later = picks.set(session, "learning", false);

@@ -182,7 +182,9 @@ export class ConversationKeeper {
             messages: restored?.messages,
             rollingSummary: restored?.rollingSummary,
             resumeNote: processes?.note ?? undefined,
-            outputStyle: deps.outputStyles ? () => deps.outputStyles?.forConversation() : undefined,
+            outputStyle: deps.outputStyles
+                ? (final) => deps.outputStyles?.forConversation(final)
+                : undefined,
             restoredState: restored?.state,
             checkpoints: checkpoints?.checkpointer,
             sink: log

@@ -46,11 +46,9 @@ export class OutputStyleSelection {
         this.selected = deps.setting;
     }
 
-    private styles(refresh = false): OutputStyleDiscovery {
-        if (refresh || !this.found) {
-            this.found = this.deps.discover();
-            for (const warning of this.found.warnings) this.tell(warning);
-        }
+    private styles(refresh = false, tell = true): OutputStyleDiscovery {
+        if (refresh || !this.found) this.found = this.deps.discover();
+        if (tell) for (const warning of this.found.warnings) this.tell(warning);
         return this.found;
     }
 
@@ -65,17 +63,14 @@ export class OutputStyleSelection {
     }
 
     /**
-     * Looks for styles again (plugins loaded, enabled or removed); a
-     * conversation that sent a request keeps its style.
+     * The style a conversation uses (undefined: North's default), looked for
+     * again each time (plugins may have loaded or changed since). `final`:
+     * the conversation keeps it (its first request), so a missing style is
+     * said now; an estimate before that says nothing.
      */
-    refresh(): void {
-        this.styles(true);
-    }
-
-    /** The style a conversation starting now uses (undefined: North's default). */
-    forConversation(): AppliedOutputStyle | undefined {
-        const chosen = this.choose();
-        if (chosen.notice) this.tell(chosen.notice);
+    forConversation(final = true): AppliedOutputStyle | undefined {
+        const chosen = chooseOutputStyle(this.styles(true, final).styles, this.selected);
+        if (chosen.notice && final) this.tell(chosen.notice);
         return applied(chosen.style);
     }
 
