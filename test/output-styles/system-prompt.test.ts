@@ -207,7 +207,7 @@ describe("OutputStyleSelection", () => {
         expect(picks.listing(session)).toMatchObject({ current: "concise", next: "learning" });
         const listed = picks.listing(session).styles.find((s) => s.name === "concise");
         expect(listed).toMatchObject({ active: true, source: "built-in" });
-        const now = picks.set(session, "learning", true);
+        const now = picks.set(session, "Learning", true);
         expect(now.message).toContain("the prompt cache starts again");
         await session.run("b", { mode: "agent" });
         expect(provider.requests[1]!.system).toContain('<output_style name="learning">');

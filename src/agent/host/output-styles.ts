@@ -95,7 +95,10 @@ export class OutputStyleSelection {
 
     /** Selects `name` for the next conversations (saved), and for this one too when `now`. */
     set(session: AgentSession, name: string, now: boolean): Outcome {
-        const style = this.styles(true).styles.find((s) => s.name === name);
+        const { styles } = this.styles(true);
+        const style =
+            styles.find((s) => s.name === name) ??
+            styles.find((s) => s.name.toLowerCase() === name.toLowerCase());
         if (!style) {
             return {
                 message: `no output style "${name}"; /output-style lists them`,
