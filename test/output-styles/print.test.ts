@@ -150,4 +150,42 @@ describe("output styles in print mode", () => {
         },
         TIMEOUT
     );
+
+    it(
+        "a subagent's requests keep North's prompt: the style is the main conversation's only",
+        async () => {
+            setUp({ "app.ts": "export const a = 1;\n" });
+            const child = (body: string): boolean => body.includes("TASK-S: look");
+            server.enqueue(
+                {
+                    toolCalls: [
+                        {
+                            id: "t1",
+                            name: "task",
+                            input: { description: "survey", prompt: "TASK-S: look" },
+                        },
+                    ],
+                },
+                { when: child, text: "The child saw app.ts." },
+                { text: "Done." }
+            );
+            const before = server.requests.length;
+            const run = await runNorth(
+                ["-p", "/output-style learning survey the app", "--path", repo],
+                { env, cwd: repo }
+            );
+            expect(run.code).toBe(0);
+            expect(run.stdout).toBe("Done.\n");
+            const systems = server.requests
+                .slice(before)
+                .map((r) => JSON.stringify((r.body as { system?: unknown }).system));
+            expect(systems).toHaveLength(3);
+            const [main, sub, last] = systems as [string, string, string];
+            expect(main).toContain('<output_style name=\\"learning\\">');
+            expect(last).toBe(main);
+            expect(sub).not.toContain("output_style");
+            expect(JSON.stringify(server.requests[before + 1]!.body)).toContain("TASK-S: look");
+        },
+        TIMEOUT
+    );
 });
