@@ -195,6 +195,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     tools20: benchTools20,
     search: benchSearchTree,
     context: async () => (await import("./context")).benchContext(),
+    "output-style": async () => (await import("./output-style")).benchOutputStyle(),
     shell: async () => (await import("./shell")).benchShell(),
     sandbox: async () => (await import("./sandbox")).benchSandbox(),
     processes: async () => (await import("./processes")).benchProcesses(),

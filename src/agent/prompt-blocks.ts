@@ -25,3 +25,20 @@ export function systemWithContext(system: string, blocks: ContextBlocks): string
     if (blocks.profile) parts.push(`# Project Profile\n\n${blocks.profile}`);
     return parts.join("\n\n");
 }
+
+/** The output style of the main conversation, as its system prompt carries it. */
+export interface AppliedOutputStyle {
+    name: string;
+    /** The style's instructions; empty for North's default. */
+    prompt: string;
+    keepCodingInstructions: boolean;
+}
+
+/**
+ * The style's instructions, placed after North's own (and any appended
+ * prompt): the style wins where they differ. Empty for the default style.
+ */
+export function outputStyleBlock(style: AppliedOutputStyle | undefined): string | undefined {
+    if (!style || style.prompt === "") return undefined;
+    return `<output_style name="${style.name}">\nRespond in this output style; where it differs from the guidance above, it wins.\n\n${style.prompt}\n</output_style>`;
+}

@@ -134,6 +134,26 @@ export interface CostFigures extends StatusCosts {
     allTime: CostRow[];
 }
 
+/** The output styles `/output-style` offers. */
+export interface OutputStyleListing {
+    styles: Array<{
+        name: string;
+        description: string;
+        /** `built-in`, `user`, `project`, or `plugin name@marketplace`. */
+        source: string;
+        /** The style of the current conversation. */
+        active: boolean;
+    }>;
+    /** The current conversation's style. */
+    current: string;
+    /** The style a new conversation would take, when not `current`. */
+    next?: string;
+    /** A request was sent under `current`: a pick applies from the next conversation, or now. */
+    started: boolean;
+    /** Style files that were skipped or read with a problem. */
+    warnings: string[];
+}
+
 /** Every action a front-end can take, as a value. */
 export type EngineOp =
     | {
@@ -198,6 +218,9 @@ export type EngineOp =
     | { type: "lsp_servers" }
     | { type: "skills" }
     | { type: "memory" }
+    | { type: "output_styles" }
+    /** Picks an output style (saved for this project); `now`: this conversation too (the prompt cache restarts). */
+    | { type: "set_output_style"; name: string; now: boolean }
     /** The `Read(...)` deny rule covering an absolute path (`@` attachments), if any. */
     | { type: "read_denial"; path: string }
     /** Saves one of the front-end's own transcript actions (a prompt, a review) with the conversation. */
@@ -249,6 +272,8 @@ export interface OpReplies {
     lsp_servers: LanguageServerListing;
     skills: Array<{ name: string; description: string }>;
     memory: MemoryListing;
+    output_styles: OutputStyleListing;
+    set_output_style: Outcome;
     read_denial: { rule?: string };
     record_view: { recorded: boolean };
     processes: ProcessInfo[];

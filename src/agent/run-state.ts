@@ -1,7 +1,7 @@
 import type { ImageBlock, ToolSchema, Usage } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
 import type { ContextBlocks } from "./prompt-blocks";
-import { systemWithContext } from "./prompt-blocks";
+import { type AppliedOutputStyle, outputStyleBlock, systemWithContext } from "./prompt-blocks";
 import type { EngineEvent, Mode, ToolCallRecord } from "./events";
 import type { NorthFileRouter } from "./north-file-turn";
 import { PROPOSE_PLAN_SCHEMA, PROPOSE_PLAN_TOOL } from "./plan";
@@ -64,6 +64,8 @@ export interface RunSetup {
     /** Added after the system prompt, before the rules (`--append-system-prompt`). */
     appendSystemPrompt?: string;
     context: ContextBlocks;
+    /** The main conversation's output style (subagents and reviewers have none). */
+    outputStyle?: AppliedOutputStyle;
     /** The session's NORTH_FILE router, created on first use. */
     northFile: () => NorthFileRouter;
 }
@@ -80,12 +82,16 @@ export interface RequestShape {
 export function requestShape(mode: Mode, setup: Omit<RunSetup, "northFile">): RequestShape {
     const { schemas, allowed, allowedNames } = toolShape(mode, setup.tools);
     const base =
-        setup.systemPrompt ?? buildSystemPrompt({ repoRoot: setup.repoRoot, mode, tools: allowed });
+        setup.systemPrompt ??
+        buildSystemPrompt({
+            repoRoot: setup.repoRoot,
+            mode,
+            tools: allowed,
+            codingInstructions: setup.outputStyle?.keepCodingInstructions ?? true,
+        });
     // Fixed for the session, so the cached prefix stays byte-identical across requests.
-    const system = systemWithContext(
-        setup.appendSystemPrompt ? `${base}\n\n${setup.appendSystemPrompt}` : base,
-        setup.context
-    );
+    const own = [base, setup.appendSystemPrompt, outputStyleBlock(setup.outputStyle)];
+    const system = systemWithContext(own.filter(Boolean).join("\n\n"), setup.context);
     return { system, schemas, allowed, allowedNames };
 }
 

@@ -8,7 +8,7 @@ import type { FileCheckpointer } from "../tools/types";
 import { type ApprovalSettings, type Approver, createNoStandingApprovals } from "./approvals";
 import { type SummariseOptions, summarise } from "./compaction";
 import type { StructuredSummary } from "./summary-text";
-import type { ContextBlocks } from "./prompt-blocks";
+import type { AppliedOutputStyle, ContextBlocks } from "./prompt-blocks";
 import {
     Conversation,
     type RestoredState,
@@ -76,6 +76,13 @@ export interface SessionOptions {
     systemPrompt?: string;
     /** Added after the system prompt (`--append-system-prompt`). */
     appendSystemPrompt?: string;
+    /**
+     * The output style, asked for at the first run (`final`) and then fixed
+     * for the conversation (the cached prefix stays byte-identical); an
+     * estimate before asks too (not final). `setOutputStyle` changes it at
+     * once. Absent: North's default.
+     */
+    outputStyle?: (final: boolean) => AppliedOutputStyle | undefined;
     /** No model request is sent once the conversation has cost this much (`--max-budget-usd`). */
     maxBudgetUsd?: number;
     /** Rules and project profile, sent ahead of the transcript on every request. */
@@ -138,6 +145,8 @@ export class AgentSession {
     private context: ContextBlocks;
     /** Sent once, with the first request. */
     private resumeNote: string | null;
+    /** The output style once fixed (first run, or `setOutputStyle`); null before. */
+    private fixedOutputStyle: { style: AppliedOutputStyle | undefined } | null = null;
 
     constructor(options: SessionOptions) {
         this.options = options;
@@ -239,6 +248,35 @@ export class AgentSession {
         this.context = { ...context, memory: this.context.memory };
     }
 
+    /** The conversation's output style; `fix` keeps it for every later run. */
+    private outputStyle(fix: boolean): AppliedOutputStyle | undefined {
+        if (this.fixedOutputStyle) return this.fixedOutputStyle.style;
+        const style = this.options.outputStyle?.(fix);
+        if (fix) this.fixedOutputStyle = { style };
+        return style;
+    }
+
+    /** The output style in force now (or that the first request will use). */
+    get outputStyleName(): string | undefined {
+        return this.outputStyle(false)?.name;
+    }
+
+    /** Whether a request was sent under the current style (changing it now restarts the prompt cache). */
+    get outputStyleFixed(): boolean {
+        return this.fixedOutputStyle !== null;
+    }
+
+    /**
+     * Changes the output style from the next request on: the system prompt
+     * changes, so the provider's cached prefix starts again.
+     */
+    setOutputStyle(style: AppliedOutputStyle | undefined): void {
+        this.fixedOutputStyle = { style };
+        if (this.conversation.contextKnown) {
+            this.conversation.setContextTokens(this.estimateNextRequest());
+        }
+    }
+
     /** Replaces the memory block (a note was saved); the prefix before it stays cached. */
     setMemory(memory: string | undefined): void {
         this.context = { ...this.context, memory };
@@ -280,6 +318,7 @@ export class AgentSession {
             systemPrompt: this.options.systemPrompt,
             appendSystemPrompt: this.options.appendSystemPrompt,
             context: this.context,
+            outputStyle: this.outputStyle(true),
             northFile: () =>
                 (this.northFileRouter ??= new NorthFileRouter(this.options.repoRoot, {
                     checkpoint: this.options.checkpoints,
@@ -343,6 +382,7 @@ export class AgentSession {
             systemPrompt: this.options.systemPrompt,
             appendSystemPrompt: this.options.appendSystemPrompt,
             context: this.context,
+            outputStyle: this.outputStyle(false),
         });
         return estimatePromptTokens(shape.system, this.conversation.forRequest(), shape.schemas)
             .total;

@@ -6,6 +6,11 @@ export interface SystemPromptInput {
     mode: Mode;
     /** The tools offered: guidance about editing (and NORTH_FILE) or commands is left out without them. */
     tools: ReadonlyArray<Pick<ToolDefinition, "approvalPolicy" | "hookAliases">>;
+    /**
+     * False under an output style without `keep-coding-instructions`: the
+     * sections in `CODING_SECTIONS` are left out. Default true.
+     */
+    codingInstructions?: boolean;
 }
 
 type Policy = Exclude<ApprovalPolicy, "none">;
@@ -76,6 +81,16 @@ const SECTIONS: Section[] = [
     ],
 ];
 
+/** North's software-engineering sections, dropped under an output style that does not keep them. */
+export const CODING_SECTIONS: ReadonlySet<string> = new Set([
+    "planning",
+    "making_code_changes",
+    "verification",
+    "mixed_files",
+    "tool_churn_limits",
+    "debugging",
+]);
+
 const AGENT_NOTE = `Agent mode: you may change files and run commands through the tools.`;
 
 // Accept-edits differs from agent only in who reviews edits: the same prompt keeps the cache.
@@ -101,8 +116,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
             (tool) => tool.approvalPolicy === "shell" && tool.hookAliases?.includes("Bash") === true
         ),
     };
-    const body = SECTIONS.filter(([, , needs]) => !needs || can[needs]).map(
-        ([tag, text]) => `<${tag}>\n${typeof text === "string" ? text : text(can)}\n</${tag}>`
-    );
+    const coding = input.codingInstructions !== false;
+    const body = SECTIONS.filter(
+        ([tag, , needs]) => (!needs || can[needs]) && (coding || !CODING_SECTIONS.has(tag))
+    ).map(([tag, text]) => `<${tag}>\n${typeof text === "string" ? text : text(can)}\n</${tag}>`);
     return [header, ...body, `<mode>\n${MODE_NOTES[input.mode]}\n</mode>`].join("\n\n");
 }

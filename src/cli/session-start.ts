@@ -43,6 +43,7 @@ import { type ProjectExtensions, loadProjectExtensions, withMcpTools } from "./p
 import { type ProjectTrustDecision, type TrustDecider, settleProjectTrust } from "./project-trust";
 import { reapLeftovers } from "../tools/processes/leftovers";
 import { createSessionSandbox } from "./sandbox-setting";
+import { createOutputStyleSelection } from "./output-style-setup";
 import { addedDirsNote, withoutTools } from "./script-flags";
 import type { PreparedSession } from "./session-setup";
 import { loadSubagents } from "./subagent-wiring";
@@ -387,6 +388,14 @@ export async function startSession(
         mcp: extensions.mcp,
         languages: extensions.languages,
         skills: extensions.skills.map(({ name, description }) => ({ name, description })),
+        outputStyles: createOutputStyleSelection({
+            repoRoot,
+            trusted: loaded.trust.trusted,
+            live: loaded.trust.live,
+            setting: loaded.settings.merged.outputStyle,
+            savePicks: options.frontEnd === "interactive" || options.frontEnd === "acp",
+            warn,
+        }),
         permissions: permissions.listing,
         standing: () => ({
             commands: permissions.approvalSettings.isShellAutoApproved(),

@@ -12,6 +12,7 @@ import { memoryCommand } from "./commands/memory";
 import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
+import { outputStyleCommand } from "./commands/output-style";
 import { permissionsCommand } from "./commands/permissions";
 import { psCommand } from "./commands/ps";
 import { quitCommand } from "./commands/quit";
@@ -63,6 +64,7 @@ export const BUILTIN_COMMANDS = [
     permissionsCommand,
     memoryCommand,
     psCommand,
+    outputStyleCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

@@ -140,6 +140,24 @@ export function saveLocalAnswer(repoRoot: string, answer: ChatAnswer): void {
     excludeLocalFile(repoRoot);
 }
 
+/**
+ * Sets `key` of `.north/settings.local.json` (the user's own output style),
+ * keeping every other key, and keeps the file out of git. Locked and atomic;
+ * a broken file is left alone. Throws when it cannot save.
+ */
+export function saveLocalSetting(repoRoot: string, key: string, value: unknown): void {
+    editJsonObject(
+        join(repoRoot, LOCAL_SETTINGS_FILE),
+        (settings) => {
+            if (settings[key] === value) return false;
+            settings[key] = value;
+            return true;
+        },
+        { newFileMode: 0o644, insideRoot: repoRoot }
+    );
+    excludeLocalFile(repoRoot);
+}
+
 /** A "don't ask again" given in the chat: an exact command, or a `Bash(...)` allow rule. */
 type ChatAnswer = { allowCommand: string } | { allowRule: string };
 

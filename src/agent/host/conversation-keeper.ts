@@ -33,6 +33,7 @@ import {
 import type { ConversationHistory } from "../protocol";
 import type { AgentSession, SessionOptions } from "../session";
 import { conversationCheckpoints } from "./checkpoints";
+import type { OutputStyleSelection } from "./output-styles";
 import { resumedProcesses } from "./resumed-processes";
 import type { Spend } from "./spend";
 
@@ -51,6 +52,7 @@ export type SessionParts = Pick<
     | "checkpoints"
     | "sink"
     | "resumeNote"
+    | "outputStyle"
 >;
 
 export interface ConversationKeeperDeps {
@@ -69,6 +71,8 @@ export interface ConversationKeeperDeps {
     env?: Record<string, string | undefined>;
     /** The background processes this North runs (a resumed conversation's may be among them). */
     processes?: ProcessTable;
+    /** Each conversation takes the selected output style at its first request. */
+    outputStyles?: Pick<OutputStyleSelection, "forConversation">;
 }
 
 export interface ConversationPrompt {
@@ -178,6 +182,9 @@ export class ConversationKeeper {
             messages: restored?.messages,
             rollingSummary: restored?.rollingSummary,
             resumeNote: processes?.note ?? undefined,
+            outputStyle: deps.outputStyles
+                ? (final) => deps.outputStyles?.forConversation(final)
+                : undefined,
             restoredState: restored?.state,
             checkpoints: checkpoints?.checkpointer,
             sink: log

@@ -26,6 +26,7 @@ import type { ConversationKeeper } from "./conversation-keeper";
 import { conversationMarkdown, exportMarkdownFile } from "./export-markdown";
 import { startLearning, stopLearning } from "./learning";
 import { memoryFileToEdit, memoryListing, reloadMemory, saveMemoryNote } from "./memory";
+import type { OutputStyleSelection } from "./output-styles";
 import { runReviewOp } from "./review";
 import type { ReviewSettings } from "../review/run-review";
 import { forkConversation, rewindConversation, rewindPointsOf } from "./rewind";
@@ -62,6 +63,8 @@ export interface HostDeps {
     review?: ReviewSettings;
     /** `--max-budget-usd`: a review's reviewers together spend no more. */
     maxBudgetUsd?: number;
+    /** The output styles; absent: only North's default (`/output-style` says so). */
+    outputStyles?: OutputStyleSelection;
 }
 
 /** The host's parts an op works on. */
@@ -235,6 +238,31 @@ function languageServers(host: HostParts): OpReplies["lsp_servers"] {
     };
 }
 
+function outputStyles(host: HostParts): OpReplies["output_styles"] {
+    const selection = host.deps.outputStyles;
+    const session = host.conversation.session;
+    if (selection) return selection.listing(session);
+    return {
+        styles: [
+            {
+                name: "default",
+                description: "North's own prompt",
+                source: "built-in",
+                active: true,
+            },
+        ],
+        current: "default",
+        started: host.conversation.session.outputStyleFixed,
+        warnings: [],
+    };
+}
+
+function setOutputStyle(host: HostParts, op: OpOf<"set_output_style">): Outcome {
+    const selection = host.deps.outputStyles;
+    if (!selection) return { message: "output styles are not available here", isError: true };
+    return selection.set(host.conversation.session, op.name, op.now);
+}
+
 function removePermission(host: HostParts, number: number): Outcome {
     const removed = host.deps.permissions.remove(number);
     return { message: removed.message, isError: !removed.ok };
@@ -301,6 +329,10 @@ export function handleOp(
             return host.deps.skills;
         case "review":
             return runReviewOp(host, op);
+        case "output_styles":
+            return outputStyles(host);
+        case "set_output_style":
+            return setOutputStyle(host, op);
         case "record_view":
             conversation.recordView(op.action);
             return { recorded: conversation.log !== undefined };
