@@ -222,5 +222,17 @@ describe("plugins that do not load", () => {
         const help = await north(["-p", "/help"]);
         expect(help.stdout).not.toContain("alpha:greet");
         expect(existsSync(marker)).toBe(false);
+        // Trusted, the same file switches the plugin on.
+        const trusted = await north(["-p", "/help", "--trust"]);
+        expect(trusted.stdout).toContain("/alpha:greet");
+    });
+
+    it("shows a project command hidden by a built-in as a collision", async () => {
+        mkdirSync(join(repo, ".north", "commands"), { recursive: true });
+        writeFileSync(join(repo, ".north", "commands", "review.md"), "Project review.\n");
+        const help = await north(["-p", "/help"]);
+        expect(help.stdout).toContain(
+            `/review (project command ${join(repo, ".north", "commands", "review.md")}) is hidden by the built-in /review; rename it`
+        );
     });
 });

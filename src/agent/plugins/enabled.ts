@@ -51,7 +51,8 @@ export function enabledPluginsSetting(
 ): { enabledPlugins: Record<string, boolean>; warnings: string[] } {
     const enabledPlugins: Record<string, boolean> = {};
     const warnings: string[] = [];
-    for (const layer of settings.layers) Object.assign(enabledPlugins, layer.settings.enabledPlugins);
+    for (const layer of settings.layers)
+        Object.assign(enabledPlugins, layer.settings.enabledPlugins);
     for (const text of claudeSettingsTexts) {
         if (text === undefined) continue;
         let json: unknown;
@@ -118,7 +119,8 @@ export async function loadEnabledPlugins(o: {
         else {
             load.plugins.push(outcome.plugin);
             load.records[record.id] = record;
-            for (const warning of outcome.plugin.warnings) load.warnings.push(`${record.id}: ${warning}`);
+            for (const warning of outcome.plugin.warnings)
+                load.warnings.push(`${record.id}: ${warning}`);
         }
     });
     load.elapsedMs = performance.now() - started;
@@ -176,4 +178,16 @@ export function createPluginApprovalCheck(
             isPluginEnabled(record, enabledPlugins)
         );
     };
+}
+
+/** Lines a person reads about a load (`north doctor`): each plugin loaded, held or off. */
+export function describePluginLoad(load: PluginLoad): string[] {
+    return [
+        ...load.plugins.map(
+            (plugin) => `${plugin.id}${plugin.version ? ` ${plugin.version}` : ""}: loaded`
+        ),
+        ...load.held.map(({ id, reason }) => `${id}: held: ${reason}`),
+        ...load.disabled.map((id) => `${id}: disabled`),
+        ...load.warnings,
+    ];
 }
