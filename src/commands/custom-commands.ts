@@ -128,7 +128,7 @@ export function createCustomCommands(registry: CommandRegistry): CustomCommands 
             registry.clearCollisions([
                 ...leaving.map((c) => c.name),
                 ...bareClaims.keys(),
-                ...commands.flatMap((c) => [c.name, bareCommandName(c) ?? c.name]),
+                ...commands.map((c) => c.name),
             ]);
             bareClaims.clear();
             addPlugins(commands);
