@@ -121,7 +121,11 @@ class ProjectLanguageService implements LanguageService {
                 findBinary(definition.diagnosticsNeed, this.repoRoot, pathEnv) !== null,
             instances: new Map(),
         }));
-        // A server the user configured wins an extension over a built-in.
+        this.claimExtensions();
+    }
+
+    /** Gives each extension to the first found server claiming it; the user's win over built-ins. */
+    private claimExtensions(): void {
         const ordered = [...this.servers].sort(
             (a, b) =>
                 Number(a.definition.origin === "built-in") -
@@ -251,6 +255,9 @@ class ProjectLanguageService implements LanguageService {
                 if (owner === server) this.byExtension.delete(ext);
             }
         }
+        // Gone from the listing; the next server claiming those extensions takes them.
+        for (const server of leaving) this.servers.splice(this.servers.indexOf(server), 1);
+        this.claimExtensions();
         await Promise.all(
             leaving.flatMap((server) => {
                 const instances = [...server.instances.values()];
