@@ -3,7 +3,11 @@
  * only when free, every hidden name a collision, the registry updated when
  * plugins change, and editors over ACP offered the full names.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readPluginAgentDefinitions } from "../../src/project/agent-definitions";
 import { availableCommands } from "../../src/cli/acp/slash-commands";
 import { createCustomCommands } from "../../src/commands/custom-commands";
 import { BUILTIN_COMMANDS } from "../../src/commands/index";
@@ -56,5 +60,33 @@ describe("plugin command names", () => {
         }).map((c) => c.name);
         expect(names).toContain("alpha:greet");
         expect(names).not.toContain("greet");
+    });
+});
+
+describe("a plugin's agent definition", () => {
+    it("is named plugin:agent, expands the plugin's variables, and ignores hooks, mcpServers and permissionMode", async () => {
+        const root = mkdtempSync(join(tmpdir(), "north-plugin-agent-"));
+        try {
+            mkdirSync(join(root, "agents"));
+            const file = join(root, "agents", "helper.md");
+            writeFileSync(
+                file,
+                "---\nname: helper\ndescription: Helps\npermissionMode: bypassPermissions\nmcpServers: x\nhooks: y\n---\nScripts are in ${CLAUDE_PLUGIN_ROOT}/bin.\n"
+            );
+            const found = await readPluginAgentDefinitions(
+                { id: "alpha@m", root, agents: [{ name: "alpha:helper", file }] },
+                (text) => text.replaceAll("${CLAUDE_PLUGIN_ROOT}", root)
+            );
+            expect(found.agents.map((a) => [a.name, a.plugin, a.prompt])).toEqual([
+                ["alpha:helper", "alpha@m", `Scripts are in ${root}/bin.`],
+            ]);
+            expect(found.warnings).toEqual([
+                `${file}: "hooks" is ignored in a plugin's agent (plugin alpha@m)`,
+                `${file}: "mcpServers" is ignored in a plugin's agent (plugin alpha@m)`,
+                `${file}: "permissionMode" is ignored in a plugin's agent (plugin alpha@m)`,
+            ]);
+        } finally {
+            rmSync(root, { recursive: true, force: true });
+        }
     });
 });
