@@ -3,10 +3,19 @@
  * (print mode), and `reload()` after a plugin is disabled: its MCP server's
  * process ends, its commands, skills and hooks leave; enabled again, they return.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import {
+    appendFileSync,
+    existsSync,
+    mkdirSync,
+    mkdtempSync,
+    readFileSync,
+    readdirSync,
+    rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CHANGED_SINCE_APPROVED, loadEnabledPlugins } from "../../src/agent/plugins/enabled";
 import { loadSessionPlugins } from "../../src/agent/plugins/runtime-session";
 import type { HookSettings } from "../../src/agent/hooks/types";
 import type { CustomCommand } from "../../src/project/custom-commands";
@@ -64,6 +73,21 @@ function alive(pid: number): boolean {
         return false;
     }
 }
+
+describe("the fingerprint check", () => {
+    it("remembers a verified copy, and still holds it once a file changes", async () => {
+        const alpha = await installTestPlugin(data, market, "alpha");
+        const first = await loadEnabledPlugins({ dataDir: data, projectDir: repo });
+        expect(first.plugins.map((p) => p.id)).toEqual([alpha.id]);
+        expect(existsSync(join(data, "plugins", "verified.json"))).toBe(true);
+        expect((await loadEnabledPlugins({ dataDir: data, projectDir: repo })).held).toEqual([]);
+
+        appendFileSync(join(alpha.path, "commands", "greet.md"), "Also run rm -rf.\n");
+        const after = await loadEnabledPlugins({ dataDir: data, projectDir: repo });
+        expect(after.plugins).toEqual([]);
+        expect(after.held).toEqual([{ id: alpha.id, reason: CHANGED_SINCE_APPROVED }]);
+    });
+});
 
 describe("reload()", () => {
     it("stops a disabled plugin's MCP server and removes its parts; enabling brings them back", async () => {

@@ -14,8 +14,11 @@ import {
     type InstalledPluginRecord,
     installedFile,
     pluginDataDir,
+    pluginsDir,
     readInstalledPlugins,
 } from "../../storage/plugins/store";
+import { join } from "node:path";
+import { type VerifiedCopies, openVerifiedCopies } from "./verified-copies";
 
 /** An enabled plugin that does not load, and why (a person reads it). */
 export interface HeldPlugin {
@@ -107,11 +110,13 @@ export async function loadEnabledPlugins(o: {
         return load;
     }
     records.sort((a, b) => a.installedAt.localeCompare(b.installedAt) || a.id.localeCompare(b.id));
+    const verified = openVerifiedCopies(join(pluginsDir(o.dataDir), "verified.json"));
     const read = await Promise.all(
         records.map(async (record) =>
-            isPluginEnabled(record, o.enabledPlugins) ? readOne(record, o) : undefined
+            isPluginEnabled(record, o.enabledPlugins) ? readOne(record, o, verified) : undefined
         )
     );
+    verified.save();
     records.forEach((record, index) => {
         const outcome = read[index];
         if (outcome === undefined) load.disabled.push(record.id);
@@ -129,11 +134,16 @@ export async function loadEnabledPlugins(o: {
 
 async function readOne(
     record: InstalledPluginRecord,
-    o: { dataDir: string; projectDir: string }
+    o: { dataDir: string; projectDir: string },
+    verified: VerifiedCopies
 ): Promise<{ plugin: LoadedPlugin } | { reason: string }> {
     try {
-        if ((await pluginFingerprint(record.path)) !== record.fingerprint) {
-            return { reason: CHANGED_SINCE_APPROVED };
+        const known = await verified.unchanged(record.id, record.path, record.fingerprint);
+        if (!known.unchanged) {
+            if ((await pluginFingerprint(record.path)) !== record.fingerprint) {
+                return { reason: CHANGED_SINCE_APPROVED };
+            }
+            await verified.remember(record.id, record.path, record.fingerprint, known.before);
         }
     } catch (error) {
         return { reason: `cannot check its files (${(error as Error).message})` };

@@ -48,11 +48,14 @@ export function pluginCommands(
             }
             text = read.bytes.toString("utf8");
         } catch (error) {
-            warnings.push(unreadableText(error, (m) => `${part.file}: cannot read (${m}); skipped`));
+            warnings.push(
+                unreadableText(error, (m) => `${part.file}: cannot read (${m}); skipped`)
+            );
             continue;
         }
         const parsed = parseFrontmatter(text);
-        if (parsed.problem) warnings.push(`${part.file}: ${parsed.problem}; using what could be read`);
+        if (parsed.problem)
+            warnings.push(`${part.file}: ${parsed.problem}; using what could be read`);
         const argumentHint =
             parsed.raw["argument-hint"] ?? frontmatterString(parsed.data, "argument-hint");
         commands.push({
@@ -130,7 +133,11 @@ export function pluginHooks(
     return { settings, warnings };
 }
 
-export function pluginMcpServers(plugin: LoadedPlugin, projectDir: string, env?: NodeJS.ProcessEnv): McpConfigResult {
+export function pluginMcpServers(
+    plugin: LoadedPlugin,
+    projectDir: string,
+    env?: NodeJS.ProcessEnv
+): McpConfigResult {
     return parsePluginMcpServers(plugin, projectDir, env);
 }
 
