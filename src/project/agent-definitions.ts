@@ -164,7 +164,9 @@ export async function readPluginAgentDefinitions(
     for (const part of plugin.agents) {
         const definition = await readDefinition(part.file, warnings, plugin.root);
         if (!definition) continue;
-        const data = parseFrontmatter(readRegularTextSync(part.file, { insideRoot: plugin.root })).data;
+        const data = parseFrontmatter(
+            readRegularTextSync(part.file, { insideRoot: plugin.root })
+        ).data;
         for (const key of PLUGIN_AGENT_IGNORED) {
             if (data[key] !== undefined) {
                 warnings.push(
@@ -172,7 +174,12 @@ export async function readPluginAgentDefinitions(
                 );
             }
         }
-        agents.push({ ...definition, name: part.name, prompt: expand(definition.prompt), plugin: plugin.id });
+        agents.push({
+            ...definition,
+            name: part.name,
+            prompt: expand(definition.prompt),
+            plugin: plugin.id,
+        });
     }
     return { agents, warnings };
 }

@@ -83,7 +83,9 @@ const editorHelpCommand: CommandDefinition = {
         return result(
             [
                 `Commands:\n${commandTable(own)}`,
-                ...(fromPlugins.length > 0 ? [`Plugin commands:\n${commandTable(fromPlugins)}`] : []),
+                ...(fromPlugins.length > 0
+                    ? [`Plugin commands:\n${commandTable(fromPlugins)}`]
+                    : []),
                 ...(collisions.length > 0
                     ? [`Name collisions:\n${collisions.map((c) => `  ${c}`).join("\n")}`]
                     : []),

@@ -211,7 +211,10 @@ class McpServers implements McpManager {
             );
             return;
         }
-        if (server.spec.scope === "project" && this.stillTrusted.projectStillTrusted?.() === false) {
+        if (
+            server.spec.scope === "project" &&
+            this.stillTrusted.projectStillTrusted?.() === false
+        ) {
             await server.stopFailed(
                 "not restarted: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)"
             );
