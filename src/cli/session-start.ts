@@ -204,7 +204,8 @@ async function conversationTools(
         project.trusted,
         catalogue,
         warn,
-        prepared.userMerged.subagents?.tools
+        prepared.userMerged.subagents?.tools,
+        extensions.plugins.agents()
     );
     const toolset = createConversationToolset(
         repoRoot,
@@ -387,7 +388,13 @@ export async function startSession(
         tools,
         mcp: extensions.mcp,
         languages: extensions.languages,
-        skills: extensions.skills.map(({ name, description }) => ({ name, description })),
+        // Read at each /skills: plugins enabled or disabled mid-session change the list.
+        get skills() {
+            return extensions.skills.map(({ name, description, plugin }) => ({
+                name,
+                description: plugin ? `${description} (plugin ${plugin})` : description,
+            }));
+        },
         outputStyles: createOutputStyleSelection({
             repoRoot,
             trusted: loaded.trust.trusted,
@@ -395,6 +402,7 @@ export async function startSession(
             setting: loaded.settings.merged.outputStyle,
             savePicks: options.frontEnd === "interactive" || options.frontEnd === "acp",
             warn,
+            plugins: () => extensions.plugins.loaded(),
         }),
         permissions: permissions.listing,
         standing: () => ({
