@@ -67,6 +67,17 @@ function parseObject(text: string | undefined): Record<string, unknown> | undefi
     }
 }
 
+/** The project's `enabledPlugins`, its files merged by precedence (its `false`s included). */
+export function declaredEnabledPlugins(snapshot: ProjectConfigSnapshot): Record<string, boolean> {
+    const out: Record<string, boolean> = {};
+    for (const file of DECLARING_FILES) {
+        const enabled = parseObject(snapshot.files[file])?.enabledPlugins;
+        if (!isRecord(enabled)) continue;
+        for (const [id, on] of Object.entries(enabled)) if (typeof on === "boolean") out[id] = on;
+    }
+    return out;
+}
+
 /** `{source:"github", repo:"acme/tools"}` → "github acme/tools", as a person reads it. */
 export function describeMarketplaceSource(source: Record<string, unknown>): string {
     const kind = typeof source.source === "string" ? source.source : "?";
