@@ -16,7 +16,11 @@ import {
 import type { ProjectConfigSnapshot } from "../storage/trust";
 import { findOnPath } from "../util/find-on-path";
 import type { DoctorCheck } from "./doctor-checks";
-import { declaredEnabledPlugins, readDeclaredPlugins } from "./project-declared-plugins";
+import {
+    declaredEnabledPlugins,
+    installCommandLines,
+    readDeclaredPlugins,
+} from "./project-declared-plugins";
 
 type Env = Record<string, string | undefined>;
 
@@ -181,11 +185,12 @@ export async function checkPlugins(o: {
     }
     if (o.trusted) {
         for (const plugin of readDeclaredPlugins(o.snapshot, o.dataDir).plugins) {
-            if (plugin.state === "installed") continue;
+            // Installed ones are listed above (its `true` beats the user's own switch).
+            if (plugin.state !== "not installed") continue;
             checks.push({
                 status: "info",
                 label: `plugin ${plugin.id}`,
-                detail: `the project expects it: ${plugin.state === "not installed" ? `not installed (north plugin install ${plugin.id})` : "you disabled it"}`,
+                detail: `the project expects it, not installed: ${installCommandLines(plugin).join(" && ")}`,
             });
         }
     }

@@ -13,12 +13,15 @@ import {
 } from "../storage/plugins/store";
 import type { ProjectConfigSnapshot, TrustGatedFile } from "../storage/trust";
 
-/** Lowest precedence first: North's own files over Claude Code's, local over shared. */
+/**
+ * Lowest precedence first, as the plugin loader merges them
+ * (agent/plugins/enabled.ts: North's layers, then Claude Code's files).
+ */
 const DECLARING_FILES = [
-    ".claude/settings.json",
-    ".claude/settings.local.json",
     ".north/settings.json",
     ".north/settings.local.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
 ] as const satisfies readonly TrustGatedFile[];
 
 export interface DeclaredMarketplace {
@@ -32,7 +35,10 @@ export interface DeclaredMarketplace {
 export type DeclaredPluginState =
     | "not installed"
     | "installed"
-    /** Installed, and switched off by the user: the project does not switch it on. */
+    /**
+     * Installed and switched off by the user: a trusted project's `true`
+     * switches it on here (as Claude Code's project scope beats the user's).
+     */
     | "disabled by you";
 
 export interface DeclaredPlugin {
@@ -177,7 +183,7 @@ export function declaredPluginText(plugin: DeclaredPlugin): string {
           : ` (marketplace ${plugin.marketplace}: not known here, and the project does not say where it is)`;
     const state =
         plugin.state === "disabled by you"
-            ? "installed but disabled by you: it stays off (north plugin enable turns it on)"
+            ? `installed but disabled by you: trusting this project turns it on here (to keep it off: "enabledPlugins": {"${plugin.id}": false} in .claude/settings.local.json)"`
             : plugin.state === "installed"
               ? "installed"
               : "not installed: North offers to install it after you trust the project, and asks again for each";
@@ -208,7 +214,7 @@ export function declaredPluginNotes(plugins: DeclaredPlugins): string[] {
         if (plugin.state === "installed") return [];
         if (plugin.state === "disabled by you")
             return [
-                `this project expects plugin ${plugin.id}, which you disabled: it stays off (north plugin enable ${plugin.id})`,
+                `this project turns on plugin ${plugin.id}, which you disabled (to keep it off here: "enabledPlugins": {"${plugin.id}": false} in .claude/settings.local.json)`,
             ];
         return [
             `this project expects plugin ${plugin.id}, not installed (print mode installs nothing): ${installCommandLines(plugin).join(" && ")}`,

@@ -80,7 +80,7 @@ describe("the trust question and a project's declared plugins", () => {
         expect(existsSync(pluginsDir(data))).toBe(false);
     });
 
-    it("a plugin the user installed and disabled is said to stay off", async () => {
+    it("a plugin the user installed and disabled: the question says trusting turns it on", async () => {
         declare(".north/settings.json", { enabledPlugins: { "alpha@tools": true } });
         const now = new Date().toISOString();
         writeInstalledPlugin(data, "alpha@tools", {
@@ -96,13 +96,13 @@ describe("the trust question and a project's declared plugins", () => {
         const { asked } = await settle("trust");
         const item = asked[0]!.items.find((i) => i.kind === "plugin")!;
         expect(item.text).toMatch(
-            /^alpha@tools \(marketplace tools: not known here.*\) — installed but disabled by you: it stays off/
+            /^alpha@tools \(marketplace tools: not known here.*\) — installed but disabled by you: trusting this project turns it on here/
         );
     });
 
     it("the local file's false turns off what the shared file turns on", async () => {
         declare(".claude/settings.json", DECLARING);
-        declare(".north/settings.local.json", { enabledPlugins: { "alpha@tools": false } });
+        declare(".claude/settings.local.json", { enabledPlugins: { "alpha@tools": false } });
         const { decision } = await settle("trust");
         expect(decision.declared.plugins.map((p) => p.id)).toEqual(["beta@tools"]);
     });
