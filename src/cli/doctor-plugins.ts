@@ -6,6 +6,7 @@
  */
 import { isAbsolute } from "node:path";
 import { accessSync, constants } from "node:fs";
+import { loadEnabledPlugins } from "../agent/plugins/enabled";
 import type { LoadedPlugin } from "../project/plugins/types";
 import {
     type MarketplaceRecord,
@@ -144,8 +145,6 @@ export async function checkPlugins(o: {
     }
     const ids = Object.keys(installed);
     if (ids.length > 0) {
-        // Only with plugins installed: the reader and loader stay out of doctor's start otherwise.
-        const { loadEnabledPlugins } = await import("../agent/plugins/enabled");
         const enabledPlugins = {
             ...o.userEnabled,
             ...(o.trusted ? declaredEnabledPlugins(o.snapshot) : {}),

@@ -167,7 +167,8 @@ export async function runInteractiveCommand(givenArgs: CliArgs, version: string)
                     if (answer) {
                         // A second, separate yes: trusting the project installs nothing.
                         if (inventory.plugins?.plugins.some((p) => p.state === "not installed")) {
-                            const offer = await import("./project-plugin-offer");
+                            // Through the rarely used commands' split point: no chunk of its own.
+                            const offer = await import("./subcommands");
                             await offer.offerDeclaredPlugins(
                                 inventory.plugins,
                                 offer.chatPluginAsker(bridge, warn),

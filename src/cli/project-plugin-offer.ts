@@ -4,6 +4,7 @@
  * for each plugin chosen its inventory and a yes before anything is kept.
  * Trusting alone clones nothing; saying no to a plugin discards its staged copy.
  */
+import * as ops from "../agent/plugins/operations";
 import type { ApprovalBridge } from "../ui/approval-bridge";
 import { type PluginChange, pluginChangeLines } from "./plugin-consent";
 import { type DeclaredPlugins, marketplaceAddArgument } from "./project-declared-plugins";
@@ -46,8 +47,6 @@ export async function offerDeclaredPlugins(
     );
     if (!choice) return [];
     const chosen = choice === "*" ? missing : missing.filter((p) => p.id === choice);
-    // Loaded only when the user chose to install: start-up never reads it.
-    const ops = await import("../agent/plugins/operations");
     const context = { dataDir: ctx.dataDir, projectDir: ctx.projectDir };
     const installed: string[] = [];
     for (const plugin of chosen) {

@@ -5,11 +5,10 @@
  * never asks and skips). See storage/trust.ts.
  */
 import { createHash } from "node:crypto";
-import { relative, sep } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
 import { legacyApprovalLayers } from "../storage/legacy-approvals";
-import { dataDir } from "../storage/paths";
 import { parseProjectLayers } from "../storage/settings/load";
 import {
     type ProjectConfigSnapshot,
@@ -314,7 +313,12 @@ export async function settleProjectTrust(
 ): Promise<ProjectTrustDecision> {
     const snapshot = readProjectConfig(repoRoot);
     const { fingerprint } = snapshot;
-    const described = describeProjectConfig(repoRoot, snapshot, options.dataDir ?? dataDir());
+    // The store lives in North's data folder, beside the plugins whose state the question shows.
+    const described = describeProjectConfig(
+        repoRoot,
+        snapshot,
+        options.dataDir ?? dirname(store.path)
+    );
     const before = store.trustedItems(repoRoot);
     const inventory =
         before && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)
