@@ -106,6 +106,8 @@ export interface PermissionListing {
 
 export interface McpServerListing {
     name: string;
+    /** The plugin (`name@marketplace`) that brought the server. */
+    plugin?: string;
     state: string;
     error?: string;
     tools: string[];

@@ -36,6 +36,8 @@ export function stateText(server: LspServerStatus): string {
             return `not found (${server.command.split(" ")[0]})${hint ? `; install: ${hint}` : ""}`;
         }
         case "available":
+            // Another server registered first takes every one of its extensions.
+            if (server.lastError?.startsWith("not started")) return server.lastError;
             return `found; starts on the first ${extensionsText(server)} file`;
         case "disabled":
             return `disabled${server.lastError ? `: ${server.lastError}` : ""}`;
@@ -62,7 +64,7 @@ function serverLines(server: LspServerStatus): string[] {
         server.command,
     ];
     lines.push(`  ${where.filter(Boolean).join(" · ")}`);
-    if (server.lastError && server.state !== "disabled") {
+    if (server.lastError && server.state !== "disabled" && server.state !== "available") {
         lines.push(`  last error: ${server.lastError}`);
     }
     return lines;

@@ -214,6 +214,7 @@ function exportConversation(host: HostParts, path: string | undefined): Promise<
 function mcpServers(host: HostParts): OpReplies["mcp_servers"] {
     return (host.deps.mcp?.status() ?? []).map((s) => ({
         name: s.name,
+        ...(s.plugin !== undefined ? { plugin: s.plugin } : {}),
         state: s.state,
         error: s.error,
         tools: s.toolNames,

@@ -15,7 +15,8 @@ export const mcpCommand: CommandDefinition = {
                 );
             }
             const lines = servers.map((s) => {
-                const head = `${s.name}: ${s.state}${s.error ? ` (${s.error})` : ""}`;
+                const from = s.plugin !== undefined ? ` [plugin ${s.plugin}]` : "";
+                const head = `${s.name}${from}: ${s.state}${s.error ? ` (${s.error})` : ""}`;
                 return s.tools.length > 0 ? `${head}\n  ${s.tools.join(", ")}` : head;
             });
             return result(lines.join("\n"));

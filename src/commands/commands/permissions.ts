@@ -9,8 +9,18 @@ const MODE_ID = "mode";
 const ACCEPT_EDITS_LINE =
     "Mode: accept edits on - every edit is applied without review (this session; Shift+Tab or /mode agent switches back)";
 
+/** `mcp__plugin_<plugin>_<server>__…`: a rule about a plugin's MCP server's tool (`plugin:<plugin>:<server>`). */
+function pluginOf(rule: string): string | undefined {
+    const match = /^mcp__plugin_([A-Za-z0-9_-]+?)__/.exec(rule);
+    return match ? `a tool of a plugin's MCP server (plugin_${match[1]})` : undefined;
+}
+
 function entryLine(entry: PermissionEntry): string {
-    const notes = [entry.note, entry.inForce ? undefined : "not in force"].filter(Boolean);
+    const notes = [
+        entry.note,
+        pluginOf(entry.text),
+        entry.inForce ? undefined : "not in force",
+    ].filter(Boolean);
     const suffix = notes.length > 0 ? ` (${notes.join("; ")})` : "";
     return `${entry.text}${suffix} - ${entry.source}`;
 }
