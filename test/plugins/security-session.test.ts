@@ -4,7 +4,8 @@
  * with its process group and the run goes on; its SessionStart hook does not
  * hold the chat's first frame; a plugin command that asks for a shell command
  * still needs the approval print mode does not give without --allow-shell;
- * a plugin's MCP tool, with no rule allowing it, is not run in print mode.
+ * a plugin's agent's edits need the approval --allow-edits gives; a plugin's
+ * MCP tool, with no rule allowing it, is not run in print mode.
  * Needs `node scripts/build.mjs`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -68,6 +69,12 @@ beforeEach(() => {
                 "hooks/hooks.json": JSON.stringify({
                     hooks: { PostToolUse: [{ matcher: "*", hooks: [stuckHook("post", 1)] }] },
                 }),
+            },
+            // An agent granted the create-file tool: its edits follow the run's approvals.
+            writer: {
+                ".claude-plugin/plugin.json": JSON.stringify({ name: "writer", version: "1.0.0" }),
+                "agents/scribe.md":
+                    "---\nname: scribe\ndescription: Writes files\ntools: edit_create_file, read_file\n---\nYou write the files you are asked for.\n",
             },
             slowstart: {
                 ".claude-plugin/plugin.json": JSON.stringify({
@@ -192,6 +199,71 @@ describe("a plugin's commands and tools ask like any other", () => {
             expect(existsSync(join(project, "pwned.txt"))).toBe(false);
             const results = anthropicToolResultTexts(server.requests.at(-1)!);
             expect(results.join("\n")).toMatch(/--allow-shell|not allowed|denied|refused/i);
+        },
+        TIMEOUT
+    );
+
+    it(
+        "a plugin's agent's edits need the run's approval: none without --allow-edits, written with it",
+        async () => {
+            await install("writer");
+            server.enqueue(
+                {
+                    toolCalls: [
+                        {
+                            name: "task",
+                            input: {
+                                description: "a chore",
+                                prompt: "Create notes.txt.",
+                                agent: "writer:scribe",
+                            },
+                        },
+                    ],
+                },
+                {
+                    toolCalls: [
+                        { name: "edit_create_file", input: { path: "notes.txt", content: "x\n" } },
+                    ],
+                },
+                { text: "could not write" },
+                { text: "the helper could not" }
+            );
+            const run = await north("-p", "get help", "--path", project);
+            expect(run.stdout).toContain("the helper could not");
+            expect(JSON.stringify(server.requests[1]!.body)).toContain(
+                "You write the files you are asked for."
+            );
+            expect(existsSync(join(project, "notes.txt"))).toBe(false);
+            // The edit reached the review, which print mode answers from its flags: refused.
+            expect(anthropicToolResultTexts(server.requests[2]!).join("\n")).toContain(
+                "print mode cannot ask before editing files, so nothing was written"
+            );
+
+            // With --allow-edits (the user's approval for this run) the same agent's edit lands.
+            server.enqueue(
+                {
+                    toolCalls: [
+                        {
+                            name: "task",
+                            input: {
+                                description: "a chore",
+                                prompt: "Create notes.txt.",
+                                agent: "writer:scribe",
+                            },
+                        },
+                    ],
+                },
+                {
+                    toolCalls: [
+                        { name: "edit_create_file", input: { path: "notes.txt", content: "x\n" } },
+                    ],
+                },
+                { text: "written" },
+                { text: "the helper wrote it" }
+            );
+            const allowed = await north("-p", "get help", "--path", project, "--allow-edits");
+            expect(allowed.stdout).toContain("the helper wrote it");
+            expect(readFileSync(join(project, "notes.txt"), "utf8")).toBe("x\n");
         },
         TIMEOUT
     );
