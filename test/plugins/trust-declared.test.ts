@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { trustQuestion } from "../../src/cli/acp/permissions";
 import { settleProjectTrust, type TrustInventory } from "../../src/cli/project-trust";
 import { pluginsDir, writeInstalledPlugin } from "../../src/storage/plugins/store";
 import { createTrustStore } from "../../src/storage/trust";
@@ -124,6 +125,24 @@ describe("the trust question and a project's declared plugins", () => {
         const { asked, decision } = await settle("untrusted");
         expect(asked).toHaveLength(0);
         expect(decision.trusted).toBe(true);
+    });
+});
+
+describe("ACP's trust question", () => {
+    it("lists the project's plugins like the chat's, and installs nothing", async () => {
+        declare(".claude/settings.json", DECLARING);
+        const { asked } = await settle("untrusted");
+        const question = trustQuestion(asked[0]!);
+        const content = question.toolCall.content?.[0];
+        const text =
+            content?.type === "content" && content.content.type === "text"
+                ? content.content.text
+                : "";
+        expect(text).toContain("2 expected plugins and marketplaces (.claude/settings.json)");
+        expect(text).toContain(
+            "alpha@tools (marketplace tools: github acme/tools) — not installed"
+        );
+        expect(existsSync(pluginsDir(data))).toBe(false);
     });
 });
 
