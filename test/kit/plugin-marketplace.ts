@@ -281,7 +281,7 @@ export function isolatedNorthEnv(root: string): NodeJS.ProcessEnv {
         NORTH_DATA_DIR: join(root, "data"),
         XDG_STATE_HOME: join(root, "state"),
         XDG_CONFIG_HOME: join(home, ".config"),
+        // No GIT_TERMINAL_PROMPT: North's own git must refuse to prompt by itself.
         GIT_CONFIG_NOSYSTEM: "1",
-        GIT_TERMINAL_PROMPT: "0",
     };
 }
