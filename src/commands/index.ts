@@ -13,6 +13,7 @@ import { modeCommand } from "./commands/mode";
 import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
 import { permissionsCommand } from "./commands/permissions";
+import { pluginCommand } from "./commands/plugin";
 import { psCommand } from "./commands/ps";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
@@ -63,6 +64,7 @@ export const BUILTIN_COMMANDS = [
     permissionsCommand,
     memoryCommand,
     psCommand,
+    pluginCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {
