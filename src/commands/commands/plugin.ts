@@ -6,7 +6,7 @@ const USAGE =
 
 /** Print mode and ACP cannot show the inventory and take a yes: the CLI can. */
 const CONFIRM_ELSEWHERE = (id: string, update: boolean): string =>
-    `/plugin ${update ? "update" : "install"} needs a yes after reading what ${id} may run: use North's chat (/plugin), or \`north plugin ${update ? "update" : "install"} ${id} --yes\` after reading \`north plugin show ${id}\`.`;
+    `/plugin ${update ? "update" : "install"} needs your yes after you read what ${id} may run, and this front-end cannot ask: use /plugin in North's chat, or run \`north plugin ${update ? "update" : "install"} ${id}\` in a terminal (it lists what the plugin may run and asks; \`--yes\` answers for you).`;
 
 export const INSTALL_CHOICE = "install";
 export const CANCEL_CHOICE = "cancel";
