@@ -9,7 +9,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { PluginInventory } from "../../project/plugins/types";
-import type { InstalledPluginRecord, MarketplaceRecord, PluginSource } from "../../storage/plugins/store";
+import type {
+    InstalledPluginRecord,
+    MarketplaceRecord,
+    PluginSource,
+} from "../../storage/plugins/store";
 import type { HostEvent, OpOf, OpReplies, Outcome, PluginsListing } from "../protocol";
 
 /** What the ops need of the plugin operations (the shape of agent/plugins/operations.ts). */
@@ -170,8 +174,14 @@ export class HostPlugins {
             case "marketplace_add": {
                 const text = op.source.trim();
                 if (text === "")
-                    return { message: "Name a marketplace: owner/repo, a git URL or a path.", isError: true };
-                const record = await ops.addMarketplace(ctx, ops.parsePluginSourceText(text, ctx.projectDir));
+                    return {
+                        message: "Name a marketplace: owner/repo, a git URL or a path.",
+                        isError: true,
+                    };
+                const record = await ops.addMarketplace(
+                    ctx,
+                    ops.parsePluginSourceText(text, ctx.projectDir)
+                );
                 const count = (await ops.listAvailablePlugins(ctx, record.name)).length;
                 const at = record.commit ? ` at ${short(record.commit)}` : "";
                 return {
@@ -183,14 +193,20 @@ export class HostPlugins {
                 if (records.length === 0) return { message: "No marketplaces to update." };
                 return {
                     message: records
-                        .map((r) => `${r.name}: ${r.commit ? `at ${short(r.commit)}` : "read again"}`)
+                        .map(
+                            (r) => `${r.name}: ${r.commit ? `at ${short(r.commit)}` : "read again"}`
+                        )
                         .join("\n"),
                 };
             }
             case "marketplace_remove": {
                 const { removedPlugins } = await ops.removeMarketplace(ctx, op.name.trim());
-                const also = removedPlugins.length > 0 ? ` and its plugins ${removedPlugins.join(", ")}` : "";
-                if (removedPlugins.length > 0) return this.changed(`Marketplace ${op.name} removed${also}.`);
+                const also =
+                    removedPlugins.length > 0
+                        ? ` and its plugins ${removedPlugins.join(", ")}`
+                        : "";
+                if (removedPlugins.length > 0)
+                    return this.changed(`Marketplace ${op.name} removed${also}.`);
                 return { message: `Marketplace ${op.name} removed.` };
             }
         }
@@ -249,11 +265,18 @@ export class HostPlugins {
         // One at a time: a new question replaces the one left unanswered.
         await this.discard(ops);
         const ctx = this.ctx();
-        const prepared = update ? await ops.prepareUpdate(ctx, id) : await ops.prepareInstall(ctx, id);
+        const prepared = update
+            ? await ops.prepareUpdate(ctx, id)
+            : await ops.prepareInstall(ctx, id);
         if ("upToDate" in prepared) {
             const { record } = prepared;
             const at = record.version ?? short(record.commit);
-            return { ok: true, upToDate: true, id, message: `${id} is up to date${at ? ` (${at})` : ""}.` };
+            return {
+                ok: true,
+                upToDate: true,
+                id,
+                message: `${id} is up to date${at ? ` (${at})` : ""}.`,
+            };
         }
         if (this.closed) {
             await ops.discardPrepared(prepared);
@@ -275,7 +298,10 @@ export class HostPlugins {
     private async commit(ops: PluginOperations, token: string): Promise<Outcome> {
         const held = this.prepared;
         if (held?.token !== token)
-            return { message: "Nothing prepared under that token: prepare it again.", isError: true };
+            return {
+                message: "Nothing prepared under that token: prepare it again.",
+                isError: true,
+            };
         this.prepared = null;
         const record = await ops.commitPrepared(this.ctx(), held.prepared);
         const version = record.version ? ` ${record.version}` : "";

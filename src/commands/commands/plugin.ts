@@ -33,7 +33,10 @@ export function pluginsText(listing: PluginsListing): string {
         for (const m of listing.marketplaces) {
             lines.push(`  ${m.name}  ${m.source}${m.commit ? ` @ ${m.commit.slice(0, 12)}` : ""}`);
         }
-    } else lines.push("No marketplaces. Add one: /plugin marketplace add owner/repo (or a git URL, a path).");
+    } else
+        lines.push(
+            "No marketplaces. Add one: /plugin marketplace add owner/repo (or a git URL, a path)."
+        );
     for (const error of listing.errors) lines.push(`warning: ${error}`);
     return lines.join("\n");
 }
@@ -84,12 +87,17 @@ function marketplace(words: string[]): CommandPlan {
                 if (listing.marketplaces.length === 0) return result(pluginsText(listing));
                 return result(
                     listing.marketplaces
-                        .map((m) => `${m.name}  ${m.source}${m.commit ? ` @ ${m.commit.slice(0, 12)}` : ""}`)
+                        .map(
+                            (m) =>
+                                `${m.name}  ${m.source}${m.commit ? ` @ ${m.commit.slice(0, 12)}` : ""}`
+                        )
                         .join("\n")
                 );
             });
         default:
-            return failure(`unknown /plugin marketplace action "${action}": add, list, update or remove`);
+            return failure(
+                `unknown /plugin marketplace action "${action}": add, list, update or remove`
+            );
     }
 }
 

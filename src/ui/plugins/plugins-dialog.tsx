@@ -121,10 +121,13 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
         setModeNow({ kind: "busy", text: busy });
         setMessage(null);
         void run()
-            .then(say, (error: unknown) => say({ message: (error as Error).message, isError: true }))
+            .then(say, (error: unknown) =>
+                say({ message: (error as Error).message, isError: true })
+            )
             .then(refresh)
             .finally(() => {
-                if (alive.current && live.current.mode.kind === "busy") setModeNow({ kind: "list" });
+                if (alive.current && live.current.mode.kind === "busy")
+                    setModeNow({ kind: "list" });
             });
     };
     const prepare = (id: string, update: boolean): void => {
@@ -142,7 +145,9 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
                     return setModeNow({ kind: "list" });
                 }
                 if (!reply.needsApproval) {
-                    act(`Updating ${id}…`, () => port.submit({ type: "plugin_commit", token: reply.token }));
+                    act(`Updating ${id}…`, () =>
+                        port.submit({ type: "plugin_commit", token: reply.token })
+                    );
                     return;
                 }
                 setModeNow({
@@ -209,7 +214,10 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
                     );
                 }
                 if (key.backspace || key.delete) {
-                    return setModeNow({ kind: "add", text: [...current.text].slice(0, -1).join("") });
+                    return setModeNow({
+                        kind: "add",
+                        text: [...current.text].slice(0, -1).join(""),
+                    });
                 }
                 if (!key.ctrl && !key.meta && input !== "" && !/[\p{Cc}]/u.test(input)) {
                     return setModeNow({ kind: "add", text: current.text + input });
@@ -235,7 +243,8 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
             };
             if (key.upArrow) return move(Math.max(0, index - 1));
             if (key.downArrow) return move(Math.min(Math.max(0, rows.length - 1), index + 1));
-            if (at === 2 && (input === "a" || input === "A")) return setModeNow({ kind: "add", text: "" });
+            if (at === 2 && (input === "a" || input === "A"))
+                return setModeNow({ kind: "add", text: "" });
             const row = rows[index];
             if (!row || key.ctrl || key.meta) return;
             if (at === 0) {
@@ -325,7 +334,11 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
     const index = Math.min(selected[tab], Math.max(0, rows.length - 1));
     const listRows = Math.max(1, bodyRows - 1);
     const start = windowStart(index, rows.length, listRows);
-    const counts = [listing.installed.length, listing.available.length, listing.marketplaces.length];
+    const counts = [
+        listing.installed.length,
+        listing.available.length,
+        listing.marketplaces.length,
+    ];
     return frame([
         <Box key="tabs" width={inner} gap={2}>
             <Text bold>Plugins</Text>
