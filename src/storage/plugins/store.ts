@@ -2,7 +2,8 @@
  * North's plugin state in its data folder (`~/.north/plugins/`):
  *
  *     marketplaces.json          name → where it came from and the commit it is pinned to
- *     marketplaces/<name>/       the marketplace's clone (or a local folder's path, kept as is)
+ *     marketplaces/<name>/       the marketplace's clone, pinned to a commit
+ *     staging/                   copies waiting for the user's yes, fresh plugin clones
  *     installed.json             plugin id → the installed copy, its fingerprint, enabled or not
  *     cache/<market>/<plugin>/<version>/   the installed copy (a copy: nothing of it ran)
  *     data/<id with [^A-Za-z0-9_-] → ->/  `${CLAUDE_PLUGIN_DATA}`, kept across updates
@@ -19,14 +20,14 @@ export type PluginId = string;
 export type PluginSource =
     | { kind: "git"; url: string; ref?: string }
     | { kind: "github"; repo: string; ref?: string }
-    | { kind: "local"; path: string };
+    | { kind: "local"; path: string; ref?: string };
 
 export interface MarketplaceRecord {
     name: string;
     source: PluginSource;
-    /** The clone (git sources) or the folder itself (a local path that is not a git repository). */
+    /** The clone (`marketplaces/<name>/`), checked out at `commit`. */
     path: string;
-    /** The commit the clone is pinned to; absent for a local folder outside git. */
+    /** The commit the clone is pinned to (moved only by an update the user asks for). */
     commit?: string;
     addedAt: string;
     updatedAt: string;
@@ -68,6 +69,25 @@ export function marketplacesFile(dataDirectory: string): string {
 
 export function installedFile(dataDirectory: string): string {
     return join(pluginsDir(dataDirectory), "installed.json");
+}
+
+/** The clone of a marketplace, pinned to its recorded commit. */
+export function marketplaceCloneDir(dataDirectory: string, name: string): string {
+    return join(pluginsDir(dataDirectory), "marketplaces", name);
+}
+
+/** Every installed copy of one plugin: `cache/<market>/<plugin>/`. */
+export function pluginCacheParent(
+    dataDirectory: string,
+    marketplace: string,
+    name: string
+): string {
+    return join(pluginsDir(dataDirectory), "cache", marketplace, name);
+}
+
+/** Work folders (copies waiting for the user's yes, fresh clones) live here until they move or go. */
+export function stagingDir(dataDirectory: string): string {
+    return join(pluginsDir(dataDirectory), "staging");
 }
 
 /** `${CLAUDE_PLUGIN_DATA}` of a plugin, as Claude Code names it (every other character becomes `-`). */
@@ -123,4 +143,24 @@ export function writeInstalledPlugin(
         } else object[id] = record;
         return true;
     });
+}
+
+/**
+ * Changes one installed plugin's record under the file's lock (read, change,
+ * write); undefined when the plugin is not installed.
+ */
+export function updateInstalledPlugin(
+    dataDirectory: string,
+    id: PluginId,
+    change: (record: InstalledPluginRecord) => InstalledPluginRecord
+): InstalledPluginRecord | undefined {
+    let updated: InstalledPluginRecord | undefined;
+    editJsonObject(installedFile(dataDirectory), (object) => {
+        const current = object[id];
+        if (!isJsonObject(current)) return false;
+        updated = change(current as unknown as InstalledPluginRecord);
+        object[id] = updated;
+        return true;
+    });
+    return updated;
 }
