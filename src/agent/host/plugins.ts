@@ -9,61 +9,19 @@
  */
 import { randomUUID } from "node:crypto";
 import type { PluginInventory } from "../../project/plugins/types";
-import type {
-    InstalledPluginRecord,
-    MarketplaceRecord,
-    PluginSource,
-} from "../../storage/plugins/store";
+import type { InstalledPluginRecord } from "../../storage/plugins/store";
+import type { PreparedPlugin } from "../plugins/install-operations";
+import type * as Operations from "../plugins/operations";
 import type { HostEvent, OpOf, OpReplies, Outcome, PluginsListing } from "../protocol";
 
-/** What the ops need of the plugin operations (the shape of agent/plugins/operations.ts). */
-export interface PluginOperations {
-    PluginError: new (message: string) => Error;
-    parsePluginSourceText(text: string, cwd: string): PluginSource;
-    addMarketplace(ctx: PluginContextLike, source: PluginSource): Promise<MarketplaceRecord>;
-    updateMarketplaces(ctx: PluginContextLike, name?: string): Promise<MarketplaceRecord[]>;
-    removeMarketplace(ctx: PluginContextLike, name: string): Promise<{ removedPlugins: string[] }>;
-    listMarketplaces(ctx: PluginContextLike): MarketplaceRecord[];
-    listAvailablePlugins(
-        ctx: PluginContextLike,
-        marketplace?: string
-    ): Promise<
-        Array<{
-            id: string;
-            name: string;
-            marketplace: string;
-            description?: string;
-            version?: string;
-            category?: string;
-            installed: boolean;
-        }>
-    >;
-    prepareInstall(ctx: PluginContextLike, id: string): Promise<PreparedLike>;
-    prepareUpdate(
-        ctx: PluginContextLike,
-        id: string
-    ): Promise<PreparedLike | { upToDate: true; record: InstalledPluginRecord }>;
-    commitPrepared(ctx: PluginContextLike, prepared: PreparedLike): Promise<InstalledPluginRecord>;
-    discardPrepared(prepared: PreparedLike): Promise<void>;
-    setPluginEnabled(ctx: PluginContextLike, id: string, enabled: boolean): InstalledPluginRecord;
-    removePlugin(ctx: PluginContextLike, id: string, o?: { keepData?: boolean }): Promise<void>;
+/** The plugin operations the CLI uses too, with what the listing and the inventory need. */
+export type PluginOperations = typeof Operations & {
     readInstalled(dataDir: string): Record<string, InstalledPluginRecord>;
     formatInventory(inventory: PluginInventory): string[];
-}
+};
 
-interface PluginContextLike {
-    dataDir: string;
-    projectDir: string;
-    signal?: AbortSignal;
-}
-
-interface PreparedLike {
-    id: string;
-    inventory: PluginInventory;
-    fingerprint: string;
-    needsApproval: boolean;
-    previous?: InstalledPluginRecord;
-}
+type PluginContextLike = { dataDir: string; projectDir: string };
+type PreparedLike = PreparedPlugin;
 
 /** The session's plugin runtime, as far as the ops need it (wired by cli/). */
 export interface PluginRuntimePort {
@@ -110,17 +68,6 @@ const PLUGIN_OPS = new Set<string>([
     "marketplace_remove",
 ]);
 
-function sourceText(source: PluginSource): string {
-    switch (source.kind) {
-        case "github":
-            return `github:${source.repo}${source.ref ? `@${source.ref}` : ""}`;
-        case "git":
-            return `${source.url}${source.ref ? `#${source.ref}` : ""}`;
-        case "local":
-            return source.path;
-    }
-}
-
 const short = (commit: string | undefined): string => (commit ? commit.slice(0, 12) : "");
 
 export class HostPlugins {
@@ -153,8 +100,13 @@ export class HostPlugins {
         switch (op.type) {
             case "plugins":
                 return this.listing(ops);
-            case "plugin_prepare":
-                return this.prepare(ops, op.id, op.update === true);
+            case "plugin_prepare": {
+                const update = op.update === true;
+                const id = update
+                    ? ops.resolveInstalledId(ctx, op.id.trim())
+                    : await ops.resolveAvailableId(ctx, op.id.trim());
+                return this.prepare(ops, id, update);
+            }
             case "plugin_commit":
                 return this.commit(ops, op.token);
             case "plugin_discard": {
@@ -165,12 +117,15 @@ export class HostPlugins {
                 return { message: `${prepared.id}: nothing installed.` };
             }
             case "plugin_set_enabled": {
-                const record = ops.setPluginEnabled(ctx, op.id, op.enabled);
+                const id = ops.resolveInstalledId(ctx, op.id.trim());
+                const record = ops.setPluginEnabled(ctx, id, op.enabled);
                 return this.changed(`${record.id} ${op.enabled ? "enabled" : "disabled"}.`);
             }
-            case "plugin_remove":
-                await ops.removePlugin(ctx, op.id);
-                return this.changed(`${op.id} removed.`);
+            case "plugin_remove": {
+                const id = ops.resolveInstalledId(ctx, op.id.trim());
+                await ops.removePlugin(ctx, id);
+                return this.changed(`${id} removed.`);
+            }
             case "marketplace_add": {
                 const text = op.source.trim();
                 if (text === "")
@@ -239,7 +194,7 @@ export class HostPlugins {
         return {
             marketplaces: marketplaces.map((m) => ({
                 name: m.name,
-                source: sourceText(m.source),
+                source: ops.describeSource(m.source),
                 ...(m.commit ? { commit: m.commit } : {}),
                 updatedAt: m.updatedAt,
             })),
