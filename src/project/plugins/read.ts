@@ -249,6 +249,7 @@ export async function readPlugin(o: ReadPluginOptions): Promise<ReadPluginResult
             marketplace: o.marketplace,
             root,
             dataDir,
+            projectDir: o.projectDir,
             commands,
             agents,
             skillDirs: skills,

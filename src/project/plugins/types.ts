@@ -46,6 +46,8 @@ export interface LoadedPlugin {
     root: string;
     /** `${CLAUDE_PLUGIN_DATA}`: survives updates (created when first used). */
     dataDir: string;
+    /** `${CLAUDE_PROJECT_DIR}` the plugin was read for (so `expandPluginText(text, plugin)` works). */
+    projectDir?: string;
     commands: PluginMarkdownFile[];
     agents: PluginMarkdownFile[];
     /** Folders holding a `SKILL.md`; reached as `plugin:skill`. */

@@ -4,23 +4,23 @@
  * for the MCP configuration's own expansion.
  */
 
+/** A `LoadedPlugin` is one: skill and agent bodies are expanded with `expandPluginText(text, plugin)`. */
 export interface PluginVariables {
     root: string;
     dataDir: string;
-    projectDir: string;
+    /** Without it `${CLAUDE_PROJECT_DIR}` is left as written. */
+    projectDir?: string;
 }
 
 const VARIABLE = /\$\{(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA|CLAUDE_PROJECT_DIR)\}/g;
 
 /** Expands the three plugin variables in one string. */
 export function expandPluginText(text: string, vars: PluginVariables): string {
-    return text.replace(VARIABLE, (_, name: string) =>
-        name === "CLAUDE_PLUGIN_ROOT"
-            ? vars.root
-            : name === "CLAUDE_PLUGIN_DATA"
-              ? vars.dataDir
-              : vars.projectDir
-    );
+    return text.replace(VARIABLE, (written, name: string) => {
+        if (name === "CLAUDE_PLUGIN_ROOT") return vars.root;
+        if (name === "CLAUDE_PLUGIN_DATA") return vars.dataDir;
+        return vars.projectDir ?? written;
+    });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
