@@ -1,7 +1,7 @@
 /**
  * `/plugin` in the chat through a real pseudo-terminal: the test kit's
- * marketplace (a real git repository) is added with `/plugin marketplace
- * add`, the view lists its plugins, alpha's inventory names its hook
+ * marketplace (a real git repository) is added from the view's text field,
+ * the view lists its plugins, alpha's inventory names its hook
  * command, Cancel installs nothing, Install installs (and runs none of it),
  * Space disables and enables it, r removes it after a y.
  * Needs `node scripts/build.mjs` first.
@@ -21,6 +21,7 @@ const ESC = "\x1b";
 /** plugins-dialog.tsx's PLUGINS_HINTS and CONFIRM_HINT: the view takes keys once they show. */
 const INSTALLED_READY = "Space enable/disable";
 const AVAILABLE_READY = "Enter review and install";
+const MARKETPLACES_READY = "a add · u update";
 const CONFIRM_READY = "y install · Esc cancel";
 
 let session: NorthPtySession | undefined;
@@ -49,12 +50,24 @@ describe("/plugin in the chat", () => {
             const data = s.env.NORTH_DATA_DIR!;
             const installed = () => readInstalledPlugins(data)["alpha@north-test"];
 
-            await s.submit(`/plugin marketplace add ${market.dir}`);
-            await s.north.waitForText("Marketplace north-test added", 60_000);
-
+            // No marketplace yet: the Marketplaces tab adds one from its text field.
             await s.submit("/plugin");
             await s.north.waitForText(INSTALLED_READY);
             expect(s.north.screenText()).toContain("No plugins installed");
+            s.north.type(TAB);
+            await s.north.waitForText(AVAILABLE_READY);
+            s.north.type(TAB);
+            await s.north.waitForText(MARKETPLACES_READY);
+            s.north.type("a");
+            await s.north.waitForText("Add marketplace:");
+            s.north.type(market.dir);
+            await s.north.waitForText(market.dir);
+            s.north.type("\r");
+            await s.north.waitForText("Marketplace north-test added", 60_000);
+            await s.north.waitForText(MARKETPLACES_READY);
+            expect(s.north.screenText()).toContain(market.commit().slice(0, 12));
+            s.north.type(TAB);
+            await s.north.waitForText(INSTALLED_READY);
             s.north.type(TAB);
             await s.north.waitForText(AVAILABLE_READY);
             const available = s.north.screenText();

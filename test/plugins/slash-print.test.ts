@@ -50,7 +50,7 @@ describe("/plugin in print mode", () => {
         const install = await print("/plugin install alpha@north-test");
         expect(install.code).not.toBe(0);
         expect(install.stdout + install.stderr).toContain("north plugin install alpha@north-test");
-        expect(readInstalledPlugins(env.NORTH_DATA_DIR!)).toEqual({});
+        expect(readInstalledPlugins(join(root, "north", "data"))).toEqual({});
         expect(server.requests).toHaveLength(0);
     }, 60_000);
 });
