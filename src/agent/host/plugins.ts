@@ -23,12 +23,15 @@ export type PluginOperations = typeof Operations & {
 type PluginContextLike = { dataDir: string; projectDir: string };
 type PreparedLike = PreparedPlugin;
 
-/** The session's plugin runtime, as far as the ops need it (wired by cli/). */
+/**
+ * The session's plugin runtime as the ops need it (agent/plugins/runtime.ts's
+ * `PluginRuntime` fits as it is: cli/ passes `extensions.plugins`).
+ */
 export interface PluginRuntimePort {
     /** After install/enable/disable/remove: servers stop or start, commands leave or join. */
     reload(): Promise<{ notes: string[] }>;
-    /** Plugins installed and enabled that the session does not run, and why. */
-    held?(): Array<{ id: string; reason: string }>;
+    /** Each plugin's state; `held` says why an enabled one does not run. */
+    list?(): ReadonlyArray<{ id: string; held?: string }>;
 }
 
 export interface HostPluginsOptions {
@@ -180,7 +183,9 @@ export class HostPlugins {
                 errors.push(`${market.name}: ${(error as Error).message}`);
             }
         }
-        const held = new Map((this.o.runtime?.held?.() ?? []).map((h) => [h.id, h.reason]));
+        const held = new Map(
+            (this.o.runtime?.list?.() ?? []).flatMap((p) => (p.held ? [[p.id, p.held]] : []))
+        );
         const installed = Object.values(ops.readInstalled(this.o.dataDir))
             .sort((a, b) => a.id.localeCompare(b.id))
             .map((r) => ({
