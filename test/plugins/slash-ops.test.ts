@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { HostEvent, PluginsListing } from "../../src/agent/protocol";
+import { runSlashCommands } from "../../src/cli/acp/slash-commands";
 import { createCommandRegistryWithAllCommands } from "../../src/commands/index";
 import type { CommandFront } from "../../src/commands/runner";
 import type { CommandView } from "../../src/commands/types";
@@ -240,4 +241,16 @@ describe("/plugin", () => {
         expect((await run(["frobnicate"], false)).isError).toBe(true);
         expect(existsSync(marker)).toBe(false);
     }, 60_000);
+
+    it("in an editor over ACP: lists, refuses to install without a yes", async () => {
+        await kit.host.submit({ type: "marketplace_add", source: market.dir });
+        const listed = await runSlashCommands("/plugin list", kit.host, []);
+        expect(listed.failed).toBe(false);
+        expect(listed.said.join("\n")).toContain("beta@north-test");
+        const install = await runSlashCommands("/plugin install beta", kit.host, []);
+        expect(install.failed).toBe(true);
+        expect(install.said.join("\n")).toContain("north plugin install beta");
+        expect(readInstalledPlugins(join(root, "data"))).toEqual({});
+        expect(server.requests).toHaveLength(0);
+    });
 });
