@@ -102,8 +102,15 @@ function PluginsDialogImpl(props: PluginsDialogProps): ReactElement {
     useEffect(
         () => () => {
             alive.current = false;
+            // Closed (Ctrl+C) with the question open: the staged copy goes now.
+            const left = live.current.mode;
+            if (left.kind === "confirm") {
+                void port
+                    .submit({ type: "plugin_discard", token: left.token })
+                    .catch(() => undefined);
+            }
         },
-        []
+        [port]
     );
 
     const setModeNow = (next: Mode): void => {
