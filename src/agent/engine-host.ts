@@ -27,7 +27,6 @@ import {
     type PluginOperations,
     type PluginRuntimePort,
     isPluginOp,
-    loadPluginOperations,
 } from "./host/plugins";
 import { dataDir } from "../storage/paths";
 import { processNoticeBlock } from "./process-notices";
@@ -87,7 +86,7 @@ export interface EngineHostOptions extends HostDeps {
     env?: Record<string, string | undefined>;
     /** The session's plugin runtime: reloaded after `/plugin` installs, enables, disables or removes. */
     pluginRuntime?: PluginRuntimePort;
-    /** The plugin operations (default: agent/plugins/operations.ts, loaded on the first plugin op). */
+    /** Loads the plugin operations (agent/host/plugin-operations.ts) on the first plugin op. */
     pluginOperations?: () => Promise<PluginOperations>;
     /** North's data folder for plugins (default: `dataDir()`). */
     pluginDataDir?: string;
@@ -139,7 +138,7 @@ export class EngineHost implements EngineHostPort {
             dataDir: options.pluginDataDir ?? dataDir(),
             projectDir: options.repoRoot,
             runtime: options.pluginRuntime,
-            operations: options.pluginOperations ?? loadPluginOperations,
+            operations: options.pluginOperations,
             emit: (event) => this.emit(event),
         });
         this.conversation = new ConversationKeeper(

@@ -9,6 +9,8 @@ export { runDoctorCommand } from "./doctor-command";
 export { runListCommand } from "./list-command";
 export { runMcpCommand } from "./mcp-command";
 export { runPluginCommand } from "./plugin-command";
+/** `/plugin`'s ops (the engine host) load the plugin operations through this split point too. */
+export * as pluginHostOperations from "../agent/host/plugin-operations";
 export { runModelsCommand } from "./models-command";
 export { runRewindCommand } from "./rewind-command";
 export { runReviewCommand } from "./review-command";

@@ -99,6 +99,7 @@ export function startProcessHost(server: FakeLlmServer, options: ProcessHostOpti
         processes: options.table,
         startTurnOnNotice: options.startTurnOnNotice,
         pluginRuntime: options.pluginRuntime,
+        pluginOperations: () => import("../../src/agent/host/plugin-operations"),
         newSession: (parts) =>
             new AgentSession({
                 ...parts,

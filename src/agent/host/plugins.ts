@@ -39,7 +39,12 @@ export interface HostPluginsOptions {
     dataDir: string;
     projectDir: string;
     runtime?: PluginRuntimePort;
-    operations: () => Promise<PluginOperations>;
+    /**
+     * Loads agent/host/plugin-operations.ts. cli/ brings it through the
+     * subcommands split point (as `north plugin` does), so the lazy chunks
+     * stay as they were; absent, the plugin ops say plugins are not set up.
+     */
+    operations?: () => Promise<PluginOperations>;
     emit(event: HostEvent): void;
 }
 
@@ -98,6 +103,7 @@ export class HostPlugins {
     }
 
     private async run(op: PluginOp): Promise<OpReplies[PluginOp["type"]]> {
+        if (!this.o.operations) throw new Error("Plugins are not set up in this session.");
         const ops = await this.o.operations();
         const ctx = this.ctx();
         switch (op.type) {
@@ -293,22 +299,8 @@ export class HostPlugins {
     /** Closing the host discards the plugin still waiting for a yes. */
     async close(): Promise<void> {
         this.closed = true;
-        if (!this.prepared) return;
+        if (!this.prepared || !this.o.operations) return;
         const ops = await this.o.operations().catch(() => null);
         if (ops) await this.discard(ops).catch(() => undefined);
     }
-}
-
-/** The plugin operations and what the listing and inventory need, loaded on the first plugin op. */
-export async function loadPluginOperations(): Promise<PluginOperations> {
-    const [operations, store, inventory] = await Promise.all([
-        import("../plugins/operations"),
-        import("../../storage/plugins/store"),
-        import("../../project/plugins/inventory"),
-    ]);
-    return {
-        ...operations,
-        readInstalled: store.readInstalledPlugins,
-        formatInventory: inventory.formatInventory,
-    };
 }
