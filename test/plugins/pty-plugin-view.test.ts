@@ -2,7 +2,8 @@
  * `/plugin` in the chat through a real pseudo-terminal: the test kit's
  * marketplace (a real git repository) is added from the view's text field,
  * the view lists its plugins, alpha's inventory names its hook
- * command, Cancel installs nothing, Install installs (and runs none of it),
+ * command, Cancel installs nothing, Install installs (and runs none of it)
+ * and the session's plugins reload,
  * Space disables and enables it, r removes it after a y.
  * Needs `node scripts/build.mjs` first.
  */
@@ -90,6 +91,8 @@ describe("/plugin in the chat", () => {
             s.north.type(RIGHT);
             s.north.type("\r");
             await s.north.waitForText("alpha@north-test 1.0.0 installed.", 60_000);
+            // The session's plugins reloaded: the runtime's note is in the transcript.
+            await s.north.waitForText("plugin alpha@north-test joined the session");
             await s.north.waitForText(AVAILABLE_READY);
             expect(installed()?.enabled).toBe(true);
             // Installing ran nothing of it: no hook wrote its marker.
@@ -100,6 +103,7 @@ describe("/plugin in the chat", () => {
             await s.north.waitForText(INSTALLED_READY);
             s.north.type(" ");
             await s.north.waitForText("alpha@north-test disabled.");
+            await s.north.waitForText("plugin alpha@north-test left the session");
             await s.north.waitFor(() => installed()?.enabled === false, 10_000, "alpha disabled");
             await s.north.waitForText(INSTALLED_READY);
             s.north.type(" ");
