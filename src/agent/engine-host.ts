@@ -22,6 +22,13 @@ import {
 } from "./host/conversation-keeper";
 import { type HostDeps, type HostParts, handleOp } from "./host/op-handlers";
 import { HostProcesses } from "./host/processes";
+import {
+    HostPlugins,
+    type PluginOperations,
+    type PluginRuntimePort,
+    isPluginOp,
+} from "./host/plugins";
+import { dataDir } from "../storage/paths";
 import { processNoticeBlock } from "./process-notices";
 import { Spend } from "./host/spend";
 import { watchMcpFailures } from "./host/mcp-failures";
@@ -77,6 +84,12 @@ export interface EngineHostOptions extends HostDeps {
     /** Standing auto-approval in force now. */
     standing(): StandingAutoApproval;
     env?: Record<string, string | undefined>;
+    /** The session's plugin runtime: reloaded after `/plugin` installs, enables, disables or removes. */
+    pluginRuntime?: PluginRuntimePort;
+    /** Loads the plugin operations (agent/host/plugin-operations.ts) on the first plugin op. */
+    pluginOperations?: () => Promise<PluginOperations>;
+    /** North's data folder for plugins (default: `dataDir()`). */
+    pluginDataDir?: string;
 }
 
 /** Turns background notices may start one after another before one waits for the user. */
@@ -96,6 +109,7 @@ export class EngineHost implements EngineHostPort {
     private queue: Promise<unknown> = Promise.resolve();
     private learning: AbortController | null = null;
     private readonly processes: HostProcesses | undefined;
+    private readonly plugins: HostPlugins;
     /** Prompts queued or running: a notice then rides the running one's next request. */
     private prompts = 0;
     /** A turn for waiting notices is about to start. */
@@ -120,6 +134,13 @@ export class EngineHost implements EngineHostPort {
                   () => this.noticeArrived()
               )
             : undefined;
+        this.plugins = new HostPlugins({
+            dataDir: options.pluginDataDir ?? dataDir(),
+            projectDir: options.repoRoot,
+            runtime: options.pluginRuntime,
+            operations: options.pluginOperations,
+            emit: (event) => this.emit(event),
+        });
         this.conversation = new ConversationKeeper(
             {
                 ...options,
@@ -234,6 +255,7 @@ export class EngineHost implements EngineHostPort {
                     }
                 );
             default:
+                if (isPluginOp(op)) return this.plugins.handle(op);
                 return handleOp(op, this.parts());
         }
     }
@@ -359,6 +381,7 @@ export class EngineHost implements EngineHostPort {
         this.learning?.abort();
         this.approvals.close("North is closing");
         this.processes?.close();
+        void this.plugins.close();
         this.detach?.();
         this.conversation.endLog();
     }

@@ -17,6 +17,7 @@ import type { ImageBlock, Message } from "../providers/types";
 import type { LspServerStatus } from "../tools/lsp/types";
 import type { PlanResult } from "../storage/checkpoints";
 import type { ProcessId, ProcessInfo, ReadRequest, ReadResult } from "../tools/processes/types";
+import type { PluginInventory } from "../project/plugins/types";
 import type { ApprovalDecision, StandingAutoApproval } from "./approvals";
 import type { EngineEvent, Mode, RunResult } from "./events";
 import type { ReviewReport, ReviewTarget } from "./review/types";
@@ -156,6 +157,57 @@ export interface OutputStyleListing {
     warnings: string[];
 }
 
+/** The plugins as `/plugin` shows them: marketplaces, what they offer, what is installed. */
+export interface PluginsListing {
+    marketplaces: Array<{
+        name: string;
+        /** Where it comes from, as a person reads it (`github:owner/repo`, a URL, a path). */
+        source: string;
+        /** The commit its clone is pinned to; absent for a local folder outside git. */
+        commit?: string;
+        updatedAt: string;
+    }>;
+    available: Array<{
+        id: string;
+        name: string;
+        marketplace: string;
+        description?: string;
+        version?: string;
+        category?: string;
+        installed: boolean;
+    }>;
+    installed: Array<{
+        id: string;
+        name: string;
+        marketplace: string;
+        version?: string;
+        /** The user's switch (installed.json), before any settings' `enabledPlugins`. */
+        enabled: boolean;
+        /** Why the session does not run it (changed since approved, unreadable). */
+        held?: string;
+    }>;
+    /** A marketplace that could not be read (its catalogue broken): the rest is still listed. */
+    errors: string[];
+}
+
+/** A plugin copied and read for the user's yes (`plugin_prepare`); nothing of it ran. */
+export type PluginPrepared =
+    | {
+          ok: true;
+          /** Names it for `plugin_commit` / `plugin_discard`; one prepared plugin at a time. */
+          token: string;
+          id: string;
+          update: boolean;
+          inventory: PluginInventory;
+          /** The inventory as lines a person reads (what the trust prompt shows). */
+          lines: string[];
+          /** False: an update whose files match what was approved (no question needed). */
+          needsApproval: boolean;
+      }
+    /** `update` found nothing newer. */
+    | { ok: true; upToDate: true; id: string; message: string }
+    | { ok: false; error: string };
+
 /** Every action a front-end can take, as a value. */
 export type EngineOp =
     | {
@@ -238,7 +290,24 @@ export type EngineOp =
      * The user's answer to a `secret_request` (null: declined). The secret goes
      * to the process only: never logged, recorded or sent in an event.
      */
-    | { type: "secret_answer"; requestId: string; secret: string | null };
+    | { type: "secret_answer"; requestId: string; secret: string | null }
+    /** Marketplaces, available and installed plugins (`/plugin`). */
+    | { type: "plugins" }
+    /**
+     * Copies a plugin (or its update) into a staging folder and reads it: no
+     * plugin code runs. The reply's inventory is shown before `plugin_commit`.
+     */
+    | { type: "plugin_prepare"; id: string; update?: boolean }
+    /** The user said yes to the prepared plugin: installed (or updated) and loaded. */
+    | { type: "plugin_commit"; token: string }
+    | { type: "plugin_discard"; token: string }
+    | { type: "plugin_set_enabled"; id: string; enabled: boolean }
+    | { type: "plugin_remove"; id: string }
+    /** `owner/repo[@ref]`, a git URL[#ref] or a local path (relative to the project). */
+    | { type: "marketplace_add"; source: string }
+    /** Fetches one marketplace (or all) and pins the new commit. */
+    | { type: "marketplace_update"; name?: string }
+    | { type: "marketplace_remove"; name: string };
 
 export type OpType = EngineOp["type"];
 export type OpOf<T extends OpType> = Extract<EngineOp, { type: T }>;
@@ -284,6 +353,15 @@ export interface OpReplies {
     /** The ids of the processes the commands became. */
     background_command: { moved: string[] };
     secret_answer: { ok: true } | { ok: false; error: string };
+    plugins: PluginsListing;
+    plugin_prepare: PluginPrepared;
+    plugin_commit: Outcome;
+    plugin_discard: Outcome;
+    plugin_set_enabled: Outcome;
+    plugin_remove: Outcome;
+    marketplace_add: Outcome;
+    marketplace_update: Outcome;
+    marketplace_remove: Outcome;
 }
 
 export type OpReply<T extends OpType> = OpReplies[T];

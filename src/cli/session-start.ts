@@ -387,6 +387,9 @@ export async function startSession(
         sideModel: side.model,
         tools,
         mcp: extensions.mcp,
+        // `/plugin`: reloads after a change; the operations through the subcommands split point.
+        pluginRuntime: extensions.plugins,
+        pluginOperations: () => import("./subcommands").then((m) => m.pluginHostOperations),
         languages: extensions.languages,
         // Read at each /skills: plugins enabled or disabled mid-session change the list.
         get skills() {

@@ -11,6 +11,8 @@ export { runMcpCommand } from "./mcp-command";
 export { runPluginCommand } from "./plugin-command";
 // After the chat's trust question: the offer to install the plugins a project expects.
 export { chatPluginAsker, offerDeclaredPlugins } from "./project-plugin-offer";
+/** `/plugin`'s ops (the engine host) load the plugin operations through this split point too. */
+export * as pluginHostOperations from "../agent/host/plugin-operations";
 export { runModelsCommand } from "./models-command";
 export { runRewindCommand } from "./rewind-command";
 export { runReviewCommand } from "./review-command";

@@ -14,6 +14,7 @@ import { modelCommand } from "./commands/model";
 import { newCommand } from "./commands/new";
 import { outputStyleCommand } from "./commands/output-style";
 import { permissionsCommand } from "./commands/permissions";
+import { pluginCommand } from "./commands/plugin";
 import { psCommand } from "./commands/ps";
 import { quitCommand } from "./commands/quit";
 import { resumeCommand } from "./commands/resume";
@@ -65,6 +66,7 @@ export const BUILTIN_COMMANDS = [
     memoryCommand,
     psCommand,
     outputStyleCommand,
+    pluginCommand,
 ];
 
 export function createCommandRegistryWithAllCommands(): CommandRegistry {

@@ -3,7 +3,7 @@
  * picker) and `editFile`; without them (print mode) the commands have
  * already said what print mode offers instead.
  */
-import type { EngineHostPort, Outcome } from "../agent/protocol";
+import type { EngineHostPort, Outcome, PluginsListing } from "../agent/protocol";
 import type { CommandPlan, PickerOption } from "./types";
 
 export interface CommandFront {
@@ -16,6 +16,8 @@ export interface CommandFront {
     copyAnswer?(nth: number): Promise<Outcome>;
     /** Turns vim keys on or off in the composer, saved as `editorMode` (the chat). */
     toggleVim?(): Outcome;
+    /** Opens the plugins view (the chat's `/plugin`). */
+    openPlugins?(listing: PluginsListing): Promise<Outcome>;
 }
 
 export interface PlanOutcome {
@@ -61,6 +63,13 @@ export async function runPlan(first: CommandPlan, front: CommandFront): Promise<
                     },
                     warnings,
                 };
+            case "plugins": {
+                const opened = (await front.openPlugins?.(plan.listing)) ?? {
+                    message: "/plugin's view needs the chat; /plugin list lists the plugins",
+                    isError: true,
+                };
+                return { result: opened, warnings };
+            }
             case "edit": {
                 const edited = front.editFile?.(plan.path) ?? {
                     ok: false,

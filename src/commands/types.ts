@@ -1,4 +1,12 @@
-import type { EngineHostPort, HostState, OpOf, OpReply, OpType, Outcome } from "../agent/protocol";
+import type {
+    EngineHostPort,
+    HostState,
+    OpOf,
+    OpReply,
+    OpType,
+    Outcome,
+    PluginsListing,
+} from "../agent/protocol";
 
 export interface ParsedArgs {
     positional: string[];
@@ -61,6 +69,8 @@ export type CommandPlan =
     | { kind: "copy"; nth: number }
     /** Turns the composer's vim keys on or off and saves it (the chat). */
     | { kind: "toggle_vim" }
+    /** Opens the chat's plugins view (`/plugin`) on this listing. */
+    | { kind: "plugins"; listing: PluginsListing }
     | { kind: "quit"; result: Outcome };
 
 export interface CommandDefinition {

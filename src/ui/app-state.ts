@@ -4,13 +4,21 @@
  * put back into the composer (`/rewind`).
  */
 import { MODES, type Mode } from "../agent/events";
-import type { CostFigures } from "../agent/protocol";
+import type { CostFigures, PluginsListing } from "../agent/protocol";
+import type { ComponentType } from "react";
+import type { PluginsDialogProps } from "./plugins/plugins-dialog";
 import type { ProcessInfo } from "../tools/processes/types";
 
 /** `/costs`'s figures, or `/ps`'s list as it was when opened (the view refreshes it). */
 export type Overlay =
     | { kind: "costs"; figures: CostFigures }
     | { kind: "processes"; processes: ProcessInfo[] }
+    /** `/plugin`: the view is loaded when first opened (not on the chat's launch path). */
+    | {
+          kind: "plugins";
+          listing: PluginsListing;
+          View: ComponentType<PluginsDialogProps>;
+      }
     | null;
 
 export interface LearningProgress {

@@ -44,6 +44,7 @@ import type { LineCache } from "./render/line-cache";
 import type { StatusCosts } from "../agent/protocol";
 import { CostsDialog } from "./reviews/costs-dialog";
 import { ProcessesDialog } from "./reviews/processes-dialog";
+import type { PluginsPort } from "./plugins/plugins-dialog";
 import { backgroundNotice, type ProcessesPort } from "./processes-port";
 import type { PendingReview } from "./review-types";
 import { PendingReviewView, reviewScrolls, reviewTakesEscape } from "./reviews/pending-review";
@@ -84,6 +85,8 @@ export interface AppProps {
     terminal?: { setMouse(on: boolean): boolean; mouse(): boolean };
     /** Background processes: `/ps`'s view and Ctrl+B. */
     processes?: ProcessesPort;
+    /** The engine's plugin ops, for `/plugin`'s view. */
+    plugins?: PluginsPort;
     /** Running background processes and notices waiting, read at each render (the status line). */
     processCounts?: () => { running: number; notices: number };
     /** Ctrl+G: the draft in the user's editor (the terminal handed over until it exits). */
@@ -509,6 +512,16 @@ export function App(props: AppProps): ReactElement {
                 <ProcessesDialog
                     initial={overlay.processes}
                     port={props.processes}
+                    width={width}
+                    maxRows={reviewHeight}
+                    active={pending === null && !viewOpen}
+                    onClose={onCloseOverlay}
+                />
+            ) : null}
+            {overlay?.kind === "plugins" && props.plugins ? (
+                <overlay.View
+                    initial={overlay.listing}
+                    port={props.plugins}
                     width={width}
                     maxRows={reviewHeight}
                     active={pending === null && !viewOpen}

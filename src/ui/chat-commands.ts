@@ -93,6 +93,12 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
         choose: deps.choose,
         editFile: deps.editFile,
         copyAnswer: deps.copyAnswer,
+        async openPlugins(listing) {
+            // Loaded when first opened: the chat's launch path does not carry it.
+            const { PluginsDialog } = await import("./plugins/plugins-dialog");
+            appState.showOverlay({ kind: "plugins", listing, View: PluginsDialog });
+            return { message: "Plugins opened." };
+        },
         toggleVim() {
             const on = !appState.get().vim;
             appState.setVim(on);

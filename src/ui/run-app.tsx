@@ -381,6 +381,7 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
                 keybindings={keys.keybindings}
                 terminal={guard}
                 processes={createProcessesPort(host)}
+                plugins={host}
                 processCounts={() => host.state().processes}
                 editDraft={(text) => editDraft(text, (path) => editFile(path, "discard"))}
                 pasteImage={() => pasteClipboardImage({ clipboard: systemClipboard() })}

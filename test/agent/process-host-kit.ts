@@ -7,7 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EngineHost } from "../../src/agent/engine-host";
+import { EngineHost, type EngineHostOptions } from "../../src/agent/engine-host";
 import type { HostEvent } from "../../src/agent/protocol";
 import { parseHookSettings } from "../../src/agent/hooks/index";
 import { AgentSession } from "../../src/agent/session";
@@ -36,6 +36,8 @@ export interface ProcessHostOptions {
     dir?: string;
     /** Claude Code-style hooks, as a settings file's `hooks`. */
     hooks?: unknown;
+    /** The session's plugin runtime (`/plugin`'s ops reload it). */
+    pluginRuntime?: EngineHostOptions["pluginRuntime"];
 }
 
 export interface ProcessHost {
@@ -96,6 +98,8 @@ export function startProcessHost(server: FakeLlmServer, options: ProcessHostOpti
         standing: () => ({ commands: false, edits: false }),
         processes: options.table,
         startTurnOnNotice: options.startTurnOnNotice,
+        pluginRuntime: options.pluginRuntime,
+        pluginOperations: () => import("../../src/agent/host/plugin-operations"),
         newSession: (parts) =>
             new AgentSession({
                 ...parts,

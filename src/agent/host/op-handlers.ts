@@ -90,7 +90,17 @@ export type HostRunOp =
     | "process_output"
     | "stop_process"
     | "background_command"
-    | "secret_answer";
+    | "secret_answer"
+    // agent/host/plugins.ts
+    | "plugins"
+    | "plugin_prepare"
+    | "plugin_commit"
+    | "plugin_discard"
+    | "plugin_set_enabled"
+    | "plugin_remove"
+    | "marketplace_add"
+    | "marketplace_update"
+    | "marketplace_remove";
 
 type OtherOp = Exclude<EngineOp, OpOf<HostRunOp>>;
 
