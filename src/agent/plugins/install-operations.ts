@@ -170,7 +170,10 @@ function showRootVariable(inventory: PluginInventory, staged: string): PluginInv
 }
 
 /** The installed copy's inventory, read as loading reads it; undefined when it no longer reads. */
-async function inventoryOf(ctx: PluginContext, record: InstalledPluginRecord): Promise<PluginInventory | undefined> {
+async function inventoryOf(
+    ctx: PluginContext,
+    record: InstalledPluginRecord
+): Promise<PluginInventory | undefined> {
     const read = await readPlugin({
         root: record.path,
         marketplace: record.marketplace,

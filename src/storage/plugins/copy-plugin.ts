@@ -11,7 +11,6 @@ import {
     lstatSync,
     mkdirSync,
     readdirSync,
-    readlinkSync,
     realpathSync,
     statSync,
     symlinkSync,

@@ -5,7 +5,6 @@
  * A fetch pins one commit; nothing moves until the user asks for an update.
  */
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { type GitOptions, runGit } from "../../util/hardened-git";
 
 /** Transports a marketplace may use (`ext::`, `fd::` and the like stay off). */
@@ -37,8 +36,6 @@ function fetchEnv(): Record<string, string> {
         SSH_ASKPASS_REQUIRE: "never",
         GIT_SSH_COMMAND: `${ssh} -o BatchMode=yes`,
         GIT_LFS_SKIP_SMUDGE: "1",
-        // git reads these from the user's HOME; keep it as the user's own.
-        HOME: process.env.HOME ?? homedir(),
     };
 }
 
