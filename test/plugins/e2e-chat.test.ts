@@ -1,0 +1,99 @@
+/**
+ * The kit's plugins in the chat, through a real pty: installed with
+ * `north plugin install --yes`, then `/alpha:greet` typed in the composer
+ * sends the command's prompt, alpha's SessionStart hook ran from the
+ * installed copy, beta's MCP tool is offered to the model, and `/help` lists
+ * the plugin's command under its name. Needs `node scripts/build.mjs`.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLlmServer, startFakeLlmServer } from "../kit/fake-llm-server";
+import {
+    isolatedNorthEnv,
+    makeTestMarketplace,
+    PLUGIN_MARKER_ENV,
+} from "../kit/plugin-marketplace";
+import { declineLearning, isAppReady, type PtyNorth, spawnNorthPty } from "../kit/pty";
+import { runNorth } from "../kit/run-north";
+
+const TIMEOUT = 60_000;
+const ECHO_TOOL = "mcp__plugin_beta_echo__echo";
+
+let server: FakeLlmServer;
+let root: string;
+let env: NodeJS.ProcessEnv;
+let project: string;
+let marker: string;
+let north: PtyNorth | undefined;
+
+beforeAll(async () => {
+    server = await startFakeLlmServer();
+    root = mkdtempSync(join(tmpdir(), "north-plugins-chat-"));
+    const market = makeTestMarketplace(join(root, "markets"));
+    project = join(root, "project");
+    mkdirSync(project);
+    marker = join(root, "marker.txt");
+    env = {
+        ...isolatedNorthEnv(root),
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+        [PLUGIN_MARKER_ENV]: marker,
+    };
+    declineLearning(env.NORTH_DATA_DIR!, project);
+    for (const args of [
+        ["plugin", "marketplace", "add", market.dir],
+        ["plugin", "install", `alpha@${market.name}`, "--yes"],
+        ["plugin", "install", `beta@${market.name}`, "--yes"],
+    ]) {
+        const run = await runNorth(args, { env, cwd: project });
+        if (run.code !== 0) throw new Error(`north ${args.join(" ")}: ${run.stderr}`);
+    }
+}, TIMEOUT);
+afterAll(async () => {
+    north?.kill();
+    await server?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+});
+
+function installedPath(id: string): string {
+    const file = join(env.NORTH_DATA_DIR!, "plugins", "installed.json");
+    return (JSON.parse(readFileSync(file, "utf8")) as Record<string, { path: string }>)[id]!.path;
+}
+
+describe("installed plugins in the chat", () => {
+    it(
+        "/alpha:greet sends its prompt with beta's tool offered; alpha's SessionStart hook ran from its copy; /help lists it",
+        async () => {
+            north = spawnNorthPty({ args: ["--path", project], env, cwd: project });
+            await north.waitFor(() => isAppReady(north!), 20_000, "the composer");
+
+            server.enqueue({ text: "Hello there, zoe!" });
+            north.type("/alpha:greet zoe");
+            await north.waitForText("/alpha:greet zoe");
+            north.type("\r");
+            await north.waitForText("Hello there, zoe!", 20_000);
+
+            const body = server.requests.at(-1)!.body as { tools?: Array<{ name: string }> };
+            expect(JSON.stringify(body)).toContain("Say a warm hello to zoe");
+            expect((body.tools ?? []).map((t) => t.name)).toContain(ECHO_TOOL);
+
+            await north.waitFor(
+                () => existsSync(marker) && readFileSync(marker, "utf8").includes("SessionStart"),
+                20_000,
+                "alpha's SessionStart hook"
+            );
+            expect(readFileSync(marker, "utf8")).toContain(
+                `SessionStart ${installedPath("alpha@north-test")}`
+            );
+
+            north.type("/help");
+            await north.waitForText("/help");
+            north.type("\r");
+            // Its description: only /help's list shows it now (the earlier message shows the name).
+            await north.waitForText("Greets someone by name", 20_000);
+        },
+        TIMEOUT
+    );
+});
