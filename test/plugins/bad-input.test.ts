@@ -248,11 +248,21 @@ setInterval(() => {}, 1000);
                 .find((l) => l.startsWith("Hang "));
             expect(line).toBeDefined();
             const pid = Number(line!.slice("Hang ".length));
-            expect(alive(pid)).toBe(false);
+            // Killed at its timeout: gone once its parent (init, after North's group kill) reaps it.
+            await until(() => !alive(pid), 5_000, `hook process ${pid} to be gone`);
         },
         TIMEOUT
     );
 });
+
+/** Polls a state (not a fixed wait): resolves once `done()` holds, fails after `ms`. */
+async function until(done: () => boolean, ms: number, what: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+}
 
 function alive(pid: number): boolean {
     try {
