@@ -1,4 +1,8 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { PluginRuntime } from "../agent/plugins/runtime";
+import { lazyPluginRuntime } from "../agent/plugins/runtime-lazy";
+import type { SessionPlugins } from "../agent/plugins/runtime-session";
 import type { ContextBlocks } from "../agent/prompt-blocks";
 import { type HookSettings, runHooks } from "../agent/hooks/index";
 import { mergeHookSettings } from "../agent/hooks/settings";
@@ -46,6 +50,12 @@ export interface ProjectExtensions {
      * untrusted project one that starts nothing and says so in its status.
      */
     languages: LanguageService;
+    /**
+     * Installed plugins in this session: what each brought and its servers'
+     * states (`list()`), and `reload()` after an install, update, enable,
+     * disable or removal.
+     */
+    plugins: PluginRuntime;
     close(): Promise<void>;
 }
 
@@ -91,9 +101,20 @@ export async function loadProjectExtensions(
     for (const warning of memory.warnings) warn(warning);
 
     const { trust, settings } = options;
+    // Nothing of the plugin code is loaded (print mode's first request) unless some plugin is installed.
+    const plugins = existsSync(installedPluginsFile())
+        ? await sessionPlugins(repoRoot, trust, settings, warn)
+        : undefined;
     // North's own project settings first, then the user's, then Claude Code's.
     const hooks = mergeHookSettings(settings.hookSources);
     for (const warning of hooks.warnings) warn(warning);
+    // Plugins' hooks join after these (and never when a settings file says disableAllHooks).
+    const hooksOff = settings.hookSources.some(
+        (source) =>
+            typeof source.json === "object" &&
+            source.json !== null &&
+            (source.json as { disableAllHooks?: unknown }).disableAllHooks === true
+    );
     // A project's hooks run only while its files and the scripts they run are as trusted.
     const projectHookFiles = new Set<string>(PROJECT_HOOK_FILES.map((f) => join(repoRoot, f)));
     for (const groups of Object.values(hooks.settings)) {
@@ -101,21 +122,9 @@ export async function loadProjectExtensions(
             if (projectHookFiles.has(group.source)) group.stillTrusted = trust.live.isTrustedNow;
         }
     }
-    let rules = projectContext.text ?? undefined;
-    const started = await runHooks(
-        hooks.settings,
-        "SessionStart",
-        { session_id: options.sessionId, source: options.resumed ? "resume" : "startup" },
-        { cwd: repoRoot, hiddenEnv: options.hiddenEnv, env: options.childEnv }
-    );
-    for (const message of [...started.warnings, ...started.systemMessages])
-        warn(`SessionStart hook: ${message}`);
-    if (started.additionalContext.length > 0) {
-        rules = [rules, ...started.additionalContext].filter(Boolean).join("\n\n");
-    }
-
     const { skills, commands } = await discoverSkillsAndCommands(repoRoot);
     for (const warning of [...skills.warnings, ...commands.warnings]) warn(warning);
+    const pluginHooks: HookSettings = hooksOff ? {} : hooks.settings;
 
     const projectMcp = trust.trusted ? trust.snapshot.files[".mcp.json"] : undefined;
     const projectServers: McpConfigResult =
@@ -135,7 +144,8 @@ export async function loadProjectExtensions(
     );
     for (const warning of servers.warnings) warn(warning);
     let mcp: McpManager | undefined;
-    if (servers.servers.length > 0) {
+    // With plugins installed the manager exists even when empty: a plugin enabled later adds its servers.
+    if (servers.servers.length > 0 || plugins !== undefined) {
         // The SDK is large: load it only when some server is configured.
         const { createMcpManager } = await import("../tools/mcp/manager");
         mcp = createMcpManager(servers.servers, {
@@ -143,6 +153,7 @@ export async function loadProjectExtensions(
             version: options.version,
             cwd: repoRoot,
             projectStillTrusted: trust.live.isTrustedNow,
+            ...(plugins ? { pluginStillApproved: plugins.stillApproved } : {}),
             roots: options.mcpRoots,
             hiddenEnv: options.hiddenEnv,
             env: options.childEnv,
@@ -162,12 +173,42 @@ export async function loadProjectExtensions(
         warn,
         log: options.log,
         clientVersion: options.version,
+        pluginServers: plugins?.lspServers,
     });
+
+    const pluginTargets = {
+        hooks: pluginHooks,
+        skills: skills.skills,
+        commands: commands.commands,
+        mcp,
+        languages,
+        env: options.childEnv,
+        warn,
+    };
+    const pluginRuntime = plugins
+        ? await plugins.start(pluginTargets)
+        : lazyPluginRuntime(async () =>
+              (await sessionPlugins(repoRoot, trust, settings, warn, true)).start(pluginTargets)
+          );
+    // After the plugins joined: their SessionStart hooks run with the others.
+    let rules = projectContext.text ?? undefined;
+    const started = await runHooks(
+        hooks.settings,
+        "SessionStart",
+        { session_id: options.sessionId, source: options.resumed ? "resume" : "startup" },
+        { cwd: repoRoot, hiddenEnv: options.hiddenEnv, env: options.childEnv }
+    );
+    for (const message of [...started.warnings, ...started.systemMessages])
+        warn(`SessionStart hook: ${message}`);
+    if (started.additionalContext.length > 0) {
+        rules = [rules, ...started.additionalContext].filter(Boolean).join("\n\n");
+    }
 
     return {
         context: { rules, profile: profile ?? undefined, memory: memory.text ?? undefined },
         contextFiles: projectContext.files,
-        hookSettings: Object.keys(hooks.settings).length > 0 ? hooks.settings : undefined,
+        // Always the object: plugins enabled mid-session add their groups to it in place.
+        hookSettings: hooks.settings,
         extraTools:
             skills.skills.length > 0
                 ? [createSkillTool(skills.skills) as unknown as AnyToolDefinition]
@@ -179,6 +220,7 @@ export async function loadProjectExtensions(
         costs: createCostStore(dataDir(), { warn, batchMs: COST_BATCH_MS }),
         mcp,
         languages,
+        plugins: pluginRuntime,
         async close() {
             if (hooks.settings.SessionEnd) {
                 await runHooks(
@@ -217,6 +259,38 @@ export async function discoverSkillsAndCommands(repoRoot: string) {
         ),
     ]);
     return { skills, commands };
+}
+
+/**
+ * `~/.north/plugins/installed.json` (storage/plugins/store.ts's `installedFile`):
+ * its absence keeps every plugin module off the launch path.
+ */
+function installedPluginsFile(): string {
+    return join(dataDir(), "plugins", "installed.json");
+}
+
+/** The plugins enabled for this session (`empty`: none yet), read through the trust snapshot. */
+async function sessionPlugins(
+    repoRoot: string,
+    trust: ProjectTrustDecision,
+    settings: LoadedSettings,
+    warn: (message: string) => void,
+    empty = false
+): Promise<SessionPlugins> {
+    const { loadSessionPlugins } = await import("../agent/plugins/runtime-session");
+    return loadSessionPlugins({
+        dataDir: dataDir(),
+        projectDir: repoRoot,
+        settings,
+        claudeSettingsTexts: trust.trusted
+            ? [
+                  trust.snapshot.files[".claude/settings.json"],
+                  trust.snapshot.files[".claude/settings.local.json"],
+              ]
+            : [],
+        warn,
+        empty,
+    });
 }
 
 /** The user file that set `mcpServers`, for messages about its servers. */

@@ -203,7 +203,8 @@ async function conversationTools(
         project.trusted,
         catalogue,
         warn,
-        prepared.userMerged.subagents?.tools
+        prepared.userMerged.subagents?.tools,
+        extensions.plugins.agents()
     );
     const toolset = createConversationToolset(
         repoRoot,
@@ -386,7 +387,13 @@ export async function startSession(
         tools,
         mcp: extensions.mcp,
         languages: extensions.languages,
-        skills: extensions.skills.map(({ name, description }) => ({ name, description })),
+        // Read at each /skills: plugins enabled or disabled mid-session change the list.
+        get skills() {
+            return extensions.skills.map(({ name, description, plugin }) => ({
+                name,
+                description: plugin ? `${description} (plugin ${plugin})` : description,
+            }));
+        },
         permissions: permissions.listing,
         standing: () => ({
             commands: permissions.approvalSettings.isShellAutoApproved(),

@@ -1,7 +1,11 @@
 import { join } from "node:path";
 import { createSubagents } from "../agent/subagent-tool";
 import { type ModelCatalogue, resolveEndpoint, resolveModel } from "../providers/models";
-import { discoverAgentDefinitions } from "../project/agent-definitions";
+import {
+    type AgentDefinition,
+    MAX_AGENT_DEFINITIONS,
+    discoverAgentDefinitions,
+} from "../project/agent-definitions";
 import { dataDir } from "../storage/paths";
 import { createWorktreeIsolation } from "./worktree-isolation";
 
@@ -10,13 +14,16 @@ import { createWorktreeIsolation } from "./worktree-isolation";
  * folders only when it is trusted (they are repository content), then the
  * user's. A definition's model must be known and its provider configured.
  * `defaultTools` is the user's `subagents.tools` (a project cannot set it).
+ * Plugins' agents (`plugin:agent`) come last: a user's or project's
+ * definition of the same name wins.
  */
 export async function loadSubagents(
     repoRoot: string,
     trusted: boolean,
     catalogue: ModelCatalogue,
     warn: (message: string) => void,
-    defaultTools?: string[]
+    defaultTools?: string[],
+    pluginAgents: readonly AgentDefinition[] = []
 ): Promise<ReturnType<typeof createSubagents>> {
     const found = await discoverAgentDefinitions(
         [
@@ -28,10 +35,19 @@ export async function loadSubagents(
         repoRoot
     );
     found.warnings.forEach((w) => warn(w));
+    const agents = [...found.agents];
+    for (const agent of pluginAgents) {
+        const winner = agents.find((a) => a.name === agent.name);
+        if (winner) {
+            warn(`agent "${agent.name}" of plugin ${agent.plugin} is shadowed by ${winner.file}`);
+        } else if (agents.length >= MAX_AGENT_DEFINITIONS) {
+            warn(`${agent.file}: more than ${MAX_AGENT_DEFINITIONS} agents; skipped`);
+        } else agents.push(agent);
+    }
     return createSubagents({
-        agents: found.agents,
+        agents,
         // Only when some agent asks for it: git is not touched otherwise.
-        ...(found.agents.some((a) => a.isolation === "worktree")
+        ...(agents.some((a) => a.isolation === "worktree")
             ? { isolation: createWorktreeIsolation(repoRoot, dataDir()) }
             : {}),
         ...(defaultTools ? { defaultTools } : {}),

@@ -11,12 +11,26 @@ import type { HostState } from "../agent/protocol";
 import type { CommandRegistry } from "./registry";
 import { type CommandDefinition, result } from "./types";
 
+/** Where a Markdown command came from, as `/help` says it. */
+function origin(command: CustomCommand): string {
+    if (command.plugin !== undefined) return `plugin ${command.plugin}`;
+    return command.scope === "project" ? "project command" : "user command";
+}
+
+/** `alpha:greet` → `greet`: the name a plugin command answers to when nothing else owns it. */
+export function bareCommandName(command: CustomCommand): string | undefined {
+    if (command.plugin === undefined) return undefined;
+    const colon = command.name.indexOf(":");
+    return colon < 0 ? undefined : command.name.slice(colon + 1);
+}
+
 /** A custom command as the registry holds it: every token up to the next command is its argument. */
-function customDefinition(command: CustomCommand): CommandDefinition {
-    const where = command.scope === "project" ? "project command" : "user command";
+function customDefinition(command: CustomCommand, bare?: string): CommandDefinition {
     return {
         name: command.name,
-        description: `${command.description || "custom command"} (${where})`,
+        ...(bare !== undefined ? { aliases: [bare] } : {}),
+        ...(command.plugin !== undefined ? { plugin: command.plugin } : {}),
+        description: `${command.description || "custom command"} (${origin(command)})`,
         usage: `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`,
         maxPositional: Number.POSITIVE_INFINITY,
         plan: () => result(`Sent the prompt of ${command.file}`),
@@ -24,24 +38,104 @@ function customDefinition(command: CustomCommand): CommandDefinition {
 }
 
 export interface CustomCommands {
-    /** Registers `commands`; a name already taken (a built-in, an earlier custom) is skipped. */
+    /**
+     * Registers `commands`. A user's or project's command never replaces a
+     * built-in; a plugin's is always `/plugin:command`, and its bare name
+     * only when no built-in, user or project command (or an earlier plugin)
+     * owns it. Every hidden name is noted as a collision for `/help`.
+     */
     add(commands: readonly CustomCommand[]): void;
+    /** Replaces every plugin command with `commands` (after a plugin was enabled, disabled or removed). */
+    setPluginCommands(commands: readonly CustomCommand[]): void;
     /** The prompt an executed command stands for, or undefined for a built-in or a failed run. */
     promptOf(run: ExecutedCommand): string | undefined;
 }
 
 export function createCustomCommands(registry: CommandRegistry): CustomCommands {
     const customs = new Map<string, CustomCommand>();
+    /** Bare name → the plugin commands that claim it, first (the one it runs) first. */
+    const bareClaims = new Map<string, CustomCommand[]>();
+    const ownerText = (name: string): string => {
+        const owner = registry.get(name);
+        const custom = owner && customs.get(owner.name);
+        if (!custom) return `the built-in /${owner?.name ?? name}`;
+        return `/${custom.name} (${origin(custom)} ${custom.file})`;
+    };
+    const addOwn = (command: CustomCommand): void => {
+        if (registry.get(command.name)) {
+            if (customs.get(registry.get(command.name)?.name ?? "")?.file === command.file) return;
+            registry.noteCollision(
+                command.name,
+                `/${command.name} (${origin(command)} ${command.file}) is hidden by ${ownerText(command.name)}; rename it`
+            );
+            return;
+        }
+        customs.set(command.name, command);
+        registry.register(customDefinition(command));
+    };
+    const addPlugins = (commands: readonly CustomCommand[]): void => {
+        const registered: CustomCommand[] = [];
+        for (const command of commands) {
+            if (registry.get(command.name)) {
+                registry.noteCollision(
+                    command.name,
+                    `/${command.name} (${origin(command)}) is hidden by ${ownerText(command.name)}`
+                );
+                continue;
+            }
+            customs.set(command.name, command);
+            registered.push(command);
+        }
+        // Bare names after every full name, so a plugin never takes another plugin's full name.
+        for (const command of registered) {
+            const bare = bareCommandName(command);
+            const claims = bare === undefined ? undefined : (bareClaims.get(bare) ?? []);
+            if (bare === undefined || claims === undefined) {
+                registry.register(customDefinition(command));
+                continue;
+            }
+            const free = claims.length === 0 && !registry.get(bare);
+            if (claims.length === 0 && !free) {
+                registry.noteCollision(
+                    command.name,
+                    `/${bare}: ${ownerText(bare)} runs; the plugin's is /${command.name}`
+                );
+            }
+            if (free || claims.length > 0) {
+                claims.push(command);
+                bareClaims.set(bare, claims);
+            }
+            registry.register(customDefinition(command, free ? bare : undefined));
+            if (claims.length > 1) {
+                registry.noteCollision(
+                    bare,
+                    `/${bare}: ${claims.map((c) => c.name).join(" and ")} — /${bare} runs ${claims[0]?.name}; use the full names`
+                );
+            }
+        }
+    };
     return {
         add(commands) {
-            for (const command of commands) {
-                if (registry.get(command.name)) continue;
-                customs.set(command.name, command);
-                registry.register(customDefinition(command));
+            for (const command of commands) if (command.plugin === undefined) addOwn(command);
+            addPlugins(commands.filter((command) => command.plugin !== undefined));
+        },
+        setPluginCommands(commands) {
+            const leaving = [...customs.values()].filter((c) => c.plugin !== undefined);
+            for (const command of leaving) {
+                customs.delete(command.name);
+                registry.unregister(command.name);
             }
+            registry.clearCollisions([
+                ...leaving.map((c) => c.name),
+                ...bareClaims.keys(),
+                ...commands.flatMap((c) => [c.name, bareCommandName(c) ?? c.name]),
+            ]);
+            bareClaims.clear();
+            addPlugins(commands);
         },
         promptOf(run) {
-            const custom = customs.get(run.name);
+            // `run.name` may be a plugin command's bare name (an alias).
+            const custom = customs.get(registry.get(run.name)?.name ?? run.name);
             if (!custom || run.result.isError) return undefined;
             return expandCustomCommand(custom, run.input.slice(run.name.length + 1));
         },

@@ -108,6 +108,7 @@ export async function runCommandsInInput(
             chat: front.choose !== undefined,
             state: front.state(),
             commands: commandsInOrder(registry),
+            collisions: registry.collisions(),
         };
         const outcome = invocation.error
             ? { result: { message: invocation.error, isError: true }, warnings: [] }

@@ -3,6 +3,13 @@ import type { CommandDefinition, CommandView, ParsedArgs } from "./types";
 
 export interface CommandRegistry {
     register(command: CommandDefinition): void;
+    /** Removes a command and its aliases (a plugin's commands when it is disabled). */
+    unregister(name: string): void;
+    /** Names hidden by another command (`/review` of a project under the built-in): shown by `/help`. */
+    noteCollision(name: string, message: string): void;
+    /** Forgets the collisions noted for `names` (their commands left). */
+    clearCollisions(names: Iterable<string>): void;
+    collisions(): string[];
     /** A command's name or one of its aliases. */
     has(name: string): boolean;
     /** The command a name or alias runs. */
@@ -29,11 +36,25 @@ export function createCommandRegistry(commands: CommandDefinition[] = []): Comma
         const target = aliasOf.get(name);
         return target === undefined ? undefined : byName.get(target);
     };
+    const collisions = new Map<string, string>();
     const registry: CommandRegistry = {
         register(command) {
             byName.set(command.name, command);
             for (const alias of command.aliases ?? []) aliasOf.set(alias, command.name);
         },
+        unregister(name) {
+            const command = byName.get(name);
+            if (!command) return;
+            byName.delete(name);
+            for (const alias of command.aliases ?? []) {
+                if (aliasOf.get(alias) === name) aliasOf.delete(alias);
+            }
+        },
+        noteCollision: (name, message) => void collisions.set(name, message),
+        clearCollisions(names) {
+            for (const name of names) collisions.delete(name);
+        },
+        collisions: () => [...collisions.values()],
         has: (name) => get(name) !== undefined,
         get,
         list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),

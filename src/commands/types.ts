@@ -24,6 +24,8 @@ export interface CommandView {
     state: HostState;
     /** Every command, built-ins first (`/help`). */
     commands: CommandDefinition[];
+    /** Names one command hides from another (a project's `/review` under the built-in), for `/help`. */
+    collisions?: string[];
 }
 
 /**
@@ -70,6 +72,8 @@ export interface CommandDefinition {
     /** Positional arguments the command takes at most; the rest of the input is left for the model. */
     maxPositional: number;
     flags?: Record<string, FlagSpec>;
+    /** The plugin (`name@marketplace`) a Markdown command came from; `/help` groups them. */
+    plugin?: string;
     plan(args: ParsedArgs, view: CommandView): CommandPlan;
 }
 

@@ -29,6 +29,8 @@ export interface AgentDefinition {
     /** The body: added to the child's system prompt. */
     prompt: string;
     file: string;
+    /** The plugin (`name@marketplace`) it came from: its name is then `plugin:agent`. */
+    plugin?: string;
 }
 
 export interface AgentDefinitionRoot {
@@ -143,4 +145,34 @@ export async function discoverAgentDefinitions(
         }
     }
     return { agents: [...byName.values()], warnings };
+}
+
+/** Frontmatter a plugin's agent may not use: it would run code or widen permissions. */
+const PLUGIN_AGENT_IGNORED = ["hooks", "mcpServers", "permissionMode"] as const;
+
+/**
+ * A plugin's agents, named `plugin:agent` (as listed by the plugin reader),
+ * files inside the plugin folder. `hooks`, `mcpServers` and `permissionMode`
+ * in their frontmatter are ignored with a warning.
+ */
+export async function readPluginAgentDefinitions(
+    plugin: { id: string; root: string; agents: ReadonlyArray<{ name: string; file: string }> },
+    expand: (text: string) => string
+): Promise<AgentDiscovery> {
+    const warnings: string[] = [];
+    const agents: AgentDefinition[] = [];
+    for (const part of plugin.agents) {
+        const definition = await readDefinition(part.file, warnings, plugin.root);
+        if (!definition) continue;
+        const data = parseFrontmatter(readRegularTextSync(part.file, { insideRoot: plugin.root })).data;
+        for (const key of PLUGIN_AGENT_IGNORED) {
+            if (data[key] !== undefined) {
+                warnings.push(
+                    `${part.file}: "${key}" is ignored in a plugin's agent (plugin ${plugin.id})`
+                );
+            }
+        }
+        agents.push({ ...definition, name: part.name, prompt: expand(definition.prompt), plugin: plugin.id });
+    }
+    return { agents, warnings };
 }

@@ -27,6 +27,11 @@ export interface CustomCommand {
     body: string;
     file: string;
     scope: CommandScope;
+    /**
+     * A plugin's command (`name@marketplace`): `name` is then `plugin:command`,
+     * and the bare `/command` reaches it only when nothing else owns that name.
+     */
+    plugin?: string;
 }
 
 export interface CustomCommandDiscovery {

@@ -35,6 +35,10 @@ export interface Skill {
     modelInvocable: boolean;
     /** For a skill in the repository: the repo root its file must resolve inside. */
     insideRoot?: string;
+    /** The plugin (`name@marketplace`) it came from: its name is then `plugin:skill`. */
+    plugin?: string;
+    /** Applied to the body when loaded (a plugin's `${CLAUDE_PLUGIN_ROOT}` and the like). */
+    expandBody?: (body: string) => string;
 }
 
 export interface SkillDiscovery {
@@ -52,7 +56,7 @@ async function isDirectory(path: string): Promise<boolean> {
     }
 }
 
-async function readSkill(
+export async function readSkill(
     root: string,
     folder: string,
     warnings: string[],
@@ -146,7 +150,8 @@ export async function discoverSkills(roots: string[], repoRoot?: string): Promis
 /** The instructions of `skill` (frontmatter removed), cut to 64 KB. */
 export async function loadSkillBody(skill: Skill): Promise<{ body: string; truncated: boolean }> {
     const text = readRegularTextSync(skill.file, { insideRoot: skill.insideRoot });
-    const body = parseFrontmatter(text).body.trim();
+    const raw = parseFrontmatter(text).body.trim();
+    const body = skill.expandBody ? skill.expandBody(raw) : raw;
     const bytes = Buffer.from(body, "utf8");
     if (bytes.length <= MAX_SKILL_BODY_BYTES) return { body, truncated: false };
     let end = MAX_SKILL_BODY_BYTES;
@@ -222,17 +227,24 @@ export function skillToolDescription(skills: Skill[]): string {
     return text;
 }
 
+/**
+ * The `skill` tool over `skills`, read at each use: a plugin enabled or
+ * disabled mid-session changes the array in place (and the description).
+ */
 export function createSkillTool(skills: Skill[]): SkillTool {
-    const usable = skills.filter((skill) => skill.modelInvocable);
+    const usableNow = (): Skill[] => skills.filter((skill) => skill.modelInvocable);
     return {
         name: "skill",
-        description: skillToolDescription(usable),
+        get description() {
+            return skillToolDescription(usableNow());
+        },
         input: SKILL_INPUT,
         inputJsonSchema: prebuiltToolSchema("skill"),
         approvalPolicy: "none",
         readOnly: true,
         hookAliases: ["Skill"],
         async execute(input, ctx) {
+            const usable = usableNow();
             const skill =
                 usable.find((s) => s.name === input.name) ??
                 usable.find((s) => s.name.toLowerCase() === input.name.toLowerCase());

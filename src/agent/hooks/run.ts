@@ -126,18 +126,21 @@ function trustedHooks<T extends { source: string; group: HookGroup }>(
     warnings: string[]
 ): T[] {
     const verdicts = new Map<HookGroup["stillTrusted"], boolean>();
-    const skipped = new Set<string>();
+    /** Source → the plugin it belongs to ("" for a project's file). */
+    const skipped = new Map<string, string>();
     const kept = matched.filter(({ source, group }) => {
         const check = group.stillTrusted;
         if (check === undefined) return true;
         if (!verdicts.has(check)) verdicts.set(check, check());
         if (verdicts.get(check)) return true;
-        skipped.add(source);
+        skipped.set(source, group.plugin ?? "");
         return false;
     });
-    for (const source of skipped) {
+    for (const [source, plugin] of skipped) {
         warnings.push(
-            `${source}: its hooks did not run: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)`
+            plugin !== ""
+                ? `${source}: its hooks did not run: plugin ${plugin} is disabled, removed or changed since you approved it`
+                : `${source}: its hooks did not run: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)`
         );
     }
     return kept;
@@ -283,10 +286,10 @@ export async function runHooks<E extends HookEvent>(
     });
 
     const runs = await Promise.all(
-        hooks.map(({ hook }) =>
+        hooks.map(({ hook, group }) =>
             runHookProcess(hook.command, payload, {
                 cwd: options.cwd,
-                env,
+                env: group.env ? { ...env, ...group.env } : env,
                 timeoutMs:
                     hook.timeout !== undefined
                         ? hook.timeout * 1000

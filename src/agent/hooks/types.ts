@@ -39,6 +39,10 @@ export interface HookGroup {
      * run, are still as the user trusted them. Asked before each run; false skips them.
      */
     stillTrusted?: () => boolean;
+    /** Added to the hook's environment: a plugin's `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`. */
+    env?: Record<string, string>;
+    /** The plugin (`name@marketplace`) the hooks came from. */
+    plugin?: string;
 }
 
 export type HookSettings = Partial<Record<HookEvent, HookGroup[]>>;

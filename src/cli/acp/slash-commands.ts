@@ -77,8 +77,18 @@ const editorHelpCommand: CommandDefinition = {
     maxPositional: 0,
     plan(_args, view) {
         const offered = view.commands.filter((c) => !Object.hasOwn(NOT_IN_EDITOR, c.name));
+        const own = offered.filter((c) => c.plugin === undefined);
+        const fromPlugins = offered.filter((c) => c.plugin !== undefined);
+        const collisions = view.collisions ?? [];
         return result(
-            `Commands:\n${commandTable(offered)}\nSkills run as /name. The editor's mode and model menus switch those too.`
+            [
+                `Commands:\n${commandTable(own)}`,
+                ...(fromPlugins.length > 0 ? [`Plugin commands:\n${commandTable(fromPlugins)}`] : []),
+                ...(collisions.length > 0
+                    ? [`Name collisions:\n${collisions.map((c) => `  ${c}`).join("\n")}`]
+                    : []),
+                "Skills run as /name. The editor's mode and model menus switch those too.",
+            ].join("\n")
         );
     },
 };

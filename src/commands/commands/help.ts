@@ -18,8 +18,18 @@ export const helpCommand: CommandDefinition = {
     usage: "/help",
     maxPositional: 0,
     plan(_args, view) {
+        const own = view.commands.filter((c) => c.plugin === undefined);
+        const fromPlugins = view.commands.filter((c) => c.plugin !== undefined);
+        const sections = [`Commands:\n${commandTable(own)}`];
+        if (fromPlugins.length > 0) {
+            sections.push(`Plugin commands:\n${commandTable(fromPlugins)}`);
+        }
+        const collisions = view.collisions ?? [];
+        if (collisions.length > 0) {
+            sections.push(`Name collisions:\n${collisions.map((c) => `  ${c}`).join("\n")}`);
+        }
         return result(
-            `Commands:\n${commandTable(view.commands)}\n!command runs a shell command, Tab switches mode, @ attaches a file, Ctrl+C cancels (twice at an empty composer exits), Ctrl+D exits.`
+            `${sections.join("\n")}\n!command runs a shell command, Tab switches mode, @ attaches a file, Ctrl+C cancels (twice at an empty composer exits), Ctrl+D exits.`
         );
     },
 };

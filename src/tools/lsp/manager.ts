@@ -17,6 +17,7 @@ import {
     findBinary,
     mergeServerSettings,
     parseClaudeLspConfig,
+    lspServerEntries,
     typescriptInitializationOptions,
 } from "./server-definitions";
 import { ServerInstance } from "./server-instance";
@@ -58,6 +59,13 @@ export interface LanguageServiceOptions {
     timers?: DeadlineTimers;
     /** North's version, told to servers. */
     clientVersion?: string;
+    /** Plugins' `lspServers` (server name → `.lsp.json` entry), after the user's own, before the built-ins. */
+    pluginServers?: ReadonlyArray<{
+        plugin: string;
+        name: string;
+        servers: Record<string, unknown>;
+        env: Record<string, string>;
+    }>;
     /** Replaces the built-in definitions (tests run a scripted server). */
     builtIns?: readonly LspServerDefinition[];
     startupTimeoutMs?: number;
@@ -127,6 +135,21 @@ class ProjectLanguageService implements LanguageService {
         }
     }
 
+    /** A found server every extension of which an earlier one claimed: listed, never started. */
+    private outranked(server: KnownServer): { lastError?: string } {
+        if (!server.binary) return {};
+        const owners = Object.keys(server.definition.languages).map((ext) =>
+            this.byExtension.get(ext)
+        );
+        if (owners.some((owner) => owner === server)) return {};
+        const first = owners.find((owner) => owner !== undefined);
+        return first
+            ? {
+                  lastError: `not started: its files go to ${first.definition.name}, registered first`,
+              }
+            : {};
+    }
+
     status(): LspServerStatus[] {
         return this.servers.flatMap((server) => {
             const command = [
@@ -147,7 +170,9 @@ class ProjectLanguageService implements LanguageService {
                           ? "available"
                           : "missing",
                     restarts: 0,
-                    ...(server.definition.disabled ? { lastError: "turned off in settings" } : {}),
+                    ...(server.definition.disabled
+                        ? { lastError: "turned off in settings" }
+                        : this.outranked(server)),
                     origin: server.definition.origin,
                 } satisfies LspServerStatus,
             ];
@@ -215,6 +240,24 @@ class ProjectLanguageService implements LanguageService {
             this.timers.clearTimeout(timer);
             wait.signal.removeEventListener("abort", expire);
         }
+    }
+
+    /** Stops a plugin's servers and gives their extensions back (the plugin was disabled or removed). */
+    async stopPlugin(plugin: string): Promise<void> {
+        const leaving = this.servers.filter((server) => server.definition.plugin === plugin);
+        for (const server of leaving) {
+            server.binary = null;
+            for (const [ext, owner] of [...this.byExtension]) {
+                if (owner === server) this.byExtension.delete(ext);
+            }
+        }
+        await Promise.all(
+            leaving.flatMap((server) => {
+                const instances = [...server.instances.values()];
+                server.instances.clear();
+                return instances.map((instance) => instance.dispose());
+            })
+        );
     }
 
     async dispose(): Promise<void> {
@@ -422,9 +465,17 @@ export function createLanguageService(options: LanguageServiceOptions): Language
               );
     // Claude Code's file replaces a built-in of the same name; North's settings have the last word.
     const claudeNames = new Set(claude.map((server) => server.name));
+    const plugins = (options.pluginServers ?? []).flatMap((p) =>
+        lspServerEntries(p.servers, `plugin ${p.plugin}`, `plugin ${p.plugin}`, options.warn, {
+            namePrefix: `plugin:${p.name}:`,
+            env: p.env,
+            plugin: p.plugin,
+        })
+    );
     const base = [
         ...(options.builtIns ?? BUILT_IN_SERVERS).filter((s) => !claudeNames.has(s.name)),
         ...claude,
+        ...plugins,
     ];
     const definitions = mergeServerSettings(
         base,

@@ -22,8 +22,10 @@ export interface LspServerDefinition {
     /** Answers to `workspace/configuration`, by section (`python.analysis`…). */
     settings?: Record<string, unknown>;
     env?: Record<string, string>;
-    /** "built-in", "settings" or ".lsp.json". */
+    /** "built-in", "settings", ".lsp.json" or "plugin <name@marketplace>". */
     origin: string;
+    /** The plugin (`name@marketplace`) that brought it. */
+    plugin?: string;
     /** Time allowed for start and `initialize`. */
     startupTimeoutMs?: number;
     /**
@@ -239,6 +241,24 @@ export function parseClaudeLspConfig(
         warn(`${file}: expected an object of language servers; ignored`);
         return [];
     }
+    return lspServerEntries(servers, file, ".lsp.json", warn);
+}
+
+/**
+ * Language servers in Claude Code's `.lsp.json` shape (server name → entry),
+ * from a file or a plugin; `origin` says where they came from.
+ */
+export function lspServerEntries(
+    servers: unknown,
+    file: string,
+    origin: string,
+    warn: (message: string) => void,
+    extra?: { namePrefix?: string; env?: Record<string, string>; plugin?: string }
+): LspServerDefinition[] {
+    if (!isRecord(servers)) {
+        warn(`${file}: expected an object of language servers; ignored`);
+        return [];
+    }
     const definitions: LspServerDefinition[] = [];
     for (const [name, entry] of Object.entries(servers)) {
         const languages = isRecord(entry) ? stringRecord(entry.extensionToLanguage) : undefined;
@@ -256,14 +276,17 @@ export function parseClaudeLspConfig(
             ? entry.args.filter((a) => typeof a === "string")
             : [];
         definitions.push({
-            name,
+            name: `${extra?.namePrefix ?? ""}${name}`,
             command: entry.command,
             args,
             languages: languagesOf(languages),
             initializationOptions: entry.initializationOptions,
             settings: isRecord(entry.settings) ? entry.settings : undefined,
-            env: stringRecord(entry.env),
-            origin: ".lsp.json",
+            env: extra?.env
+                ? { ...extra.env, ...stringRecord(entry.env) }
+                : stringRecord(entry.env),
+            origin,
+            ...(extra?.plugin !== undefined ? { plugin: extra.plugin } : {}),
             startupTimeoutMs:
                 typeof entry.startupTimeout === "number" ? entry.startupTimeout : undefined,
             maxRestarts:

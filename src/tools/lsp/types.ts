@@ -105,6 +105,8 @@ export interface LanguageService {
      * when no server handles any of the paths.
      */
     diagnostics(paths: readonly string[], wait: DiagnosticsWait): Promise<DiagnosticsView | null>;
+    /** Stops a plugin's servers for good (it was disabled or removed). */
+    stopPlugin?(plugin: string): Promise<void>;
     /** Stops every server (shutdown, exit, then kill). */
     dispose(): Promise<void>;
 }

@@ -24,6 +24,8 @@ interface McpServerSpecBase {
     source: string;
     /** Variables referenced without a value or default; they expanded to "". */
     missingVars: string[];
+    /** The plugin (`name@marketplace`) that brought it; its name is then `plugin:<plugin>:<server>`. */
+    plugin?: string;
 }
 
 export interface McpStdioServerSpec extends McpServerSpecBase {
@@ -290,4 +292,51 @@ export function mcpServerFingerprint(spec: McpServerSpec): string {
         .update(JSON.stringify([spec.name, ...what]))
         .digest("hex")
         .slice(0, 16);
+}
+
+/** What a plugin's MCP servers need from it (tools/ does not import the plugin types). */
+export interface PluginMcpSource {
+    id: string;
+    name: string;
+    /** Its `.mcp.json`/`mcpServers` entries, the plugin variables already expanded. */
+    mcpServers: Record<string, unknown>;
+    root: string;
+    dataDir: string;
+}
+
+/**
+ * A plugin's servers, as Claude Code names them: `plugin:<plugin>:<server>`
+ * (tools `mcp__plugin_<plugin>_<server>__<tool>`). They count as the user's
+ * (the user installed the plugin); a stdio server's environment also gets
+ * `CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA` and `CLAUDE_PROJECT_DIR`.
+ */
+export function parsePluginMcpServers(
+    plugin: PluginMcpSource,
+    projectDir: string,
+    env: Env = process.env
+): McpConfigResult {
+    const named = Object.fromEntries(
+        Object.entries(plugin.mcpServers).map(([name, entry]) => [
+            `plugin:${plugin.name}:${name}`,
+            entry,
+        ])
+    );
+    const parsed = parseMcpServers(named, {
+        scope: "user",
+        source: `plugin ${plugin.id}`,
+        env,
+    });
+    const variables = {
+        CLAUDE_PLUGIN_ROOT: plugin.root,
+        CLAUDE_PLUGIN_DATA: plugin.dataDir,
+        CLAUDE_PROJECT_DIR: projectDir,
+    };
+    return {
+        servers: parsed.servers.map((spec) =>
+            spec.transport === "stdio"
+                ? { ...spec, plugin: plugin.id, env: { ...variables, ...spec.env } }
+                : { ...spec, plugin: plugin.id }
+        ),
+        warnings: parsed.warnings,
+    };
 }

@@ -53,6 +53,8 @@ export interface McpManagerOptions {
      * are still as the user trusted them: a project server is restarted only then.
      */
     projectStillTrusted?: () => boolean;
+    /** Whether a plugin may still run its server (installed, enabled, files as approved): checked before a restart. */
+    pluginStillApproved?: (plugin: string) => boolean;
     /** Base environment of stdio servers; the entry's `env` is added. Default `process.env`. */
     env?: Record<string, string | undefined>;
     /**
@@ -89,6 +91,10 @@ export interface McpManager {
     subscribe(listener: () => void): () => void;
     /** Stops the server (if running) and starts it again in the background. */
     restart(name: string): Promise<void>;
+    /** Starts more servers (a plugin enabled mid-session); a name already present is kept as is. */
+    add(servers: McpServerSpec[]): void;
+    /** Stops these servers (their processes end) and drops them and their tools. */
+    remove(names: readonly string[]): Promise<void>;
     /** Stops every server (stdio children and their process groups are killed). */
     close(): Promise<void>;
 }
@@ -130,22 +136,46 @@ function toolOf(server: McpServerConnection, tool: McpTool, name: string): McpTo
 
 /** The configured servers, each a connection, and who listens to their changes. */
 class McpServers implements McpManager {
-    private readonly servers: McpServerConnection[];
+    private servers: McpServerConnection[];
     private readonly listeners = new Set<() => void>();
     private closed = false;
+    private readonly shared: ConnectionSettings;
 
     constructor(
         specs: McpServerSpec[],
-        private readonly projectStillTrusted: (() => boolean) | undefined,
+        private readonly stillTrusted: Pick<
+            McpManagerOptions,
+            "projectStillTrusted" | "pluginStillApproved"
+        >,
         settings: Omit<ConnectionSettings, "notify" | "closed">
     ) {
-        const shared: ConnectionSettings = {
+        this.shared = {
             ...settings,
             notify: () => this.notify(),
             closed: () => this.closed,
         };
-        this.servers = specs.map((spec) => new McpServerConnection(spec, shared));
+        this.servers = specs.map((spec) => new McpServerConnection(spec, this.shared));
         for (const server of this.servers) server.start();
+    }
+
+    add(specs: McpServerSpec[]): void {
+        if (this.closed) return;
+        const names = new Set(this.servers.map((server) => server.name));
+        for (const spec of specs) {
+            if (names.has(spec.name)) continue;
+            const server = new McpServerConnection(spec, this.shared);
+            this.servers.push(server);
+            server.start();
+        }
+        this.notify();
+    }
+
+    async remove(names: readonly string[]): Promise<void> {
+        const leaving = this.servers.filter((server) => names.includes(server.name));
+        if (leaving.length === 0) return;
+        this.servers = this.servers.filter((server) => !leaving.includes(server));
+        await Promise.all(leaving.map((server) => server.stop()));
+        this.notify();
     }
 
     status(): McpServerStatus[] {
@@ -174,7 +204,14 @@ class McpServers implements McpManager {
     async restart(name: string): Promise<void> {
         const server = this.servers.find((s) => s.name === name);
         if (!server || this.closed) return;
-        if (server.spec.scope === "project" && this.projectStillTrusted?.() === false) {
+        const plugin = server.spec.plugin;
+        if (plugin !== undefined && this.stillTrusted.pluginStillApproved?.(plugin) === false) {
+            await server.stopFailed(
+                `not restarted: plugin ${plugin} is disabled, removed or changed since you approved it`
+            );
+            return;
+        }
+        if (server.spec.scope === "project" && this.stillTrusted.projectStillTrusted?.() === false) {
             await server.stopFailed(
                 "not restarted: the project's configuration or a script it runs changed since you trusted it (North asks again at the next start)"
             );
@@ -217,7 +254,7 @@ class McpServers implements McpManager {
 }
 
 export function createMcpManager(servers: McpServerSpec[], options: McpManagerOptions): McpManager {
-    return new McpServers(servers, options.projectStillTrusted, {
+    return new McpServers(servers, options, {
         clientName: options.clientName,
         version: options.version,
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -27,6 +27,8 @@ export interface McpServerStatus {
     name: string;
     transport: McpServerSpec["transport"];
     scope: McpServerScope;
+    /** The plugin (`name@marketplace`) that brought the server. */
+    plugin?: string;
     state: McpServerState;
     /** Why the server failed (state "failed"). */
     error?: string;
@@ -164,6 +166,7 @@ export class McpServerConnection {
             name: this.spec.name,
             transport: this.spec.transport,
             scope: this.spec.scope,
+            ...(this.spec.plugin !== undefined ? { plugin: this.spec.plugin } : {}),
             state: this.state,
             ...(this.error !== undefined ? { error: this.error } : {}),
             tools: this.tools.map((tool) => tool.name),
