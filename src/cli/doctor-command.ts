@@ -22,6 +22,7 @@ import {
     checkTools,
     checkTrust,
 } from "./doctor-checks";
+import { checkPlugins } from "./doctor-plugins";
 
 type Env = Record<string, string | undefined>;
 
@@ -179,7 +180,7 @@ export async function runDoctorCommand(
         cliPath === undefined
             ? Promise.resolve({ status: "info", label: "acp stdout", detail: "not checked" })
             : checkAcpStdout(process.execPath, [cliPath, "acp"], { env, cwd: repoRoot });
-    const [providers, tools, mcp, lsp, acpStdout] = await Promise.all([
+    const [providers, tools, mcp, lsp, acpStdout, plugins] = await Promise.all([
         checkProviders(
             catalogue,
             new Set(Object.keys(config.providers ?? {})),
@@ -190,6 +191,14 @@ export async function runDoctorCommand(
         checkMcp(repoRoot, trust.trusted, config, catalogue, env, version),
         checkLsp(repoRoot, trust.trusted, config, env),
         acp,
+        checkPlugins({
+            dataDir: dataDir(env),
+            repoRoot,
+            userEnabled: config.enabledPlugins,
+            snapshot: readProjectConfig(repoRoot),
+            trusted: trust.trusted,
+            env,
+        }),
     ]);
     const checks = [
         checkNode(process.version),
@@ -199,6 +208,7 @@ export async function runDoctorCommand(
         trust.check,
         ...mcp,
         ...lsp,
+        ...plugins,
         acpStdout,
         ...checkPaths(env),
     ];

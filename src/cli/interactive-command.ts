@@ -164,7 +164,19 @@ export async function runInteractiveCommand(givenArgs: CliArgs, version: string)
                 decideTrust: async (inventory) => {
                     if (args.trust) return "trust-once";
                     const answer = await bridge.askTrust(inventory);
-                    if (answer) return "trust";
+                    if (answer) {
+                        // A second, separate yes: trusting the project installs nothing.
+                        if (inventory.plugins?.plugins.some((p) => p.state === "not installed")) {
+                            // Through the rarely used commands' split point: no chunk of its own.
+                            const offer = await import("./subcommands");
+                            await offer.offerDeclaredPlugins(
+                                inventory.plugins,
+                                offer.chatPluginAsker(bridge, warn),
+                                { dataDir: dataDir(), projectDir: repoRoot }
+                            );
+                        }
+                        return "trust";
+                    }
                     warn(
                         `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. North asks again next time.`
                     );

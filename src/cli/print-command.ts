@@ -41,6 +41,7 @@ import { checkSessionFlags, prepareSession } from "./session-setup";
 import { loadUserSettings } from "../storage/settings/load";
 import { startSession } from "./session-start";
 import { summarizeInventory } from "./project-trust";
+import { declaredPluginNotes } from "./project-declared-plugins";
 import { watchParent } from "./parent-watch";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -168,7 +169,11 @@ export async function runPrintCommand(givenArgs: CliArgs, version: string): Prom
             ),
         // Print mode never asks: untrusted project configuration is skipped, and said so.
         decideTrust: async (inventory) => {
-            if (args.trust) return "trust-once";
+            if (args.trust) {
+                // Listed, never installed: installing a plugin takes a yes print mode cannot ask.
+                if (inventory.plugins) declaredPluginNotes(inventory.plugins).forEach(warn);
+                return "trust-once";
+            }
             warn(
                 `this project is not trusted, so its own configuration was skipped: ${summarizeInventory(inventory)}. Trust it in the chat (north) or pass --trust.`
             );

@@ -5,7 +5,7 @@
  * never asks and skips). See storage/trust.ts.
  */
 import { createHash } from "node:crypto";
-import { relative, sep } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import { parseHookSettings } from "../agent/hooks/settings";
 import { HOOK_EVENTS } from "../agent/hooks/types";
 import { legacyApprovalLayers } from "../storage/legacy-approvals";
@@ -19,11 +19,27 @@ import {
     lspServerEntries,
     readProjectConfig,
 } from "../storage/trust";
+import {
+    type DeclaredPlugins,
+    declaredPluginText,
+    describeMarketplaceSource,
+    readDeclaredPlugins,
+} from "./project-declared-plugins";
 
 /** One thing the project would run or allow once trusted. */
 export interface TrustItem {
     /** `script`: a file a hook or server runs; `git`: a program the git configuration names. */
-    kind: "mcp" | "lsp" | "hook" | "status" | "approval" | "unreadable" | "script" | "git";
+    kind:
+        | "mcp"
+        | "lsp"
+        | "hook"
+        | "status"
+        | "approval"
+        | "unreadable"
+        | "script"
+        | "git"
+        /** A plugin or marketplace the project expects (`enabledPlugins`, `extraKnownMarketplaces`). */
+        | "plugin";
     /** The file it comes from, relative to the project root (absolute when outside it). */
     source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
@@ -37,6 +53,8 @@ export interface TrustItem {
 export interface TrustInventory {
     repoRoot: string;
     items: TrustItem[];
+    /** The plugins and marketplaces the project expects, for the install offer after trust. */
+    plugins?: DeclaredPlugins;
 }
 
 /** Settings files that may hold hooks, in the order they are merged. */
@@ -143,12 +161,41 @@ function scriptItems(snapshot: ProjectConfigSnapshot): TrustItem[] {
     });
 }
 
-/** Everything the snapshot's files would run or allow. */
+/**
+ * The plugins and marketplaces the project expects, each plugin with its state
+ * in the user's store. Keyed by id: installing one later is no change to trust.
+ */
+function pluginItems(plugins: DeclaredPlugins): TrustItem[] {
+    const items: TrustItem[] = plugins.plugins.map((plugin) => ({
+        kind: "plugin",
+        source: plugin.file,
+        text: declaredPluginText(plugin),
+        key: `plugin\0${plugin.id}`,
+    }));
+    const named = new Set(plugins.plugins.map((p) => p.marketplace));
+    for (const market of plugins.marketplaces) {
+        if (named.has(market.name)) continue;
+        items.push({
+            kind: "plugin",
+            source: market.file,
+            text: `marketplace ${market.name}: ${describeMarketplaceSource(market.source)} (not added: north plugin marketplace add)`,
+            key: `marketplace\0${market.name}`,
+        });
+    }
+    return items;
+}
+
+/**
+ * Everything the snapshot's files would run or allow; declared plugins with
+ * their state in the store under `dataDirectory` (omitted: as not installed).
+ */
 export function describeProjectConfig(
     repoRoot: string,
-    snapshot: ProjectConfigSnapshot
+    snapshot: ProjectConfigSnapshot,
+    dataDirectory?: string
 ): TrustInventory {
     const items: TrustItem[] = [];
+    const plugins = readDeclaredPlugins(snapshot, dataDirectory);
     for (const text of mcpItems(snapshot.files[".mcp.json"])) {
         items.push({ kind: "mcp", source: ".mcp.json", text });
     }
@@ -174,10 +221,11 @@ export function describeProjectConfig(
         const { source, text, digest } = program;
         items.push({ kind: "git", source, text, digest, key: digest && `git\0${source}` });
     }
+    items.push(...pluginItems(plugins));
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
         items.push({ kind: "unreadable", source, text: `(${reason})` });
     }
-    return { repoRoot, items };
+    return { repoRoot, items, plugins };
 }
 
 /** What an untrusted project's warning names as skipped: git's programs are git's, not skipped. */
@@ -189,6 +237,7 @@ const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = 
     script: ["script", "scripts"],
     approval: ["standing approval", "standing approvals"],
     unreadable: ["unreadable file", "unreadable files"],
+    plugin: ["expected plugin or marketplace", "expected plugins and marketplaces"],
 };
 
 /** "2 MCP servers (.mcp.json), 1 hook (.claude/settings.json)": for one warning line. */
@@ -248,6 +297,8 @@ export interface ProjectTrustDecision {
     inventory: TrustInventory;
     /** Live trust for standing approvals (changes behind North's back stop counting). */
     live: ProjectTrust;
+    /** What the project expects of plugins; empty when it is not trusted (nothing of it counts). */
+    declared: DeclaredPlugins;
 }
 
 /**
@@ -257,11 +308,17 @@ export interface ProjectTrustDecision {
 export async function settleProjectTrust(
     repoRoot: string,
     store: TrustStore,
-    decide: TrustDecider
+    decide: TrustDecider,
+    options: { dataDir?: string } = {}
 ): Promise<ProjectTrustDecision> {
     const snapshot = readProjectConfig(repoRoot);
     const { fingerprint } = snapshot;
-    const described = describeProjectConfig(repoRoot, snapshot);
+    // The store lives in North's data folder, beside the plugins whose state the question shows.
+    const described = describeProjectConfig(
+        repoRoot,
+        snapshot,
+        options.dataDir ?? dirname(store.path)
+    );
     const before = store.trustedItems(repoRoot);
     const inventory =
         before && fingerprint !== null && !store.isTrusted(repoRoot, fingerprint)
@@ -286,6 +343,8 @@ export async function settleProjectTrust(
         snapshot,
         trusted,
         inventory,
+        declared:
+            trusted && described.plugins ? described.plugins : { marketplaces: [], plugins: [] },
         live: createProjectTrust(
             repoRoot,
             { fingerprint, trusted, persist: answer === "trust" },

@@ -9,6 +9,8 @@ export { runDoctorCommand } from "./doctor-command";
 export { runListCommand } from "./list-command";
 export { runMcpCommand } from "./mcp-command";
 export { runPluginCommand } from "./plugin-command";
+// After the chat's trust question: the offer to install the plugins a project expects.
+export { chatPluginAsker, offerDeclaredPlugins } from "./project-plugin-offer";
 export { runModelsCommand } from "./models-command";
 export { runRewindCommand } from "./rewind-command";
 export { runReviewCommand } from "./review-command";
