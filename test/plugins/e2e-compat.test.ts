@@ -138,17 +138,20 @@ describe("two real public plugins", () => {
     );
 
     it(
-        "a print session loads their commands, skills and agent; doctor lists both with their servers",
+        "a print session loads their commands (/help), skills (/skills) and agent; doctor lists both with their servers",
         async () => {
             const help = ok(await north("-p", "/help"));
-            for (const name of [
-                "/render:check-render-status",
-                "/render:deploy-to-render",
-                "/render:render-cli",
-                "/render:render-disks",
-                "/render:render-scaling",
-            ]) {
+            for (const name of ["/render:check-render-status", "/render:deploy-to-render"]) {
                 expect(help.stdout).toContain(name);
+            }
+            expect(help.stdout).toContain("(plugin render@render-plugin)");
+            const skills = ok(await north("-p", "/skills"));
+            for (const name of [
+                "render:render-cli",
+                "render:render-disks",
+                "render:render-scaling",
+            ]) {
+                expect(skills.stdout).toContain(name);
             }
 
             server.enqueue({ text: "Deploying is one command." });
