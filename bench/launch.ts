@@ -18,7 +18,8 @@ const RUNS = Number(process.env.BENCH_LAUNCH_RUNS ?? 15);
 const COLS = 100;
 const ROWS = 30;
 
-async function launchMs(
+/** One chat launch to the composer and status line, in ms (the pty killed after). */
+export async function launchMs(
     bin: string | undefined,
     fixture: ReturnType<typeof makeFixture>,
     node?: string,

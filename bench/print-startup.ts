@@ -44,11 +44,64 @@ const REGISTER = `import { register } from "node:module";
 register(new URL("./hooks.mjs", import.meta.url), { data: { log: process.env.BENCH_MODULE_LOG } });
 `;
 
-interface Timeline {
+export interface Timeline {
     requestMs: number;
     requestCpuMs: number;
     exitMs: number;
     exitCpuMs: number;
+}
+
+/** Writes the preload that marks the first request and the exit; returns its path. */
+export function writeTimelinePreload(dir: string): string {
+    const file = join(dir, "timeline.mjs");
+    writeFileSync(file, TIMELINE);
+    return file;
+}
+
+/** Runs `bin -p hi` (one turn) with `preload` modules; resolves to its stderr. */
+export function runPrintOnce(
+    bin: string,
+    o: { env: NodeJS.ProcessEnv; repo: string; preload: string[] }
+): Promise<string> {
+    const child = spawn(
+        process.execPath,
+        [...o.preload, bin, "-p", "hi", "--path", o.repo, "--output-format", "json"],
+        { env: o.env, stdio: ["ignore", "ignore", "pipe"] }
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    return new Promise((resolve, reject) => {
+        child.on("error", reject);
+        child.on("close", (code) => {
+            if (code === 0) resolve(stderr);
+            else reject(new Error(`${bin}: exit ${code}\n${stderr.slice(0, 2000)}`));
+        });
+    });
+}
+
+/** One run's marks (the preload from writeTimelinePreload); the caller queues the model's turn. */
+export async function printTimeline(
+    bin: string,
+    o: { env: NodeJS.ProcessEnv; repo: string; timelineFile: string }
+): Promise<Timeline> {
+    const stderr = await runPrintOnce(bin, {
+        env: o.env,
+        repo: o.repo,
+        preload: ["--import", o.timelineFile],
+    });
+    const marks = new Map<string, [number, number]>();
+    for (const m of stderr.matchAll(new RegExp(`${MARK} (\\w+) ([\\d.]+) ([\\d.]+)`, "g"))) {
+        marks.set(m[1]!, [Number(m[2]), Number(m[3])]);
+    }
+    const request = marks.get("request");
+    const exit = marks.get("exit");
+    if (!request || !exit) throw new Error(`${bin}: no timeline marks\n${stderr}`);
+    return {
+        requestMs: request[0],
+        requestCpuMs: request[1],
+        exitMs: exit[0],
+        exitCpuMs: exit[1],
+    };
 }
 
 export async function benchPrintStartup(): Promise<void> {
@@ -57,7 +110,6 @@ export async function benchPrintStartup(): Promise<void> {
     const repo = join(work, "repo");
     mkdirSync(join(repo, "src"), { recursive: true });
     writeFileSync(join(repo, "src", "retry.ts"), "export const retries = 3;\n");
-    writeFileSync(join(work, "timeline.mjs"), TIMELINE);
     writeFileSync(join(work, "hooks.mjs"), HOOKS);
     writeFileSync(join(work, "register.mjs"), REGISTER);
     const env = {
@@ -69,38 +121,14 @@ export async function benchPrintStartup(): Promise<void> {
         NORTH_DATA_DIR: join(work, "data"),
         XDG_STATE_HOME: join(work, "state"),
     };
+    const timelineFile = writeTimelinePreload(work);
     const run = (bin: string, preload: string[], extraEnv = {}): Promise<string> => {
         server.enqueue({ text: "Done." });
-        const child = spawn(
-            process.execPath,
-            [...preload, bin, "-p", "hi", "--path", repo, "--output-format", "json"],
-            { env: { ...env, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] }
-        );
-        let stderr = "";
-        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-        return new Promise((resolve, reject) => {
-            child.on("error", reject);
-            child.on("close", (code) => {
-                if (code === 0) resolve(stderr);
-                else reject(new Error(`${bin}: exit ${code}\n${stderr.slice(0, 2000)}`));
-            });
-        });
+        return runPrintOnce(bin, { env: { ...env, ...extraEnv }, repo, preload });
     };
-    const timeline = async (bin: string): Promise<Timeline> => {
-        const stderr = await run(bin, ["--import", join(work, "timeline.mjs")]);
-        const marks = new Map<string, [number, number]>();
-        for (const m of stderr.matchAll(new RegExp(`${MARK} (\\w+) ([\\d.]+) ([\\d.]+)`, "g"))) {
-            marks.set(m[1]!, [Number(m[2]), Number(m[3])]);
-        }
-        const request = marks.get("request");
-        const exit = marks.get("exit");
-        if (!request || !exit) throw new Error(`${bin}: no timeline marks\n${stderr}`);
-        return {
-            requestMs: request[0],
-            requestCpuMs: request[1],
-            exitMs: exit[0],
-            exitCpuMs: exit[1],
-        };
+    const timeline = (bin: string): Promise<Timeline> => {
+        server.enqueue({ text: "Done." });
+        return printTimeline(bin, { env, repo, timelineFile });
     };
     const filesLoaded = async (bin: string, name: string): Promise<string[]> => {
         const log = join(work, `${name}.modules.log`);

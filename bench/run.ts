@@ -211,6 +211,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     echo: async () => (await import("./echo")).benchEcho(),
     launch: async () => (await import("./launch")).benchLaunch(),
     startup: async () => (await import("./print-startup")).benchPrintStartup(),
+    plugins: async () => (await import("./plugins")).benchPlugins(),
     project: async () => (await import("./project")).benchProject(),
     sessions: async () => (await import("./sessions")).benchSessions(),
     northfile: async () => (await import("./north-file")).benchNorthFile(),

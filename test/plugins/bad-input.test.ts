@@ -24,6 +24,7 @@ import {
     makeTestMarketplace,
     PLUGIN_MARKER_ENV,
     type TestMarketplaceOptions,
+    testGit,
 } from "../kit/plugin-marketplace";
 import { type NorthRun, runNorth } from "../kit/run-north";
 
@@ -247,11 +248,21 @@ setInterval(() => {}, 1000);
                 .find((l) => l.startsWith("Hang "));
             expect(line).toBeDefined();
             const pid = Number(line!.slice("Hang ".length));
-            expect(alive(pid)).toBe(false);
+            // Killed at its timeout: gone once its parent (init, after North's group kill) reaps it.
+            await until(() => !alive(pid), 5_000, `hook process ${pid} to be gone`);
         },
         TIMEOUT
     );
 });
+
+/** Polls a state (not a fixed wait): resolves once `done()` holds, fails after `ms`. */
+async function until(done: () => boolean, ms: number, what: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+}
 
 function alive(pid: number): boolean {
     try {
@@ -264,14 +275,14 @@ function alive(pid: number): boolean {
 
 describe("bad marketplaces", () => {
     it(
-        "a git URL that is not a git repository: refused; no marketplace recorded, no clone left",
+        "a folder or a file:// URL that is not a git repository: refused, saying so; nothing recorded, no clone left",
         async () => {
             const w = world();
             const plain = makeTestMarketplace(join(w.root, "markets"), { noGit: true });
-            const message = refused(
-                await w.north("plugin", "marketplace", "add", `file://${plain.dir}`)
-            );
-            expect(message.toLowerCase()).toContain("git");
+            for (const source of [plain.dir, `file://${plain.dir}`]) {
+                const message = refused(await w.north("plugin", "marketplace", "add", source));
+                expect(message.toLowerCase()).toContain("git");
+            }
             expect(w.marketplaces()).toEqual({});
             expect(w.entries("marketplaces")).toEqual([]);
         },
@@ -279,15 +290,19 @@ describe("bad marketplaces", () => {
     );
 
     it(
-        "a folder with no .claude-plugin/marketplace.json: refused, naming the file",
+        "a git repository with no .claude-plugin/marketplace.json: refused, naming the file",
         async () => {
             const w = world();
             const empty = join(w.root, "empty");
             mkdirSync(empty);
             writeFileSync(join(empty, "README.md"), "nothing here\n");
+            testGit(empty, "init", "-q");
+            testGit(empty, "add", "-A");
+            testGit(empty, "commit", "-q", "-m", "no catalogue");
             const message = refused(await w.north("plugin", "marketplace", "add", empty));
             expect(message).toContain("marketplace.json");
             expect(w.marketplaces()).toEqual({});
+            expect(w.entries("marketplaces")).toEqual([]);
         },
         TIMEOUT
     );
