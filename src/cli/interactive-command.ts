@@ -195,6 +195,7 @@ export async function runInteractiveCommand(givenArgs: CliArgs, version: string)
                 toolDisplays: started.toolDisplays,
                 contextFiles: started.extensions.contextFiles.map((file) => file.label),
                 customCommands: started.extensions.customCommands,
+                pluginCommands: started.extensions.plugins,
                 history: started.host.conversation.history,
                 statusLine: started.statusLine,
             };

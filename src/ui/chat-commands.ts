@@ -53,6 +53,8 @@ export interface ChatCommands {
     process(input: string): Promise<string | null>;
     /** Registers custom commands as slash commands; a built-in of the same name wins. */
     addCustomCommands(commands: readonly CustomCommand[]): void;
+    /** Replaces the plugins' commands (after `/plugin` enabled, disabled, installed or removed one). */
+    setPluginCommands(commands: readonly CustomCommand[]): void;
     /** What the slash autocomplete offers: every command, then the aliases beside their commands. */
     hints(): Array<{ name: string; description: string }>;
 }
@@ -194,6 +196,7 @@ export function createChatCommands(deps: ChatCommandsDeps): ChatCommands {
             return prompts.length > 0 ? prompts.join("\n\n") : null;
         },
         addCustomCommands: (commands) => customs.add(commands),
+        setPluginCommands: (commands) => customs.setPluginCommands(commands),
         hints: () =>
             registry.list().flatMap((command) => [
                 command,

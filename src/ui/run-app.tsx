@@ -57,6 +57,11 @@ export interface ChatEngine {
     contextFiles: string[];
     /** The project's and the user's custom commands. */
     customCommands: readonly CustomCommand[];
+    /** The plugins' commands now, and word when `/plugin` changed them (enable, disable, install, remove). */
+    pluginCommands?: {
+        commands(): readonly CustomCommand[];
+        subscribe(listener: () => void): () => void;
+    };
     /** What the conversation showed so far, to draw it (a new one: nothing). */
     history: StoredHistory;
     /** The `statusLine` command, when one is set (and, from a project, trusted). */
@@ -180,7 +185,11 @@ export async function runInteractiveApp(options: InteractiveOptions): Promise<nu
         record,
     });
     const customCommandsLoaded = options.engine.then(
-        (engine) => commands.addCustomCommands(engine.customCommands),
+        (engine) => {
+            commands.addCustomCommands(engine.customCommands);
+            const plugins = engine.pluginCommands;
+            plugins?.subscribe(() => commands.setPluginCommands(plugins.commands()));
+        },
         () => undefined
     );
     const readDenial = async (path: string): Promise<string | undefined> =>

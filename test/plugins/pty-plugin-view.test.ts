@@ -98,13 +98,34 @@ describe("/plugin in the chat", () => {
             // Installing ran nothing of it: no hook wrote its marker.
             expect(existsSync(marker)).toBe(false);
 
-            // Back to Installed (Shift+Tab): Space disables, Space enables.
-            s.north.type("\x1b[Z");
+            // Its command joined the chat's commands: /help lists it.
+            s.north.type(ESC);
+            await s.north.waitFor(
+                () => !s.north.screenText().includes(AVAILABLE_READY),
+                10_000,
+                "the plugins view to close"
+            );
+            await s.submit("/help");
+            await s.north.waitForText("/alpha:greet");
+
+            // Back in the view (it opens on Installed): Space disables, Space enables.
+            await s.submit("/plugin");
             await s.north.waitForText(INSTALLED_READY);
             s.north.type(" ");
             await s.north.waitForText("alpha@north-test disabled.");
             await s.north.waitForText("plugin alpha@north-test left the session");
             await s.north.waitFor(() => installed()?.enabled === false, 10_000, "alpha disabled");
+            await s.north.waitForText(INSTALLED_READY);
+            // Disabled, its command left: the chat no longer knows /alpha:greet.
+            s.north.type(ESC);
+            await s.north.waitFor(
+                () => !s.north.screenText().includes(INSTALLED_READY),
+                10_000,
+                "the plugins view to close"
+            );
+            await s.submit("/alpha:greet bob");
+            await s.north.waitForText("unknown command /alpha:greet");
+            await s.submit("/plugin");
             await s.north.waitForText(INSTALLED_READY);
             s.north.type(" ");
             await s.north.waitForText("alpha@north-test enabled.");
