@@ -91,7 +91,7 @@ async function installSet(dataDir: string, projectDir: string, set: PluginSet): 
 }
 
 /** A fixture (repo, home, env) per set, all sharing one repository folder's contents. */
-async function fixtures(serverUrl: string): Promise<Record<PluginSet, Fixture>> {
+export async function fixtures(serverUrl: string): Promise<Record<PluginSet, Fixture>> {
     const out = {} as Record<PluginSet, Fixture>;
     for (const set of ["none", "parts", "programs"] as const) {
         const fixture = makeFixture(serverUrl);
@@ -101,7 +101,7 @@ async function fixtures(serverUrl: string): Promise<Record<PluginSet, Fixture>> 
     return out;
 }
 
-function cleanup(all: Record<PluginSet, Fixture>): void {
+export function cleanup(all: Record<PluginSet, Fixture>): void {
     for (const fixture of Object.values(all)) {
         rmSync(fixture.repo, { recursive: true, force: true });
         rmSync(fixture.home, { recursive: true, force: true });

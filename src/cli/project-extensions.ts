@@ -17,11 +17,13 @@ import type { LoadedSettings } from "../storage/settings/load";
 import { createProfileStore } from "../storage/profile";
 import {
     type McpConfigResult,
+    type McpServerSpec,
     mergeMcpServers,
     parseMcpServers,
     parseProjectMcpConfig,
 } from "../tools/mcp/config";
 import type { McpManager, McpManagerOptions } from "../tools/mcp/manager";
+import { lazyMcpManager } from "../tools/mcp/lazy-manager";
 import { createLanguageService } from "../tools/lsp/manager";
 import type { LanguageService } from "../tools/lsp/types";
 import { createToolRegistry } from "../tools/registry";
@@ -144,11 +146,11 @@ export async function loadProjectExtensions(
     );
     for (const warning of servers.warnings) warn(warning);
     let mcp: McpManager | undefined;
-    // With plugins installed the manager exists even when empty: a plugin enabled later adds its servers.
-    if (servers.servers.length > 0 || plugins !== undefined) {
-        // The SDK is large: load it only when some server is configured.
+    // The SDK is large: loaded only when some server is configured now, or when a
+    // plugin brings one (installed plugins may add servers, at start or mid-session).
+    const createManager = async (initial: McpServerSpec[]): Promise<McpManager> => {
         const { createMcpManager } = await import("../tools/mcp/manager");
-        mcp = createMcpManager(servers.servers, {
+        return createMcpManager(initial, {
             clientName: "north",
             version: options.version,
             cwd: repoRoot,
@@ -160,7 +162,9 @@ export async function loadProjectExtensions(
             fetch: nodeFetch,
             ...options.mcpClient,
         });
-    }
+    };
+    if (servers.servers.length > 0) mcp = await createManager(servers.servers);
+    else if (plugins !== undefined) mcp = lazyMcpManager(() => createManager([]));
 
     // A language server runs the project's code (tsconfig plugins, build scripts): trusted only.
     const languages = createLanguageService({

@@ -104,7 +104,7 @@ describe("slash commands in the interactive app", () => {
             // Tall enough for the whole list on one screen.
             session = await startNorthSession({
                 files: { ".north/commands/audit.md": "Review $ARGUMENTS carefully." },
-                rows: 50,
+                rows: 70,
             });
             const { north, server, submit } = session;
             await submit("/help");
