@@ -40,6 +40,8 @@ export function lazyMcpManager(create: () => Promise<McpManager>): McpManager {
             if (servers.length === 0 || closed) return;
             void load().then(
                 (manager) => {
+                    // Closed while the SDK loaded: close() stops it; nothing starts.
+                    if (closed) return;
                     manager.add(servers);
                     for (const listener of listeners) listener();
                 },
