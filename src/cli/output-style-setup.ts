@@ -17,7 +17,7 @@ export interface OutputStyleSetup {
     repoRoot: string;
     /** The project's styles are read only when it is trusted (they change the system prompt). */
     trusted: boolean;
-    live: Pick<ProjectTrust, "recordOwnWrite">;
+    live: Pick<ProjectTrust, "recordOwnWrite" | "isTrustedNow">;
     /** The merged `outputStyle` setting. */
     setting: unknown;
     /** Keep picks in the local settings file (the chat, ACP); print mode and the API do not. */
@@ -37,12 +37,14 @@ export function createOutputStyleSelection(o: OutputStyleSetup): OutputStyleSele
         discover: () =>
             discoverOutputStyles({
                 repoRoot,
-                project: o.trusted
-                    ? [
-                          join(repoRoot, ".north", "output-styles"),
-                          join(repoRoot, ".claude", "output-styles"),
-                      ]
-                    : [],
+                // Trust covers the style files: one changed since is not used.
+                project:
+                    o.trusted && o.live.isTrustedNow()
+                        ? [
+                              join(repoRoot, ".north", "output-styles"),
+                              join(repoRoot, ".claude", "output-styles"),
+                          ]
+                        : [],
                 user: [
                     join(dataDir(o.env), "output-styles"),
                     join(home, ".claude", "output-styles"),

@@ -39,7 +39,9 @@ export interface TrustItem {
         | "script"
         | "git"
         /** A plugin or marketplace the project expects (`enabledPlugins`, `extraKnownMarketplaces`). */
-        | "plugin";
+        | "plugin"
+        /** An output style: repository text added to the system prompt. */
+        | "style";
     /** The file it comes from, relative to the project root (absolute when outside it). */
     source: string;
     /** What runs or is allowed, as configured (variables unexpanded). */
@@ -222,6 +224,13 @@ export function describeProjectConfig(
         items.push({ kind: "git", source, text, digest, key: digest && `git\0${source}` });
     }
     items.push(...pluginItems(plugins));
+    for (const source of Object.keys(snapshot.outputStyles ?? {})) {
+        items.push({
+            kind: "style",
+            source,
+            text: "output style: text added to the system prompt",
+        });
+    }
     for (const [source, reason] of Object.entries(snapshot.unreadable)) {
         items.push({ kind: "unreadable", source, text: `(${reason})` });
     }
@@ -238,6 +247,7 @@ const KIND_WORDS: Record<Exclude<TrustItem["kind"], "git">, [string, string]> = 
     approval: ["standing approval", "standing approvals"],
     unreadable: ["unreadable file", "unreadable files"],
     plugin: ["expected plugin or marketplace", "expected plugins and marketplaces"],
+    style: ["output style", "output styles"],
 };
 
 /** "2 MCP servers (.mcp.json), 1 hook (.claude/settings.json)": for one warning line. */

@@ -10,7 +10,7 @@
  * names (trust-git.ts): a pull that changes only a hook's script asks again too.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFileSync } from "../util/read-regular-file";
 import { writeConfigFileAtomicSync } from "../util/atomic-write";
@@ -42,6 +42,15 @@ export const TRUST_GATED_FILES = [
 
 export type TrustGatedFile = (typeof TRUST_GATED_FILES)[number];
 
+/**
+ * Folders of a project's output styles: repository text that changes the
+ * system prompt, so trust covers them as it covers the gated files.
+ */
+export const PROJECT_OUTPUT_STYLE_DIRS = [".north/output-styles", ".claude/output-styles"] as const;
+/** Style files read per folder (sorted by name); more are fingerprinted by name only. */
+const MAX_STYLE_FILES = 100;
+const MAX_STYLE_BYTES = 64 * 1024;
+
 /** Larger files are fingerprinted but not parsed: no settings file is this big. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
@@ -58,8 +67,51 @@ export interface ProjectConfigSnapshot {
     scripts: CommandScript[];
     /** Programs the repository's git configuration names, and its git hooks. */
     gitPrograms: GitProgram[];
+    /** The project's output styles (`.north/output-styles/x.md` → text), as fingerprinted. */
+    outputStyles?: Record<string, string>;
     /** Null when no gated file exists: there is nothing to trust. */
     fingerprint: string | null;
+}
+
+/** The project's output-style files, hashed into `hash`; false when there are none. */
+function readOutputStyles(
+    repoRoot: string,
+    hash: ReturnType<typeof createHash>,
+    styles: Record<string, string>,
+    unreadable: Record<string, string>
+): boolean {
+    let any = false;
+    for (const dir of PROJECT_OUTPUT_STYLE_DIRS) {
+        let names: string[];
+        try {
+            names = readdirSync(join(repoRoot, dir))
+                .filter((name) => name.toLowerCase().endsWith(".md"))
+                .sort();
+        } catch {
+            continue;
+        }
+        for (const [index, name] of names.entries()) {
+            const rel = `${dir}/${name}`;
+            any = true;
+            if (index >= MAX_STYLE_FILES) {
+                hash.update(`${rel}\0skipped\0`);
+                continue;
+            }
+            try {
+                const { bytes } = readRegularFileSync(join(repoRoot, rel), {
+                    insideRoot: repoRoot,
+                    label: rel,
+                });
+                hash.update(`${rel}\0${bytes.length}\0`).update(bytes);
+                if (bytes.length > MAX_STYLE_BYTES) unreadable[rel] = "larger than 64 KB";
+                else styles[rel] = bytes.toString("utf8");
+            } catch (error) {
+                hash.update(`${rel}\0unreadable\0`);
+                unreadable[rel] = (error as Error).message;
+            }
+        }
+    }
+    return any;
 }
 
 /** Gated files that may hold hooks and a status-line command. */
@@ -175,6 +227,8 @@ export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
         if (bytes.length > MAX_CONFIG_BYTES) unreadable[name] = "larger than 1 MiB";
         else files[name] = bytes.toString("utf8");
     }
+    const outputStyles: Record<string, string> = {};
+    if (readOutputStyles(repoRoot, hash, outputStyles, unreadable)) any = true;
     if (!any) return { files, unreadable, scripts: [], gitPrograms: [], fingerprint: null };
     // Added only when present, so a project whose commands run no file of its own keeps its trust.
     const scripts = fingerprintCommandScripts(repoRoot, configuredCommands(files));
@@ -186,6 +240,7 @@ export function readProjectConfig(repoRoot: string): ProjectConfigSnapshot {
         unreadable,
         scripts: scripts.scripts,
         gitPrograms: git.programs,
+        outputStyles,
         fingerprint: hash.digest("hex"),
     };
 }

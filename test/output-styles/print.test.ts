@@ -121,12 +121,8 @@ describe("output styles in print mode", () => {
     it(
         "a project's style counts only when the project is trusted; otherwise default with a notice",
         async () => {
+            // The style file alone makes the project need trust: it changes the system prompt.
             setUp({
-                // A hook makes the project need trust (a style alone is not yet a trust item).
-                ".north/settings.json": JSON.stringify({
-                    outputStyle: "team",
-                    hooks: { PreCompact: [{ hooks: [{ type: "command", command: "true" }] }] },
-                }),
                 ".north/output-styles/team.md":
                     "---\nkeep-coding-instructions: true\n---\nSign every answer with TEAM.\n",
                 "~/config/config.json": JSON.stringify({ outputStyle: "team" }),

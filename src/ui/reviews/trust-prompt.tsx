@@ -34,6 +34,7 @@ const KIND_LABELS: Record<string, string> = {
     status: "status line",
     approval: "approval",
     unreadable: "unreadable",
+    style: "output style",
 };
 
 /** Each command is shown whole (wrapped) up to this length, so one cannot push the keys off screen. */
