@@ -74,6 +74,16 @@ describe("parseFrontmatter", () => {
         expect(partial.problem).toContain("line 3");
         expect(parseFrontmatter("no frontmatter").body).toBe("no frontmatter");
     });
+
+    it("passes over a nested map (Agent Skills' metadata:) without a problem, keeping the keys after it", () => {
+        const parsed = parseFrontmatter(
+            '---\nname: render-cli\nmetadata:\n  author: Render\n  version: "1.0.0"\n\n  category: ops\ndescription: Deploys\n---\nBody'
+        );
+        expect(parsed.problem).toBeUndefined();
+        expect(parsed.data).toEqual({ name: "render-cli", metadata: "", description: "Deploys" });
+        // A stray indented line with no key before it is still reported.
+        expect(parseFrontmatter("---\nname: x\n  stray: y\n---\n").problem).toContain("line 3");
+    });
 });
 
 describe("discoverSkills", () => {

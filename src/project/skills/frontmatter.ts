@@ -114,6 +114,16 @@ function parseBlock(lines: string[]): {
                 items.push(unquote((lines[i] ?? "").replace(/^\s*-\s+/, "")));
                 i++;
             }
+            // A nested map (`metadata:` with indented keys, as Agent Skills write): valid YAML
+            // North reads no key of, so its lines are passed over, not reported.
+            if (items.length === 0) {
+                while (
+                    i < lines.length &&
+                    ((lines[i] ?? "").trim() === "" || indentOf(lines[i] ?? "") > 0)
+                ) {
+                    i++;
+                }
+            }
             data[key] = items.length > 0 ? items : "";
         } else {
             data[key] = unquote(raw);
