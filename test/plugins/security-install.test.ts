@@ -187,6 +187,12 @@ describe("only the approved copy can run", () => {
             const after = await load();
             expect(after.plugins.map((p) => p.id)).not.toContain(id);
             expect(after.held).toEqual([{ id, reason: CHANGED_SINCE_APPROVED }]);
+            // An update finds the marketplace's files as approved: the fresh copy replaces the changed one.
+            await ok(north("plugin", "update", id));
+            const repaired = await load();
+            expect(repaired.held).toEqual([]);
+            expect(repaired.plugins.map((p) => p.id)).toContain(id);
+            expect(installed()[id]!.fingerprint).toBe(record.fingerprint);
         },
         TIMEOUT
     );

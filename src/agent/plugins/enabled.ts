@@ -39,7 +39,7 @@ export interface PluginLoad {
 }
 
 export const CHANGED_SINCE_APPROVED =
-    "changed since you approved it: run north plugin update or north plugin enable to review it";
+    "changed since you approved it: north plugin update restores the approved copy (or asks about a newer one)";
 
 /**
  * The `enabledPlugins` of the settings layers, later layers winning: the

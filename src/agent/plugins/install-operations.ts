@@ -270,6 +270,10 @@ export async function prepareUpdate(
     if (!o.marketplaceFetched) await updateMarketplaces(ctx, record.marketplace);
     const prepared = await prepareInstall(ctx, id);
     if (prepared.needsApproval) return prepared;
+    // The files are the ones approved; a copy changed behind North's back (held) is replaced by them.
+    if (!(await copyIntact(record))) {
+        return { upToDate: true, record: await commitPrepared(ctx, prepared) };
+    }
     await discardPrepared(prepared);
     const moved =
         updateInstalledPlugin(ctx.dataDir, id, (current) => ({
@@ -278,6 +282,15 @@ export async function prepareUpdate(
             updatedAt: new Date().toISOString(),
         })) ?? record;
     return { upToDate: true, record: moved };
+}
+
+/** Whether an installed copy's files are still the ones its record approved. */
+async function copyIntact(record: InstalledPluginRecord): Promise<boolean> {
+    if (!existsSync(record.path)) return false;
+    return pluginFingerprint(record.path).then(
+        (fingerprint) => fingerprint === record.fingerprint,
+        () => false
+    );
 }
 
 /** A folder name for a version: the version text made path-safe, else the commit's first 12 characters. */
@@ -302,7 +315,7 @@ export async function commitPrepared(
     mkdirSync(parent, { recursive: true });
     const current = readInstalledPlugins(ctx.dataDir)[prepared.id];
     let folder: string;
-    if (current?.fingerprint === prepared.fingerprint && existsSync(current.path)) {
+    if (current?.fingerprint === prepared.fingerprint && (await copyIntact(current))) {
         // The same files again (an install repeated): the copy in place stays.
         folder = current.path;
         rmSync(prepared.staged, { recursive: true, force: true });
