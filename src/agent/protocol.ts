@@ -11,6 +11,7 @@
  * `ListMcpTools` is; `state()` is only the snapshot a status line draws on
  * every frame (model, mode, running, context figure, costs, standing approval).
  */
+import type { AvailablePlugin } from "./plugins/operations";
 import type { MemoryScope } from "../project/memory";
 import type { ModelInfo } from "../providers/catalogue";
 import type { ImageBlock, Message } from "../providers/types";
@@ -167,15 +168,7 @@ export interface PluginsListing {
         commit?: string;
         updatedAt: string;
     }>;
-    available: Array<{
-        id: string;
-        name: string;
-        marketplace: string;
-        description?: string;
-        version?: string;
-        category?: string;
-        installed: boolean;
-    }>;
+    available: AvailablePlugin[];
     installed: Array<{
         id: string;
         name: string;
