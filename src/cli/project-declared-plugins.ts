@@ -15,13 +15,14 @@ import type { ProjectConfigSnapshot, TrustGatedFile } from "../storage/trust";
 
 /**
  * Lowest precedence first, as the plugin loader merges them
- * (agent/plugins/enabled.ts: North's layers, then Claude Code's files).
+ * (agent/plugins/enabled.ts): the shared files, then your own local ones,
+ * so a `false` in your local file beats a shared `true`.
  */
 const DECLARING_FILES = [
     ".north/settings.json",
-    ".north/settings.local.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
+    ".north/settings.local.json",
 ] as const satisfies readonly TrustGatedFile[];
 
 export interface DeclaredMarketplace {

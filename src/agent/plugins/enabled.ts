@@ -54,26 +54,36 @@ export function enabledPluginsSetting(
 ): { enabledPlugins: Record<string, boolean>; warnings: string[] } {
     const enabledPlugins: Record<string, boolean> = {};
     const warnings: string[] = [];
-    for (const layer of settings.layers)
-        Object.assign(enabledPlugins, layer.settings.enabledPlugins);
-    for (const text of claudeSettingsTexts) {
-        if (text === undefined) continue;
+    const claude: Array<Record<string, unknown> | undefined> = claudeSettingsTexts.map((text) => {
+        if (text === undefined) return undefined;
         let json: unknown;
         try {
             json = JSON.parse(text);
         } catch {
-            continue; // Its hooks loader already reports the broken file.
+            return undefined; // Its hooks loader already reports the broken file.
         }
         const value = (json as { enabledPlugins?: unknown } | null)?.enabledPlugins;
-        if (value === undefined) continue;
+        if (value === undefined) return undefined;
         if (typeof value !== "object" || value === null || Array.isArray(value)) {
             warnings.push(`.claude/settings: "enabledPlugins" must be an object; ignored`);
-            continue;
+            return undefined;
         }
-        for (const [id, on] of Object.entries(value)) {
+        return value as Record<string, unknown>;
+    });
+    const apply = (entries: Record<string, unknown> | undefined): void => {
+        for (const [id, on] of Object.entries(entries ?? {})) {
             if (typeof on === "boolean") enabledPlugins[id] = on;
         }
-    }
+    };
+    // Lowest precedence first: yours, the project's shared files (North's, then Claude
+    // Code's), then the project's local files (Claude Code's, then North's): a `false` in
+    // your own local file beats a shared `true`.
+    const layersOf = (kind: string) => settings.layers.filter((layer) => layer.kind === kind);
+    for (const layer of layersOf("user")) apply(layer.settings.enabledPlugins);
+    for (const layer of layersOf("project")) apply(layer.settings.enabledPlugins);
+    apply(claude[0]);
+    apply(claude[1]);
+    for (const layer of layersOf("local")) apply(layer.settings.enabledPlugins);
     return { enabledPlugins, warnings };
 }
 
