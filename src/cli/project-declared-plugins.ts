@@ -5,6 +5,8 @@
  * installed. The trust prompt lists them; nothing here adds, clones or
  * enables anything: installing takes the user's own yes, plugin by plugin.
  */
+import { PROJECT_PLUGIN_FILES, projectEnabledPlugins } from "../agent/plugins/enabled-setting";
+import { isJsonObject } from "../storage/json-object-file";
 import {
     type InstalledPluginRecord,
     type MarketplaceRecord,
@@ -12,18 +14,6 @@ import {
     readMarketplaces,
 } from "../storage/plugins/store";
 import type { ProjectConfigSnapshot, TrustGatedFile } from "../storage/trust";
-
-/**
- * Lowest precedence first, as the plugin loader merges them
- * (agent/plugins/enabled.ts): the shared files, then your own local ones,
- * so a `false` in your local file beats a shared `true`.
- */
-const DECLARING_FILES = [
-    ".north/settings.json",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".north/settings.local.json",
-] as const satisfies readonly TrustGatedFile[];
 
 export interface DeclaredMarketplace {
     name: string;
@@ -60,15 +50,11 @@ export interface DeclaredPlugins {
     plugins: DeclaredPlugin[];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function parseObject(text: string | undefined): Record<string, unknown> | undefined {
     if (text === undefined) return undefined;
     try {
         const json = JSON.parse(text) as unknown;
-        return isRecord(json) ? json : undefined;
+        return isJsonObject(json) ? json : undefined;
     } catch {
         return undefined;
     }
@@ -76,13 +62,7 @@ function parseObject(text: string | undefined): Record<string, unknown> | undefi
 
 /** The project's `enabledPlugins`, its files merged by precedence (its `false`s included). */
 export function declaredEnabledPlugins(snapshot: ProjectConfigSnapshot): Record<string, boolean> {
-    const out: Record<string, boolean> = {};
-    for (const file of DECLARING_FILES) {
-        const enabled = parseObject(snapshot.files[file])?.enabledPlugins;
-        if (!isRecord(enabled)) continue;
-        for (const [id, on] of Object.entries(enabled)) if (typeof on === "boolean") out[id] = on;
-    }
-    return out;
+    return projectEnabledPlugins(snapshot.files);
 }
 
 /** `{source:"github", repo:"acme/tools"}` → "github acme/tools", as a person reads it. */
@@ -134,18 +114,18 @@ export function readDeclaredPlugins(
 ): DeclaredPlugins {
     const marketplaces = new Map<string, DeclaredMarketplace>();
     const enabled = new Map<string, { on: boolean; file: TrustGatedFile }>();
-    for (const file of DECLARING_FILES) {
+    for (const file of PROJECT_PLUGIN_FILES) {
         const json = parseObject(snapshot.files[file]);
         if (!json) continue;
         const markets = json.extraKnownMarketplaces ?? json.additionalMarketplaces;
-        if (isRecord(markets)) {
+        if (isJsonObject(markets)) {
             for (const [name, entry] of Object.entries(markets)) {
                 // The highest-precedence entry is taken whole, as Claude Code does.
-                if (isRecord(entry) && isRecord(entry.source))
+                if (isJsonObject(entry) && isJsonObject(entry.source))
                     marketplaces.set(name, { name, source: entry.source, file });
             }
         }
-        if (isRecord(json.enabledPlugins)) {
+        if (isJsonObject(json.enabledPlugins)) {
             for (const [id, on] of Object.entries(json.enabledPlugins)) {
                 if (typeof on === "boolean") enabled.set(id, { on, file });
             }

@@ -286,12 +286,7 @@ async function sessionPlugins(
         dataDir: dataDir(),
         projectDir: repoRoot,
         settings,
-        claudeSettingsTexts: trust.trusted
-            ? [
-                  trust.snapshot.files[".claude/settings.json"],
-                  trust.snapshot.files[".claude/settings.local.json"],
-              ]
-            : [],
+        projectFiles: trust.trusted ? trust.snapshot.files : undefined,
         warn,
         empty,
     });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { enabledPluginsSetting } from "../../src/agent/plugins/enabled";
 import type { LoadedSettings } from "../../src/storage/settings/load";
 
-const layer = (kind: "user" | "project" | "local", enabledPlugins: Record<string, boolean>) =>
+const layer = (kind: "user", enabledPlugins: Record<string, boolean>) =>
     ({
         kind,
         path: `${kind}.json`,
@@ -17,19 +17,15 @@ const layer = (kind: "user" | "project" | "local", enabledPlugins: Record<string
 
 describe("enabledPlugins precedence", () => {
     it("a local false beats a shared true, North's or Claude Code's", () => {
-        const settings = {
-            layers: [
-                layer("user", { "a@m": false, "b@m": true, "c@m": true }),
-                layer("project", { "a@m": true }),
-                layer("local", { "b@m": false }),
-            ],
-        };
-        const claudeShared = JSON.stringify({ enabledPlugins: { "b@m": true, "c@m": false } });
-        const claudeLocal = JSON.stringify({ enabledPlugins: { "c@m": true } });
-        const { enabledPlugins, warnings } = enabledPluginsSetting(settings, [
-            claudeShared,
-            claudeLocal,
-        ]);
+        const settings = { layers: [layer("user", { "a@m": false, "b@m": true, "c@m": true })] };
+        const { enabledPlugins, warnings } = enabledPluginsSetting(settings, {
+            ".north/settings.json": JSON.stringify({ enabledPlugins: { "a@m": true } }),
+            ".north/settings.local.json": JSON.stringify({ enabledPlugins: { "b@m": false } }),
+            ".claude/settings.json": JSON.stringify({
+                enabledPlugins: { "b@m": true, "c@m": false },
+            }),
+            ".claude/settings.local.json": JSON.stringify({ enabledPlugins: { "c@m": true } }),
+        });
         expect(warnings).toEqual([]);
         // a: the project's shared file over yours; b: your North local file over Claude Code's
         // shared file; c: Claude Code's local file over its shared one.
@@ -37,10 +33,13 @@ describe("enabledPlugins precedence", () => {
     });
 
     it("a Claude Code file whose enabledPlugins is not an object is ignored with a warning", () => {
-        const { enabledPlugins, warnings } = enabledPluginsSetting({ layers: [] }, [
-            JSON.stringify({ enabledPlugins: ["a@m"] }),
-            "not json",
-        ]);
+        const { enabledPlugins, warnings } = enabledPluginsSetting(
+            { layers: [] },
+            {
+                ".claude/settings.json": JSON.stringify({ enabledPlugins: ["a@m"] }),
+                ".claude/settings.local.json": "not json",
+            }
+        );
         expect(enabledPlugins).toEqual({});
         expect(warnings).toHaveLength(1);
     });

@@ -98,7 +98,7 @@ describe("reload()", () => {
             dataDir: data,
             projectDir: repo,
             settings: { layers: [] },
-            claudeSettingsTexts: [],
+            projectFiles: undefined,
             warn: (m) => warnings.push(m),
         });
         const mcp = createMcpManager([], {

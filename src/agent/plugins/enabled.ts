@@ -19,6 +19,7 @@ import {
 } from "../../storage/plugins/store";
 import { join } from "node:path";
 import { type VerifiedCopies, openVerifiedCopies } from "./verified-copies";
+import { type ProjectPluginFile, projectEnabledPlugins } from "./enabled-setting";
 
 /** An enabled plugin that does not load, and why (a person reads it). */
 export interface HeldPlugin {
@@ -42,48 +43,20 @@ export const CHANGED_SINCE_APPROVED =
     "changed since you approved it: north plugin update restores the approved copy (or asks about a newer one)";
 
 /**
- * The `enabledPlugins` of the settings layers, later layers winning: the
- * user's, then a trusted project's `.north/settings*.json` (already in
- * `settings.layers`), then Claude Code's `.claude/settings.json` and
- * `.claude/settings.local.json` from the trust snapshot (absent when the
+ * The `enabledPlugins` in force: the user's settings, then a trusted
+ * project's files (`projectFiles`, the trust snapshot's; absent when the
  * project is not trusted: its opinion about plugins does not count).
  */
 export function enabledPluginsSetting(
     settings: Pick<LoadedSettings, "layers">,
-    claudeSettingsTexts: ReadonlyArray<string | undefined>
+    projectFiles: Partial<Record<ProjectPluginFile, string>> | undefined
 ): { enabledPlugins: Record<string, boolean>; warnings: string[] } {
-    const enabledPlugins: Record<string, boolean> = {};
     const warnings: string[] = [];
-    const claude: Array<Record<string, unknown> | undefined> = claudeSettingsTexts.map((text) => {
-        if (text === undefined) return undefined;
-        let json: unknown;
-        try {
-            json = JSON.parse(text);
-        } catch {
-            return undefined; // Its hooks loader already reports the broken file.
-        }
-        const value = (json as { enabledPlugins?: unknown } | null)?.enabledPlugins;
-        if (value === undefined) return undefined;
-        if (typeof value !== "object" || value === null || Array.isArray(value)) {
-            warnings.push(`.claude/settings: "enabledPlugins" must be an object; ignored`);
-            return undefined;
-        }
-        return value as Record<string, unknown>;
-    });
-    const apply = (entries: Record<string, unknown> | undefined): void => {
-        for (const [id, on] of Object.entries(entries ?? {})) {
-            if (typeof on === "boolean") enabledPlugins[id] = on;
-        }
-    };
-    // Lowest precedence first: yours, the project's shared files (North's, then Claude
-    // Code's), then the project's local files (Claude Code's, then North's): a `false` in
-    // your own local file beats a shared `true`.
-    const layersOf = (kind: string) => settings.layers.filter((layer) => layer.kind === kind);
-    for (const layer of layersOf("user")) apply(layer.settings.enabledPlugins);
-    for (const layer of layersOf("project")) apply(layer.settings.enabledPlugins);
-    apply(claude[0]);
-    apply(claude[1]);
-    for (const layer of layersOf("local")) apply(layer.settings.enabledPlugins);
+    const enabledPlugins: Record<string, boolean> = {};
+    for (const layer of settings.layers) {
+        if (layer.kind === "user") Object.assign(enabledPlugins, layer.settings.enabledPlugins);
+    }
+    if (projectFiles) Object.assign(enabledPlugins, projectEnabledPlugins(projectFiles, warnings));
     return { enabledPlugins, warnings };
 }
 

@@ -5,6 +5,7 @@
  * the session's hooks, skills, commands and MCP servers.
  */
 import type { LoadedSettings } from "../../storage/settings/load";
+import type { ProjectPluginFile } from "./enabled-setting";
 import type { PluginId } from "../../project/plugins/types";
 import {
     type PluginLoad,
@@ -44,13 +45,13 @@ export async function loadSessionPlugins(o: {
     dataDir: string;
     projectDir: string;
     settings: Pick<LoadedSettings, "layers">;
-    /** `.claude/settings.json` and `.claude/settings.local.json` as trusted (undefined otherwise). */
-    claudeSettingsTexts: ReadonlyArray<string | undefined>;
+    /** The project's settings files as trusted (undefined when it is not). */
+    projectFiles: Partial<Record<ProjectPluginFile, string>> | undefined;
     warn(message: string): void;
     /** Nothing loads (the first-run path of a session without plugins). */
     empty?: boolean;
 }): Promise<SessionPlugins> {
-    const { enabledPlugins, warnings } = enabledPluginsSetting(o.settings, o.claudeSettingsTexts);
+    const { enabledPlugins, warnings } = enabledPluginsSetting(o.settings, o.projectFiles);
     for (const warning of warnings) o.warn(warning);
     const load: PluginLoad = o.empty
         ? { plugins: [], held: [], disabled: [], warnings: [], records: {}, elapsedMs: 0 }
